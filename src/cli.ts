@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+/**
+ * `trawl`: the command line. Each command loads only what it needs (a lazy import), so `trawl mcp`
+ * starts without the HTTP stack and `trawl keys` without MCP.
+ */
+import { Command, Option } from 'commander';
+import { ConfigError, loadConfig, type ConfigFlags } from './config/config.js';
+import { VERSION } from './version.js';
+
+const dataDir = () => new Option('--data-dir <dir>', 'data directory (env TRAWL_DATA_DIR)');
+const logLevel = () => new Option('--log-level <level>', 'log level on stderr (env TRAWL_LOG_LEVEL)');
+const tools = () => new Option('--tools <names>', 'comma-separated MCP tools to expose (env TRAWL_TOOLS)');
+const betas = () => new Option('--mcp-betas <tokens>', 'beta tokens MCP calls run with (env TRAWL_MCP_BETAS)');
+
+/** Loads the configuration from the environment and the command's flags. */
+export function configFrom(flags: ConfigFlags) {
+  return loadConfig(process.env, flags);
+}
+
+function fail(err: unknown): never {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`trawl: ${err.message}\n`);
+    process.exit(2);
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`trawl: ${message}\n`);
+  process.exit(1);
+}
+
+const program = new Command()
+  .name('trawl')
+  .description('Search and web-contents service for coding agents: REST API, MCP server and CLI.')
+  .version(VERSION)
+  .showHelpAfterError();
+
+program
+  .command('serve')
+  .description('Run the HTTP server: REST API at the spec paths and MCP at /mcp')
+  .addOption(new Option('--host <host>', 'listen address (env TRAWL_HOST, default 127.0.0.1)'))
+  .addOption(new Option('--port <port>', 'listen port (env TRAWL_PORT, default 8787)'))
+  .addOption(dataDir())
+  .addOption(logLevel())
+  .addOption(tools())
+  .addOption(betas())
+  .addOption(new Option('--allowed-hosts <hosts>', 'Host names /mcp accepts (env TRAWL_ALLOWED_HOSTS)'))
+  .addOption(new Option('--allowed-origins <origins>', 'browser origins /mcp accepts (env TRAWL_ALLOWED_ORIGINS)'))
+  .addOption(new Option('--max-body-bytes <n>', 'largest request body (env TRAWL_MAX_BODY_BYTES)'))
+  .addOption(new Option('--create-first-key <bool>', 'create a key on first start (env TRAWL_CREATE_FIRST_KEY)'))
+  .action(async (flags: ConfigFlags) => {
+    const { runServe } = await import('./cli/serve.command.js');
+    await runServe(configFrom(flags));
+  });
+
+program
+  .command('mcp')
+  .description('Run the MCP server over stdio (for Claude Code, Cursor, VS Code, Claude Desktop)')
+  .addOption(dataDir())
+  .addOption(logLevel())
+  .addOption(tools())
+  .addOption(betas())
+  .action(async (flags: ConfigFlags) => {
+    const { runMcp } = await import('./cli/mcp.command.js');
+    await runMcp(configFrom(flags));
+  });
+
+const keys = program.command('keys').description('Manage API keys');
+keys
+  .command('create')
+  .description('Create an API key and print it (only the key) on stdout')
+  .requiredOption('--name <name>', 'what the key is for')
+  .addOption(dataDir())
+  .action(async (flags: ConfigFlags & { name: string }) => {
+    const { createKey } = await import('./cli/keys.command.js');
+    createKey(configFrom({ dataDir: flags.dataDir }), flags.name);
+  });
+keys
+  .command('list')
+  .description('List API keys (never the keys themselves)')
+  .option('--json', 'print JSON')
+  .addOption(dataDir())
+  .action(async (flags: ConfigFlags & { json?: boolean }) => {
+    const { listKeys } = await import('./cli/keys.command.js');
+    listKeys(configFrom({ dataDir: flags.dataDir }), flags.json === true);
+  });
+keys
+  .command('revoke')
+  .description('Revoke an API key by id (or by the key itself); takes effect at once')
+  .argument('<id>', 'key id as shown by keys list')
+  .addOption(dataDir())
+  .action(async (id: string, flags: ConfigFlags) => {
+    const { revokeKey } = await import('./cli/keys.command.js');
+    revokeKey(configFrom({ dataDir: flags.dataDir }), id);
+  });
+
+program
+  .command('openapi')
+  .description('Print the OpenAPI 3.1 document of the REST API')
+  .action(async () => {
+    const { printOpenApi } = await import('./cli/openapi.command.js');
+    printOpenApi();
+  });
+
+program.parseAsync(process.argv).catch(fail);

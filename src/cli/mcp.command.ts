@@ -1,0 +1,12 @@
+/** `trawl mcp`: MCP over stdio, no key needed (the user's own process). */
+import { createApp } from '../app.js';
+import type { Config } from '../config/config.js';
+import { selectOperations, } from '../mcp/server.js';
+import { serveStdio } from '../mcp/stdio.js';
+
+export async function runMcp(config: Config): Promise<void> {
+  selectOperations(config.tools);
+  const app = createApp(config);
+  await serveStdio(app);
+  await app.close();
+}

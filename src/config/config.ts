@@ -1,0 +1,146 @@
+/**
+ * Configuration: read once from `TRAWL_*` environment variables and CLI flags (flags win), validated with
+ * zod, frozen. A bad setting fails fast with a message naming the variable and the flag.
+ */
+import path from 'node:path';
+import envPaths from 'env-paths';
+import { z } from 'zod';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const list = z
+  .string()
+  .transform((s) =>
+    s
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean),
+  )
+  .or(z.array(z.string()));
+
+const booleanish = z
+  .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])])
+  .transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
+
+/** One row per setting: env var, CLI flag, schema, default and the line the README's table shows. */
+export const SETTINGS = {
+  host: {
+    env: 'TRAWL_HOST',
+    flag: '--host',
+    schema: z.string().min(1),
+    default: '127.0.0.1',
+    doc: 'Address `trawl serve` listens on. Use `0.0.0.0` to serve a team (put TLS in front).',
+  },
+  port: {
+    env: 'TRAWL_PORT',
+    flag: '--port',
+    schema: z.coerce.number().int().min(0).max(65535),
+    default: 8787,
+    doc: 'TCP port of `trawl serve`; `0` picks a free one (the log says which).',
+  },
+  dataDir: {
+    env: 'TRAWL_DATA_DIR',
+    flag: '--data-dir',
+    schema: z.string().min(1),
+    default: undefined,
+    doc: 'Directory of the SQLite database and caches. Default: the per-user data directory (`~/.local/share/trawl` on Linux, `~/Library/Application Support/trawl` on macOS, `%LOCALAPPDATA%\\trawl\\Data` on Windows).',
+  },
+  logLevel: {
+    env: 'TRAWL_LOG_LEVEL',
+    flag: '--log-level',
+    schema: z.enum(LOG_LEVELS),
+    default: 'info',
+    doc: 'Log level of the JSON logs on stderr: `fatal`, `error`, `warn`, `info`, `debug`, `trace`, `silent`.',
+  },
+  maxBodyBytes: {
+    env: 'TRAWL_MAX_BODY_BYTES',
+    flag: '--max-body-bytes',
+    schema: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024),
+    default: 4 * 1024 * 1024,
+    doc: 'Largest request body the REST and MCP HTTP doors accept, in bytes (413 above it).',
+  },
+  allowedHosts: {
+    env: 'TRAWL_ALLOWED_HOSTS',
+    flag: '--allowed-hosts',
+    schema: list,
+    default: [] as string[],
+    doc: 'Comma-separated `Host` header values `/mcp` accepts (DNS-rebinding guard). Default: the loopback names when listening on loopback; no check otherwise.',
+  },
+  allowedOrigins: {
+    env: 'TRAWL_ALLOWED_ORIGINS',
+    flag: '--allowed-origins',
+    schema: list,
+    default: [] as string[],
+    doc: 'Comma-separated browser origins `/mcp` accepts besides loopback ones (`http://localhost:*`).',
+  },
+  tools: {
+    env: 'TRAWL_TOOLS',
+    flag: '--tools',
+    schema: list,
+    default: [] as string[],
+    doc: 'Comma-separated MCP tool names to expose (e.g. `search,get_contents`); empty exposes all. Saves the agent context.',
+  },
+  mcpBetas: {
+    env: 'TRAWL_MCP_BETAS',
+    flag: '--mcp-betas',
+    schema: list,
+    default: [] as string[],
+    doc: 'Beta tokens (as in the `Svc-Beta` header) that MCP tool calls run with; stdio has no headers. Over HTTP the request header adds to these.',
+  },
+  createFirstKey: {
+    env: 'TRAWL_CREATE_FIRST_KEY',
+    flag: '--create-first-key',
+    schema: booleanish,
+    default: true,
+    doc: 'Whether `trawl serve` creates an API key on a first start with none (written to `<data dir>/first-api-key`, mode 0600).',
+  },
+} as const;
+
+type Settings = typeof SETTINGS;
+export type Config = Readonly<{
+  [K in keyof Settings]: K extends 'dataDir' ? string : z.output<Settings[K]['schema']>;
+}>;
+
+/** Flags as parsed by the CLI, keyed like SETTINGS (`dataDir`, `port`, ...). */
+export type ConfigFlags = Partial<Record<keyof Settings, unknown>>;
+
+/** A setting had a bad value; the message names the variable and flag. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Reads every setting from flags, then env, then its default; throws ConfigError naming the first bad one. */
+export function loadConfig(
+  env: Record<string, string | undefined> = {},
+  flags: ConfigFlags = {},
+): Config {
+  const out: Record<string, unknown> = {};
+  for (const [key, setting] of Object.entries(SETTINGS) as [keyof Settings, Settings[keyof Settings]][]) {
+    const fromFlag = flags[key];
+    const fromEnv = env[setting.env];
+    const raw = fromFlag ?? (fromEnv === '' ? undefined : fromEnv);
+    if (raw === undefined) {
+      out[key] = key === 'dataDir' ? defaultDataDir(env) : setting.default;
+      continue;
+    }
+    const parsed = (setting.schema as z.ZodType).safeParse(raw);
+    if (!parsed.success) {
+      const source = fromFlag !== undefined ? `flag ${setting.flag}` : `environment variable ${setting.env}`;
+      const why = parsed.error.issues[0]?.message ?? 'invalid value';
+      throw new ConfigError(`Invalid ${source}=${JSON.stringify(raw)}: ${why}. ${setting.doc}`);
+    }
+    out[key] = parsed.data;
+  }
+  out.dataDir = path.resolve(out.dataDir as string);
+  return Object.freeze(out) as Config;
+}
+
+function defaultDataDir(env: Record<string, string | undefined>): string {
+  // env-paths reads XDG_DATA_HOME / LOCALAPPDATA from process.env; honour an injected env the same way.
+  if (process.platform === 'linux' && env.XDG_DATA_HOME) return path.join(env.XDG_DATA_HOME, 'trawl');
+  return envPaths('trawl', { suffix: '' }).data;
+}

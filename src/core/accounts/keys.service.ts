@@ -1,0 +1,104 @@
+/**
+ * API keys: creation, listing, revocation and verification. A key is `trawl_<id>_<secret>`; only the
+ * SHA-256 of the whole key is stored (keys are 256-bit random, so a fast hash is enough), the id finds
+ * the row and the hashes are compared in constant time. Reads go to SQLite every time, so a key made or
+ * revoked by another process on the same data directory counts at once.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ServiceError } from '../../errors.js';
+import type { ApiKeysRepo, ApiKeyRow } from '../../store/api-keys.repo.js';
+import type { Caller, Clock } from '../context.js';
+
+const KEY_PATTERN = /^trawl_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
+/** How often `last_used_at` is written for one key, at most. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+export interface ApiKeyInfo {
+  id: string;
+  name: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest();
+const DUMMY_HASH = sha256('trawl:no-such-key');
+
+const toInfo = (row: ApiKeyRow): ApiKeyInfo => ({
+  id: row.id,
+  name: row.name,
+  createdAt: row.created_at,
+  lastUsedAt: row.last_used_at,
+  revokedAt: row.revoked_at,
+});
+
+export function createKeysService(repo: ApiKeysRepo, clock: Clock) {
+  const lastTouched = new Map<string, number>();
+
+  function mint(name: string) {
+    const trimmed = name.trim();
+    if (!trimmed || trimmed.length > 100) {
+      throw new ServiceError('INVALID_REQUEST', 'name must be 1-100 characters', { field: 'name' });
+    }
+    const id = randomBytes(6).toString('hex');
+    const key = `trawl_${id}_${randomBytes(32).toString('base64url')}`;
+    const createdAt = clock.now().toISOString();
+    return {
+      row: { id, name: trimmed, hash: sha256(key).toString('hex'), created_at: createdAt },
+      info: { id, name: trimmed, createdAt, lastUsedAt: null, revokedAt: null, key },
+    };
+  }
+
+  return {
+    /** Creates a key; the returned `key` is shown once and never stored. */
+    create(name: string): ApiKeyInfo & { key: string } {
+      const made = mint(name);
+      repo.insert(made.row);
+      return made.info;
+    },
+
+    /** Creates a key only if none was ever made (first start); null otherwise. */
+    createFirst(name: string): (ApiKeyInfo & { key: string }) | null {
+      const made = mint(name);
+      return repo.insertIfEmpty(made.row) ? made.info : null;
+    },
+
+    list(): ApiKeyInfo[] {
+      return repo.list().map(toInfo);
+    },
+
+    countActive(): number {
+      return repo.countActive();
+    },
+
+    /** Revokes by id (or by the full key); throws NOT_FOUND when there is no such active key. */
+    revoke(idOrKey: string): ApiKeyInfo {
+      const id = KEY_PATTERN.exec(idOrKey)?.[1] ?? idOrKey;
+      const row = repo.get(id);
+      if (!row) throw new ServiceError('NOT_FOUND', `no API key with id ${id}`);
+      if (row.revoked_at) throw new ServiceError('NOT_FOUND', `API key ${id} is already revoked`);
+      repo.revoke(id, clock.now().toISOString());
+      return toInfo(repo.get(id)!);
+    },
+
+    /** The caller for a presented key, or null when it is malformed, unknown or revoked. */
+    verify(presented: string): Caller | null {
+      const match = KEY_PATTERN.exec(presented);
+      const row = match ? repo.get(match[1]!) : undefined;
+      const expected = row ? Buffer.from(row.hash, 'hex') : DUMMY_HASH;
+      const ok = timingSafeEqual(sha256(presented), expected) && row !== undefined && row.revoked_at === null;
+      if (!ok || !row) return null;
+      const now = clock.now();
+      if (now.getTime() - (lastTouched.get(row.id) ?? 0) > TOUCH_INTERVAL_MS) {
+        lastTouched.set(row.id, now.getTime());
+        try {
+          repo.touch(row.id, now.toISOString());
+        } catch {
+          // A busy database must not fail the request; the timestamp is advisory.
+        }
+      }
+      return { keyId: row.id, keyName: row.name };
+    },
+  };
+}
+export type KeysService = ReturnType<typeof createKeysService>;

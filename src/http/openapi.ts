@@ -1,0 +1,154 @@
+/**
+ * The OpenAPI 3.1 document, generated from the same zod schemas the doors validate with (JSON Schema
+ * 2020-12, which OpenAPI 3.1 uses as is). Built once per process, on first request.
+ */
+import { z } from 'zod';
+import type { Operation } from '../ops/define-op.js';
+import { ErrorEnvelope, SimpleError } from '../schemas/common.schema.js';
+
+type Json = Record<string, unknown>;
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
+  const out = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
+  delete out.$schema;
+  return out;
+}
+
+const pascal = (name: string) =>
+  name
+    .split(/[^A-Za-z0-9]/)
+    .filter(Boolean)
+    .map((p) => p[0]!.toUpperCase() + p.slice(1))
+    .join('');
+
+/** `/monitors/:id` → `/monitors/{id}`. */
+export const toOpenApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
+
+function parameters(op: Operation): Json[] {
+  const out: Json[] = [];
+  for (const [where, shape] of [
+    ['path', op.params],
+    ['query', op.query],
+  ] as const) {
+    if (!shape) continue;
+    const props = (jsonSchema(shape, 'input').properties ?? {}) as Record<string, Json>;
+    for (const [name, schema] of Object.entries(props)) {
+      const field = shape.shape[name] as z.ZodType;
+      const { description, ...rest } = schema;
+      out.push({
+        name,
+        in: where,
+        required: where === 'path' || !field.safeParse(undefined).success,
+        ...(description ? { description } : {}),
+        schema: rest,
+      });
+    }
+  }
+  return out;
+}
+
+function errorResponses(op: Operation): Json {
+  const ref = { $ref: `#/components/schemas/${op.errorBody === 'simple' ? 'SimpleError' : 'ErrorEnvelope'}` };
+  const res = (description: string) => ({ description, content: { 'application/json': { schema: ref } } });
+  const out: Json = {
+    '400': res('Invalid parameters; the message names the field and the rule.'),
+    '401': res('Missing or invalid API key (tag INVALID_API_KEY).'),
+    '500': res('Internal error.'),
+    '501': res('The capability is not built in this version (tag NOT_IMPLEMENTED).'),
+  };
+  if (op.params) out['404'] = res('No such resource.');
+  if (op.body) {
+    out['413'] = res('Body larger than the configured limit.');
+    out['415'] = res('Body is not application/json.');
+  }
+  return out;
+}
+
+/** The whole document for `ops`. */
+export function buildOpenApi(ops: readonly Operation[], version: string): Json {
+  const schemas: Json = {
+    ErrorEnvelope: jsonSchema(ErrorEnvelope, 'output'),
+    SimpleError: jsonSchema(SimpleError, 'output'),
+  };
+  const paths: Record<string, Json> = {
+    '/health': {
+      get: {
+        operationId: 'health',
+        summary: 'Readiness check',
+        description: 'Answers 200 once the server is ready. Needs no key and reveals nothing private.',
+        security: [],
+        tags: ['service'],
+        responses: {
+          '200': {
+            description: 'Ready.',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: { status: { const: 'ok' }, version: { type: 'string' } },
+                  required: ['status', 'version'],
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+  for (const op of ops) {
+    const name = pascal(op.name);
+    const operation: Json = {
+      operationId: op.name,
+      summary: op.title,
+      description: op.description,
+      tags: [op.capability],
+      parameters: parameters(op),
+      responses: {
+        [String(op.successStatus)]: {
+          description: 'Success.',
+          headers: { 'x-request-id': { schema: { type: 'string' }, description: 'Id of this request.' } },
+          content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}Response` } } },
+        },
+        ...errorResponses(op),
+      },
+    };
+    schemas[`${name}Response`] = jsonSchema(op.output, 'output');
+    if (op.body) {
+      schemas[`${name}Request`] = jsonSchema(op.body, 'input');
+      operation.requestBody = {
+        required: true,
+        content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}Request` } } },
+      };
+    }
+    const path = toOpenApiPath(op.route.path);
+    paths[path] = { ...(paths[path] ?? {}), [op.route.method.toLowerCase()]: operation };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Trawl',
+      version,
+      description:
+        'Search and web-contents service for programs and coding agents. Beta features need the `Svc-Beta` ' +
+        'header (`dynamic-highlights-2026-08-28`, `agent-max-effort-2026-07-27`).',
+    },
+    servers: [{ url: '/' }],
+    security: [{ apiKey: [] }, { bearer: [] }],
+    tags: [
+      { name: 'search' },
+      { name: 'contents' },
+      { name: 'context' },
+      { name: 'monitors' },
+      { name: 'agent' },
+      { name: 'service' },
+    ],
+    paths,
+    components: {
+      schemas,
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+        bearer: { type: 'http', scheme: 'bearer' },
+      },
+    },
+  };
+}

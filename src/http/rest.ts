@@ -1,0 +1,76 @@
+/**
+ * REST routes at the spec's paths, one per registry operation: content-type and JSON checks, the op's
+ * schemas for path, query and body, then the shared invoke pipeline.
+ */
+import type { Context, Hono } from 'hono';
+import type { App } from '../app.js';
+import type { Caller, ServiceContext } from '../core/context.js';
+import { ServiceError } from '../errors.js';
+import { BETA_HEADERS, parseBetas } from '../ops/betas.js';
+import type { Operation } from '../ops/define-op.js';
+import { invoke } from '../ops/invoke.js';
+import { parseOrThrow } from '../ops/validation.js';
+import { authenticate } from './auth.js';
+import type { HttpEnv } from './server.js';
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/** The JSON body of a request; `{}` when empty. 415 for a non-JSON content type, 400 for bad JSON. */
+export async function readJsonBody(c: Context): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim() === '') return {};
+  const type = c.req.header('content-type') ?? '';
+  if (!JSON_TYPE.test(type)) {
+    throw new ServiceError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `Content-Type must be application/json${type ? ` (got ${type.split(';')[0]})` : ''}.`,
+    );
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new ServiceError('INVALID_REQUEST_BODY', `Body is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** Parses path, query and body with the op's schemas and merges them into the op's input. */
+async function readInput(op: Operation, c: Context): Promise<Record<string, unknown>> {
+  const params = op.params ? parseOrThrow(op.params, c.req.param(), 'path') : {};
+  const query = op.query ? parseOrThrow(op.query, c.req.query(), 'query') : {};
+  const body = op.body ? parseOrThrow(op.body, await readJsonBody(c), 'body') : {};
+  return { ...(body as object), ...(query as object), ...(params as object) };
+}
+
+export function serviceContext(app: App, c: Context<HttpEnv>, caller: Caller | null): ServiceContext {
+  const requestId = c.get('requestId');
+  return {
+    requestId,
+    logger: app.logger.child({ requestId }),
+    signal: c.req.raw.signal,
+    caller,
+    clock: app.clock,
+    betas: parseBetas(BETA_HEADERS.map((h) => c.req.header(h))),
+  };
+}
+
+/** Mounts every operation, plus a 405 (with Allow) for other methods on the same paths. */
+export function mountOperations(hono: Hono<HttpEnv>, app: App, ops: readonly Operation[]): void {
+  const methodsByPath = new Map<string, string[]>();
+  for (const op of ops) {
+    methodsByPath.set(op.route.path, [...(methodsByPath.get(op.route.path) ?? []), op.route.method]);
+    hono.on(op.route.method, op.route.path, async (c) => {
+      c.set('errorBody', op.errorBody);
+      const caller = authenticate(c.req.raw.headers, app.services.keys);
+      const input = await readInput(op, c);
+      const output = await invoke(op, app.services, input, serviceContext(app, c, caller));
+      return c.json(output, op.successStatus as 200);
+    });
+  }
+  for (const [path, methods] of methodsByPath) {
+    hono.all(path, () => {
+      throw new ServiceError('METHOD_NOT_ALLOWED', `Method not allowed here; use ${methods.join(' or ')}.`, {
+        headers: { allow: methods.join(', ') },
+      });
+    });
+  }
+}

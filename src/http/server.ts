@@ -1,0 +1,103 @@
+/**
+ * The HTTP door (Hono on Node's http server): REST at the spec's paths, MCP streamable HTTP at /mcp,
+ * /health and /openapi.json, on one listener. Every response carries `x-request-id`.
+ */
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { App } from '../app.js';
+import { ServiceError } from '../errors.js';
+import { newRequestId } from '../ops/invoke.js';
+import { OPERATIONS } from '../ops/registry.js';
+import { VERSION } from '../version.js';
+import { errorBodyFor, errorResponse, type ErrorBody } from './errors.js';
+import { mountMcp } from './mcp.route.js';
+import { buildOpenApi } from './openapi.js';
+import { mountOperations } from './rest.js';
+
+export interface HttpEnv {
+  Variables: { requestId: string; errorBody: ErrorBody };
+}
+
+/** An incoming `x-request-id` is kept when it is a sane token (tracing through a proxy); else a new one. */
+const SANE_ID = /^[A-Za-z0-9._-]{8,64}$/;
+
+/** The Hono app of the HTTP door; `fetch` is its whole interface. */
+export function createHttpApp(app: App): Hono<HttpEnv> {
+  const hono = new Hono<HttpEnv>();
+  let openApi: string | undefined;
+
+  hono.use(async (c, next) => {
+    const incoming = c.req.header('x-request-id');
+    const requestId = incoming && SANE_ID.test(incoming) ? incoming : newRequestId();
+    c.set('requestId', requestId);
+    const started = performance.now();
+    await next();
+    c.res.headers.set('x-request-id', requestId);
+    app.logger.info(
+      {
+        requestId,
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      },
+      'request',
+    );
+  });
+  hono.use(
+    bodyLimit({
+      maxSize: app.config.maxBodyBytes,
+      onError: () => {
+        throw new ServiceError(
+          'PAYLOAD_TOO_LARGE',
+          `Request body is larger than ${app.config.maxBodyBytes} bytes (TRAWL_MAX_BODY_BYTES).`,
+        );
+      },
+    }),
+  );
+
+  hono.get('/health', (c) => c.json({ status: 'ok', version: VERSION }));
+  hono.get('/openapi.json', (c) => {
+    openApi ??= JSON.stringify(buildOpenApi(OPERATIONS, VERSION));
+    return c.body(openApi, 200, { 'content-type': 'application/json' });
+  });
+  mountMcp(hono, app);
+  mountOperations(hono, app, OPERATIONS);
+
+  hono.notFound((c) => {
+    const err = new ServiceError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}. See GET /openapi.json.`);
+    return errorResponse(c, err, c.get('requestId'), errorBodyFor(c.req.path), app.logger);
+  });
+  hono.onError((err, c) =>
+    errorResponse(c, err, c.get('requestId'), c.get('errorBody') ?? errorBodyFor(c.req.path), app.logger),
+  );
+  return hono;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Listens on `host:port` and resolves once the server accepts connections. */
+export function startHttpServer(app: App, host = app.config.host, port = app.config.port): Promise<RunningServer> {
+  const hono = createHttpApp(app);
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch: hono.fetch, hostname: host, port }, (info: AddressInfo) => {
+      const shownHost = info.family === 'IPv6' ? `[${info.address}]` : info.address;
+      resolve({
+        url: `http://${shownHost}:${info.port}`,
+        port: info.port,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+          }),
+      });
+    });
+    server.once('error', reject);
+  });
+}

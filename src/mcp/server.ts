@@ -1,0 +1,91 @@
+/**
+ * The MCP door: an McpServer whose tools are the registry's operations (same schemas, same handlers as
+ * REST). Each tool returns a text rendering for the model plus `structuredContent`; failures are tool
+ * results with `isError: true` whose text says what to change.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { App } from '../app.js';
+import { ConfigError } from '../config/config.js';
+import type { Caller, ServiceContext } from '../core/context.js';
+import { toServiceError } from '../errors.js';
+import type { Operation } from '../ops/define-op.js';
+import { invoke, newRequestId } from '../ops/invoke.js';
+import { OPERATIONS, TOOL_NAMES } from '../ops/registry.js';
+import { VERSION } from '../version.js';
+
+export interface McpDoorOptions {
+  /** The authenticated caller (HTTP), or null for the user's own stdio process. */
+  caller: Caller | null;
+  /** Beta tokens the calls run with. */
+  betas: ReadonlySet<string>;
+}
+
+const INSTRUCTIONS =
+  'Trawl searches the web and fetches clean page contents for coding work. Use `search` to find pages, ' +
+  '`get_contents` to read URLs you already have, `get_code_context` for code examples of a library or API, ' +
+  '`find_similar` for pages like a given one. Monitors and agent runs are for recurring and long tasks.';
+
+/** The operations exposed as tools: all, or the configured names (unknown names are a config error). */
+export function selectOperations(names: readonly string[]): Operation[] {
+  if (names.length === 0) return [...OPERATIONS];
+  const unknown = names.filter((n) => !TOOL_NAMES.includes(n));
+  if (unknown.length > 0) {
+    throw new ConfigError(
+      `Unknown MCP tool name(s) in TRAWL_TOOLS/--tools: ${unknown.join(', ')}. Known: ${TOOL_NAMES.join(', ')}.`,
+    );
+  }
+  return OPERATIONS.filter((op) => names.includes(op.tool));
+}
+
+/** Builds a server for one connection (stdio) or one HTTP request (stateless streamable HTTP). */
+export function buildMcpServer(app: App, options: McpDoorOptions): McpServer {
+  const server = new McpServer(
+    { name: 'trawl', title: 'Trawl', version: VERSION },
+    { instructions: INSTRUCTIONS },
+  );
+  for (const op of selectOperations(app.config.tools)) {
+    server.registerTool(
+      op.tool,
+      {
+        title: op.title,
+        description: op.description,
+        inputSchema: op.toolInput,
+        outputSchema: op.output as typeof op.toolInput,
+        annotations: { title: op.title, ...op.annotations },
+      },
+      async (args, extra): Promise<CallToolResult> => {
+        const requestId = newRequestId();
+        const logger = app.logger.child({ requestId, tool: op.tool });
+        const progressToken = extra._meta?.progressToken;
+        const ctx: ServiceContext = {
+          requestId,
+          logger,
+          signal: extra.signal,
+          caller: options.caller,
+          clock: app.clock,
+          betas: options.betas,
+          ...(progressToken !== undefined
+            ? {
+                onProgress: (p) =>
+                  void extra
+                    .sendNotification({ method: 'notifications/progress', params: { progressToken, ...p } })
+                    .catch(() => undefined),
+              }
+            : {}),
+        };
+        try {
+          const output = await invoke(op, app.services, args, ctx);
+          logger.info({ ok: true }, 'tool call');
+          return { content: [{ type: 'text', text: op.render(output) }], structuredContent: output };
+        } catch (thrown) {
+          const err = toServiceError(thrown);
+          if (err.tag === 'INTERNAL_ERROR') logger.error({ err: thrown }, 'tool call failed');
+          else logger.info({ tag: err.tag }, 'tool call rejected');
+          return { isError: true, content: [{ type: 'text', text: `${err.tag}: ${err.message}` }] };
+        }
+      },
+    );
+  }
+  return server;
+}

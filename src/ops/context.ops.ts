@@ -1,0 +1,21 @@
+/** Code context operation: /context (MCP `get_code_context`). */
+import { defineOp, notBuilt } from './define-op.js';
+import { ContextRequest, ContextResponse } from '../schemas/context.schema.js';
+
+export const contextOp = defineOp({
+  name: 'context',
+  tool: 'get_code_context',
+  title: 'Get code context',
+  description:
+    'Code snippets and examples for a programming question, from open-source repositories, docs and ' +
+    'Q&A posts, as one formatted string within a token budget (`tokensNum`). Use it before writing code ' +
+    'against an unfamiliar library or API.',
+  capability: 'context',
+  route: { method: 'POST', path: '/context' },
+  body: ContextRequest,
+  output: ContextResponse,
+  requestIdInBody: true,
+  annotations: { readOnlyHint: true, openWorldHint: true },
+  render: (out) => out.response || 'No code context found.',
+  run: notBuilt('context'),
+});

@@ -1,0 +1,143 @@
+/**
+ * One description per operation: name, wire schemas, REST route, MCP tool metadata, handler. Both
+ * doors and the OpenAPI document are built from these, so a schema change shows up everywhere at once.
+ */
+import { z } from 'zod';
+import { ServiceError } from '../errors.js';
+import type { ServiceContext } from '../core/context.js';
+import type { Services } from '../core/services.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/** The capability an operation belongs to; each lands with its own issue. */
+export type Capability = 'search' | 'contents' | 'context' | 'monitors' | 'agent';
+
+/** MCP tool annotations (hints to the client about side effects). */
+export interface ToolHints {
+  readOnlyHint: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint: boolean;
+}
+
+/** A beta feature gated by a token of the `Svc-Beta` header. */
+export interface BetaRule<I> {
+  token: string;
+  feature: string;
+  /** Dotted path of the field that asks for the feature. */
+  field: string;
+  uses(input: I): boolean;
+}
+
+type AnyObject = z.ZodObject<z.ZodRawShape>;
+type Out<T> = T extends z.ZodType ? z.output<T> : unknown;
+export type OpInput<P, Q, B> = Out<P> & Out<Q> & Out<B>;
+
+export interface OpSpec<P extends AnyObject | undefined, Q extends AnyObject | undefined, B extends AnyObject | undefined, O extends z.ZodType> {
+  name: string;
+  tool: string;
+  title: string;
+  description: string;
+  capability: Capability;
+  route: { method: HttpMethod; path: string };
+  params?: P;
+  query?: Q;
+  body?: B;
+  output: O;
+  /** Monitor routes answer errors as `{error}`; the others use the standard envelope. */
+  errorBody?: 'envelope' | 'simple';
+  successStatus?: number;
+  /** Whether responses carry `requestId` in the body (the spec's search, contents, context ops). */
+  requestIdInBody?: boolean;
+  annotations: ToolHints;
+  betas?: BetaRule<OpInput<P, Q, B>>[];
+  /** Text for a model to read; the structured output goes alongside it. */
+  render: (output: z.output<O>) => string;
+  run: (services: Services, input: OpInput<P, Q, B>, ctx: ServiceContext) => Promise<z.input<O>>;
+}
+
+export interface Operation {
+  name: string;
+  tool: string;
+  title: string;
+  description: string;
+  capability: Capability;
+  route: { method: HttpMethod; path: string };
+  params: AnyObject | undefined;
+  query: AnyObject | undefined;
+  body: AnyObject | undefined;
+  output: z.ZodType;
+  errorBody: 'envelope' | 'simple';
+  successStatus: number;
+  requestIdInBody: boolean;
+  annotations: ToolHints;
+  betas: BetaRule<unknown>[];
+  /** Params, query and body fields as one object: the MCP tool's input. */
+  toolInput: AnyObject;
+  render(output: unknown): string;
+  run(services: Services, input: unknown, ctx: ServiceContext): Promise<unknown>;
+}
+
+/** Builds an Operation from its spec; the MCP input merges path, query and body fields. */
+export function defineOp<
+  P extends AnyObject | undefined = undefined,
+  Q extends AnyObject | undefined = undefined,
+  B extends AnyObject | undefined = undefined,
+  O extends z.ZodType = z.ZodType,
+>(spec: OpSpec<P, Q, B, O>): Operation {
+  const extra = { ...(spec.params?.shape ?? {}), ...(spec.query?.shape ?? {}) };
+  const toolInput = spec.body ? spec.body.safeExtend(extra) : z.object(extra);
+  return {
+    name: spec.name,
+    tool: spec.tool,
+    title: spec.title,
+    description: spec.description,
+    capability: spec.capability,
+    route: spec.route,
+    params: spec.params,
+    query: spec.query,
+    body: spec.body,
+    output: spec.output,
+    errorBody: spec.errorBody ?? 'envelope',
+    successStatus: spec.successStatus ?? 200,
+    requestIdInBody: spec.requestIdInBody ?? false,
+    annotations: spec.annotations,
+    betas: (spec.betas ?? []) as BetaRule<unknown>[],
+    toolInput: toolInput as AnyObject,
+    render: spec.render as (o: unknown) => string,
+    run: spec.run as Operation['run'],
+  };
+}
+
+/** Throws when the input uses a beta feature whose token the request did not send. */
+export function checkBetas(op: Operation, input: unknown, betas: ReadonlySet<string>): void {
+  for (const rule of op.betas) {
+    if (rule.uses(input) && !betas.has(rule.token)) {
+      throw new ServiceError(
+        'INVALID_REQUEST_BODY',
+        `${rule.field}: ${rule.feature} is a beta feature; send the header "Svc-Beta: ${rule.token}" to use it`,
+        { field: rule.field },
+      );
+    }
+  }
+}
+
+const CAPABILITY_NAMES: Record<Capability, string> = {
+  search: 'Search (/search, /findSimilar)',
+  contents: 'Contents (/contents)',
+  context: 'Code context (/context)',
+  monitors: 'Monitors (/monitors)',
+  agent: 'Agent runs (/agent/runs)',
+};
+
+/** Handler of an operation whose capability has not landed yet: an honest 501, never a fake answer. */
+export function notBuilt(capability: Capability): () => Promise<never> {
+  return () =>
+    Promise.reject(
+      new ServiceError(
+        'NOT_IMPLEMENTED',
+        `${CAPABILITY_NAMES[capability]} is not built yet in this version of Trawl. The request was valid; ` +
+          'nothing was done. See docs/api.md, "Not built yet".',
+      ),
+    );
+}

@@ -1,0 +1,47 @@
+/** Every operation of the service, in the spec's order. The doors and the OpenAPI document read this. */
+import type { Operation } from './define-op.js';
+import { findSimilarOp, searchOp } from './search.ops.js';
+import { contentsOp } from './contents.ops.js';
+import { contextOp } from './context.ops.js';
+import {
+  createMonitorOp,
+  deleteMonitorOp,
+  getMonitorOp,
+  getMonitorRunOp,
+  listMonitorRunsOp,
+  listMonitorsOp,
+  triggerMonitorOp,
+  updateMonitorOp,
+} from './monitors.ops.js';
+import {
+  cancelAgentRunOp,
+  createAgentRunOp,
+  getAgentRunOp,
+  listAgentRunEventsOp,
+  listAgentRunsOp,
+} from './agent-runs.ops.js';
+// Installs the validation messages (zod's error map) that both doors and the MCP SDK's parsing use.
+import './validation.js';
+
+export const OPERATIONS: readonly Operation[] = [
+  searchOp,
+  findSimilarOp,
+  contentsOp,
+  contextOp,
+  createMonitorOp,
+  listMonitorsOp,
+  getMonitorOp,
+  updateMonitorOp,
+  deleteMonitorOp,
+  triggerMonitorOp,
+  listMonitorRunsOp,
+  getMonitorRunOp,
+  createAgentRunOp,
+  listAgentRunsOp,
+  getAgentRunOp,
+  listAgentRunEventsOp,
+  cancelAgentRunOp,
+];
+
+/** MCP tool names, for `--tools` validation and docs. */
+export const TOOL_NAMES = OPERATIONS.map((op) => op.tool);

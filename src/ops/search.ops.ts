@@ -1,0 +1,63 @@
+/** Search operations: /search and /findSimilar. */
+import { defineOp } from './define-op.js';
+import { notBuilt } from './define-op.js';
+import { renderResults } from './render.js';
+import { SearchRequest, SearchResponse } from '../schemas/search.schema.js';
+import { FindSimilarRequest, FindSimilarResponse } from '../schemas/find-similar.schema.js';
+import { wantsDynamicHighlights } from '../schemas/content-options.schema.js';
+import { DYNAMIC_HIGHLIGHTS_BETA } from './betas.js';
+
+export const searchOp = defineOp({
+  name: 'search',
+  tool: 'search',
+  title: 'Web search',
+  description:
+    'Search the web (and the local index) with a natural-language query. Returns ranked results with ' +
+    'optional page text, highlights and summaries (`contents`), and a synthesized answer with citations ' +
+    'when `outputSchema` is given. Prefer `type: "fast"` for quick lookups, `"deep"` for research.',
+  capability: 'search',
+  route: { method: 'POST', path: '/search' },
+  body: SearchRequest,
+  output: SearchResponse,
+  requestIdInBody: true,
+  annotations: { readOnlyHint: true, openWorldHint: true },
+  betas: [
+    {
+      token: DYNAMIC_HIGHLIGHTS_BETA,
+      feature: 'dynamic highlights',
+      field: 'contents.highlights.dynamic',
+      uses: (input) => wantsDynamicHighlights(input.contents?.highlights),
+    },
+  ],
+  render: (out) => {
+    const answer = out.output
+      ? `Answer:\n${typeof out.output.content === 'string' ? out.output.content : JSON.stringify(out.output.content, null, 2)}\n\n`
+      : '';
+    return answer + renderResults(out.results, `${out.results.length} results`);
+  },
+  run: notBuilt('search'),
+});
+
+export const findSimilarOp = defineOp({
+  name: 'findSimilar',
+  tool: 'find_similar',
+  title: 'Find similar pages',
+  description:
+    'Find pages similar to a given URL (same topic, kind and audience). Optional contents as in search.',
+  capability: 'search',
+  route: { method: 'POST', path: '/findSimilar' },
+  body: FindSimilarRequest,
+  output: FindSimilarResponse,
+  requestIdInBody: true,
+  annotations: { readOnlyHint: true, openWorldHint: true },
+  betas: [
+    {
+      token: DYNAMIC_HIGHLIGHTS_BETA,
+      feature: 'dynamic highlights',
+      field: 'contents.highlights.dynamic',
+      uses: (input) => wantsDynamicHighlights(input.contents?.highlights),
+    },
+  ],
+  render: (out) => renderResults(out.results, `${out.results.length} similar pages`),
+  run: notBuilt('search'),
+});

@@ -1,0 +1,124 @@
+/**
+ * Turns zod issues into the spec's errors: a message that names each field at fault and the rule it
+ * broke, and the tag the spec has for it. Both doors use it, so REST and MCP say the same thing.
+ */
+import { z } from 'zod';
+import { ServiceError, type ErrorTag } from '../errors.js';
+
+type Issue = z.core.$ZodIssue;
+type RawIssue = z.core.$ZodRawIssue;
+
+const show = (v: unknown): string => {
+  const s = typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v) ?? String(v);
+  return s.length > 40 ? `${s.slice(0, 37)}...` : s;
+};
+const typeOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
+
+/** Message for one raw issue, phrased as what the value must be. Used as zod's global error map. */
+export function describeIssue(issue: RawIssue): string | undefined {
+  switch (issue.code) {
+    case 'invalid_type':
+      if (issue.input === undefined) return 'is required';
+      return `must be ${issue.expected === 'int' ? 'an integer' : `of type ${issue.expected}`} (got ${typeOf(issue.input)})`;
+    case 'too_big': {
+      const max = String(issue.maximum);
+      if (issue.origin === 'string') return `must be at most ${max} characters`;
+      if (issue.origin === 'array' || issue.origin === 'set') return `must have at most ${max} items`;
+      return `must be ${issue.inclusive === false ? 'less than' : 'at most'} ${max} (got ${show(issue.input)})`;
+    }
+    case 'too_small': {
+      const min = Number(issue.minimum);
+      if (issue.origin === 'string') return min <= 1 ? 'must not be empty' : `must be at least ${min} characters`;
+      if (issue.origin === 'array' || issue.origin === 'set') return `must have at least ${min} item${min === 1 ? '' : 's'}`;
+      return `must be ${issue.inclusive === false ? 'greater than' : 'at least'} ${min} (got ${show(issue.input)})`;
+    }
+    case 'invalid_value':
+      return issue.values.length === 1
+        ? `must be ${show(issue.values[0])}`
+        : `must be one of ${issue.values.map(show).join(', ')} (got ${show(issue.input)})`;
+    case 'invalid_format':
+      return `must be a valid ${issue.format === 'url' ? 'URL' : issue.format}`;
+    case 'unrecognized_keys':
+      return issue.keys.map((k) => `unknown field "${k}"`).join('; ');
+    case 'not_multiple_of':
+      return `must be a multiple of ${String(issue.divisor)}`;
+    default:
+      return undefined;
+  }
+}
+
+z.config({ customError: describeIssue });
+
+/** Flattens union failures to the branch that got furthest, so nested field errors surface. */
+function flatten(issues: readonly Issue[], prefix: PropertyKey[] = []): Issue[] {
+  const out: Issue[] = [];
+  for (const issue of issues) {
+    const path = [...prefix, ...issue.path];
+    if (issue.code === 'invalid_union' && issue.errors.length > 0 && issue.message.startsWith('Invalid input')) {
+      const deep = issue.errors.find((branch) => branch.some((i) => i.code !== 'invalid_type' || i.path.length > 0));
+      if (deep) {
+        out.push(...flatten(deep, path));
+        continue;
+      }
+      const expected = issue.errors.flatMap((b) => b.map((i) => (i.code === 'invalid_type' ? i.expected : '')));
+      out.push({ ...issue, path, message: `must be of type ${[...new Set(expected.filter(Boolean))].join(' or ')}` });
+      continue;
+    }
+    out.push({ ...issue, path });
+  }
+  return out;
+}
+
+/** `contents.text.maxCharacters`, `urls[3]`. */
+export function fieldPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((acc, seg) => {
+    if (typeof seg === 'number') return `${acc}[${seg}]`;
+    return acc ? `${acc}.${String(seg)}` : String(seg);
+  }, '');
+}
+
+/** Tags the spec has for particular fields; everything else is INVALID_REQUEST_BODY/_QUERY. */
+function tagFor(issue: Issue, fallback: ErrorTag): ErrorTag {
+  const paramTag = (issue as { params?: { tag?: ErrorTag } }).params?.tag;
+  if (paramTag) return paramTag;
+  const last = issue.path.at(-1);
+  if (last === 'numResults') return issue.code === 'too_big' ? 'NUM_RESULTS_EXCEEDED' : 'INVALID_NUM_RESULTS';
+  if (last === 'subpages' && issue.code === 'too_big') return 'SUBPAGES_LIMIT_EXCEEDED';
+  return fallback;
+}
+
+export type InputPart = 'body' | 'query' | 'path' | 'arguments';
+const LABEL: Record<InputPart, string> = {
+  body: 'Invalid request body',
+  query: 'Invalid query parameters',
+  path: 'Invalid path parameter',
+  arguments: 'Invalid arguments',
+};
+const FALLBACK: Record<InputPart, ErrorTag> = {
+  body: 'INVALID_REQUEST_BODY',
+  query: 'INVALID_REQUEST_QUERY',
+  path: 'INVALID_REQUEST',
+  arguments: 'INVALID_REQUEST_BODY',
+};
+
+/** A ServiceError naming every field at fault (up to 5) with the first one's tag and path. */
+export function toValidationError(error: z.ZodError, part: InputPart): ServiceError {
+  const issues = flatten(error.issues);
+  const first = issues[0];
+  const lines = issues.slice(0, 5).map((i) => {
+    const field = fieldPath(i.path);
+    return field ? `${field}: ${i.message}` : i.message;
+  });
+  if (issues.length > 5) lines.push(`and ${issues.length - 5} more`);
+  const field = first ? fieldPath(first.path) || undefined : undefined;
+  return new ServiceError(first ? tagFor(first, FALLBACK[part]) : FALLBACK[part], `${LABEL[part]}: ${lines.join('; ')}`, {
+    ...(field ? { field } : {}),
+  });
+}
+
+/** Parses `value` with `schema`, throwing the spec's validation error on failure. */
+export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, part: InputPart): z.output<T> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw toValidationError(result.error, part);
+  return result.data;
+}

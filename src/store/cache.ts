@@ -1,0 +1,44 @@
+/**
+ * Caches (pages, provider answers) in keyv over `@keyv/sqlite`, in `<dataDir>/cache.sqlite`, apart
+ * from the durable store so a cache can be dropped at any time. Keys carry a namespace and a version
+ * (`v1:page:<url>`), so a format change invalidates old entries cleanly.
+ */
+import path from 'node:path';
+import Keyv from 'keyv';
+import KeyvSqlite from '@keyv/sqlite';
+
+export const CACHE_FILE = 'cache.sqlite';
+
+export interface CacheStore {
+  /** A keyv cache for one namespace and format version. */
+  namespace<T = unknown>(name: string, version: number): Keyv<T>;
+  close(): Promise<void>;
+}
+
+/** Opens the cache database lazily: one connection per namespace, made when first asked for. */
+export function createCacheStore(dataDir: string): CacheStore {
+  const open = new Map<string, { kv: Keyv; adapter: KeyvSqlite }>();
+  return {
+    namespace<T>(name: string, version: number): Keyv<T> {
+      const ns = `v${version}:${name}`;
+      let entry = open.get(ns);
+      if (!entry) {
+        const adapter = new KeyvSqlite({
+          uri: `sqlite://${path.join(dataDir, CACHE_FILE)}`,
+          table: 'cache',
+          busyTimeout: 5000,
+          keySize: 4096,
+        });
+        void adapter.query('PRAGMA journal_mode = WAL').catch(() => undefined);
+        entry = { kv: new Keyv({ store: adapter, namespace: ns }), adapter };
+        open.set(ns, entry);
+      }
+      return entry.kv as Keyv<T>;
+    },
+    async close() {
+      const entries = [...open.values()];
+      open.clear();
+      await Promise.all(entries.map((e) => e.adapter.disconnect()));
+    },
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * The durable store: one SQLite database (better-sqlite3) in the data directory, in WAL mode so that
+ * several processes (a server, a CLI import) can share it, migrated to the latest schema on open.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { MIGRATIONS, type Migration } from './migrations/index.js';
+
+export type Db = Database.Database;
+
+export const DATABASE_FILE = 'trawl.sqlite';
+
+/** Opens (creating if needed) `<dataDir>/trawl.sqlite` and applies pending migrations. */
+export function openDatabase(dataDir: string, migrations: readonly Migration[] = MIGRATIONS): Db {
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const db = new Database(path.join(dataDir, DATABASE_FILE));
+  db.pragma('busy_timeout = 5000');
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  migrate(db, migrations);
+  return db;
+}
+
+/**
+ * Applies migrations newer than `user_version`, each in its own IMMEDIATE transaction so that two
+ * processes opening a fresh directory at once do not both apply it.
+ */
+export function migrate(db: Db, migrations: readonly Migration[]): void {
+  const latest = migrations.at(-1)?.version ?? 0;
+  const current = () => db.pragma('user_version', { simple: true }) as number;
+  if (current() > latest) {
+    throw new Error(
+      `The database schema (version ${current()}) is newer than this Trawl understands (${latest}); upgrade Trawl.`,
+    );
+  }
+  for (const m of migrations) {
+    if (current() >= m.version) continue;
+    db.transaction(() => {
+      if (current() >= m.version) return; // applied by another process meanwhile
+      db.exec(m.sql);
+      db.pragma(`user_version = ${m.version}`);
+    }).immediate();
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * Numbered schema migrations of the durable store. Append only: a released migration never changes.
+ * `PRAGMA user_version` records the last one applied.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'api keys',
+    sql: `
+      CREATE TABLE api_keys (
+        id           TEXT PRIMARY KEY,
+        name         TEXT NOT NULL,
+        hash         TEXT NOT NULL,
+        created_at   TEXT NOT NULL,
+        last_used_at TEXT,
+        revoked_at   TEXT
+      ) STRICT;
+      CREATE INDEX api_keys_active ON api_keys (revoked_at);
+    `,
+  },
+];
