@@ -34,10 +34,22 @@ export function listKeys(config: Config, json: boolean): void {
     }
     const rows = [
       ['ID', 'NAME', 'CREATED', 'LAST USED', 'STATUS'],
-      ...keys.map((k) => [k.id, k.name, k.createdAt, k.lastUsedAt ?? '-', k.revokedAt ? `revoked ${k.revokedAt}` : 'active']),
+      ...keys.map((k) => [
+        k.id,
+        k.name,
+        k.createdAt,
+        k.lastUsedAt ?? '-',
+        k.revokedAt ? `revoked ${k.revokedAt}` : 'active',
+      ]),
     ];
     const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-    for (const row of rows) process.stdout.write(`${row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()}\n`);
+    for (const row of rows)
+      process.stdout.write(
+        `${row
+          .map((cell, i) => cell.padEnd(widths[i]!))
+          .join('  ')
+          .trimEnd()}\n`,
+      );
   });
 }
 

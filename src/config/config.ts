@@ -114,10 +114,7 @@ export class ConfigError extends Error {
 }
 
 /** Reads every setting from flags, then env, then its default; throws ConfigError naming the first bad one. */
-export function loadConfig(
-  env: Record<string, string | undefined> = {},
-  flags: ConfigFlags = {},
-): Config {
+export function loadConfig(env: Record<string, string | undefined> = {}, flags: ConfigFlags = {}): Config {
   const out: Record<string, unknown> = {};
   for (const [key, setting] of Object.entries(SETTINGS) as [keyof Settings, Settings[keyof Settings]][]) {
     const fromFlag = flags[key];

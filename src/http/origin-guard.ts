@@ -5,7 +5,8 @@
 import { ServiceError } from '../errors.js';
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
-const isLoopbackHost = (host: string) => host === 'localhost' || host.startsWith('127.') || host === '::1' || host === '[::1]';
+const isLoopbackHost = (host: string) =>
+  host === 'localhost' || host.startsWith('127.') || host === '::1' || host === '[::1]';
 
 /** Hostname of a Host header value, without port. */
 function hostname(hostHeader: string): string {

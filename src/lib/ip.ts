@@ -50,7 +50,10 @@ export function isPublicIp(ip: string): boolean {
 
 /** Why a URL's host is not a public endpoint, or undefined when it may be one. */
 export function nonPublicHostReason(hostname: string): string | undefined {
-  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  const host = hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
   if (isIP(host)) return isPublicIp(host) ? undefined : `${host} is not a public address`;
   if (host === 'localhost' || host.endsWith('.localhost')) return `${host} is this machine`;
   if (!host.includes('.')) return `${host} is not a public domain name`;

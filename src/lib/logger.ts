@@ -25,8 +25,7 @@ export const REDACT_PATHS = [
 
 /** A logger writing JSON lines to stderr (fd 2) at `level`. */
 export function createLogger(level: LevelWithSilent, destination: number | NodeJS.WritableStream = 2): Logger {
-  const stream =
-    typeof destination === 'number' ? pino.destination({ fd: destination, sync: false }) : destination;
+  const stream = typeof destination === 'number' ? pino.destination({ fd: destination, sync: false }) : destination;
   return pino(
     {
       name: 'trawl',

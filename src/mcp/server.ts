@@ -40,10 +40,7 @@ export function selectOperations(names: readonly string[]): Operation[] {
 
 /** Builds a server for one connection (stdio) or one HTTP request (stateless streamable HTTP). */
 export function buildMcpServer(app: App, options: McpDoorOptions): McpServer {
-  const server = new McpServer(
-    { name: 'trawl', title: 'Trawl', version: VERSION },
-    { instructions: INSTRUCTIONS },
-  );
+  const server = new McpServer({ name: 'trawl', title: 'Trawl', version: VERSION }, { instructions: INSTRUCTIONS });
   for (const op of selectOperations(app.config.tools)) {
     server.registerTool(
       op.tool,

@@ -33,7 +33,12 @@ type AnyObject = z.ZodObject<z.ZodRawShape>;
 type Out<T> = T extends z.ZodType ? z.output<T> : unknown;
 export type OpInput<P, Q, B> = Out<P> & Out<Q> & Out<B>;
 
-export interface OpSpec<P extends AnyObject | undefined, Q extends AnyObject | undefined, B extends AnyObject | undefined, O extends z.ZodType> {
+export interface OpSpec<
+  P extends AnyObject | undefined,
+  Q extends AnyObject | undefined,
+  B extends AnyObject | undefined,
+  O extends z.ZodType,
+> {
   name: string;
   tool: string;
   title: string;

@@ -7,7 +7,9 @@ import type { SearchResult } from '../schemas/common.schema.js';
 const TEXT_PREVIEW = 4000;
 
 function clip(text: string, max = TEXT_PREVIEW): string {
-  return text.length <= max ? text : `${text.slice(0, max)}\n[... ${text.length - max} more characters in structuredContent]`;
+  return text.length <= max
+    ? text
+    : `${text.slice(0, max)}\n[... ${text.length - max} more characters in structuredContent]`;
 }
 
 /** One result as a short block: title, URL, date, then whatever contents were requested. */

@@ -42,8 +42,7 @@ export const findSimilarOp = defineOp({
   name: 'findSimilar',
   tool: 'find_similar',
   title: 'Find similar pages',
-  description:
-    'Find pages similar to a given URL (same topic, kind and audience). Optional contents as in search.',
+  description: 'Find pages similar to a given URL (same topic, kind and audience). Optional contents as in search.',
   capability: 'search',
   route: { method: 'POST', path: '/findSimilar' },
   body: FindSimilarRequest,

@@ -9,7 +9,7 @@ type Issue = z.core.$ZodIssue;
 type RawIssue = z.core.$ZodRawIssue;
 
 const show = (v: unknown): string => {
-  const s = typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v) ?? String(v);
+  const s = typeof v === 'string' ? JSON.stringify(v) : (JSON.stringify(v) ?? String(v));
   return s.length > 40 ? `${s.slice(0, 37)}...` : s;
 };
 const typeOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
@@ -29,7 +29,8 @@ export function describeIssue(issue: RawIssue): string | undefined {
     case 'too_small': {
       const min = Number(issue.minimum);
       if (issue.origin === 'string') return min <= 1 ? 'must not be empty' : `must be at least ${min} characters`;
-      if (issue.origin === 'array' || issue.origin === 'set') return `must have at least ${min} item${min === 1 ? '' : 's'}`;
+      if (issue.origin === 'array' || issue.origin === 'set')
+        return `must have at least ${min} item${min === 1 ? '' : 's'}`;
       return `must be ${issue.inclusive === false ? 'greater than' : 'at least'} ${min} (got ${show(issue.input)})`;
     }
     case 'invalid_value':
@@ -39,7 +40,7 @@ export function describeIssue(issue: RawIssue): string | undefined {
     case 'invalid_format':
       return `must be a valid ${issue.format === 'url' ? 'URL' : issue.format}`;
     case 'unrecognized_keys':
-      return issue.keys.map((k) => `unknown field "${k}"`).join('; ');
+      return issue.keys.map((k) => `${k}: unknown field`).join('; ');
     case 'not_multiple_of':
       return `must be a multiple of ${String(issue.divisor)}`;
     default:
@@ -64,9 +65,27 @@ function flatten(issues: readonly Issue[], prefix: PropertyKey[] = []): Issue[] 
       out.push({ ...issue, path, message: `must be of type ${[...new Set(expected.filter(Boolean))].join(' or ')}` });
       continue;
     }
+    if (issue.code === 'unrecognized_keys') {
+      out.push(...perKey(issue, path));
+      continue;
+    }
     out.push({ ...issue, path });
   }
   return out;
+}
+
+/**
+ * One issue per unknown key, at the key's own path. The message (from wireObject's error map or ours)
+ * reads `key: hint; key2: hint2`, so each key's part starts at its own `key: `.
+ */
+function perKey(issue: z.core.$ZodIssueUnrecognizedKeys, path: PropertyKey[]): Issue[] {
+  const starts = issue.keys.map((k) => issue.message.indexOf(`${k}: `));
+  return issue.keys.map((key, i) => {
+    const start = starts[i] ?? -1;
+    const end = starts.slice(i + 1).find((s) => s > start) ?? issue.message.length + 2;
+    const text = start >= 0 ? issue.message.slice(start + key.length + 2, end - 2) : 'unknown field';
+    return { ...issue, keys: [key], path: [...path, key], message: text };
+  });
 }
 
 /** `contents.text.maxCharacters`, `urls[3]`. */
@@ -111,9 +130,13 @@ export function toValidationError(error: z.ZodError, part: InputPart): ServiceEr
   });
   if (issues.length > 5) lines.push(`and ${issues.length - 5} more`);
   const field = first ? fieldPath(first.path) || undefined : undefined;
-  return new ServiceError(first ? tagFor(first, FALLBACK[part]) : FALLBACK[part], `${LABEL[part]}: ${lines.join('; ')}`, {
-    ...(field ? { field } : {}),
-  });
+  return new ServiceError(
+    first ? tagFor(first, FALLBACK[part]) : FALLBACK[part],
+    `${LABEL[part]}: ${lines.join('; ')}`,
+    {
+      ...(field ? { field } : {}),
+    },
+  );
 }
 
 /** Parses `value` with `schema`, throwing the spec's validation error on failure. */

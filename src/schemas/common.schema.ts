@@ -12,9 +12,7 @@ export function wireObject<T extends z.ZodRawShape>(shape: T, hints: Record<stri
   return z.strictObject(shape, {
     error: (issue) => {
       if (issue.code !== 'unrecognized_keys') return undefined;
-      return issue.keys
-        .map((key) => (hints[key] ? `${key}: ${hints[key]}` : `unknown field "${key}"`))
-        .join('; ');
+      return issue.keys.map((key) => `${key}: ${hints[key] ?? 'unknown field'}`).join('; ');
     },
   });
 }
@@ -48,12 +46,7 @@ export const Category = z
   .enum(['company', 'people', 'publication', 'news', 'personal site', 'financial report'])
   .describe('Focus on a kind of page.');
 
-export const NumResults = z
-  .int()
-  .min(1)
-  .max(100)
-  .default(10)
-  .describe('Number of results, 1-100.');
+export const NumResults = z.int().min(1).max(100).default(10).describe('Number of results, 1-100.');
 
 export const Section = z.enum(['header', 'navigation', 'banner', 'body', 'sidebar', 'footer', 'metadata']);
 
@@ -121,7 +114,10 @@ export const SearchResult = z
     highlightScores: z.array(z.number()).optional(),
     summary: z.string().optional(),
     subpages: z.array(SubpageResult).optional(),
-    extras: z.object({ links: z.array(z.string()).optional() }).loose().optional(),
+    extras: z
+      .object({ links: z.array(z.string()).optional() })
+      .loose()
+      .optional(),
     entities: z.array(z.union([CompanyEntity, z.object({ type: z.string() }).loose()])).optional(),
   })
   .loose();

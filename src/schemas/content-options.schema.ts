@@ -107,7 +107,9 @@ export type SearchContents = z.infer<typeof SearchContents>;
 
 /** Beta rule input: does any highlights option in this value ask for dynamic highlights? */
 export function wantsDynamicHighlights(highlights: unknown): boolean {
-  return typeof highlights === 'object' && highlights !== null && (highlights as { dynamic?: unknown }).dynamic === true;
+  return (
+    typeof highlights === 'object' && highlights !== null && (highlights as { dynamic?: unknown }).dynamic === true
+  );
 }
 
 /** Cross-field rules shared by every place content options appear. */

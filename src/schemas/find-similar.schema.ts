@@ -5,7 +5,10 @@ import { ContextOption, SearchContents, refineContentOptions } from './content-o
 
 export const FindSimilarRequest = wireObject(
   {
-    url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048).describe('Find pages like this one.'),
+    url: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+      .max(2048)
+      .describe('Find pages like this one.'),
     numResults: z.int().min(1).max(100).default(10).describe('Number of results, at most 100.'),
     includeDomains: DomainList.optional(),
     excludeDomains: DomainList.optional(),
@@ -15,7 +18,9 @@ export const FindSimilarRequest = wireObject(
     startPublishedDate: IsoDate.optional().describe('Only links published after this date.'),
     endPublishedDate: IsoDate.optional().describe('Only links published before this date.'),
     includeText: TextFilter.optional().describe('One string of up to 5 words that must appear in the page text.'),
-    excludeText: TextFilter.optional().describe('One string of up to 5 words that must not appear in the first 1000 words.'),
+    excludeText: TextFilter.optional().describe(
+      'One string of up to 5 words that must not appear in the first 1000 words.',
+    ),
     context: ContextOption.optional(),
     moderation: z.boolean().default(false).describe('Filter unsafe content.'),
     contents: SearchContents.optional(),

@@ -1,0 +1,209 @@
+/** The REST door end to end: real HTTP on 127.0.0.1:0, real SQLite, real keys. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postJson, startTestServer, type TestServer } from '../helpers/app.js';
+import { OPERATIONS } from '../../src/ops/registry.js';
+import { toOpenApiPath } from '../../src/http/openapi.js';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer({ maxBodyBytes: 4096 });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const auth = () => ({ 'x-api-key': t.key });
+
+/** A valid request for every operation, so the tests can reach each handler. */
+function validCall(op: (typeof OPERATIONS)[number]): { method: string; path: string; body?: unknown } {
+  const path = op.route.path.replace(':id', 'mon_1').replace(':runId', 'run_1');
+  const bodies: Record<string, unknown> = {
+    search: { query: 'rust async runtime' },
+    findSimilar: { url: 'https://example.com/post' },
+    contents: { urls: ['https://example.com'] },
+    context: { query: 'how to use undici Agent' },
+    'monitors.create': { search: { query: 'x' }, webhook: { url: 'https://hooks.example.com/t' } },
+    'monitors.update': { status: 'paused' },
+    'agent.create': { query: 'list 5 vector databases' },
+  };
+  return { method: op.route.method, path, body: bodies[op.name] };
+}
+
+describe('health and request ids', () => {
+  it('answers /health without a key, revealing nothing private', async () => {
+    const res = await fetch(`${t.url}/health`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(Object.keys(body).sort()).toEqual(['status', 'version']);
+    expect(body.status).toBe('ok');
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f]{32}$/);
+  });
+
+  it('keeps a sane incoming x-request-id and replaces an unsafe one', async () => {
+    const kept = await fetch(`${t.url}/health`, { headers: { 'x-request-id': 'trace-abc-12345' } });
+    expect(kept.headers.get('x-request-id')).toBe('trace-abc-12345');
+    const replaced = await fetch(`${t.url}/health`, { headers: { 'x-request-id': 'bad id <script>' } });
+    expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f]{32}$/);
+  });
+});
+
+describe('authentication', () => {
+  it('rejects a missing key with 401 INVALID_API_KEY in the standard envelope', async () => {
+    const res = await postJson(t.url, '/search', { query: 'x' });
+    expect(res.status).toBe(401);
+    expect(Object.keys(res.body).sort()).toEqual(['error', 'requestId', 'tag']);
+    expect(res.body.tag).toBe('INVALID_API_KEY');
+    expect(res.body.requestId).toBe(res.headers.get('x-request-id'));
+    expect(res.body.error).toMatch(/x-api-key/);
+  });
+
+  it('rejects an unknown key, and a well-formed key with a wrong secret', async () => {
+    const forged = t.key.slice(0, -4) + (t.key.endsWith('AAAA') ? 'BBBB' : 'AAAA');
+    for (const key of ['nope', forged]) {
+      const res = await postJson(t.url, '/search', { query: 'x' }, { 'x-api-key': key });
+      expect(res.status).toBe(401);
+      expect(res.body.tag).toBe('INVALID_API_KEY');
+    }
+  });
+
+  it('accepts the key as x-api-key and as Authorization: Bearer', async () => {
+    const a = await postJson(t.url, '/search', { query: 'x' }, { 'x-api-key': t.key });
+    const b = await postJson(t.url, '/search', { query: 'x' }, { authorization: `Bearer ${t.key}` });
+    expect(a.status).toBe(501);
+    expect(b.status).toBe(501);
+  });
+
+  it('rejects a revoked key at once', async () => {
+    const made = t.app.services.keys.create('short-lived');
+    expect((await postJson(t.url, '/context', { query: 'x' }, { 'x-api-key': made.key })).status).toBe(501);
+    t.app.services.keys.revoke(made.id);
+    const after = await postJson(t.url, '/context', { query: 'x' }, { 'x-api-key': made.key });
+    expect(after.status).toBe(401);
+  });
+
+  it('answers monitor routes with an {error} body', async () => {
+    const res = await fetch(`${t.url}/monitors`);
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({ error: expect.stringMatching(/API key/) });
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+  });
+});
+
+describe('validation errors', () => {
+  it('names the field and uses the spec tag', async () => {
+    const res = await postJson(t.url, '/search', { query: 'x', numResults: 500 }, auth());
+    expect(res.status).toBe(400);
+    expect(res.body.tag).toBe('NUM_RESULTS_EXCEEDED');
+    expect(res.body.error).toMatch(/numResults: must be at most 100/);
+  });
+
+  it('rejects parameters that do not exist, naming the replacement', async () => {
+    const res = await postJson(t.url, '/search', { query: 'x', includeUrls: ['a.com'] }, auth());
+    expect(res.status).toBe(400);
+    expect(res.body.tag).toBe('INVALID_REQUEST_BODY');
+    expect(res.body.error).toMatch(/includeUrls: does not exist; use includeDomains/);
+  });
+
+  it('rejects malformed JSON with INVALID_REQUEST_BODY', async () => {
+    const res = await postJson(t.url, '/search', '{"query": ', auth());
+    expect(res.status).toBe(400);
+    expect(res.body.tag).toBe('INVALID_REQUEST_BODY');
+    expect(res.body.error).toMatch(/not valid JSON/);
+  });
+
+  it('rejects a non-JSON content type with 415', async () => {
+    const res = await fetch(`${t.url}/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', ...auth() },
+      body: 'query=x',
+    });
+    expect(res.status).toBe(415);
+    expect(((await res.json()) as { tag: string }).tag).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('rejects a body over the size limit with 413', async () => {
+    const res = await postJson(t.url, '/search', { query: 'x'.repeat(5000) }, auth());
+    expect(res.status).toBe(413);
+    expect(res.body.tag).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('rejects bad query parameters with INVALID_REQUEST_QUERY, in {error} form on monitors', async () => {
+    const res = await fetch(`${t.url}/monitors?limit=0`, { headers: auth() });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toMatch(/limit: must be at least 1/);
+    const agent = await fetch(`${t.url}/agent/runs?limit=500`, { headers: auth() });
+    expect(agent.status).toBe(400);
+    expect(((await agent.json()) as { tag: string }).tag).toBe('INVALID_REQUEST_QUERY');
+  });
+
+  it('gates dynamic highlights on the Svc-Beta header (and Exa-Beta, which exa-js sends)', async () => {
+    const body = { urls: ['https://example.com'], highlights: { dynamic: true } };
+    const without = await postJson(t.url, '/contents', body, auth());
+    expect(without.status).toBe(400);
+    expect(without.body.error).toMatch(/highlights\.dynamic: .*Svc-Beta: dynamic-highlights-2026-08-28/);
+    for (const header of ['svc-beta', 'exa-beta']) {
+      const withIt = await postJson(t.url, '/contents', body, {
+        ...auth(),
+        [header]: 'x, dynamic-highlights-2026-08-28',
+      });
+      expect(withIt.status).toBe(501);
+    }
+  });
+});
+
+describe('routing', () => {
+  it('answers unknown paths with 404 NOT_FOUND', async () => {
+    const res = await fetch(`${t.url}/nope`, { headers: auth() });
+    expect(res.status).toBe(404);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body.tag).toBe('NOT_FOUND');
+    expect(body.requestId).toBe(res.headers.get('x-request-id'));
+  });
+
+  it('answers a wrong method with 405 and an Allow header', async () => {
+    const res = await fetch(`${t.url}/search`, { headers: auth() });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+    expect(((await res.json()) as { tag: string }).tag).toBe('METHOD_NOT_ALLOWED');
+    const monitor = await fetch(`${t.url}/monitors/abc`, { method: 'PUT', headers: auth() });
+    expect(monitor.status).toBe(405);
+    expect(monitor.headers.get('allow')).toBe('GET, PATCH, DELETE');
+  });
+});
+
+describe('capabilities not built yet', () => {
+  it.each(OPERATIONS.map((op) => [op.name, op] as const))('%s answers 501 naming its capability', async (_n, op) => {
+    const call = validCall(op);
+    const res = await fetch(t.url + call.path, {
+      method: call.method,
+      headers: { ...auth(), ...(call.body ? { 'content-type': 'application/json' } : {}) },
+      ...(call.body ? { body: JSON.stringify(call.body) } : {}),
+    });
+    expect(res.status).toBe(501);
+    const body = (await res.json()) as Record<string, string>;
+    expect(body.error).toMatch(/is not built yet/);
+    if (op.errorBody === 'simple') {
+      expect(Object.keys(body)).toEqual(['error']);
+    } else {
+      expect(body.tag).toBe('NOT_IMPLEMENTED');
+      expect(body.requestId).toBe(res.headers.get('x-request-id'));
+    }
+  });
+});
+
+describe('OpenAPI document', () => {
+  it('is a valid OpenAPI 3.1 document covering every operation', async () => {
+    const { Validator } = await import('@seriousme/openapi-schema-validator');
+    const res = await fetch(`${t.url}/openapi.json`);
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
+    expect(doc.openapi).toBe('3.1.0');
+    const validator = new Validator();
+    const result = await validator.validate(doc);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    for (const op of OPERATIONS) {
+      expect(doc.paths[toOpenApiPath(op.route.path)]?.[op.route.method.toLowerCase()]).toBeDefined();
+    }
+  });
+});

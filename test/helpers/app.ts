@@ -1,0 +1,78 @@
+/** Test helpers: a real app on a temporary data directory, and the real HTTP door on 127.0.0.1:0. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createApp, type App } from '../../src/app.js';
+import { loadConfig, type ConfigFlags } from '../../src/config/config.js';
+import { startHttpServer, type RunningServer } from '../../src/http/server.js';
+import { createLogger } from '../../src/lib/logger.js';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+export const CLI = path.join(ROOT, 'dist/cli.js');
+
+/** A fresh temporary directory, removed by the returned cleanup. */
+export function tempDir(prefix = 'trawl-test-'): { dir: string; cleanup: () => void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  return { dir, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+export interface TestApp {
+  app: App;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+/** A real app (SQLite and cache) on a temporary data directory, logging nothing. */
+export function makeTestApp(flags: ConfigFlags = {}): TestApp {
+  const { dir, cleanup } = tempDir();
+  const config = loadConfig({}, { dataDir: dir, port: 0, logLevel: 'silent', ...flags });
+  const app = createApp(config, { logger: createLogger('silent') });
+  return {
+    app,
+    dataDir: dir,
+    async close() {
+      await app.close();
+      cleanup();
+    },
+  };
+}
+
+export interface TestServer extends TestApp {
+  server: RunningServer;
+  url: string;
+  /** A valid API key. */
+  key: string;
+}
+
+/** The real HTTP door on 127.0.0.1:0 with one API key made. */
+export async function startTestServer(flags: ConfigFlags = {}): Promise<TestServer> {
+  const t = makeTestApp({ host: '127.0.0.1', ...flags });
+  const server = await startHttpServer(t.app, '127.0.0.1', 0);
+  const key = t.app.services.keys.create('test').key;
+  return {
+    ...t,
+    server,
+    url: server.url,
+    key,
+    async close() {
+      await server.close();
+      await t.close();
+    },
+  };
+}
+
+/** POSTs JSON with the key; returns status, headers and parsed body. */
+export async function postJson(
+  base: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }> {
+  const res = await fetch(base + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
