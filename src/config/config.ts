@@ -5,6 +5,7 @@
 import path from 'node:path';
 import envPaths from 'env-paths';
 import { z } from 'zod';
+import '../schemas/messages.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 

@@ -20,8 +20,8 @@ import {
   listAgentRunEventsOp,
   listAgentRunsOp,
 } from './agent-runs.ops.js';
-// Installs the validation messages (zod's error map) that both doors and the MCP SDK's parsing use.
-import './validation.js';
+// Installs the validation messages (zod's error map) used by every parse.
+import '../schemas/messages.js';
 
 export const OPERATIONS: readonly Operation[] = [
   searchOp,

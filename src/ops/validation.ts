@@ -4,51 +4,9 @@
  */
 import { z } from 'zod';
 import { ServiceError, type ErrorTag } from '../errors.js';
+import '../schemas/messages.js';
 
 type Issue = z.core.$ZodIssue;
-type RawIssue = z.core.$ZodRawIssue;
-
-const show = (v: unknown): string => {
-  const s = typeof v === 'string' ? JSON.stringify(v) : (JSON.stringify(v) ?? String(v));
-  return s.length > 40 ? `${s.slice(0, 37)}...` : s;
-};
-const typeOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
-
-/** Message for one raw issue, phrased as what the value must be. Used as zod's global error map. */
-export function describeIssue(issue: RawIssue): string | undefined {
-  switch (issue.code) {
-    case 'invalid_type':
-      if (issue.input === undefined) return 'is required';
-      return `must be ${issue.expected === 'int' ? 'an integer' : `of type ${issue.expected}`} (got ${typeOf(issue.input)})`;
-    case 'too_big': {
-      const max = String(issue.maximum);
-      if (issue.origin === 'string') return `must be at most ${max} characters`;
-      if (issue.origin === 'array' || issue.origin === 'set') return `must have at most ${max} items`;
-      return `must be ${issue.inclusive === false ? 'less than' : 'at most'} ${max} (got ${show(issue.input)})`;
-    }
-    case 'too_small': {
-      const min = Number(issue.minimum);
-      if (issue.origin === 'string') return min <= 1 ? 'must not be empty' : `must be at least ${min} characters`;
-      if (issue.origin === 'array' || issue.origin === 'set')
-        return `must have at least ${min} item${min === 1 ? '' : 's'}`;
-      return `must be ${issue.inclusive === false ? 'greater than' : 'at least'} ${min} (got ${show(issue.input)})`;
-    }
-    case 'invalid_value':
-      return issue.values.length === 1
-        ? `must be ${show(issue.values[0])}`
-        : `must be one of ${issue.values.map(show).join(', ')} (got ${show(issue.input)})`;
-    case 'invalid_format':
-      return `must be a valid ${issue.format === 'url' ? 'URL' : issue.format}`;
-    case 'unrecognized_keys':
-      return issue.keys.map((k) => `${k}: unknown field`).join('; ');
-    case 'not_multiple_of':
-      return `must be a multiple of ${String(issue.divisor)}`;
-    default:
-      return undefined;
-  }
-}
-
-z.config({ customError: describeIssue });
 
 /** Flattens union failures to the branch that got furthest, so nested field errors surface. */
 function flatten(issues: readonly Issue[], prefix: PropertyKey[] = []): Issue[] {

@@ -1,0 +1,53 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, SETTINGS } from '../../src/config/config.js';
+
+describe('loadConfig', () => {
+  it('has the documented defaults', () => {
+    const c = loadConfig({ XDG_DATA_HOME: '/tmp/xdg' });
+    expect(c.host).toBe('127.0.0.1');
+    expect(c.port).toBe(8787);
+    expect(c.logLevel).toBe('info');
+    expect(c.tools).toEqual([]);
+    expect(c.createFirstKey).toBe(true);
+    if (process.platform === 'linux') expect(c.dataDir).toBe(path.join('/tmp/xdg', 'trawl'));
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it('reads TRAWL_* variables, and flags win over them', () => {
+    const env = {
+      TRAWL_PORT: '9000',
+      TRAWL_HOST: '0.0.0.0',
+      TRAWL_TOOLS: 'search, get_contents',
+      TRAWL_DATA_DIR: 'rel',
+    };
+    const c = loadConfig(env, { port: '9100' });
+    expect(c.port).toBe(9100);
+    expect(c.host).toBe('0.0.0.0');
+    expect(c.tools).toEqual(['search', 'get_contents']);
+    expect(c.dataDir).toBe(path.resolve('rel'));
+  });
+
+  it('treats an empty variable as unset (as MCP bundles pass empty user settings)', () => {
+    expect(loadConfig({ TRAWL_LOG_LEVEL: '', TRAWL_TOOLS: '' }).logLevel).toBe('info');
+  });
+
+  it.each([
+    [{ TRAWL_PORT: 'x' }, {}, /environment variable TRAWL_PORT="x"/],
+    [{}, { port: '-1' }, /flag --port="-1": must be at least 0/],
+    [{ TRAWL_LOG_LEVEL: 'verbose' }, {}, /TRAWL_LOG_LEVEL="verbose": must be one of/],
+    [{ TRAWL_MAX_BODY_BYTES: '10' }, {}, /TRAWL_MAX_BODY_BYTES/],
+    [{ TRAWL_CREATE_FIRST_KEY: 'maybe' }, {}, /TRAWL_CREATE_FIRST_KEY/],
+  ])('fails fast naming the setting: %j %j', (env, flags, message) => {
+    expect(() => loadConfig(env, flags)).toThrow(ConfigError);
+    expect(() => loadConfig(env, flags)).toThrow(message);
+  });
+
+  it('documents every setting with an env var and a flag', () => {
+    for (const s of Object.values(SETTINGS)) {
+      expect(s.env).toMatch(/^TRAWL_[A-Z_]+$/);
+      expect(s.flag).toMatch(/^--[a-z-]+$/);
+      expect(s.doc.length).toBeGreaterThan(10);
+    }
+  });
+});

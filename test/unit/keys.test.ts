@@ -1,0 +1,47 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeTestApp, type TestApp } from '../helpers/app.js';
+
+let t: TestApp;
+afterEach(() => t.close());
+
+describe('keys service', () => {
+  it('stores only a hash and verifies the key', () => {
+    t = makeTestApp();
+    const made = t.app.services.keys.create(' laptop ');
+    expect(made.name).toBe('laptop');
+    const rows = t.app.db.prepare('SELECT * FROM api_keys').all() as Record<string, string>[];
+    expect(JSON.stringify(rows)).not.toContain(made.key.split('_')[2]);
+    expect(rows[0]!.hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(t.app.services.keys.verify(made.key)).toEqual({ keyId: made.id, keyName: 'laptop' });
+    expect(t.app.services.keys.verify(`${made.key}x`)).toBeNull();
+    expect(t.app.services.keys.verify(made.key.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')))).toBeNull();
+    expect(t.app.services.keys.list()[0]!.lastUsedAt).not.toBeNull();
+  });
+
+  it('revokes by id or by key, and a revoked key no longer verifies', () => {
+    t = makeTestApp();
+    const a = t.app.services.keys.create('a');
+    const b = t.app.services.keys.create('b');
+    t.app.services.keys.revoke(a.id);
+    t.app.services.keys.revoke(b.key);
+    expect(t.app.services.keys.verify(a.key)).toBeNull();
+    expect(t.app.services.keys.verify(b.key)).toBeNull();
+    expect(t.app.services.keys.countActive()).toBe(0);
+    expect(() => t.app.services.keys.revoke('000000000000')).toThrow(/no API key/);
+  });
+
+  it('makes a first key only when none was ever made', () => {
+    t = makeTestApp();
+    const first = t.app.services.keys.createFirst('first key');
+    expect(first?.key).toMatch(/^trawl_/);
+    expect(t.app.services.keys.createFirst('first key')).toBeNull();
+    t.app.services.keys.revoke(first!.id);
+    expect(t.app.services.keys.createFirst('first key')).toBeNull();
+  });
+
+  it('rejects an empty or over-long name', () => {
+    t = makeTestApp();
+    expect(() => t.app.services.keys.create('  ')).toThrow(/1-100 characters/);
+    expect(() => t.app.services.keys.create('x'.repeat(101))).toThrow(/1-100 characters/);
+  });
+});

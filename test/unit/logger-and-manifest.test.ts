@@ -1,0 +1,56 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/lib/logger.js';
+import { TOOL_NAMES } from '../../src/ops/registry.js';
+import { ROOT } from '../helpers/app.js';
+
+describe('logger', () => {
+  it('redacts keys and secrets', () => {
+    let out = '';
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        out += chunk.toString();
+        done();
+      },
+    });
+    const logger = createLogger('info', sink);
+    logger.info(
+      { headers: { 'x-api-key': 'k1', authorization: 'Bearer k2' }, webhookSecret: 's3', nested: { apiKey: 'k4' } },
+      'x',
+    );
+    expect(out).toContain('[redacted]');
+    for (const secret of ['k1', 'Bearer k2', 's3', 'k4']) expect(out).not.toContain(`"${secret}"`);
+  });
+});
+
+describe('manifest.json (MCP bundle)', () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'manifest.json'), 'utf8')) as {
+    version: string;
+    server: { entry_point: string; mcp_config: { args: string[] } };
+    tools: { name: string }[];
+  };
+
+  it('is valid against the MCPB manifest schema', async () => {
+    const require = createRequire(import.meta.url);
+    const schema = require('@anthropic-ai/mcpb/mcpb-manifest-v0.3.schema.json') as object;
+    const { Ajv } = await import('ajv');
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    const validate = ajv.compile(schema);
+    expect(validate(manifest), JSON.stringify(validate.errors)).toBe(true);
+  });
+
+  it('runs `trawl mcp` from the built entry point and lists every tool', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      version: string;
+      bin: Record<string, string>;
+    };
+    expect(manifest.version).toBe(pkg.version);
+    expect(manifest.server.entry_point).toBe(pkg.bin.trawl);
+    expect(fs.existsSync(path.join(ROOT, manifest.server.entry_point))).toBe(true);
+    expect(manifest.server.mcp_config.args).toEqual(['${__dirname}/dist/cli.js', 'mcp']);
+    expect(manifest.tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
+  });
+});

@@ -1,0 +1,74 @@
+import Database from 'better-sqlite3';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createCacheStore } from '../../src/store/cache.js';
+import { migrate, openDatabase } from '../../src/store/database.js';
+import { tempDir } from '../helpers/app.js';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  while (cleanups.length) cleanups.pop()!();
+});
+const dir = () => {
+  const t = tempDir();
+  cleanups.push(t.cleanup);
+  return t.dir;
+};
+
+describe('database', () => {
+  it('opens in WAL mode and applies migrations once', () => {
+    const d = dir();
+    const db = openDatabase(d);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('user_version', { simple: true })).toBe(1);
+    db.close();
+    const again = openDatabase(d);
+    expect(again.pragma('user_version', { simple: true })).toBe(1);
+    again.close();
+  });
+
+  it('applies a failing migration not at all', () => {
+    const db = new Database(path.join(dir(), 'x.sqlite'));
+    const migrations = [
+      { version: 1, name: 'ok', sql: 'CREATE TABLE a (x INTEGER)' },
+      { version: 2, name: 'bad', sql: 'CREATE TABLE b (y INTEGER); INSERT INTO nope VALUES (1);' },
+    ];
+    expect(() => migrate(db, migrations)).toThrow(/nope/);
+    expect(db.pragma('user_version', { simple: true })).toBe(1);
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'b'").get()).toBeUndefined();
+    db.close();
+  });
+
+  it('refuses a database newer than this code', () => {
+    const d = dir();
+    const db = openDatabase(d);
+    db.pragma('user_version = 99');
+    db.close();
+    expect(() => openDatabase(d)).toThrow(/newer than this Trawl understands/);
+  });
+});
+
+describe('cache store (keyv + @keyv/sqlite)', () => {
+  it('round-trips values, keeps namespaces and versions apart, and is shared across stores', async () => {
+    const d = dir();
+    const a = createCacheStore(d);
+    const b = createCacheStore(d);
+    await a.namespace<{ n: number }>('page', 1).set('https://x.example/', { n: 1 });
+    expect(await a.namespace<{ n: number }>('page', 1).get('https://x.example/')).toEqual({ n: 1 });
+    expect(await a.namespace('page', 2).get('https://x.example/')).toBeUndefined();
+    expect(await a.namespace('other', 1).get('https://x.example/')).toBeUndefined();
+    expect(await b.namespace<{ n: number }>('page', 1).get('https://x.example/')).toEqual({ n: 1 });
+    await a.close();
+    await b.close();
+  });
+
+  it('expires entries after their ttl', async () => {
+    const store = createCacheStore(dir());
+    const kv = store.namespace<string>('t', 1);
+    await kv.set('k', 'v', 30);
+    expect(await kv.get('k')).toBe('v');
+    await new Promise((r) => setTimeout(r, 60));
+    expect(await kv.get('k')).toBeUndefined();
+    await store.close();
+  });
+});
