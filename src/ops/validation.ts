@@ -2,7 +2,7 @@
  * Turns zod issues into the spec's errors: a message that names each field at fault and the rule it
  * broke, and the tag the spec has for it. Both doors use it, so REST and MCP say the same thing.
  */
-import { z } from 'zod';
+import { type z } from 'zod';
 import { ServiceError, type ErrorTag } from '../errors.js';
 import '../schemas/messages.js';
 

@@ -17,6 +17,11 @@ export function wireObject<T extends z.ZodRawShape>(shape: T, hints: Record<stri
   });
 }
 
+/** A custom message for a bad value that still says "is required" when the value is missing. */
+export function required(message: string) {
+  return (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : message);
+}
+
 /** ISO 8601 date (`2025-01-31`) or date-time (`2025-01-31T12:00:00Z`). */
 export const IsoDate = z
   .union([z.iso.datetime({ offset: true, local: true }), z.iso.date()], {

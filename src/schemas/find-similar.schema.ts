@@ -1,12 +1,12 @@
 /** POST /findSimilar: request and response. */
 import { z } from 'zod';
-import { DomainList, IsoDate, SearchResult, TextFilter, wireObject } from './common.schema.js';
+import { DomainList, IsoDate, SearchResult, TextFilter, required, wireObject } from './common.schema.js';
 import { ContextOption, SearchContents, refineContentOptions } from './content-options.schema.js';
 
 export const FindSimilarRequest = wireObject(
   {
     url: z
-      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+      .url({ protocol: /^https?$/, error: required('must be an http(s) URL') })
       .max(2048)
       .describe('Find pages like this one.'),
     numResults: z.int().min(1).max(100).default(10).describe('Number of results, at most 100.'),

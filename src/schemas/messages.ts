@@ -18,6 +18,7 @@ export function describeIssue(issue: RawIssue): string | undefined {
   switch (issue.code) {
     case 'invalid_type':
       if (issue.input === undefined) return 'is required';
+      if (typeof issue.input === 'number' && Number.isNaN(issue.input)) return 'must be a number';
       return `must be ${issue.expected === 'int' ? 'an integer' : `of type ${issue.expected}`} (got ${typeOf(issue.input)})`;
     case 'too_big': {
       const max = String(issue.maximum);

@@ -1,7 +1,7 @@
 /** /monitors: create, update, list and the Monitor, MonitorRun and webhook event objects. */
 import { z } from 'zod';
 import { nonPublicHostReason } from '../lib/ip.js';
-import { Grounding, PageQuery, SearchResult, Timestamp, wireObject } from './common.schema.js';
+import { Grounding, PageQuery, SearchResult, Timestamp, required, wireObject } from './common.schema.js';
 import {
   ContentsExtras,
   ContextOption,
@@ -96,9 +96,10 @@ export function periodHours(period: string): number {
 export const Trigger = wireObject({ type: z.literal('interval'), period: TriggerPeriod });
 
 export const WebhookUrl = z
-  .url({ error: 'must be an absolute URL' })
+  .url({ error: required('must be an absolute URL') })
   .max(2048)
   .superRefine((raw, ctx) => {
+    if (!URL.canParse(raw)) return; // already reported by z.url
     const url = new URL(raw);
     if (url.protocol !== 'https:') {
       ctx.addIssue({ code: 'custom', message: 'must use HTTPS' });
