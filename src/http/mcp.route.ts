@@ -9,11 +9,13 @@ import type { App } from '../app.js';
 import { ServiceError } from '../errors.js';
 import { buildMcpServer } from '../mcp/server.js';
 import { BETA_HEADERS, parseBetas } from '../ops/betas.js';
+import type { Operation } from '../ops/define-op.js';
 import { authenticate } from './auth.js';
 import { createOriginGuard } from './origin-guard.js';
 import type { HttpEnv } from './server.js';
 
-export function mountMcp(hono: Hono<HttpEnv>, app: App): void {
+/** Mounts /mcp serving `tools` (the configured selection of the HTTP app's operations). */
+export function mountMcp(hono: Hono<HttpEnv>, app: App, tools: readonly Operation[]): void {
   const guard = createOriginGuard({
     listenHost: app.config.host,
     allowedHosts: app.config.allowedHosts,
@@ -28,7 +30,7 @@ export function mountMcp(hono: Hono<HttpEnv>, app: App): void {
       BETA_HEADERS.map((h) => c.req.header(h)),
       app.config.mcpBetas,
     );
-    const server = buildMcpServer(app, { caller, betas });
+    const server = buildMcpServer(app, { caller, betas }, tools);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     await server.connect(transport);
     return transport.handleRequest(c.req.raw);

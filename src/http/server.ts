@@ -9,9 +9,11 @@ import { bodyLimit } from 'hono/body-limit';
 import type { App } from '../app.js';
 import { ServiceError } from '../errors.js';
 import { newRequestId } from '../ops/invoke.js';
+import type { Operation } from '../ops/define-op.js';
 import { OPERATIONS } from '../ops/registry.js';
 import { VERSION } from '../version.js';
 import { errorBodyFor, errorResponse, type ErrorBody } from './errors.js';
+import { selectOperations } from '../mcp/server.js';
 import { mountMcp } from './mcp.route.js';
 import { buildOpenApi } from './openapi.js';
 import { mountOperations } from './rest.js';
@@ -23,8 +25,8 @@ export interface HttpEnv {
 /** An incoming `x-request-id` is kept when it is a sane token (tracing through a proxy); else a new one. */
 const SANE_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
-/** The Hono app of the HTTP door; `fetch` is its whole interface. */
-export function createHttpApp(app: App): Hono<HttpEnv> {
+/** The Hono app of the HTTP door (all operations, or those given); `fetch` is its whole interface. */
+export function createHttpApp(app: App, operations: readonly Operation[] = OPERATIONS): Hono<HttpEnv> {
   const hono = new Hono<HttpEnv>();
   let openApi: string | undefined;
 
@@ -60,11 +62,11 @@ export function createHttpApp(app: App): Hono<HttpEnv> {
 
   hono.get('/health', (c) => c.json({ status: 'ok', version: VERSION }));
   hono.get('/openapi.json', (c) => {
-    openApi ??= JSON.stringify(buildOpenApi(OPERATIONS, VERSION));
+    openApi ??= JSON.stringify(buildOpenApi(operations, VERSION));
     return c.body(openApi, 200, { 'content-type': 'application/json' });
   });
-  mountMcp(hono, app);
-  mountOperations(hono, app, OPERATIONS);
+  mountMcp(hono, app, selectOperations(app.config.tools, operations));
+  mountOperations(hono, app, operations);
 
   hono.notFound((c) => {
     const err = new ServiceError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}. See GET /openapi.json.`);
@@ -83,8 +85,13 @@ export interface RunningServer {
 }
 
 /** Listens on `host:port` and resolves once the server accepts connections. */
-export function startHttpServer(app: App, host = app.config.host, port = app.config.port): Promise<RunningServer> {
-  const hono = createHttpApp(app);
+export function startHttpServer(
+  app: App,
+  host = app.config.host,
+  port = app.config.port,
+  operations: readonly Operation[] = OPERATIONS,
+): Promise<RunningServer> {
+  const hono = createHttpApp(app, operations);
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: hono.fetch, hostname: host, port }, (info: AddressInfo) => {
       const shownHost = info.family === 'IPv6' ? `[${info.address}]` : info.address;

@@ -27,21 +27,28 @@ const INSTRUCTIONS =
   '`find_similar` for pages like a given one. Monitors and agent runs are for recurring and long tasks.';
 
 /** The operations exposed as tools: all, or the configured names (unknown names are a config error). */
-export function selectOperations(names: readonly string[]): Operation[] {
-  if (names.length === 0) return [...OPERATIONS];
+export function selectOperations(names: readonly string[], from: readonly Operation[] = OPERATIONS): Operation[] {
+  if (names.length === 0) return [...from];
   const unknown = names.filter((n) => !TOOL_NAMES.includes(n));
   if (unknown.length > 0) {
     throw new ConfigError(
       `Unknown MCP tool name(s) in TRAWL_TOOLS/--tools: ${unknown.join(', ')}. Known: ${TOOL_NAMES.join(', ')}.`,
     );
   }
-  return OPERATIONS.filter((op) => names.includes(op.tool));
+  return from.filter((op) => names.includes(op.tool));
 }
 
-/** Builds a server for one connection (stdio) or one HTTP request (stateless streamable HTTP). */
-export function buildMcpServer(app: App, options: McpDoorOptions): McpServer {
+/**
+ * Builds a server for one connection (stdio) or one HTTP request (stateless streamable HTTP), with the
+ * configured tools (or `operations`, which tests pass).
+ */
+export function buildMcpServer(
+  app: App,
+  options: McpDoorOptions,
+  operations: readonly Operation[] = selectOperations(app.config.tools),
+): McpServer {
   const server = new McpServer({ name: 'trawl', title: 'Trawl', version: VERSION }, { instructions: INSTRUCTIONS });
-  for (const op of selectOperations(app.config.tools)) {
+  for (const op of operations) {
     server.registerTool(
       op.tool,
       {

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLI, tempDir } from '../helpers/app.js';
+import { CLI, ROOT, tempDir } from '../helpers/app.js';
 
 const KEY = /^trawl_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/;
 
@@ -63,6 +63,16 @@ const search = (url: string, key: string) =>
     headers: { 'content-type': 'application/json', 'x-api-key': key },
     body: '{"query":"x"}',
   }).then((r) => r.status);
+
+describe('npx trawl in the checkout', () => {
+  it('runs the built CLI', () => {
+    const res = spawnSync('npx', ['--offline', 'trawl', '--version'], { cwd: ROOT, encoding: 'utf8' });
+    expect(res.status).toBe(0);
+    expect(res.stdout.trim()).toBe(
+      (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version,
+    );
+  });
+});
 
 describe('trawl keys', () => {
   it('creates a key and prints only the key on stdout', () => {
