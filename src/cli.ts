@@ -4,7 +4,7 @@
  * starts without the HTTP stack and `trawl keys` without MCP.
  */
 import { Command, Option } from 'commander';
-import { ConfigError, loadConfig, type ConfigFlags } from './config/config.js';
+import type { ConfigFlags } from './config/config.js';
 import { VERSION } from './version.js';
 
 const dataDir = () => new Option('--data-dir <dir>', 'data directory (env TRAWL_DATA_DIR)');
@@ -12,13 +12,14 @@ const logLevel = () => new Option('--log-level <level>', 'log level on stderr (e
 const tools = () => new Option('--tools <names>', 'comma-separated MCP tools to expose (env TRAWL_TOOLS)');
 const betas = () => new Option('--mcp-betas <tokens>', 'beta tokens MCP calls run with (env TRAWL_MCP_BETAS)');
 
-/** Loads the configuration from the environment and the command's flags. */
-export function configFrom(flags: ConfigFlags) {
+/** Loads the configuration from the environment and the command's flags (zod loads only here). */
+async function configFrom(flags: ConfigFlags) {
+  const { loadConfig } = await import('./config/config.js');
   return loadConfig(process.env, flags);
 }
 
 function fail(err: unknown): never {
-  if (err instanceof ConfigError) {
+  if (err instanceof Error && err.name === 'ConfigError') {
     process.stderr.write(`trawl: ${err.message}\n`);
     process.exit(2);
   }
@@ -48,7 +49,7 @@ program
   .addOption(new Option('--create-first-key <bool>', 'create a key on first start (env TRAWL_CREATE_FIRST_KEY)'))
   .action(async (flags: ConfigFlags) => {
     const { runServe } = await import('./cli/serve.command.js');
-    await runServe(configFrom(flags));
+    await runServe(await configFrom(flags));
   });
 
 program
@@ -60,7 +61,7 @@ program
   .addOption(betas())
   .action(async (flags: ConfigFlags) => {
     const { runMcp } = await import('./cli/mcp.command.js');
-    await runMcp(configFrom(flags));
+    await runMcp(await configFrom(flags));
   });
 
 const keys = program.command('keys').description('Manage API keys');
@@ -71,7 +72,7 @@ keys
   .addOption(dataDir())
   .action(async (flags: ConfigFlags & { name: string }) => {
     const { createKey } = await import('./cli/keys.command.js');
-    createKey(configFrom({ dataDir: flags.dataDir }), flags.name);
+    createKey(await configFrom({ dataDir: flags.dataDir }), flags.name);
   });
 keys
   .command('list')
@@ -80,7 +81,7 @@ keys
   .addOption(dataDir())
   .action(async (flags: ConfigFlags & { json?: boolean }) => {
     const { listKeys } = await import('./cli/keys.command.js');
-    listKeys(configFrom({ dataDir: flags.dataDir }), flags.json === true);
+    listKeys(await configFrom({ dataDir: flags.dataDir }), flags.json === true);
   });
 keys
   .command('revoke')
@@ -89,7 +90,7 @@ keys
   .addOption(dataDir())
   .action(async (id: string, flags: ConfigFlags) => {
     const { revokeKey } = await import('./cli/keys.command.js');
-    revokeKey(configFrom({ dataDir: flags.dataDir }), id);
+    revokeKey(await configFrom({ dataDir: flags.dataDir }), id);
   });
 
 program

@@ -1,4 +1,4 @@
-/** The package version, read from package.json (one level above both src/ and dist/). */
-import { createRequire } from 'node:module';
+/** The package version (package.json is inlined by tsc's JSON import and by the bundler alike). */
+import pkg from '../package.json' with { type: 'json' };
 
-export const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+export const VERSION: string = pkg.version;

@@ -1,13 +1,17 @@
 /**
  * Caches (pages, provider answers) in keyv over `@keyv/sqlite`, in `<dataDir>/cache.sqlite`, apart
  * from the durable store so a cache can be dropped at any time. Keys carry a namespace and a version
- * (`v1:page:<url>`), so a format change invalidates old entries cleanly.
+ * (`v1:page:<url>`), so a format change invalidates old entries cleanly. keyv and its SQLite driver
+ * are loaded on first use, so commands that never touch a cache start without them.
  */
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import Keyv from 'keyv';
-import KeyvSqlite from '@keyv/sqlite';
+import type KeyvType from 'keyv';
+import type KeyvSqliteType from '@keyv/sqlite';
 
 export const CACHE_FILE = 'cache.sqlite';
+
+type Keyv<T> = KeyvType<T>;
 
 export interface CacheStore {
   /** A keyv cache for one namespace and format version. */
@@ -15,14 +19,25 @@ export interface CacheStore {
   close(): Promise<void>;
 }
 
+const require = createRequire(import.meta.url);
+let modules: { Keyv: typeof KeyvType; KeyvSqlite: typeof KeyvSqliteType } | undefined;
+function load() {
+  modules ??= {
+    Keyv: (require('keyv') as { Keyv: typeof KeyvType }).Keyv,
+    KeyvSqlite: (require('@keyv/sqlite') as { KeyvSqlite: typeof KeyvSqliteType }).KeyvSqlite,
+  };
+  return modules;
+}
+
 /** Opens the cache database lazily: one connection per namespace, made when first asked for. */
 export function createCacheStore(dataDir: string): CacheStore {
-  const open = new Map<string, { kv: Keyv; adapter: KeyvSqlite }>();
+  const open = new Map<string, { kv: Keyv<unknown>; adapter: KeyvSqliteType }>();
   return {
     namespace<T>(name: string, version: number): Keyv<T> {
       const ns = `v${version}:${name}`;
       let entry = open.get(ns);
       if (!entry) {
+        const { Keyv, KeyvSqlite } = load();
         const adapter = new KeyvSqlite({
           uri: `sqlite://${path.join(dataDir, CACHE_FILE)}`,
           table: 'cache',

@@ -1,5 +1,5 @@
 /**
- * The `trawl` CLI as a user runs it (the built dist/cli.js in child processes): keys, configuration
+ * The `trawl` CLI as a user runs it (the built dist/bin/cli.js in child processes): keys, configuration
  * errors, `serve` with its first key, and several processes on one data directory.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';

@@ -8,7 +8,7 @@ import { startHttpServer, type RunningServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/lib/logger.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
-export const CLI = path.join(ROOT, 'dist/cli.js');
+export const CLI = path.join(ROOT, 'dist/bin/cli.js');
 
 /** A fresh temporary directory, removed by the returned cleanup. */
 export function tempDir(prefix = 'trawl-test-'): { dir: string; cleanup: () => void } {

@@ -50,7 +50,7 @@ describe('manifest.json (MCP bundle)', () => {
     expect(manifest.version).toBe(pkg.version);
     expect(manifest.server.entry_point).toBe(pkg.bin.trawl);
     expect(fs.existsSync(path.join(ROOT, manifest.server.entry_point))).toBe(true);
-    expect(manifest.server.mcp_config.args).toEqual(['${__dirname}/dist/cli.js', 'mcp']);
+    expect(manifest.server.mcp_config.args).toEqual(['${__dirname}/dist/bin/cli.js', 'mcp']);
     expect(manifest.tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
   });
 });

@@ -1,0 +1,8 @@
+/** Trawl as a library: build an app, serve it over HTTP, or put its MCP server on any transport. */
+export { createApp, type App, type AppOptions } from './app.js';
+export { loadConfig, ConfigError, SETTINGS, type Config, type ConfigFlags } from './config/config.js';
+export { startHttpServer, createHttpApp, type RunningServer } from './http/server.js';
+export { buildMcpServer, selectOperations } from './mcp/server.js';
+export { OPERATIONS, TOOL_NAMES } from './ops/registry.js';
+export { ServiceError, TAG_STATUS, type ErrorTag } from './errors.js';
+export { VERSION } from './version.js';
