@@ -1,0 +1,70 @@
+/**
+ * The official Exa TypeScript SDK against Trawl, by changing only the base URL: its request bodies pass
+ * validation (so real programs are not rejected for their shape), and its error handling reads ours.
+ */
+import Exa from 'exa-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/app.js';
+
+let t: TestServer;
+let exa: Exa;
+beforeAll(async () => {
+  t = await startTestServer();
+  exa = new Exa(t.key, t.url);
+});
+afterAll(() => t.close());
+
+/** The error a call rejects with (exa-js throws ExaError with statusCode and our message). */
+async function failure(call: Promise<unknown>): Promise<{ statusCode: number; message: string }> {
+  try {
+    await call;
+  } catch (err) {
+    return err as { statusCode: number; message: string };
+  }
+  throw new Error('expected the call to fail');
+}
+
+describe('exa-js against Trawl', () => {
+  it('sends bodies Trawl accepts: search, searchAndContents, findSimilar, getContents', async () => {
+    const calls = [
+      exa.search('vector databases', { numResults: 5, type: 'fast', includeDomains: ['github.com'] }),
+      exa.searchAndContents('vector databases', { text: { maxCharacters: 2000 }, highlights: true }),
+      exa.searchAndContents('rust', {
+        summary: { query: 'what is it' },
+        livecrawl: 'fallback',
+        filterEmptyResults: true,
+      }),
+      exa.findSimilar('https://example.com/post', { excludeSourceDomain: true, numResults: 3 }),
+      exa.getContents(['https://example.com'], { text: true, maxAgeHours: 24 }),
+    ];
+    for (const call of calls) {
+      const err = await failure(call);
+      // 501: the request was valid and reached its (not yet built) capability; a 400 would mean a
+      // shape the hosted API accepts was refused.
+      expect(err.statusCode, err.message).toBe(501);
+      expect(err.message).toMatch(/not built yet/);
+    }
+  });
+
+  it('surfaces validation errors with the field named', async () => {
+    const err = await failure(exa.search('x', { numResults: 500 }));
+    expect(err.statusCode).toBe(400);
+    expect(err.message).toMatch(/numResults: must be at most 100/);
+  });
+
+  it('refuses dynamic highlights without the beta header, naming the header to send', async () => {
+    const err = await failure(
+      exa.getContents(['https://example.com'], { highlights: { dynamic: true } } as Parameters<
+        typeof exa.getContents
+      >[1]),
+    );
+    expect(err.statusCode).toBe(400);
+    expect(err.message).toMatch(/Svc-Beta: dynamic-highlights-2026-08-28/);
+  });
+
+  it('is refused with a wrong key', async () => {
+    const err = await failure(new Exa('wrong-key', t.url).search('x'));
+    expect(err.statusCode).toBe(401);
+    expect(err.message).toMatch(/Invalid API key/);
+  });
+});
