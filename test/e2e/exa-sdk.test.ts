@@ -2,7 +2,7 @@
  * The official Exa TypeScript SDK against Trawl, by changing only the base URL: its request bodies pass
  * validation (so real programs are not rejected for their shape), and its error handling reads ours.
  */
-import Exa from 'exa-js';
+import { Exa } from 'exa-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/app.js';
 
