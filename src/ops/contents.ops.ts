@@ -2,8 +2,7 @@
 import { defineOp, notBuilt } from './define-op.js';
 import { renderResults } from './render.js';
 import { ContentsRequest, ContentsResponse } from '../schemas/contents.schema.js';
-import { wantsDynamicHighlights } from '../schemas/content-options.schema.js';
-import { DYNAMIC_HIGHLIGHTS_BETA } from './betas.js';
+import { dynamicHighlightsRule } from './betas.js';
 
 export const contentsOp = defineOp({
   name: 'contents',
@@ -19,14 +18,7 @@ export const contentsOp = defineOp({
   output: ContentsResponse,
   requestIdInBody: true,
   annotations: { readOnlyHint: true, openWorldHint: true },
-  betas: [
-    {
-      token: DYNAMIC_HIGHLIGHTS_BETA,
-      feature: 'dynamic highlights',
-      field: 'highlights.dynamic',
-      uses: (input) => wantsDynamicHighlights(input.highlights),
-    },
-  ],
+  betas: [dynamicHighlightsRule('highlights.dynamic', (input: { highlights?: unknown }) => input.highlights)],
   render: (out) => {
     const failed = out.statuses.filter((s) => s.status === 'error');
     const tail = failed.length

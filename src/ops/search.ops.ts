@@ -4,8 +4,7 @@ import { notBuilt } from './define-op.js';
 import { renderResults } from './render.js';
 import { SearchRequest, SearchResponse } from '../schemas/search.schema.js';
 import { FindSimilarRequest, FindSimilarResponse } from '../schemas/find-similar.schema.js';
-import { wantsDynamicHighlights } from '../schemas/content-options.schema.js';
-import { DYNAMIC_HIGHLIGHTS_BETA } from './betas.js';
+import { dynamicHighlightsRule } from './betas.js';
 
 export const searchOp = defineOp({
   name: 'search',
@@ -22,12 +21,10 @@ export const searchOp = defineOp({
   requestIdInBody: true,
   annotations: { readOnlyHint: true, openWorldHint: true },
   betas: [
-    {
-      token: DYNAMIC_HIGHLIGHTS_BETA,
-      feature: 'dynamic highlights',
-      field: 'contents.highlights.dynamic',
-      uses: (input) => wantsDynamicHighlights(input.contents?.highlights),
-    },
+    dynamicHighlightsRule(
+      'contents.highlights.dynamic',
+      (input: { contents?: { highlights?: unknown } }) => input.contents?.highlights,
+    ),
   ],
   render: (out) => {
     const answer = out.output
@@ -50,12 +47,10 @@ export const findSimilarOp = defineOp({
   requestIdInBody: true,
   annotations: { readOnlyHint: true, openWorldHint: true },
   betas: [
-    {
-      token: DYNAMIC_HIGHLIGHTS_BETA,
-      feature: 'dynamic highlights',
-      field: 'contents.highlights.dynamic',
-      uses: (input) => wantsDynamicHighlights(input.contents?.highlights),
-    },
+    dynamicHighlightsRule(
+      'contents.highlights.dynamic',
+      (input: { contents?: { highlights?: unknown } }) => input.contents?.highlights,
+    ),
   ],
   render: (out) => renderResults(out.results, `${out.results.length} similar pages`),
   run: notBuilt('search'),
