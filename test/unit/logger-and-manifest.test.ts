@@ -37,7 +37,9 @@ describe('manifest.json (MCP bundle)', () => {
     const require = createRequire(import.meta.url);
     const schema = require('@anthropic-ai/mcpb/mcpb-manifest-v0.3.schema.json') as object;
     const { Ajv } = await import('ajv');
+    const addFormats = (await import('ajv-formats')).default as unknown as (a: InstanceType<typeof Ajv>) => void;
     const ajv = new Ajv({ strict: false, allErrors: true });
+    addFormats(ajv);
     const validate = ajv.compile(schema);
     expect(validate(manifest), JSON.stringify(validate.errors)).toBe(true);
   });
