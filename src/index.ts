@@ -2,7 +2,7 @@
 export { createApp, type App, type AppOptions } from './app.js';
 export { loadConfig, ConfigError, SETTINGS, type Config, type ConfigFlags } from './config/config.js';
 export { startHttpServer, createHttpApp, type RunningServer } from './http/server.js';
-export { buildMcpServer, selectOperations } from './mcp/server.js';
-export { OPERATIONS, TOOL_NAMES } from './ops/registry.js';
+export { buildMcpServer } from './mcp/server.js';
+export { OPERATIONS, TOOL_NAMES, selectOperations } from './ops/registry.js';
 export { ServiceError, TAG_STATUS, type ErrorTag } from './errors.js';
 export { VERSION } from './version.js';

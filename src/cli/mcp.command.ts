@@ -1,7 +1,7 @@
 /** `trawl mcp`: MCP over stdio, no key needed (the user's own process). */
 import { createApp } from '../app.js';
 import type { Config } from '../config/config.js';
-import { selectOperations } from '../mcp/server.js';
+import { selectOperations } from '../ops/registry.js';
 import { serveStdio } from '../mcp/stdio.js';
 
 export async function runMcp(config: Config): Promise<void> {

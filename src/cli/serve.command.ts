@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createApp, type App } from '../app.js';
 import type { Config } from '../config/config.js';
 import { startHttpServer } from '../http/server.js';
-import { selectOperations } from '../mcp/server.js';
+import { selectOperations } from '../ops/registry.js';
 
 export const FIRST_KEY_FILE = 'first-api-key';
 

@@ -3,11 +3,10 @@
  * keeps no session works and any instance behind a load balancer can answer. Same API keys as REST;
  * Host and Origin are checked against DNS rebinding.
  */
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { App } from '../app.js';
 import { ServiceError } from '../errors.js';
-import { buildMcpServer } from '../mcp/server.js';
 import { BETA_HEADERS, parseBetas } from '../ops/betas.js';
 import type { Operation } from '../ops/define-op.js';
 import { authenticate } from './auth.js';
@@ -22,7 +21,20 @@ export function mountMcp(hono: Hono<HttpEnv>, app: App, tools: readonly Operatio
     allowedOrigins: app.config.allowedOrigins,
   });
 
-  hono.post('/mcp', async (c) => {
+  const limit = bodyLimit({
+    maxSize: app.config.maxBodyBytes,
+    onError: () => {
+      throw new ServiceError(
+        'PAYLOAD_TOO_LARGE',
+        `Request body is larger than ${app.config.maxBodyBytes} bytes (TRAWL_MAX_BODY_BYTES).`,
+      );
+    },
+  });
+  // The MCP SDK loads on the first /mcp request, so `trawl serve` is ready sooner.
+  const sdk = () =>
+    Promise.all([import('../mcp/server.js'), import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]);
+
+  hono.post('/mcp', limit, async (c) => {
     const headers = c.req.raw.headers;
     guard(headers);
     const caller = authenticate(headers, app.services.keys);
@@ -30,6 +42,7 @@ export function mountMcp(hono: Hono<HttpEnv>, app: App, tools: readonly Operatio
       BETA_HEADERS.map((h) => c.req.header(h)),
       app.config.mcpBetas,
     );
+    const [{ buildMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await sdk();
     const server = buildMcpServer(app, { caller, betas }, tools);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     await server.connect(transport);

@@ -11,13 +11,14 @@ import type { Operation } from '../ops/define-op.js';
 import { invoke } from '../ops/invoke.js';
 import { parseOrThrow } from '../ops/validation.js';
 import { authenticate } from './auth.js';
+import { readBodyText, requestSignal } from './body.js';
 import type { HttpEnv } from './server.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 /** The JSON body of a request; `{}` when empty. 415 for a non-JSON content type, 400 for bad JSON. */
-export async function readJsonBody(c: Context): Promise<unknown> {
-  const text = await c.req.text();
+export async function readJsonBody(c: Context<HttpEnv>, maxBytes: number): Promise<unknown> {
+  const text = await readBodyText(c, maxBytes);
   if (text.trim() === '') return {};
   const type = c.req.header('content-type') ?? '';
   if (!JSON_TYPE.test(type)) {
@@ -34,10 +35,10 @@ export async function readJsonBody(c: Context): Promise<unknown> {
 }
 
 /** Parses path, query and body with the op's schemas and merges them into the op's input. */
-async function readInput(op: Operation, c: Context): Promise<Record<string, unknown>> {
+async function readInput(op: Operation, c: Context<HttpEnv>, maxBytes: number): Promise<Record<string, unknown>> {
   const params = op.params ? parseOrThrow(op.params, c.req.param(), 'path') : {};
   const query = op.query ? parseOrThrow(op.query, c.req.query(), 'query') : {};
-  const body = op.body ? parseOrThrow(op.body, await readJsonBody(c), 'body') : {};
+  const body = op.body ? parseOrThrow(op.body, await readJsonBody(c, maxBytes), 'body') : {};
   return { ...(body as object), ...(query as object), ...(params as object) };
 }
 
@@ -46,7 +47,7 @@ export function serviceContext(app: App, c: Context<HttpEnv>, caller: Caller | n
   return {
     requestId,
     logger: app.logger.child({ requestId }),
-    signal: c.req.raw.signal,
+    signal: requestSignal(c),
     caller,
     clock: app.clock,
     betas: parseBetas(BETA_HEADERS.map((h) => c.req.header(h))),
@@ -61,7 +62,7 @@ export function mountOperations(hono: Hono<HttpEnv>, app: App, ops: readonly Ope
     hono.on(op.route.method, op.route.path, async (c) => {
       c.set('errorBody', op.errorBody);
       const caller = authenticate(c.req.raw.headers, app.services.keys);
-      const input = await readInput(op, c);
+      const input = await readInput(op, c, app.config.maxBodyBytes);
       const output = await invoke(op, app.services, input, serviceContext(app, c, caller));
       return c.json(output, op.successStatus as 200);
     });

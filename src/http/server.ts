@@ -3,22 +3,21 @@
  * /health and /openapi.json, on one listener. Every response carries `x-request-id`.
  */
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
+import { serve, type HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { App } from '../app.js';
 import { ServiceError } from '../errors.js';
 import { newRequestId } from '../ops/invoke.js';
 import type { Operation } from '../ops/define-op.js';
-import { OPERATIONS } from '../ops/registry.js';
+import { OPERATIONS, selectOperations } from '../ops/registry.js';
 import { VERSION } from '../version.js';
 import { errorBodyFor, errorResponse, type ErrorBody } from './errors.js';
-import { selectOperations } from '../mcp/server.js';
 import { mountMcp } from './mcp.route.js';
 import { buildOpenApi } from './openapi.js';
 import { mountOperations } from './rest.js';
 
 export interface HttpEnv {
+  Bindings: Partial<HttpBindings>;
   Variables: { requestId: string; errorBody: ErrorBody };
 }
 
@@ -48,17 +47,6 @@ export function createHttpApp(app: App, operations: readonly Operation[] = OPERA
       'request',
     );
   });
-  hono.use(
-    bodyLimit({
-      maxSize: app.config.maxBodyBytes,
-      onError: () => {
-        throw new ServiceError(
-          'PAYLOAD_TOO_LARGE',
-          `Request body is larger than ${app.config.maxBodyBytes} bytes (TRAWL_MAX_BODY_BYTES).`,
-        );
-      },
-    }),
-  );
 
   hono.get('/health', (c) => c.json({ status: 'ok', version: VERSION }));
   hono.get('/openapi.json', (c) => {

@@ -6,12 +6,11 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { App } from '../app.js';
-import { ConfigError } from '../config/config.js';
 import type { Caller, ServiceContext } from '../core/context.js';
 import { toServiceError } from '../errors.js';
 import type { Operation } from '../ops/define-op.js';
 import { invoke, newRequestId } from '../ops/invoke.js';
-import { OPERATIONS, TOOL_NAMES } from '../ops/registry.js';
+import { selectOperations } from '../ops/registry.js';
 import { VERSION } from '../version.js';
 
 export interface McpDoorOptions {
@@ -25,18 +24,6 @@ const INSTRUCTIONS =
   'Trawl searches the web and fetches clean page contents for coding work. Use `search` to find pages, ' +
   '`get_contents` to read URLs you already have, `get_code_context` for code examples of a library or API, ' +
   '`find_similar` for pages like a given one. Monitors and agent runs are for recurring and long tasks.';
-
-/** The operations exposed as tools: all, or the configured names (unknown names are a config error). */
-export function selectOperations(names: readonly string[], from: readonly Operation[] = OPERATIONS): Operation[] {
-  if (names.length === 0) return [...from];
-  const unknown = names.filter((n) => !TOOL_NAMES.includes(n));
-  if (unknown.length > 0) {
-    throw new ConfigError(
-      `Unknown MCP tool name(s) in TRAWL_TOOLS/--tools: ${unknown.join(', ')}. Known: ${TOOL_NAMES.join(', ')}.`,
-    );
-  }
-  return from.filter((op) => names.includes(op.tool));
-}
 
 /**
  * Builds a server for one connection (stdio) or one HTTP request (stateless streamable HTTP), with the

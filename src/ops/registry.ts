@@ -1,4 +1,5 @@
 /** Every operation of the service, in the spec's order. The doors and the OpenAPI document read this. */
+import { ConfigError } from '../config/config.js';
 import type { Operation } from './define-op.js';
 import { findSimilarOp, searchOp } from './search.ops.js';
 import { contentsOp } from './contents.ops.js';
@@ -45,3 +46,15 @@ export const OPERATIONS: readonly Operation[] = [
 
 /** MCP tool names, for `--tools` validation and docs. */
 export const TOOL_NAMES = OPERATIONS.map((op) => op.tool);
+
+/** The operations exposed as tools: all, or the configured names (unknown names are a config error). */
+export function selectOperations(names: readonly string[], from: readonly Operation[] = OPERATIONS): Operation[] {
+  if (names.length === 0) return [...from];
+  const unknown = names.filter((n) => !TOOL_NAMES.includes(n));
+  if (unknown.length > 0) {
+    throw new ConfigError(
+      `Unknown MCP tool name(s) in TRAWL_TOOLS/--tools: ${unknown.join(', ')}. Known: ${TOOL_NAMES.join(', ')}.`,
+    );
+  }
+  return from.filter((op) => names.includes(op.tool));
+}

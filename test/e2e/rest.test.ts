@@ -1,4 +1,5 @@
 /** The REST door end to end: real HTTP on 127.0.0.1:0, real SQLite, real keys. */
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, startTestServer, type TestServer } from '../helpers/app.js';
 import { OPERATIONS } from '../../src/ops/registry.js';
@@ -125,6 +126,25 @@ describe('validation errors', () => {
     const res = await postJson(t.url, '/search', { query: 'x'.repeat(5000) }, auth());
     expect(res.status).toBe(413);
     expect(res.body.tag).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('rejects a chunked body (no Content-Length) once it passes the limit', async () => {
+    const status = await new Promise<{ code: number; body: string }>((resolve, reject) => {
+      const req = http.request(`${t.url}/search`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', ...auth() },
+      });
+      req.on('response', (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ code: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.write(`{"query": "${'y'.repeat(3000)}`);
+      req.end(`${'z'.repeat(3000)}"}`);
+    });
+    expect(status.code).toBe(413);
+    expect(JSON.parse(status.body)).toMatchObject({ tag: 'PAYLOAD_TOO_LARGE' });
   });
 
   it('rejects bad query parameters with INVALID_REQUEST_QUERY, in {error} form on monitors', async () => {
