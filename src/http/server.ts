@@ -36,7 +36,9 @@ export function createHttpApp(app: App, operations: readonly Operation[] = OPERA
     const started = performance.now();
     await next();
     c.res.headers.set('x-request-id', requestId);
-    app.logger.info(
+    // Health checks come every few seconds from load balancers: keep them out of the info log.
+    const level = c.req.path === '/health' ? 'debug' : 'info';
+    app.logger[level](
       {
         requestId,
         method: c.req.method,
