@@ -17,7 +17,7 @@ import type { HttpEnv } from './server.js';
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 /** The JSON body of a request; `{}` when empty. 415 for a non-JSON content type, 400 for bad JSON. */
-export async function readJsonBody(c: Context<HttpEnv>, maxBytes: number): Promise<unknown> {
+async function readJsonBody(c: Context<HttpEnv>, maxBytes: number): Promise<unknown> {
   const text = await readBodyText(c, maxBytes);
   if (text.trim() === '') return {};
   const type = c.req.header('content-type') ?? '';
@@ -42,7 +42,7 @@ async function readInput(op: Operation, c: Context<HttpEnv>, maxBytes: number): 
   return { ...(body as object), ...(query as object), ...(params as object) };
 }
 
-export function serviceContext(app: App, c: Context<HttpEnv>, caller: Caller | null): ServiceContext {
+function serviceContext(app: App, c: Context<HttpEnv>, caller: Caller | null): ServiceContext {
   const requestId = c.get('requestId');
   return {
     requestId,

@@ -64,18 +64,16 @@ function tagFor(issue: Issue, fallback: ErrorTag): ErrorTag {
   return fallback;
 }
 
-export type InputPart = 'body' | 'query' | 'path' | 'arguments';
+export type InputPart = 'body' | 'query' | 'path';
 const LABEL: Record<InputPart, string> = {
   body: 'Invalid request body',
   query: 'Invalid query parameters',
   path: 'Invalid path parameter',
-  arguments: 'Invalid arguments',
 };
 const FALLBACK: Record<InputPart, ErrorTag> = {
   body: 'INVALID_REQUEST_BODY',
   query: 'INVALID_REQUEST_QUERY',
   path: 'INVALID_REQUEST',
-  arguments: 'INVALID_REQUEST_BODY',
 };
 
 /** A ServiceError naming every field at fault (up to 5) with the first one's tag and path. */

@@ -11,7 +11,6 @@ export const Effort = z
   );
 
 export const AgentRunStatus = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']);
-export const TERMINAL_AGENT_STATUSES = ['completed', 'failed', 'cancelled'] as const;
 
 const Row = z.record(z.string(), z.unknown());
 

@@ -68,30 +68,28 @@ const MONITOR_SEARCH_HINTS = {
 
 export const MonitorSearch = wireObject(monitorSearchShape, MONITOR_SEARCH_HINTS);
 
+/** Hours in a period of one number and one unit (`1h`, `12h`, `1d`), or undefined when malformed. */
+export function parsePeriodHours(period: string): number | undefined {
+  const match = /^(\d+)\s*(h|d)$/.exec(period.trim());
+  return match ? Number(match[1]) * (match[2] === 'd' ? 24 : 1) : undefined;
+}
+
 /** `1h`, `6h`, `1d`: one number and one unit (hours or days), at least one hour. */
 export const TriggerPeriod = z
   .string()
   .superRefine((period, ctx) => {
-    const match = /^(\d+)\s*(h|d)$/.exec(period.trim());
-    if (!match) {
+    const hours = parsePeriodHours(period);
+    if (hours === undefined) {
       ctx.addIssue({
         code: 'custom',
         message: 'must be a whole number of hours or days in a single unit, e.g. "1h", "12h" or "1d"',
       });
       return;
     }
-    const hours = Number(match[1]) * (match[2] === 'd' ? 24 : 1);
     if (hours < 1) ctx.addIssue({ code: 'custom', message: 'must be at least 1 hour' });
     if (hours > 366 * 24) ctx.addIssue({ code: 'custom', message: 'must be at most 366 days' });
   })
   .describe('Interval between runs: a number and one unit, h or d; at least 1h.');
-
-/** Hours in a valid trigger period. */
-export function periodHours(period: string): number {
-  const match = /^(\d+)\s*(h|d)$/.exec(period.trim());
-  if (!match) throw new Error(`invalid period ${period}`);
-  return Number(match[1]) * (match[2] === 'd' ? 24 : 1);
-}
 
 export const Trigger = wireObject({ type: z.literal('interval'), period: TriggerPeriod });
 
