@@ -1,6 +1,6 @@
 // Bundles the CLI into dist/bin/ (ESM, code-split per command) so that `trawl mcp` loads a few files
 // instead of hundreds: module resolution and loading dominate its cold start. Native modules, and the
-// keyv stack that is required lazily, stay external and load from node_modules.
+// keyv stack, pdfjs and playwright-core, all loaded lazily, stay external and load from node_modules.
 import { build } from 'esbuild';
 
 await build({
@@ -12,7 +12,7 @@ await build({
   platform: 'node',
   target: 'node20',
   sourcemap: true,
-  external: ['better-sqlite3', 'sqlite3', 'keyv', '@keyv/sqlite', 'ajv', 'ajv-formats'],
+  external: ['better-sqlite3', 'sqlite3', 'keyv', '@keyv/sqlite', 'ajv', 'ajv-formats', 'pdfjs-dist', 'playwright-core'],
   // Bundled CommonJS dependencies (pino, commander) call require(); give them one.
   banner: {
     js: "import { createRequire as __trawlCreateRequire } from 'node:module'; const require = __trawlCreateRequire(import.meta.url);",

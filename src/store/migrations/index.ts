@@ -24,4 +24,26 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX api_keys_active ON api_keys (revoked_at);
     `,
   },
+  {
+    version: 2,
+    name: 'documents',
+    sql: `
+      CREATE TABLE documents (
+        url            TEXT PRIMARY KEY,
+        title          TEXT NOT NULL,
+        text           TEXT NOT NULL,
+        author         TEXT,
+        published_date TEXT,
+        kind           TEXT NOT NULL,
+        metadata       TEXT NOT NULL,
+        origin         TEXT NOT NULL CHECK (origin IN ('fetch', 'import')),
+        collection     TEXT,
+        content_hash   TEXT NOT NULL,
+        fetched_at     TEXT NOT NULL,
+        updated_at     TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX documents_updated ON documents (updated_at);
+      CREATE INDEX documents_collection ON documents (collection);
+    `,
+  },
 ];

@@ -1,0 +1,110 @@
+/**
+ * Documents: every page fetched successfully and every imported record, as the search index reads
+ * them. Keyed by URL (`import://<collection>/<id>` for records without one); re-fetching updates the row.
+ */
+import type { Db } from './database.js';
+
+export interface DocumentRecord {
+  url: string;
+  title: string;
+  /** The page's main content as Markdown-flavoured text. */
+  text: string;
+  author: string | null;
+  publishedDate: string | null;
+  /** Content kind: `html`, `pdf`, `feed`, `markdown`, `text`, `json`, `xml`. */
+  kind: string;
+  /** Everything else worth keeping (image, favicon, language, description, final URL), as JSON. */
+  metadata: Record<string, unknown>;
+  origin: 'fetch' | 'import';
+  collection: string | null;
+  /** SHA-256 of the text: unchanged pages keep their row untouched. */
+  contentHash: string;
+  fetchedAt: string;
+}
+
+interface DocumentRow {
+  url: string;
+  title: string;
+  text: string;
+  author: string | null;
+  published_date: string | null;
+  kind: string;
+  metadata: string;
+  origin: 'fetch' | 'import';
+  collection: string | null;
+  content_hash: string;
+  fetched_at: string;
+  updated_at: string;
+}
+
+function toRecord(row: DocumentRow): DocumentRecord & { updatedAt: string } {
+  return {
+    url: row.url,
+    title: row.title,
+    text: row.text,
+    author: row.author,
+    publishedDate: row.published_date,
+    kind: row.kind,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    origin: row.origin,
+    collection: row.collection,
+    contentHash: row.content_hash,
+    fetchedAt: row.fetched_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function createDocumentsRepo(db: Db) {
+  const upsert = db.prepare(`
+    INSERT INTO documents (url, title, text, author, published_date, kind, metadata, origin, collection,
+                           content_hash, fetched_at, updated_at)
+    VALUES (@url, @title, @text, @author, @published_date, @kind, @metadata, @origin, @collection,
+            @content_hash, @fetched_at, @updated_at)
+    ON CONFLICT (url) DO UPDATE SET
+      title = excluded.title, text = excluded.text, author = excluded.author,
+      published_date = excluded.published_date, kind = excluded.kind, metadata = excluded.metadata,
+      origin = excluded.origin, collection = excluded.collection, fetched_at = excluded.fetched_at,
+      updated_at = CASE WHEN documents.content_hash = excluded.content_hash THEN documents.updated_at
+                        ELSE excluded.updated_at END,
+      content_hash = excluded.content_hash`);
+  const byUrl = db.prepare('SELECT * FROM documents WHERE url = ?');
+  const count = db.prepare('SELECT COUNT(*) AS n FROM documents');
+
+  const write = (doc: DocumentRecord, now: string) =>
+    upsert.run({
+      url: doc.url,
+      title: doc.title,
+      text: doc.text,
+      author: doc.author,
+      published_date: doc.publishedDate,
+      kind: doc.kind,
+      metadata: JSON.stringify(doc.metadata),
+      origin: doc.origin,
+      collection: doc.collection,
+      content_hash: doc.contentHash,
+      fetched_at: doc.fetchedAt,
+      updated_at: now,
+    });
+  const writeMany = db.transaction((docs: DocumentRecord[], now: string) => {
+    for (const doc of docs) write(doc, now);
+  });
+
+  return {
+    /** Inserts or updates by URL; `updated_at` moves only when the content hash changes. */
+    upsert(doc: DocumentRecord, now: string): void {
+      write(doc, now);
+    },
+    /** Upserts a batch in one transaction (imports): all rows land or none. */
+    upsertMany(docs: DocumentRecord[], now: string): void {
+      writeMany(docs, now);
+    },
+    get(url: string): (DocumentRecord & { updatedAt: string }) | undefined {
+      const row = byUrl.get(url) as DocumentRow | undefined;
+      return row ? toRecord(row) : undefined;
+    },
+    count(): number {
+      return (count.get() as { n: number }).n;
+    },
+  };
+}
+export type DocumentsRepo = ReturnType<typeof createDocumentsRepo>;
