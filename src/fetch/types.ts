@@ -58,6 +58,11 @@ export interface FetchRequest {
   conditional?: { etag?: string; lastModified?: string };
   /** Crawls pass their politeness: at most this many requests per host at once, this delay between them. */
   politeness?: { perHostConcurrency: number; delayMs: number };
+  /**
+   * Render the page in the configured headless browser instead of reading the static response
+   * (for pages whose static HTML has no content). `CRAWL_NEEDS_BROWSER` when no browser is configured.
+   */
+  render?: boolean;
 }
 
 /** A successful fetch: the decoded body of the final URL after redirects. */
@@ -91,6 +96,8 @@ export interface RawResponse {
 }
 
 export interface Fetcher {
+  /** Whether a browser is configured, i.e. whether `render: true` can succeed. */
+  readonly canRender: boolean;
   /** Fetches one URL; throws `FetchError` with a crawl tag. */
   fetch(request: FetchRequest): Promise<RawResponse>;
   /** Whether robots.txt lets Trawl fetch this URL (cached per host). */
@@ -98,9 +105,21 @@ export interface Fetcher {
   close(): Promise<void>;
 }
 
+/** A page as a headless browser left it. */
+export interface RenderedPage {
+  /** The serialised DOM after scripts ran. */
+  html: string;
+  /** The URL after redirects (relative links resolve against it). */
+  url: string;
+  /** The main document's HTTP status. */
+  status: number;
+}
+
 /** Renders a JavaScript page in a headless browser; absent when no browser is configured. */
 export interface BrowserRenderer {
   /** Returns the rendered HTML of the page; throws `FetchError` (`CRAWL_NEEDS_BROWSER` when rendering fails). */
   render(url: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<string>;
+  /** Like `render`, with the final URL and status; the fetcher prefers it when present. */
+  renderPage?(url: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<RenderedPage>;
   close(): Promise<void>;
 }

@@ -1,0 +1,120 @@
+/**
+ * The SSRF guard: refuses loopback, private, link-local, CGNAT, multicast, reserved and cloud metadata
+ * addresses where the connection is made (DNS answers are checked inside `lookup`, so rebinding between
+ * a check and the connect cannot slip through), plus literal-IP hosts and metadata host names up front.
+ */
+import dns from 'node:dns';
+import { isIP, type LookupFunction, type Socket } from 'node:net';
+import { buildConnector } from 'undici';
+import { createIpSet, isMetadataIp, nonPublicIpReason } from '../lib/ip.js';
+import { FetchError } from './types.js';
+
+export interface AddressGuardOptions {
+  /** Lifts the guard entirely (operator setting `TRAWL_ALLOW_PRIVATE_NETWORK`). */
+  allowPrivateNetwork: boolean;
+  /** IPs and CIDR ranges reachable even with the guard on (`TRAWL_PRIVATE_ALLOWLIST`). A metadata address must be listed as itself. */
+  privateAllowlist: readonly string[];
+}
+
+export interface AddressGuard {
+  readonly enabled: boolean;
+  /** Why the guard refuses to connect to `ip`, or undefined when it may. */
+  refusal(ip: string): string | undefined;
+  /** Throws `CRAWL_PRIVATE_ADDRESS` for a refused literal-IP host or a metadata host name; other names are checked when resolved. */
+  checkHost(hostname: string): void;
+  /** A `lookup` for net/tls connect: drops refused addresses; fails with `CRAWL_PRIVATE_ADDRESS` when none is left. */
+  readonly lookup: LookupFunction;
+  /** Resolves `hostname` and throws `CRAWL_PRIVATE_ADDRESS` if ANY address is refused (for clients that connect themselves). */
+  resolve(hostname: string): Promise<string[]>;
+  /** An undici connector enforcing the guard: guarded lookup, and the connected peer re-checked. */
+  connector(options: { timeoutMs: number }): buildConnector.connector;
+}
+
+/** Host names of metadata services, refused by name before any lookup. */
+const METADATA_NAMES = new Set([
+  'metadata',
+  'metadata.google.internal',
+  'metadata.goog',
+  'instance-data',
+  'instance-data.ec2.internal',
+]);
+
+const bare = (host: string) =>
+  host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
+
+function refused(what: string, ip: string, why: string): FetchError {
+  return new FetchError('CRAWL_PRIVATE_ADDRESS', `${what}${ip} is ${why}; Trawl does not fetch non-public addresses`);
+}
+
+/** Builds the guard; throws (naming the entry) when an allowlist entry is not an IP or CIDR range. */
+export function createAddressGuard(options: AddressGuardOptions): AddressGuard {
+  const allow = createIpSet(options.privateAllowlist);
+  const enabled = !options.allowPrivateNetwork;
+
+  const refusal = (ip: string): string | undefined => {
+    if (!enabled) return undefined;
+    const why = nonPublicIpReason(ip);
+    if (!why) return undefined;
+    // A broad range such as 169.254.0.0/16 must not open the metadata endpoint by accident.
+    if (isMetadataIp(ip) ? allow.hasExact(ip) : allow.has(ip)) return undefined;
+    return why;
+  };
+
+  const checkHost = (hostname: string): void => {
+    if (!enabled) return;
+    const host = bare(hostname);
+    if (isIP(host)) {
+      const why = refusal(host);
+      if (why) throw refused('', host, why);
+    } else if (METADATA_NAMES.has(host)) {
+      throw new FetchError('CRAWL_PRIVATE_ADDRESS', `${host} is a cloud metadata service; Trawl does not fetch it`);
+    }
+  };
+
+  const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
+    dns.lookup(hostname, { ...lookupOptions, all: true }, (err, addresses) => {
+      if (err) return callback(err, '', 0);
+      const usable = addresses.filter((a) => !refusal(a.address));
+      const first = usable[0];
+      if (!first) {
+        const ip = addresses[0]?.address ?? '';
+        return callback(refused(`${hostname} resolves to `, ip, refusal(ip) ?? 'refused'), '', 0);
+      }
+      if (lookupOptions.all) callback(null, usable);
+      else callback(null, first.address, first.family);
+    });
+  };
+
+  const resolve = async (hostname: string): Promise<string[]> => {
+    const host = bare(hostname);
+    checkHost(host);
+    if (isIP(host)) return [host];
+    const addresses = await dns.promises.lookup(host, { all: true });
+    for (const { address } of addresses) {
+      const why = refusal(address);
+      if (why) throw refused(`${host} resolves to `, address, why);
+    }
+    return addresses.map((a) => a.address);
+  };
+
+  const connector = ({ timeoutMs }: { timeoutMs: number }): buildConnector.connector => {
+    const base = buildConnector({ timeout: timeoutMs, ...(enabled ? { lookup } : {}) });
+    if (!enabled) return base;
+    return (connectOptions, callback) =>
+      base(connectOptions, (...args) => {
+        const [err, socket] = args;
+        if (err) return callback(err, null);
+        // Literal IPs skip lookup; checking the peer catches any path that bypassed the checks above.
+        const peer = (socket as Socket).remoteAddress ?? '';
+        const why = refusal(peer);
+        if (!why) return callback(null, socket);
+        socket.destroy();
+        callback(refused('', peer, why), null);
+      });
+  };
+
+  return { enabled, refusal, checkHost, lookup, resolve, connector };
+}

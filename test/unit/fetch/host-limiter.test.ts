@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHostLimiter } from '../../../src/fetch/host-limiter.js';
+import { pause, send, startSite, testFetcher, type Site } from './fixture.js';
+
+const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+const gaps = (times: number[]) => times.slice(1).map((t, i) => t - (times[i] ?? 0));
+
+describe('host limiter', () => {
+  it('holds each host to its concurrency and spaces starts by the delay', async () => {
+    const limiter = createHostLimiter();
+    let running = 0;
+    let most = 0;
+    const starts: number[] = [];
+    const task = async () => {
+      starts.push(performance.now());
+      most = Math.max(most, ++running);
+      await pause(30);
+      running--;
+    };
+    const before = timers();
+    await Promise.all(Array.from({ length: 6 }, () => limiter.run('a.example', { concurrency: 2, delayMs: 0 }, task)));
+    expect(most).toBe(2);
+    starts.length = 0;
+    await Promise.all(Array.from({ length: 3 }, () => limiter.run('b.example', { concurrency: 3, delayMs: 80 }, task)));
+    expect(Math.min(...gaps(starts))).toBeGreaterThanOrEqual(75);
+    expect(limiter.stats('b.example')).toEqual({ active: 0, queued: 0 });
+    expect(timers()).toBeLessThanOrEqual(before);
+  });
+
+  it('drops an aborted waiter from the queue and leaves no timer behind', async () => {
+    const limiter = createHostLimiter();
+    const before = timers();
+    const first = limiter.run('c.example', { concurrency: 1, delayMs: 5000 }, async () => 'first');
+    const controller = new AbortController();
+    const second = limiter.run('c.example', { concurrency: 1, delayMs: 5000 }, async () => 'second', controller.signal);
+    expect(await first).toBe('first');
+    expect(limiter.stats('c.example').queued).toBe(1);
+    controller.abort(new Error('stop'));
+    await expect(second).rejects.toThrow('stop');
+    expect(limiter.stats('c.example')).toEqual({ active: 0, queued: 0 });
+    expect(timers()).toBeLessThanOrEqual(before);
+    limiter.close();
+  });
+
+  it('rejects queued work on close', async () => {
+    const limiter = createHostLimiter();
+    const first = limiter.run('d.example', { concurrency: 1, delayMs: 0 }, () => pause(50));
+    const queued = limiter.run('d.example', { concurrency: 1, delayMs: 0 }, async () => 'never');
+    limiter.close();
+    await expect(queued).rejects.toThrow(/closed/);
+    await first;
+  });
+});
+
+describe('politeness through the fetcher', () => {
+  let site: Site;
+  let delayed: Site;
+  const fetcher = testFetcher();
+
+  beforeAll(async () => {
+    const slow = async (req: Parameters<ReturnType<typeof send>>[0], res: Parameters<ReturnType<typeof send>>[1]) => {
+      await pause(60);
+      send('<p>slow</p>')(req, res);
+    };
+    site = await startSite({ '/slow': slow, '/spaced': send('<p>x</p>') });
+    delayed = await startSite({
+      '/robots.txt': send('User-agent: *\nCrawl-delay: 0.25', 'text/plain'),
+      '/p': send('p'),
+    });
+  });
+  afterAll(async () => {
+    await fetcher.close();
+    await Promise.all([site.close(), delayed.close()]);
+  });
+
+  it('keeps at most perHostConcurrency requests in flight at the server', async () => {
+    const politeness = { perHostConcurrency: 2, delayMs: 0 };
+    await Promise.all(
+      Array.from({ length: 6 }, () => fetcher.fetch({ url: `${site.origin}/slow`, timeoutMs: 5000, politeness })),
+    );
+    expect(site.count('/slow')).toBe(6);
+    expect(site.maxInFlight).toBe(2);
+  });
+
+  it('waits the politeness delay, or the larger robots.txt Crawl-delay', async () => {
+    const politeness = { perHostConcurrency: 4, delayMs: 100 };
+    await Promise.all(
+      Array.from({ length: 3 }, () => fetcher.fetch({ url: `${site.origin}/spaced`, timeoutMs: 5000, politeness })),
+    );
+    expect(Math.min(...gaps(site.arrivals.get('/spaced') ?? []))).toBeGreaterThanOrEqual(80);
+    const crawl = { perHostConcurrency: 4, delayMs: 0 };
+    await fetcher.fetch({ url: `${delayed.origin}/p`, timeoutMs: 5000, politeness: crawl });
+    await Promise.all(
+      Array.from({ length: 2 }, () =>
+        fetcher.fetch({ url: `${delayed.origin}/p`, timeoutMs: 5000, politeness: crawl }),
+      ),
+    );
+    // Slots open 250 ms apart; arrival gaps differ from that only by connection set-up time.
+    const arrivals = delayed.arrivals.get('/p') ?? [];
+    expect(arrivals).toHaveLength(3);
+    expect(Math.min(...gaps(arrivals))).toBeGreaterThanOrEqual(200);
+  });
+});
