@@ -1,0 +1,103 @@
+/**
+ * The tokenizer shared by highlights, summaries and (later) the search index: Unicode words, lower
+ * case, identifiers split into their parts as well as kept whole, stopwords dropped, Porter stems.
+ */
+import { stemmer } from 'stemmer';
+import { isStopword } from './stopwords.js';
+
+// A word: letters, marks, digits and underscores, with inner apostrophes ("don't", "o'neill").
+const WORD = /[\p{L}\p{M}\p{N}_]+(?:['’][\p{L}\p{M}]+)*/gu;
+// Scripts written without spaces between words: indexed as overlapping character bigrams.
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
+const HAS_CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+// Longer runs are hashes, base64 or minified code: noise for matching.
+const MAX_TOKEN_LENGTH = 40;
+
+/**
+ * Splits an identifier into its parts: `getHTTPResponse` → get, HTTP, Response; `snake_case` → snake,
+ * case. Returns the single part when there is nothing to split.
+ */
+export function splitIdentifier(word: string): string[] {
+  return word
+    .split(/_+/)
+    .flatMap((chunk) => chunk.split(/(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u))
+    .filter((part) => part.length > 0);
+}
+
+function keep(token: string): boolean {
+  if (token.length > MAX_TOKEN_LENGTH || isStopword(token)) return false;
+  // Single letters are initials or list markers; single digits and CJK characters still mean something.
+  return token.length > 1 || /[\p{N}\p{Script=Han}]/u.test(token);
+}
+
+function cjkBigrams(run: string, out: string[]): void {
+  const chars = [...run];
+  if (chars.length === 1) out.push(chars[0]!);
+  for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i]! + chars[i + 1]!);
+}
+
+// Most words are plain lower-case ASCII: nothing to split or normalise.
+const PLAIN = /^[a-z0-9]+$/;
+
+function wordTokens(raw: string, out: string[]): void {
+  if (PLAIN.test(raw)) {
+    if (keep(raw)) out.push(raw);
+    return;
+  }
+  const word = raw.replace(/’/g, "'");
+  const lower = word.toLowerCase();
+  if (isStopword(lower)) return;
+  const whole = lower.replace(/'s$/, '').replace(/'/g, '');
+  if (keep(whole)) out.push(whole);
+  // Only identifiers (inner capitals, underscores) have parts.
+  if (!/_|.\p{Lu}/u.test(word)) return;
+  const parts = splitIdentifier(word);
+  if (parts.length < 2) return;
+  for (const part of parts) {
+    const token = part.toLowerCase().replace(/'/g, '');
+    if (token !== whole && keep(token)) out.push(token);
+  }
+}
+
+/**
+ * Lower-cased tokens of `text` in order, stopwords dropped. An identifier yields itself and its parts
+ * (`parseJsonBody` → parsejsonbody, parse, json, body); CJK text yields character bigrams. Not stemmed.
+ */
+export function tokenize(text: string): string[] {
+  const out: string[] = [];
+  for (const match of text.matchAll(WORD)) {
+    const raw = match[0];
+    if (!HAS_CJK.test(raw)) {
+      wordTokens(raw, out);
+      continue;
+    }
+    let last = 0;
+    for (const run of raw.matchAll(CJK_RUN)) {
+      if (run.index > last) wordTokens(raw.slice(last, run.index), out);
+      cjkBigrams(run[0], out);
+      last = run.index + run[0].length;
+    }
+    if (last < raw.length) wordTokens(raw.slice(last), out);
+  }
+  return out;
+}
+
+const stemCache = new Map<string, string>();
+
+/** The Porter stem of a lower-case token; tokens other than plain ASCII words are returned as they are. */
+export function stem(token: string): string {
+  if (!/^[a-z]{3,}$/.test(token)) return token;
+  let stemmed = stemCache.get(token);
+  if (stemmed === undefined) {
+    stemmed = stemmer(token);
+    // Bounded: a long-running server sees an open vocabulary.
+    if (stemCache.size > 50_000) stemCache.clear();
+    stemCache.set(token, stemmed);
+  }
+  return stemmed;
+}
+
+/** The index terms of `text`: `tokenize` then `stem`. This is what the lexical model counts. */
+export function terms(text: string): string[] {
+  return tokenize(text).map(stem);
+}
