@@ -12,7 +12,16 @@ await build({
   platform: 'node',
   target: 'node20',
   sourcemap: true,
-  external: ['better-sqlite3', 'sqlite3', 'keyv', '@keyv/sqlite', 'ajv', 'ajv-formats', 'pdfjs-dist', 'playwright-core'],
+  external: [
+    'better-sqlite3',
+    'sqlite3',
+    'keyv',
+    '@keyv/sqlite',
+    'ajv',
+    'ajv-formats',
+    'pdfjs-dist',
+    'playwright-core',
+  ],
   // Bundled CommonJS dependencies (pino, commander) call require(); give them one.
   banner: {
     js: "import { createRequire as __trawlCreateRequire } from 'node:module'; const require = __trawlCreateRequire(import.meta.url);",

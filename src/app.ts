@@ -5,6 +5,11 @@
 import type { Config } from './config/config.js';
 import { systemClock, type Clock } from './core/context.js';
 import { createServices, type Services } from './core/services.js';
+import { createBrowserRenderer } from './fetch/browser.js';
+import { createApiClient } from './fetch/api-client.js';
+import { createFetcher, DEFAULT_USER_AGENT } from './fetch/fetcher.js';
+import type { Fetcher } from './fetch/types.js';
+import { createOpenAiEmbedder, type Embedder } from './providers/embeddings.js';
 import { createLogger, type Logger } from './lib/logger.js';
 import { createCacheStore } from './store/cache.js';
 import { openDatabase, type Db } from './store/database.js';
@@ -21,6 +26,38 @@ export interface App {
 export interface AppOptions {
   logger?: Logger;
   clock?: Clock;
+  /** A fetcher built elsewhere (benchmarks share one); default: one from the config. */
+  fetcher?: Fetcher;
+}
+
+/** Model providers the operator configured (embeddings now; models and web search later). */
+function createProviders(config: Config, logger: Logger): { embedder?: Embedder; close(): Promise<void> } {
+  if (!config.embeddingsUrl) return { close: async () => undefined };
+  const client = createApiClient({ userAgent: config.userAgent ?? DEFAULT_USER_AGENT, logger });
+  const embedder = createOpenAiEmbedder({
+    baseUrl: config.embeddingsUrl,
+    apiKey: config.embeddingsApiKey,
+    model: config.embeddingsModel,
+    post: client.postJson,
+  });
+  return { embedder, close: () => client.close() };
+}
+
+/** The fetcher of the config: user agent, SSRF guard, size cap, robots.txt, and a browser if configured. */
+function createAppFetcher(config: Config, logger: Logger): Fetcher {
+  const guard = { allowPrivateNetwork: config.allowPrivateNetwork, privateAllowlist: config.privateAllowlist };
+  const userAgent = config.userAgent ?? DEFAULT_USER_AGENT;
+  const browser = config.browser
+    ? createBrowserRenderer({ executablePath: config.browser, guard, userAgent, logger })
+    : undefined;
+  return createFetcher({
+    userAgent,
+    ...guard,
+    maxBodyBytes: config.fetchMaxBytes,
+    robots: config.robots,
+    browser,
+    logger,
+  });
 }
 
 export function createApp(config: Config, options: AppOptions = {}): App {
@@ -28,7 +65,17 @@ export function createApp(config: Config, options: AppOptions = {}): App {
   const clock = options.clock ?? systemClock;
   const db = openDatabase(config.dataDir);
   const cache = createCacheStore(config.dataDir);
-  const services = createServices({ db, cache, clock });
+  const fetcher = options.fetcher ?? createAppFetcher(config, logger);
+  const providers = createProviders(config, logger);
+  const services = createServices({
+    db,
+    cache,
+    clock,
+    logger,
+    fetcher,
+    embedder: providers.embedder,
+    settings: { robots: config.robots, fetchConcurrency: config.fetchConcurrency },
+  });
   let closed = false;
   return {
     config,
@@ -39,6 +86,8 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     async close() {
       if (closed) return;
       closed = true;
+      await fetcher.close();
+      await providers.close();
       await cache.close();
       db.close();
       logger.flush();

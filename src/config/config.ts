@@ -2,6 +2,7 @@
  * Configuration: read once from `TRAWL_*` environment variables and CLI flags (flags win), validated with
  * zod, frozen. A bad setting fails fast with a message naming the variable and the flag.
  */
+import { isIP } from 'node:net';
 import path from 'node:path';
 import envPaths from 'env-paths';
 import { z } from 'zod';
@@ -22,6 +23,16 @@ const list = z
 const booleanish = z
   .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])])
   .transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
+
+function isIpOrCidr(entry: string): boolean {
+  const [ip, prefix, ...rest] = entry.split('/');
+  if (rest.length > 0 || !ip) return false;
+  const family = isIP(ip);
+  if (family === 0) return false;
+  if (prefix === undefined) return true;
+  const bits = Number(prefix);
+  return /^\d+$/.test(prefix) && bits <= (family === 4 ? 32 : 128);
+}
 
 /** One row per setting: env var, CLI flag, schema, default and the line the README's table shows. */
 export const SETTINGS = {
@@ -92,6 +103,80 @@ export const SETTINGS = {
     default: [] as string[],
     doc: 'Beta tokens (as in the `Svc-Beta` header) that MCP tool calls run with; stdio has no headers. Over HTTP the request header adds to these.',
   },
+  userAgent: {
+    env: 'TRAWL_USER_AGENT',
+    flag: '--user-agent',
+    schema: z.string().min(1).max(512),
+    default: undefined,
+    doc: 'User-Agent of every fetch. Default: `Trawl/<version> (+https://github.com/trawl/trawl)`; robots.txt rules for `Trawl` apply either way.',
+  },
+  allowPrivateNetwork: {
+    env: 'TRAWL_ALLOW_PRIVATE_NETWORK',
+    flag: '--allow-private-network',
+    schema: booleanish,
+    default: false,
+    doc: 'Let fetches reach loopback, private, link-local and metadata addresses (local docs). Off by default: the SSRF guard refuses them on every redirect hop.',
+  },
+  privateAllowlist: {
+    env: 'TRAWL_PRIVATE_ALLOWLIST',
+    flag: '--private-allowlist',
+    schema: list.refine((items) => items.every(isIpOrCidr), 'each entry must be an IP address or a CIDR block'),
+    default: [] as string[],
+    doc: 'Comma-separated IPs or CIDRs (e.g. `10.1.2.0/24`) that fetches may reach although they are private; everything else private stays refused.',
+  },
+  robots: {
+    env: 'TRAWL_ROBOTS',
+    flag: '--robots',
+    schema: booleanish,
+    default: true,
+    doc: 'Obey robots.txt (RFC 9309) for every automated fetch. Turn off only for sites you own.',
+  },
+  fetchMaxBytes: {
+    env: 'TRAWL_FETCH_MAX_BYTES',
+    flag: '--fetch-max-bytes',
+    schema: z.coerce
+      .number()
+      .int()
+      .min(64 * 1024)
+      .max(512 * 1024 * 1024),
+    default: 16 * 1024 * 1024,
+    doc: 'Largest response body a fetch reads, in bytes (after decompression); larger pages fail with `CRAWL_TOO_LARGE`.',
+  },
+  fetchConcurrency: {
+    env: 'TRAWL_FETCH_CONCURRENCY',
+    flag: '--fetch-concurrency',
+    schema: z.coerce.number().int().min(1).max(1024),
+    default: 16,
+    doc: 'Live fetches of `/contents` running at once; more wait in the admission queue (`x-svc-queued`, `x-svc-queue-ms`).',
+  },
+  browser: {
+    env: 'TRAWL_BROWSER',
+    flag: '--browser',
+    schema: z.string().min(1),
+    default: undefined,
+    doc: 'Path of a Chromium executable (e.g. `/usr/bin/chromium`) to render JavaScript-only pages. Without it such pages fail with `CRAWL_NEEDS_BROWSER`.',
+  },
+  embeddingsUrl: {
+    env: 'TRAWL_EMBEDDINGS_URL',
+    flag: '--embeddings-url',
+    schema: z.url({ protocol: /^https?$/ }),
+    default: undefined,
+    doc: 'Base URL of an OpenAI-compatible embeddings API (`POST {url}/embeddings`), e.g. `https://api.openai.com/v1` or a local server. Highlight scores then are cosines of embeddings; without it, of the lexical model (docs/contents.md).',
+  },
+  embeddingsModel: {
+    env: 'TRAWL_EMBEDDINGS_MODEL',
+    flag: '--embeddings-model',
+    schema: z.string().min(1),
+    default: 'text-embedding-3-small',
+    doc: 'Model name sent to the embeddings API.',
+  },
+  embeddingsApiKey: {
+    env: 'TRAWL_EMBEDDINGS_API_KEY',
+    flag: '--embeddings-api-key',
+    schema: z.string().min(1),
+    default: undefined,
+    doc: 'Bearer key of the embeddings API (never logged). Prefer the variable to the flag, which shows in `ps`.',
+  },
   createFirstKey: {
     env: 'TRAWL_CREATE_FIRST_KEY',
     flag: '--create-first-key',
@@ -103,7 +188,11 @@ export const SETTINGS = {
 
 type Settings = typeof SETTINGS;
 export type Config = Readonly<{
-  [K in keyof Settings]: K extends 'dataDir' ? string : z.output<Settings[K]['schema']>;
+  [K in keyof Settings]: K extends 'dataDir'
+    ? string
+    : Settings[K]['default'] extends undefined
+      ? z.output<Settings[K]['schema']> | undefined
+      : z.output<Settings[K]['schema']>;
 }>;
 
 /** Flags as parsed by the CLI, keyed like SETTINGS (`dataDir`, `port`, ...). */

@@ -22,6 +22,18 @@ export interface Progress {
   message?: string;
 }
 
+/**
+ * Facts about an answer that are not part of its wire body: the REST door turns them into headers
+ * (`x-svc-queued`, `x-svc-queue-ms`), the MCP door into hints in the tool's text. Filled by services.
+ */
+export interface ResponseNotes {
+  /** Whether a live fetch of this request waited in the admission queue, and for how long in total. */
+  queued?: boolean;
+  queueMs?: number;
+  /** Full text length per result URL before offset and `maxCharacters` (for reading long pages in parts). */
+  textLengths?: Map<string, number>;
+}
+
 export interface ServiceContext {
   requestId: string;
   logger: Logger;
@@ -31,4 +43,6 @@ export interface ServiceContext {
   /** Beta tokens the request opted into (`Svc-Beta` header, or the MCP door's configured set). */
   betas: ReadonlySet<string>;
   onProgress?: (p: Progress) => void;
+  /** Where services leave door-facing notes; doors that care create it. */
+  notes?: ResponseNotes;
 }

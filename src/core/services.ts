@@ -1,21 +1,62 @@
 /**
- * The core services, built once per app from the store and handed to every operation. Later
- * capabilities (contents, search, monitors, agent) add their service here.
+ * The core services, built once per app from the store, the fetcher and the providers, and handed to
+ * every operation. Later capabilities (search, monitors, agent) add their service here.
  */
+import type { Fetcher } from '../fetch/types.js';
+import type { Logger } from '../lib/logger.js';
+import type { Embedder } from '../providers/embeddings.js';
 import type { CacheStore } from '../store/cache.js';
 import type { Db } from '../store/database.js';
 import { createApiKeysRepo } from '../store/api-keys.repo.js';
+import { createDocumentsRepo, type DocumentsRepo } from '../store/documents.repo.js';
 import { createKeysService, type KeysService } from './accounts/keys.service.js';
+import { createAdmissionQueue } from './contents/admission.js';
+import { createContentsService, type ContentsService } from './contents/contents.service.js';
+import { createPagesService, type PagesService } from './contents/pages.service.js';
 import type { Clock } from './context.js';
 
 export interface Services {
   keys: KeysService;
   cache: CacheStore;
+  fetcher: Fetcher;
+  documents: DocumentsRepo;
+  pages: PagesService;
+  contents: ContentsService;
 }
 
-export function createServices(deps: { db: Db; cache: CacheStore; clock: Clock }): Services {
+export interface ServiceDeps {
+  db: Db;
+  cache: CacheStore;
+  clock: Clock;
+  logger: Logger;
+  fetcher: Fetcher;
+  embedder?: Embedder;
+  /** Settings the core needs, read once by config. */
+  settings: { robots: boolean; fetchConcurrency: number };
+}
+
+export function createServices(deps: ServiceDeps): Services {
+  const documents = createDocumentsRepo(deps.db);
+  const pages = createPagesService({
+    fetcher: deps.fetcher,
+    cache: deps.cache,
+    documents,
+    clock: deps.clock,
+    logger: deps.logger,
+    robots: deps.settings.robots,
+  });
   return {
     keys: createKeysService(createApiKeysRepo(deps.db), deps.clock),
     cache: deps.cache,
+    fetcher: deps.fetcher,
+    documents,
+    pages,
+    contents: createContentsService({
+      pages,
+      documents,
+      admission: createAdmissionQueue(deps.settings.fetchConcurrency),
+      clock: deps.clock,
+      embedder: deps.embedder,
+    }),
   };
 }

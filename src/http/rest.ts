@@ -45,6 +45,7 @@ async function readInput(op: Operation, c: Context<HttpEnv>, maxBytes: number): 
 function serviceContext(app: App, c: Context<HttpEnv>, caller: Caller | null): ServiceContext {
   const requestId = c.get('requestId');
   return {
+    notes: {},
     requestId,
     logger: app.logger.child({ requestId }),
     signal: requestSignal(c),
@@ -63,7 +64,13 @@ export function mountOperations(hono: Hono<HttpEnv>, app: App, ops: readonly Ope
       c.set('errorBody', op.errorBody);
       const caller = authenticate(c.req.raw.headers, app.services.keys);
       const input = await readInput(op, c, app.config.maxBodyBytes);
-      const output = await invoke(op, app.services, input, serviceContext(app, c, caller));
+      const ctx = serviceContext(app, c, caller);
+      const output = await invoke(op, app.services, input, ctx);
+      if (ctx.notes?.queued !== undefined) {
+        // Live fetches passed the admission queue: did this request wait, and how long (ms, integer).
+        c.header('x-svc-queued', String(ctx.notes.queued));
+        c.header('x-svc-queue-ms', String(ctx.notes.queueMs ?? 0));
+      }
       return c.json(output, op.successStatus as 200);
     });
   }

@@ -16,6 +16,8 @@ export const REDACT_PATHS = [
   'key',
   'secret',
   'webhookSecret',
+  'embeddingsApiKey',
+  '*.embeddingsApiKey',
   '*.apiKey',
   '*.key',
   '*.secret',

@@ -50,6 +50,7 @@ export function buildMcpServer(
         const logger = app.logger.child({ requestId, tool: op.tool });
         const progressToken = extra._meta?.progressToken;
         const ctx: ServiceContext = {
+          notes: {},
           requestId,
           logger,
           signal: extra.signal,
@@ -66,9 +67,11 @@ export function buildMcpServer(
             : {}),
         };
         try {
-          const output = await invoke(op, app.services, args, ctx);
+          const input = op.toolDefaults(args);
+          const output = await invoke(op, app.services, input, ctx);
           logger.info({ ok: true }, 'tool call');
-          return { content: [{ type: 'text', text: op.render(output) }], structuredContent: output };
+          const text = op.render(output, { input, notes: ctx.notes ?? {} });
+          return { content: [{ type: 'text', text }], structuredContent: output };
         } catch (thrown) {
           const err = toServiceError(thrown);
           if (err.tag === 'INTERNAL_ERROR') logger.error({ err: thrown }, 'tool call failed');

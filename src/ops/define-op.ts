@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { ServiceError } from '../errors.js';
-import type { ServiceContext } from '../core/context.js';
+import type { ResponseNotes, ServiceContext } from '../core/context.js';
 import type { Services } from '../core/services.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -30,6 +30,12 @@ export interface BetaRule<I> {
 }
 
 type AnyObject = z.ZodObject<z.ZodRawShape>;
+
+/** What a rendering may use besides the output: the call's input and the service's notes. */
+export interface RenderInfo {
+  input: Record<string, unknown>;
+  notes: ResponseNotes;
+}
 type Out<T> = T extends z.ZodType ? z.output<T> : unknown;
 export type OpInput<P, Q, B> = Out<P> & Out<Q> & Out<B>;
 
@@ -57,7 +63,11 @@ export interface OpSpec<
   annotations: ToolHints;
   betas?: BetaRule<OpInput<P, Q, B>>[];
   /** Text for a model to read; the structured output goes alongside it. */
-  render: (output: z.output<O>) => string;
+  render: (output: z.output<O>, info: RenderInfo) => string;
+  /** MCP-only input fields (e.g. a reading offset), added to the tool's input schema. */
+  toolExtras?: z.ZodRawShape;
+  /** MCP-only defaults applied to a tool call's arguments before the handler runs. */
+  toolDefaults?: (args: OpInput<P, Q, B> & Record<string, unknown>) => OpInput<P, Q, B>;
   run: (services: Services, input: OpInput<P, Q, B>, ctx: ServiceContext) => Promise<z.input<O>>;
 }
 
@@ -77,9 +87,10 @@ export interface Operation {
   requestIdInBody: boolean;
   annotations: ToolHints;
   betas: BetaRule<unknown>[];
-  /** Params, query and body fields as one object: the MCP tool's input. */
+  /** Params, query and body fields (plus `toolExtras`) as one object: the MCP tool's input. */
   toolInput: AnyObject;
-  render(output: unknown): string;
+  toolDefaults(args: Record<string, unknown>): Record<string, unknown>;
+  render(output: unknown, info: RenderInfo): string;
   run(services: Services, input: unknown, ctx: ServiceContext): Promise<unknown>;
 }
 
@@ -90,7 +101,7 @@ export function defineOp<
   B extends AnyObject | undefined = undefined,
   O extends z.ZodType = z.ZodType,
 >(spec: OpSpec<P, Q, B, O>): Operation {
-  const extra = { ...(spec.params?.shape ?? {}), ...(spec.query?.shape ?? {}) };
+  const extra = { ...(spec.params?.shape ?? {}), ...(spec.query?.shape ?? {}), ...(spec.toolExtras ?? {}) };
   const toolInput = spec.body ? spec.body.safeExtend(extra) : z.object(extra);
   return {
     name: spec.name,
@@ -109,7 +120,8 @@ export function defineOp<
     annotations: spec.annotations,
     betas: (spec.betas ?? []) as BetaRule<unknown>[],
     toolInput: toolInput as AnyObject,
-    render: spec.render as (o: unknown) => string,
+    toolDefaults: (spec.toolDefaults ?? ((args) => args)) as Operation['toolDefaults'],
+    render: spec.render as Operation['render'],
     run: spec.run as Operation['run'],
   };
 }

@@ -45,7 +45,15 @@ export function createCacheStore(dataDir: string): CacheStore {
           keySize: 4096,
         });
         void adapter.query('PRAGMA journal_mode = WAL').catch(() => undefined);
-        entry = { kv: new Keyv({ store: adapter, namespace: ns }), adapter };
+        // Plain JSON: keyv's default codec revives Buffers with a reviver, which costs a fifth of a
+        // cached /contents answer; cache values here are plain data (pages, raw text, base64).
+        const kv = new Keyv({
+          store: adapter,
+          namespace: ns,
+          serialize: (data) => JSON.stringify(data),
+          deserialize: (data) => JSON.parse(data) as never,
+        });
+        entry = { kv, adapter };
         open.set(ns, entry);
       }
       return entry.kv as Keyv<T>;

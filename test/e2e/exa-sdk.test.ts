@@ -25,7 +25,7 @@ async function failure(call: Promise<unknown>): Promise<{ statusCode: number; me
 }
 
 describe('exa-js against Trawl', () => {
-  it('sends bodies Trawl accepts: search, searchAndContents, findSimilar, getContents', async () => {
+  it('sends bodies Trawl accepts: search, searchAndContents, findSimilar', async () => {
     const calls = [
       exa.search('vector databases', { numResults: 5, type: 'fast', includeDomains: ['github.com'] }),
       exa.searchAndContents('vector databases', { text: { maxCharacters: 2000 }, highlights: true }),
@@ -35,7 +35,6 @@ describe('exa-js against Trawl', () => {
         filterEmptyResults: true,
       }),
       exa.findSimilar('https://example.com/post', { excludeSourceDomain: true, numResults: 3 }),
-      exa.getContents(['https://example.com'], { text: true, maxAgeHours: 24 }),
     ];
     for (const call of calls) {
       const err = await failure(call);

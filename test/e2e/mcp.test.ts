@@ -82,9 +82,10 @@ describe('MCP in memory', () => {
     const betaClient = await inMemoryClient(t, ['dynamic-highlights-2026-08-28']);
     const res = (await betaClient.callTool({
       name: 'get_contents',
-      arguments: { urls: ['https://a.example'], highlights: { dynamic: true } },
+      arguments: { urls: ['https://a.example'], highlights: { dynamic: true }, maxAgeHours: -1 },
     })) as ToolResult;
-    expect(res.content[0]!.text).toMatch(/^NOT_IMPLEMENTED/);
+    expect(res.isError).toBeFalsy();
+    expect(res.content[0]!.text).toMatch(/https:\/\/a\.example: SOURCE_NOT_AVAILABLE/);
     await betaClient.close();
   });
 });

@@ -1,0 +1,239 @@
+/**
+ * /contents: for each requested URL or id, a page from the cache or a live fetch (by the freshness
+ * policy), turned into a result with the asked-for contents; one status per target, failures per URL
+ * never fail the request. Live fetches pass the admission queue.
+ */
+import { ServiceError } from '../../errors.js';
+import { FetchError } from '../../fetch/types.js';
+import type { Embedder } from '../../providers/embeddings.js';
+import type { DocumentsRepo } from '../../store/documents.repo.js';
+import type { Clock, ServiceContext } from '../context.js';
+import type { AdmissionQueue } from './admission.js';
+import { toFreshness, type Freshness, type FreshnessInput } from './freshness.js';
+import type { LoadedPage, PagesService } from './pages.service.js';
+import { parseBody } from './parse.js';
+import { renderText } from './render.js';
+import { pickSubpages } from './subpages.js';
+import { isEmptyResult, toResult, type BuiltResult, type ContentOptions } from './to-result.js';
+import { isImportUrl, normalizeUrl } from './url.js';
+
+/** What /contents takes (the validated wire request) plus the MCP tool's reading offset. */
+export interface ContentsInput extends ContentOptions, FreshnessInput {
+  ids?: string[];
+  urls?: string[];
+  summary?: boolean | { query?: string; schema?: Record<string, unknown> } | null;
+  context?: boolean | { maxCharacters?: number } | null;
+  livecrawlTimeout: number;
+  subpages: number;
+  subpageTarget?: string | string[] | null;
+  filterEmptyResults?: boolean | null;
+  /** MCP only: characters of each page's text to skip. */
+  offset?: number;
+}
+
+export interface ContentStatus {
+  id: string;
+  status: 'success' | 'error';
+  source?: 'cached' | 'crawled';
+  error?: { tag: string; httpStatusCode: number | null };
+}
+
+export interface ContentsOutput {
+  results: BuiltResult['result'][];
+  context?: string;
+  statuses: ContentStatus[];
+  costDollars: { total: number };
+  searchTime: number;
+}
+
+export interface ContentsService {
+  run(input: ContentsInput, ctx: ServiceContext): Promise<ContentsOutput>;
+  /** One page by the freshness policy (shared with search): a LoadedPage or a per-URL failure. */
+  load(target: string, freshness: Freshness, live: LiveLoad): Promise<LoadedPage>;
+}
+
+export interface LiveLoad {
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Collects the admission queue's wait over all live fetches of one request. */
+  queue: { queued: boolean; waitedMs: number };
+}
+
+export interface ContentsDeps {
+  pages: PagesService;
+  documents: DocumentsRepo;
+  admission: AdmissionQueue;
+  clock: Clock;
+  embedder?: Embedder;
+}
+
+/** Dollars per page returned (results and subpages): the spec's "$1 per 1000 pages". */
+export const PRICE_PER_PAGE = 0.001;
+const CONTEXT_DEFAULT_CHARS = 10000;
+
+export function createContentsService(deps: ContentsDeps): ContentsService {
+  const live = async (url: string, opts: LiveLoad): Promise<LoadedPage> => {
+    const admitted = await deps.admission.run(
+      () => deps.pages.fetchLive(url, { timeoutMs: opts.timeoutMs, signal: opts.signal }),
+      opts.signal,
+    );
+    if (admitted.queued) opts.queue.queued = true;
+    opts.queue.waitedMs += admitted.waitedMs;
+    return admitted.value;
+  };
+
+  const fromStore = async (key: string): Promise<LoadedPage | undefined> => {
+    const doc = deps.documents.get(key);
+    if (!doc || (doc.origin !== 'import' && !isImportUrl(key))) return undefined;
+    const page = await parseBody({ url: doc.url, kind: 'markdown', text: doc.text });
+    return {
+      page: { ...page, title: doc.title || page.title, author: doc.author, publishedDate: doc.publishedDate },
+      fetchedAt: doc.fetchedAt,
+      source: 'cached',
+    };
+  };
+
+  const load = async (target: string, freshness: Freshness, opts: LiveLoad): Promise<LoadedPage> => {
+    if (isImportUrl(target)) {
+      const stored = await fromStore(target);
+      if (stored) return stored;
+      throw new FetchError(
+        'CRAWL_NOT_FOUND',
+        `${target} is not in the document store (import:// URLs are never fetched)`,
+      );
+    }
+    const key = normalizeUrl(target);
+    if (!key) {
+      // An id that is not a URL can only name a stored document.
+      const stored = deps.documents.get(target);
+      if (stored) return (await fromStore(stored.url)) ?? notFound(target);
+      if (/^[a-z][a-z0-9+.-]*:/i.test(target)) {
+        throw new FetchError('UNSUPPORTED_URL', `${target} is not an http(s) URL Trawl can fetch`);
+      }
+      notFound(target);
+    }
+    const cachedCopy = async () => (await deps.pages.cached(key)) ?? (await fromStore(key));
+    switch (freshness.mode) {
+      case 'cache-only': {
+        const copy = await cachedCopy();
+        if (copy) return copy;
+        throw new FetchError('SOURCE_NOT_AVAILABLE', `${target} is not cached and this request allows the cache only`);
+      }
+      case 'live':
+        return live(key, opts);
+      case 'live-preferred':
+        try {
+          return await live(key, opts);
+        } catch (err) {
+          const copy = await cachedCopy();
+          if (copy) return copy;
+          throw err;
+        }
+      case 'max-age': {
+        const copy = await cachedCopy();
+        if (copy && deps.clock.now().getTime() - Date.parse(copy.fetchedAt) < freshness.maxAgeMs) return copy;
+        return live(key, opts);
+      }
+      case 'fallback':
+        return (await cachedCopy()) ?? live(key, opts);
+    }
+  };
+
+  return {
+    load,
+    async run(input, ctx) {
+      const started = performance.now();
+      if (typeof input.summary === 'object' && input.summary?.schema) {
+        throw new ServiceError(
+          'FEATURE_DISABLED',
+          'summary.schema needs a language model and none is configured on this Trawl; send summary without a schema for an extractive summary',
+          { field: 'summary.schema' },
+        );
+      }
+      const freshness = toFreshness(input);
+      const targets = input.urls ?? input.ids ?? [];
+      const opts: LiveLoad = {
+        timeoutMs: input.livecrawlTimeout,
+        signal: ctx.signal,
+        queue: { queued: false, waitedMs: 0 },
+      };
+      const rctx = {
+        embedder: deps.embedder,
+        signal: ctx.signal,
+        onEmbedderError: (err: unknown) => ctx.logger.warn({ err }, 'embeddings failed; lexical highlight scores used'),
+      };
+      const memo = new Map<string, Promise<LoadedPage>>();
+      const once = (target: string) => {
+        const key = normalizeUrl(target) ?? target;
+        let p = memo.get(key);
+        if (!p) memo.set(key, (p = load(target, freshness, opts)));
+        return p;
+      };
+      const outcomes = await Promise.all(targets.map((t) => settle(once(t), t, ctx)));
+      const statuses = outcomes.map((o) => o.status);
+      const textLengths = new Map<string, number>();
+      const results: BuiltResult['result'][] = [];
+      const contextParts: string[] = [];
+      let pages = 0;
+      for (const outcome of outcomes) {
+        if (!outcome.loaded) continue;
+        const built = await toResult(outcome.loaded, input, { ...rctx, textOffset: input.offset });
+        if (built.textLength !== undefined) textLengths.set(built.result.url, built.textLength);
+        if (input.filterEmptyResults && isEmptyResult(built.result, input)) continue;
+        if (input.subpages > 0) {
+          const links = pickSubpages(outcome.loaded.page, input.subpages, input.subpageTarget);
+          const subs = await Promise.all(links.map((url) => settle(once(url), url, ctx)));
+          const built2 = await Promise.all(subs.flatMap((s) => (s.loaded ? [toResult(s.loaded, input, rctx)] : [])));
+          built.result.subpages = built2.map((b) => b.result);
+          pages += built2.length;
+        }
+        results.push(built.result);
+        if (input.context) contextParts.push(contextPart(built.result, outcome.loaded));
+        pages++;
+      }
+      if (ctx.notes) Object.assign(ctx.notes, { queued: opts.queue.queued, queueMs: opts.queue.waitedMs, textLengths });
+      const output: ContentsOutput = {
+        results,
+        statuses,
+        costDollars: { total: round(pages * PRICE_PER_PAGE) },
+        searchTime: round(performance.now() - started),
+      };
+      if (input.context) output.context = contextParts.join('\n\n').slice(0, contextLimit(input));
+      return output;
+    },
+  };
+}
+
+function notFound(target: string): never {
+  throw new FetchError('CRAWL_NOT_FOUND', `${target} is not in the document store`);
+}
+
+async function settle(
+  loading: Promise<LoadedPage>,
+  id: string,
+  ctx: ServiceContext,
+): Promise<{ status: ContentStatus; loaded?: LoadedPage }> {
+  try {
+    const loaded = await loading;
+    return { status: { id, status: 'success', source: loaded.source }, loaded };
+  } catch (err) {
+    if (err instanceof FetchError) {
+      ctx.logger.debug({ id, tag: err.tag, reason: err.message }, 'content fetch failed');
+      return { status: { id, status: 'error', error: { tag: err.tag, httpStatusCode: err.httpStatusCode } } };
+    }
+    ctx.logger.warn({ id, err }, 'content extraction failed');
+    return { status: { id, status: 'error', error: { tag: 'CRAWL_UNKNOWN_ERROR', httpStatusCode: null } } };
+  }
+}
+
+/** One result in the deprecated `context` string: its text (rendered compact when none was asked for). */
+function contextPart(result: Record<string, unknown>, loaded: LoadedPage): string {
+  const body = typeof result.text === 'string' ? result.text : renderText(loaded.page, {});
+  return `Title: ${String(result.title)}\nURL: ${String(result.url)}\n${body}`.trim();
+}
+
+function contextLimit(input: ContentsInput): number {
+  return (typeof input.context === 'object' && input.context?.maxCharacters) || CONTEXT_DEFAULT_CHARS;
+}
+
+const round = (n: number) => Math.round(n * 1e6) / 1e6;
