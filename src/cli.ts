@@ -4,6 +4,8 @@
  * starts without the HTTP stack and `trawl keys` without MCP.
  */
 import { Command, Option } from 'commander';
+import type { CrawlFlags } from './cli/crawl.command.js';
+import type { ImportFlags } from './cli/import.command.js';
 import type { ConfigFlags } from './config/config.js';
 import { VERSION } from './version.js';
 
@@ -91,6 +93,49 @@ keys
   .action(async (id: string, flags: ConfigFlags) => {
     const { revokeKey } = await import('./cli/keys.command.js');
     revokeKey(await configFrom({ dataDir: flags.dataDir }), id);
+  });
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+const progress = () =>
+  new Option('--progress <mode>', 'progress on stderr: auto (bar on a terminal, lines otherwise), bar, lines, off');
+
+program
+  .command('crawl')
+  .description('Crawl sites (sitemaps and same-site links) into the document store; rerun to resume')
+  .argument('<url...>', 'seed URLs')
+  .option('--depth <n>', 'link hops from a seed; sitemap URLs are depth 1 (default 3)')
+  .option('--limit <n>', 'pages to attempt over the whole crawl, resumed runs included (default 1000)')
+  .option('--include <pattern>', 'only URLs matching this glob (repeatable), e.g. "*/docs/*"', collect)
+  .option('--exclude <pattern>', 'skip URLs matching this glob (repeatable)', collect)
+  .option('--concurrency <n>', 'pages fetched at once (default 8)')
+  .option('--per-host <n>', 'pages fetched at once per host (default 2)')
+  .option('--delay <ms>', 'politeness delay between requests to one host (default 250)')
+  .option('--timeout <ms>', 'time limit of one page fetch, at most 90000 (default 10000)')
+  .option('--no-sitemaps', 'do not read robots.txt Sitemap lines and /sitemap.xml')
+  .option('--resume', 'resume the unfinished crawl of these URLs and options (fail if none)')
+  .option('--restart', 'start over, dropping the saved frontier of this crawl')
+  .option('--json', 'print the summary as JSON')
+  .addOption(progress())
+  .addOption(dataDir())
+  .addOption(logLevel())
+  .action(async (urls: string[], flags: ConfigFlags & CrawlFlags) => {
+    const { runCrawl } = await import('./cli/crawl.command.js');
+    await runCrawl(await configFrom({ dataDir: flags.dataDir, logLevel: flags.logLevel }), urls, flags);
+  });
+
+program
+  .command('import')
+  .description('Import JSONL records (optionally gzipped) or folders of HTML/Markdown/text files as documents')
+  .argument('<path...>', 'JSONL files (.jsonl, .jsonl.gz) and folders')
+  .option('--collection <name>', 'collection of the documents (default: file base name or folder name)')
+  .option('--batch <n>', 'documents per transaction (default 500)')
+  .option('--json', 'print the summary as JSON')
+  .addOption(progress())
+  .addOption(dataDir())
+  .addOption(logLevel())
+  .action(async (paths: string[], flags: ConfigFlags & ImportFlags) => {
+    const { runImport } = await import('./cli/import.command.js');
+    await runImport(await configFrom({ dataDir: flags.dataDir, logLevel: flags.logLevel }), paths, flags);
   });
 
 program

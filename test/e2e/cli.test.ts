@@ -8,6 +8,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, ROOT, tempDir } from '../helpers/app.js';
+import { MIGRATIONS } from '../../src/store/migrations/index.js';
 
 const KEY = /^trawl_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/;
 
@@ -166,7 +167,7 @@ describe('several processes on one data directory', () => {
     expect(keys.size).toBe(6);
     const db = new Database(path.join(dir, 'trawl.sqlite'), { readonly: true });
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
-    expect(db.pragma('user_version', { simple: true })).toBe(1);
+    expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
     expect((db.prepare('SELECT COUNT(*) AS n FROM api_keys').get() as { n: number }).n).toBe(6);
     db.close();
   });

@@ -46,4 +46,32 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX documents_collection ON documents (collection);
     `,
   },
+  {
+    version: 3,
+    name: 'crawl jobs and frontier',
+    sql: `
+      CREATE TABLE crawl_jobs (
+        id            TEXT PRIMARY KEY,
+        seeds         TEXT NOT NULL,
+        scope         TEXT NOT NULL,
+        state         TEXT NOT NULL CHECK (state IN ('active', 'finished')),
+        sitemaps_done INTEGER NOT NULL DEFAULT 0,
+        created_at    TEXT NOT NULL,
+        updated_at    TEXT NOT NULL
+      ) STRICT;
+      CREATE TABLE crawl_frontier (
+        id          INTEGER PRIMARY KEY,
+        job_id      TEXT NOT NULL REFERENCES crawl_jobs (id) ON DELETE CASCADE,
+        url         TEXT NOT NULL,
+        depth       INTEGER NOT NULL,
+        state       TEXT NOT NULL CHECK (state IN ('queued', 'done', 'failed')),
+        error_tag   TEXT,
+        error       TEXT,
+        http_status INTEGER,
+        updated_at  TEXT NOT NULL,
+        UNIQUE (job_id, url)
+      ) STRICT;
+      CREATE INDEX crawl_frontier_next ON crawl_frontier (job_id, state, depth, id);
+    `,
+  },
 ];

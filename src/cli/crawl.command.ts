@@ -1,0 +1,195 @@
+/**
+ * `trawl crawl URL…`: crawls sites into the document store, with progress on stderr and a summary on
+ * stdout. Ctrl-C stops taking new pages (twice: cancels those in flight); the same command resumes.
+ */
+import { createApp } from '../app.js';
+import type { Config } from '../config/config.js';
+import { createCrawlService, type CrawlProgress, type CrawlSummary } from '../core/crawl/crawl.service.js';
+import { ServiceError } from '../errors.js';
+import { createCrawlRepo } from '../store/crawl.repo.js';
+import { createProgress, parseProgressMode, type ProgressMode, type ProgressReporter } from './progress.js';
+
+export interface CrawlFlags {
+  depth?: string;
+  limit?: string;
+  include?: string[];
+  exclude?: string[];
+  concurrency?: string;
+  perHost?: string;
+  delay?: string;
+  timeout?: string;
+  sitemaps?: boolean;
+  resume?: boolean;
+  restart?: boolean;
+  json?: boolean;
+  progress?: string;
+}
+
+/** Defaults and bounds of the numeric flags. */
+export const CRAWL_NUMBERS = {
+  depth: { flag: '--depth', min: 0, max: 100, default: 3 },
+  limit: { flag: '--limit', min: 1, max: 10_000_000, default: 1000 },
+  concurrency: { flag: '--concurrency', min: 1, max: 256, default: 8 },
+  perHost: { flag: '--per-host', min: 1, max: 64, default: 2 },
+  delay: { flag: '--delay', min: 0, max: 60_000, default: 250 },
+  timeout: { flag: '--timeout', min: 1, max: 90_000, default: 10_000 },
+} as const;
+
+/** Bad command-line input: reported without a stack, exit code 2. */
+class UsageError extends Error {}
+
+function numberFlag(flags: CrawlFlags, name: keyof typeof CRAWL_NUMBERS): number {
+  const spec = CRAWL_NUMBERS[name];
+  const raw = flags[name];
+  if (raw === undefined) return spec.default;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || n < spec.min || n > spec.max) {
+    throw new UsageError(
+      `${spec.flag} must be an integer from ${spec.min} to ${spec.max} (got ${JSON.stringify(raw)})`,
+    );
+  }
+  return n;
+}
+
+function parseFlags(urls: string[], flags: CrawlFlags) {
+  if (flags.resume && flags.restart) throw new UsageError('use either --resume or --restart, not both');
+  const progress = parseProgressMode(flags.progress);
+  if (!progress) throw new UsageError('--progress must be auto, bar, lines or off');
+  return {
+    scope: {
+      seeds: urls,
+      depth: numberFlag(flags, 'depth'),
+      include: flags.include ?? [],
+      exclude: flags.exclude ?? [],
+      sitemaps: flags.sitemaps !== false,
+    },
+    run: {
+      limit: numberFlag(flags, 'limit'),
+      concurrency: numberFlag(flags, 'concurrency'),
+      perHost: numberFlag(flags, 'perHost'),
+      delayMs: numberFlag(flags, 'delay'),
+      timeoutMs: numberFlag(flags, 'timeout'),
+      mode: flags.restart ? ('restart' as const) : flags.resume ? ('resume' as const) : ('auto' as const),
+    },
+    progress: progress as ProgressMode,
+  };
+}
+
+/** One summary line: status, counts, time and rate, job id, failures by tag. */
+export function summaryLine(s: CrawlSummary): string {
+  const rate = s.elapsedMs > 0 ? (s.attemptedThisRun / s.elapsedMs) * 1000 : 0;
+  const tags = Object.entries(s.failedByTag)
+    .map(([tag, n]) => `${tag}×${n}`)
+    .join(' ');
+  return (
+    `${s.status}: ${s.done} done, ${s.failed} failed, ${s.queued} queued; ` +
+    `${s.attemptedThisRun} page${s.attemptedThisRun === 1 ? '' : 's'} this run ` +
+    `in ${(s.elapsedMs / 1000).toFixed(1)} s (${rate.toFixed(1)} pages/s); job ${s.jobId}` +
+    (tags ? `; failed: ${tags}` : '')
+  );
+}
+
+const HINTS: Record<CrawlSummary['status'], string | undefined> = {
+  finished: undefined,
+  limit: 'stopped at --limit; run again with a larger --limit to continue this crawl',
+  interrupted: 'interrupted; run the same command again to resume',
+};
+
+/** Installs SIGINT/SIGTERM handling: first SIGINT stops taking pages, a second (or SIGTERM) cancels them. */
+function signals(onNote: (m: string) => void) {
+  const stop = new AbortController();
+  const abort = new AbortController();
+  let exitCode = 130;
+  const onInt = () => {
+    if (stop.signal.aborted) return abort.abort();
+    stop.abort();
+    onNote('stopping: letting pages in flight finish (Ctrl-C again to cancel them)');
+  };
+  const onTerm = () => {
+    exitCode = 143;
+    stop.abort();
+    abort.abort();
+  };
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  return {
+    stop: stop.signal,
+    abort: abort.signal,
+    get exitCode() {
+      return exitCode;
+    },
+    dispose() {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+    },
+  };
+}
+
+/** Feeds crawl progress to the reporter; the bar runs to the limit when the frontier is larger. */
+function progressHandler(progress: ProgressReporter, limit: number) {
+  return (p: CrawlProgress) => {
+    const target = Math.min(limit, p.done + p.failed + p.queued);
+    const fraction = target > 0 ? (p.done + p.failed) / target : 0;
+    progress.update({ ...p, handled: p.attemptedThisRun - p.inFlight, fraction });
+  };
+}
+
+/** The hint (stderr) and the summary line or JSON (stdout). */
+function printSummary(summary: CrawlSummary, json: boolean): void {
+  const hint = HINTS[summary.status];
+  if (hint) process.stderr.write(`crawl: ${hint}\n`);
+  const rate = summary.elapsedMs > 0 ? (summary.attemptedThisRun / summary.elapsedMs) * 1000 : 0;
+  process.stdout.write(
+    json ? `${JSON.stringify({ ...summary, pagesPerSecond: Number(rate.toFixed(2)) })}\n` : `${summaryLine(summary)}\n`,
+  );
+}
+
+/** Runs `trawl crawl`; exits 0 (finished or at its limit), 130/143 (signal) or 2 (bad input). */
+export async function runCrawl(config: Config, urls: string[], flags: CrawlFlags): Promise<void> {
+  let parsed: ReturnType<typeof parseFlags>;
+  try {
+    parsed = parseFlags(urls, flags);
+  } catch (err) {
+    if (err instanceof UsageError) return usage(err.message);
+    throw err;
+  }
+  const app = createApp(config);
+  const progress = createProgress({ label: 'crawl', unit: 'pages', mode: parsed.progress });
+  const sig = signals((m) => progress.note(m));
+  const crawler = createCrawlService({
+    pages: app.services.pages,
+    fetcher: app.services.fetcher,
+    repo: createCrawlRepo(app.db),
+    clock: app.clock,
+    logger: app.logger,
+    robots: config.robots,
+  });
+  let summary: CrawlSummary;
+  try {
+    summary = await crawler.run(parsed.scope, {
+      ...parsed.run,
+      stop: sig.stop,
+      abort: sig.abort,
+      onProgress: progressHandler(progress, parsed.run.limit),
+    });
+  } catch (err) {
+    progress.finish();
+    await app.close();
+    if (err instanceof ServiceError && (err.tag === 'INVALID_URLS' || err.tag === 'NOT_FOUND')) {
+      usage(err.message);
+      process.exit(2);
+    }
+    throw err;
+  } finally {
+    sig.dispose();
+  }
+  progress.finish();
+  printSummary(summary, flags.json === true);
+  await app.close();
+  process.exit(summary.status === 'interrupted' ? sig.exitCode : 0);
+}
+
+function usage(message: string): void {
+  process.stderr.write(`trawl crawl: ${message}\n`);
+  process.exitCode = 2;
+}

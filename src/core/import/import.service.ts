@@ -1,0 +1,188 @@
+/**
+ * Imports documents into the store: JSONL files (gzipped or not, streamed line by line in constant
+ * memory) and folders of HTML/Markdown/text files. Bad records are skipped and reported; good ones are
+ * written in batches, each batch in one transaction.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+import { createGunzip } from 'node:zlib';
+import type { Logger } from '../../lib/logger.js';
+import type { DocumentRecord, DocumentsRepo } from '../../store/documents.repo.js';
+import type { Clock } from '../context.js';
+import { fileToDocument, kindOfFile, listFiles } from './folder.js';
+import { checkCollection, recordToDocument } from './records.js';
+
+/** One rejected record or file: where it is and what is wrong with it. */
+export interface ImportIssue {
+  input: string;
+  /** 1-based line of a JSONL record. */
+  line?: number;
+  /** Path of a file inside an imported folder, relative to it. */
+  file?: string;
+  message: string;
+}
+
+export interface ImportProgress {
+  input: string;
+  imported: number;
+  skipped: number;
+  errors: number;
+  /** Share of the input read so far (bytes of a file, files of a folder), 0-1. */
+  fraction: number;
+}
+
+export interface ImportResult {
+  input: string;
+  format: 'jsonl' | 'folder';
+  collection: string;
+  imported: number;
+  /** Folder files that are not HTML, Markdown or text. */
+  skipped: number;
+  errors: number;
+}
+
+export interface ImportOptions {
+  /** Collection of every document; default: the file's base name or the folder's name. */
+  collection?: string;
+  /** Documents per transaction. */
+  batch: number;
+  onIssue(issue: ImportIssue): void;
+  onProgress?(p: ImportProgress): void;
+}
+
+export interface ImportService {
+  /** Imports one JSONL file (optionally gzipped) or folder; throws when it cannot be opened at all. */
+  importPath(input: string, options: ImportOptions): Promise<ImportResult>;
+}
+
+/** The collection a file or folder imports into by default: its name without `.gz` and `.jsonl`. */
+export function defaultCollection(input: string): string {
+  return path
+    .basename(path.resolve(input))
+    .replace(/\.gz$/i, '')
+    .replace(/\.(jsonl|ndjson|jsonlines|json)$/i, '');
+}
+
+/** Collects documents and writes them `size` at a time, each batch in one transaction. */
+function batcher(documents: DocumentsRepo, clock: Clock, size: number) {
+  let pending: DocumentRecord[] = [];
+  let written = 0;
+  const flush = () => {
+    if (pending.length === 0) return;
+    documents.upsertMany(pending, clock.now().toISOString());
+    written += pending.length;
+    pending = [];
+  };
+  return {
+    add(doc: DocumentRecord) {
+      pending.push(doc);
+      if (pending.length >= size) flush();
+    },
+    flush,
+    get written() {
+      return written + pending.length;
+    },
+  };
+}
+
+function isGzip(file: string): boolean {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const head = Buffer.alloc(2);
+    return fs.readSync(fd, head, 0, 2, 0) === 2 && head[0] === 0x1f && head[1] === 0x8b;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The import service: writes through the documents repository, `batch` documents per transaction. */
+export function createImportService(deps: { documents: DocumentsRepo; clock: Clock; logger: Logger }): ImportService {
+  const collectionFor = (input: string, options: ImportOptions): string => {
+    const name = options.collection ?? defaultCollection(input);
+    const bad = checkCollection(name);
+    if (bad) throw new Error(`${input}: ${bad}; pass --collection NAME`);
+    return name;
+  };
+
+  /** Reads the JSONL line by line (through gunzip when the file starts with the gzip magic). */
+  const importJsonl = async (input: string, options: ImportOptions): Promise<ImportResult> => {
+    const collection = collectionFor(input, options);
+    const size = fs.statSync(input).size || 1;
+    const source = fs.createReadStream(input);
+    const gunzip = isGzip(input) ? createGunzip() : undefined;
+    let streamError: Error | undefined;
+    const lines = readline.createInterface({ input: gunzip ? source.pipe(gunzip) : source, crlfDelay: Infinity });
+    for (const s of [source, gunzip]) {
+      s?.on('error', (err: Error) => {
+        streamError ??= err;
+        source.destroy();
+        lines.close();
+      });
+    }
+    const out = batcher(deps.documents, deps.clock, options.batch);
+    const result: ImportResult = { input, format: 'jsonl', collection, imported: 0, skipped: 0, errors: 0 };
+    const progress = () =>
+      options.onProgress?.({ ...result, imported: out.written, fraction: Math.min(1, source.bytesRead / size) });
+    let line = 0;
+    for await (const raw of lines) {
+      line++;
+      const text = line === 1 ? raw.replace(/^\uFEFF/, '') : raw;
+      if (text.trim() === '') continue;
+      const doc = parseLine(text, collection, deps.clock.now().toISOString());
+      if (doc instanceof Error) {
+        result.errors++;
+        options.onIssue({ input, line, message: doc.message });
+      } else out.add(doc);
+      if (line % 1000 === 0) progress();
+    }
+    out.flush();
+    result.imported = out.written;
+    if (streamError) {
+      result.errors++;
+      options.onIssue({ input, line: line + 1, message: `cannot read further: ${streamError.message}` });
+    }
+    progress();
+    return result;
+  };
+
+  const importFolder = async (input: string, options: ImportOptions): Promise<ImportResult> => {
+    const collection = collectionFor(input, options);
+    const files = await listFiles(input);
+    const out = batcher(deps.documents, deps.clock, options.batch);
+    const result: ImportResult = { input, format: 'folder', collection, imported: 0, skipped: 0, errors: 0 };
+    for (const [i, file] of files.entries()) {
+      if (!kindOfFile(file)) result.skipped++;
+      else {
+        try {
+          out.add(await fileToDocument(input, file, collection));
+        } catch (err) {
+          result.errors++;
+          options.onIssue({ input, file, message: err instanceof Error ? err.message : String(err) });
+        }
+      }
+      options.onProgress?.({ ...result, imported: out.written, fraction: (i + 1) / files.length });
+    }
+    out.flush();
+    result.imported = out.written;
+    deps.logger.debug(result, 'folder imported');
+    return result;
+  };
+
+  return {
+    async importPath(input, options) {
+      const stat = fs.statSync(input);
+      return stat.isDirectory() ? importFolder(input, options) : importJsonl(input, options);
+    },
+  };
+}
+
+function parseLine(text: string, collection: string, now: string): DocumentRecord | Error {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return new Error(`invalid JSON: ${(err as Error).message}`);
+  }
+  return recordToDocument(value, collection, now);
+}

@@ -1,0 +1,205 @@
+/**
+ * Crawl jobs and their frontier: every URL a crawl has found, with its depth and whether it is still
+ * queued, done or failed (with the crawl tag). Kept in SQLite so an interrupted crawl resumes where it was.
+ */
+import type { Db } from './database.js';
+
+export interface CrawlJob {
+  /** Derived from the normalised seeds and scope: the same command finds the same job. */
+  id: string;
+  seeds: string[];
+  /** The options that define which URLs belong to the crawl (depth, patterns, sitemaps). */
+  scope: Record<string, unknown>;
+  state: 'active' | 'finished';
+  /** Whether sitemap discovery has run (it runs once per job, not again on resume). */
+  sitemapsDone: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface FrontierEntry {
+  id: number;
+  url: string;
+  depth: number;
+}
+
+export interface NewEntry {
+  url: string;
+  depth: number;
+}
+
+export interface FrontierCounts {
+  queued: number;
+  done: number;
+  failed: number;
+}
+
+/** What completing an entry changed besides the entry itself: new queued links, alias rows now done. */
+export interface CompleteChange {
+  added: number;
+  aliasesQueuedToDone: number;
+  aliasesInserted: number;
+}
+
+export interface FrontierFailure {
+  url: string;
+  tag: string;
+  error: string | null;
+  httpStatusCode: number | null;
+}
+
+interface JobRow {
+  id: string;
+  seeds: string;
+  scope: string;
+  state: 'active' | 'finished';
+  sitemaps_done: number;
+  created_at: string;
+  updated_at: string;
+}
+
+const toJob = (row: JobRow): CrawlJob => ({
+  id: row.id,
+  seeds: JSON.parse(row.seeds) as string[],
+  scope: JSON.parse(row.scope) as Record<string, unknown>,
+  state: row.state,
+  sitemapsDone: row.sitemaps_done === 1,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+/** Prepared statements over `crawl_jobs` and `crawl_frontier` (migration 3). */
+export function createCrawlRepo(db: Db) {
+  const jobById = db.prepare('SELECT * FROM crawl_jobs WHERE id = ?');
+  const activeBySeeds = db.prepare(
+    "SELECT * FROM crawl_jobs WHERE seeds = ? AND state = 'active' ORDER BY updated_at DESC",
+  );
+  const insertJob = db.prepare(`
+    INSERT INTO crawl_jobs (id, seeds, scope, state, sitemaps_done, created_at, updated_at)
+    VALUES (@id, @seeds, @scope, 'active', 0, @now, @now)`);
+  const deleteJob = db.prepare('DELETE FROM crawl_jobs WHERE id = ?');
+  const setJob = db.prepare(
+    'UPDATE crawl_jobs SET state = @state, sitemaps_done = @sitemaps, updated_at = @now WHERE id = @id',
+  );
+  const insertEntry = db.prepare(`
+    INSERT INTO crawl_frontier (job_id, url, depth, state, updated_at) VALUES (?, ?, ?, 'queued', ?)
+    ON CONFLICT (job_id, url) DO NOTHING`);
+  const nextQueued = db.prepare(
+    "SELECT id, url, depth FROM crawl_frontier WHERE job_id = ? AND state = 'queued' ORDER BY depth, id LIMIT ?",
+  );
+  const setDone = db.prepare(
+    "UPDATE crawl_frontier SET state = 'done', error_tag = NULL, error = NULL, http_status = NULL, updated_at = ? WHERE id = ?",
+  );
+  const setFailed = db.prepare(
+    "UPDATE crawl_frontier SET state = 'failed', error_tag = ?, error = ?, http_status = ?, updated_at = ? WHERE id = ?",
+  );
+  const queuedToDone = db.prepare(
+    "UPDATE crawl_frontier SET state = 'done', updated_at = ? WHERE job_id = ? AND url = ? AND state = 'queued'",
+  );
+  const insertDone = db.prepare(`
+    INSERT INTO crawl_frontier (job_id, url, depth, state, updated_at) VALUES (?, ?, ?, 'done', ?)
+    ON CONFLICT (job_id, url) DO NOTHING`);
+  const countStates = db.prepare('SELECT state, COUNT(*) AS n FROM crawl_frontier WHERE job_id = ? GROUP BY state');
+  const tagCounts = db.prepare(
+    "SELECT error_tag AS tag, COUNT(*) AS n FROM crawl_frontier WHERE job_id = ? AND state = 'failed' GROUP BY error_tag",
+  );
+  const failedRows = db.prepare(
+    "SELECT url, error_tag, error, http_status FROM crawl_frontier WHERE job_id = ? AND state = 'failed' ORDER BY id LIMIT ?",
+  );
+
+  const enqueueMany = (jobId: string, entries: readonly NewEntry[], now: string): number => {
+    let added = 0;
+    for (const e of entries) added += insertEntry.run(jobId, e.url, e.depth, now).changes;
+    return added;
+  };
+  const enqueueTx = db.transaction(enqueueMany);
+  const completeTx = db.transaction(
+    (jobId: string, entryId: number, aliases: readonly NewEntry[], found: readonly NewEntry[], now: string) => {
+      setDone.run(now, entryId);
+      const change: CompleteChange = { added: 0, aliasesQueuedToDone: 0, aliasesInserted: 0 };
+      for (const a of aliases) {
+        const updated = queuedToDone.run(now, jobId, a.url).changes;
+        change.aliasesQueuedToDone += updated;
+        if (updated === 0) change.aliasesInserted += insertDone.run(jobId, a.url, a.depth, now).changes;
+      }
+      change.added = enqueueMany(jobId, found, now);
+      return change;
+    },
+  );
+  const createTx = db.transaction(
+    (job: { id: string; seeds: string[]; scope: Record<string, unknown> }, now: string) => {
+      deleteJob.run(job.id);
+      insertJob.run({ id: job.id, seeds: JSON.stringify(job.seeds), scope: JSON.stringify(job.scope), now });
+    },
+  );
+
+  return {
+    getJob(id: string): CrawlJob | undefined {
+      const row = jobById.get(id) as JobRow | undefined;
+      return row ? toJob(row) : undefined;
+    },
+    /** Active jobs over exactly these (normalised, sorted) seeds, newest first, whatever their scope. */
+    activeJobsForSeeds(seeds: readonly string[]): CrawlJob[] {
+      return (activeBySeeds.all(JSON.stringify(seeds)) as JobRow[]).map(toJob);
+    },
+    /** Creates the job, replacing (with its whole frontier) any job of the same id. */
+    createJob(job: { id: string; seeds: string[]; scope: Record<string, unknown> }, now: string): CrawlJob {
+      createTx(job, now);
+      return this.getJob(job.id)!;
+    },
+    updateJob(id: string, change: { state: CrawlJob['state']; sitemapsDone: boolean }, now: string): void {
+      setJob.run({ id, state: change.state, sitemaps: change.sitemapsDone ? 1 : 0, now });
+    },
+    /** Adds URLs not yet in the job's frontier (in one transaction); returns how many were new. */
+    enqueue(jobId: string, entries: readonly NewEntry[], now: string): number {
+      return enqueueTx(jobId, entries, now);
+    },
+    /** Up to `n` queued entries in breadth-first order (depth, then discovery), skipping those in `leased`. */
+    next(jobId: string, n: number, leased: ReadonlySet<number>): FrontierEntry[] {
+      const rows = nextQueued.all(jobId, n + leased.size) as FrontierEntry[];
+      return rows.filter((r) => !leased.has(r.id)).slice(0, n);
+    },
+    /**
+     * Marks an entry done, marks `aliases` (the URL it redirected to) done too, and queues the links it
+     * found, all in one transaction: a crash never keeps a done page without its links.
+     */
+    complete(
+      jobId: string,
+      entryId: number,
+      aliases: readonly NewEntry[],
+      found: readonly NewEntry[],
+      now: string,
+    ): CompleteChange {
+      return completeTx(jobId, entryId, aliases, found, now);
+    },
+    fail(entryId: number, failure: { tag: string; message: string; httpStatusCode: number | null }, now: string) {
+      setFailed.run(failure.tag, failure.message, failure.httpStatusCode, now, entryId);
+    },
+    counts(jobId: string): FrontierCounts {
+      const counts: FrontierCounts = { queued: 0, done: 0, failed: 0 };
+      for (const row of countStates.all(jobId) as { state: keyof FrontierCounts; n: number }[])
+        counts[row.state] = row.n;
+      return counts;
+    },
+    failuresByTag(jobId: string): Record<string, number> {
+      const out: Record<string, number> = {};
+      for (const row of tagCounts.all(jobId) as { tag: string | null; n: number }[]) out[row.tag ?? 'unknown'] = row.n;
+      return out;
+    },
+    failures(jobId: string, limit: number): FrontierFailure[] {
+      const rows = failedRows.all(jobId, limit) as {
+        url: string;
+        error_tag: string | null;
+        error: string | null;
+        http_status: number | null;
+      }[];
+      return rows.map((r) => ({
+        url: r.url,
+        tag: r.error_tag ?? 'unknown',
+        error: r.error,
+        httpStatusCode: r.http_status,
+      }));
+    },
+  };
+}
+export type CrawlRepo = ReturnType<typeof createCrawlRepo>;
