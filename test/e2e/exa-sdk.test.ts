@@ -4,15 +4,22 @@
  */
 import { Exa } from 'exa-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
+import { ARTICLE } from '../fixtures/site/articles.js';
 import { startTestServer, type TestServer } from '../helpers/app.js';
 
 let t: TestServer;
 let exa: Exa;
+let site: FixtureSite;
 beforeAll(async () => {
-  t = await startTestServer();
+  site = await startFixtureSite();
+  t = await startTestServer({ privateAllowlist: ['127.0.0.1'] });
   exa = new Exa(t.key, t.url);
 });
-afterAll(() => t.close());
+afterAll(async () => {
+  await t.close();
+  await site.close();
+});
 
 /** The error a call rejects with (exa-js throws ExaError with statusCode and our message). */
 async function failure(call: Promise<unknown>): Promise<{ statusCode: number; message: string }> {
@@ -43,6 +50,31 @@ describe('exa-js against Trawl', () => {
       expect(err.statusCode, err.message).toBe(501);
       expect(err.message).toMatch(/not built yet/);
     }
+  });
+
+  it('reads pages with getContents: results, statuses and costs as the SDK types them', async () => {
+    const url = `${site.url}/articles/rust-async`;
+    const res = await exa.getContents([url, `${site.url}/missing`], {
+      text: { maxCharacters: 2000 },
+      highlights: { query: 'futures are lazy', maxCharacters: 400 },
+      summary: true,
+      maxAgeHours: 24,
+    });
+    expect(res.results).toHaveLength(1);
+    const [page] = res.results;
+    expect(page?.url).toBe(url);
+    expect(page?.title).toBe(ARTICLE.title);
+    expect(page?.author).toBe(ARTICLE.author);
+    expect(page?.text).toContain(ARTICLE.sentence);
+    expect(page?.highlights?.length).toBeGreaterThan(0);
+    expect(page?.highlightScores?.length).toBe(page?.highlights?.length);
+    expect(typeof page?.summary).toBe('string');
+    expect(res.statuses).toEqual([
+      { id: url, status: 'success', source: 'crawled' },
+      { id: `${site.url}/missing`, status: 'error', error: { tag: 'CRAWL_NOT_FOUND', httpStatusCode: 404 } },
+    ]);
+    expect(res.costDollars?.total).toBeGreaterThan(0);
+    expect(res.requestId).toMatch(/^[0-9a-f]{32}$/);
   });
 
   it('surfaces validation errors with the field named', async () => {
