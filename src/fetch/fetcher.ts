@@ -2,6 +2,7 @@
  * The fetcher: every outbound page fetch of Trawl. Flow per URL: URL policy → SSRF guard → robots.txt →
  * host limiter → request (retries) → redirects (each hop re-checked) → decode → classify. See README.md.
  */
+import { gunzipSync } from 'node:zlib';
 import { Agent } from 'undici';
 import type { Logger } from '../lib/logger.js';
 import { VERSION } from '../version.js';
@@ -73,7 +74,41 @@ export function productToken(userAgent: string): string {
   return /^[^\s/]+/.exec(userAgent.trim())?.[0] ?? 'Trawl';
 }
 
-function responseOf(request: FetchRequest, url: URL, hop: Hop, startedAt: number, now: number): RawResponse {
+/**
+ * A gzip *file* (`sitemap.xml.gz` served as `application/gzip`, not a Content-Encoding) is opened, within
+ * the body cap, and its content sniffed; anything else passes through untouched.
+ */
+function unwrapGzipFile(
+  body: Buffer,
+  contentType: string | undefined,
+  url: URL,
+  maxBytes: number,
+): { body: Buffer; contentType: string | undefined } {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  const gzipType = type === 'application/gzip' || type === 'application/x-gzip';
+  const isGzip = body[0] === 0x1f && body[1] === 0x8b;
+  if (!isGzip || !(gzipType || type === 'application/octet-stream' || type === '')) return { body, contentType };
+  try {
+    return { body: gunzipSync(body, { maxOutputLength: maxBytes }), contentType: undefined };
+  } catch (err) {
+    const tooLarge = (err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE';
+    throw new FetchError(
+      tooLarge ? 'CRAWL_TOO_LARGE' : 'CRAWL_UNKNOWN_ERROR',
+      `${logUrl(url)}: ${tooLarge ? 'the gzip file expands beyond the size cap' : 'the gzip file is corrupt'}`,
+      null,
+      { cause: err },
+    );
+  }
+}
+
+function responseOf(
+  request: FetchRequest,
+  url: URL,
+  hop: Hop,
+  startedAt: number,
+  now: number,
+  maxBodyBytes: number,
+): RawResponse {
   const notModified = hop.status === 304 && Boolean(request.conditional?.etag || request.conditional?.lastModified);
   if (!notModified && (hop.status < 200 || hop.status >= 300)) throw statusError(hop.status, url.host);
   const base = {
@@ -88,10 +123,11 @@ function responseOf(request: FetchRequest, url: URL, hop: Hop, startedAt: number
     ...(hop.headers['last-modified'] ? { lastModified: hop.headers['last-modified'] } : {}),
   };
   if (notModified) return { ...base, kind: 'html', mediaType: '', text: '', bodyBase64: '' };
-  const { kind, mediaType, charset } = classifyContent(hop.headers['content-type'], url, hop.body);
-  if (kind === 'pdf') return { ...base, kind, mediaType, text: '', bodyBase64: hop.body.toString('base64') };
+  const { body, contentType } = unwrapGzipFile(hop.body, hop.headers['content-type'], url, maxBodyBytes);
+  const { kind, mediaType, charset } = classifyContent(contentType, url, body);
+  if (kind === 'pdf') return { ...base, kind, mediaType, text: '', bodyBase64: body.toString('base64') };
   const markup = kind === 'html' ? 'html' : kind === 'xml' || kind === 'feed' ? 'xml' : 'none';
-  const decoded = decodeText(hop.body, charset, markup);
+  const decoded = decodeText(body, charset, markup);
   return { ...base, kind, mediaType, text: decoded.text, bodyBase64: '', charset: decoded.charset };
 }
 
@@ -212,7 +248,7 @@ export function createFetcher(options: FetcherOptions = {}): Fetcher {
       robots: robotsOn && request.robots !== false,
       ...(request.politeness ? { politeness: request.politeness } : {}),
     });
-    return responseOf(request, finalUrl, hop, startedAt, now());
+    return responseOf(request, finalUrl, hop, startedAt, now(), maxBodyBytes);
   };
 
   return {

@@ -151,3 +151,28 @@ describe('content classification', () => {
     }
   });
 });
+
+describe('gzip files', () => {
+  it('opens a gzip file served as application/gzip and reads what is inside', async () => {
+    const { gzipSync } = await import('node:zlib');
+    const sitemap = '<?xml version="1.0"?><urlset><url><loc>http://127.0.0.1/a</loc></url></urlset>';
+    const site = await startSite({
+      '/sitemap.xml.gz': send(gzipSync(sitemap), 'application/gzip'),
+      '/big.gz': send(gzipSync(Buffer.alloc(300_000, 'a')), 'application/x-gzip'),
+      '/bad.gz': send(Buffer.from([0x1f, 0x8b, 1, 2, 3]), 'application/gzip'),
+    });
+    const fetcher = testFetcher({ maxBodyBytes: 100_000 });
+    try {
+      const raw = await fetcher.fetch({ url: `${site.origin}/sitemap.xml.gz`, timeoutMs: 5000, robots: false });
+      expect(raw.kind).toBe('xml');
+      expect(raw.text).toBe(sitemap);
+      const big = await fetchError(fetcher.fetch({ url: `${site.origin}/big.gz`, timeoutMs: 5000, robots: false }));
+      expect(big.tag).toBe('CRAWL_TOO_LARGE');
+      const bad = await fetchError(fetcher.fetch({ url: `${site.origin}/bad.gz`, timeoutMs: 5000, robots: false }));
+      expect(bad.tag).toBe('CRAWL_UNKNOWN_ERROR');
+    } finally {
+      await fetcher.close();
+      await site.close();
+    }
+  });
+});
