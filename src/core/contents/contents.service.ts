@@ -14,7 +14,7 @@ import type { LoadedPage, PagesService } from './pages.service.js';
 import { parseBody } from './parse.js';
 import { renderText } from './render.js';
 import { pickSubpages } from './subpages.js';
-import { isEmptyResult, toResult, type BuiltResult, type ContentOptions } from './to-result.js';
+import { isEmptyResult, toResult, type BuiltResult, type ContentOptions, type ResultContext } from './to-result.js';
 import { isImportUrl, normalizeUrl } from './url.js';
 
 /** What /contents takes (the validated wire request) plus the MCP tool's reading offset. */
@@ -143,13 +143,7 @@ export function createContentsService(deps: ContentsDeps): ContentsService {
     load,
     async run(input, ctx) {
       const started = performance.now();
-      if (typeof input.summary === 'object' && input.summary?.schema) {
-        throw new ServiceError(
-          'FEATURE_DISABLED',
-          'summary.schema needs a language model and none is configured on this Trawl; send summary without a schema for an extractive summary',
-          { field: 'summary.schema' },
-        );
-      }
+      refuseModelOnlyOptions(input);
       const freshness = toFreshness(input);
       const targets = input.urls ?? input.ids ?? [];
       const opts: LiveLoad = {
@@ -157,7 +151,7 @@ export function createContentsService(deps: ContentsDeps): ContentsService {
         signal: ctx.signal,
         queue: { queued: false, waitedMs: 0 },
       };
-      const rctx = {
+      const rctx: ResultContext = {
         embedder: deps.embedder,
         signal: ctx.signal,
         onEmbedderError: (err: unknown) => ctx.logger.warn({ err }, 'embeddings failed; lexical highlight scores used'),
@@ -170,38 +164,58 @@ export function createContentsService(deps: ContentsDeps): ContentsService {
         return p;
       };
       const outcomes = await Promise.all(targets.map((t) => settle(once(t), t, ctx)));
-      const statuses = outcomes.map((o) => o.status);
+      const built = await Promise.all(
+        outcomes.map(({ loaded }) => loaded && buildResult(loaded, input, rctx, (url) => settle(once(url), url, ctx))),
+      );
+      const kept = built.filter((b) => b !== undefined && !b.dropped) as NonNullable<(typeof built)[number]>[];
+      const results = kept.map((b) => b.main.result);
+      const pages = kept.reduce((n, b) => n + 1 + b.subpages, 0);
       const textLengths = new Map<string, number>();
-      const results: BuiltResult['result'][] = [];
-      const contextParts: string[] = [];
-      let pages = 0;
-      for (const outcome of outcomes) {
-        if (!outcome.loaded) continue;
-        const built = await toResult(outcome.loaded, input, { ...rctx, textOffset: input.offset });
-        if (built.textLength !== undefined) textLengths.set(built.result.url, built.textLength);
-        if (input.filterEmptyResults && isEmptyResult(built.result, input)) continue;
-        if (input.subpages > 0) {
-          const links = pickSubpages(outcome.loaded.page, input.subpages, input.subpageTarget);
-          const subs = await Promise.all(links.map((url) => settle(once(url), url, ctx)));
-          const built2 = await Promise.all(subs.flatMap((s) => (s.loaded ? [toResult(s.loaded, input, rctx)] : [])));
-          built.result.subpages = built2.map((b) => b.result);
-          pages += built2.length;
-        }
-        results.push(built.result);
-        if (input.context) contextParts.push(contextPart(built.result, outcome.loaded));
-        pages++;
-      }
+      for (const b of built)
+        if (b?.main.textLength !== undefined) textLengths.set(b.main.result.url, b.main.textLength);
       if (ctx.notes) Object.assign(ctx.notes, { queued: opts.queue.queued, queueMs: opts.queue.waitedMs, textLengths });
       const output: ContentsOutput = {
         results,
-        statuses,
+        statuses: outcomes.map((o) => o.status),
         costDollars: { total: round(pages * PRICE_PER_PAGE) },
         searchTime: round(performance.now() - started),
       };
-      if (input.context) output.context = contextParts.join('\n\n').slice(0, contextLimit(input));
+      if (input.context) {
+        const parts = kept.map((b) => contextPart(b.main.result, b.loaded));
+        output.context = parts.join('\n\n').slice(0, contextLimit(input));
+      }
       return output;
     },
   };
+}
+
+/** `summary.schema` needs a model, which arrives with synthesis: refused before any fetch. */
+function refuseModelOnlyOptions(input: ContentsInput): void {
+  if (typeof input.summary === 'object' && input.summary?.schema) {
+    throw new ServiceError(
+      'FEATURE_DISABLED',
+      'summary.schema needs a language model and none is configured on this Trawl; send summary without a schema for an extractive summary',
+      { field: 'summary.schema' },
+    );
+  }
+}
+
+/** One page's result with its subpages (same options), or marked dropped by `filterEmptyResults`. */
+async function buildResult(
+  loaded: LoadedPage,
+  input: ContentsInput,
+  rctx: ResultContext,
+  loadSubpage: (url: string) => Promise<{ loaded?: LoadedPage }>,
+): Promise<{ main: BuiltResult; loaded: LoadedPage; dropped: boolean; subpages: number }> {
+  const main = await toResult(loaded, input, { ...rctx, textOffset: input.offset });
+  if (input.filterEmptyResults && isEmptyResult(main.result, input))
+    return { main, loaded, dropped: true, subpages: 0 };
+  if (input.subpages === 0) return { main, loaded, dropped: false, subpages: 0 };
+  const links = pickSubpages(loaded.page, input.subpages, input.subpageTarget);
+  const subs = await Promise.all(links.map(loadSubpage));
+  const subResults = await Promise.all(subs.flatMap((s) => (s.loaded ? [toResult(s.loaded, input, rctx)] : [])));
+  main.result.subpages = subResults.map((b) => b.result);
+  return { main, loaded, dropped: false, subpages: subResults.length };
 }
 
 function notFound(target: string): never {
