@@ -62,9 +62,41 @@ export function renderText(page: Page, options: RenderOptions = {}): string {
   return normalise(blocks.map((b) => b.markdown).join('\n\n'));
 }
 
-/** The main content as plain text (no Markdown markup), one block per paragraph: for indexing. */
+const norm = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+
+/** The index of the title heading above the first paragraph (an `h1`, or the page's title), or -1. */
+function titleHeading(blocks: Block[], title: string): number {
+  const t = norm(title);
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blocks[i]!;
+    if (b.kind !== 'heading') {
+      if (b.text.length >= 100) return -1;
+      continue;
+    }
+    const h = norm(b.text);
+    if (h && (b.level === 1 || (t && (t.includes(h) || h.includes(t))))) return i;
+  }
+  return -1;
+}
+
+/**
+ * The main content as plain text (no Markdown markup), one block per paragraph, for indexing and
+ * summaries. The title heading is left out: the page's `title` carries it (and a document stores it
+ * in its own field). Falls back to the body text when no block was judged main.
+ */
 export function mainText(page: Page): string {
   const main = page.blocks.filter((b) => b.main && b.text);
   const blocks = main.length > 0 ? main : page.blocks.filter((b) => b.text && b.section === 'body');
-  return normalise(blocks.map((b) => b.text).join('\n\n'));
+  // ...unless the heading is all there is (a one-line note)
+  const skip = blocks.length > 1 ? titleHeading(blocks, page.title) : -1;
+  return normalise(
+    blocks
+      .filter((_, i) => i !== skip)
+      .map((b) => b.text)
+      .join('\n\n'),
+  );
 }

@@ -2,7 +2,7 @@
  * The page's links and images: absolute http(s) URLs, deduplicated, those inside the main content
  * first. Images resolve lazy-loading conventions (`data-src`, `data-lazy-src`, `srcset`, `<picture>`).
  */
-import type { AnyNode, Element, ParentNode } from 'domhandler';
+import type { Element, ParentNode } from 'domhandler';
 import type { PageImage, PageLink } from '../page.js';
 import { isTag, rawText, squash } from './dom.js';
 import type { UrlResolver } from './urls.js';
@@ -60,43 +60,42 @@ function isTracker(img: Element): boolean {
   return (width === '1' || width === '0') && (height === '1' || height === '0');
 }
 
-/** Collects links and images from subtrees, keeping first-seen order and dropping duplicates. */
-export class AssetCollector {
-  readonly links: PageLink[] = [];
-  readonly images: PageImage[] = [];
-  private readonly seenLinks = new Set<string>();
-  private readonly seenImages = new Set<string>();
-
-  constructor(private readonly urls: UrlResolver) {}
-
-  /** Adds the links and images found in `nodes` (and their descendants). */
-  add(nodes: readonly AnyNode[]): void {
-    for (const node of nodes) if (isTag(node)) this.visit(node);
+/** The page's links and images, main content first (each group in document order), deduplicated. */
+export function collectAssets(
+  elements: readonly Element[],
+  inMain: (el: Element) => boolean,
+  urls: UrlResolver,
+): { links: PageLink[]; images: PageImage[] } {
+  const main: Element[] = [];
+  const rest: Element[] = [];
+  for (const el of elements) (inMain(el) ? main : rest).push(el);
+  const links: PageLink[] = [];
+  const images: PageImage[] = [];
+  const seenLinks = new Set<string>();
+  const seenImages = new Set<string>();
+  for (const el of [...main, ...rest]) {
+    if (el.name === 'a') addLink(el, urls, links, seenLinks);
+    else addImage(el, urls, images, seenImages);
   }
+  return { links, images };
+}
 
-  private visit(el: Element): void {
-    if (el.name === 'a') this.addLink(el);
-    else if (el.name === 'img') this.addImage(el);
-    for (const child of el.children) if (isTag(child)) this.visit(child);
-  }
+function addLink(a: Element, urls: UrlResolver, links: PageLink[], seen: Set<string>): void {
+  if (links.length >= MAX_ITEMS) return;
+  const url = urls.linkTarget(a.attribs.href);
+  if (!url) return;
+  const key = url.split('#')[0] ?? url;
+  if (seen.has(key)) return;
+  seen.add(key);
+  links.push({ url, text: linkText(a) });
+}
 
-  private addLink(a: Element): void {
-    if (this.links.length >= MAX_ITEMS) return;
-    const url = this.urls.resolve(a.attribs.href);
-    if (!url || this.urls.isSamePage(url)) return;
-    const key = url.split('#')[0] ?? url;
-    if (this.seenLinks.has(key)) return;
-    this.seenLinks.add(key);
-    this.links.push({ url, text: linkText(a) });
-  }
-
-  private addImage(img: Element): void {
-    if (this.images.length >= MAX_ITEMS || isTracker(img)) return;
-    const url = imageSource(img, this.urls);
-    if (!url || this.seenImages.has(url)) return;
-    this.seenImages.add(url);
-    this.images.push({ url, alt: squash(img.attribs.alt ?? '') });
-  }
+function addImage(img: Element, urls: UrlResolver, images: PageImage[], seen: Set<string>): void {
+  if (images.length >= MAX_ITEMS || isTracker(img)) return;
+  const url = imageSource(img, urls);
+  if (!url || seen.has(url)) return;
+  seen.add(url);
+  images.push({ url, alt: squash(img.attribs.alt ?? '') });
 }
 
 function linkText(a: Element): string {

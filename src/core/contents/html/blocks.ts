@@ -9,7 +9,8 @@ import { codeLanguage, codeText, fence } from './code.js';
 import { BLOCK_TAGS, hasDescendant, isTag, isText } from './dom.js';
 import { type InlineOptions, renderInline } from './inline.js';
 import { isLayoutList, renderList } from './list.js';
-import { type SectionContext, enterElement, resolveSections } from './sections.js';
+import { resolveSections } from './demote.js';
+import { type SectionContext, enterElement } from './sections.js';
 import { isDataTable, renderTable } from './table.js';
 import { imageSource } from './assets.js';
 import type { UrlResolver } from './urls.js';
@@ -87,7 +88,12 @@ class BlockWalker {
 
   private push(b: Omit<RawBlock, 'inLink' | 'ctx' | 'section' | 'strong'>, w: Walk): void {
     if (!b.text && b.kind !== 'rule' && b.kind !== 'figure') return;
-    this.blocks.push({ ...b, ctx: w.ctx, inLink: w.inLink, section: w.ctx.section, strong: false });
+    const block = b as RawBlock;
+    block.ctx = w.ctx;
+    block.inLink = w.inLink;
+    block.section = w.ctx.section;
+    block.strong = false;
+    this.blocks.push(block);
   }
 
   private children(parent: ParentNode, w: Walk): void {

@@ -65,18 +65,12 @@ export function attr(el: Element, name: string): string {
   return el.attribs[name] ?? '';
 }
 
-const signatures = new WeakMap<Element, string>();
-
 /** `class` and `id` joined and lower-cased: what the boilerplate and section patterns match against. */
 export function signature(el: Element): string {
-  let sig = signatures.get(el);
-  if (sig === undefined) {
-    const cls = el.attribs.class;
-    const id = el.attribs.id;
-    sig = cls && id ? `${cls} ${id}`.toLowerCase() : (cls ?? id ?? '').toLowerCase();
-    signatures.set(el, sig);
-  }
-  return sig;
+  const cls = el.attribs.class;
+  const id = el.attribs.id;
+  if (cls && id) return `${cls} ${id}`.toLowerCase();
+  return cls ? cls.toLowerCase() : id ? id.toLowerCase() : '';
 }
 
 /** True when `el` is one of `tags`. */

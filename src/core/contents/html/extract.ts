@@ -3,15 +3,15 @@
  * decide the main content, then collect links, images and code. No network, no browser: pure and fast.
  */
 import render from 'dom-serializer';
-import type { ChildNode, Document, Element, ParentNode } from 'domhandler';
+import type { AnyNode, ChildNode, Document, Element, ParentNode } from 'domhandler';
 import { parseDocument } from 'htmlparser2';
 import type { Block, Page, PageCodeBlock } from '../page.js';
-import { AssetCollector } from './assets.js';
+import { collectAssets } from './assets.js';
 import { type RawBlock, collectBlocks } from './blocks.js';
 import { cleanTree } from './clean.js';
 import { isTag } from './dom.js';
 import { readHtmlMetadata } from './metadata.js';
-import { selectMain } from './score.js';
+import { type PageType, selectMain } from './score.js';
 import { ROOT_SECTION } from './sections.js';
 import { looksLikeShell } from './shell.js';
 import { UrlResolver } from './urls.js';
@@ -28,17 +28,44 @@ function findElement(root: ParentNode, name: string, maxDepth = 3): Element | nu
   return null;
 }
 
-function baseHref(doc: Document): string | undefined {
+/** The URL relative links resolve against: `<base href>` when valid, else the page's URL. */
+function baseUrl(doc: Document, url: string): string {
   const head = findElement(doc, 'head', 2);
-  const base = head ? findElement(head, 'base', 1) : null;
-  return base?.attribs.href;
+  const href = head ? findElement(head, 'base', 1)?.attribs.href : undefined;
+  if (!href) return url;
+  try {
+    return new URL(href, url).href;
+  } catch {
+    return url;
+  }
 }
 
+const FORUM_TYPES = new Set(['DiscussionForumPosting', 'QAPage', 'Question']);
+const ARTICLE_TYPES = /^(?:[A-Za-z]*NewsArticle|Article|BlogPosting|Report|TechArticle|ScholarlyArticle)$/;
+
+function ogType(doc: Document): string {
+  const head = findElement(doc, 'head', 2);
+  if (!head) return '';
+  for (const c of head.children) {
+    if (isTag(c) && c.name === 'meta' && c.attribs.property === 'og:type')
+      return (c.attribs.content ?? '').toLowerCase();
+  }
+  return '';
+}
+
+/** What the page says it is (Open Graph, schema.org): decides whether comments can be the content. */
+function declaredType(og: string, ldTypes: string[]): PageType {
+  if (ldTypes.some((t) => FORUM_TYPES.has(t))) return 'forum';
+  if (og === 'article' || ldTypes.some((t) => ARTICLE_TYPES.test(t))) return 'article';
+  return null;
+}
+
+/** The block's cleaned HTML: the element itself, or for a run of inline content a `<p>` around it. */
 function blockHtml(b: RawBlock): string {
   const opts = { encodeEntities: 'utf8' as const };
   if (!b.nodes) return render(b.el, opts);
-  const significant = b.el.children.filter((c) => c.type !== 'text' || (c as { data: string }).data.trim());
-  const whole = significant.every((c) => b.nodes!.includes(c as ChildNode));
+  const run = new Set<ChildNode>(b.nodes);
+  const whole = b.el.children.every((c) => run.has(c) || (c.type === 'text' && !(c as { data: string }).data.trim()));
   return whole ? render(b.el, opts) : `<p>${render(b.nodes, opts).trim()}</p>`;
 }
 
@@ -62,27 +89,36 @@ function parseHtml(html: string): Document {
 export function extractHtml(html: string, url: string): Page {
   const doc = parseHtml(html);
   const metadata = readHtmlMetadata(doc, url);
-  const base = baseHref(doc);
-  const urls = new UrlResolver(base ? new URL(base, url).href : url, url);
+  const urls = new UrlResolver(baseUrl(doc, url), url);
+  const og = ogType(doc);
   const stats = cleanTree(doc);
-  const body = findElement(doc, 'body') ?? doc;
-  const raw = collectBlocks(body, ROOT_SECTION, urls);
-  const verdicts = selectMain(raw, body);
+  // the whole document, not just <body>: browsers move stray content after </body> or </html> into
+  // the body, htmlparser2 leaves it at the root (the clean pass has already dropped <head>)
+  const raw = collectBlocks(doc, ROOT_SECTION, urls);
+  const verdicts = selectMain(raw, doc, { declared: declaredType(og, stats.ldTypes) });
 
-  const assets = new AssetCollector(urls);
   const codeBlocks: PageCodeBlock[] = [];
   const blocks: Block[] = [];
+  const mainRoots = new Set<AnyNode>();
   raw.forEach((b, i) => {
     const main = verdicts[i]!;
     blocks.push(toBlock(b, main));
     if (!main) return;
-    assets.add(b.nodes ?? [b.el]);
+    for (const n of b.nodes ?? [b.el]) mainRoots.add(n);
     if (b.kind === 'code') codeBlocks.push({ language: b.language ?? null, code: b.text });
   });
-  assets.add(body.children);
+  const inMain = (el: Element) => {
+    for (let n: AnyNode | null = el; n; n = n.parent) if (mainRoots.has(n)) return true;
+    return false;
+  };
+  const assets = collectAssets(stats.assets, inMain, urls);
 
   const textChars = raw.reduce((n, b) => n + b.textChars, 0);
-  const needsBrowser = looksLikeShell(body, { textChars, scripts: stats.scripts, noscriptText: stats.noscriptText });
+  const needsBrowser = looksLikeShell(findElement(doc, 'body') ?? doc, {
+    textChars,
+    scripts: stats.scripts,
+    noscriptText: stats.noscriptText,
+  });
   return {
     ...metadata,
     url,

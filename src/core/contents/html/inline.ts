@@ -42,11 +42,9 @@ export function renderInline(nodes: readonly ChildNode[], opts: InlineOptions): 
 
 /** Normalises the spaces a collapsed inline run leaves around line breaks. */
 export function tidy(s: string): string {
-  return s
-    .replace(/ {2,}/g, ' ')
-    .replace(/ ?\n ?/g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
+  let out = s.includes('  ') ? s.replace(/ {2,}/g, ' ') : s;
+  if (out.includes('\n')) out = out.replace(/ ?\n ?/g, '\n').replace(/\n{3,}/g, '\n\n');
+  return out.trim();
 }
 
 function walk(node: ChildNode, b: Builder, opts: InlineOptions): void {
@@ -112,8 +110,8 @@ function link(el: Element, b: Builder, opts: InlineOptions): void {
     b.md += sub.md;
     return;
   }
-  const url = opts.urls.resolve(el.attribs.href);
-  if (!url || opts.urls.isSamePage(url)) {
+  const url = opts.urls.linkTarget(el.attribs.href);
+  if (!url) {
     b.md += sub.md;
     return;
   }

@@ -38,10 +38,13 @@ export class UrlResolver {
     return hit;
   }
 
-  /** True when `absolute` only points somewhere inside the current page (`#fragment`). */
-  isSamePage(absolute: string): boolean {
-    const noHash = absolute.split('#')[0] ?? absolute;
-    return absolute.includes('#') && noHash === this.pageNoHash;
+  /** The absolute URL of a link to another page: null for same-page anchors (`#top`) and non-http links. */
+  linkTarget(raw: string | undefined): string | null {
+    if (!raw || raw.trimStart().startsWith('#')) return null;
+    const url = this.resolve(raw);
+    if (!url) return null;
+    const hash = url.indexOf('#');
+    return hash >= 0 && url.slice(0, hash) === this.pageNoHash ? null : url;
   }
 }
 
