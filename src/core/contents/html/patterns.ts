@@ -49,6 +49,8 @@ const CONTENT_WORD = /content|article|body|story|entry/;
 /** Comment threads and customer reviews: user-written text next to the page's own. */
 const COMMENTS =
   /^(?:comments?|comment-list|commentlist|comments-area|comment-section|disqus[a-z_-]*|respond|replies|reviews|review-list|reviews-list|customer-reviews|user-reviews|product-reviews|testimonials?|ratings-reviews)$/;
+/** ...and the names of product-review widgets (`product-reviews-content`, `customer-review`). */
+const REVIEWS = /^(?:[a-z]+-)?(?:customer|product|user)-reviews?(?:-(?:list|content|container|section|items?))?$/;
 const CAPTION = /(?:^|[\s_-])(?:caption|captions|credit|credits|photo-credit|image-credit|wp-caption-text)(?:$|[\s_-])/;
 
 /** A class-based section guess and the token behind it (contexts opened by one token are judged together). */
@@ -105,7 +107,11 @@ export function classify(sig: string): ClassInfo {
   let info = classCache.get(sig);
   if (!info) {
     const tokens = sig.split(/\s+/);
-    info = { hit: patternHit(tokens), comments: tokens.some((t) => COMMENTS.test(t)), caption: CAPTION.test(sig) };
+    info = {
+      hit: patternHit(tokens),
+      comments: tokens.some((t) => COMMENTS.test(t) || REVIEWS.test(t)),
+      caption: CAPTION.test(sig),
+    };
     if (classCache.size > MAX_CACHE) classCache.clear();
     classCache.set(sig, info);
   }

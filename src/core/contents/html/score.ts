@@ -5,7 +5,7 @@
  */
 import type { ParentNode } from 'domhandler';
 import type { RawBlock } from './blocks.js';
-import { dropRepeats, refineByContext } from './refine.js';
+import { dropRelated, dropRepeats, refineByContext } from './refine.js';
 import { ancestors, findCore, subtreeSums, widen } from './region.js';
 import { proseChars } from './demote.js';
 import { CHROME, blockWeight, goodBad, isFurniture } from './weights.js';
@@ -52,6 +52,7 @@ export function selectMain(blocks: RawBlock[], root: ParentNode, hints: PageHint
   const thread = isThread(blocks, hints.declared);
   const content = blocks.map((b) => isContent(b, thread));
   const picked = pickRegion(blocks, root, hints, thread, content) ?? content;
+  dropRelated(blocks, picked);
   dropRepeats(blocks, picked);
   return picked;
 }
@@ -76,7 +77,7 @@ function pickRegion(
   const region = widen(core, sums, root, thread);
   const inRegion = chains.map((chain) => chain.some((el) => region.has(el)));
   const minShare = hints.declared === 'article' ? ARTICLE_COVERAGE : COVERAGE;
-  if (coverage(blocks, content, inRegion) < minShare) return null;
+  if (coverage(blocks, content, inRegion, hints.declared !== 'article') < minShare) return null;
   const picked = blocks.map((b, i) => inRegion[i]! && content[i]! && keepInRegion(b, weights[i]!));
   refineByContext(blocks, picked);
   // no paragraph of the region survived: the page has no running text to anchor on (a landing
@@ -85,12 +86,15 @@ function pickRegion(
 }
 
 /** The share of the page's non-link content text that lies inside the region. */
-function coverage(blocks: RawBlock[], content: boolean[], inRegion: boolean[]): number {
+function coverage(blocks: RawBlock[], content: boolean[], inRegion: boolean[], cards: boolean): number {
   let inside = 0;
   let all = 0;
   blocks.forEach((b, i) => {
     if (!content[i]) return;
-    const t = Math.max(0, b.textChars - b.linkChars);
+    // a card's description is link text only because the whole card is a link: it is text of a
+    // listing, but on a page declaring itself an article such cards are teasers of other pages
+    const card = cards && b.inLink && b.kind === 'paragraph' && b.textChars >= 100;
+    const t = card ? b.textChars : Math.max(0, b.textChars - b.linkChars);
     all += t;
     if (inRegion[i]) inside += t;
   });
