@@ -110,4 +110,19 @@ describe('block rendering', () => {
     );
     expect(blocks.map((b) => b.text)).toEqual(['Desktop text.', 'Wide.']);
   });
+
+  it('reads a "dates" box as metadata', () => {
+    const blocks = blocksOf('<div class="dates"><span>Published 10:48, Tue, Nov 19, 2019</span></div>');
+    expect(blocks[0]!.section).toBe('metadata');
+  });
+
+  it('drops a hidden schema.org copy of the article but keeps a script-revealed wrapper of its size', () => {
+    const story = 'The river rose overnight and the town council met at dawn to plan the repairs. '.repeat(5);
+    const visible = `<p>${story}</p><p>${story}</p>`;
+    const copy = `<p>Copy ${story}</p><p>2019-11-13T23:06:00+01:00</p>`;
+    const microdata = blocksOf(`${visible}<div style="display:none" itemscope>${copy}</div>`);
+    expect(microdata.map((b) => b.text).join(' ')).not.toContain('2019-11-13');
+    const revealed = blocksOf(`${visible}<div style="display:none">${copy}</div>`);
+    expect(revealed.map((b) => b.text).join(' ')).toContain('2019-11-13');
+  });
 });

@@ -190,7 +190,7 @@ describe('extractHtml: a forum thread', () => {
 const PRODUCT = `<html><head><title>Trail Pack 25 | Outdoor Shop</title></head><body>
 <nav class="main-nav"><a href="/packs">Packs</a><a href="/tents">Tents</a></nav>
 <main><div class="product">
-  <h1>Trail Pack 25</h1><div class="price">$99.95</div>
+  <h1>Trail Pack 25</h1><div class="price">$99.95</div><p>In stock</p><div>Add to cart</div>
   <div class="description"><p>${para('This light daypack')}</p><p>${para('The ripstop shell')}</p></div>
   <h2>Specifications</h2>
   <table class="specs"><tr><th>Capacity</th><td>25 L</td></tr><tr><th>Weight</th><td>850 g</td></tr>
@@ -217,6 +217,18 @@ describe('extractHtml: a product page', () => {
     expect(text).not.toContain('City Pack 18');
     expect(text).not.toContain('Tents');
     expect(find(page, 'City Pack 18').section).toBe('sidebar');
+  });
+
+  it('leaves the buying controls out, even on a page with no dominant text', () => {
+    expect(mainText(page)).not.toContain('Add to cart');
+    const grid = extractHtml(
+      '<html><body><h1>Blue mug</h1><div>Holds 350 ml.</div><div>In stock</div><div>Add to cart</div><div>Buy now</div></body></html>',
+      'https://shop.example.com/p/mug',
+    );
+    expect(mainText(grid)).toContain('Holds 350 ml.');
+    expect(mainText(grid)).not.toContain('Add to cart');
+    expect(mainText(grid)).not.toContain('In stock');
+    expect(mainText(grid)).not.toContain('Buy now');
   });
 });
 

@@ -66,6 +66,8 @@ interface Deferred {
   el: Element;
   chars: number;
   noscript: boolean;
+  /** A hidden schema.org `itemscope` island: a copy of the page's metadata (and body) for crawlers. */
+  microdata: boolean;
 }
 
 interface Walk extends CleanStats {
@@ -100,7 +102,8 @@ export function cleanTree(root: ParentNode): CleanStats {
   cleanChildren(root, walk, 0);
   const noscriptChars = walk.deferred.reduce((n, d) => n + (d.noscript ? d.chars : 0), 0);
   for (const d of walk.deferred) {
-    const keep = d.noscript ? noscriptChars > walk.visibleChars : d.chars > 0.3 * walk.visibleChars;
+    const share = d.microdata ? 1 : 0.3;
+    const keep = d.noscript ? noscriptChars > walk.visibleChars : d.chars > share * walk.visibleChars;
     if (!keep) removeNode(d.el);
   }
   return { scripts: walk.scripts, noscriptText: walk.noscriptText, ldTypes: walk.ldTypes, assets: walk.assets };
@@ -158,7 +161,7 @@ function verdict(el: Element, walk: Walk): 'drop' | 'keep' | 'defer' {
   const text = squash(textOf(el));
   if (noscript && walk.noscriptText.length < 2000) walk.noscriptText += ' ' + text.slice(0, 2000);
   if (text.length < BIG_SUBTREE || walk.inDeferred) return 'drop';
-  walk.deferred.push({ el, chars: text.length, noscript });
+  walk.deferred.push({ el, chars: text.length, noscript, microdata: 'itemscope' in el.attribs });
   return 'defer';
 }
 

@@ -13,7 +13,7 @@ const PATTERNS: [SectionKind, RegExp][] = [
   [
     'metadata',
     words(
-      'breadcrumbs?|byline|by-line|author|authors|dateline|date|timestamp|posted-on|published|pubdate|post-meta|' +
+      'breadcrumbs?|byline|by-line|author|authors|dateline|dates?|timestamp|posted-on|published|pubdate|post-meta|' +
         'entry-meta|article-meta|meta|metadata|tags|tag-list|taglist|tagcloud|categories|cat-links|tags-links|' +
         'entry-footer|post-footer|article-footer|user-info|userinfo|user-details|userdetails|user-card|usercard|' +
         'user-meta|user-extras|userextras|postprofile|postauthor|post-author|avatar|signature|message-user|' +

@@ -51,7 +51,7 @@ export function goodBad(b: RawBlock, content: boolean): [number, number] {
 
 /** Lines that are page furniture wherever they appear (matched on the whole, trimmed text). */
 const FURNITURE =
-  /^(?:advertisements?|ad|sponsored(?: content)?|caption|close|loading\W*|skip to (?:main )?content|back to top|scroll to top|toggle navigation|(?:open|close) menu|share(?: this(?: article| story| post)?)?|print(?: this(?: article| page)?)?|e-?mail|comments?|reply|copy link|photo|image|video|advertisement - continue reading below)$/i;
+  /^(?:advertisements?|ad|sponsored(?: content)?|caption|close|loading\W*|skip to (?:main )?content|back to top|scroll to top|toggle navigation|(?:open|close) menu|share(?: this(?: article| story| post)?)?|print(?: this(?: article| page)?)?|e-?mail|comments?|reply|copy link|photo|image|video|advertisement - continue reading below|add to (?:cart|bag|basket|wish ?list)|(?:in|out of) stock|quantity|qty:?|size (?:guide|chart)|select (?:a )?size|choose an option|write a review|buy (?:it )?now|sold out|add to favou?rites|notify me)$/i;
 const BARE_URL = /^(?:https?:\/\/|www\.)\S+$/i;
 const MONTH = '(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\\.?';
 const CLOCK = '[\\d:.]+\\s*(?:a\\.?m\\.?|p\\.?m\\.?)?\\s*(?:[A-Z]{2,4})?';
