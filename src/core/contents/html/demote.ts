@@ -29,21 +29,34 @@ interface ProseTally {
   contentUnder: Map<SectionContext, number>;
   /** Prose under each class token (all the contexts one token opened, counted once). */
   byToken: Map<string, number>;
+  /** Prose inside `<main>`/`<article>` (or their roles), and the part of it under each chrome context. */
+  main: number;
+  mainUnder: Map<SectionContext, number>;
 }
 
 function tallyProse(blocks: ProseBlock[]): ProseTally {
-  const t: ProseTally = { total: 0, content: 0, prose: new Map(), contentUnder: new Map(), byToken: new Map() };
+  const t: ProseTally = {
+    total: 0,
+    content: 0,
+    prose: new Map(),
+    contentUnder: new Map(),
+    byToken: new Map(),
+    main: 0,
+    mainUnder: new Map(),
+  };
   const add = <K>(m: Map<K, number>, k: K, p: number) => m.set(k, (m.get(k) ?? 0) + p);
   for (const b of blocks) {
     const p = proseChars(b);
     if (p === 0) continue;
     t.total += p;
     if (b.ctx.inArticle) t.content += p;
+    if (b.ctx.inContent) t.main += p;
     const tokens = new Set<string>();
     for (let c: SectionContext | null = b.ctx; c; c = c.parent) {
       if (c.own && c.own !== 'content') {
         add(t.prose, c, p);
         if (b.ctx.inArticle) add(t.contentUnder, c, p);
+        if (b.ctx.inContent) add(t.mainUnder, c, p);
       }
       if (c.token) tokens.add(c.token);
     }
@@ -66,6 +79,8 @@ export function resolveSections(blocks: ProseBlock[]): { section: SectionKind; s
     const mine = Math.max(p, ctx.token ? (t.byToken.get(ctx.token) ?? 0) : p);
     const contentElsewhere = t.content - (t.contentUnder.get(ctx) ?? 0);
     if (contentElsewhere >= 0.3 * t.total) continue;
+    // a footer or menu by tag or role next to the page's <main>: chrome, however much fine print it holds
+    if (ctx.strong && !ctx.inContent && t.main - (t.mainUnder.get(ctx) ?? 0) > 0) continue;
     if (mine / t.total > limit(ctx) && mine > (ctx.strong ? 1500 : 300)) ctx.demoted = true;
   }
   const cache = new Map<SectionContext, { section: SectionKind; strong: boolean }>();

@@ -32,7 +32,7 @@ const PATTERNS: [SectionKind, RegExp][] = [
     'navigation',
     words('nav|navbar|navigation|menu|menubar|mainmenu|megamenu|pagination|pager|skip-link|skiplink|toc|subnav'),
   ],
-  ['footer', words('footer|colophon|copyright|site-info')],
+  ['footer', words('footer|colophon|copyright|site-info|disclaimers?|legal|fine-?print')],
   [
     'sidebar',
     words(
