@@ -69,3 +69,31 @@ describe('extractHtml: a listing of linked cards', () => {
     expect(text).toContain('Leadership is explained');
   });
 });
+
+describe('extractHtml: a page of little running prose', () => {
+  const card = (name: string, n: number) =>
+    `<div class="recipe-card"><h3><a href="/r/${n}">${name}</a></h3><p>${n} reviews / 4.${n} average</p>` +
+    `<p>Ready in ${n * 5} minutes</p></div>`;
+  const names = ['Crispy tofu', 'Chicken skewers', 'Salmon bowl', 'Smashed potatoes', 'Broccoli', 'Beef skewers'];
+  // twelve items: their short lines far outweigh the one paragraph of prose
+  const cards = [...names, ...names.map((n) => `${n} II`)].map((name, i) => card(name, i + 2)).join('');
+
+  it('reads a listing whole: the intro and every item, not only the intro paragraph', () => {
+    const html = page(`<h1>Air fryer recipes</h1><div class="intro"><p>${para('The air fryer')}</p></div>
+      <h2>All recipes</h2><div class="grid">${cards}</div>`);
+    const text = mainText(extractHtml(html, 'https://example.org/recipes/air-fryer'));
+    expect(text).toContain('The air fryer is explained');
+    expect(text).toContain('Chicken skewers');
+    expect(text).toContain('7 reviews / 4.7 average');
+  });
+
+  it('keeps a declared article to its text however short, next to a rail of teasers', () => {
+    const teasers = cards.replaceAll('recipe-card', 'teaser');
+    const html = page(
+      `<article><h1>Short story</h1><p>${para('The event')}</p></article><section>${teasers}</section>`,
+    ).replace('<title>', '<meta property="og:type" content="article"><title>');
+    const text = mainText(extractHtml(html, 'https://example.org/news/short-story'));
+    expect(text).toContain('The event is explained');
+    expect(text).not.toContain('Chicken skewers');
+  });
+});
