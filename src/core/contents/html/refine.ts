@@ -1,66 +1,16 @@
 /**
- * Finishing passes over the blocks picked as main content: jusText-style context rules for short
- * lines inside an article, 'Related articles' sections, and text repeated by responsive layouts.
+ * Finishing passes over the blocks picked as main content: 'Related articles' sections, and text
+ * repeated by responsive layouts.
  */
 import type { Element, ParentNode } from 'domhandler';
 import type { RawBlock } from './blocks.js';
-import { SENTENCE, isLinkLine } from './weights.js';
 
-type Kind = 'good' | 'bad' | 'short' | 'near' | 'heading' | 'linkhead';
-
-/** Below this many characters a block is a short line; from `GOOD_LEN` on (with punctuation) prose. */
-const SHORT_LEN = 40;
-const GOOD_LEN = 150;
 /** Repeats shorter than this are left alone ('Learn more' under every card is what the page shows). */
 const REPEAT_LEN = 40;
 
-function blockClass(b: RawBlock): Kind {
-  const len = b.textChars;
-  if (b.kind === 'code' || b.kind === 'rule') return 'good';
-  if (len === 0) return 'short';
-  // a linked heading inside the text is a teaser ('Read: ...'): dropped, but it does not make the
-  // paragraphs around it look like boilerplate
-  if (isLinkLine(b)) return b.kind === 'heading' ? 'linkhead' : 'bad';
-  if (b.kind === 'heading') return 'heading';
-  if (b.kind === 'figure') return 'short';
-  if (b.kind === 'table') return 'good';
-  if (len < SHORT_LEN) return 'short';
-  return len >= GOOD_LEN && SENTENCE.test(b.text) ? 'good' : 'near';
-}
-
-const TRANSPARENT = new Set<Kind>(['short', 'heading', 'linkhead']);
-
-/**
- * Within an article region, short and middling blocks take their neighbours' class (after jusText):
- * a middling block next to prose is prose, a short line between two prose blocks stays, a heading
- * stays when prose follows it, and captions, credits or 'Related tags' at the edges of the text go.
- */
-export function refineByContext(blocks: RawBlock[], picked: boolean[]): void {
-  const idx = picked.flatMap((p, i) => (p ? [i] : []));
-  const cls = idx.map((i) => blockClass(blocks[i]!));
-  const neighbour = (k: number, step: number): Kind => {
-    for (let j = k + step; j >= 0 && j < cls.length; j += step) if (!TRANSPARENT.has(cls[j]!)) return cls[j]!;
-    return 'bad';
-  };
-  for (let k = 0; k < cls.length; k++) {
-    if (cls[k] !== 'near') continue;
-    const around = [neighbour(k, -1), neighbour(k, 1)];
-    cls[k] = around.includes('good') || around.includes('near') ? 'good' : 'bad';
-  }
-  const keep = idx.map((_, k) => {
-    const c = cls[k]!;
-    if (c === 'short') return neighbour(k, -1) === 'good' && neighbour(k, 1) === 'good';
-    if (c === 'heading') return neighbour(k, 1) === 'good';
-    return c === 'good';
-  });
-  idx.forEach((i, k) => {
-    if (!keep[k]) picked[i] = false;
-  });
-}
-
-/** A heading that opens a list of other pages: 'Related articles', 'You may also like', 'Leia também'. */
 /** How far up from a 'Related' heading its box may reach. */
 const BOX_DEPTH = 3;
+/** A heading that opens a list of other pages: 'Related articles', 'You may also like', 'Leia também'. */
 const RELATED =
   /^(?:related(?: (?:articles?|posts?|stories|news|content|reading|links|coverage|videos?))?|(?:you|we think you) (?:may|might|will|'ll) (?:also )?(?:like|enjoy|love|be interested in)(?: these| this)?|more (?:stories|articles|news|posts|from [^.]{1,40}|on this(?: topic| story)?|like this)|read (?:more|also|next)|recommended(?: for you| reading| articles| stories| posts)?|popular (?:posts|stories|articles|now)|most (?:read|popular|viewed|shared)|trending(?: now| stories)?|latest (?:news|posts|stories|articles)|also read|don'?t miss|what to read next|up next|você (?:também )?pode gostar|leia (?:também|mais)|veja também|lesen sie (?:auch|mehr)|das könnte sie (?:auch )?interessieren|mehr zum thema|weitere artikel|(?:à )?lire aussi|sur le même sujet|vous (?:aimerez|pourriez aimer) aussi|(?:también )?te puede interesar|(?:noticias|artículos) relacionad[oa]s|leggi anche|articoli correlati|potrebbe interessarti|(?:people|customers|shoppers) who (?:viewed|bought) this (?:item|product)? ?also (?:viewed|bought)|customers also (?:viewed|bought|purchased)|(?:similar|related|recommended) (?:products|items)|frequently bought together|recently viewed(?: products| items)?|complete the look|shop the look|(?:share|like) this(?: article| post| story| page)?|(?:sign up|subscribe)(?: to| for)?(?: our| the)?(?: free| daily| weekly)? newsletters?|newsletters?|join our (?:mailing list|newsletter)|about the author)\W*$/i;
 

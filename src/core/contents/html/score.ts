@@ -5,7 +5,7 @@
  */
 import type { ParentNode } from 'domhandler';
 import type { RawBlock } from './blocks.js';
-import { dropRelated, dropRepeats, refineByContext } from './refine.js';
+import { dropRelated, dropRepeats } from './refine.js';
 import { ancestors, findCore, subtreeSums, widen } from './region.js';
 import { proseChars } from './demote.js';
 import { CHROME, SENTENCE, blockWeight, goodBad, isFurniture } from './weights.js';
@@ -76,8 +76,7 @@ function proseShare(blocks: RawBlock[], content: boolean[]): number {
   blocks.forEach((b, i) => {
     if (!content[i]) return;
     all += b.textChars;
-    const own = b.textChars - b.linkChars;
-    if (PROSE_KINDS.has(b.kind) && own >= PROSE_LEN && SENTENCE.test(b.text)) prose += own;
+    if (isProse(b)) prose += b.textChars - b.linkChars;
   });
   return all === 0 ? 1 : prose / all;
 }
@@ -104,10 +103,19 @@ function pickRegion(
   const minShare = hints.declared === 'article' ? ARTICLE_COVERAGE : COVERAGE;
   if (coverage(blocks, content, inRegion, hints.declared !== 'article') < minShare) return null;
   const picked = blocks.map((b, i) => inRegion[i]! && content[i]! && keepInRegion(b, weights[i]!));
-  refineByContext(blocks, picked);
-  // no paragraph of the region survived: the page has no running text to anchor on (a landing
-  // page, a two-line notice), so it is read like a distributed page
-  return picked.includes(true) ? picked : null;
+  // no paragraph, code or table in the region: the page has no running text to anchor on (a landing
+  // page, a two-line notice), so it is read whole
+  return picked.some((p, i) => p && anchors(blocks[i]!)) ? picked : null;
+}
+
+/** A block of running prose: a paragraph, quote or list item with `PROSE_LEN` characters of its own text. */
+function isProse(b: RawBlock): boolean {
+  return PROSE_KINDS.has(b.kind) && b.textChars - b.linkChars >= PROSE_LEN && SENTENCE.test(b.text);
+}
+
+/** A block a region can be anchored on: prose, code or a data table. */
+function anchors(b: RawBlock): boolean {
+  return b.kind === 'code' || b.kind === 'table' || isProse(b);
 }
 
 /** The share of the page's non-link content text that lies inside the region. */
