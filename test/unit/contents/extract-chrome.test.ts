@@ -44,3 +44,19 @@ describe('extractHtml: fine print in the chrome', () => {
     expect(mainText(extractHtml(html, 'https://example.com/odd'))).toContain('Part 2 is described');
   });
 });
+
+describe('extractHtml: class names that do not mean chrome', () => {
+  it("reads a site's 'promo' components (content-management cards) as content", () => {
+    const promo = (name: string) =>
+      `<div class="cmp-promo__services"><h3>${name}</h3><p>${sentence(name)} ${sentence(`Our ${name} team`)}</p></div>`;
+    const cards = ['Audit', 'Tax', 'Consulting', 'Risk advisory', 'Legal services'].map(promo).join('');
+    // the page's own prose outweighs the cards, so no demotion rescues them: the class must not mean banner
+    const intro = ['Every challenge', 'Our people', 'Each engagement', 'The firm', 'Our clients', 'Growth']
+      .map((t) => `<p>${sentence(t)} ${sentence(`${t} again`)} ${sentence(`${t} at last`)}</p>`)
+      .join('');
+    const html = page(`<h1>Our services</h1>${intro}${cards}`, '');
+    const text = mainText(extractHtml(html, 'https://example.com/services'));
+    expect(text).toContain('Risk advisory is described');
+    expect(text).toContain('Our Legal services team is described');
+  });
+});

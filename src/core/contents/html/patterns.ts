@@ -23,7 +23,7 @@ const PATTERNS: [SectionKind, RegExp][] = [
   [
     'banner',
     words(
-      'cookies?|cookie[a-z]*|consent|gdpr|newsletter|subscribe|subscription|signup|promo|promotion|advert[a-z]*|' +
+      'cookies?|cookie[a-z]*|consent|gdpr|newsletter|subscribe|subscription|signup|advert[a-z]*|' +
         'ads?|adslot|adunit|sponsor[a-z]*|paywall|popup|modal|overlay|announcement|interstitial|share|sharing|' +
         'social|sharedaddy|addthis|donate|donation',
     ),
