@@ -44,6 +44,8 @@ const PATTERNS: [SectionKind, RegExp][] = [
 ];
 /** Tokens that describe a wrapper's layout (`has-sidebar`, `with-nav`) say nothing about the element. */
 const LAYOUT_TOKEN = /^(?:has|with|no|is|show|hide|js|layout|page|body|template)-/;
+/** Drupal's publication-state classes (`node-published`, `paragraph-published`) mark content, not a date. */
+const STATE_TOKEN = /^(?:node|paragraph|block|media|entity|group)-(?:un)?published$/;
 /** A token that also names the content (`content-with-sidebar`, `article-rail-wrapper`) is a wrapper. */
 const CONTENT_WORD = /content|article|body|story|entry/;
 /** Comment threads and customer reviews: user-written text next to the page's own. */
@@ -76,7 +78,7 @@ function tokenSection(token: string): SectionKind | null {
   let hit = tokenCache.get(token);
   if (hit !== undefined) return hit;
   hit = null;
-  if (!LAYOUT_TOKEN.test(token)) {
+  if (!LAYOUT_TOKEN.test(token) && !STATE_TOKEN.test(token)) {
     const wrapper = CONTENT_WORD.test(token);
     for (const [kind, re] of PATTERNS) {
       if (re.test(token) && (!wrapper || kind === 'metadata')) {

@@ -53,6 +53,11 @@ export function goodBad(b: RawBlock, content: boolean): [number, number] {
 const FURNITURE =
   /^(?:advertisements?|ad|sponsored(?: content)?|caption|close|loading\W*|skip to (?:main )?content|back to top|scroll to top|toggle navigation|(?:open|close) menu|share(?: this(?: article| story| post)?)?|print(?: this(?: article| page)?)?|e-?mail|comments?|reply|copy link|photo|image|video|advertisement - continue reading below|add to (?:cart|bag|basket|wish ?list)|(?:in|out of) stock|quantity|qty:?|size (?:guide|chart)|select (?:a )?size|choose an option|write a review|buy (?:it )?now|sold out|add to favou?rites|notify me)$/i;
 const BARE_URL = /^(?:https?:\/\/|www\.)\S+$/i;
+/** An account prompt: 'Create an account or sign in to comment', 'Please log in to reply'. */
+const ACCOUNT_PROMPT =
+  /^(?:please\s+)?(?:create an account|sign ?(?:in|up)|log ?in|register|join)(?:\s+(?:or|and)\s+(?:create an account|sign ?(?:in|up)|log ?in|register))?(?:\s+(?:now|here))?\s+to\s+[^.!?]{3,60}[.!]?$/i;
+/** A thread's counters: 'Replies 154', 'Views 26.2k', 'Last Reply 1 yr'. */
+const THREAD_STAT = /^(?:replies|views|posts|likes|created|last reply|joined|reputation)\s*:?\s*[\d.,]+\s*[kmy]?\w*(?:\s+\S+)?$/i;
 const MONTH = '(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\\.?';
 const CLOCK = '[\\d:.]+\\s*(?:a\\.?m\\.?|p\\.?m\\.?)?\\s*(?:[A-Z]{2,4})?';
 const DAY = '(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?\\.?,?\\s*';
@@ -69,5 +74,5 @@ const NUMBER = /^[-+]?\d+$/;
 export function isFurniture(b: RawBlock): boolean {
   if (b.textChars > 90 || b.kind === 'code') return false;
   const t = b.text.trim();
-  return FURNITURE.test(t) || BARE_URL.test(t) || DATE_LINE.test(t) || ISO_TIME.test(t) || NUMBER.test(t);
+  return FURNITURE.test(t) || BARE_URL.test(t) || ACCOUNT_PROMPT.test(t) || THREAD_STAT.test(t) || DATE_LINE.test(t) || ISO_TIME.test(t) || NUMBER.test(t);
 }
