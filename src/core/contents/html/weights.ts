@@ -56,6 +56,31 @@ const BARE_URL = /^(?:https?:\/\/|www\.)\S+$/i;
 /** An account prompt: 'Create an account or sign in to comment', 'Please log in to reply'. */
 const ACCOUNT_PROMPT =
   /^(?:please\s+)?(?:create an account|sign ?(?:in|up)|log ?in|register|join)(?:\s+(?:or|and)\s+(?:create an account|sign ?(?:in|up)|log ?in|register))?(?:\s+(?:now|here))?\s+to\s+[^.!?]{3,60}[.!]?$/i;
+/** Placeholder text a template left in: 'Lorem ipsum dolor sit amet...'. */
+const PLACEHOLDER = /^lorem ipsum\b/i;
+/** An affiliate disclosure: 'If you buy something through our links, we may earn a commission.' */
+const DISCLOSURE =
+  /\bwe (?:may|might|could) (?:earn|receive|get|be paid)\b[^.]{0,40}\b(?:commission|compensation)|\bearn from qualifying purchases|\b(?:contains?|includes?|uses?) affiliate links\b/i;
+/** A row of share buttons: 'Facebook X Bluesky LinkedIn Reddit WhatsApp E-mail'. */
+const SOCIAL_ROW =
+  /^(?:(?:share (?:on|via|to)\s+)?(?:facebook|x|\(?twitter\)?|bluesky|threads|linkedin|reddit|pinterest|tumblr|whatsapp|telegram|e-?mail|copy link|messenger|flipboard|mastodon|print|sms|line|vk|xing)[\s,|·•]*){3,}$/i;
+/** Forum software lines: 'Powered by vBulletin®', 'You may not post replies', 'Thread starter ...'. */
+const FORUM_CHROME =
+  /^(?:powered by\s.{2,80}|you may(?: not)? (?:post|edit|reply|vote)\b.{0,40}|thread starter\s.{1,80}|(?:asked|modified|viewed|active)\s+(?:\d+|an?|one)\s+\w+(?:,\s*\d+\s+\w+)?\s+ago|advertisement\s*[-–:].{0,60})$/i;
+/** A token of machine ids (UUIDs, long hex runs): a block made of them is obfuscation, not text. */
+const ID_TOKEN = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}|[0-9a-f]{16,}/i;
+/** A shop's promotion line: 'Free standard shipping on orders $60 CAD+', 'Save 30% off your first order'. */
+const PROMO =
+  /^(?:(?:score |enjoy |get )?free (?:standard |express |fast |uk |us )?(?:shipping|delivery|returns)\b|save (?:up to )?(?:\d|\$|€|£)[^.]{0,60}(?:first order|with|on|when)\b|[^.]{0,40}\bwhile supplies last\b|[^.]{0,60}\b(?:price|prices): (?:low to high|high to low)\b)/i;
+/** Language and country pickers: endonyms a site lists to switch its locale. */
+const LOCALES = new Set(
+  ('afrikaans aragonés العربية azərbaycanca български বাংলা bosanski català čeština cymraeg dansk deutsch eesti ' +
+    'ελληνικά english español esperanto euskara فارسی français gaeilge galego 한국어 hrvatski bahasa indonesia ' +
+    'italiano עברית қазақша latviešu lietuvių magyar македонски bahasa melayu nederlands 日本語 norsk polski português ' +
+    'română русский shqip slovenčina slovenščina српски srpski suomi svenska தமிழ் ไทย türkçe українська اردو ' +
+    'tiếng việt 中文 österreich belgië belgique україна danmark suomi deutschland sverige schweiz')
+    .split(' '),
+);
 /** A thread's counters: 'Replies 154', 'Views 26.2k', 'Last Reply 1 yr'. */
 const THREAD_STAT = /^(?:replies|views|posts|likes|created|last reply|joined|reputation)\s*:?\s*[\d.,]+\s*[kmy]?\w*(?:\s+\S+)?$/i;
 const MONTH = '(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\\.?';
@@ -70,9 +95,30 @@ const DATE_LINE = new RegExp(
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?$/;
 const NUMBER = /^[-+]?\d+$/;
 
+/** True when most of the text is machine ids (eBay-style obfuscated spans). */
+function isIdSoup(text: string): boolean {
+  if (text.length < 40) return false;
+  let ids = 0;
+  for (const token of text.split(/\s+/)) if (ID_TOKEN.test(token)) ids += token.length;
+  return ids > 0.5 * text.length;
+}
+
+/** True when a block names eight or more locales and little else: a language or country picker. */
+function isLocalePicker(text: string): boolean {
+  const words = text.toLowerCase().split(/\s+/);
+  if (words.length < 8) return false;
+  const hits = words.filter((w) => LOCALES.has(w)).length;
+  return hits >= 8 && hits >= 0.5 * words.length;
+}
+
 /** True for a short line that is page furniture: 'Advertisement', a bare URL, a dateline, a vote count. */
 export function isFurniture(b: RawBlock): boolean {
-  if (b.textChars > 90 || b.kind === 'code') return false;
+  if (b.kind === 'code') return false;
+  if (PLACEHOLDER.test(b.text.trimStart())) return true;
+  if (b.textChars <= 400 && b.kind === 'paragraph' && DISCLOSURE.test(b.text)) return true;
+  if (isIdSoup(b.text) || isLocalePicker(b.text)) return true;
+  if (b.textChars <= 200 && PROMO.test(b.text.trim())) return true;
+  if (b.textChars > 120) return false;
   const t = b.text.trim();
-  return FURNITURE.test(t) || BARE_URL.test(t) || ACCOUNT_PROMPT.test(t) || THREAD_STAT.test(t) || DATE_LINE.test(t) || ISO_TIME.test(t) || NUMBER.test(t);
+  return FURNITURE.test(t) || BARE_URL.test(t) || ACCOUNT_PROMPT.test(t) || THREAD_STAT.test(t) || FORUM_CHROME.test(t) || SOCIAL_ROW.test(t) || DATE_LINE.test(t) || ISO_TIME.test(t) || NUMBER.test(t);
 }
