@@ -81,6 +81,8 @@ const LOCALES = new Set(
     'tiếng việt 中文 österreich belgië belgique україна danmark suomi deutschland sverige schweiz')
     .split(' '),
 );
+/** A cookie notice: 'These cookies are necessary for the website to function...'. */
+const COOKIES = /^(?:these|this site uses|we use|our (?:site|website) uses|by using this (?:site|website)[^.]{0,40}) cookies\b/i;
 /** A thread's counters: 'Replies 154', 'Views 26.2k', 'Last Reply 1 yr'. */
 const THREAD_STAT = /^(?:replies|views|posts|likes|created|last reply|joined|reputation)\s*:?\s*[\d.,]+\s*[kmy]?\w*(?:\s+\S+)?$/i;
 const MONTH = '(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\\.?';
@@ -118,6 +120,7 @@ export function isFurniture(b: RawBlock): boolean {
   if (b.textChars <= 400 && b.kind === 'paragraph' && DISCLOSURE.test(b.text)) return true;
   if (isIdSoup(b.text) || isLocalePicker(b.text)) return true;
   if (b.textChars <= 200 && PROMO.test(b.text.trim())) return true;
+  if (b.textChars <= 800 && COOKIES.test(b.text.trim())) return true;
   if (b.textChars > 120) return false;
   const t = b.text.trim();
   return FURNITURE.test(t) || BARE_URL.test(t) || ACCOUNT_PROMPT.test(t) || THREAD_STAT.test(t) || FORUM_CHROME.test(t) || SOCIAL_ROW.test(t) || DATE_LINE.test(t) || ISO_TIME.test(t) || NUMBER.test(t);
