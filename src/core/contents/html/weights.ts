@@ -55,7 +55,7 @@ const FURNITURE =
 const BARE_URL = /^(?:https?:\/\/|www\.)\S+$/i;
 /** An account prompt: 'Create an account or sign in to comment', 'Please log in to reply'. */
 const ACCOUNT_PROMPT =
-  /^(?:please\s+)?(?:create an account|sign ?(?:in|up)|log ?in|register|join)(?:\s+(?:or|and)\s+(?:create an account|sign ?(?:in|up)|log ?in|register))?(?:\s+(?:now|here))?\s+to\s+[^.!?]{3,60}[.!]?$/i;
+  /^(?:please\s+|you (?:must|need to|have to) (?:be )?)?(?:create an account|logged in|sign ?(?:in|up)|log ?in|register|join)(?:\s+(?:or|and)\s+(?:create an account|sign ?(?:in|up)|log ?in|register))?(?:\s+(?:now|here))?\s+to\s+[^.!?]{3,60}[.!]?$/i;
 /** Placeholder text a template left in: 'Lorem ipsum dolor sit amet...'. */
 const PLACEHOLDER = /^lorem ipsum\b/i;
 /** An affiliate disclosure: 'If you buy something through our links, we may earn a commission.' */
