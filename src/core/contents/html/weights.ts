@@ -83,6 +83,9 @@ const LOCALES = new Set(
 );
 /** A cookie notice: 'These cookies are necessary for the website to function...'. */
 const COOKIES = /^(?:these|this site uses|we use|our (?:site|website) uses|by using this (?:site|website)[^.]{0,40}) cookies\b/i;
+/** Docs-site chrome: a MediaWiki 'Retrieved from', DocBook's 'Prev | Up | Home | Next', page-rating prompts. */
+const DOCS_CHROME =
+  /^(?:retrieved from ["“]https?:\/\/\S+["”]|.{0,80}\bprev(?:ious)?\s*\|\s*up\b.{0,120}\bnext\b.{0,60}|rate this (?:page|article)|was this (?:page|article|information) helpful\??|(?:is|was) this (?:page|article) useful\??|help us improve this (?:page|article))$/i;
 /** A thread's counters: 'Replies 154', 'Views 26.2k', 'Last Reply 1 yr'. */
 const THREAD_STAT = /^(?:replies|views|posts|likes|created|last reply|joined|reputation)\s*:?\s*[\d.,]+\s*[kmy]?\w*(?:\s+\S+)?$/i;
 const MONTH = '(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\\.?';
@@ -121,6 +124,7 @@ export function isFurniture(b: RawBlock): boolean {
   if (isIdSoup(b.text) || isLocalePicker(b.text)) return true;
   if (b.textChars <= 200 && PROMO.test(b.text.trim())) return true;
   if (b.textChars <= 800 && COOKIES.test(b.text.trim())) return true;
+  if (b.textChars <= 300 && DOCS_CHROME.test(b.text.trim())) return true;
   if (b.textChars > 120) return false;
   const t = b.text.trim();
   return FURNITURE.test(t) || BARE_URL.test(t) || ACCOUNT_PROMPT.test(t) || THREAD_STAT.test(t) || FORUM_CHROME.test(t) || SOCIAL_ROW.test(t) || DATE_LINE.test(t) || ISO_TIME.test(t) || NUMBER.test(t);
