@@ -47,6 +47,24 @@ const FIGURE_CONTAINER = new Set(['pre', 'table', 'blockquote', 'p', 'ul', 'ol',
 const PLAIN_SECTIONS = new Set(['navigation', 'header', 'footer']);
 
 /** Walks the subtree of `root` into raw blocks with their final sections. */
+/** A one-line run that says the same thing twice ('Talk to an ExpertTalk to an Expert', '$279.95 $279.95'). */
+const DOUBLED = /^([^\n]{4,}?)\s*\1$/;
+
+/**
+ * Animated buttons and price widgets print their label twice (one copy slides in on hover, one is
+ * for screen readers) where a browser shows it once: such a line keeps one copy.
+ */
+function collapseDouble(b: { text: string; md: string; textChars: number; linkChars: number }): void {
+  const m = DOUBLED.exec(b.text);
+  if (!m || b.text.length > 300) return;
+  const half = m[1]!.trim();
+  const md = DOUBLED.exec(b.md)?.[1]?.trim();
+  b.text = half;
+  b.md = md ?? half;
+  b.textChars = half.length;
+  b.linkChars = Math.min(b.linkChars, half.length);
+}
+
 export function collectBlocks(root: ParentNode, ctx: SectionContext, urls: UrlResolver): RawBlock[] {
   const blocks = new BlockWalker(urls).run(root, ctx);
   resolveSections(blocks).forEach((s, i) => {
@@ -88,6 +106,7 @@ class BlockWalker {
 
   private push(b: Omit<RawBlock, 'inLink' | 'ctx' | 'section' | 'strong'>, w: Walk): void {
     if (!b.text && b.kind !== 'rule' && b.kind !== 'figure') return;
+    if (b.kind === 'paragraph' || b.kind === 'heading') collapseDouble(b);
     const block = b as RawBlock;
     block.ctx = w.ctx;
     block.inLink = w.inLink;
