@@ -74,20 +74,23 @@ const PROMO =
   /^(?:(?:score |enjoy |get )?free (?:standard |express |fast |uk |us )?(?:shipping|delivery|returns)\b|save (?:up to )?(?:\d|\$|€|£)[^.]{0,60}(?:first order|with|on|when)\b|[^.]{0,40}\bwhile supplies last\b|[^.]{0,60}\b(?:price|prices): (?:low to high|high to low)\b)/i;
 /** Language and country pickers: endonyms a site lists to switch its locale. */
 const LOCALES = new Set(
-  ('afrikaans aragonés العربية azərbaycanca български বাংলা bosanski català čeština cymraeg dansk deutsch eesti ' +
+  (
+    'afrikaans aragonés العربية azərbaycanca български বাংলা bosanski català čeština cymraeg dansk deutsch eesti ' +
     'ελληνικά english español esperanto euskara فارسی français gaeilge galego 한국어 hrvatski bahasa indonesia ' +
     'italiano עברית қазақша latviešu lietuvių magyar македонски bahasa melayu nederlands 日本語 norsk polski português ' +
     'română русский shqip slovenčina slovenščina српски srpski suomi svenska தமிழ் ไทย türkçe українська اردو ' +
-    'tiếng việt 中文 österreich belgië belgique україна danmark suomi deutschland sverige schweiz')
-    .split(' '),
+    'tiếng việt 中文 österreich belgië belgique україна danmark suomi deutschland sverige schweiz'
+  ).split(' '),
 );
 /** A cookie notice: 'These cookies are necessary for the website to function...'. */
-const COOKIES = /^(?:these|this site uses|we use|our (?:site|website) uses|by using this (?:site|website)[^.]{0,40}) cookies\b/i;
+const COOKIES =
+  /^(?:these|this site uses|we use|our (?:site|website) uses|by using this (?:site|website)[^.]{0,40}) cookies\b/i;
 /** Docs-site chrome: a MediaWiki 'Retrieved from', DocBook's 'Prev | Up | Home | Next', page-rating prompts. */
 const DOCS_CHROME =
   /^(?:retrieved from ["“]https?:\/\/\S+["”]|.{0,80}\bprev(?:ious)?\s*\|\s*up\b.{0,120}\bnext\b.{0,60}|rate this (?:page|article)|was this (?:page|article|information) helpful\??|(?:is|was) this (?:page|article) useful\??|help us improve this (?:page|article))$/i;
 /** A thread's counters: 'Replies 154', 'Views 26.2k', 'Last Reply 1 yr'. */
-const THREAD_STAT = /^(?:replies|views|posts|likes|created|last reply|joined|reputation)\s*:?\s*[\d.,]+\s*[kmy]?\w*(?:\s+\S+)?$/i;
+const THREAD_STAT =
+  /^(?:replies|views|posts|likes|created|last reply|joined|reputation)\s*:?\s*[\d.,]+\s*[kmy]?\w*(?:\s+\S+)?$/i;
 const MONTH = '(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\\.?';
 const CLOCK = '[\\d:.]+\\s*(?:a\\.?m\\.?|p\\.?m\\.?)?\\s*(?:[A-Z]{2,4})?';
 const DAY = '(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?\\.?,?\\s*';
@@ -127,5 +130,15 @@ export function isFurniture(b: RawBlock): boolean {
   if (b.textChars <= 300 && DOCS_CHROME.test(b.text.trim())) return true;
   if (b.textChars > 120) return false;
   const t = b.text.trim();
-  return FURNITURE.test(t) || BARE_URL.test(t) || ACCOUNT_PROMPT.test(t) || THREAD_STAT.test(t) || FORUM_CHROME.test(t) || SOCIAL_ROW.test(t) || DATE_LINE.test(t) || ISO_TIME.test(t) || NUMBER.test(t);
+  return (
+    FURNITURE.test(t) ||
+    BARE_URL.test(t) ||
+    ACCOUNT_PROMPT.test(t) ||
+    THREAD_STAT.test(t) ||
+    FORUM_CHROME.test(t) ||
+    SOCIAL_ROW.test(t) ||
+    DATE_LINE.test(t) ||
+    ISO_TIME.test(t) ||
+    NUMBER.test(t)
+  );
 }
