@@ -101,4 +101,18 @@ describe('extractHtml: a page of little running prose', () => {
     expect(text).toContain('The event is explained');
     expect(text).not.toContain('Headline number');
   });
+
+  it('reads a listing whole when it declares itself an article but its intro holds little of the page', () => {
+    // recipe sites mark their listings up as articles: one intro paragraph above thirty linked recipes
+    const recipes = Array.from(
+      { length: 30 },
+      (_, i) => `<p><a href="/r/${i}">Tomato sauce recipe number ${i}</a></p>`,
+    );
+    const html = page(
+      `<h1>Tomato sauce recipes</h1><p>${para('Tomato sauce')}</p><div class="cards">${recipes.join('')}</div>`,
+    ).replace('<title>', '<meta property="og:type" content="article"><title>');
+    const text = mainText(extractHtml(html, 'https://example.org/tomato-sauce-recipes'));
+    expect(text).toContain('Tomato sauce is explained');
+    expect(text).toContain('Tomato sauce recipe number 7');
+  });
 });

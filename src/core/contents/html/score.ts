@@ -113,7 +113,8 @@ function pickRegion(
   const minShare = hints.declared === 'article' ? ARTICLE_COVERAGE : COVERAGE;
   if (coverage(blocks, content, inRegion, hints.declared !== 'article') < minShare) return null;
   const picked = blocks.map((b, i) => inRegion[i]! && content[i]! && keepInRegion(b, weights[i]!));
-  if (pickedShare(blocks, content, picked) < MIN_REGION_SHARE && !holdsProse(blocks, content, picked)) return null;
+  const small = pickedShare(blocks, content, picked) < MIN_REGION_SHARE;
+  if (small && !holdsProse(blocks, content, picked) && !isTheArticle(blocks, content, picked)) return null;
   // no paragraph, code or table in the region: the page has no running text to anchor on (a landing
   // page, a two-line notice), so it is read whole
   return picked.some((p, i) => p && anchors(blocks[i]!)) ? picked : null;
@@ -129,6 +130,22 @@ function pickedShare(blocks: RawBlock[], content: boolean[], picked: boolean[]):
     if (picked[i]) inside += b.textChars;
   });
   return all === 0 ? 1 : inside / all;
+}
+
+/**
+ * True when the picked blocks are the page's marked-up article: all inside `<article>` (or an
+ * articleBody), which holds little else. The rest of the page is then teasers around a short story.
+ */
+function isTheArticle(blocks: RawBlock[], content: boolean[], picked: boolean[]): boolean {
+  let inside = 0;
+  let rest = 0;
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blocks[i]!;
+    if (picked[i] && !b.ctx.inArticle) return false;
+    if (picked[i]) inside += b.textChars;
+    else if (content[i] && b.ctx.inArticle) rest += b.textChars;
+  }
+  return inside > 0 && rest < inside;
 }
 
 /** True when the picked blocks hold most of the page's running prose, in several paragraphs. */
