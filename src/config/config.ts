@@ -158,10 +158,11 @@ export const SETTINGS = {
   },
   embeddingsUrl: {
     env: 'TRAWL_EMBEDDINGS_URL',
+    aliases: ['TRAWL_EMBEDDINGS_BASE_URL'],
     flag: '--embeddings-url',
     schema: z.url({ protocol: /^https?$/ }),
     default: undefined,
-    doc: 'Base URL of an OpenAI-compatible embeddings API (`POST {url}/embeddings`), e.g. `https://api.openai.com/v1` or a local server. Highlight scores then are cosines of embeddings; without it, of the lexical model (docs/contents.md).',
+    doc: 'Base URL of an OpenAI-compatible embeddings API (`POST {url}/embeddings`), e.g. `https://api.openai.com/v1` or a local server. Highlight scores then are cosines of embeddings; without it, of the lexical model (docs/contents.md). Also read from `TRAWL_EMBEDDINGS_BASE_URL`.',
   },
   embeddingsModel: {
     env: 'TRAWL_EMBEDDINGS_MODEL',
@@ -184,6 +185,41 @@ export const SETTINGS = {
     default: true,
     doc: 'Whether `trawl serve` creates an API key on a first start with none (written to `<data dir>/first-api-key`, mode 0600).',
   },
+  searxngUrl: {
+    env: 'TRAWL_SEARXNG_URL',
+    flag: '--searxng-url',
+    schema: z.url({ protocol: /^https?$/ }),
+    default: undefined,
+    doc: 'Base URL of a SearXNG instance with the JSON format enabled (`GET {url}/search?format=json`); `/search` then federates with it (docs/providers.md). Credentials in the URL become a Basic Authorization header.',
+  },
+  braveApiKey: {
+    env: 'TRAWL_BRAVE_API_KEY',
+    flag: '--brave-api-key',
+    schema: z.string().min(1),
+    default: undefined,
+    doc: 'Subscription token of the Brave Search API; `/search` then federates with Brave web search (never logged; prefer the variable to the flag, which shows in `ps`).',
+  },
+  upstreamUrl: {
+    env: 'TRAWL_UPSTREAM_URL',
+    flag: '--upstream-url',
+    schema: z.url({ protocol: /^https?$/ }),
+    default: undefined,
+    doc: 'Base URL of a service speaking this API (the hosted API Trawl mirrors, or another Trawl instance): `/search` then federates with its `POST {url}/search`.',
+  },
+  upstreamApiKey: {
+    env: 'TRAWL_UPSTREAM_API_KEY',
+    flag: '--upstream-api-key',
+    schema: z.string().min(1),
+    default: undefined,
+    doc: 'API key sent as `x-api-key` to the upstream service (never logged; prefer the variable to the flag).',
+  },
+  providerTimeoutMs: {
+    env: 'TRAWL_PROVIDER_TIMEOUT_MS',
+    flag: '--provider-timeout-ms',
+    schema: z.coerce.number().int().min(100).max(60_000),
+    default: 4000,
+    doc: 'How long `/search` waits for each web-search provider, in ms; a slower or failing provider is left out of the answer (logged as a warning).',
+  },
 } as const;
 
 type Settings = typeof SETTINGS;
@@ -203,20 +239,35 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
+/**
+ * The variable a setting is read from and its value: the main variable, else the first alias set (a
+ * name the issue tracker or other tools use). Empty means unset; two names set to different values fail.
+ */
+function readEnv(env: Record<string, string | undefined>, setting: Settings[keyof Settings]) {
+  const names = [setting.env, ...('aliases' in setting ? setting.aliases : [])];
+  const set = names.filter((name) => env[name] !== undefined && env[name] !== '');
+  const [name] = set;
+  const conflict = set.find((other) => env[other] !== env[name!]);
+  if (conflict) {
+    throw new ConfigError(`Environment variables ${name} and ${conflict} are both set, to different values; set one.`);
+  }
+  return { name: name ?? setting.env, value: name === undefined ? undefined : env[name] };
+}
+
 /** Reads every setting from flags, then env, then its default; throws ConfigError naming the first bad one. */
 export function loadConfig(env: Record<string, string | undefined> = {}, flags: ConfigFlags = {}): Config {
   const out: Record<string, unknown> = {};
   for (const [key, setting] of Object.entries(SETTINGS) as [keyof Settings, Settings[keyof Settings]][]) {
     const fromFlag = flags[key];
-    const fromEnv = env[setting.env];
-    const raw = fromFlag ?? (fromEnv === '' ? undefined : fromEnv);
+    const fromEnv = readEnv(env, setting);
+    const raw = fromFlag ?? fromEnv.value;
     if (raw === undefined) {
       out[key] = key === 'dataDir' ? defaultDataDir(env) : setting.default;
       continue;
     }
     const parsed = (setting.schema as z.ZodType).safeParse(raw);
     if (!parsed.success) {
-      const source = fromFlag !== undefined ? `flag ${setting.flag}` : `environment variable ${setting.env}`;
+      const source = fromFlag !== undefined ? `flag ${setting.flag}` : `environment variable ${fromEnv.name}`;
       const why = parsed.error.issues[0]?.message ?? 'invalid value';
       throw new ConfigError(`Invalid ${source}=${JSON.stringify(raw)}: ${why}. ${setting.doc}`);
     }

@@ -43,6 +43,61 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env, flags)).toThrow(message);
   });
 
+  it('reads the web-search provider settings, with a 4 s provider timeout by default', () => {
+    const none = loadConfig({});
+    expect(none.searxngUrl).toBeUndefined();
+    expect(none.braveApiKey).toBeUndefined();
+    expect(none.upstreamUrl).toBeUndefined();
+    expect(none.upstreamApiKey).toBeUndefined();
+    expect(none.providerTimeoutMs).toBe(4000);
+    const c = loadConfig(
+      {
+        TRAWL_SEARXNG_URL: 'http://127.0.0.1:8888/',
+        TRAWL_BRAVE_API_KEY: 'brave-key',
+        TRAWL_UPSTREAM_URL: 'https://api.example.com',
+        TRAWL_UPSTREAM_API_KEY: 'up-key',
+        TRAWL_PROVIDER_TIMEOUT_MS: '2500',
+      },
+      { providerTimeoutMs: '3000' },
+    );
+    expect(c).toMatchObject({
+      searxngUrl: 'http://127.0.0.1:8888/',
+      braveApiKey: 'brave-key',
+      upstreamUrl: 'https://api.example.com',
+      upstreamApiKey: 'up-key',
+      providerTimeoutMs: 3000,
+    });
+  });
+
+  it('accepts TRAWL_EMBEDDINGS_BASE_URL as another name of TRAWL_EMBEDDINGS_URL', () => {
+    expect(loadConfig({ TRAWL_EMBEDDINGS_BASE_URL: 'http://127.0.0.1:11434/v1' }).embeddingsUrl).toBe(
+      'http://127.0.0.1:11434/v1',
+    );
+    const both = { TRAWL_EMBEDDINGS_URL: 'http://a.test/v1', TRAWL_EMBEDDINGS_BASE_URL: 'http://a.test/v1' };
+    expect(loadConfig(both).embeddingsUrl).toBe('http://a.test/v1');
+    expect(loadConfig({ TRAWL_EMBEDDINGS_BASE_URL: '' }).embeddingsUrl).toBeUndefined();
+    expect(
+      loadConfig({ TRAWL_EMBEDDINGS_BASE_URL: 'http://b.test' }, { embeddingsUrl: 'http://c.test' }).embeddingsUrl,
+    ).toBe('http://c.test');
+    expect(() => loadConfig({ TRAWL_EMBEDDINGS_BASE_URL: 'ftp://x' })).toThrow(
+      /environment variable TRAWL_EMBEDDINGS_BASE_URL=/,
+    );
+    expect(() => loadConfig({ ...both, TRAWL_EMBEDDINGS_BASE_URL: 'http://b.test' })).toThrow(
+      /TRAWL_EMBEDDINGS_URL and TRAWL_EMBEDDINGS_BASE_URL are both set, to different values/,
+    );
+  });
+
+  it.each([
+    [{ TRAWL_SEARXNG_URL: 'searx.local' }, /TRAWL_SEARXNG_URL="searx.local"/],
+    [{ TRAWL_UPSTREAM_URL: 'file:///etc/passwd' }, /TRAWL_UPSTREAM_URL=/],
+    [{ TRAWL_PROVIDER_TIMEOUT_MS: '99' }, /TRAWL_PROVIDER_TIMEOUT_MS="99": must be at least 100/],
+    [{ TRAWL_PROVIDER_TIMEOUT_MS: '60001' }, /TRAWL_PROVIDER_TIMEOUT_MS="60001"/],
+    [{ TRAWL_PROVIDER_TIMEOUT_MS: 'soon' }, /TRAWL_PROVIDER_TIMEOUT_MS/],
+  ])('rejects a bad provider setting: %j', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
   it('documents every setting with an env var and a flag', () => {
     for (const s of Object.values(SETTINGS)) {
       expect(s.env).toMatch(/^TRAWL_[A-Z_]+$/);
