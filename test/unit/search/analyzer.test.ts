@@ -1,0 +1,70 @@
+// The search analyzer: the same terms for documents and queries, positions kept for proximity, and no
+// input that can make it throw.
+import { describe, expect, it } from 'vitest';
+import { analyze, analyzeQuery, fold } from '../../../src/core/search/analyzer.js';
+
+const termsOf = (text: string) => analyze(text).postings.map((p) => p.term);
+
+describe('analyze', () => {
+  it('stems, lower-cases and drops stopwords while keeping their positions', () => {
+    const a = analyze('The Running of the Bulls');
+    expect(a.postings).toEqual([
+      { term: 'run', pos: 1 },
+      { term: 'bull', pos: 4 },
+    ]);
+    expect(a.positions).toBe(5);
+    expect(a.length).toBe(2);
+  });
+
+  it('folds diacritics so café matches cafe', () => {
+    expect(fold('Café Crème')).toBe('cafe creme');
+    expect(termsOf('café')).toEqual(termsOf('cafe'));
+  });
+
+  it('indexes hyphen and slash compounds whole as well as in parts', () => {
+    expect(termsOf('IL-6 levels')).toEqual(['il', 'il6', '6', 'level']);
+    expect(termsOf('TCP/IP stack')).toContain('tcpip');
+  });
+
+  it('gives gene and model names their letter stem too', () => {
+    expect(termsOf('FOXO3a')).toEqual(['foxo3a', 'foxo']);
+    expect(termsOf('gpt4')).toEqual(['gpt4', 'gpt']);
+  });
+
+  it('splits identifiers into their parts at the same position', () => {
+    const a = analyze('call parseJsonBody now');
+    const at1 = a.postings.filter((p) => p.pos === 1).map((p) => p.term);
+    expect(at1).toEqual(['parsejsonbodi', 'pars', 'json', 'bodi']);
+  });
+
+  it('reads CJK text as overlapping bigrams', () => {
+    expect(termsOf('東京都')).toEqual(['東京', '京都']);
+  });
+
+  it('drops overlong runs (hashes, base64)', () => {
+    expect(termsOf(`sha ${'a'.repeat(64)}`)).toEqual(['sha']);
+  });
+});
+
+describe('analyzeQuery', () => {
+  it('counts repeated terms and keeps the word sequence for proximity pairs', () => {
+    const q = analyzeQuery('vitamin D and vitamin C deficiency');
+    expect(q.terms.get('vitamin')).toBe(2);
+    expect(q.sequence).toEqual(['vitamin', 'vitamin', 'defici']);
+  });
+
+  it('treats query syntax as plain words: quotes, operators and punctuation cannot break it', () => {
+    for (const raw of [
+      '"unterminated',
+      'a AND (b OR',
+      'NEAR(x y)',
+      '*',
+      '-- DROP TABLE documents;',
+      '\u0000\uffff',
+      '',
+    ]) {
+      expect(() => analyzeQuery(raw)).not.toThrow();
+    }
+    expect([...analyzeQuery('title:"undici" OR pool*').terms.keys()]).toEqual(['titl', 'undici', 'pool']);
+  });
+});
