@@ -65,7 +65,9 @@ function paramsFor(query: WebSearchQuery, index: number, now: number): URLSearch
 }
 
 function toPage(response: BraveResponse, count: number): Page {
-  if (!response || typeof response !== 'object') throw new Error('the API answered a non-object');
+  if (!response || typeof response !== 'object' || Array.isArray(response)) {
+    throw new Error('the API answered something other than a search response');
+  }
   const results = response.web?.results;
   if (results !== undefined && !Array.isArray(results)) throw new Error('the API answered web.results as a non-list');
   const items = ((results ?? []) as (BraveResult | null)[]).map((r) => ({

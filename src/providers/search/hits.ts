@@ -147,9 +147,9 @@ export interface Page {
 }
 
 /**
- * Fetches pages one after another until `want` raw results, `maxPages`, a page without more, or the
- * deadline of `timeoutMs` (each page gets the time left). The first page's failure throws; a later
- * page's failure ends the list with what came before, unless the caller cancelled.
+ * Fetches pages one after another until `want` usable hits (after `toHits`), `maxPages`, a page without
+ * more, or the deadline of `timeoutMs` (each page gets the time left). The first page's failure throws;
+ * a later page's failure ends the list with what came before, unless the caller cancelled.
  */
 export async function collectPages(
   options: { want: number; maxPages: number; timeoutMs: number; signal?: AbortSignal; now: () => number },
@@ -157,7 +157,8 @@ export async function collectPages(
 ): Promise<RawHit[]> {
   const deadline = options.now() + options.timeoutMs;
   const items: RawHit[] = [];
-  for (let index = 0; index < options.maxPages && items.length < options.want; index++) {
+  const enough = () => toHits('', items, options.want).length >= options.want;
+  for (let index = 0; index < options.maxPages && !enough(); index++) {
     const left = deadline - options.now();
     if (index > 0 && left < 50) break;
     try {

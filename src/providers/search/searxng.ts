@@ -45,19 +45,21 @@ function timeRange(start: string | undefined, now: number): string | undefined {
 }
 
 /** The `/search` endpoint without credentials, and the Authorization header they become. */
-function endpoint(baseUrl: string): { url: string; headers: Record<string, string>; password: string } {
+function endpoint(baseUrl: string): { url: string; headers: Record<string, string>; secrets: string[] } {
   const base = new URL(baseUrl);
   const headers: Record<string, string> = {};
   const password = decodeURIComponent(base.password);
+  const secrets: string[] = [];
   if (base.username || base.password) {
-    const pair = `${decodeURIComponent(base.username)}:${password}`;
-    headers.authorization = `Basic ${Buffer.from(pair).toString('base64')}`;
+    const token = Buffer.from(`${decodeURIComponent(base.username)}:${password}`).toString('base64');
+    headers.authorization = `Basic ${token}`;
+    secrets.push(password, token);
     base.username = '';
     base.password = '';
   }
   base.search = '';
   base.hash = '';
-  return { url: `${base.href.replace(/\/+$/, '')}/search`, headers, password };
+  return { url: `${base.href.replace(/\/+$/, '')}/search`, headers, secrets };
 }
 
 /** `google (timeout), bing (CAPTCHA)` from SearXNG's `[[engine, reason], ...]`. */
@@ -95,7 +97,7 @@ function toPage(response: SearxngResponse, index: number): Page {
  * knob is the result language, which would drop results in the query's own language).
  */
 export function createSearxngProvider(options: SearxngProviderOptions): WebSearchProvider {
-  const { url, headers, password } = endpoint(options.baseUrl);
+  const { url, headers, secrets } = endpoint(options.baseUrl);
   const now = options.now ?? Date.now;
   const maxPages = Math.max(1, options.maxPages ?? 3);
   const paramsFor = (query: WebSearchQuery, page: number) => {
@@ -120,7 +122,7 @@ export function createSearxngProvider(options: SearxngProviderOptions): WebSearc
       } catch (err) {
         const forbidden = (err as { httpStatusCode?: unknown } | undefined)?.httpStatusCode === 403;
         const hint = forbidden ? " (is json in the instance's search.formats?)" : undefined;
-        throw providerError('searxng', err, { secrets: [password], signal, hint });
+        throw providerError('searxng', err, { secrets, signal, hint });
       }
     },
   };
