@@ -103,7 +103,8 @@ export function createSearxngProvider(options: SearxngProviderOptions): WebSearc
   const paramsFor = (query: WebSearchQuery, page: number) => {
     const q = [query.query.trim(), siteOperators(query.includeDomains, query.excludeDomains)].filter(Boolean);
     const params = new URLSearchParams({ q: q.join(' '), format: 'json', pageno: String(page) });
-    const category = query.category ? CATEGORIES[query.category] : undefined;
+    const category =
+      query.category && Object.hasOwn(CATEGORIES, query.category) ? CATEGORIES[query.category] : undefined;
     if (category) params.set('categories', category);
     const range = timeRange(query.startPublishedDate, now());
     if (range) params.set('time_range', range);

@@ -1,5 +1,6 @@
 /** The web-search providers against loopback servers speaking SearXNG's, Brave's and the spec's wire formats. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config/config.js';
 import { createApiClient, type ApiClient } from '../../../src/fetch/api-client.js';
 import {
   createBraveProvider,
@@ -291,11 +292,16 @@ describe('createWebSearchProviders', () => {
 
   it('builds nothing when nothing is configured', () => {
     expect(createWebSearchProviders({}, deps())).toEqual([]);
+    expect(createWebSearchProviders(loadConfig({ TRAWL_UPSTREAM_API_KEY: 'orphan' }), deps())).toEqual([]);
   });
 
   it('builds one provider per configured setting', async () => {
-    const settings = { searxngUrl: `${server.base}/searxng`, braveApiKey: 'k', upstreamUrl: `${server.base}/upstream` };
-    const providers = createWebSearchProviders(settings, deps());
+    const config = loadConfig({
+      TRAWL_SEARXNG_URL: `${server.base}/searxng`,
+      TRAWL_BRAVE_API_KEY: 'k',
+      TRAWL_UPSTREAM_URL: `${server.base}/upstream`,
+    });
+    const providers = createWebSearchProviders(config, deps());
     expect(providers.map((p) => p.name)).toEqual(['searxng', 'brave', 'upstream']);
     const hits = await providers[2]!.search(query());
     expect(hits[0]!.provider).toBe('upstream');
