@@ -4,7 +4,7 @@
  * bump `PAGE_MODEL_VERSION` whenever the shape or the extractor's output changes.
  */
 
-export const PAGE_MODEL_VERSION = 1;
+export const PAGE_MODEL_VERSION = 2;
 
 /** The spec's section enum (best-effort classification of where a block sits on the page). */
 export type SectionKind = 'header' | 'navigation' | 'banner' | 'body' | 'sidebar' | 'footer' | 'metadata';
@@ -44,7 +44,61 @@ export interface PageCodeBlock {
   code: string;
 }
 
-export interface PageMetadata {
+/** An organisation's schema.org data (JSON-LD or microdata), trimmed to what a company entity needs. */
+export interface OrganizationData {
+  /** schema.org types, short names (`Organization`, `Corporation`, `Restaurant`, ...). */
+  types: string[];
+  /** True when the page is about the organisation; false when it only publishes the page. */
+  subject: boolean;
+  name?: string;
+  url?: string;
+  description?: string;
+  foundingDate?: string;
+  /** A number or text as given, or a QuantitativeValue's `value`/`minValue`/`maxValue`. */
+  numberOfEmployees?:
+    string | number | { value?: string | number; minValue?: string | number; maxValue?: string | number };
+  /** A PostalAddress's text fields, or the address as one string. */
+  address?:
+    | string
+    | {
+        streetAddress?: string;
+        addressLocality?: string;
+        addressRegion?: string;
+        postalCode?: string;
+        addressCountry?: string;
+      };
+}
+
+/**
+ * Structured-data evidence the search classifiers read (src/core/search/classify). Each field is set
+ * only when the page has it, so pages without structured data keep the shape they always had.
+ */
+export interface PageEvidence {
+  /** schema.org types found on the page (JSON-LD and microdata), short names, deduplicated. */
+  ldTypes?: string[];
+  /** The part of `ldTypes` describing the page's own subject, not its publisher, author or site. */
+  ldSubjectTypes?: string[];
+  /** The schema.org type of the page's publisher (the WebSite's or the article's), when declared. */
+  publisherType?: string;
+  /** Open Graph `og:type`, lower-cased. */
+  ogType?: string;
+  /** The `rating` meta tag, lower-cased (`adult`, `rta-5042-1996-1400-1577-rta`, `general`, ...). */
+  rating?: string;
+  /** Highwire Press `citation_*` meta tags (scholarly pages); present, possibly empty, when any is. */
+  citation?: { journal?: string; doi?: string };
+  organization?: OrganizationData;
+}
+
+const EVIDENCE_KEYS = ['ldTypes', 'ldSubjectTypes', 'publisherType', 'ogType', 'rating', 'citation', 'organization'] as const; // prettier-ignore
+
+/** The evidence fields a page has, for a document's `metadata` (fields the page lacks are left out). */
+export function evidenceOf(page: PageEvidence): PageEvidence {
+  const out: Record<string, unknown> = {};
+  for (const key of EVIDENCE_KEYS) if (page[key] !== undefined) out[key] = page[key];
+  return out as PageEvidence;
+}
+
+export interface PageMetadata extends PageEvidence {
   title: string;
   author: string | null;
   /** ISO 8601 date-time, or null when the page gives none. */

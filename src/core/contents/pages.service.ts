@@ -10,7 +10,7 @@ import type { CacheStore } from '../../store/cache.js';
 import type { DocumentsRepo } from '../../store/documents.repo.js';
 import { FetchError, type Fetcher, type FetchRequest, type RawResponse } from '../../fetch/types.js';
 import type { Clock } from '../context.js';
-import { PAGE_MODEL_VERSION, type Page } from './page.js';
+import { PAGE_MODEL_VERSION, evidenceOf, type Page } from './page.js';
 import { parseRaw } from './parse.js';
 import { mainText } from './render.js';
 import { normalizeUrl } from './url.js';
@@ -87,6 +87,8 @@ export function createPagesService(deps: PagesDeps): PagesService {
           description: page.description,
           requestedUrl: raw.requestedUrl,
           rendered: raw.rendered ?? false,
+          // what the search classifiers read (src/core/search/classify)
+          ...evidenceOf(page),
         },
         origin: 'fetch',
         collection: null,

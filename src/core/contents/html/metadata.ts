@@ -6,7 +6,8 @@ import type { AnyNode, Document, Element, Text } from 'domhandler';
 import { findAll, textContent } from 'domutils';
 import { dateFromUrl, toIsoDate } from '../../text/dates.js';
 import { absoluteUrl, titleFromUrl } from '../formats/blocks.js';
-import type { PageMetadata } from '../page.js';
+import { readStructuredData } from '../formats/structured-data.js';
+import type { PageEvidence, PageMetadata } from '../page.js';
 
 type Json = Record<string, unknown>;
 
@@ -18,6 +19,8 @@ interface Collected {
   links: Element[];
   times: Element[];
   itemprops: Element[];
+  /** Microdata items (`itemscope` with an `itemtype`). */
+  items: Element[];
   bylines: Element[];
   byText: string[];
   dateTexts: { iso: string; marked: boolean; afterH1: boolean }[];
@@ -57,6 +60,7 @@ function visitElement(el: Element, c: Collected, url: string): void {
   else if (name === 'base' && attr(el, 'href')) c.base = absoluteUrl(attr(el, 'href'), url) ?? url;
   else if (name === 'html') c.lang = attr(el, 'lang') || attr(el, 'xml:lang');
   if (el.attribs.itemprop) c.itemprops.push(el);
+  if ('itemscope' in el.attribs && el.attribs.itemtype) c.items.push(el);
   if (BYLINE_CLASS.test(attr(el, 'class')) || attr(el, 'rel') === 'author') c.bylines.push(el);
 }
 
@@ -91,7 +95,7 @@ function byline(node: Text): string | null {
 
 // One walk over the document: elements of interest by kind, and written-out bylines.
 function collect(doc: Document, url: string): Collected {
-  const c: Collected = { meta: new Map(), jsonLd: [], title: '', h1: '', links: [], times: [], itemprops: [], bylines: [], byText: [], dateTexts: [], base: url, lang: '' }; // prettier-ignore
+  const c: Collected = { meta: new Map(), jsonLd: [], title: '', h1: '', links: [], times: [], itemprops: [], items: [], bylines: [], byText: [], dateTexts: [], base: url, lang: '' }; // prettier-ignore
   const stack: AnyNode[] = [...doc.children].reverse();
   while (stack.length > 0) {
     const node = stack.pop()!;
@@ -313,6 +317,22 @@ function readLanguage(c: Collected): string | undefined {
   return /^[a-z]{2,3}(?:-[a-z0-9]{2,8})*$/i.test(tag) ? tag : undefined;
 }
 
+/** What the search classifiers read: structured data, `og:type`, the `rating` meta tag, scholarly citation tags. */
+function readEvidence(c: Collected): PageEvidence {
+  const evidence = readStructuredData(c.jsonLd, c.items);
+  const ogType = first(c.meta, 'og:type').toLowerCase();
+  // `<meta itemprop="rating" content="4.5">` (a review score) shares the key: ratings are words.
+  const rating = (c.meta.get('rating') ?? []).find((r) => /^[a-z]/i.test(r))?.toLowerCase();
+  if (ogType) evidence.ogType = ogType.slice(0, 60);
+  if (rating) evidence.rating = rating.slice(0, 100);
+  if ([...c.meta.keys()].some((k) => k.startsWith('citation_'))) {
+    const journal = first(c.meta, 'citation_journal_title', 'citation_conference_title', 'citation_publisher');
+    const doi = first(c.meta, 'citation_doi').replace(/^(?:https?:\/\/(?:dx\.)?doi\.org\/|doi:)/i, '');
+    evidence.citation = { ...(journal ? { journal } : {}), ...(doi ? { doi } : {}) };
+  }
+  return evidence;
+}
+
 /** Reads a parsed HTML document's metadata; `url` is the page's final URL (resolves relative links). */
 export function readHtmlMetadata(doc: Document, url: string): PageMetadata {
   const c = collect(doc, url);
@@ -330,5 +350,5 @@ export function readHtmlMetadata(doc: Document, url: string): PageMetadata {
   if (image) metadata.image = image;
   if (language) metadata.language = language;
   if (description) metadata.description = description.slice(0, 1000);
-  return metadata;
+  return Object.assign(metadata, readEvidence(c));
 }
