@@ -87,6 +87,10 @@ describe('organisation evidence in page metadata', () => {
     expect(article.ldSubjectTypes).toEqual(['Article']);
     expect(article.publisherType).toBe('Organization');
 
+    // a site-wide Organization block beside an unlinked article is its publisher
+    const separate = `${ld({ '@context': 'https://schema.org', '@type': 'Organization', name: 'Acme' })}${ld({ '@context': 'https://schema.org', '@type': 'BlogPosting', headline: 'Tips' })}`; // prettier-ignore
+    expect(extractHtml(`<html><head>${separate}</head>${body}</html>`, 'https://acme.example/tips').organization).toMatchObject({ subject: false }); // prettier-ignore
+
     const listing = [1, 2, 3].map((n) => ({ '@context': 'https://schema.org', '@type': 'Restaurant', name: `Diner ${n}` })); // prettier-ignore
     const page = extractHtml(`<html><head>${listing.map(ld).join('')}</head>${body}</html>`, 'https://guide.example/diners'); // prettier-ignore
     expect(page.organization).toBeUndefined();

@@ -130,11 +130,15 @@ function toOrganization(node: Json, subject: boolean): OrganizationData {
 
 const isOrg = (n: Json) => typesOf(n).some(isOrganizationType);
 
-/** The one organisation the page is about, else the organisation publishing it (a listing of several is about none). */
+/**
+ * The one organisation the page is about, else the organisation publishing it. A listing of several is
+ * about none; next to an article, a site-wide organisation block is the publisher, not the subject.
+ */
 function organizationOf(subjects: Json[], publisher: Json | undefined): OrganizationData | undefined {
   const orgs = subjects.filter(isOrg);
   const names = new Set(orgs.map((o) => text(o.name) ?? ''));
-  if (orgs.length > 0 && names.size === 1) return toOrganization(orgs[0]!, true);
+  const article = subjects.some((n) => typesOf(n).some((t) => ARTICLE_LIKE.test(t)));
+  if (orgs.length > 0 && names.size === 1) return toOrganization(orgs[0]!, !article);
   return publisher && isOrg(publisher) ? toOrganization(publisher, false) : undefined;
 }
 
