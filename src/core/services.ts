@@ -14,12 +14,15 @@ import { createAdmissionQueue } from './contents/admission.js';
 import { createContentsService, type ContentsService } from './contents/contents.service.js';
 import { createPagesService, type PagesService } from './contents/pages.service.js';
 import type { Clock } from './context.js';
+import { createSearchIndex, indexedDocuments, type SearchIndex } from './search/search-index.js';
 
 export interface Services {
   keys: KeysService;
   cache: CacheStore;
   fetcher: Fetcher;
+  /** The documents store; every write also updates the search index, in the same transaction. */
   documents: DocumentsRepo;
+  searchIndex: SearchIndex;
   pages: PagesService;
   contents: ContentsService;
 }
@@ -36,7 +39,9 @@ export interface ServiceDeps {
 }
 
 export function createServices(deps: ServiceDeps): Services {
-  const documents = createDocumentsRepo(deps.db);
+  const stored = createDocumentsRepo(deps.db);
+  const searchIndex = createSearchIndex(deps.db, stored);
+  const documents = indexedDocuments(deps.db, stored, searchIndex);
   const pages = createPagesService({
     fetcher: deps.fetcher,
     cache: deps.cache,
@@ -50,6 +55,7 @@ export function createServices(deps: ServiceDeps): Services {
     cache: deps.cache,
     fetcher: deps.fetcher,
     documents,
+    searchIndex,
     pages,
     contents: createContentsService({
       pages,

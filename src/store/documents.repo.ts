@@ -69,6 +69,7 @@ export function createDocumentsRepo(db: Db) {
       content_hash = excluded.content_hash`);
   const byUrl = db.prepare('SELECT * FROM documents WHERE url = ?');
   const count = db.prepare('SELECT COUNT(*) AS n FROM documents');
+  const page = db.prepare('SELECT * FROM documents WHERE url > ? ORDER BY url LIMIT ?');
 
   const write = (doc: DocumentRecord, now: string) =>
     upsert.run({
@@ -104,6 +105,16 @@ export function createDocumentsRepo(db: Db) {
     },
     count(): number {
       return (count.get() as { n: number }).n;
+    },
+    /** Every document in URL order, read a page at a time (so the caller may write between pages). */
+    *all(pageSize = 500): Generator<DocumentRecord & { updatedAt: string }> {
+      let after = '';
+      for (;;) {
+        const rows = page.all(after, pageSize) as DocumentRow[];
+        for (const row of rows) yield toRecord(row);
+        if (rows.length < pageSize) return;
+        after = rows.at(-1)!.url;
+      }
     },
   };
 }

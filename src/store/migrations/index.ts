@@ -74,4 +74,53 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX crawl_frontier_next ON crawl_frontier (job_id, state, depth, id);
     `,
   },
+  {
+    version: 4,
+    name: 'search index',
+    sql: `
+      -- One row per indexed document. The id is new on every (re)index, never reused, so postings of a
+      -- replaced or removed document can stay in a segment until a merge drops them (search_deleted).
+      CREATE TABLE search_docs (
+        id            INTEGER PRIMARY KEY AUTOINCREMENT,
+        url           TEXT NOT NULL UNIQUE,
+        host          TEXT NOT NULL,
+        title         TEXT NOT NULL,
+        lengths       BLOB NOT NULL,
+        stream        TEXT NOT NULL,
+        published_at  INTEGER,
+        crawled_at    INTEGER NOT NULL,
+        categories    INTEGER NOT NULL DEFAULT 0,
+        unsafe        INTEGER NOT NULL DEFAULT 0,
+        country       TEXT,
+        entities      TEXT,
+        content_hash  TEXT NOT NULL
+      ) STRICT;
+      -- Postings per term and segment: document ids (uint32) then four field frequencies (uint8) each.
+      CREATE TABLE search_postings (
+        term     TEXT NOT NULL,
+        segment  INTEGER NOT NULL,
+        n        INTEGER NOT NULL,
+        data     BLOB NOT NULL,
+        PRIMARY KEY (term, segment)
+      ) STRICT, WITHOUT ROWID;
+      CREATE TABLE search_segments (
+        id      INTEGER PRIMARY KEY,
+        docs    INTEGER NOT NULL,
+        sealed  INTEGER NOT NULL DEFAULT 0
+      ) STRICT;
+      CREATE TABLE search_deleted (
+        id  INTEGER PRIMARY KEY
+      ) STRICT;
+      -- Field length totals and the live document count, for BM25's average lengths.
+      CREATE TABLE search_stats (
+        key    TEXT PRIMARY KEY,
+        value  REAL NOT NULL
+      ) STRICT;
+      -- Exact words (unstemmed) for phrases and includeText/excludeText: title, the first 1000 words of
+      -- the text, and the rest. Rows are search_docs ids.
+      CREATE VIRTUAL TABLE search_text USING fts5(
+        title, head, tail, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2'
+      );
+    `,
+  },
 ];

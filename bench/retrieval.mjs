@@ -1,0 +1,146 @@
+// Retrieval quality of the search index on BEIR SciFact (and CoSQA with --cosqa), scored by
+// ../shared/bench/score-retrieval.mjs, with no model: the lexical ranking alone.
+// Usage: npm run build && node bench/retrieval.mjs [--dataset scifact|cosqa|all] [--no-proximity]
+// The corpus is imported as documents (import://<dataset>/<id>, title + text) into a fresh data
+// directory, through the same store and index the server uses; each query asks for 100 results.
+// Prints Markdown tables; the last line is `scifact_ndcg10=… cosqa_mrr10=…`.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { ROOT, fmt, machineLine, makeTmpDir, mdTable, summarize } from './lib.mjs';
+
+const args = process.argv.slice(2);
+const opt = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const which = opt('--dataset', 'scifact');
+const proximity = !args.includes('--no-proximity');
+const DATA = path.resolve(ROOT, '..', 'shared', 'data');
+const SCORER = path.resolve(ROOT, '..', 'shared', 'bench', 'score-retrieval.mjs');
+
+const dist = (p) => path.join(ROOT, 'dist', p);
+if (!fs.existsSync(dist('core/search/search-index.js'))) {
+  console.error('bench: dist/ not built; run `npm run build` first');
+  process.exit(1);
+}
+const { openDatabase } = await import(dist('store/database.js'));
+const { createDocumentsRepo } = await import(dist('store/documents.repo.js'));
+const { createSearchIndex } = await import(dist('core/search/search-index.js'));
+
+const readJsonlGz = (file) =>
+  gunzipSync(fs.readFileSync(file))
+    .toString('utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+const readTsv = (file) =>
+  fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => {
+      const i = l.indexOf('\t');
+      return { qid: l.slice(0, i), text: l.slice(i + 1) };
+    });
+
+const DATASETS = {
+  scifact: {
+    corpus: () =>
+      readJsonlGz(path.join(DATA, 'scifact', 'corpus.jsonl.gz')).map((d) => ({
+        id: d._id,
+        title: d.title ?? '',
+        text: d.text ?? '',
+      })),
+    queries: () => readTsv(path.join(DATA, 'scifact', 'queries.tsv')),
+    qrels: path.join(DATA, 'scifact', 'qrels.txt'),
+    headline: 'ndcg@10',
+  },
+  cosqa: {
+    corpus: () =>
+      readJsonlGz(path.join(DATA, 'cosqa', 'code.jsonl.gz')).map((d) => ({ id: d._id, title: '', text: d.code ?? '' })),
+    queries: () => readTsv(path.join(DATA, 'cosqa', 'queries-dev.tsv')),
+    qrels: path.join(DATA, 'cosqa', 'qrels-dev.txt'),
+    headline: 'mrr@10',
+  },
+};
+
+function run(name) {
+  const ds = DATASETS[name];
+  const dir = makeTmpDir(`trawl-retrieval-${name}-`);
+  const db = openDatabase(dir);
+  const documents = createDocumentsRepo(db);
+  const index = createSearchIndex(db, documents);
+  const corpus = ds.corpus();
+  const now = new Date().toISOString();
+  const t0 = performance.now();
+  const records = corpus.map((d) => ({
+    url: `import://${name}/${d.id}`,
+    title: d.title,
+    text: d.text,
+    author: null,
+    publishedDate: null,
+    kind: 'text',
+    metadata: {},
+    origin: 'import',
+    collection: name,
+    contentHash: String(d.id),
+    fetchedAt: now,
+  }));
+  for (let i = 0; i < records.length; i += 500) {
+    const batch = records.slice(i, i + 500);
+    documents.upsertMany(batch, now);
+    index.index(batch);
+  }
+  db.transaction(() => index.repo.mergeAll())();
+  index.table.noteWrite();
+  const indexSeconds = (performance.now() - t0) / 1000;
+
+  const lines = [];
+  const times = [];
+  for (const q of ds.queries()) {
+    const s = performance.now();
+    const hits = index.search(q.text, { limit: 100, proximity });
+    times.push(performance.now() - s);
+    hits.forEach((h, r) => lines.push(`${q.qid} Q0 ${h.url.split('/').pop()} ${r + 1} ${h.score.toFixed(6)} trawl`));
+  }
+  const runFile = path.join(dir, 'run.trec');
+  fs.writeFileSync(runFile, lines.join('\n') + '\n');
+  const out = execFileSync(process.execPath, [SCORER, '--qrels', ds.qrels, '--run', runFile], { encoding: 'utf8' });
+  db.close();
+  const metrics = Object.fromEntries(
+    [...out.matchAll(/([a-z]+@\d+)[=:\s]+([\d.]+)/gi)].map((m) => [m[1].toLowerCase(), Number(m[2])]),
+  );
+  return { name, docs: corpus.length, indexSeconds, times: summarize(times), metrics, out: out.trim() };
+}
+
+console.log('# Retrieval quality (no model)\n');
+console.log(machineLine());
+console.log(`\nproximity re-rank: ${proximity ? 'on' : 'off'}\n`);
+const names = which === 'all' ? Object.keys(DATASETS) : [which];
+const results = names.map(run);
+console.log(
+  mdTable(
+    ['dataset', 'docs', 'nDCG@10', 'MRR@10', 'Recall@10', 'Recall@100', 'query p50 ms', 'p90 ms', 'index s'],
+    results.map((r) => [
+      r.name,
+      String(r.docs),
+      fmt(r.metrics['ndcg@10'], 4),
+      fmt(r.metrics['mrr@10'], 4),
+      fmt(r.metrics['recall@10'], 4),
+      fmt(r.metrics['recall@100'], 4),
+      fmt(r.times.median, 2),
+      fmt(r.times.p90, 2),
+      fmt(r.indexSeconds, 1),
+    ]),
+  ),
+);
+for (const r of results) console.log(`\n### ${r.name}\n\n\`\`\`\n${r.out}\n\`\`\``);
+console.log(
+  results
+    .map(
+      (r) => `${r.name}_${DATASETS[r.name].headline.replace('@', '')}=${fmt(r.metrics[DATASETS[r.name].headline], 4)}`,
+    )
+    .join(' '),
+);

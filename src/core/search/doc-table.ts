@@ -1,0 +1,114 @@
+/**
+ * The search index's per-document facts held in memory, indexed by document id: field lengths for
+ * BM25, and host, dates, categories, safety and country for the filters. Refreshed incrementally when
+ * this process writes, and when another process (a CLI crawl, an import) has committed to the database.
+ */
+import type { Db } from '../../store/database.js';
+import { FIELD_COUNT, type SearchIndexRepo } from '../../store/search-index.repo.js';
+
+/** The facts of one document the filters read. */
+export interface DocFacts {
+  host: string;
+  publishedAt: number | null;
+  crawledAt: number;
+  categories: number;
+  unsafe: boolean;
+  country: string | null;
+}
+
+export interface DocTable {
+  /** Brings the table up to date with the database (cheap when nothing changed). */
+  refresh(): void;
+  /** Live documents. */
+  readonly count: number;
+  /** Highest document id loaded (accumulators size to it). */
+  readonly maxId: number;
+  /** Average length of each field over live documents. */
+  readonly avgLengths: readonly number[];
+  isLive(id: number): boolean;
+  /** Length of field `f` of document `id`. */
+  length(id: number, f: number): number;
+  facts(id: number): DocFacts;
+  /** Marks the table stale after this process wrote to the index (other processes are seen by `data_version`). */
+  noteWrite(): void;
+}
+
+function grow<T extends Float32Array | Float64Array | Uint8Array>(arr: T, size: number): T {
+  if (arr.length >= size) return arr;
+  const next = new (arr.constructor as new (n: number) => T)(Math.max(size, arr.length * 2));
+  next.set(arr);
+  return next;
+}
+
+export function createDocTable(db: Db, repo: SearchIndexRepo): DocTable {
+  let lengths = new Float32Array(1024 * FIELD_COUNT);
+  let published = new Float64Array(1024);
+  let crawled = new Float64Array(1024);
+  let categories = new Uint8Array(1024);
+  let flags = new Uint8Array(1024); // 1 live, 2 unsafe
+  const hosts: string[] = [];
+  const countries: (string | null)[] = [];
+  let loadedTo = 0;
+  let avg: number[] = new Array<number>(FIELD_COUNT).fill(0);
+  let count = 0;
+  let version = -1;
+  const dataVersion = () => db.pragma('data_version', { simple: true }) as number;
+  let writes = 0;
+  let seenWrites = -1;
+
+  const load = () => {
+    for (const row of repo.docsSince(loadedTo)) {
+      const id = row.id;
+      lengths = grow(lengths, (id + 1) * FIELD_COUNT);
+      published = grow(published, id + 1);
+      crawled = grow(crawled, id + 1);
+      categories = grow(categories, id + 1);
+      flags = grow(flags, id + 1);
+      for (let f = 0; f < FIELD_COUNT; f++) lengths[id * FIELD_COUNT + f] = row.lengths.readUInt32LE(4 * f);
+      published[id] = row.published_at ?? Number.NaN;
+      crawled[id] = row.crawled_at;
+      categories[id] = row.categories;
+      flags[id] = 1 | (row.unsafe ? 2 : 0);
+      hosts[id] = row.host;
+      countries[id] = row.country;
+      loadedTo = id;
+    }
+    for (const id of repo.deletedIds()) if (id < flags.length) flags[id] = flags[id]! & ~1;
+    const stats = repo.stats();
+    count = stats.docs;
+    avg = stats.lengths.map((total) => (count > 0 ? total / count : 0));
+  };
+
+  const table: DocTable = {
+    refresh() {
+      const v = dataVersion();
+      if (v === version && writes === seenWrites) return;
+      version = v;
+      seenWrites = writes;
+      load();
+    },
+    get count() {
+      return count;
+    },
+    get maxId() {
+      return loadedTo;
+    },
+    get avgLengths() {
+      return avg;
+    },
+    isLive: (id) => ((flags[id] ?? 0) & 1) === 1,
+    length: (id, f) => lengths[id * FIELD_COUNT + f]!,
+    facts: (id) => ({
+      host: hosts[id] ?? '',
+      publishedAt: Number.isNaN(published[id]!) ? null : published[id]!,
+      crawledAt: crawled[id]!,
+      categories: categories[id]!,
+      unsafe: ((flags[id] ?? 0) & 2) === 2,
+      country: countries[id] ?? null,
+    }),
+    noteWrite() {
+      writes++;
+    },
+  };
+  return table;
+}

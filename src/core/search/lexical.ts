@@ -1,0 +1,193 @@
+/**
+ * Lexical ranking over the search index: BM25F (title ×2, headings, body, URL; k1 1.2, b 0.75) summed
+ * over the query's terms, the best candidates re-ranked by how close the query's adjacent words stand
+ * in their text. Measured on BEIR SciFact by bench/retrieval.mjs; the model is in docs/search.md.
+ */
+import type { PostingList, SearchIndexRepo } from '../../store/search-index.repo.js';
+import { FIELD_COUNT } from '../../store/search-index.repo.js';
+import type { AnalyzedQuery } from './analyzer.js';
+import type { DocTable } from './doc-table.js';
+
+export const K1 = 1.2;
+export const B = 0.75;
+/** Field weights, `FIELDS` order: title, headings (which are in the body too), body, URL words. */
+export const FIELD_WEIGHTS = [2, 1, 1, 1];
+/** Weight of the proximity bonus against a term's BM25 contribution. */
+const PROXIMITY_WEIGHT = 0.5;
+/** Words at most this far apart count as near. */
+const NEAR = 2;
+/** Candidates re-ranked by proximity. */
+export const RERANK_DEPTH = 100;
+
+/** A scored document. */
+export interface Hit {
+  id: number;
+  score: number;
+}
+
+export interface RankOptions {
+  /** How many hits to return. */
+  limit: number;
+  /** Filters: a document must pass to be returned (applied while selecting, so `limit` still fills). */
+  accept?: (id: number) => boolean;
+  /** Re-rank the best `RERANK_DEPTH` by proximity (default true). */
+  proximity?: boolean;
+  /** Use only the rarest `maxTerms` query terms (the `instant` type bounds its work so). */
+  maxTerms?: number;
+}
+
+/** Reads the proximity streams of documents (title and body terms by position). */
+export type StreamReader = (ids: number[]) => Map<number, string>;
+
+export const idf = (docs: number, df: number) => Math.log(1 + (docs - df + 0.5) / (df + 0.5));
+
+interface QueryTerm {
+  term: string;
+  weight: number;
+  idf: number;
+  lists: PostingList[];
+}
+
+function queryTerms(repo: SearchIndexRepo, table: DocTable, query: AnalyzedQuery, maxTerms?: number): QueryTerm[] {
+  const terms: QueryTerm[] = [];
+  for (const [term, weight] of query.terms) {
+    const lists = repo.postings(term);
+    const df = lists.reduce((n, l) => n + l.n, 0);
+    if (df > 0) terms.push({ term, weight, idf: idf(Math.max(table.count, df), df), lists });
+  }
+  terms.sort((a, b) => b.idf - a.idf);
+  return maxTerms ? terms.slice(0, maxTerms) : terms;
+}
+
+/** Ranks the documents matching any query term; returns at most `limit` hits, best first. */
+export function rank(
+  repo: SearchIndexRepo,
+  table: DocTable,
+  readStreams: StreamReader,
+  query: AnalyzedQuery,
+  options: RankOptions,
+): Hit[] {
+  table.refresh();
+  const terms = queryTerms(repo, table, query, options.maxTerms);
+  if (terms.length === 0) return [];
+  const scores = accumulate(table, terms);
+  const depth = options.proximity === false ? options.limit : Math.max(options.limit, RERANK_DEPTH);
+  let hits = topK(scores, depth, options.accept);
+  if (options.proximity !== false && query.sequence.length > 1) {
+    hits = proximityRerank(hits, terms, query.sequence, table, readStreams);
+  }
+  return hits.slice(0, options.limit);
+}
+
+/** BM25F scores of every live document matching a term: a dense array and the ids touched. */
+function accumulate(table: DocTable, terms: QueryTerm[]): { scores: Float64Array; touched: number[] } {
+  const avg = table.avgLengths;
+  const scores = new Float64Array(table.maxId + 1);
+  const touched: number[] = [];
+  for (const t of terms) {
+    const c = t.weight * t.idf * (K1 + 1);
+    for (const { n, data } of t.lists) {
+      for (let i = 0; i < n; i++) {
+        const id = data.readUInt32LE(4 * i);
+        if (!table.isLive(id)) continue;
+        let wtf = 0;
+        const base = n * 4 + i * FIELD_COUNT;
+        for (let f = 0; f < FIELD_COUNT; f++) {
+          const tf = data[base + f]!;
+          if (tf === 0) continue;
+          const norm = avg[f]! > 0 ? 1 - B + (B * table.length(id, f)) / avg[f]! : 1;
+          wtf += (FIELD_WEIGHTS[f]! * tf) / norm;
+        }
+        if (scores[id] === 0) touched.push(id);
+        scores[id] = scores[id]! + (c * wtf) / (wtf + K1);
+      }
+    }
+  }
+  return { scores, touched };
+}
+
+/** The `k` best-scored documents that pass `accept`, best first (ties: lower id first), via a min-heap. */
+function topK(acc: { scores: Float64Array; touched: number[] }, k: number, accept?: (id: number) => boolean): Hit[] {
+  const { scores, touched } = acc;
+  const heap: number[] = []; // ids; heap[0] is the weakest kept
+  const weaker = (a: number, b: number) => scores[a]! < scores[b]! || (scores[a] === scores[b] && a > b);
+  const siftDown = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && weaker(heap[l]!, heap[m]!)) m = l;
+      if (r < heap.length && weaker(heap[r]!, heap[m]!)) m = r;
+      if (m === i) return;
+      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+      i = m;
+    }
+  };
+  for (const id of touched) {
+    if (heap.length === k && !weaker(heap[0]!, id)) continue;
+    if (accept && !accept(id)) continue;
+    if (heap.length < k) {
+      heap.push(id);
+      for (let i = heap.length - 1; i > 0;) {
+        const p = (i - 1) >> 1;
+        if (!weaker(heap[i]!, heap[p]!)) break;
+        [heap[i], heap[p]] = [heap[p]!, heap[i]!];
+        i = p;
+      }
+    } else {
+      heap[0] = id;
+      siftDown(0);
+    }
+  }
+  return heap.map((id) => ({ id, score: scores[id]! })).sort((a, b) => b.score - a.score || a.id - b.id);
+}
+
+function proximityRerank(
+  hits: Hit[],
+  terms: QueryTerm[],
+  sequence: string[],
+  table: DocTable,
+  readStreams: StreamReader,
+): Hit[] {
+  const idfOf = new Map(terms.map((t) => [t.term, t.idf]));
+  const pairs: [string, string, number][] = [];
+  for (let i = 0; i + 1 < sequence.length; i++) {
+    const a = sequence[i]!;
+    const b = sequence[i + 1]!;
+    if (a !== b && idfOf.has(a) && idfOf.has(b)) pairs.push([a, b, Math.min(idfOf.get(a)!, idfOf.get(b)!)]);
+  }
+  if (pairs.length === 0) return hits;
+  const streams = readStreams(hits.map((h) => h.id));
+  const avg = table.avgLengths;
+  return hits
+    .map((hit) => {
+      const [title = '', body = ''] = (streams.get(hit.id) ?? '').split('\n');
+      let bonus = 0;
+      // title (field 0) and body (field 2) streams
+      for (const [f, text] of [
+        [0, title],
+        [2, body],
+      ] as const) {
+        const words = text.split(' ');
+        const norm = avg[f]! > 0 ? 1 - B + (B * table.length(hit.id, f)) / avg[f]! : 1;
+        for (const [a, b, pairIdf] of pairs) {
+          const cnt = nearPairs(words, a, b);
+          if (cnt > 0) bonus += (PROXIMITY_WEIGHT * FIELD_WEIGHTS[f]! * pairIdf * cnt * (K1 + 1)) / (cnt + K1 * norm);
+        }
+      }
+      return { id: hit.id, score: hit.score + bonus };
+    })
+    .sort((x, y) => y.score - x.score || x.id - y.id);
+}
+
+/** Position pairs where `a` and `b` stand at most `NEAR` words apart, in either order. */
+export function nearPairs(words: string[], a: string, b: string): number {
+  let count = 0;
+  for (let i = 0; i < words.length; i++) {
+    if (words[i] !== a) continue;
+    for (let j = Math.max(0, i - NEAR); j <= Math.min(words.length - 1, i + NEAR); j++) {
+      if (j !== i && words[j] === b) count++;
+    }
+  }
+  return count;
+}

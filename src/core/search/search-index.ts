@@ -1,0 +1,129 @@
+/**
+ * The search index as the core uses it: kept in step with the documents store (every upsert indexes
+ * in the same transaction), rebuildable from it, and queried by lexical rank and exact phrases.
+ */
+import type { Db } from '../../store/database.js';
+import type { DocumentRecord, DocumentsRepo } from '../../store/documents.repo.js';
+import { createSearchIndexRepo, type SearchIndexRepo } from '../../store/search-index.repo.js';
+import { analyzeQuery } from './analyzer.js';
+import { createDocTable, type DocTable } from './doc-table.js';
+import { toIndexEntry } from './index-entry.js';
+import { rank, type Hit, type RankOptions } from './lexical.js';
+
+/** A ranked document with what results are built from. */
+export interface IndexHit extends Hit {
+  url: string;
+}
+
+export interface SearchIndex {
+  readonly repo: SearchIndexRepo;
+  readonly table: DocTable;
+  /** Indexes documents (skipping unchanged ones). Joins the caller's transaction when there is one. */
+  index(docs: DocumentRecord[]): number;
+  /** Removes documents by URL. */
+  remove(urls: string[]): number;
+  /** Re-indexes every stored document; returns the count. */
+  rebuild(onProgress?: (done: number) => void): number;
+  /** Ranks documents for a natural-language query (never parsed as syntax). */
+  search(query: string, options: RankOptions): IndexHit[];
+  /** Ids of documents whose exact words hold `phrase` (in `scope`: the whole text, or title + first 1000 words). */
+  phraseMatches(phrase: string, scope: 'all' | 'head'): Set<number>;
+  urls(ids: number[]): Map<number, string>;
+  /** Documents in the index. */
+  count(): number;
+}
+
+/** An FTS5 phrase query for `phrase`: its words quoted one by one, so no input is read as syntax. */
+export function ftsPhrase(phrase: string): string | null {
+  const words = phrase.match(/[\p{L}\p{N}]+/gu);
+  return words ? `"${words.join(' ')}"` : null;
+}
+
+const BATCH = 500;
+
+export function createSearchIndex(db: Db, documents: Pick<DocumentsRepo, 'all'>): SearchIndex {
+  const repo = createSearchIndexRepo(db);
+  const table = createDocTable(db, repo);
+  const streamsOf = db.prepare('SELECT id, stream FROM search_docs WHERE id IN (SELECT value FROM json_each(?))');
+  const urlsOf = db.prepare('SELECT id, url FROM search_docs WHERE id IN (SELECT value FROM json_each(?))');
+  const phraseAll = db.prepare('SELECT rowid FROM search_text WHERE search_text MATCH ?').pluck();
+
+  const write = db.transaction((docs: DocumentRecord[]) => {
+    const entries = docs.map(toIndexEntry).filter((e) => repo.hashOf(e.url) !== e.contentHash);
+    repo.write(entries);
+    repo.maybeMerge();
+    return entries.length;
+  });
+  const readStreams = (ids: number[]) => {
+    const rows = streamsOf.all(JSON.stringify(ids)) as { id: number; stream: string }[];
+    return new Map(rows.map((r) => [r.id, r.stream]));
+  };
+
+  const api: SearchIndex = {
+    repo,
+    table,
+    index(docs) {
+      if (docs.length === 0) return 0;
+      const n = write(docs);
+      table.noteWrite();
+      return n;
+    },
+    remove(urls) {
+      const n = db.transaction(() => repo.remove(urls))();
+      table.noteWrite();
+      return n;
+    },
+    rebuild(onProgress) {
+      db.transaction(() => repo.clear())();
+      table.noteWrite();
+      let done = 0;
+      let batch: DocumentRecord[] = [];
+      for (const doc of documents.all()) {
+        batch.push(doc);
+        if (batch.length === BATCH) {
+          done += api.index(batch);
+          batch = [];
+          onProgress?.(done);
+        }
+      }
+      done += api.index(batch);
+      db.transaction(() => repo.mergeAll())();
+      table.noteWrite();
+      onProgress?.(done);
+      return done;
+    },
+    search(query, options) {
+      const hits = rank(repo, table, readStreams, analyzeQuery(query), options);
+      const urls = api.urls(hits.map((h) => h.id));
+      return hits.flatMap((h) => (urls.has(h.id) ? [{ ...h, url: urls.get(h.id)! }] : []));
+    },
+    phraseMatches(phrase, scope) {
+      const fts = ftsPhrase(phrase);
+      if (!fts) return new Set();
+      const query = scope === 'head' ? `{title head} : ${fts}` : fts;
+      return new Set(phraseAll.all(query) as number[]);
+    },
+    urls(ids) {
+      const rows = urlsOf.all(JSON.stringify(ids)) as { id: number; url: string }[];
+      return new Map(rows.map((r) => [r.id, r.url]));
+    },
+    count: () => repo.stats().docs,
+  };
+  return api;
+}
+
+/**
+ * The documents repository with the index kept in step: every upsert also indexes the document, in the
+ * same transaction, so a page fetched, crawled or imported is searchable as soon as it is stored.
+ */
+export function indexedDocuments(db: Db, documents: DocumentsRepo, index: SearchIndex): DocumentsRepo {
+  const upsertMany = db.transaction((docs: DocumentRecord[], now: string) => {
+    documents.upsertMany(docs, now);
+    index.index(docs);
+  });
+  return {
+    ...documents,
+    upsert: (doc, now) => upsertMany([doc], now),
+    upsertMany: (docs, now) => upsertMany(docs, now),
+  };
+}

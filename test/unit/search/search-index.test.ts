@@ -1,0 +1,135 @@
+// The search index on a real SQLite database: kept in step with the documents store, ranked by BM25F
+// with proximity, exact phrases through FTS5, merges that drop replaced documents, and a second
+// connection (another process) that sees what the first wrote.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSearchIndex } from '../../../src/core/search/search-index.js';
+import { openDatabase } from '../../../src/store/database.js';
+import { createDocumentsRepo, type DocumentRecord } from '../../../src/store/documents.repo.js';
+import { makeTestApp, type TestApp } from '../../helpers/app.js';
+
+const NOW = '2026-11-20T10:00:00.000Z';
+
+function doc(url: string, title: string, text: string, extra: Partial<DocumentRecord> = {}): DocumentRecord {
+  return {
+    url,
+    title,
+    text,
+    author: null,
+    publishedDate: null,
+    kind: 'html',
+    metadata: {},
+    origin: 'fetch',
+    collection: null,
+    contentHash: `${title}:${text}`,
+    fetchedAt: NOW,
+    ...extra,
+  };
+}
+
+let t: TestApp | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+const urls = (hits: { url: string }[]) => hits.map((h) => h.url);
+
+describe('search index', () => {
+  it('finds a document as soon as it is stored, title matches above body matches', () => {
+    t = makeTestApp();
+    const { documents, searchIndex } = t.app.services;
+    documents.upsertMany(
+      [
+        doc('https://a.example/pool', 'Connection pooling in undici', 'How the Agent keeps sockets open.'),
+        doc('https://b.example/misc', 'Release notes', 'Many fixes; undici connection pooling got faster too.'),
+        doc('https://c.example/other', 'Cooking pasta', 'Boil water, add salt, wait.'),
+      ],
+      NOW,
+    );
+    const hits = searchIndex.search('undici connection pooling', { limit: 10 });
+    expect(urls(hits)).toEqual(['https://a.example/pool', 'https://b.example/misc']);
+    expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
+    expect(searchIndex.count()).toBe(3);
+  });
+
+  it('ranks words that stand together above the same words scattered', () => {
+    t = makeTestApp();
+    const { documents, searchIndex } = t.app.services;
+    const filler = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda';
+    documents.upsertMany(
+      [
+        doc('https://x.example/scattered', 'Notes', `memory ${filler} leak ${filler} detection`),
+        doc('https://x.example/together', 'Notes', `${filler} memory leak detection ${filler}`),
+      ],
+      NOW,
+    );
+    expect(urls(searchIndex.search('memory leak', { limit: 2 }))[0]).toBe('https://x.example/together');
+    const flat = searchIndex.search('memory leak', { limit: 2, proximity: false });
+    expect(flat[0]!.score).toBeCloseTo(flat[1]!.score, 6);
+  });
+
+  it('re-indexes a changed document and forgets its old words; removal and a full merge keep it so', () => {
+    t = makeTestApp();
+    const { documents, searchIndex } = t.app.services;
+    documents.upsert(doc('https://a.example/p', 'Page', 'the zebra crossing'), NOW);
+    documents.upsert(doc('https://b.example/q', 'Other', 'a zebra in the zoo'), NOW);
+    documents.upsert(doc('https://a.example/p', 'Page', 'the giraffe enclosure'), NOW);
+    expect(urls(searchIndex.search('zebra', { limit: 5 }))).toEqual(['https://b.example/q']);
+    expect(urls(searchIndex.search('giraffe', { limit: 5 }))).toEqual(['https://a.example/p']);
+    expect(searchIndex.count()).toBe(2);
+    expect(searchIndex.remove(['https://b.example/q'])).toBe(1);
+    expect(searchIndex.search('zebra', { limit: 5 })).toEqual([]);
+    t.app.db.transaction(() => searchIndex.repo.mergeAll())();
+    searchIndex.table.noteWrite();
+    expect(searchIndex.repo.deletedIds()).toEqual([]);
+    expect(urls(searchIndex.search('giraffe', { limit: 5 }))).toEqual(['https://a.example/p']);
+    expect(searchIndex.search('zebra', { limit: 5 })).toEqual([]);
+  });
+
+  it('skips re-indexing an unchanged document', () => {
+    t = makeTestApp();
+    const { searchIndex } = t.app.services;
+    const d = doc('https://a.example/p', 'Page', 'unchanged words');
+    expect(searchIndex.index([d])).toBe(1);
+    expect(searchIndex.index([d])).toBe(0);
+    expect(searchIndex.index([{ ...d, title: 'New title' }])).toBe(1);
+  });
+
+  it('matches exact phrases through FTS5, in the whole text or its first 1000 words', () => {
+    t = makeTestApp();
+    const { documents, searchIndex } = t.app.services;
+    const late = `${'word '.repeat(1200)} needle in a haystack`;
+    documents.upsertMany(
+      [doc('https://a.example/early', 'E', 'A needle in a haystack, early.'), doc('https://a.example/late', 'L', late)],
+      NOW,
+    );
+    const ids = searchIndex.urls([...searchIndex.phraseMatches('needle in a haystack', 'all')]);
+    expect([...ids.values()].sort()).toEqual(['https://a.example/early', 'https://a.example/late']);
+    const head = searchIndex.urls([...searchIndex.phraseMatches('Needle in a HAYSTACK', 'head')]);
+    expect([...head.values()]).toEqual(['https://a.example/early']);
+    expect(searchIndex.phraseMatches('"unbalanced OR NEAR(', 'all').size).toBe(0);
+  });
+
+  it('reads any query as words: quotes, operators and SQL cannot error or inject', () => {
+    t = makeTestApp();
+    const { documents, searchIndex } = t.app.services;
+    documents.upsert(doc('https://a.example/p', 'Title', 'select star from documents where drop table'), NOW);
+    for (const q of ['"', "'; DROP TABLE search_docs; --", 'a AND (b OR', 'NEAR(x y, 2)', 'title:foo*', '^', '']) {
+      expect(() => searchIndex.search(q, { limit: 5 })).not.toThrow();
+      expect(() => searchIndex.phraseMatches(q, 'all')).not.toThrow();
+    }
+    expect(urls(searchIndex.search("'; DROP TABLE documents; --", { limit: 5 }))).toEqual(['https://a.example/p']);
+    expect(searchIndex.count()).toBe(1);
+  });
+
+  it('is seen by another connection to the same database (a CLI import while the server runs)', () => {
+    t = makeTestApp();
+    const { searchIndex } = t.app.services;
+    expect(searchIndex.search('kestrel', { limit: 5 })).toEqual([]);
+    const other = openDatabase(t.dataDir);
+    const otherIndex = createSearchIndex(other, createDocumentsRepo(other));
+    otherIndex.index([doc('https://birds.example/kestrel', 'Kestrel', 'A small falcon that hovers.')]);
+    other.close();
+    expect(urls(searchIndex.search('kestrel hovering', { limit: 5 }))).toEqual(['https://birds.example/kestrel']);
+  });
+});
