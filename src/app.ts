@@ -10,6 +10,7 @@ import { createApiClient } from './fetch/api-client.js';
 import { createFetcher, DEFAULT_USER_AGENT } from './fetch/fetcher.js';
 import type { Fetcher } from './fetch/types.js';
 import { createOpenAiEmbedder, type Embedder } from './providers/embeddings.js';
+import { createWebSearchProviders, type WebSearchProvider } from './providers/search/index.js';
 import { createLogger, type Logger } from './lib/logger.js';
 import { createCacheStore } from './store/cache.js';
 import { openDatabase, type Db } from './store/database.js';
@@ -30,17 +31,22 @@ export interface AppOptions {
   fetcher?: Fetcher;
 }
 
-/** Model providers the operator configured (embeddings now; models and web search later). */
-function createProviders(config: Config, logger: Logger): { embedder?: Embedder; close(): Promise<void> } {
-  if (!config.embeddingsUrl) return { close: async () => undefined };
+/** Providers the operator configured: an embeddings API and web-search APIs, over one JSON client. */
+function createProviders(
+  config: Config,
+  logger: Logger,
+): { embedder?: Embedder; webSearch: WebSearchProvider[]; close(): Promise<void> } {
   const client = createApiClient({ userAgent: config.userAgent ?? DEFAULT_USER_AGENT, logger });
-  const embedder = createOpenAiEmbedder({
-    baseUrl: config.embeddingsUrl,
-    apiKey: config.embeddingsApiKey,
-    model: config.embeddingsModel,
-    post: client.postJson,
-  });
-  return { embedder, close: () => client.close() };
+  const embedder = config.embeddingsUrl
+    ? createOpenAiEmbedder({
+        baseUrl: config.embeddingsUrl,
+        apiKey: config.embeddingsApiKey,
+        model: config.embeddingsModel,
+        post: client.postJson,
+      })
+    : undefined;
+  const webSearch = createWebSearchProviders(config, { getJson: client.getJson, postJson: client.postJson });
+  return { embedder, webSearch, close: () => client.close() };
 }
 
 /** The fetcher of the config: user agent, SSRF guard, size cap, robots.txt, and a browser if configured. */
@@ -74,7 +80,12 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     logger,
     fetcher,
     embedder: providers.embedder,
-    settings: { robots: config.robots, fetchConcurrency: config.fetchConcurrency },
+    webSearch: providers.webSearch,
+    settings: {
+      robots: config.robots,
+      fetchConcurrency: config.fetchConcurrency,
+      providerTimeoutMs: config.providerTimeoutMs,
+    },
   });
   let closed = false;
   return {

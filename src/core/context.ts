@@ -43,6 +43,8 @@ export interface ServiceContext {
   /** Beta tokens the request opted into (`Svc-Beta` header, or the MCP door's configured set). */
   betas: ReadonlySet<string>;
   onProgress?: (p: Progress) => void;
+  /** The request came from another Trawl federating with this one: answer from the local index only. */
+  federated?: boolean;
   /** Where services leave door-facing notes; doors that care create it. */
   notes?: ResponseNotes;
 }

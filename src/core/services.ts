@@ -5,6 +5,7 @@
 import type { Fetcher } from '../fetch/types.js';
 import type { Logger } from '../lib/logger.js';
 import type { Embedder } from '../providers/embeddings.js';
+import type { WebSearchProvider } from '../providers/search/types.js';
 import type { CacheStore } from '../store/cache.js';
 import type { Db } from '../store/database.js';
 import { createApiKeysRepo } from '../store/api-keys.repo.js';
@@ -15,6 +16,7 @@ import { createContentsService, type ContentsService } from './contents/contents
 import { createPagesService, type PagesService } from './contents/pages.service.js';
 import type { Clock } from './context.js';
 import { createSearchIndex, indexedDocuments, type SearchIndex } from './search/search-index.js';
+import { createSearchService, type SearchService } from './search/search.service.js';
 
 export interface Services {
   keys: KeysService;
@@ -23,6 +25,7 @@ export interface Services {
   /** The documents store; every write also updates the search index, in the same transaction. */
   documents: DocumentsRepo;
   searchIndex: SearchIndex;
+  search: SearchService;
   pages: PagesService;
   contents: ContentsService;
 }
@@ -34,8 +37,10 @@ export interface ServiceDeps {
   logger: Logger;
   fetcher: Fetcher;
   embedder?: Embedder;
+  /** Web-search providers the operator configured (none: the local index answers alone). */
+  webSearch?: WebSearchProvider[];
   /** Settings the core needs, read once by config. */
-  settings: { robots: boolean; fetchConcurrency: number };
+  settings: { robots: boolean; fetchConcurrency: number; providerTimeoutMs?: number };
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -50,19 +55,28 @@ export function createServices(deps: ServiceDeps): Services {
     logger: deps.logger,
     robots: deps.settings.robots,
   });
+  const contents = createContentsService({
+    pages,
+    documents,
+    admission: createAdmissionQueue(deps.settings.fetchConcurrency),
+    clock: deps.clock,
+    embedder: deps.embedder,
+  });
   return {
     keys: createKeysService(createApiKeysRepo(deps.db), deps.clock),
     cache: deps.cache,
     fetcher: deps.fetcher,
     documents,
     searchIndex,
-    pages,
-    contents: createContentsService({
-      pages,
+    search: createSearchService({
+      index: searchIndex,
       documents,
-      admission: createAdmissionQueue(deps.settings.fetchConcurrency),
-      clock: deps.clock,
-      embedder: deps.embedder,
+      contents,
+      providers: deps.webSearch ?? [],
+      providerTimeoutMs: deps.settings.providerTimeoutMs ?? 4000,
+      logger: deps.logger,
     }),
+    pages,
+    contents,
   };
 }

@@ -5,6 +5,7 @@
 import type { Context, Hono } from 'hono';
 import type { App } from '../app.js';
 import type { Caller, ServiceContext } from '../core/context.js';
+import { FEDERATED_HEADER } from '../providers/search/upstream.js';
 import { ServiceError } from '../errors.js';
 import { BETA_HEADERS, parseBetas } from '../ops/betas.js';
 import type { Operation } from '../ops/define-op.js';
@@ -52,6 +53,8 @@ function serviceContext(app: App, c: Context<HttpEnv>, caller: Caller | null): S
     caller,
     clock: app.clock,
     betas: parseBetas(BETA_HEADERS.map((h) => c.req.header(h))),
+    // another Trawl federating with this one: answer from the local index so queries cannot loop
+    federated: c.req.header(FEDERATED_HEADER) === '1',
   };
 }
 

@@ -32,7 +32,7 @@ export const searchOp = defineOp({
       : '';
     return answer + renderResults(out.results, `${out.results.length} results`);
   },
-  run: notBuilt('search'),
+  run: (services, input, ctx) => services.search.run(input, ctx),
 });
 
 export const findSimilarOp = defineOp({

@@ -102,6 +102,7 @@ export function createSearchIndexRepo(db: Db) {
     sealed: db.prepare('SELECT id, docs FROM search_segments WHERE sealed = 1 ORDER BY docs, id'),
     posting: db.prepare('SELECT n, data FROM search_postings WHERE term = ? AND segment = ?'),
     postings: db.prepare('SELECT n, data FROM search_postings WHERE term = ?'),
+    df: db.prepare('SELECT COALESCE(SUM(n), 0) FROM search_postings WHERE term = ?').pluck(),
     putPosting: db.prepare('INSERT OR REPLACE INTO search_postings (term, segment, n, data) VALUES (?, ?, ?, ?)'),
     stat: db.prepare('SELECT value FROM search_stats WHERE key = ?').pluck(),
     addStat: db.prepare(`INSERT INTO search_stats (key, value) VALUES (?, ?)
@@ -182,6 +183,10 @@ export function createSearchIndexRepo(db: Db) {
     /** Every segment's postings of `term`. */
     postings(term: string): PostingList[] {
       return q.postings.all(term) as PostingList[];
+    },
+    /** Documents listing `term` (replaced ones included until a merge); reads no posting data. */
+    docFrequency(term: string): number {
+      return q.df.get(term) as number;
     },
     /** Live documents and field length totals. */
     stats(): { docs: number; lengths: number[] } {

@@ -32,17 +32,25 @@ async function failure(call: Promise<unknown>): Promise<{ statusCode: number; me
 }
 
 describe('exa-js against Trawl', () => {
-  it('sends bodies Trawl accepts: search, searchAndContents, findSimilar', async () => {
-    const calls = [
-      exa.search('vector databases', { numResults: 5, type: 'fast', includeDomains: ['github.com'] }),
-      exa.searchAndContents('vector databases', { text: { maxCharacters: 2000 }, highlights: true }),
-      exa.searchAndContents('rust', {
-        summary: { query: 'what is it' },
-        livecrawl: 'fallback',
-        filterEmptyResults: true,
-      }),
-      exa.findSimilar('https://example.com/post', { excludeSourceDomain: true, numResults: 3 }),
-    ];
+  it('searches with search and searchAndContents as the SDK sends them', async () => {
+    const plain = await exa.search('vector databases', { numResults: 5, type: 'fast', includeDomains: ['github.com'] });
+    expect(Array.isArray(plain.results)).toBe(true);
+    expect(typeof plain.requestId).toBe('string');
+    const withText = await exa.searchAndContents('vector databases', {
+      text: { maxCharacters: 2000 },
+      highlights: true,
+    });
+    expect(Array.isArray(withText.results)).toBe(true);
+    const summarized = await exa.searchAndContents('rust', {
+      summary: { query: 'what is it' },
+      livecrawl: 'fallback',
+      filterEmptyResults: true,
+    });
+    expect(Array.isArray(summarized.results)).toBe(true);
+  });
+
+  it('sends findSimilar bodies Trawl accepts', async () => {
+    const calls = [exa.findSimilar('https://example.com/post', { excludeSourceDomain: true, numResults: 3 })];
     for (const call of calls) {
       const err = await failure(call);
       // 501: the request was valid and reached its (not yet built) capability; a 400 would mean a

@@ -70,8 +70,8 @@ describe('authentication', () => {
   it('accepts the key as x-api-key and as Authorization: Bearer', async () => {
     const a = await postJson(t.url, '/search', { query: 'x' }, { 'x-api-key': t.key });
     const b = await postJson(t.url, '/search', { query: 'x' }, { authorization: `Bearer ${t.key}` });
-    expect(a.status).toBe(501);
-    expect(b.status).toBe(501);
+    expect(a.status).toBe(200);
+    expect(b.status).toBe(200);
   });
 
   it('rejects a revoked key at once', async () => {
@@ -196,7 +196,7 @@ describe('routing', () => {
 });
 
 describe('capabilities not built yet', () => {
-  const notBuilt = OPERATIONS.filter((op) => op.capability !== 'contents');
+  const notBuilt = OPERATIONS.filter((op) => op.capability !== 'contents' && op.name !== 'search');
   it.each(notBuilt.map((op) => [op.name, op] as const))('%s answers 501 naming its capability', async (_n, op) => {
     const call = validCall(op);
     const res = await fetch(t.url + call.path, {

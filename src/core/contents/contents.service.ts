@@ -29,6 +29,8 @@ export interface ContentsInput extends ContentOptions, FreshnessInput {
   filterEmptyResults?: boolean | null;
   /** MCP only: characters of each page's text to skip. */
   offset?: number;
+  /** Search only: the query the results answer, the topic of highlights and summaries that name none. */
+  searchQuery?: string;
 }
 
 export interface ContentStatus {
@@ -84,7 +86,7 @@ export function createContentsService(deps: ContentsDeps): ContentsService {
 
   const fromStore = async (key: string): Promise<LoadedPage | undefined> => {
     const doc = deps.documents.get(key);
-    if (!doc || (doc.origin !== 'import' && !isImportUrl(key))) return undefined;
+    if (!doc) return undefined;
     const page = await parseBody({ url: doc.url, kind: 'markdown', text: doc.text });
     return {
       page: { ...page, title: doc.title || page.title, author: doc.author, publishedDate: doc.publishedDate },
@@ -152,6 +154,7 @@ export function createContentsService(deps: ContentsDeps): ContentsService {
         queue: { queued: false, waitedMs: 0 },
       };
       const rctx: ResultContext = {
+        query: input.searchQuery,
         embedder: deps.embedder,
         signal: ctx.signal,
         onEmbedderError: (err: unknown) => ctx.logger.warn({ err }, 'embeddings failed; lexical highlight scores used'),

@@ -5,7 +5,7 @@
 import type { Db } from '../../store/database.js';
 import type { DocumentRecord, DocumentsRepo } from '../../store/documents.repo.js';
 import { createSearchIndexRepo, type SearchIndexRepo } from '../../store/search-index.repo.js';
-import { analyzeQuery } from './analyzer.js';
+import { analyzeQuery, type AnalyzedQuery } from './analyzer.js';
 import { createDocTable, type DocTable } from './doc-table.js';
 import { toIndexEntry } from './index-entry.js';
 import { rank, type Hit, type RankOptions } from './lexical.js';
@@ -26,9 +26,19 @@ export interface SearchIndex {
   rebuild(onProgress?: (done: number) => void): number;
   /** Ranks documents for a natural-language query (never parsed as syntax). */
   search(query: string, options: RankOptions): IndexHit[];
+  /** Ranks documents for an analyzed (possibly expanded) query. */
+  searchAnalyzed(query: AnalyzedQuery, options: RankOptions): IndexHit[];
+  /** Proximity streams (title and body terms by position) of documents. */
+  streams(ids: number[]): Map<number, string>;
+  /** Documents containing `term` (replaced ones included until a merge). */
+  docFrequency(term: string): number;
+  /** Company entities stored with documents, by id. */
+  entities(ids: number[]): Map<number, unknown[]>;
   /** Ids of documents whose exact words hold `phrase` (in `scope`: the whole text, or title + first 1000 words). */
   phraseMatches(phrase: string, scope: 'all' | 'head'): Set<number>;
   urls(ids: number[]): Map<number, string>;
+  /** Ids of indexed documents by URL (as stored). */
+  ids(urls: string[]): Map<string, number>;
   /** Documents in the index. */
   count(): number;
 }
@@ -45,7 +55,11 @@ export function createSearchIndex(db: Db, documents: Pick<DocumentsRepo, 'all'>)
   const repo = createSearchIndexRepo(db);
   const table = createDocTable(db, repo);
   const streamsOf = db.prepare('SELECT id, stream FROM search_docs WHERE id IN (SELECT value FROM json_each(?))');
+  const idsOf = db.prepare('SELECT id, url FROM search_docs WHERE url IN (SELECT value FROM json_each(?))');
   const urlsOf = db.prepare('SELECT id, url FROM search_docs WHERE id IN (SELECT value FROM json_each(?))');
+  const entitiesOf = db.prepare(
+    'SELECT id, entities FROM search_docs WHERE entities IS NOT NULL AND id IN (SELECT value FROM json_each(?))',
+  );
   const phraseAll = db.prepare('SELECT rowid FROM search_text WHERE search_text MATCH ?').pluck();
 
   const write = db.transaction((docs: DocumentRecord[]) => {
@@ -93,9 +107,18 @@ export function createSearchIndex(db: Db, documents: Pick<DocumentsRepo, 'all'>)
       return done;
     },
     search(query, options) {
-      const hits = rank(repo, table, readStreams, analyzeQuery(query), options);
+      return api.searchAnalyzed(analyzeQuery(query), options);
+    },
+    searchAnalyzed(query, options) {
+      const hits = rank(repo, table, readStreams, query, options);
       const urls = api.urls(hits.map((h) => h.id));
       return hits.flatMap((h) => (urls.has(h.id) ? [{ ...h, url: urls.get(h.id)! }] : []));
+    },
+    streams: readStreams,
+    docFrequency: (term) => repo.docFrequency(term),
+    entities(ids) {
+      const rows = entitiesOf.all(JSON.stringify(ids)) as { id: number; entities: string }[];
+      return new Map(rows.map((r) => [r.id, JSON.parse(r.entities) as unknown[]]));
     },
     phraseMatches(phrase, scope) {
       const fts = ftsPhrase(phrase);
@@ -106,6 +129,10 @@ export function createSearchIndex(db: Db, documents: Pick<DocumentsRepo, 'all'>)
     urls(ids) {
       const rows = urlsOf.all(JSON.stringify(ids)) as { id: number; url: string }[];
       return new Map(rows.map((r) => [r.id, r.url]));
+    },
+    ids(urls) {
+      const rows = idsOf.all(JSON.stringify(urls)) as { id: number; url: string }[];
+      return new Map(rows.map((r) => [r.url, r.id]));
     },
     count: () => repo.stats().docs,
   };

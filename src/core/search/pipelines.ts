@@ -1,0 +1,96 @@
+/**
+ * The search types as pipelines that trade latency for depth, from the index alone to several fused
+ * retrievals with web providers and pages read live. Without a model; docs/search.md has the table.
+ */
+
+export type SearchType = 'instant' | 'fast' | 'auto' | 'deep-lite' | 'deep' | 'deep-reasoning';
+
+export interface Pipeline {
+  /** Use only the rarest query terms (bounds the work of long queries). */
+  maxTerms?: number;
+  /** Re-rank the best candidates by how close the query's words stand. */
+  proximity: boolean;
+  /** Ask the configured web-search providers. */
+  providers: boolean;
+  /** How long the providers may take (capped by the operator's provider timeout). */
+  providerBudgetMs: number;
+  /** Fuse retrievals of the caller's `additionalQueries`. */
+  additionalQueries: boolean;
+  /** Query variations built from the best results (pseudo-relevance feedback): 0, 1 or 2 rounds. */
+  feedbackRounds: number;
+  /** Provider pages read live, so they are indexed and their text ranks them (0 = none). */
+  readProviderPages: number;
+  /** Contents come from the cache and the store only, never a live fetch, unless the request says otherwise. */
+  cacheOnly: boolean;
+}
+
+export const PIPELINES: Record<SearchType, Pipeline> = {
+  instant: {
+    maxTerms: 8,
+    proximity: false,
+    providers: false,
+    providerBudgetMs: 0,
+    additionalQueries: false,
+    feedbackRounds: 0,
+    readProviderPages: 0,
+    cacheOnly: true,
+  },
+  fast: {
+    proximity: true,
+    providers: true,
+    providerBudgetMs: 1500,
+    additionalQueries: false,
+    feedbackRounds: 0,
+    readProviderPages: 0,
+    cacheOnly: false,
+  },
+  auto: {
+    proximity: true,
+    providers: true,
+    providerBudgetMs: 4000,
+    additionalQueries: true,
+    feedbackRounds: 0,
+    readProviderPages: 0,
+    cacheOnly: false,
+  },
+  'deep-lite': {
+    proximity: true,
+    providers: true,
+    providerBudgetMs: 6000,
+    additionalQueries: true,
+    feedbackRounds: 1,
+    readProviderPages: 5,
+    cacheOnly: false,
+  },
+  deep: {
+    proximity: true,
+    providers: true,
+    providerBudgetMs: 10000,
+    additionalQueries: true,
+    feedbackRounds: 1,
+    readProviderPages: 10,
+    cacheOnly: false,
+  },
+  'deep-reasoning': {
+    proximity: true,
+    providers: true,
+    providerBudgetMs: 15000,
+    additionalQueries: true,
+    feedbackRounds: 2,
+    readProviderPages: 20,
+    cacheOnly: false,
+  },
+};
+
+/** The pipeline of a request's `type` (`neural` is the legacy name of `auto`). */
+export function pipelineOf(type: string | undefined): { type: SearchType; pipeline: Pipeline } {
+  const t = (type === 'neural' || !type ? 'auto' : type) as SearchType;
+  return { type: t, pipeline: PIPELINES[t] ?? PIPELINES.auto };
+}
+
+/** Reciprocal-rank fusion (k = 60): lists of keys, best first → keys by fused score, best first. */
+export function fuse(lists: string[][], k = 60): { key: string; score: number }[] {
+  const scores = new Map<string, number>();
+  for (const list of lists) list.forEach((key, rank) => scores.set(key, (scores.get(key) ?? 0) + 1 / (k + rank + 1)));
+  return [...scores].map(([key, score]) => ({ key, score })).sort((a, b) => b.score - a.score);
+}

@@ -1,0 +1,99 @@
+/**
+ * Search candidates → search result objects: the stored document's (or the provider's) title, date and
+ * author, entities of company results, and the asked-for contents from the contents pipeline.
+ */
+import type { WebSearchHit } from '../../providers/search/types.js';
+import type { DocumentsRepo } from '../../store/documents.repo.js';
+import type { ServiceContext } from '../context.js';
+import type { ContentsInput, ContentsService } from '../contents/contents.service.js';
+import { isEmptyResult } from '../contents/to-result.js';
+import { normalizeUrl } from '../contents/url.js';
+import type { SearchIndex } from './search-index.js';
+
+/** A fused candidate: an index document, a provider hit, or both. */
+export interface Candidate {
+  url: string;
+  docId?: number;
+  hit?: WebSearchHit;
+}
+
+/** `contents` of a /search request (nested options). */
+export type ContentsRequest = Omit<ContentsInput, 'ids' | 'urls' | 'offset' | 'searchQuery'> & {
+  livecrawlTimeout?: number;
+  subpages?: number;
+};
+
+/** A search result object (the wire shape's required fields, and whatever contents were asked for). */
+export type ResultObject = Record<string, unknown> & { title: string; url: string; id: string };
+
+export interface ResultDeps {
+  documents: DocumentsRepo;
+  contents: ContentsService;
+  index: SearchIndex;
+}
+
+/** Whether the request asks for anything the contents pipeline makes. */
+function wantsContents(c: ContentsRequest | undefined): c is ContentsRequest {
+  return Boolean(c && (c.text || c.highlights || c.summary || c.extras || c.subpages || c.context));
+}
+
+function baseResult(deps: ResultDeps, c: Candidate): ResultObject {
+  const doc = deps.documents.get(normalizeUrl(c.url) ?? c.url) ?? deps.documents.get(c.url);
+  const meta = doc?.metadata ?? {};
+  const result: ResultObject = {
+    title: doc?.title || c.hit?.title || c.url,
+    url: doc?.url ?? c.url,
+    id: doc?.url ?? c.url,
+    publishedDate: doc?.publishedDate ?? c.hit?.publishedDate ?? null,
+    author: doc?.author ?? c.hit?.author ?? null,
+  };
+  if (typeof meta.image === 'string') result.image = meta.image;
+  if (typeof meta.favicon === 'string') result.favicon = meta.favicon;
+  return result;
+}
+
+/** The results of `candidates`, in order, with contents when asked (a page that fails keeps its result without them). */
+export async function buildResults(
+  deps: ResultDeps,
+  candidates: Candidate[],
+  input: { query: string; contents?: ContentsRequest; category?: string; filterEmptyResults?: boolean },
+  cacheOnly: boolean,
+  ctx: ServiceContext,
+): Promise<ResultObject[]> {
+  const results = candidates.map((c) => baseResult(deps, c));
+  if (input.category === 'company') addEntities(deps, candidates, results);
+  const c = input.contents;
+  if (!wantsContents(c) || results.length === 0) return results;
+  const freshness = c.maxAgeHours === undefined && !c.livecrawl && cacheOnly ? { maxAgeHours: -1 } : {};
+  const out = await deps.contents.run(
+    {
+      ...c,
+      ...freshness,
+      livecrawlTimeout: c.livecrawlTimeout ?? 10000,
+      subpages: c.subpages ?? 0,
+      ids: results.map((r) => r.url),
+      searchQuery: input.query,
+      filterEmptyResults: false,
+    },
+    ctx,
+  );
+  let next = 0;
+  const merged = results.map((base, i) => {
+    if (out.statuses[i]?.status !== 'success') return { base, content: undefined };
+    const content = out.results[next++];
+    return { base, content };
+  });
+  const filterEmpty = c.filterEmptyResults ?? input.filterEmptyResults;
+  return merged
+    .filter(({ content }) => !filterEmpty || (content !== undefined && !isEmptyResult(content, c)))
+    .map(({ base, content }): ResultObject => (content ? { ...base, ...content } : base));
+}
+
+function addEntities(deps: ResultDeps, candidates: Candidate[], results: ResultObject[]): void {
+  const ids = candidates.flatMap((c) => (c.docId === undefined ? [] : [c.docId]));
+  const entities = deps.index.entities(ids);
+  candidates.forEach((c, i) => {
+    const e = c.docId === undefined ? undefined : entities.get(c.docId);
+    if (e && e.length > 0) results[i]!.entities = e;
+  });
+}

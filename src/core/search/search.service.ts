@@ -1,0 +1,239 @@
+/**
+ * /search: the local index and the configured web-search providers, queried in parallel by the type's
+ * pipeline, fused by reciprocal rank, filtered, and turned into results with contents from the
+ * contents pipeline. A slow or failing provider degrades the answer with a warning, never an error.
+ */
+import type { Logger } from '../../lib/logger.js';
+import type { WebSearchHit, WebSearchProvider } from '../../providers/search/types.js';
+import type { DocumentsRepo } from '../../store/documents.repo.js';
+import type { ServiceContext } from '../context.js';
+import type { ContentsService } from '../contents/contents.service.js';
+import { normalizeUrl } from '../contents/url.js';
+import { analyzeQuery } from './analyzer.js';
+import type { DocumentCategory } from './classify/index.js';
+import { expandQuery } from './feedback.js';
+import { createFilter, type SearchFilter } from './filters.js';
+import { fuse, pipelineOf, type Pipeline, type SearchType } from './pipelines.js';
+import { searchCost } from './pricing.js';
+import { buildResults, type ContentsRequest, type Candidate, type ResultObject } from './results.js';
+import type { SearchIndex } from './search-index.js';
+
+/** The validated /search request, as far as the service reads it. */
+export interface SearchInput {
+  query: string;
+  type?: string;
+  numResults: number;
+  category?: DocumentCategory;
+  userLocation?: string;
+  includeDomains?: string[];
+  excludeDomains?: string[];
+  startPublishedDate?: string;
+  endPublishedDate?: string;
+  startCrawlDate?: string;
+  endCrawlDate?: string;
+  includeText?: string[];
+  excludeText?: string[];
+  moderation?: boolean;
+  additionalQueries?: string[];
+  contents?: ContentsRequest;
+  filterEmptyResults?: boolean;
+}
+
+export interface SearchOutput {
+  [key: string]: unknown;
+  requestId: string;
+  results: ResultObject[];
+  costDollars: { total: number };
+  searchTime: number;
+  /** Which search type answered (the `neural` alias reads as `auto`). */
+  resolvedSearchType: SearchType;
+}
+
+export interface SearchDeps {
+  index: SearchIndex;
+  documents: DocumentsRepo;
+  contents: ContentsService;
+  providers: WebSearchProvider[];
+  /** The operator's cap on any provider call. */
+  providerTimeoutMs: number;
+  logger: Logger;
+}
+
+export interface SearchService {
+  run(input: SearchInput, ctx: ServiceContext): Promise<SearchOutput>;
+}
+
+/** Results a local retrieval returns before fusion (enough to fill `numResults` after filters). */
+const LOCAL_DEPTH = 100;
+/** Fused score multiplier for a result from the caller's country (`userLocation`). */
+const LOCATION_BOOST = 1.15;
+
+export function createSearchService(deps: SearchDeps): SearchService {
+  return {
+    async run(input, ctx) {
+      const started = performance.now();
+      const { type, pipeline } = pipelineOf(input.type);
+      let filter = buildFilter(deps.index, input);
+      const asking = pipeline.providers && !ctx.federated && deps.providers.length > 0;
+      const providerHits = asking ? askProviders(deps, input, pipeline, ctx) : null;
+      const local = localLists(deps.index, input, pipeline, filter);
+      const remote = providerHits ? await providerHits : [];
+      // provider pages are read (and so indexed) by the deep types, and whenever a filter needs the page
+      const read = Math.max(pipeline.readProviderPages, filter.needsPage ? input.numResults : 0);
+      if (read > 0 && remote.some((l) => l.length > 0)) {
+        await readProviderPages(deps, remote, read, ctx);
+        if (filter.needsPage) filter = buildFilter(deps.index, input);
+      }
+      const candidates = rankCandidates(deps.index, input, local, remote, filter);
+      const results = await buildResults(
+        { documents: deps.documents, contents: deps.contents, index: deps.index },
+        candidates.slice(0, input.numResults),
+        input,
+        pipeline.cacheOnly,
+        ctx,
+      );
+      return {
+        requestId: ctx.requestId,
+        results,
+        costDollars: { total: searchCost(type, results.length, input.contents) },
+        searchTime: Math.round((performance.now() - started) * 100) / 100,
+        resolvedSearchType: type,
+      };
+    },
+  };
+}
+
+function buildFilter(index: SearchIndex, input: SearchInput): SearchFilter {
+  return createFilter({
+    includeDomains: input.includeDomains,
+    excludeDomains: input.excludeDomains,
+    startPublishedDate: input.startPublishedDate,
+    endPublishedDate: input.endPublishedDate,
+    startCrawlDate: input.startCrawlDate,
+    endCrawlDate: input.endCrawlDate,
+    category: input.category,
+    moderation: input.moderation,
+    includeIds: input.includeText?.[0] ? index.phraseMatches(input.includeText[0], 'all') : undefined,
+    excludeIds: input.excludeText?.[0] ? index.phraseMatches(input.excludeText[0], 'head') : undefined,
+  });
+}
+
+/** The local retrievals of the pipeline: the query, additional queries, and feedback variations. */
+function localLists(index: SearchIndex, input: SearchInput, pipeline: Pipeline, filter: SearchFilter): number[][] {
+  const urlOf = (id: number) => index.urls([id]).get(id) ?? '';
+  const accept = filter.active ? (id: number) => filter.doc(id, index.table.facts(id), () => urlOf(id)) : undefined;
+  const opts = { limit: LOCAL_DEPTH, accept, proximity: pipeline.proximity, maxTerms: pipeline.maxTerms };
+  const query = analyzeQuery(input.query);
+  const first = index.searchAnalyzed(query, opts).map((h) => h.id);
+  const lists = [first];
+  if (pipeline.additionalQueries) {
+    for (const q of input.additionalQueries ?? []) lists.push(index.search(q, opts).map((h) => h.id));
+  }
+  let seed = first;
+  for (let round = 0; round < pipeline.feedbackRounds; round++) {
+    const expanded = expandQuery(query, seed, index);
+    if (expanded === query) break;
+    const list = index.searchAnalyzed(expanded, opts).map((h) => h.id);
+    lists.push(list);
+    seed = fuse(lists.map((l) => l.map(String))).map((f) => Number(f.key));
+  }
+  return lists;
+}
+
+async function askProviders(
+  deps: SearchDeps,
+  input: SearchInput,
+  pipeline: Pipeline,
+  ctx: ServiceContext,
+): Promise<WebSearchHit[][]> {
+  const timeoutMs = Math.min(pipeline.providerBudgetMs, deps.providerTimeoutMs);
+  const queries = [input.query, ...(pipeline.additionalQueries ? (input.additionalQueries ?? []) : [])];
+  const calls = deps.providers.flatMap((p) =>
+    queries.map(async (query) => {
+      try {
+        return await p.search(
+          {
+            query,
+            numResults: input.numResults,
+            includeDomains: input.includeDomains,
+            excludeDomains: input.excludeDomains,
+            startPublishedDate: input.startPublishedDate,
+            endPublishedDate: input.endPublishedDate,
+            userLocation: input.userLocation,
+            category: input.category,
+            timeoutMs,
+          },
+          ctx.signal,
+        );
+      } catch (err) {
+        if (ctx.signal.aborted) throw err;
+        ctx.logger.warn(
+          { provider: p.name, reason: (err as Error).message },
+          'web search provider failed; answering without it',
+        );
+        return [];
+      }
+    }),
+  );
+  return Promise.all(calls);
+}
+
+/** Deep types read the best provider pages live, so they are indexed and rank by their own text. */
+async function readProviderPages(deps: SearchDeps, lists: WebSearchHit[][], n: number, ctx: ServiceContext) {
+  const urls = fuse(lists.map((l) => l.map((h) => h.url)))
+    .slice(0, n)
+    .map((f) => f.key);
+  const unknown = urls.filter((u) => !deps.documents.get(normalizeUrl(u) ?? u));
+  if (unknown.length === 0) return;
+  await deps.contents.run({ urls: unknown, livecrawlTimeout: 10000, subpages: 0 }, ctx).catch((err: unknown) => {
+    ctx.logger.warn({ err }, 'reading provider pages failed');
+  });
+}
+
+/** Local and provider lists fused by reciprocal rank, deduplicated by normalised URL, filtered. */
+function rankCandidates(
+  index: SearchIndex,
+  input: SearchInput,
+  local: number[][],
+  remote: WebSearchHit[][],
+  filter: SearchFilter,
+): Candidate[] {
+  index.table.refresh();
+  const urls = index.urls([...new Set(local.flat())]);
+  const key = (url: string) => normalizeUrl(url) ?? url;
+  const byKey = new Map<string, Candidate>();
+  const lists: string[][] = local.map((list) =>
+    list.flatMap((id) => {
+      const url = urls.get(id);
+      if (!url) return [];
+      const k = key(url);
+      if (!byKey.has(k)) byKey.set(k, { url, docId: id });
+      return [k];
+    }),
+  );
+  const indexed = index.ids(remote.flat().map((h) => key(h.url)));
+  const passes = (hit: WebSearchHit) => {
+    const id = indexed.get(key(hit.url));
+    if (id === undefined) return !filter.needsPage && filter.hit(hit.url, hit.publishedDate);
+    return filter.doc(id, index.table.facts(id), () => hit.url);
+  };
+  for (const list of remote) {
+    lists.push(
+      list.flatMap((hit) => {
+        if (!passes(hit)) return [];
+        const k = key(hit.url);
+        const known = byKey.get(k);
+        if (known) known.hit ??= hit;
+        else byKey.set(k, { url: hit.url, hit, docId: indexed.get(k) });
+        return [k];
+      }),
+    );
+  }
+  const fused = fuse(lists).map(({ key: k, score }) => {
+    const c = byKey.get(k)!;
+    const country = c.docId !== undefined ? index.table.facts(c.docId).country : null;
+    const boost = input.userLocation && country === input.userLocation.toUpperCase() ? LOCATION_BOOST : 1;
+    return { c, score: score * boost };
+  });
+  return fused.sort((a, b) => b.score - a.score).map((f) => f.c);
+}
