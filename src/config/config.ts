@@ -220,6 +220,13 @@ export const SETTINGS = {
     default: 4000,
     doc: 'How long `/search` waits for each web-search provider, in ms; a slower or failing provider is left out of the answer (logged as a warning).',
   },
+  mcpMaxTokens: {
+    env: 'TRAWL_MCP_MAX_TOKENS',
+    flag: '--mcp-max-tokens',
+    schema: z.coerce.number().int().min(1000).max(1_000_000),
+    default: 20000,
+    doc: 'Largest MCP tool answer, in tokens (about 4 characters each): longer results are cut (texts first, then the last results) with a note saying so, so no answer overflows a client.',
+  },
 } as const;
 
 type Settings = typeof SETTINGS;

@@ -12,6 +12,7 @@ import type { Operation } from '../ops/define-op.js';
 import { invoke, newRequestId } from '../ops/invoke.js';
 import { selectOperations } from '../ops/registry.js';
 import { VERSION } from '../version.js';
+import { fitToBudget } from './budget.js';
 
 export interface McpDoorOptions {
   /** The authenticated caller (HTTP), or null for the user's own stdio process. */
@@ -70,8 +71,12 @@ export function buildMcpServer(
           const input = op.toolDefaults(args);
           const output = await invoke(op, app.services, input, ctx);
           logger.info({ ok: true }, 'tool call');
-          const text = op.render(output, { input, notes: ctx.notes ?? {} });
-          return { content: [{ type: 'text', text }], structuredContent: output };
+          const info = { input, notes: ctx.notes ?? {} };
+          const fitted = fitToBudget(output, (out) => op.render(out, info), app.config.mcpMaxTokens);
+          return {
+            content: [{ type: 'text', text: fitted.text }],
+            structuredContent: fitted.output as Record<string, unknown>,
+          };
         } catch (thrown) {
           const err = toServiceError(thrown);
           if (err.tag === 'INTERNAL_ERROR') logger.error({ err: thrown }, 'tool call failed');

@@ -6,6 +6,9 @@ import { SearchRequest, SearchResponse } from '../schemas/search.schema.js';
 import { FindSimilarRequest, FindSimilarResponse } from '../schemas/find-similar.schema.js';
 import { dynamicHighlightsRule } from './betas.js';
 
+/** The search tool's contents when the agent asks for none: short highlights on the query. */
+const TOOL_CONTENTS = { highlights: { maxCharacters: 1000, dynamic: false }, livecrawlTimeout: 10000, subpages: 0 };
+
 export const searchOp = defineOp({
   name: 'search',
   tool: 'search',
@@ -26,6 +29,8 @@ export const searchOp = defineOp({
       (input: { contents?: { highlights?: unknown } }) => input.contents?.highlights,
     ),
   ],
+  // an agent searching wants to see why each result matches: highlights unless it asked for other contents
+  toolDefaults: (args) => (args.contents ? args : { ...args, contents: { ...TOOL_CONTENTS } }),
   render: (out) => {
     const answer = out.output
       ? `Answer:\n${typeof out.output.content === 'string' ? out.output.content : JSON.stringify(out.output.content, null, 2)}\n\n`
