@@ -14,6 +14,30 @@ const logLevel = () => new Option('--log-level <level>', 'log level on stderr (e
 const tools = () => new Option('--tools <names>', 'comma-separated MCP tools to expose (env TRAWL_TOOLS)');
 const betas = () => new Option('--mcp-betas <tokens>', 'beta tokens MCP calls run with (env TRAWL_MCP_BETAS)');
 
+/**
+ * The settings `serve` and `mcp` take as flags besides their own (each is also a `TRAWL_*` variable;
+ * the README's table says what it does). Kept here, not read from config, so start-up loads no zod.
+ */
+const SHARED_FLAGS = [
+  '--user-agent <ua>',
+  '--allow-private-network <bool>',
+  '--private-allowlist <cidrs>',
+  '--robots <bool>',
+  '--fetch-max-bytes <n>',
+  '--fetch-concurrency <n>',
+  '--browser <path>',
+  '--embeddings-url <url>',
+  '--embeddings-model <name>',
+  '--embeddings-api-key <key>',
+  '--searxng-url <url>',
+  '--brave-api-key <key>',
+  '--upstream-url <url>',
+  '--upstream-api-key <key>',
+  '--provider-timeout-ms <ms>',
+  '--mcp-max-tokens <n>',
+];
+const sharedOptions = () => SHARED_FLAGS.map((f) => new Option(f, 'see the configuration table in the README'));
+
 /** Loads the configuration from the environment and the command's flags (zod loads only here). */
 async function configFrom(flags: ConfigFlags) {
   const { loadConfig } = await import('./config/config.js');
@@ -36,7 +60,7 @@ const program = new Command()
   .version(VERSION)
   .showHelpAfterError();
 
-program
+const serve = program
   .command('serve')
   .description('Run the HTTP server: REST API at the spec paths and MCP at /mcp')
   .addOption(new Option('--host <host>', 'listen address (env TRAWL_HOST, default 127.0.0.1)'))
@@ -53,8 +77,9 @@ program
     const { runServe } = await import('./cli/serve.command.js');
     await runServe(await configFrom(flags));
   });
+for (const o of sharedOptions()) serve.addOption(o);
 
-program
+const mcp = program
   .command('mcp')
   .description('Run the MCP server over stdio (for Claude Code, Cursor, VS Code, Claude Desktop)')
   .addOption(dataDir())
@@ -65,6 +90,7 @@ program
     const { runMcp } = await import('./cli/mcp.command.js');
     await runMcp(await configFrom(flags));
   });
+for (const o of sharedOptions()) mcp.addOption(o);
 
 const keys = program.command('keys').description('Manage API keys');
 keys

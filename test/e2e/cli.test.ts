@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, ROOT, tempDir } from '../helpers/app.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
+import { SETTINGS } from '../../src/config/config.js';
 
 const KEY = /^trawl_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/;
 
@@ -170,5 +171,17 @@ describe('several processes on one data directory', () => {
     expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
     expect((db.prepare('SELECT COUNT(*) AS n FROM api_keys').get() as { n: number }).n).toBe(6);
     db.close();
+  });
+});
+
+describe('every setting is a flag', () => {
+  const SERVE_ONLY = new Set(['host', 'port', 'allowedHosts', 'allowedOrigins', 'maxBodyBytes', 'createFirstKey']);
+  it('serve takes every setting, mcp every one but the HTTP ones', () => {
+    const serveHelp = trawl(['serve', '--help']).stdout;
+    const mcpHelp = trawl(['mcp', '--help']).stdout;
+    for (const [name, setting] of Object.entries(SETTINGS)) {
+      expect(serveHelp, setting.flag).toContain(setting.flag);
+      if (!SERVE_ONLY.has(name)) expect(mcpHelp, setting.flag).toContain(setting.flag);
+    }
   });
 });
