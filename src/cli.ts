@@ -164,6 +164,24 @@ program
     await runImport(await configFrom({ dataDir: flags.dataDir, logLevel: flags.logLevel }), paths, flags);
   });
 
+const index = program.command('index').description('The search index (derived from the stored documents)');
+index
+  .command('rebuild')
+  .description('Re-index every stored document from scratch')
+  .addOption(dataDir())
+  .action(async (flags: ConfigFlags) => {
+    const { rebuildIndex } = await import('./cli/index.command.js');
+    await rebuildIndex(await configFrom({ dataDir: flags.dataDir }));
+  });
+index
+  .command('stats')
+  .description('Documents stored and indexed, as JSON')
+  .addOption(dataDir())
+  .action(async (flags: ConfigFlags) => {
+    const { indexStats } = await import('./cli/index.command.js');
+    await indexStats(await configFrom({ dataDir: flags.dataDir }));
+  });
+
 program
   .command('openapi')
   .description('Print the OpenAPI 3.1 document of the REST API')

@@ -185,3 +185,24 @@ describe('every setting is a flag', () => {
     }
   });
 });
+
+describe('trawl index', () => {
+  it('rebuilds the search index from the stored documents', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const file = path.join(dir, 'notes.jsonl');
+      fs.writeFileSync(
+        file,
+        '{"_id":"1","title":"Kestrel","text":"A small falcon that hovers."}\n{"_id":"2","title":"Owl","text":"Hunts at night."}\n',
+      );
+      expect(trawl(['import', file, '--data-dir', dir, '--progress', 'off']).code).toBe(0);
+      const rebuilt = trawl(['index', 'rebuild', '--data-dir', dir]);
+      expect(rebuilt.code).toBe(0);
+      expect(rebuilt.stdout.trim()).toBe('2');
+      const stats = JSON.parse(trawl(['index', 'stats', '--data-dir', dir]).stdout) as Record<string, number>;
+      expect(stats).toEqual({ documents: 2, indexed: 2, tombstones: 0 });
+    } finally {
+      cleanup();
+    }
+  });
+});
