@@ -1,5 +1,5 @@
 // Bundles the CLI into dist/bin/ (ESM, code-split per command) so that `trawl mcp` loads a few files
-// instead of hundreds: module resolution and loading dominate its cold start. Native modules, and the
+// instead of hundreds: module resolution and loading dominate its cold start. Native modules (and the sqlite-vec extension), and the
 // keyv stack, pdfjs and playwright-core, all loaded lazily, stay external and load from node_modules.
 import { build } from 'esbuild';
 
@@ -15,6 +15,7 @@ await build({
   external: [
     'better-sqlite3',
     'sqlite3',
+    'sqlite-vec',
     'keyv',
     '@keyv/sqlite',
     'ajv',

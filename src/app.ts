@@ -97,6 +97,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     async close() {
       if (closed) return;
       closed = true;
+      await services.semantic?.stop();
       await fetcher.close();
       await providers.close();
       await cache.close();

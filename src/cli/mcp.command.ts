@@ -7,6 +7,7 @@ import { serveStdio } from '../mcp/stdio.js';
 export async function runMcp(config: Config): Promise<void> {
   selectOperations(config.tools);
   const app = createApp(config);
+  app.services.semantic?.start();
   await serveStdio(app);
   await app.close();
 }

@@ -30,6 +30,8 @@ export async function runServe(config: Config): Promise<void> {
   const app = createApp(config);
   ensureFirstKey(app);
   const server = await startHttpServer(app);
+  // new pages are embedded in the background when an embeddings provider is configured
+  app.services.semantic?.start();
   app.logger.info({ url: server.url, dataDir: config.dataDir }, `listening on ${server.url}`);
   const stop = async (signal: string) => {
     app.logger.info({ signal }, 'shutting down');

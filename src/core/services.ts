@@ -17,6 +17,7 @@ import { createPagesService, type PagesService } from './contents/pages.service.
 import type { Clock } from './context.js';
 import { createSearchIndex, indexedDocuments, type SearchIndex } from './search/search-index.js';
 import { createSearchService, type SearchService } from './search/search.service.js';
+import { createSemanticSearch, type SemanticSearch } from './search/semantic.js';
 
 export interface Services {
   keys: KeysService;
@@ -26,6 +27,8 @@ export interface Services {
   documents: DocumentsRepo;
   searchIndex: SearchIndex;
   search: SearchService;
+  /** Embeddings search; present when an embeddings provider is configured. */
+  semantic?: SemanticSearch;
   pages: PagesService;
   contents: ContentsService;
 }
@@ -55,6 +58,9 @@ export function createServices(deps: ServiceDeps): Services {
     logger: deps.logger,
     robots: deps.settings.robots,
   });
+  const semantic = deps.embedder
+    ? createSemanticSearch({ db: deps.db, documents: stored, embedder: deps.embedder, logger: deps.logger })
+    : undefined;
   const contents = createContentsService({
     pages,
     documents,
@@ -68,11 +74,13 @@ export function createServices(deps: ServiceDeps): Services {
     fetcher: deps.fetcher,
     documents,
     searchIndex,
+    semantic,
     search: createSearchService({
       index: searchIndex,
       documents,
       contents,
       providers: deps.webSearch ?? [],
+      semantic,
       providerTimeoutMs: deps.settings.providerTimeoutMs ?? 4000,
       logger: deps.logger,
     }),

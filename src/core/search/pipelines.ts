@@ -12,6 +12,8 @@ export interface Pipeline {
   proximity: boolean;
   /** Ask the configured web-search providers. */
   providers: boolean;
+  /** Fuse in the nearest documents by embeddings (when an embeddings provider is configured). */
+  semantic: boolean;
   /** How long the providers may take (capped by the operator's provider timeout). */
   providerBudgetMs: number;
   /** Fuse retrievals of the caller's `additionalQueries`. */
@@ -29,6 +31,7 @@ export const PIPELINES: Record<SearchType, Pipeline> = {
     maxTerms: 8,
     proximity: false,
     providers: false,
+    semantic: false,
     providerBudgetMs: 0,
     additionalQueries: false,
     feedbackRounds: 0,
@@ -38,6 +41,7 @@ export const PIPELINES: Record<SearchType, Pipeline> = {
   fast: {
     proximity: true,
     providers: true,
+    semantic: false,
     providerBudgetMs: 1500,
     additionalQueries: false,
     feedbackRounds: 0,
@@ -47,6 +51,7 @@ export const PIPELINES: Record<SearchType, Pipeline> = {
   auto: {
     proximity: true,
     providers: true,
+    semantic: true,
     providerBudgetMs: 4000,
     additionalQueries: true,
     feedbackRounds: 0,
@@ -56,6 +61,7 @@ export const PIPELINES: Record<SearchType, Pipeline> = {
   'deep-lite': {
     proximity: true,
     providers: true,
+    semantic: true,
     providerBudgetMs: 6000,
     additionalQueries: true,
     feedbackRounds: 1,
@@ -65,6 +71,7 @@ export const PIPELINES: Record<SearchType, Pipeline> = {
   deep: {
     proximity: true,
     providers: true,
+    semantic: true,
     providerBudgetMs: 10000,
     additionalQueries: true,
     feedbackRounds: 1,
@@ -74,6 +81,7 @@ export const PIPELINES: Record<SearchType, Pipeline> = {
   'deep-reasoning': {
     proximity: true,
     providers: true,
+    semantic: true,
     providerBudgetMs: 15000,
     additionalQueries: true,
     feedbackRounds: 2,

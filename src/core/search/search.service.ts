@@ -17,6 +17,7 @@ import { fuse, pipelineOf, type Pipeline, type SearchType } from './pipelines.js
 import { searchCost } from './pricing.js';
 import { buildResults, type ContentsRequest, type Candidate, type ResultObject } from './results.js';
 import type { SearchIndex } from './search-index.js';
+import type { SemanticSearch } from './semantic.js';
 
 /** The validated /search request, as far as the service reads it. */
 export interface SearchInput {
@@ -54,6 +55,8 @@ export interface SearchDeps {
   documents: DocumentsRepo;
   contents: ContentsService;
   providers: WebSearchProvider[];
+  /** Nearest documents by embeddings, when an embeddings provider is configured. */
+  semantic?: SemanticSearch;
   /** The operator's cap on any provider call. */
   providerTimeoutMs: number;
   logger: Logger;
@@ -76,7 +79,9 @@ export function createSearchService(deps: SearchDeps): SearchService {
       let filter = buildFilter(deps.index, input);
       const asking = pipeline.providers && !ctx.federated && deps.providers.length > 0;
       const providerHits = asking ? askProviders(deps, input, pipeline, ctx) : null;
+      const semantic = pipeline.semantic && deps.semantic ? nearestIds(deps, input.query, ctx) : null;
       const local = localLists(deps.index, input, pipeline, filter);
+      if (semantic) local.push(acceptable(deps.index, filter, await semantic));
       const remote = providerHits ? await providerHits : [];
       // provider pages are read (and so indexed) by the deep types, and whenever a filter needs the page
       const read = Math.max(pipeline.readProviderPages, filter.needsPage ? input.numResults : 0);
@@ -138,6 +143,28 @@ function localLists(index: SearchIndex, input: SearchInput, pipeline: Pipeline, 
     seed = fuse(lists.map((l) => l.map(String))).map((f) => Number(f.key));
   }
   return lists;
+}
+
+/** The query's nearest documents by embeddings; a failing or slow provider leaves them out with a warning. */
+async function nearestIds(deps: SearchDeps, query: string, ctx: ServiceContext): Promise<number[]> {
+  const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(deps.providerTimeoutMs)]);
+  try {
+    return await deps.semantic!.nearest(query, LOCAL_DEPTH, signal);
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    ctx.logger.warn({ reason: (err as Error).message }, 'semantic search failed; answering with lexical ranking');
+    return [];
+  }
+}
+
+/** Live documents of `ids` that pass the request's filters, in order. */
+function acceptable(index: SearchIndex, filter: SearchFilter, ids: number[]): number[] {
+  index.table.refresh();
+  const urls = filter.active ? index.urls(ids) : new Map<number, string>();
+  return ids.filter(
+    (id) =>
+      index.table.isLive(id) && (!filter.active || filter.doc(id, index.table.facts(id), () => urls.get(id) ?? '')),
+  );
 }
 
 async function askProviders(

@@ -123,4 +123,25 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    name: 'search embeddings',
+    sql: `
+      -- Chunks of indexed documents embedded by a model; the vectors live in a sqlite-vec table per
+      -- model and dimension (created when an embeddings provider is configured), keyed by chunk id.
+      CREATE TABLE search_chunks (
+        id      INTEGER PRIMARY KEY,
+        doc_id  INTEGER NOT NULL,
+        model   TEXT NOT NULL,
+        chunk   INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX search_chunks_doc ON search_chunks (doc_id);
+      -- Documents whose chunks are embedded, per model (a failed document is retried later).
+      CREATE TABLE search_embedded (
+        doc_id  INTEGER NOT NULL,
+        model   TEXT NOT NULL,
+        PRIMARY KEY (doc_id, model)
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
 ];

@@ -1,0 +1,129 @@
+/**
+ * Semantic search, when an embeddings provider is configured: indexed documents are embedded in the
+ * background (title and text in up to 4 chunks, batched), vectors kept in SQLite (sqlite-vec), and a
+ * query's nearest documents are fused with the lexical ranking by the search types that read them.
+ */
+import type { Logger } from '../../lib/logger.js';
+import type { Embedder } from '../../providers/embeddings.js';
+import type { Db } from '../../store/database.js';
+import type { DocumentsRepo } from '../../store/documents.repo.js';
+import { createVectorsRepo, type VectorsRepo } from '../../store/vectors.repo.js';
+
+/** Characters per chunk, cut at a paragraph (else a sentence) boundary when one is near. */
+const CHUNK_CHARS = 1500;
+/** Chunks embedded per document: the start of a page says what it is about. */
+const MAX_CHUNKS = 4;
+/** Documents embedded per round of the background loop. */
+const ROUND_DOCS = 32;
+/** Pause between rounds when nothing is pending. */
+const IDLE_MS = 5000;
+/** Query vectors remembered (repeated queries do not call the provider again). */
+const QUERY_CACHE = 500;
+
+export interface SemanticSearch {
+  /** Embeds up to `limit` pending documents; returns how many were embedded. */
+  embedPending(limit?: number): Promise<number>;
+  /** Starts the background loop that embeds new documents (the server and `trawl mcp` run it). */
+  start(): void;
+  stop(): Promise<void>;
+  /** Document ids nearest to the query, best first (at most `k`). Throws when the provider fails. */
+  nearest(query: string, k: number, signal?: AbortSignal): Promise<number[]>;
+}
+
+/** A document's text in chunks: title and text, up to `MAX_CHUNKS` pieces of about `CHUNK_CHARS`. */
+export function chunksOf(title: string, text: string): string[] {
+  const chunks: string[] = [];
+  let rest = `${title}\n\n${text}`.trim();
+  while (rest.length > 0 && chunks.length < MAX_CHUNKS) {
+    if (rest.length <= CHUNK_CHARS) {
+      chunks.push(rest);
+      break;
+    }
+    const window = rest.slice(0, CHUNK_CHARS);
+    const para = window.lastIndexOf('\n\n');
+    const sentence = window.lastIndexOf('. ');
+    const cut = para > CHUNK_CHARS / 2 ? para : sentence > CHUNK_CHARS / 2 ? sentence + 1 : CHUNK_CHARS;
+    chunks.push(rest.slice(0, cut).trim());
+    rest = rest.slice(cut).trim();
+  }
+  return chunks.filter(Boolean);
+}
+
+export function createSemanticSearch(deps: {
+  db: Db;
+  documents: DocumentsRepo;
+  embedder: Embedder;
+  logger: Logger;
+}): SemanticSearch {
+  const { embedder, logger } = deps;
+  let repo: VectorsRepo | null = null;
+  const queries = new Map<string, Float32Array>();
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<unknown> | null = null;
+  let stopped = false;
+
+  const repoFor = async (): Promise<VectorsRepo> => {
+    if (repo) return repo;
+    const [probe] = await embedder.embed(['dimension probe']);
+    repo = createVectorsRepo(deps.db, embedder.model, probe!.length);
+    return repo;
+  };
+
+  const api: SemanticSearch = {
+    async embedPending(limit = ROUND_DOCS) {
+      const vectors = await repoFor();
+      const docs = vectors.pending(limit).flatMap((d) => {
+        const stored = deps.documents.get(d.url);
+        return stored ? [{ id: d.id, chunks: chunksOf(d.title, stored.text) }] : [];
+      });
+      if (docs.length === 0) return 0;
+      const embedded = await embedder.embed(docs.flatMap((d) => d.chunks));
+      let at = 0;
+      for (const d of docs) {
+        vectors.put(
+          d.id,
+          embedded.slice(at, at + d.chunks.length).map((v) => Float32Array.from(v)),
+        );
+        at += d.chunks.length;
+      }
+      return docs.length;
+    },
+    start() {
+      stopped = false;
+      const round = async () => {
+        if (stopped) return;
+        let n = 0;
+        try {
+          n = await api.embedPending();
+          if (n === 0) repo?.prune();
+        } catch (err) {
+          logger.warn({ reason: (err as Error).message }, 'embedding documents failed; retrying later');
+        }
+        if (!stopped) timer = setTimeout(() => void (running = round()), n > 0 ? 0 : IDLE_MS).unref();
+      };
+      running = round();
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running?.catch(() => undefined);
+    },
+    async nearest(query, k, signal) {
+      const vectors = await repoFor();
+      let v = queries.get(query);
+      if (!v) {
+        const [e] = await embedder.embed([query], signal);
+        v = Float32Array.from(e!);
+        if (queries.size >= QUERY_CACHE) queries.delete(queries.keys().next().value!);
+        queries.set(query, v);
+      }
+      const ids: number[] = [];
+      for (const hit of vectors.nearest(v, Math.min(4096, k * MAX_CHUNKS))) {
+        if (!ids.includes(hit.docId)) ids.push(hit.docId);
+        if (ids.length >= k) break;
+      }
+      return ids;
+    },
+  };
+  return api;
+}

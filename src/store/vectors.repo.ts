@@ -1,0 +1,82 @@
+/**
+ * Embedding vectors of indexed documents, in SQLite through the sqlite-vec extension: one vec0 table
+ * per model and dimension, chunk ids as rowids, nearest neighbours by cosine distance.
+ */
+import { createHash } from 'node:crypto';
+import * as sqliteVec from 'sqlite-vec';
+import type { Db } from './database.js';
+
+/** A chunk's nearest-neighbour answer: the document it belongs to and its cosine distance. */
+export interface VectorHit {
+  docId: number;
+  distance: number;
+}
+
+const loaded = new WeakSet<Db>();
+
+/** Loads sqlite-vec into this connection once. */
+function loadVec(db: Db): void {
+  if (loaded.has(db)) return;
+  sqliteVec.load(db);
+  loaded.add(db);
+}
+
+/** The vec0 table of a model and dimension (a changed model or size gets a table of its own). */
+export function vectorTable(model: string, dims: number): string {
+  return `search_vectors_${createHash('sha256').update(`${model}\u0000${dims}`).digest('hex').slice(0, 12)}`;
+}
+
+export function createVectorsRepo(db: Db, model: string, dims: number) {
+  loadVec(db);
+  const table = vectorTable(model, dims);
+  db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${table} USING vec0(embedding float[${dims}] distance_metric=cosine)`);
+  const q = {
+    pending: db.prepare(`SELECT d.id, d.url, d.title FROM search_docs d
+      WHERE NOT EXISTS (SELECT 1 FROM search_embedded e WHERE e.doc_id = d.id AND e.model = ?)
+      ORDER BY d.id DESC LIMIT ?`),
+    chunk: db.prepare('INSERT INTO search_chunks (doc_id, model, chunk) VALUES (?, ?, ?)'),
+    vector: db.prepare(`INSERT INTO ${table} (rowid, embedding) VALUES (?, ?)`),
+    done: db.prepare('INSERT OR IGNORE INTO search_embedded (doc_id, model) VALUES (?, ?)'),
+    knn: db.prepare(`SELECT c.doc_id AS docId, v.distance AS distance FROM
+      (SELECT rowid, distance FROM ${table} WHERE embedding MATCH ? AND k = ?) v
+      JOIN search_chunks c ON c.id = v.rowid ORDER BY v.distance`),
+    stale: db.prepare(`SELECT c.id FROM search_chunks c WHERE c.model = ?
+      AND NOT EXISTS (SELECT 1 FROM search_docs d WHERE d.id = c.doc_id) LIMIT 1000`),
+    dropChunk: db.prepare('DELETE FROM search_chunks WHERE id = ?'),
+    dropVector: db.prepare(`DELETE FROM ${table} WHERE rowid = ?`),
+  };
+  const put = db.transaction((docId: number, vectors: Float32Array[]) => {
+    vectors.forEach((v, i) => {
+      const id = q.chunk.run(docId, model, i).lastInsertRowid;
+      q.vector.run(BigInt(id), v);
+    });
+    q.done.run(docId, model);
+  });
+
+  return {
+    /** Indexed documents not embedded yet by this model, newest first. */
+    pending(limit: number): { id: number; url: string; title: string }[] {
+      return q.pending.all(model, limit) as { id: number; url: string; title: string }[];
+    },
+    /** Stores a document's chunk vectors (all or none). */
+    put(docId: number, vectors: Float32Array[]): void {
+      put(docId, vectors);
+    },
+    /** The `k` nearest chunks to `vector`, by cosine distance, with their documents. */
+    nearest(vector: Float32Array, k: number): VectorHit[] {
+      return q.knn.all(vector, k) as VectorHit[];
+    },
+    /** Deletes vectors of documents no longer indexed; returns how many chunks went. */
+    prune(): number {
+      const ids = q.stale.pluck().all(model) as number[];
+      db.transaction(() => {
+        for (const id of ids) {
+          q.dropVector.run(BigInt(id));
+          q.dropChunk.run(id);
+        }
+      })();
+      return ids.length;
+    },
+  };
+}
+export type VectorsRepo = ReturnType<typeof createVectorsRepo>;

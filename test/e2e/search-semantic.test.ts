@@ -1,0 +1,107 @@
+// Semantic search through the REST door with an embeddings provider on loopback (OpenAI wire format):
+// documents are embedded in the background into sqlite-vec, and `auto` finds a page that shares no word
+// with the query but its meaning, while `instant` (lexical only) does not. A failing provider degrades.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chunksOf } from '../../src/core/search/semantic.js';
+import type { DocumentRecord } from '../../src/store/documents.repo.js';
+import { postJson, startTestServer, type TestServer } from '../helpers/app.js';
+
+// A toy model: words of one meaning share a dimension, so "automobile repair" is near "fix a car".
+const CONCEPTS = [
+  ['car', 'cars', 'automobile', 'vehicle', 'engine'],
+  ['fix', 'repair', 'mend', 'broken'],
+  ['bread', 'baking', 'dough', 'oven'],
+  ['dog', 'puppy', 'canine'],
+];
+function embed(text: string): number[] {
+  const v = new Array<number>(CONCEPTS.length + 1).fill(0);
+  for (const w of text.toLowerCase().match(/[a-z]+/g) ?? []) {
+    const i = CONCEPTS.findIndex((c) => c.includes(w));
+    v[i < 0 ? CONCEPTS.length : i]! += i < 0 ? 0.05 : 1;
+  }
+  return v;
+}
+
+let failing = false;
+const server = http.createServer((req, res) => {
+  let body = '';
+  req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+  req.on('end', () => {
+    if (failing) return void res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"down"}');
+    const { input, model } = JSON.parse(body) as { input: string[]; model: string };
+    const data = input.map((text, index) => ({ object: 'embedding', index, embedding: embed(text) }));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', model, data }));
+  });
+});
+
+const NOW = '2026-11-20T10:00:00.000Z';
+const doc = (url: string, title: string, text: string): DocumentRecord => ({
+  url,
+  title,
+  text,
+  author: null,
+  publishedDate: null,
+  kind: 'html',
+  metadata: {},
+  origin: 'fetch',
+  collection: null,
+  contentHash: url,
+  fetchedAt: NOW,
+});
+
+let t: TestServer;
+beforeAll(async () => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  t = await startTestServer({ embeddingsUrl: base, embeddingsModel: 'toy-concepts' });
+  t.app.services.documents.upsertMany(
+    [
+      doc('https://garage.example/fix-a-car', 'How to fix a car', 'Mend the engine when the car is broken.'),
+      doc('https://bakery.example/bread', 'Baking bread', 'Knead the dough and heat the oven.'),
+      doc('https://vet.example/puppy', 'Puppy care', 'A young dog needs sleep.'),
+    ],
+    NOW,
+  );
+  expect(await t.app.services.semantic!.embedPending()).toBe(3);
+});
+afterAll(async () => {
+  await t?.close();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+const search = (body: Record<string, unknown>) => postJson(t.url, '/search', body, { 'x-api-key': t.key });
+const urls = (body: Record<string, unknown>) => (body.results as { url: string }[]).map((r) => r.url);
+
+describe('semantic search', () => {
+  it('finds a page by meaning with auto, and not with the lexical instant type', async () => {
+    const auto = await search({ query: 'automobile repair', type: 'auto', numResults: 1 });
+    expect(auto.status).toBe(200);
+    expect(urls(auto.body)).toEqual(['https://garage.example/fix-a-car']);
+    const instant = await search({ query: 'automobile repair', type: 'instant' });
+    expect(urls(instant.body)).toEqual([]);
+  });
+
+  it('applies filters to semantic results too', async () => {
+    const res = await search({ query: 'automobile repair', type: 'auto', excludeDomains: ['garage.example'] });
+    expect(urls(res.body)).not.toContain('https://garage.example/fix-a-car');
+  });
+
+  it('embeds only what is new, and answers lexically when the provider fails', async () => {
+    expect(await t.app.services.semantic!.embedPending()).toBe(0);
+    failing = true;
+    const res = await search({ query: 'puppy sleep', type: 'auto' });
+    failing = false;
+    expect(res.status).toBe(200);
+    expect(urls(res.body)).toEqual(['https://vet.example/puppy']);
+  });
+
+  it('chunks long documents at paragraph boundaries, at most four chunks', () => {
+    const para = 'word '.repeat(200).trim();
+    const chunks = chunksOf('Title', Array.from({ length: 10 }, () => para).join('\n\n'));
+    expect(chunks).toHaveLength(4);
+    expect(chunks.every((c) => c.length <= 1500)).toBe(true);
+    expect(chunks[0]!.startsWith('Title')).toBe(true);
+  });
+});
