@@ -1,6 +1,8 @@
 // Retrieval quality of the search index on BEIR SciFact (and CoSQA with --cosqa), scored by
 // ../shared/bench/score-retrieval.mjs, with no model: the lexical ranking alone.
-// Usage: npm run build && node bench/retrieval.mjs [--dataset scifact|cosqa|all] [--no-proximity]
+// Usage: npm run build && node bench/retrieval.mjs [--dataset scifact|cosqa|all] [--types instant,auto,...]
+// Each search type runs its local pipeline (retrieveLocal: the query, feedback variations, fused by
+// reciprocal rank), as /search does with no web providers and no embeddings configured.
 // The corpus is imported as documents (import://<dataset>/<id>, title + text) into a fresh data
 // directory, through the same store and index the server uses; each query asks for 100 results.
 // Prints Markdown tables; the last line is `scifact_ndcg10=… cosqa_mrr10=…`.
@@ -16,7 +18,7 @@ const opt = (name, fallback) => {
   return i >= 0 ? args[i + 1] : fallback;
 };
 const which = opt('--dataset', 'scifact');
-const proximity = !args.includes('--no-proximity');
+const types = opt('--types', 'instant,auto,deep-lite,deep-reasoning').split(',');
 const DATA = path.resolve(ROOT, '..', 'shared', 'data');
 const SCORER = path.resolve(ROOT, '..', 'shared', 'bench', 'score-retrieval.mjs');
 
@@ -28,6 +30,8 @@ if (!fs.existsSync(dist('core/search/search-index.js'))) {
 const { openDatabase } = await import(dist('store/database.js'));
 const { createDocumentsRepo } = await import(dist('store/documents.repo.js'));
 const { createSearchIndex } = await import(dist('core/search/search-index.js'));
+const { retrieveLocal } = await import(dist('core/search/retrieve.js'));
+const { PIPELINES, fuse } = await import(dist('core/search/pipelines.js'));
 
 const readJsonlGz = (file) =>
   gunzipSync(fs.readFileSync(file))
@@ -97,50 +101,63 @@ function run(name) {
   index.table.noteWrite();
   const indexSeconds = (performance.now() - t0) / 1000;
 
-  const lines = [];
-  const times = [];
-  for (const q of ds.queries()) {
-    const s = performance.now();
-    const hits = index.search(q.text, { limit: 100, proximity });
-    times.push(performance.now() - s);
-    hits.forEach((h, r) => lines.push(`${q.qid} Q0 ${h.url.split('/').pop()} ${r + 1} ${h.score.toFixed(6)} trawl`));
-  }
-  const runFile = path.join(dir, 'run.trec');
-  fs.writeFileSync(runFile, lines.join('\n') + '\n');
-  const out = execFileSync(process.execPath, [SCORER, '--qrels', ds.qrels, '--run', runFile], { encoding: 'utf8' });
+  const queries = ds.queries();
+  const byType = types.map((type) => {
+    const lines = [];
+    const times = [];
+    for (const q of queries) {
+      const s = performance.now();
+      const lists = retrieveLocal(index, q.text, undefined, PIPELINES[type]);
+      const ids = lists.length === 1 ? lists[0] : fuse(lists.map((l) => l.map(String))).map((f) => Number(f.key));
+      const urls = index.urls(ids.slice(0, 100));
+      times.push(performance.now() - s);
+      ids
+        .slice(0, 100)
+        .forEach((id, r) => lines.push(`${q.qid} Q0 ${urls.get(id).split('/').pop()} ${r + 1} ${100 - r} trawl`));
+    }
+    const runFile = path.join(dir, `${type}.trec`);
+    fs.writeFileSync(runFile, lines.join('\n') + '\n');
+    const out = execFileSync(process.execPath, [SCORER, '--qrels', ds.qrels, '--run', runFile], { encoding: 'utf8' });
+    const metrics = Object.fromEntries(
+      [...out.matchAll(/([a-z]+@\d+)[=:\s]+([\d.]+)/gi)].map((m) => [m[1].toLowerCase(), Number(m[2])]),
+    );
+    return { type, times: summarize(times), metrics, out: out.trim() };
+  });
   db.close();
-  const metrics = Object.fromEntries(
-    [...out.matchAll(/([a-z]+@\d+)[=:\s]+([\d.]+)/gi)].map((m) => [m[1].toLowerCase(), Number(m[2])]),
-  );
-  return { name, docs: corpus.length, indexSeconds, times: summarize(times), metrics, out: out.trim() };
+  return { name, docs: corpus.length, indexSeconds, byType };
 }
 
 console.log('# Retrieval quality (no model)\n');
 console.log(machineLine());
-console.log(`\nproximity re-rank: ${proximity ? 'on' : 'off'}\n`);
+console.log('');
 const names = which === 'all' ? Object.keys(DATASETS) : [which];
 const results = names.map(run);
 console.log(
   mdTable(
-    ['dataset', 'docs', 'nDCG@10', 'MRR@10', 'Recall@10', 'Recall@100', 'query p50 ms', 'p90 ms', 'index s'],
-    results.map((r) => [
-      r.name,
-      String(r.docs),
-      fmt(r.metrics['ndcg@10'], 4),
-      fmt(r.metrics['mrr@10'], 4),
-      fmt(r.metrics['recall@10'], 4),
-      fmt(r.metrics['recall@100'], 4),
-      fmt(r.times.median, 2),
-      fmt(r.times.p90, 2),
-      fmt(r.indexSeconds, 1),
-    ]),
+    ['dataset', 'type', 'docs', 'nDCG@10', 'MRR@10', 'Recall@10', 'Recall@100', 'query p50 ms', 'p90 ms', 'index s'],
+    results.flatMap((r) =>
+      r.byType.map((t) => [
+        r.name,
+        t.type,
+        String(r.docs),
+        fmt(t.metrics['ndcg@10'], 4),
+        fmt(t.metrics['mrr@10'], 4),
+        fmt(t.metrics['recall@10'], 4),
+        fmt(t.metrics['recall@100'], 4),
+        fmt(t.times.median, 2),
+        fmt(t.times.p90, 2),
+        fmt(r.indexSeconds, 1),
+      ]),
+    ),
   ),
 );
-for (const r of results) console.log(`\n### ${r.name}\n\n\`\`\`\n${r.out}\n\`\`\``);
+const headlineOf = (r) => r.byType.find((t) => t.type === 'auto') ?? r.byType[0];
+for (const r of results) console.log(`\n### ${r.name} (${headlineOf(r).type})\n\n\`\`\`\n${headlineOf(r).out}\n\`\`\``);
 console.log(
   results
     .map(
-      (r) => `${r.name}_${DATASETS[r.name].headline.replace('@', '')}=${fmt(r.metrics[DATASETS[r.name].headline], 4)}`,
+      (r) =>
+        `${r.name}_${DATASETS[r.name].headline.replace('@', '')}=${fmt(headlineOf(r).metrics[DATASETS[r.name].headline], 4)}`,
     )
     .join(' '),
 );

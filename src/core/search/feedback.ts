@@ -12,7 +12,7 @@ const FEEDBACK_TERMS = 8;
 /** Candidates whose document frequency is looked up (the most frequent in the feedback documents). */
 const CANDIDATES = 40;
 /** Weight of an added term against the query's own (1 each). */
-const FEEDBACK_WEIGHT = 0.3;
+const FEEDBACK_WEIGHT = 0.1;
 
 export interface FeedbackSource {
   /** Proximity streams (the title and body terms) of documents. */

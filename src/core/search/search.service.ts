@@ -9,11 +9,10 @@ import type { DocumentsRepo } from '../../store/documents.repo.js';
 import type { ServiceContext } from '../context.js';
 import type { ContentsService } from '../contents/contents.service.js';
 import { normalizeUrl } from '../contents/url.js';
-import { analyzeQuery } from './analyzer.js';
 import type { DocumentCategory } from './classify/index.js';
-import { expandQuery } from './feedback.js';
 import { createFilter, type SearchFilter } from './filters.js';
 import { fuse, pipelineOf, type Pipeline, type SearchType } from './pipelines.js';
+import { LOCAL_DEPTH, retrieveLocal } from './retrieve.js';
 import { searchCost } from './pricing.js';
 import { buildResults, type ContentsRequest, type Candidate, type ResultObject } from './results.js';
 import type { SearchIndex } from './search-index.js';
@@ -66,8 +65,6 @@ export interface SearchService {
   run(input: SearchInput, ctx: ServiceContext): Promise<SearchOutput>;
 }
 
-/** Results a local retrieval returns before fusion (enough to fill `numResults` after filters). */
-const LOCAL_DEPTH = 100;
 /** Fused score multiplier for a result from the caller's country (`userLocation`). */
 const LOCATION_BOOST = 1.15;
 
@@ -123,26 +120,11 @@ function buildFilter(index: SearchIndex, input: SearchInput): SearchFilter {
   });
 }
 
-/** The local retrievals of the pipeline: the query, additional queries, and feedback variations. */
+/** The local retrievals of the pipeline, restricted to documents that pass the request's filters. */
 function localLists(index: SearchIndex, input: SearchInput, pipeline: Pipeline, filter: SearchFilter): number[][] {
   const urlOf = (id: number) => index.urls([id]).get(id) ?? '';
   const accept = filter.active ? (id: number) => filter.doc(id, index.table.facts(id), () => urlOf(id)) : undefined;
-  const opts = { limit: LOCAL_DEPTH, accept, proximity: pipeline.proximity, maxTerms: pipeline.maxTerms };
-  const query = analyzeQuery(input.query);
-  const first = index.searchAnalyzed(query, opts).map((h) => h.id);
-  const lists = [first];
-  if (pipeline.additionalQueries) {
-    for (const q of input.additionalQueries ?? []) lists.push(index.search(q, opts).map((h) => h.id));
-  }
-  let seed = first;
-  for (let round = 0; round < pipeline.feedbackRounds; round++) {
-    const expanded = expandQuery(query, seed, index);
-    if (expanded === query) break;
-    const list = index.searchAnalyzed(expanded, opts).map((h) => h.id);
-    lists.push(list);
-    seed = fuse(lists.map((l) => l.map(String))).map((f) => Number(f.key));
-  }
-  return lists;
+  return retrieveLocal(index, input.query, input.additionalQueries, pipeline, accept);
 }
 
 /** The query's nearest documents by embeddings; a failing or slow provider leaves them out with a warning. */
