@@ -179,6 +179,15 @@ describe('POST /search on the local index', () => {
     expect(urlsOf((await search(t, { query: '"connection pooling" OR' })).body).length).toBeGreaterThan(0);
   });
 
+  it('refuses what needs a language model instead of ignoring it', async () => {
+    for (const extra of [{ outputSchema: { type: 'text' } }, { stream: true }, { systemPrompt: 'Answer in French' }]) {
+      const res = await search(t, { query: 'connection pooling', ...extra });
+      expect(res.status).toBe(403);
+      expect(res.body.tag).toBe('FEATURE_DISABLED');
+      expect(res.body.error).toContain(Object.keys(extra)[0]);
+    }
+  });
+
   it('enforces numResults limits with the spec tags', async () => {
     const res = await search(t, { query: 'x', numResults: 500 });
     expect(res.status).toBe(400);
@@ -217,6 +226,14 @@ describe('POST /search with web-search providers', () => {
     const before = providers.seen.length;
     await search(withProviders, { query: 'connection pooling', type: 'instant' });
     await search(withProviders, { query: 'connection pooling', type: 'fast' }, { 'x-trawl-federated': '1' });
+    expect(providers.seen.length).toBe(before);
+  });
+
+  it('keeps compliance searches on the local index (cache-only)', async () => {
+    const before = providers.seen.length;
+    const res = await search(withProviders, { query: 'connection pooling', type: 'fast', compliance: 'hipaa' });
+    expect(res.status).toBe(200);
+    expect(urlsOf(res.body)).toContain('https://docs.example.com/guide/pooling');
     expect(providers.seen.length).toBe(before);
   });
 

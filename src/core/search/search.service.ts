@@ -3,6 +3,7 @@
  * pipeline, fused by reciprocal rank, filtered, and turned into results with contents from the
  * contents pipeline. A slow or failing provider degrades the answer with a warning, never an error.
  */
+import { ServiceError } from '../../errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { WebSearchHit, WebSearchProvider } from '../../providers/search/types.js';
 import type { DocumentsRepo } from '../../store/documents.repo.js';
@@ -37,6 +38,10 @@ export interface SearchInput {
   additionalQueries?: string[];
   contents?: ContentsRequest;
   filterEmptyResults?: boolean;
+  outputSchema?: unknown;
+  systemPrompt?: string;
+  stream?: boolean;
+  compliance?: string;
 }
 
 export interface SearchOutput {
@@ -72,7 +77,12 @@ export function createSearchService(deps: SearchDeps): SearchService {
   return {
     async run(input, ctx) {
       const started = performance.now();
-      const { type, pipeline } = pipelineOf(input.type);
+      refuseModelOnlyOptions(input);
+      const { type, pipeline: typePipeline } = pipelineOf(input.type);
+      // compliance mode is cache-only: the local index and stored pages, never a provider or a live fetch
+      const pipeline = input.compliance
+        ? { ...typePipeline, providers: false, semantic: false, cacheOnly: true }
+        : typePipeline;
       let filter = buildFilter(deps.index, input);
       const asking = pipeline.providers && !ctx.federated && deps.providers.length > 0;
       const providerHits = asking ? askProviders(deps, input, pipeline, ctx) : null;
@@ -103,6 +113,17 @@ export function createSearchService(deps: SearchDeps): SearchService {
       };
     },
   };
+}
+
+/** Options that need a language model (the synthesis capability): refused until one is configured. */
+function refuseModelOnlyOptions(input: SearchInput): void {
+  const field = input.outputSchema !== undefined ? 'outputSchema' : input.stream ? 'stream' : input.systemPrompt !== undefined ? 'systemPrompt' : null; // prettier-ignore
+  if (!field) return;
+  throw new ServiceError(
+    'FEATURE_DISABLED',
+    `${field} asks for a synthesized answer, which needs a language model; none is configured on this Trawl. Remove ${field} to get ranked results.`,
+    { field },
+  );
 }
 
 function buildFilter(index: SearchIndex, input: SearchInput): SearchFilter {
