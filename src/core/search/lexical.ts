@@ -87,8 +87,9 @@ function accumulate(table: DocTable, terms: QueryTerm[]): { scores: Float64Array
   for (const t of terms) {
     const c = t.weight * t.idf * (K1 + 1);
     for (const { n, data } of t.lists) {
+      const ids = docIds(data, n);
       for (let i = 0; i < n; i++) {
-        const id = data.readUInt32LE(4 * i);
+        const id = ids[i]!;
         if (!table.isLive(id)) continue;
         let wtf = 0;
         const base = n * 4 + i * FIELD_COUNT;
@@ -105,6 +106,15 @@ function accumulate(table: DocTable, terms: QueryTerm[]): { scores: Float64Array
   }
   return { scores, touched };
 }
+
+/** The document ids of a posting list (uint32 little-endian), as a typed view when aligned. */
+function docIds(data: Buffer, n: number): Uint32Array {
+  if (data.byteOffset % 4 === 0 && IS_LITTLE_ENDIAN) return new Uint32Array(data.buffer, data.byteOffset, n);
+  const ids = new Uint32Array(n);
+  for (let i = 0; i < n; i++) ids[i] = data.readUInt32LE(4 * i);
+  return ids;
+}
+const IS_LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /** The `k` best-scored documents that pass `accept`, best first (ties: lower id first), via a min-heap. */
 function topK(acc: { scores: Float64Array; touched: number[] }, k: number, accept?: (id: number) => boolean): Hit[] {
