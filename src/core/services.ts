@@ -18,6 +18,7 @@ import type { Clock } from './context.js';
 import { createSearchIndex, indexedDocuments, type SearchIndex } from './search/search-index.js';
 import { createSearchService, type SearchService } from './search/search.service.js';
 import { createSemanticSearch, type SemanticSearch } from './search/semantic.js';
+import { createSimilarService, type SimilarService } from './search/similar.service.js';
 
 export interface Services {
   keys: KeysService;
@@ -27,6 +28,7 @@ export interface Services {
   documents: DocumentsRepo;
   searchIndex: SearchIndex;
   search: SearchService;
+  similar: SimilarService;
   /** Embeddings search; present when an embeddings provider is configured. */
   semantic?: SemanticSearch;
   pages: PagesService;
@@ -83,6 +85,13 @@ export function createServices(deps: ServiceDeps): Services {
       semantic,
       providerTimeoutMs: deps.settings.providerTimeoutMs ?? 4000,
       logger: deps.logger,
+    }),
+    similar: createSimilarService({
+      index: searchIndex,
+      documents,
+      contents,
+      semantic,
+      providerTimeoutMs: deps.settings.providerTimeoutMs ?? 4000,
     }),
     pages,
     contents,

@@ -1,6 +1,5 @@
 /** Search operations: /search and /findSimilar. */
 import { defineOp } from './define-op.js';
-import { notBuilt } from './define-op.js';
 import { renderResults } from './render.js';
 import { SearchRequest, SearchResponse } from '../schemas/search.schema.js';
 import { FindSimilarRequest, FindSimilarResponse } from '../schemas/find-similar.schema.js';
@@ -57,6 +56,7 @@ export const findSimilarOp = defineOp({
       (input: { contents?: { highlights?: unknown } }) => input.contents?.highlights,
     ),
   ],
+  toolDefaults: (args) => (args.contents ? args : { ...args, contents: { ...TOOL_CONTENTS } }),
   render: (out) => renderResults(out.results, `${out.results.length} similar pages`),
-  run: notBuilt('search'),
+  run: (services, input, ctx) => services.similar.run(input, ctx),
 });

@@ -49,15 +49,33 @@ describe('exa-js against Trawl', () => {
     expect(Array.isArray(summarized.results)).toBe(true);
   });
 
-  it('sends findSimilar bodies Trawl accepts', async () => {
-    const calls = [exa.findSimilar('https://example.com/post', { excludeSourceDomain: true, numResults: 3 })];
-    for (const call of calls) {
-      const err = await failure(call);
-      // 501: the request was valid and reached its (not yet built) capability; a 400 would mean a
-      // shape the hosted API accepts was refused.
-      expect(err.statusCode, err.message).toBe(501);
-      expect(err.message).toMatch(/not built yet/);
-    }
+  it('finds similar pages with findSimilar and findSimilarAndContents', async () => {
+    t.app.services.documents.upsert(
+      {
+        url: 'https://blog.example.com/ferrous-cli',
+        title: 'Ferrous CLI tips',
+        text: 'Install the Ferrous CLI with npm, then create a client and tune retryBackoffMs.',
+        author: null,
+        publishedDate: null,
+        kind: 'html',
+        metadata: {},
+        origin: 'fetch',
+        collection: null,
+        contentHash: 'x',
+        fetchedAt: '2026-11-20T10:00:00.000Z',
+      },
+      '2026-11-20T10:00:00.000Z',
+    );
+    // the docs page, so the getContents test below still reads the article live
+    const source = `${site.url}/docs/getting-started`;
+    const plain = await exa.findSimilar(source, { excludeSourceDomain: true, numResults: 3 });
+    expect(plain.results.map((r) => r.url)).toContain('https://blog.example.com/ferrous-cli');
+    const withText = await exa.findSimilarAndContents(source, { text: true, numResults: 1 });
+    expect(withText.results[0]?.text).toContain('tune retryBackoffMs');
+    // a source Trawl cannot read is a clear error, not a 400 for the request's shape
+    const err = await failure(exa.findSimilar(`${site.url}/missing`));
+    expect(err.statusCode).toBe(502);
+    expect(err.message).toMatch(/missing/);
   });
 
   it('reads pages with getContents: results, statuses and costs as the SDK types them', async () => {

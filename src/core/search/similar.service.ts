@@ -1,0 +1,209 @@
+/**
+ * /findSimilar: pages like a given URL. The page is read (cache first), its distinctive terms become
+ * the query, and the local index ranks the rest, without the page itself (and its site on request),
+ * under the endpoint's filters; with an embeddings provider its nearest pages are fused in too.
+ */
+import { ServiceError } from '../../errors.js';
+import { FetchError } from '../../fetch/types.js';
+import type { DocumentsRepo } from '../../store/documents.repo.js';
+import type { ServiceContext } from '../context.js';
+import type { ContentsService } from '../contents/contents.service.js';
+import { toFreshness } from '../contents/freshness.js';
+import { mainText } from '../contents/render.js';
+import { normalizeUrl } from '../contents/url.js';
+import { analyze, type AnalyzedQuery } from './analyzer.js';
+import { createFilter } from './filters.js';
+import { hostOf } from './index-entry.js';
+import { idf } from './lexical.js';
+import { fuse } from './pipelines.js';
+import { PRICES, contentsPrice, searchPrice } from './pricing.js';
+import { buildResults, type ContentsRequest, type ResultObject } from './results.js';
+import type { SearchIndex } from './search-index.js';
+import type { SemanticSearch } from './semantic.js';
+
+/** Terms of the page that make the query. */
+const QUERY_TERMS = 25;
+/** Title terms count this many times their frequency. */
+const TITLE_BOOST = 3;
+/** Candidates ranked before the source page and its site are left out. */
+const DEPTH = 200;
+
+export interface SimilarInput {
+  url: string;
+  numResults: number;
+  includeDomains?: string[];
+  excludeDomains?: string[];
+  excludeSourceDomain?: boolean;
+  startCrawlDate?: string;
+  endCrawlDate?: string;
+  startPublishedDate?: string;
+  endPublishedDate?: string;
+  includeText?: string[];
+  excludeText?: string[];
+  moderation?: boolean;
+  contents?: ContentsRequest;
+  context?: boolean | { maxCharacters?: number } | null;
+  filterEmptyResults?: boolean;
+}
+
+export interface SimilarDeps {
+  index: SearchIndex;
+  documents: DocumentsRepo;
+  contents: ContentsService;
+  semantic?: SemanticSearch;
+  providerTimeoutMs: number;
+}
+
+export interface SimilarOutput {
+  [key: string]: unknown;
+  requestId: string;
+  results: ResultObject[];
+  costDollars: ReturnType<typeof similarCost>;
+  context?: string;
+}
+
+export interface SimilarService {
+  run(input: SimilarInput, ctx: ServiceContext): Promise<SimilarOutput>;
+}
+
+/**
+ * The page's distinctive terms (tf × idf, title terms boosted) as a weighted query. Only terms other
+ * documents have count (`selfDf`: 1 when the source page is itself indexed): the others match nothing.
+ */
+export function pageQuery(index: SearchIndex, title: string, text: string, selfDf = 0): AnalyzedQuery {
+  const counts = new Map<string, number>();
+  for (const { term } of analyze(title).postings) counts.set(term, (counts.get(term) ?? 0) + TITLE_BOOST);
+  for (const { term } of analyze(text.slice(0, 20_000)).postings) counts.set(term, (counts.get(term) ?? 0) + 1);
+  const n = Math.max(index.count(), 1);
+  const scored = [...counts]
+    .filter(([term]) => term.length > 1 && !/^\d+$/.test(term))
+    .map(([term, tf]) => ({ term, tf, df: index.docFrequency(term) - selfDf }))
+    .filter((t) => t.df > 0)
+    .map(({ term, tf, df }) => ({ term, score: Math.log(1 + tf) * idf(n, df) }))
+    .sort((a, b) => b.score - a.score)
+    .slice(0, QUERY_TERMS);
+  const top = scored[0]?.score ?? 1;
+  return { terms: new Map(scored.map((s) => [s.term, s.score / top])), sequence: [] };
+}
+
+export function createSimilarService(deps: SimilarDeps): SimilarService {
+  return {
+    async run(input, ctx) {
+      const source = await readSource(deps, input.url, ctx);
+      const sourceKeys = new Set([normalizeUrl(input.url), normalizeUrl(source.url)].filter(Boolean) as string[]);
+      const indexed = deps.index.ids([...sourceKeys]).size > 0 ? 1 : 0;
+      const query = pageQuery(deps.index, source.title, source.text, indexed);
+      const sourceHost = hostOf(source.url);
+      const filter = createFilter({
+        includeDomains: input.includeDomains,
+        excludeDomains: input.excludeDomains,
+        startPublishedDate: input.startPublishedDate,
+        endPublishedDate: input.endPublishedDate,
+        startCrawlDate: input.startCrawlDate,
+        endCrawlDate: input.endCrawlDate,
+        moderation: input.moderation,
+        includeIds: input.includeText?.[0] ? deps.index.phraseMatches(input.includeText[0], 'all') : undefined,
+        excludeIds: input.excludeText?.[0] ? deps.index.phraseMatches(input.excludeText[0], 'head') : undefined,
+      });
+      const accept = (id: number) => {
+        const facts = deps.index.table.facts(id);
+        if (input.excludeSourceDomain && (facts.host === sourceHost || facts.host.endsWith(`.${sourceHost}`))) {
+          return false;
+        }
+        const url = () => deps.index.urls([id]).get(id) ?? '';
+        if (sourceKeys.has(normalizeUrl(url()) ?? '')) return false;
+        return filter.doc(id, facts, url);
+      };
+      const lists = [deps.index.searchAnalyzed(query, { limit: DEPTH, accept, proximity: false }).map((h) => h.id)];
+      if (deps.semantic) lists.push((await nearest(deps, `${source.title}\n${source.text}`, ctx)).filter(accept));
+      const ids = fuse(lists.map((l) => l.map(String)))
+        .map((f) => Number(f.key))
+        .slice(0, input.numResults);
+      const urls = deps.index.urls(ids);
+      const candidates = ids.flatMap((id) => (urls.has(id) ? [{ url: urls.get(id)!, docId: id }] : []));
+      const results = await buildResults(deps, candidates, { query: source.title, ...input }, false, ctx);
+      const out: SimilarOutput = {
+        requestId: ctx.requestId,
+        results,
+        costDollars: similarCost(results.length, input.contents),
+      };
+      if (input.context) out.context = contextOf(results, input.context);
+      return out;
+    },
+  };
+}
+
+/** The source page: the stored or cached copy, else a live fetch; unreadable → `FETCH_DOCUMENT_ERROR`. */
+async function readSource(deps: SimilarDeps, url: string, ctx: ServiceContext) {
+  try {
+    const loaded = await deps.contents.load(url, toFreshness({}), {
+      timeoutMs: 10000,
+      signal: ctx.signal,
+      queue: { queued: false, waitedMs: 0 },
+    });
+    return { url: loaded.page.url, title: loaded.page.title, text: mainText(loaded.page) };
+  } catch (err) {
+    if (err instanceof FetchError) {
+      throw new ServiceError(
+        'FETCH_DOCUMENT_ERROR',
+        `could not read ${url} to find pages like it: ${err.tag} (${err.message})`,
+        {
+          field: 'url',
+        },
+      );
+    }
+    throw err;
+  }
+}
+
+async function nearest(deps: SimilarDeps, text: string, ctx: ServiceContext): Promise<number[]> {
+  try {
+    const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(deps.providerTimeoutMs)]);
+    return await deps.semantic!.nearest(text.slice(0, 4000), DEPTH, signal);
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    ctx.logger.warn({ reason: (err as Error).message }, 'semantic find-similar failed; lexical only');
+    return [];
+  }
+}
+
+/** The spec's findSimilar cost object, from the same price table as /search. */
+export function similarCost(results: number, contents: ContentsRequest | undefined) {
+  const search = searchPrice('auto', results);
+  const c = contentsPrice(results, contents);
+  return {
+    total: Math.round((search + c.total) * 1e6) / 1e6,
+    breakDown: [
+      {
+        search,
+        contents: c.total,
+        breakdown: {
+          neuralSearch: search,
+          deepSearch: 0,
+          contentText: c.text,
+          contentHighlight: c.highlights,
+          contentSummary: c.summary,
+        },
+      },
+    ],
+    perRequestPrices: {
+      neuralSearch_1_10_results: PRICES.neuralSearch_1_10_results,
+      neuralSearch_additional_result: PRICES.neuralSearch_additional_result,
+      deepSearch: PRICES.deepSearch,
+      deepReasoningSearch: PRICES.deepReasoningSearch,
+    },
+    perPagePrices: {
+      contentText: PRICES.contentText,
+      contentHighlight: PRICES.contentHighlight,
+      contentSummary: PRICES.contentSummary,
+    },
+  };
+}
+
+function contextOf(results: Record<string, unknown>[], option: boolean | { maxCharacters?: number }): string {
+  const max = typeof option === 'object' && option.maxCharacters ? option.maxCharacters : 10000;
+  return results
+    .map((r) => `Title: ${String(r.title)}\nURL: ${String(r.url)}\n${typeof r.text === 'string' ? r.text : ''}`.trim())
+    .join('\n\n')
+    .slice(0, max);
+}
