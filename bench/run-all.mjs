@@ -7,7 +7,16 @@ import { clearTimeout, setTimeout } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const SCRIPTS = ['startup.mjs', 'rest-overhead.mjs', 'contents.mjs', 'crawl.mjs', 'extraction.mjs', 'metadata.mjs'];
+const SCRIPTS = [
+  'startup.mjs',
+  'rest-overhead.mjs',
+  'contents.mjs',
+  'crawl.mjs',
+  'extraction.mjs',
+  'metadata.mjs',
+  'retrieval.mjs',
+  'search.mjs',
+];
 const TIMEOUT_MS = 10 * 60 * 1000; // per script; each normally takes 1–2 minutes
 
 let current = null;
