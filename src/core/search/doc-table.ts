@@ -28,6 +28,13 @@ export interface DocTable {
   isLive(id: number): boolean;
   /** Length of field `f` of document `id`. */
   length(id: number, f: number): number;
+  /**
+   * BM25 length norms, `id * FIELD_COUNT + f` → 1 − b + b · length / average length (1 for an empty
+   * field average), recomputed when the table changes: the ranking's inner loop reads them.
+   */
+  norms(b: number): Float32Array;
+  /** Bumped whenever the table loaded changes (caches of index data key on it). */
+  readonly generation: number;
   facts(id: number): DocFacts;
   /** Marks the table stale after this process wrote to the index (other processes are seen by `data_version`). */
   noteWrite(): void;
@@ -55,6 +62,8 @@ export function createDocTable(db: Db, repo: SearchIndexRepo): DocTable {
   const dataVersion = () => db.pragma('data_version', { simple: true }) as number;
   let writes = 0;
   let seenWrites = -1;
+  let generation = 0;
+  let norms: { b: number; generation: number; values: Float32Array } | null = null;
 
   const load = () => {
     for (const row of repo.docsSince(loadedTo)) {
@@ -77,6 +86,7 @@ export function createDocTable(db: Db, repo: SearchIndexRepo): DocTable {
     const stats = repo.stats();
     count = stats.docs;
     avg = stats.lengths.map((total) => (count > 0 ? total / count : 0));
+    generation++;
   };
 
   const table: DocTable = {
@@ -98,6 +108,20 @@ export function createDocTable(db: Db, repo: SearchIndexRepo): DocTable {
     },
     isLive: (id) => ((flags[id] ?? 0) & 1) === 1,
     length: (id, f) => lengths[id * FIELD_COUNT + f]!,
+    get generation() {
+      return generation;
+    },
+    norms(b) {
+      if (norms && norms.b === b && norms.generation === generation) return norms.values;
+      const size = (loadedTo + 1) * FIELD_COUNT;
+      const values = new Float32Array(size);
+      for (let i = 0; i < size; i++) {
+        const a = avg[i % FIELD_COUNT]!;
+        values[i] = a > 0 ? 1 - b + (b * lengths[i]!) / a : 1;
+      }
+      norms = { b, generation, values };
+      return values;
+    },
     facts: (id) => ({
       host: hosts[id] ?? '',
       publishedAt: Number.isNaN(published[id]!) ? null : published[id]!,

@@ -41,19 +41,78 @@ export type StreamReader = (ids: number[]) => Map<number, string>;
 
 export const idf = (docs: number, df: number) => Math.log(1 + (docs - df + 0.5) / (df + 0.5));
 
+/** A term's postings over all segments, decoded: document ids and their field frequencies. */
+export interface DecodedPostings {
+  n: number;
+  ids: Uint32Array;
+  /** `i * FIELD_COUNT + f` → frequency of the term in field `f` of document `ids[i]`. */
+  freqs: Uint8Array;
+}
+
+/** Reads a term's decoded postings (through a cache, see `createPostingsCache`). */
+export type PostingsReader = (term: string) => DecodedPostings;
+
 interface QueryTerm {
   term: string;
   weight: number;
   idf: number;
-  lists: PostingList[];
+  postings: DecodedPostings;
 }
 
-function queryTerms(repo: SearchIndexRepo, table: DocTable, query: AnalyzedQuery, maxTerms?: number): QueryTerm[] {
+/** Joins a term's segment lists into one decoded list. */
+export function decodePostings(lists: PostingList[]): DecodedPostings {
+  const n = lists.reduce((a, l) => a + l.n, 0);
+  const ids = new Uint32Array(n);
+  const freqs = new Uint8Array(n * FIELD_COUNT);
+  let at = 0;
+  for (const { n: m, data } of lists) {
+    ids.set(docIds(data, m), at);
+    freqs.set(data.subarray(m * 4, m * 4 + m * FIELD_COUNT), at * FIELD_COUNT);
+    at += m;
+  }
+  return { n, ids, freqs };
+}
+
+/**
+ * Decoded posting lists of recently queried terms, up to `maxBytes`, dropped whenever the index
+ * changes (`generation`): a hot term is read from SQLite and decoded once, not on every query.
+ */
+export function createPostingsCache(repo: SearchIndexRepo, table: DocTable, maxBytes = 64 * 2 ** 20): PostingsReader {
+  const cache = new Map<string, DecodedPostings>();
+  let bytes = 0;
+  let generation = -1;
+  return (term) => {
+    if (generation !== table.generation) {
+      cache.clear();
+      bytes = 0;
+      generation = table.generation;
+    }
+    let hit = cache.get(term);
+    if (hit) {
+      cache.delete(term); // most recently used last
+      cache.set(term, hit);
+      return hit;
+    }
+    hit = decodePostings(repo.postings(term));
+    const size = hit.n * (4 + FIELD_COUNT);
+    if (size > maxBytes / 4) return hit;
+    for (const [old, p] of cache) {
+      if (bytes + size <= maxBytes) break;
+      cache.delete(old);
+      bytes -= p.n * (4 + FIELD_COUNT);
+    }
+    cache.set(term, hit);
+    bytes += size;
+    return hit;
+  };
+}
+
+function queryTerms(read: PostingsReader, table: DocTable, query: AnalyzedQuery, maxTerms?: number): QueryTerm[] {
   const terms: QueryTerm[] = [];
   for (const [term, weight] of query.terms) {
-    const lists = repo.postings(term);
-    const df = lists.reduce((n, l) => n + l.n, 0);
-    if (df > 0) terms.push({ term, weight, idf: idf(Math.max(table.count, df), df), lists });
+    const postings = read(term);
+    const df = postings.n;
+    if (df > 0) terms.push({ term, weight, idf: idf(Math.max(table.count, df), df), postings });
   }
   terms.sort((a, b) => b.idf - a.idf);
   return maxTerms ? terms.slice(0, maxTerms) : terms;
@@ -61,14 +120,14 @@ function queryTerms(repo: SearchIndexRepo, table: DocTable, query: AnalyzedQuery
 
 /** Ranks the documents matching any query term; returns at most `limit` hits, best first. */
 export function rank(
-  repo: SearchIndexRepo,
+  read: PostingsReader,
   table: DocTable,
   readStreams: StreamReader,
   query: AnalyzedQuery,
   options: RankOptions,
 ): Hit[] {
   table.refresh();
-  const terms = queryTerms(repo, table, query, options.maxTerms);
+  const terms = queryTerms(read, table, query, options.maxTerms);
   if (terms.length === 0) return [];
   const scores = accumulate(table, terms);
   const depth = options.proximity === false ? options.limit : Math.max(options.limit, RERANK_DEPTH);
@@ -81,27 +140,28 @@ export function rank(
 
 /** BM25F scores of every live document matching a term: a dense array and the ids touched. */
 function accumulate(table: DocTable, terms: QueryTerm[]): { scores: Float64Array; touched: number[] } {
-  const avg = table.avgLengths;
+  const norms = table.norms(B);
   const scores = new Float64Array(table.maxId + 1);
   const touched: number[] = [];
+  const w0 = FIELD_WEIGHTS[0]!;
+  const w1 = FIELD_WEIGHTS[1]!;
+  const w2 = FIELD_WEIGHTS[2]!;
+  const w3 = FIELD_WEIGHTS[3]!;
   for (const t of terms) {
     const c = t.weight * t.idf * (K1 + 1);
-    for (const { n, data } of t.lists) {
-      const ids = docIds(data, n);
-      for (let i = 0; i < n; i++) {
-        const id = ids[i]!;
-        if (!table.isLive(id)) continue;
-        let wtf = 0;
-        const base = n * 4 + i * FIELD_COUNT;
-        for (let f = 0; f < FIELD_COUNT; f++) {
-          const tf = data[base + f]!;
-          if (tf === 0) continue;
-          const norm = avg[f]! > 0 ? 1 - B + (B * table.length(id, f)) / avg[f]! : 1;
-          wtf += (FIELD_WEIGHTS[f]! * tf) / norm;
-        }
-        if (scores[id] === 0) touched.push(id);
-        scores[id] = scores[id]! + (c * wtf) / (wtf + K1);
-      }
+    const { n, ids, freqs } = t.postings;
+    for (let i = 0; i < n; i++) {
+      const id = ids[i]!;
+      if (!table.isLive(id)) continue;
+      const f = i * FIELD_COUNT;
+      const nb = id * FIELD_COUNT;
+      let wtf = 0;
+      if (freqs[f]) wtf += (w0 * freqs[f]!) / norms[nb]!;
+      if (freqs[f + 1]) wtf += (w1 * freqs[f + 1]!) / norms[nb + 1]!;
+      if (freqs[f + 2]) wtf += (w2 * freqs[f + 2]!) / norms[nb + 2]!;
+      if (freqs[f + 3]) wtf += (w3 * freqs[f + 3]!) / norms[nb + 3]!;
+      if (scores[id] === 0) touched.push(id);
+      scores[id] = scores[id]! + (c * wtf) / (wtf + K1);
     }
   }
   return { scores, touched };

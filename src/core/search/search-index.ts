@@ -8,7 +8,7 @@ import { createSearchIndexRepo, type SearchIndexRepo } from '../../store/search-
 import { analyzeQuery, type AnalyzedQuery } from './analyzer.js';
 import { createDocTable, type DocTable } from './doc-table.js';
 import { toIndexEntry } from './index-entry.js';
-import { rank, type Hit, type RankOptions } from './lexical.js';
+import { createPostingsCache, rank, type Hit, type RankOptions } from './lexical.js';
 
 /** A ranked document with what results are built from. */
 export interface IndexHit extends Hit {
@@ -54,6 +54,7 @@ const BATCH = 500;
 export function createSearchIndex(db: Db, documents: Pick<DocumentsRepo, 'all'>): SearchIndex {
   const repo = createSearchIndexRepo(db);
   const table = createDocTable(db, repo);
+  const postings = createPostingsCache(repo, table);
   const streamsOf = db.prepare('SELECT id, stream FROM search_docs WHERE id IN (SELECT value FROM json_each(?))');
   const idsOf = db.prepare('SELECT id, url FROM search_docs WHERE url IN (SELECT value FROM json_each(?))');
   const urlsOf = db.prepare('SELECT id, url FROM search_docs WHERE id IN (SELECT value FROM json_each(?))');
@@ -110,7 +111,7 @@ export function createSearchIndex(db: Db, documents: Pick<DocumentsRepo, 'all'>)
       return api.searchAnalyzed(analyzeQuery(query), options);
     },
     searchAnalyzed(query, options) {
-      const hits = rank(repo, table, readStreams, query, options);
+      const hits = rank(postings, table, readStreams, query, options);
       const urls = api.urls(hits.map((h) => h.id));
       return hits.flatMap((h) => (urls.has(h.id) ? [{ ...h, url: urls.get(h.id)! }] : []));
     },
