@@ -131,17 +131,38 @@ export function rank(
   if (terms.length === 0) return [];
   const scores = accumulate(table, terms);
   const depth = options.proximity === false ? options.limit : Math.max(options.limit, RERANK_DEPTH);
-  let hits = topK(scores, depth, options.accept);
+  let hits: Hit[];
+  try {
+    hits = topK(scores, depth, options.accept);
+  } finally {
+    release(scores);
+  }
   if (options.proximity !== false && query.sequence.length > 1) {
     hits = proximityRerank(hits, terms, query.sequence, table, readStreams);
   }
   return hits.slice(0, options.limit);
 }
 
+// One score array per process, reused by every query (ranking is synchronous): allocating and zeroing
+// an array the size of the index per query cost more than scoring a short query.
+let pool: Float64Array | null = null;
+
+function borrow(size: number): Float64Array {
+  const arr = pool && pool.length >= size ? pool : new Float64Array(Math.max(size, 1024));
+  pool = null;
+  return arr;
+}
+
+/** Zeroes the touched entries and returns the array to the pool. */
+function release(acc: { scores: Float64Array; touched: number[] }): void {
+  for (const id of acc.touched) acc.scores[id] = 0;
+  pool = acc.scores;
+}
+
 /** BM25F scores of every live document matching a term: a dense array and the ids touched. */
 function accumulate(table: DocTable, terms: QueryTerm[]): { scores: Float64Array; touched: number[] } {
   const norms = table.norms(B);
-  const scores = new Float64Array(table.maxId + 1);
+  const scores = borrow(table.maxId + 1);
   const touched: number[] = [];
   const w0 = FIELD_WEIGHTS[0]!;
   const w1 = FIELD_WEIGHTS[1]!;
