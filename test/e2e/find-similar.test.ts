@@ -4,24 +4,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DocumentRecord } from '../../src/store/documents.repo.js';
+import { storedDoc } from '../helpers/documents.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
 import { postJson, startTestServer, type TestServer } from '../helpers/app.js';
 
 const NOW = '2026-11-20T10:00:00.000Z';
-const doc = (url: string, title: string, text: string, publishedDate: string | null = null): DocumentRecord => ({
-  url,
-  title,
-  text,
-  author: null,
-  publishedDate,
-  kind: 'html',
-  metadata: {},
-  origin: 'fetch',
-  collection: null,
-  contentHash: url,
-  fetchedAt: NOW,
-});
+const doc = (url: string, title: string, text: string, publishedDate: string | null = null) =>
+  storedDoc(url, title, text, { publishedDate });
 
 let site: FixtureSite;
 let t: TestServer;

@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunksOf } from '../../src/core/search/semantic.js';
-import type { DocumentRecord } from '../../src/store/documents.repo.js';
+import { storedDoc } from '../helpers/documents.js';
 import { postJson, startTestServer, type TestServer } from '../helpers/app.js';
 
 // A toy model: words of one meaning share a dimension, so "automobile repair" is near "fix a car".
@@ -37,19 +37,7 @@ const server = http.createServer((req, res) => {
 });
 
 const NOW = '2026-11-20T10:00:00.000Z';
-const doc = (url: string, title: string, text: string): DocumentRecord => ({
-  url,
-  title,
-  text,
-  author: null,
-  publishedDate: null,
-  kind: 'html',
-  metadata: {},
-  origin: 'fetch',
-  collection: null,
-  contentHash: url,
-  fetchedAt: NOW,
-});
+const doc = (url: string, title: string, text: string) => storedDoc(url, title, text);
 
 let t: TestServer;
 beforeAll(async () => {

@@ -2,28 +2,14 @@
 // filters, company results carry entities, and web-search providers on loopback (SearXNG and an
 // upstream speaking this API) are fused in, or left out with a warning when they fail or are slow.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storedDoc } from '../helpers/documents.js';
 import type { DocumentRecord } from '../../src/store/documents.repo.js';
 import { startProviderServer, type ProviderServer } from '../fixtures/providers/server.js';
 import { postJson, startTestServer, type TestServer } from '../helpers/app.js';
 
 const FETCHED = '2026-11-20T10:00:00.000Z';
 
-function doc(url: string, title: string, text: string, extra: Partial<DocumentRecord> = {}): DocumentRecord {
-  return {
-    url,
-    title,
-    text,
-    author: null,
-    publishedDate: null,
-    kind: 'html',
-    metadata: {},
-    origin: 'fetch',
-    collection: null,
-    contentHash: `${url}:${text}`,
-    fetchedAt: FETCHED,
-    ...extra,
-  };
-}
+const doc = storedDoc;
 
 const DOCS: DocumentRecord[] = [
   doc('https://docs.example.com/guide/pooling', 'Connection pooling guide', 'Connection pooling keeps sockets open between requests.', { publishedDate: '2024-03-01T00:00:00.000Z' }), // prettier-ignore

@@ -4,27 +4,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSearchIndex } from '../../../src/core/search/search-index.js';
 import { openDatabase } from '../../../src/store/database.js';
-import { createDocumentsRepo, type DocumentRecord } from '../../../src/store/documents.repo.js';
+import { createDocumentsRepo } from '../../../src/store/documents.repo.js';
+import { storedDoc } from '../../helpers/documents.js';
 import { makeTestApp, type TestApp } from '../../helpers/app.js';
 
 const NOW = '2026-11-20T10:00:00.000Z';
 
-function doc(url: string, title: string, text: string, extra: Partial<DocumentRecord> = {}): DocumentRecord {
-  return {
-    url,
-    title,
-    text,
-    author: null,
-    publishedDate: null,
-    kind: 'html',
-    metadata: {},
-    origin: 'fetch',
-    collection: null,
-    contentHash: `${title}:${text}`,
-    fetchedAt: NOW,
-    ...extra,
-  };
-}
+const doc = storedDoc;
 
 let t: TestApp | undefined;
 afterEach(async () => {
