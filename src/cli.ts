@@ -73,6 +73,7 @@ const serve = program
   .addOption(new Option('--allowed-origins <origins>', 'browser origins /mcp accepts (env TRAWL_ALLOWED_ORIGINS)'))
   .addOption(new Option('--max-body-bytes <n>', 'largest request body (env TRAWL_MAX_BODY_BYTES)'))
   .addOption(new Option('--create-first-key <bool>', 'create a key on first start (env TRAWL_CREATE_FIRST_KEY)'))
+  .addOption(new Option('--workers <n>', 'worker processes sharing the port (env TRAWL_WORKERS, default 1)'))
   .action(async (flags: ConfigFlags) => {
     const { runServe } = await import('./cli/serve.command.js');
     await runServe(await configFrom(flags));

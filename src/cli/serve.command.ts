@@ -1,4 +1,8 @@
-/** `trawl serve`: the HTTP door on the configured address, until SIGINT/SIGTERM. */
+/**
+ * `trawl serve`: the HTTP door on the configured address, until SIGINT/SIGTERM; with `--workers N`, N
+ * worker processes share the port (node:cluster) and the primary only supervises them.
+ */
+import cluster from 'node:cluster';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createApp, type App } from '../app.js';
@@ -27,11 +31,12 @@ function ensureFirstKey(app: App): void {
 
 export async function runServe(config: Config): Promise<void> {
   selectOperations(config.tools); // fail fast on unknown tool names
+  if (config.workers > 1 && cluster.isPrimary) return supervise(config);
   const app = createApp(config);
-  ensureFirstKey(app);
+  if (cluster.isPrimary) ensureFirstKey(app);
   const server = await startHttpServer(app);
-  // new pages are embedded in the background when an embeddings provider is configured
-  app.services.semantic?.start();
+  // new pages are embedded in the background when an embeddings provider is configured (by one worker)
+  if (cluster.isPrimary || cluster.worker?.id === 1) app.services.semantic?.start();
   app.logger.info({ url: server.url, dataDir: config.dataDir }, `listening on ${server.url}`);
   const stop = async (signal: string) => {
     app.logger.info({ signal }, 'shutting down');
@@ -41,4 +46,35 @@ export async function runServe(config: Config): Promise<void> {
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
+}
+
+/**
+ * The primary of `--workers N`: migrates the database and makes the first key once, forks the workers
+ * (which share the port), replaces a worker that dies, and stops them all on SIGINT/SIGTERM.
+ */
+async function supervise(config: Config): Promise<void> {
+  const app = createApp(config);
+  ensureFirstKey(app);
+  const logger = app.logger;
+  await app.close();
+  let stopping = false;
+  for (let i = 0; i < config.workers; i++) cluster.fork();
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return;
+    logger.error({ worker: worker.id, code, signal }, 'a worker died; starting another');
+    cluster.fork();
+  });
+  const stop = (signal: NodeJS.Signals) => {
+    stopping = true;
+    logger.info({ signal }, 'shutting down the workers');
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+    const exited = () => Object.keys(cluster.workers ?? {}).length === 0;
+    const wait = setInterval(() => {
+      if (!exited()) return;
+      clearInterval(wait);
+      process.exit(0);
+    }, 50);
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
 }

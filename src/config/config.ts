@@ -220,6 +220,13 @@ export const SETTINGS = {
     default: 4000,
     doc: 'How long `/search` waits for each web-search provider, in ms; a slower or failing provider is left out of the answer (logged as a warning).',
   },
+  workers: {
+    env: 'TRAWL_WORKERS',
+    flag: '--workers',
+    schema: z.coerce.number().int().min(1).max(64),
+    default: 1,
+    doc: 'HTTP worker processes of `trawl serve` sharing its port (node:cluster); one per core serves more requests per second. Each holds its own caches.',
+  },
   mcpMaxTokens: {
     env: 'TRAWL_MCP_MAX_TOKENS',
     flag: '--mcp-max-tokens',

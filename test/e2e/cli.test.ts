@@ -43,8 +43,8 @@ function dataDir(): string {
 }
 
 /** Starts `trawl serve` on a free port and resolves with its URL once it logs that it listens. */
-function serve(dir: string): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--data-dir', dir], {
+function serve(dir: string, extra: string[] = []): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--data-dir', dir, ...extra], {
     env: { ...process.env, TRAWL_DATA_DIR: '' },
   });
   cleanups.push(() => child.kill('SIGKILL'));
@@ -175,7 +175,15 @@ describe('several processes on one data directory', () => {
 });
 
 describe('every setting is a flag', () => {
-  const SERVE_ONLY = new Set(['host', 'port', 'allowedHosts', 'allowedOrigins', 'maxBodyBytes', 'createFirstKey']);
+  const SERVE_ONLY = new Set([
+    'host',
+    'port',
+    'allowedHosts',
+    'allowedOrigins',
+    'maxBodyBytes',
+    'createFirstKey',
+    'workers',
+  ]);
   it('serve takes every setting, mcp every one but the HTTP ones', () => {
     const serveHelp = trawl(['serve', '--help']).stdout;
     const mcpHelp = trawl(['mcp', '--help']).stdout;
@@ -201,6 +209,24 @@ describe('trawl index', () => {
       expect(rebuilt.stdout.trim()).toBe('2');
       const stats = JSON.parse(trawl(['index', 'stats', '--data-dir', dir]).stdout) as Record<string, number>;
       expect(stats).toEqual({ documents: 2, indexed: 2, tombstones: 0 });
+    } finally {
+      cleanup();
+    }
+  });
+});
+
+describe('trawl serve --workers', () => {
+  it('serves from several processes on one port, the first key made once, and stops them all', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const s = await serve(dir, ['--workers', '2']);
+      const key = fs.readFileSync(path.join(dir, 'first-api-key'), 'utf8').trim();
+      const statuses = await Promise.all(Array.from({ length: 8 }, () => search(s.url, key)));
+      expect(statuses).toEqual(new Array(8).fill(200));
+      expect(s.stderr().match(/No API key existed/g)).toHaveLength(1);
+      const exited = new Promise<number | null>((resolve) => s.child.once('exit', (code) => resolve(code)));
+      s.child.kill('SIGTERM');
+      expect(await exited).toBe(0);
     } finally {
       cleanup();
     }
