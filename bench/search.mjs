@@ -2,7 +2,8 @@
 // words dropped by a seeded PRNG, distinct URLs), built through the store and index the server uses.
 // Measures the indexing rate, the final merge, the database size per document and RSS; server-side
 // latency of `instant` and `auto` over the 300 SciFact queries; then `trawl serve` on that index under
-// autocannon (10 connections, 2 s warm-up, 10 s measured) with /search bodies cycling the queries.
+// autocannon (10 connections, 2 s warm-up, 10 s measured) with /search bodies cycling the queries, with
+// one worker process and with two (`--workers 2`, one per core).
 // Usage: npm run build && node bench/search.mjs [--copies 20]
 // The last line is `search_instant_p50_ms=… search_instant_rps=… index_docs_per_s=…`.
 import fs from 'node:fs';
@@ -149,14 +150,24 @@ function cannon(port, key, type, durationS, recorder) {
   });
 }
 
-async function rest(dir) {
-  const key = execFileSync(process.execPath, [CLI, 'keys', 'create', '--name', 'bench', '--data-dir', dir], {
-    encoding: 'utf8',
-  }).trim();
+async function rest(dir, key, workers) {
   const port = await freePort();
   const child = spawnTracked(
     process.execPath,
-    [CLI, 'serve', '--port', String(port), '--data-dir', dir, '--log-level', 'silent', '--create-first-key', 'false'],
+    [
+      CLI,
+      'serve',
+      '--port',
+      String(port),
+      '--data-dir',
+      dir,
+      '--log-level',
+      'silent',
+      '--create-first-key',
+      'false',
+      '--workers',
+      String(workers),
+    ],
     { stdio: 'ignore', cwd: ROOT },
   );
   await waitFor200(port, '/health', { intervalMs: 20, timeoutMs: 30000, child });
@@ -168,13 +179,21 @@ async function rest(dir) {
       const result = await cannon(port, key, type, 10, samples);
       const s = stats(samples);
       const non2xx = result.non2xx + result.errors;
-      rows.push([type, fmt(result.requests.average, 0), fmt(s.p50, 2), fmt(s.p99, 2), String(non2xx)]);
+      rows.push([String(workers), type, fmt(result.requests.average, 0), fmt(s.p50, 2), fmt(s.p99, 2), String(non2xx)]);
     }
-    rows.rss = memoryMB(child.pid).rss;
+    rows.rss = rssOfTree(child.pid);
   } finally {
     await stopChild(child);
   }
   return rows;
+}
+
+/** RSS of a process and its children (the workers), in MB. */
+function rssOfTree(pid) {
+  const kids = fs.existsSync(`/proc/${pid}/task/${pid}/children`)
+    ? fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+    : [];
+  return [pid, ...kids].reduce((sum, p) => sum + (memoryMB(p).rss || 0), 0);
 }
 
 const dir = makeTmpDir('trawl-search-');
@@ -187,7 +206,12 @@ try {
   const rssBuild = process.memoryUsage().rss / 2 ** 20;
   const side = serverSide(built.index);
   built.db.close();
-  const restRows = await rest(dir);
+  const key = execFileSync(process.execPath, [CLI, 'keys', 'create', '--name', 'bench', '--data-dir', dir], {
+    encoding: 'utf8',
+  }).trim();
+  const one = await rest(dir, key, 1);
+  const two = await rest(dir, key, 2);
+  const restRows = [...one, ...two];
   const rate = built.n / built.indexSeconds;
   console.log(`\n## Index (${built.n} documents)\n`);
   console.log(
@@ -199,11 +223,11 @@ try {
   console.log('\n## Server-side latency, 300 SciFact queries (ms)\n');
   console.log(mdTable(['type', 'p50', 'p90', 'p99'], side));
   console.log('\n## REST `/search` under autocannon (10 connections, 10 s)\n');
-  console.log(mdTable(['type', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx'], restRows));
-  console.log(`\nserver RSS after the runs: ${fmt(restRows.rss, 0)} MB`);
+  console.log(mdTable(['workers', 'type', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx'], restRows));
   console.log(
-    `search_instant_p50_ms=${restRows[0][2]} search_instant_rps=${restRows[0][1]} index_docs_per_s=${fmt(rate, 0)}`,
+    `\nserver RSS after the runs: ${fmt(one.rss, 0)} MB (1 worker), ${fmt(two.rss, 0)} MB (2 workers, all processes)`,
   );
+  console.log(`search_instant_p50_ms=${two[0][3]} search_instant_rps=${two[0][2]} index_docs_per_s=${fmt(rate, 0)}`);
 } finally {
   removeTmpDir(dir);
 }
