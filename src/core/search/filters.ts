@@ -102,3 +102,25 @@ export function createFilter(filters: SearchFilters) {
   };
 }
 export type SearchFilter = ReturnType<typeof createFilter>;
+
+/** The filter fields of a /search or /findSimilar request, with its text filters as phrases. */
+export interface RequestFilters extends Omit<SearchFilters, 'includeIds' | 'excludeIds'> {
+  includeText?: string[];
+  excludeText?: string[];
+}
+
+/**
+ * The filter of a request: its text filters resolved to the documents holding the phrase (anywhere for
+ * `includeText`, in the title or first 1000 words for `excludeText`) by `phraseMatches`.
+ */
+export function createRequestFilter(
+  index: { phraseMatches(phrase: string, scope: 'all' | 'head'): Set<number> },
+  req: RequestFilters,
+): SearchFilter {
+  const { includeText, excludeText, ...rest } = req;
+  return createFilter({
+    ...rest,
+    includeIds: includeText?.[0] ? index.phraseMatches(includeText[0], 'all') : undefined,
+    excludeIds: excludeText?.[0] ? index.phraseMatches(excludeText[0], 'head') : undefined,
+  });
+}

@@ -11,7 +11,7 @@ import type { ServiceContext } from '../context.js';
 import type { ContentsService } from '../contents/contents.service.js';
 import { normalizeUrl } from '../contents/url.js';
 import type { DocumentCategory } from './classify/index.js';
-import { createFilter, type SearchFilter } from './filters.js';
+import { createRequestFilter, type SearchFilter } from './filters.js';
 import { fuse, pipelineOf, type Pipeline, type SearchType } from './pipelines.js';
 import { LOCAL_DEPTH, retrieveLocal } from './retrieve.js';
 import { searchCost } from './pricing.js';
@@ -127,7 +127,7 @@ function refuseModelOnlyOptions(input: SearchInput): void {
 }
 
 function buildFilter(index: SearchIndex, input: SearchInput): SearchFilter {
-  return createFilter({
+  return createRequestFilter(index, {
     includeDomains: input.includeDomains,
     excludeDomains: input.excludeDomains,
     startPublishedDate: input.startPublishedDate,
@@ -136,8 +136,8 @@ function buildFilter(index: SearchIndex, input: SearchInput): SearchFilter {
     endCrawlDate: input.endCrawlDate,
     category: input.category,
     moderation: input.moderation,
-    includeIds: input.includeText?.[0] ? index.phraseMatches(input.includeText[0], 'all') : undefined,
-    excludeIds: input.excludeText?.[0] ? index.phraseMatches(input.excludeText[0], 'head') : undefined,
+    includeText: input.includeText,
+    excludeText: input.excludeText,
   });
 }
 

@@ -12,7 +12,7 @@ import { toFreshness } from '../contents/freshness.js';
 import { mainText } from '../contents/render.js';
 import { normalizeUrl } from '../contents/url.js';
 import { analyze, type AnalyzedQuery } from './analyzer.js';
-import { createFilter } from './filters.js';
+import { createRequestFilter } from './filters.js';
 import { hostOf } from './index-entry.js';
 import { idf } from './lexical.js';
 import { fuse } from './pipelines.js';
@@ -94,7 +94,7 @@ export function createSimilarService(deps: SimilarDeps): SimilarService {
       const indexed = deps.index.ids([...sourceKeys]).size > 0 ? 1 : 0;
       const query = pageQuery(deps.index, source.title, source.text, indexed);
       const sourceHost = hostOf(source.url);
-      const filter = createFilter({
+      const filter = createRequestFilter(deps.index, {
         includeDomains: input.includeDomains,
         excludeDomains: input.excludeDomains,
         startPublishedDate: input.startPublishedDate,
@@ -102,8 +102,8 @@ export function createSimilarService(deps: SimilarDeps): SimilarService {
         startCrawlDate: input.startCrawlDate,
         endCrawlDate: input.endCrawlDate,
         moderation: input.moderation,
-        includeIds: input.includeText?.[0] ? deps.index.phraseMatches(input.includeText[0], 'all') : undefined,
-        excludeIds: input.excludeText?.[0] ? deps.index.phraseMatches(input.excludeText[0], 'head') : undefined,
+        includeText: input.includeText,
+        excludeText: input.excludeText,
       });
       const accept = (id: number) => {
         const facts = deps.index.table.facts(id);
