@@ -70,10 +70,14 @@ function packPostings(ids: number[], freqs: Uint8Array[]): Buffer {
   return buf;
 }
 
-/** Joins posting lists, dropping the documents in `drop`. */
+/**
+ * Joins posting lists (each in ascending id order) into one in ascending id order, dropping the
+ * documents in `drop`. Segments merged out of turn can interleave, so the result is sorted when needed:
+ * the ranking gallops through lists by id.
+ */
 export function concatPostings(lists: PostingList[], drop?: Set<number>): PostingList {
-  const ids: number[] = [];
-  const freqs: Uint8Array[] = [];
+  let ids: number[] = [];
+  let freqs: Uint8Array[] = [];
   for (const { n, data } of lists) {
     for (let i = 0; i < n; i++) {
       const id = data.readUInt32LE(4 * i);
@@ -81,6 +85,11 @@ export function concatPostings(lists: PostingList[], drop?: Set<number>): Postin
       ids.push(id);
       freqs.push(data.subarray(n * 4 + i * FIELD_COUNT, n * 4 + (i + 1) * FIELD_COUNT));
     }
+  }
+  if (ids.some((id, i) => i > 0 && id < ids[i - 1]!)) {
+    const order = ids.map((_, i) => i).sort((a, b) => ids[a]! - ids[b]!);
+    ids = order.map((i) => ids[i]!);
+    freqs = order.map((i) => freqs[i]!);
   }
   return { n: ids.length, data: packPostings(ids, freqs) };
 }

@@ -2,6 +2,11 @@
  * Lexical ranking over the search index: BM25F (title ×2, headings, body, URL; k1 1.2, b 0.75) summed
  * over the query's terms, the best candidates re-ranked by how close the query's adjacent words stand
  * in their text. Measured on BEIR SciFact by bench/retrieval.mjs; the model is in docs/search.md.
+ *
+ * Scoring is exact but pruned (MaxScore, term at a time): terms are scored rarest first, and once the
+ * best score any unseen document could still reach (the sum of the remaining terms' upper bounds) is
+ * below the `limit`-th best score so far, the remaining — common, long — posting lists are only probed
+ * for the documents that can still make the cut, instead of being read through.
  */
 import type { PostingList, SearchIndexRepo } from '../../store/search-index.repo.js';
 import { FIELD_COUNT } from '../../store/search-index.repo.js';
@@ -34,6 +39,15 @@ export interface RankOptions {
   proximity?: boolean;
   /** Use only the rarest `maxTerms` query terms (the `instant` type bounds its work so). */
   maxTerms?: number;
+  /** Skip documents that cannot reach the top (default true; false scores every match, same result). */
+  prune?: boolean;
+  /** Counts the work done, when given: postings read through, and posting lookups for candidates. */
+  trace?: RankTrace;
+}
+
+export interface RankTrace {
+  postingsRead: number;
+  lookups: number;
 }
 
 /** Reads the proximity streams of documents (title and body terms by position). */
@@ -41,12 +55,14 @@ export type StreamReader = (ids: number[]) => Map<number, string>;
 
 export const idf = (docs: number, df: number) => Math.log(1 + (docs - df + 0.5) / (df + 0.5));
 
-/** A term's postings over all segments, decoded: document ids and their field frequencies. */
+/** A term's postings over all segments, decoded: document ids (ascending) and their field frequencies. */
 export interface DecodedPostings {
   n: number;
   ids: Uint32Array;
   /** `i * FIELD_COUNT + f` → frequency of the term in field `f` of document `ids[i]`. */
   freqs: Uint8Array;
+  /** The largest weighted, length-normed term frequency over the list (set by the first query to need it). */
+  maxWtf?: number;
 }
 
 /** Reads a term's decoded postings (through a cache, see `createPostingsCache`). */
@@ -59,7 +75,7 @@ interface QueryTerm {
   postings: DecodedPostings;
 }
 
-/** Joins a term's segment lists into one decoded list. */
+/** Joins a term's segment lists into one decoded list, in ascending document id order. */
 export function decodePostings(lists: PostingList[]): DecodedPostings {
   const n = lists.reduce((a, l) => a + l.n, 0);
   const ids = new Uint32Array(n);
@@ -70,7 +86,24 @@ export function decodePostings(lists: PostingList[]): DecodedPostings {
     freqs.set(data.subarray(m * 4, m * 4 + m * FIELD_COUNT), at * FIELD_COUNT);
     at += m;
   }
-  return { n, ids, freqs };
+  return isAscending(ids) ? { n, ids, freqs } : sortPostings(n, ids, freqs);
+}
+
+function isAscending(ids: Uint32Array): boolean {
+  for (let i = 1; i < ids.length; i++) if (ids[i]! <= ids[i - 1]!) return false;
+  return true;
+}
+
+/** Segments merged out of order leave a term's lists unsorted: sort them by id, frequencies alongside. */
+function sortPostings(n: number, ids: Uint32Array, freqs: Uint8Array): DecodedPostings {
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => ids[a]! - ids[b]!);
+  const sortedIds = new Uint32Array(n);
+  const sortedFreqs = new Uint8Array(n * FIELD_COUNT);
+  order.forEach((from, to) => {
+    sortedIds[to] = ids[from]!;
+    sortedFreqs.set(freqs.subarray(from * FIELD_COUNT, (from + 1) * FIELD_COUNT), to * FIELD_COUNT);
+  });
+  return { n, ids: sortedIds, freqs: sortedFreqs };
 }
 
 /**
@@ -129,18 +162,23 @@ export function rank(
   table.refresh();
   const terms = queryTerms(read, table, query, options.maxTerms);
   if (terms.length === 0) return [];
-  const scores = accumulate(table, terms);
   const depth = options.proximity === false ? options.limit : Math.max(options.limit, RERANK_DEPTH);
-  let hits: Hit[];
-  try {
-    hits = topK(scores, depth, options.accept);
-  } finally {
-    release(scores);
-  }
+  const accept = options.accept && remembered(options.accept);
+  let hits = bestScored(table, terms, depth, accept, options.prune !== false, options.trace);
   if (options.proximity !== false && query.sequence.length > 1) {
     hits = proximityRerank(hits, terms, query.sequence, table, readStreams);
   }
   return hits.slice(0, options.limit);
+}
+
+/** `accept` asked at most once per document (pruning asks again for the candidates it keeps). */
+function remembered(accept: (id: number) => boolean): (id: number) => boolean {
+  const answers = new Map<number, boolean>();
+  return (id) => {
+    let ok = answers.get(id);
+    if (ok === undefined) answers.set(id, (ok = accept(id)));
+    return ok;
+  };
 }
 
 // One score array per process, reused by every query (ranking is synchronous): allocating and zeroing
@@ -154,38 +192,159 @@ function borrow(size: number): Float64Array {
 }
 
 /** Zeroes the touched entries and returns the array to the pool. */
-function release(acc: { scores: Float64Array; touched: number[] }): void {
-  for (const id of acc.touched) acc.scores[id] = 0;
-  pool = acc.scores;
+function release(scores: Float64Array, touched: number[]): void {
+  for (const id of touched) scores[id] = 0;
+  pool = scores;
 }
 
-/** BM25F scores of every live document matching a term: a dense array and the ids touched. */
-function accumulate(table: DocTable, terms: QueryTerm[]): { scores: Float64Array; touched: number[] } {
+/** The weighted, length-normed frequency of posting `i` of a list in document `id` (BM25F's pseudo-tf). */
+function wtfAt(freqs: Uint8Array, i: number, norms: Float32Array, id: number): number {
+  const f = i * FIELD_COUNT;
+  const nb = id * FIELD_COUNT;
+  let wtf = 0;
+  if (freqs[f]) wtf += (W0 * freqs[f]!) / norms[nb]!;
+  if (freqs[f + 1]) wtf += (W1 * freqs[f + 1]!) / norms[nb + 1]!;
+  if (freqs[f + 2]) wtf += (W2 * freqs[f + 2]!) / norms[nb + 2]!;
+  if (freqs[f + 3]) wtf += (W3 * freqs[f + 3]!) / norms[nb + 3]!;
+  return wtf;
+}
+const [W0, W1, W2, W3] = FIELD_WEIGHTS as [number, number, number, number];
+
+/** The most a term can add to any document's score. */
+function upperBound(t: QueryTerm, norms: Float32Array): number {
+  const p = t.postings;
+  if (p.maxWtf === undefined) {
+    let max = 0;
+    for (let i = 0; i < p.n; i++) max = Math.max(max, wtfAt(p.freqs, i, norms, p.ids[i]!));
+    p.maxWtf = max;
+  }
+  // a hair above the exact bound, so float rounding in the sums can never prune a document that ties
+  return ((t.weight * t.idf * (K1 + 1) * p.maxWtf) / (p.maxWtf + K1)) * (1 + 1e-9) + 1e-12;
+}
+
+/**
+ * The `depth` best-scored live documents that pass `accept`. Terms are added rarest first into a dense
+ * score array; before each long list, if the remaining terms' bounds cannot lift an unseen document to
+ * the current `depth`-th score, the rest is scored by probing those lists for the candidates still in
+ * reach. Each document's terms are summed in the same order either way, so pruning changes no score.
+ */
+function bestScored(
+  table: DocTable,
+  terms: QueryTerm[],
+  depth: number,
+  accept: ((id: number) => boolean) | undefined,
+  prune: boolean,
+  trace: RankTrace | undefined,
+): Hit[] {
   const norms = table.norms(B);
   const scores = borrow(table.maxId + 1);
   const touched: number[] = [];
-  const w0 = FIELD_WEIGHTS[0]!;
-  const w1 = FIELD_WEIGHTS[1]!;
-  const w2 = FIELD_WEIGHTS[2]!;
-  const w3 = FIELD_WEIGHTS[3]!;
-  for (const t of terms) {
+  try {
+    const bounds = terms.map((t) => upperBound(t, norms));
+    const restBound = suffixSums(bounds);
+    const restPostings = suffixSums(terms.map((t) => t.postings.n));
+    let i = 0;
+    for (; i < terms.length; i++) {
+      // checking costs a pass over the candidates: worth it only when it may save longer lists
+      if (prune && touched.length >= depth && restPostings[i]! > touched.length) {
+        const threshold = kthScore(scores, touched, depth, accept);
+        if (restBound[i]! < threshold) {
+          const candidates = touched.filter(
+            (id) => scores[id]! + restBound[i]! >= threshold && (!accept || accept(id)),
+          );
+          candidates.sort((a, b) => a - b);
+          return probeRest(terms, i, scores, candidates, { restBound, threshold, depth, norms, trace });
+        }
+      }
+      scoreTerm(table, terms[i]!, scores, touched, norms);
+      if (trace) trace.postingsRead += terms[i]!.postings.n;
+    }
+    return topK(scores, touched, depth, accept);
+  } finally {
+    release(scores, touched);
+  }
+}
+
+function suffixSums(values: number[]): number[] {
+  const sums = new Array<number>(values.length + 1).fill(0);
+  for (let i = values.length - 1; i >= 0; i--) sums[i] = sums[i + 1]! + values[i]!;
+  return sums;
+}
+
+/** Adds a term's BM25F contribution to every live document in its postings. */
+function scoreTerm(table: DocTable, t: QueryTerm, scores: Float64Array, touched: number[], norms: Float32Array): void {
+  const c = t.weight * t.idf * (K1 + 1);
+  const { n, ids, freqs } = t.postings;
+  for (let i = 0; i < n; i++) {
+    const id = ids[i]!;
+    if (!table.isLive(id)) continue;
+    const wtf = wtfAt(freqs, i, norms, id);
+    if (scores[id] === 0) touched.push(id);
+    scores[id] = scores[id]! + (c * wtf) / (wtf + K1);
+  }
+}
+
+/**
+ * Scores terms `from…` for `candidates` (ascending ids, all live and accepted) by galloping through
+ * each posting list, dropping a candidate as soon as the terms left cannot lift it to the threshold.
+ */
+function probeRest(
+  terms: QueryTerm[],
+  from: number,
+  scores: Float64Array,
+  candidates: number[],
+  bounds: { restBound: number[]; threshold: number; depth: number; norms: Float32Array; trace?: RankTrace },
+): Hit[] {
+  const { restBound, depth, norms, trace } = bounds;
+  let alive = candidates;
+  let bar = bounds.threshold;
+  for (let j = from; j < terms.length && alive.length > 0; j++) {
+    if (trace) trace.lookups += alive.length;
+    const t = terms[j]!;
     const c = t.weight * t.idf * (K1 + 1);
     const { n, ids, freqs } = t.postings;
-    for (let i = 0; i < n; i++) {
-      const id = ids[i]!;
-      if (!table.isLive(id)) continue;
-      const f = i * FIELD_COUNT;
-      const nb = id * FIELD_COUNT;
-      let wtf = 0;
-      if (freqs[f]) wtf += (w0 * freqs[f]!) / norms[nb]!;
-      if (freqs[f + 1]) wtf += (w1 * freqs[f + 1]!) / norms[nb + 1]!;
-      if (freqs[f + 2]) wtf += (w2 * freqs[f + 2]!) / norms[nb + 2]!;
-      if (freqs[f + 3]) wtf += (w3 * freqs[f + 3]!) / norms[nb + 3]!;
-      if (scores[id] === 0) touched.push(id);
-      scores[id] = scores[id]! + (c * wtf) / (wtf + K1);
+    let p = 0;
+    for (const id of alive) {
+      p = gallop(ids, n, p, id);
+      if (p >= n) break;
+      if (ids[p] === id) {
+        const wtf = wtfAt(freqs, p, norms, id);
+        scores[id] = scores[id]! + (c * wtf) / (wtf + K1);
+      }
     }
+    // every candidate is accepted, so the depth-th of their scores is a valid, higher bar
+    if (alive.length >= depth) bar = Math.max(bar, kthScore(scores, alive, depth));
+    const rest = restBound[j + 1]!;
+    alive = alive.filter((id) => scores[id]! + rest >= bar);
   }
-  return { scores, touched };
+  return topK(scores, alive, depth);
+}
+
+/** The first index ≥ `from` whose id is ≥ `target` (`n` when none): exponential, then binary search. */
+function gallop(ids: Uint32Array, n: number, from: number, target: number): number {
+  if (from >= n || ids[from]! >= target) return from;
+  let step = 1;
+  let lo = from;
+  let hi = from + 1;
+  while (hi < n && ids[hi]! < target) {
+    lo = hi;
+    step *= 2;
+    hi = from + step;
+  }
+  if (hi > n) hi = n;
+  // ids[lo] < target ≤ ids[hi] (or hi = n)
+  while (lo + 1 < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ids[mid]! < target) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+}
+
+/** The `k`-th best score among `ids` that pass `accept` (−∞ when fewer than `k` pass). */
+function kthScore(scores: Float64Array, ids: number[], k: number, accept?: (id: number) => boolean): number {
+  const best = topK(scores, ids, k, accept);
+  return best.length < k ? Number.NEGATIVE_INFINITY : best.at(-1)!.score;
 }
 
 /** The document ids of a posting list (uint32 little-endian), as a typed view when aligned. */
@@ -197,9 +356,8 @@ function docIds(data: Buffer, n: number): Uint32Array {
 }
 const IS_LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
-/** The `k` best-scored documents that pass `accept`, best first (ties: lower id first), via a min-heap. */
-function topK(acc: { scores: Float64Array; touched: number[] }, k: number, accept?: (id: number) => boolean): Hit[] {
-  const { scores, touched } = acc;
+/** The `k` best-scored of `touched` that pass `accept`, best first (ties: lower id first), via a min-heap. */
+function topK(scores: Float64Array, touched: number[], k: number, accept?: (id: number) => boolean): Hit[] {
   const heap: number[] = []; // ids; heap[0] is the weakest kept
   const weaker = (a: number, b: number) => scores[a]! < scores[b]! || (scores[a] === scores[b] && a > b);
   const siftDown = (i: number) => {
