@@ -22,6 +22,9 @@ export interface DocumentRecord {
   fetchedAt: string;
 }
 
+/** The fields of a document a search result shows. */
+export type DocumentHead = Pick<DocumentRecord, 'url' | 'title' | 'author' | 'publishedDate' | 'metadata'>;
+
 interface DocumentRow {
   url: string;
   title: string;
@@ -68,6 +71,7 @@ export function createDocumentsRepo(db: Db) {
                         ELSE excluded.updated_at END,
       content_hash = excluded.content_hash`);
   const byUrl = db.prepare('SELECT * FROM documents WHERE url = ?');
+  const headByUrl = db.prepare('SELECT url, title, author, published_date, metadata FROM documents WHERE url = ?');
   const count = db.prepare('SELECT COUNT(*) AS n FROM documents');
   const page = db.prepare('SELECT * FROM documents WHERE url > ? ORDER BY url LIMIT ?');
 
@@ -102,6 +106,18 @@ export function createDocumentsRepo(db: Db) {
     get(url: string): (DocumentRecord & { updatedAt: string }) | undefined {
       const row = byUrl.get(url) as DocumentRow | undefined;
       return row ? toRecord(row) : undefined;
+    },
+    /** A document's description without its text (what a search result shows), or undefined. */
+    head(url: string): DocumentHead | undefined {
+      const row = headByUrl.get(url) as Pick<DocumentRow, 'url' | 'title' | 'author' | 'published_date' | 'metadata'> | undefined; // prettier-ignore
+      if (!row) return undefined;
+      return {
+        url: row.url,
+        title: row.title,
+        author: row.author,
+        publishedDate: row.published_date,
+        metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+      };
     },
     count(): number {
       return (count.get() as { n: number }).n;

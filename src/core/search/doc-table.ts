@@ -59,10 +59,12 @@ export function createDocTable(db: Db, repo: SearchIndexRepo): DocTable {
   let avg: number[] = new Array<number>(FIELD_COUNT).fill(0);
   let count = 0;
   let version = -1;
-  const dataVersion = () => db.pragma('data_version', { simple: true }) as number;
+  const dataVersionOf = db.prepare('PRAGMA data_version').pluck();
+  const dataVersion = () => dataVersionOf.get() as number;
   let writes = 0;
   let seenWrites = -1;
   let generation = 0;
+  let loadedState = '';
   let norms: { b: number; generation: number; values: Float32Array } | null = null;
 
   const load = () => {
@@ -82,11 +84,16 @@ export function createDocTable(db: Db, repo: SearchIndexRepo): DocTable {
       countries[id] = row.country;
       loadedTo = id;
     }
-    for (const id of repo.deletedIds()) if (id < flags.length) flags[id] = flags[id]! & ~1;
+    const deleted = repo.deletedIds();
+    for (const id of deleted) if (id < flags.length) flags[id] = flags[id]! & ~1;
     const stats = repo.stats();
     count = stats.docs;
     avg = stats.lengths.map((total) => (count > 0 ? total / count : 0));
-    generation++;
+    // another process's commit may not have touched the index (a key made, a page cached): keep the
+    // caches keyed on the generation unless documents, deletions or statistics changed
+    const state = `${loadedTo} ${deleted.length} ${count} ${stats.lengths.join(' ')}`;
+    if (state !== loadedState) generation++;
+    loadedState = state;
   };
 
   const table: DocTable = {

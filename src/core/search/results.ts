@@ -38,7 +38,7 @@ function wantsContents(c: ContentsRequest | undefined): c is ContentsRequest {
 }
 
 function baseResult(deps: ResultDeps, c: Candidate): ResultObject {
-  const doc = deps.documents.get(normalizeUrl(c.url) ?? c.url) ?? deps.documents.get(c.url);
+  const doc = deps.documents.head(normalizeUrl(c.url) ?? c.url) ?? deps.documents.head(c.url);
   const meta = doc?.metadata ?? {};
   const result: ResultObject = {
     title: doc?.title || c.hit?.title || c.url,

@@ -10,15 +10,16 @@ import type { SearchIndex } from './search-index.js';
 /** Results a local retrieval returns before fusion (enough to fill `numResults` after filters). */
 export const LOCAL_DEPTH = 100;
 
-/** Ranked id lists, the query's own first; `accept` filters while selecting. */
+/** Ranked id lists (each at most `depth` long), the query's own first; `accept` filters while selecting. */
 export function retrieveLocal(
   index: SearchIndex,
   query: string,
   additionalQueries: string[] | undefined,
   pipeline: Pipeline,
   accept?: (id: number) => boolean,
+  depth = LOCAL_DEPTH,
 ): number[][] {
-  const opts = { limit: LOCAL_DEPTH, accept, proximity: pipeline.proximity, maxTerms: pipeline.maxTerms };
+  const opts = { limit: depth, accept, proximity: pipeline.proximity, maxTerms: pipeline.maxTerms };
   const analyzed = analyzeQuery(query);
   const first = index.searchAnalyzed(analyzed, opts).map((h) => h.id);
   const lists = [first];

@@ -10,11 +10,6 @@ import { createDocTable, type DocTable } from './doc-table.js';
 import { toIndexEntry } from './index-entry.js';
 import { createPostingsCache, rank, type Hit, type RankOptions } from './lexical.js';
 
-/** A ranked document with what results are built from. */
-export interface IndexHit extends Hit {
-  url: string;
-}
-
 export interface SearchIndex {
   readonly repo: SearchIndexRepo;
   readonly table: DocTable;
@@ -24,10 +19,10 @@ export interface SearchIndex {
   remove(urls: string[]): number;
   /** Re-indexes every stored document; returns the count. */
   rebuild(onProgress?: (done: number) => void): number;
-  /** Ranks documents for a natural-language query (never parsed as syntax). */
-  search(query: string, options: RankOptions): IndexHit[];
+  /** Ranks documents for a natural-language query (never parsed as syntax); `urls` names the hits. */
+  search(query: string, options: RankOptions): Hit[];
   /** Ranks documents for an analyzed (possibly expanded) query. */
-  searchAnalyzed(query: AnalyzedQuery, options: RankOptions): IndexHit[];
+  searchAnalyzed(query: AnalyzedQuery, options: RankOptions): Hit[];
   /** Proximity streams (title and body terms by position) of documents. */
   streams(ids: number[]): Map<number, string>;
   /** Documents containing `term` (replaced ones included until a merge). */
@@ -111,9 +106,7 @@ export function createSearchIndex(db: Db, documents: Pick<DocumentsRepo, 'all'>)
       return api.searchAnalyzed(analyzeQuery(query), options);
     },
     searchAnalyzed(query, options) {
-      const hits = rank(postings, table, readStreams, query, options);
-      const urls = api.urls(hits.map((h) => h.id));
-      return hits.flatMap((h) => (urls.has(h.id) ? [{ ...h, url: urls.get(h.id)! }] : []));
+      return rank(postings, table, readStreams, query, options);
     },
     streams: readStreams,
     docFrequency: (term) => repo.docFrequency(term),
@@ -128,10 +121,12 @@ export function createSearchIndex(db: Db, documents: Pick<DocumentsRepo, 'all'>)
       return new Set(phraseAll.all(query) as number[]);
     },
     urls(ids) {
+      if (ids.length === 0) return new Map();
       const rows = urlsOf.all(JSON.stringify(ids)) as { id: number; url: string }[];
       return new Map(rows.map((r) => [r.id, r.url]));
     },
     ids(urls) {
+      if (urls.length === 0) return new Map();
       const rows = idsOf.all(JSON.stringify(urls)) as { id: number; url: string }[];
       return new Map(rows.map((r) => [r.url, r.id]));
     },

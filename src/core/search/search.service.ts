@@ -87,7 +87,16 @@ export function createSearchService(deps: SearchDeps): SearchService {
       const asking = pipeline.providers && !ctx.federated && deps.providers.length > 0;
       const providerHits = asking ? askProviders(deps, input, pipeline, ctx) : null;
       const semantic = pipeline.semantic && deps.semantic ? nearestIds(deps, input.query, ctx) : null;
-      const local = localLists(deps.index, input, pipeline, filter);
+      // a lone local list (nothing fused with it, no location boost) is the answer as ranked: its first
+      // numResults are all that is needed; anything fused needs the deeper lists
+      const alone =
+        !providerHits &&
+        !semantic &&
+        !input.userLocation &&
+        pipeline.feedbackRounds === 0 &&
+        !(pipeline.additionalQueries && input.additionalQueries?.length);
+      const depth = alone ? input.numResults : LOCAL_DEPTH;
+      const local = localLists(deps.index, input, pipeline, filter, depth);
       if (semantic) local.push(acceptable(deps.index, filter, await semantic));
       const remote = providerHits ? await providerHits : [];
       // provider pages are read (and so indexed) by the deep types, and whenever a filter needs the page
@@ -142,10 +151,16 @@ function buildFilter(index: SearchIndex, input: SearchInput): SearchFilter {
 }
 
 /** The local retrievals of the pipeline, restricted to documents that pass the request's filters. */
-function localLists(index: SearchIndex, input: SearchInput, pipeline: Pipeline, filter: SearchFilter): number[][] {
+function localLists(
+  index: SearchIndex,
+  input: SearchInput,
+  pipeline: Pipeline,
+  filter: SearchFilter,
+  depth: number,
+): number[][] {
   const urlOf = (id: number) => index.urls([id]).get(id) ?? '';
   const accept = filter.active ? (id: number) => filter.doc(id, index.table.facts(id), () => urlOf(id)) : undefined;
-  return retrieveLocal(index, input.query, input.additionalQueries, pipeline, accept);
+  return retrieveLocal(index, input.query, input.additionalQueries, pipeline, accept, depth);
 }
 
 /** The query's nearest documents by embeddings; a failing or slow provider leaves them out with a warning. */

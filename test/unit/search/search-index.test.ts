@@ -18,7 +18,11 @@ afterEach(async () => {
   t = undefined;
 });
 
-const urls = (hits: { url: string }[]) => hits.map((h) => h.url);
+/** The URLs of ranked hits, in order. */
+const urls = (hits: { id: number }[]) => {
+  const byId = t!.app.services.searchIndex.urls(hits.map((h) => h.id));
+  return hits.map((h) => byId.get(h.id));
+};
 
 describe('search index', () => {
   it('finds a document as soon as it is stored, title matches above body matches', () => {
