@@ -71,7 +71,9 @@ export function createDocumentsRepo(db: Db) {
                         ELSE excluded.updated_at END,
       content_hash = excluded.content_hash`);
   const byUrl = db.prepare('SELECT * FROM documents WHERE url = ?');
-  const headByUrl = db.prepare('SELECT url, title, author, published_date, metadata FROM documents WHERE url = ?');
+  const headsByUrl = db.prepare(
+    'SELECT url, title, author, published_date, metadata FROM documents WHERE url IN (SELECT value FROM json_each(?))',
+  );
   const count = db.prepare('SELECT COUNT(*) AS n FROM documents');
   const page = db.prepare('SELECT * FROM documents WHERE url > ? ORDER BY url LIMIT ?');
 
@@ -107,17 +109,22 @@ export function createDocumentsRepo(db: Db) {
       const row = byUrl.get(url) as DocumentRow | undefined;
       return row ? toRecord(row) : undefined;
     },
-    /** A document's description without its text (what a search result shows), or undefined. */
-    head(url: string): DocumentHead | undefined {
-      const row = headByUrl.get(url) as Pick<DocumentRow, 'url' | 'title' | 'author' | 'published_date' | 'metadata'> | undefined; // prettier-ignore
-      if (!row) return undefined;
-      return {
-        url: row.url,
-        title: row.title,
-        author: row.author,
-        publishedDate: row.published_date,
-        metadata: JSON.parse(row.metadata) as Record<string, unknown>,
-      };
+    /** Documents' descriptions without their text (what search results show), by URL; unknown URLs are left out. */
+    heads(urls: string[]): Map<string, DocumentHead> {
+      if (urls.length === 0) return new Map();
+      const rows = headsByUrl.all(JSON.stringify(urls)) as Pick<DocumentRow, 'url' | 'title' | 'author' | 'published_date' | 'metadata'>[]; // prettier-ignore
+      return new Map(
+        rows.map((row) => [
+          row.url,
+          {
+            url: row.url,
+            title: row.title,
+            author: row.author,
+            publishedDate: row.published_date,
+            metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+          },
+        ]),
+      );
     },
     count(): number {
       return (count.get() as { n: number }).n;

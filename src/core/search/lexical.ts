@@ -181,20 +181,31 @@ function remembered(accept: (id: number) => boolean): (id: number) => boolean {
   };
 }
 
-// One score array per process, reused by every query (ranking is synchronous): allocating and zeroing
-// an array the size of the index per query cost more than scoring a short query.
-let pool: Float64Array | null = null;
+// One score array per process, reused by every query (ranking is synchronous), with the list of the
+// documents it holds scores for: allocating and zeroing arrays the size of the index per query cost more
+// than scoring a short query.
+interface Scratch {
+  scores: Float64Array;
+  /** Ids with a non-zero score, `touched[0…n)`: each document is listed once, so the index's size suffices. */
+  touched: Uint32Array;
+  n: number;
+}
+let pool: Scratch | null = null;
 
-function borrow(size: number): Float64Array {
-  const arr = pool && pool.length >= size ? pool : new Float64Array(Math.max(size, 1024));
+function borrow(size: number): Scratch {
+  const scratch =
+    pool && pool.scores.length >= size
+      ? pool
+      : { scores: new Float64Array(Math.max(size, 1024)), touched: new Uint32Array(Math.max(size, 1024)), n: 0 };
   pool = null;
-  return arr;
+  return scratch;
 }
 
-/** Zeroes the touched entries and returns the array to the pool. */
-function release(scores: Float64Array, touched: number[]): void {
-  for (const id of touched) scores[id] = 0;
-  pool = scores;
+/** Zeroes the touched entries and returns the arrays to the pool. */
+function release(scratch: Scratch): void {
+  for (let i = 0; i < scratch.n; i++) scratch.scores[scratch.touched[i]!] = 0;
+  scratch.n = 0;
+  pool = scratch;
 }
 
 /** The weighted, length-normed frequency of posting `i` of a list in document `id` (BM25F's pseudo-tf). */
@@ -237,31 +248,33 @@ function bestScored(
   trace: RankTrace | undefined,
 ): Hit[] {
   const norms = table.norms(B);
-  const scores = borrow(table.maxId + 1);
-  const touched: number[] = [];
+  const scratch = borrow(table.maxId + 1);
+  const { scores } = scratch;
   try {
     const bounds = terms.map((t) => upperBound(t, norms));
     const restBound = suffixSums(bounds);
     const restPostings = suffixSums(terms.map((t) => t.postings.n));
-    let i = 0;
-    for (; i < terms.length; i++) {
-      // checking costs a pass over the candidates: worth it only when it may save longer lists
-      if (prune && touched.length >= depth && restPostings[i]! > touched.length) {
+    for (let i = 0; i < terms.length; i++) {
+      // a check costs a pass over the documents scored so far: made only when it may save longer lists,
+      // and when it can succeed (no partial score exceeds the bounds of the terms already added)
+      const check = prune && scratch.n >= depth && restPostings[i]! > scratch.n;
+      if (check && restBound[i]! < restBound[0]! - restBound[i]!) {
+        const touched = scratch.touched.subarray(0, scratch.n);
         const threshold = kthScore(scores, touched, depth, accept);
         if (restBound[i]! < threshold) {
-          const candidates = touched.filter(
-            (id) => scores[id]! + restBound[i]! >= threshold && (!accept || accept(id)),
-          );
-          candidates.sort((a, b) => a - b);
-          return probeRest(terms, i, scores, candidates, { restBound, threshold, depth, norms, trace });
+          const candidates: number[] = [];
+          for (const id of touched) {
+            if (scores[id]! + restBound[i]! >= threshold && (!accept || accept(id))) candidates.push(id);
+          }
+          return completeBest(terms, i, scores, candidates, { restBound, depth, norms, trace });
         }
       }
-      scoreTerm(table, terms[i]!, scores, touched, norms);
+      scoreTerm(table, terms[i]!, scratch, norms);
       if (trace) trace.postingsRead += terms[i]!.postings.n;
     }
-    return topK(scores, touched, depth, accept);
+    return topK(scores, scratch.touched.subarray(0, scratch.n), depth, accept);
   } finally {
-    release(scores, touched);
+    release(scratch);
   }
 }
 
@@ -272,77 +285,129 @@ function suffixSums(values: number[]): number[] {
 }
 
 /** Adds a term's BM25F contribution to every live document in its postings. */
-function scoreTerm(table: DocTable, t: QueryTerm, scores: Float64Array, touched: number[], norms: Float32Array): void {
+function scoreTerm(table: DocTable, t: QueryTerm, scratch: Scratch, norms: Float32Array): void {
   const c = t.weight * t.idf * (K1 + 1);
   const { n, ids, freqs } = t.postings;
+  const { scores, touched } = scratch;
+  let count = scratch.n;
   for (let i = 0; i < n; i++) {
     const id = ids[i]!;
     if (!table.isLive(id)) continue;
     const wtf = wtfAt(freqs, i, norms, id);
-    if (scores[id] === 0) touched.push(id);
+    if (scores[id] === 0) touched[count++] = id;
     scores[id] = scores[id]! + (c * wtf) / (wtf + K1);
   }
+  scratch.n = count;
 }
 
 /**
- * Scores terms `from…` for `candidates` (ascending ids, all live and accepted) by galloping through
- * each posting list, dropping a candidate as soon as the terms left cannot lift it to the threshold.
+ * Completes the scores of `candidates` (live, accepted, each able to reach the threshold) over terms
+ * `from…`, best partial score first: a candidate's remaining terms are looked up by binary search, and
+ * the walk stops as soon as even the best partial score left plus every remaining term's bound falls
+ * below the `depth`-th complete score. The best candidates settle the bar early, so most are never looked up.
  */
-function probeRest(
+function completeBest(
   terms: QueryTerm[],
   from: number,
   scores: Float64Array,
   candidates: number[],
-  bounds: { restBound: number[]; threshold: number; depth: number; norms: Float32Array; trace?: RankTrace },
+  bounds: { restBound: number[]; depth: number; norms: Float32Array; trace?: RankTrace },
 ): Hit[] {
   const { restBound, depth, norms, trace } = bounds;
-  let alive = candidates;
-  let bar = bounds.threshold;
-  for (let j = from; j < terms.length && alive.length > 0; j++) {
-    if (trace) trace.lookups += alive.length;
-    const t = terms[j]!;
-    const c = t.weight * t.idf * (K1 + 1);
-    const { n, ids, freqs } = t.postings;
-    let p = 0;
-    for (const id of alive) {
-      p = gallop(ids, n, p, id);
-      if (p >= n) break;
-      if (ids[p] === id) {
-        const wtf = wtfAt(freqs, p, norms, id);
-        scores[id] = scores[id]! + (c * wtf) / (wtf + K1);
-      }
+  const queue = maxHeap(candidates, (a, b) => scores[a]! > scores[b]! || (scores[a] === scores[b] && a < b));
+  const best: Hit[] = []; // min-heap of complete scores: best[0] is the weakest kept
+  const weaker = (a: Hit, b: Hit) => a.score < b.score || (a.score === b.score && a.id > b.id);
+  const bar = () => (best.length === depth ? best[0]!.score : Number.NEGATIVE_INFINITY);
+  for (let id = queue.pop(); id !== undefined; id = queue.pop()) {
+    if (scores[id]! + restBound[from]! < bar()) break;
+    let score = scores[id]!;
+    let j = from;
+    for (; j < terms.length && score + restBound[j]! >= bar(); j++) {
+      const t = terms[j]!;
+      const p = find(t.postings.ids, t.postings.n, id);
+      if (trace) trace.lookups++;
+      if (p < 0) continue;
+      const wtf = wtfAt(t.postings.freqs, p, norms, id);
+      score = score + (t.weight * t.idf * (K1 + 1) * wtf) / (wtf + K1);
     }
-    // every candidate is accepted, so the depth-th of their scores is a valid, higher bar
-    if (alive.length >= depth) bar = Math.max(bar, kthScore(scores, alive, depth));
-    const rest = restBound[j + 1]!;
-    alive = alive.filter((id) => scores[id]! + rest >= bar);
+    if (j < terms.length) continue; // abandoned: it cannot reach the bar
+    const hit = { id, score };
+    if (best.length < depth) heapPush(best, hit, weaker);
+    else if (weaker(best[0]!, hit)) heapReplaceTop(best, hit, weaker);
   }
-  return topK(scores, alive, depth);
+  return best.sort((a, b) => b.score - a.score || a.id - b.id);
 }
 
-/** The first index ≥ `from` whose id is ≥ `target` (`n` when none): exponential, then binary search. */
-function gallop(ids: Uint32Array, n: number, from: number, target: number): number {
-  if (from >= n || ids[from]! >= target) return from;
-  let step = 1;
-  let lo = from;
-  let hi = from + 1;
-  while (hi < n && ids[hi]! < target) {
-    lo = hi;
-    step *= 2;
-    hi = from + step;
-  }
-  if (hi > n) hi = n;
-  // ids[lo] < target ≤ ids[hi] (or hi = n)
-  while (lo + 1 < hi) {
+/** The index of `id` in ascending `ids`, or −1. */
+function find(ids: Uint32Array, n: number, id: number): number {
+  let lo = 0;
+  let hi = n - 1;
+  while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
-    if (ids[mid]! < target) lo = mid;
-    else hi = mid;
+    const v = ids[mid]!;
+    if (v === id) return mid;
+    if (v < id) lo = mid + 1;
+    else hi = mid - 1;
   }
-  return hi;
+  return -1;
+}
+
+/** A binary heap over `items` (taken over), `before(a, b)` true when `a` comes out first. */
+function maxHeap(items: number[], before: (a: number, b: number) => boolean): { pop(): number | undefined } {
+  const h = items;
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < h.length && before(h[l]!, h[m]!)) m = l;
+      if (r < h.length && before(h[r]!, h[m]!)) m = r;
+      if (m === i) return;
+      [h[i], h[m]] = [h[m]!, h[i]!];
+      i = m;
+    }
+  };
+  for (let i = (h.length >> 1) - 1; i >= 0; i--) down(i);
+  return {
+    pop() {
+      if (h.length === 0) return undefined;
+      const top = h[0]!;
+      const last = h.pop()!;
+      if (h.length > 0) {
+        h[0] = last;
+        down(0);
+      }
+      return top;
+    },
+  };
+}
+
+function heapPush<T>(heap: T[], item: T, weaker: (a: T, b: T) => boolean): void {
+  heap.push(item);
+  for (let i = heap.length - 1; i > 0;) {
+    const p = (i - 1) >> 1;
+    if (!weaker(heap[i]!, heap[p]!)) break;
+    [heap[i], heap[p]] = [heap[p]!, heap[i]!];
+    i = p;
+  }
+}
+
+function heapReplaceTop<T>(heap: T[], item: T, weaker: (a: T, b: T) => boolean): void {
+  heap[0] = item;
+  for (let i = 0; ;) {
+    const l = 2 * i + 1;
+    const r = l + 1;
+    let m = i;
+    if (l < heap.length && weaker(heap[l]!, heap[m]!)) m = l;
+    if (r < heap.length && weaker(heap[r]!, heap[m]!)) m = r;
+    if (m === i) return;
+    [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+    i = m;
+  }
 }
 
 /** The `k`-th best score among `ids` that pass `accept` (−∞ when fewer than `k` pass). */
-function kthScore(scores: Float64Array, ids: number[], k: number, accept?: (id: number) => boolean): number {
+function kthScore(scores: Float64Array, ids: ArrayLike<number>, k: number, accept?: (id: number) => boolean): number {
   const best = topK(scores, ids, k, accept);
   return best.length < k ? Number.NEGATIVE_INFINITY : best.at(-1)!.score;
 }
@@ -357,7 +422,7 @@ function docIds(data: Buffer, n: number): Uint32Array {
 const IS_LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /** The `k` best-scored of `touched` that pass `accept`, best first (ties: lower id first), via a min-heap. */
-function topK(scores: Float64Array, touched: number[], k: number, accept?: (id: number) => boolean): Hit[] {
+function topK(scores: Float64Array, touched: ArrayLike<number>, k: number, accept?: (id: number) => boolean): Hit[] {
   const heap: number[] = []; // ids; heap[0] is the weakest kept
   const weaker = (a: number, b: number) => scores[a]! < scores[b]! || (scores[a] === scores[b] && a > b);
   const siftDown = (i: number) => {
@@ -372,7 +437,8 @@ function topK(scores: Float64Array, touched: number[], k: number, accept?: (id: 
       i = m;
     }
   };
-  for (const id of touched) {
+  for (let i = 0; i < touched.length; i++) {
+    const id = touched[i]!;
     if (heap.length === k && !weaker(heap[0]!, id)) continue;
     if (accept && !accept(id)) continue;
     if (heap.length < k) {

@@ -3,7 +3,7 @@
  * author, entities of company results, and the asked-for contents from the contents pipeline.
  */
 import type { WebSearchHit } from '../../providers/search/types.js';
-import type { DocumentsRepo } from '../../store/documents.repo.js';
+import type { DocumentHead, DocumentsRepo } from '../../store/documents.repo.js';
 import type { ServiceContext } from '../context.js';
 import type { ContentsInput, ContentsService } from '../contents/contents.service.js';
 import { isEmptyResult } from '../contents/to-result.js';
@@ -37,8 +37,7 @@ function wantsContents(c: ContentsRequest | undefined): c is ContentsRequest {
   return Boolean(c && (c.text || c.highlights || c.summary || c.extras || c.subpages || c.context));
 }
 
-function baseResult(deps: ResultDeps, c: Candidate): ResultObject {
-  const doc = deps.documents.head(normalizeUrl(c.url) ?? c.url) ?? deps.documents.head(c.url);
+function baseResult(c: Candidate, doc: DocumentHead | undefined): ResultObject {
   const meta = doc?.metadata ?? {};
   const result: ResultObject = {
     title: doc?.title || c.hit?.title || c.url,
@@ -60,7 +59,9 @@ export async function buildResults(
   cacheOnly: boolean,
   ctx: ServiceContext,
 ): Promise<ResultObject[]> {
-  const results = candidates.map((c) => baseResult(deps, c));
+  const keys = candidates.map((c) => normalizeUrl(c.url) ?? c.url);
+  const heads = deps.documents.heads([...new Set([...keys, ...candidates.map((c) => c.url)])]);
+  const results = candidates.map((c, i) => baseResult(c, heads.get(keys[i]!) ?? heads.get(c.url)));
   if (input.category === 'company') addEntities(deps, candidates, results);
   const c = input.contents;
   if (!wantsContents(c) || results.length === 0) return results;
