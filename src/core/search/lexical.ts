@@ -61,18 +61,28 @@ export interface DecodedPostings {
   ids: Uint32Array;
   /** `i * FIELD_COUNT + f` → frequency of the term in field `f` of document `ids[i]`. */
   freqs: Uint8Array;
-  /** The largest weighted, length-normed term frequency over the list (set by the first query to need it). */
-  maxWtf?: number;
 }
 
-/** Reads a term's decoded postings (through a cache, see `createPostingsCache`). */
-export type PostingsReader = (term: string) => DecodedPostings;
+/**
+ * A term's postings ready to score: ascending document ids and, for each, the saturated BM25F term
+ * frequency wtf / (wtf + k1), where wtf = Σ field weight × tf / length norm. A document's score is
+ * Σ over query terms of weight × idf × (k1 + 1) × sat; `maxSat` bounds what the term can add.
+ */
+export interface TermPostings {
+  n: number;
+  ids: Uint32Array;
+  sat: Float64Array;
+  maxSat: number;
+}
+
+/** Reads a term's scored postings (through a cache, see `createPostingsCache`). */
+export type PostingsReader = (term: string) => TermPostings;
 
 interface QueryTerm {
   term: string;
   weight: number;
   idf: number;
-  postings: DecodedPostings;
+  postings: TermPostings;
 }
 
 /** Joins a term's segment lists into one decoded list, in ascending document id order. */
@@ -106,12 +116,31 @@ function sortPostings(n: number, ids: Uint32Array, freqs: Uint8Array): DecodedPo
   return { n, ids: sortedIds, freqs: sortedFreqs };
 }
 
+/** Saturated term frequencies of decoded postings under the current length norms. */
+export function scorePostings({ n, ids, freqs }: DecodedPostings, norms: Float32Array): TermPostings {
+  const sat = new Float64Array(n);
+  let maxSat = 0;
+  for (let i = 0; i < n; i++) {
+    const f = i * FIELD_COUNT;
+    const nb = ids[i]! * FIELD_COUNT;
+    let wtf = 0;
+    for (let k = 0; k < FIELD_COUNT; k++) if (freqs[f + k]) wtf += (FIELD_WEIGHTS[k]! * freqs[f + k]!) / norms[nb + k]!;
+    sat[i] = wtf / (wtf + K1);
+    if (sat[i]! > maxSat) maxSat = sat[i]!;
+  }
+  return { n, ids, sat, maxSat };
+}
+
+/** Bytes a cached list takes: its ids and saturated frequencies. */
+const BYTES_PER_POSTING = 4 + 8;
+
 /**
- * Decoded posting lists of recently queried terms, up to `maxBytes`, dropped whenever the index
- * changes (`generation`): a hot term is read from SQLite and decoded once, not on every query.
+ * Scored posting lists of recently queried terms, up to `maxBytes`, dropped whenever the index changes
+ * (`generation`, which also moves the length norms): a hot term is read from SQLite, decoded and
+ * normed once, and every query then reads it sequentially.
  */
 export function createPostingsCache(repo: SearchIndexRepo, table: DocTable, maxBytes = 64 * 2 ** 20): PostingsReader {
-  const cache = new Map<string, DecodedPostings>();
+  const cache = new Map<string, TermPostings>();
   let bytes = 0;
   let generation = -1;
   return (term) => {
@@ -126,13 +155,13 @@ export function createPostingsCache(repo: SearchIndexRepo, table: DocTable, maxB
       cache.set(term, hit);
       return hit;
     }
-    hit = decodePostings(repo.postings(term));
-    const size = hit.n * (4 + FIELD_COUNT);
+    hit = scorePostings(decodePostings(repo.postings(term)), table.norms(B));
+    const size = hit.n * BYTES_PER_POSTING;
     if (size > maxBytes / 4) return hit;
     for (const [old, p] of cache) {
       if (bytes + size <= maxBytes) break;
       cache.delete(old);
-      bytes -= p.n * (4 + FIELD_COUNT);
+      bytes -= p.n * BYTES_PER_POSTING;
     }
     cache.set(term, hit);
     bytes += size;
@@ -208,29 +237,10 @@ function release(scratch: Scratch): void {
   pool = scratch;
 }
 
-/** The weighted, length-normed frequency of posting `i` of a list in document `id` (BM25F's pseudo-tf). */
-function wtfAt(freqs: Uint8Array, i: number, norms: Float32Array, id: number): number {
-  const f = i * FIELD_COUNT;
-  const nb = id * FIELD_COUNT;
-  let wtf = 0;
-  if (freqs[f]) wtf += (W0 * freqs[f]!) / norms[nb]!;
-  if (freqs[f + 1]) wtf += (W1 * freqs[f + 1]!) / norms[nb + 1]!;
-  if (freqs[f + 2]) wtf += (W2 * freqs[f + 2]!) / norms[nb + 2]!;
-  if (freqs[f + 3]) wtf += (W3 * freqs[f + 3]!) / norms[nb + 3]!;
-  return wtf;
-}
-const [W0, W1, W2, W3] = FIELD_WEIGHTS as [number, number, number, number];
-
 /** The most a term can add to any document's score. */
-function upperBound(t: QueryTerm, norms: Float32Array): number {
-  const p = t.postings;
-  if (p.maxWtf === undefined) {
-    let max = 0;
-    for (let i = 0; i < p.n; i++) max = Math.max(max, wtfAt(p.freqs, i, norms, p.ids[i]!));
-    p.maxWtf = max;
-  }
+function upperBound(t: QueryTerm): number {
   // a hair above the exact bound, so float rounding in the sums can never prune a document that ties
-  return ((t.weight * t.idf * (K1 + 1) * p.maxWtf) / (p.maxWtf + K1)) * (1 + 1e-9) + 1e-12;
+  return t.weight * t.idf * (K1 + 1) * t.postings.maxSat * (1 + 1e-9) + 1e-12;
 }
 
 /**
@@ -247,11 +257,10 @@ function bestScored(
   prune: boolean,
   trace: RankTrace | undefined,
 ): Hit[] {
-  const norms = table.norms(B);
   const scratch = borrow(table.maxId + 1);
   const { scores } = scratch;
   try {
-    const bounds = terms.map((t) => upperBound(t, norms));
+    const bounds = terms.map(upperBound);
     const restBound = suffixSums(bounds);
     const restPostings = suffixSums(terms.map((t) => t.postings.n));
     for (let i = 0; i < terms.length; i++) {
@@ -266,10 +275,10 @@ function bestScored(
           for (const id of touched) {
             if (scores[id]! + restBound[i]! >= threshold && (!accept || accept(id))) candidates.push(id);
           }
-          return completeBest(terms, i, scores, candidates, { restBound, depth, norms, trace });
+          return completeBest(terms, i, scores, candidates, { restBound, depth, trace });
         }
       }
-      scoreTerm(table, terms[i]!, scratch, norms);
+      scoreTerm(table, terms[i]!, scratch);
       if (trace) trace.postingsRead += terms[i]!.postings.n;
     }
     return topK(scores, scratch.touched.subarray(0, scratch.n), depth, accept);
@@ -285,55 +294,56 @@ function suffixSums(values: number[]): number[] {
 }
 
 /** Adds a term's BM25F contribution to every live document in its postings. */
-function scoreTerm(table: DocTable, t: QueryTerm, scratch: Scratch, norms: Float32Array): void {
+function scoreTerm(table: DocTable, t: QueryTerm, scratch: Scratch): void {
   const c = t.weight * t.idf * (K1 + 1);
-  const { n, ids, freqs } = t.postings;
+  const { n, ids, sat } = t.postings;
   const { scores, touched } = scratch;
   let count = scratch.n;
   for (let i = 0; i < n; i++) {
     const id = ids[i]!;
     if (!table.isLive(id)) continue;
-    const wtf = wtfAt(freqs, i, norms, id);
     if (scores[id] === 0) touched[count++] = id;
-    scores[id] = scores[id]! + (c * wtf) / (wtf + K1);
+    scores[id] = scores[id]! + c * sat[i]!;
   }
   scratch.n = count;
 }
 
 /**
  * Completes the scores of `candidates` (live, accepted, each able to reach the threshold) over terms
- * `from…`, best partial score first: a candidate's remaining terms are looked up by binary search, and
- * the walk stops as soon as even the best partial score left plus every remaining term's bound falls
- * below the `depth`-th complete score. The best candidates settle the bar early, so most are never looked up.
+ * `from…`, looking each remaining term up by binary search. The best partial scores go first, so the
+ * bar (the `depth`-th complete score) rises near its final height at once; every other candidate is
+ * then skipped as soon as its partial score plus the remaining terms' bounds falls below the bar.
  */
 function completeBest(
   terms: QueryTerm[],
   from: number,
   scores: Float64Array,
   candidates: number[],
-  bounds: { restBound: number[]; depth: number; norms: Float32Array; trace?: RankTrace },
+  bounds: { restBound: number[]; depth: number; trace?: RankTrace },
 ): Hit[] {
-  const { restBound, depth, norms, trace } = bounds;
-  const queue = maxHeap(candidates, (a, b) => scores[a]! > scores[b]! || (scores[a] === scores[b] && a < b));
+  const { restBound, depth, trace } = bounds;
   const best: Hit[] = []; // min-heap of complete scores: best[0] is the weakest kept
   const weaker = (a: Hit, b: Hit) => a.score < b.score || (a.score === b.score && a.id > b.id);
   const bar = () => (best.length === depth ? best[0]!.score : Number.NEGATIVE_INFINITY);
-  for (let id = queue.pop(); id !== undefined; id = queue.pop()) {
-    if (scores[id]! + restBound[from]! < bar()) break;
+  const complete = (id: number) => {
     let score = scores[id]!;
     let j = from;
     for (; j < terms.length && score + restBound[j]! >= bar(); j++) {
       const t = terms[j]!;
       const p = find(t.postings.ids, t.postings.n, id);
       if (trace) trace.lookups++;
-      if (p < 0) continue;
-      const wtf = wtfAt(t.postings.freqs, p, norms, id);
-      score = score + (t.weight * t.idf * (K1 + 1) * wtf) / (wtf + K1);
+      if (p >= 0) score = score + t.weight * t.idf * (K1 + 1) * t.postings.sat[p]!;
     }
-    if (j < terms.length) continue; // abandoned: it cannot reach the bar
+    if (j < terms.length) return; // abandoned: it cannot reach the bar
     const hit = { id, score };
     if (best.length < depth) heapPush(best, hit, weaker);
     else if (weaker(best[0]!, hit)) heapReplaceTop(best, hit, weaker);
+  };
+  const leaders = topK(scores, candidates, 2 * depth);
+  for (const { id } of leaders) complete(id);
+  const done = new Set(leaders.map((h) => h.id));
+  for (const id of candidates) {
+    if (!done.has(id) && scores[id]! + restBound[from]! >= bar()) complete(id);
   }
   return best.sort((a, b) => b.score - a.score || a.id - b.id);
 }
@@ -350,36 +360,6 @@ function find(ids: Uint32Array, n: number, id: number): number {
     else hi = mid - 1;
   }
   return -1;
-}
-
-/** A binary heap over `items` (taken over), `before(a, b)` true when `a` comes out first. */
-function maxHeap(items: number[], before: (a: number, b: number) => boolean): { pop(): number | undefined } {
-  const h = items;
-  const down = (i: number) => {
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < h.length && before(h[l]!, h[m]!)) m = l;
-      if (r < h.length && before(h[r]!, h[m]!)) m = r;
-      if (m === i) return;
-      [h[i], h[m]] = [h[m]!, h[i]!];
-      i = m;
-    }
-  };
-  for (let i = (h.length >> 1) - 1; i >= 0; i--) down(i);
-  return {
-    pop() {
-      if (h.length === 0) return undefined;
-      const top = h[0]!;
-      const last = h.pop()!;
-      if (h.length > 0) {
-        h[0] = last;
-        down(0);
-      }
-      return top;
-    },
-  };
 }
 
 function heapPush<T>(heap: T[], item: T, weaker: (a: T, b: T) => boolean): void {
