@@ -136,6 +136,15 @@ describe('trawl import', () => {
       '# Setup\n\nInstall the tools:\n\n```sh\nnpm ci\n```\n\nThen run the tests.\n',
     );
     fs.writeFileSync(path.join(root, 'notes.txt'), 'Plain notes about the release process.\n');
+    // a saved company page: its JSON-LD reaches the search classifiers as a fetched page's would
+    fs.writeFileSync(
+      path.join(root, 'about.html'),
+      '<!doctype html><html><head><title>Acme Robotics</title><meta property="og:type" content="website">' +
+        '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Organization","name":"Acme Robotics",' +
+        '"url":"https://acme.example","foundingDate":"2011","description":"Acme Robotics builds warehouse robots."}</script>' +
+        '</head><body><main><h1>About Acme Robotics</h1><p>Acme Robotics builds warehouse robots that pick, pack and ' +
+        'ship. The company was founded in 2011 and employs two hundred people.</p></main></body></html>',
+    );
     fs.writeFileSync(path.join(root, 'logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
     fs.writeFileSync(path.join(root, '.git', 'HEAD.md'), '# not content');
     const mtime = new Date('2023-05-06T07:08:09Z');
@@ -143,9 +152,10 @@ describe('trawl import', () => {
 
     const run = trawl(['import', root, '--data-dir', data]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^imported 3, skipped 1, errors 0 from 1 input\(s\) into handbook/m);
+    expect(run.stdout).toMatch(/^imported 4, skipped 1, errors 0 from 1 input\(s\) into handbook/m);
     const d = docs(data);
     expect([...d.keys()].sort()).toEqual([
+      'import://handbook/about.html',
       'import://handbook/guide/setup.md',
       'import://handbook/index.html',
       'import://handbook/notes.txt',
@@ -157,6 +167,18 @@ describe('trawl import', () => {
     expect(d.get('import://handbook/guide/setup.md')).toMatchObject({ kind: 'markdown' });
     expect(d.get('import://handbook/guide/setup.md')!.text).toContain('npm ci');
     expect(d.get('import://handbook/notes.txt')).toMatchObject({ kind: 'text', fetched_at: mtime.toISOString() });
+    expect(JSON.parse(d.get('import://handbook/about.html')!.metadata)).toMatchObject({
+      ldTypes: ['Organization'],
+      ogType: 'website',
+      organization: { name: 'Acme Robotics' },
+    });
+    const db = new Database(path.join(data, 'trawl.sqlite'), { readonly: true });
+    const entities = db
+      .prepare('SELECT entities FROM search_docs WHERE url = ?')
+      .pluck()
+      .get('import://handbook/about.html') as string | null;
+    db.close();
+    expect(JSON.parse(entities ?? 'null')).toEqual([expect.objectContaining({ properties: expect.objectContaining({ name: 'Acme Robotics' }) })]); // prettier-ignore
   });
 
   it('updates documents on re-import instead of duplicating them', () => {

@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { ContentKind } from '../../fetch/types.js';
 import type { DocumentRecord } from '../../store/documents.repo.js';
 import { parseBody } from '../contents/parse.js';
+import { evidenceOf } from '../contents/page.js';
 import { mainText } from '../contents/render.js';
 import { importUrl, sha256 } from './records.js';
 
@@ -84,6 +85,8 @@ export async function fileToDocument(root: string, rel: string, collection: stri
       path: rel,
       ...(page.description ? { description: page.description } : {}),
       ...(page.language ? { language: page.language } : {}),
+      // what the search classifiers read (src/core/search/classify), as for a fetched page
+      ...evidenceOf(page),
     },
     origin: 'import',
     collection,
