@@ -10,6 +10,8 @@ import { createApiClient } from './fetch/api-client.js';
 import { createFetcher, DEFAULT_USER_AGENT } from './fetch/fetcher.js';
 import type { Fetcher } from './fetch/types.js';
 import { createOpenAiEmbedder, type Embedder } from './providers/embeddings.js';
+import { createOpenAiChatModel } from './providers/model/openai-chat.js';
+import type { ChatModel } from './providers/model/types.js';
 import { createWebSearchProviders, type WebSearchProvider } from './providers/search/index.js';
 import { createLogger, type Logger } from './lib/logger.js';
 import { createCacheStore } from './store/cache.js';
@@ -31,12 +33,30 @@ export interface AppOptions {
   fetcher?: Fetcher;
 }
 
-/** Providers the operator configured: an embeddings API and web-search APIs, over one JSON client. */
+/** Providers the operator configured: embeddings, a language model and web-search APIs, over one JSON client. */
 function createProviders(
   config: Config,
   logger: Logger,
-): { embedder?: Embedder; webSearch: WebSearchProvider[]; close(): Promise<void> } {
-  const client = createApiClient({ userAgent: config.userAgent ?? DEFAULT_USER_AGENT, logger });
+): { embedder?: Embedder; model?: ChatModel; webSearch: WebSearchProvider[]; close(): Promise<void> } {
+  // a model may think longer than the client's default 60 s before its headers or between chunks
+  const patience = Math.max(60_000, config.modelTimeoutMs);
+  const client = createApiClient({
+    userAgent: config.userAgent ?? DEFAULT_USER_AGENT,
+    logger,
+    headersTimeoutMs: patience,
+    bodyTimeoutMs: patience,
+  });
+  const model = config.modelBaseUrl
+    ? createOpenAiChatModel({
+        baseUrl: config.modelBaseUrl,
+        apiKey: config.modelApiKey,
+        model: config.model,
+        post: client.postJson,
+        postStream: client.postStream,
+        timeoutMs: config.modelTimeoutMs,
+        logger,
+      })
+    : undefined;
   const embedder = config.embeddingsUrl
     ? createOpenAiEmbedder({
         baseUrl: config.embeddingsUrl,
@@ -46,7 +66,7 @@ function createProviders(
       })
     : undefined;
   const webSearch = createWebSearchProviders(config, { getJson: client.getJson, postJson: client.postJson });
-  return { embedder, webSearch, close: () => client.close() };
+  return { embedder, model, webSearch, close: () => client.close() };
 }
 
 /** The fetcher of the config: user agent, SSRF guard, size cap, robots.txt, and a browser if configured. */
@@ -81,6 +101,12 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     fetcher,
     embedder: providers.embedder,
     webSearch: providers.webSearch,
+    model: providers.model,
+    synthesis: {
+      preferClientModel: config.modelPrefer === 'client',
+      price: { input: config.modelInputPrice, output: config.modelOutputPrice },
+      maxTokens: config.modelMaxTokens,
+    },
     settings: {
       robots: config.robots,
       fetchConcurrency: config.fetchConcurrency,

@@ -3,6 +3,7 @@
  * a cancellation signal, a clock and a progress callback. Transport-free by design.
  */
 import type { Logger } from '../lib/logger.js';
+import type { ChatModel } from '../providers/model/types.js';
 
 /** The caller, as authenticated by a door; `null` for the local stdio MCP process. */
 export interface Caller {
@@ -47,4 +48,9 @@ export interface ServiceContext {
   federated?: boolean;
   /** Where services leave door-facing notes; doors that care create it. */
   notes?: ResponseNotes;
+  /**
+   * The calling client's own language model, when the door can reach one (MCP sampling): synthesis
+   * uses it when the operator configured no model, or prefers the client's.
+   */
+  clientModel?: ChatModel;
 }

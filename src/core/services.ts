@@ -5,6 +5,7 @@
 import type { Fetcher } from '../fetch/types.js';
 import type { Logger } from '../lib/logger.js';
 import type { Embedder } from '../providers/embeddings.js';
+import type { ChatModel } from '../providers/model/types.js';
 import type { WebSearchProvider } from '../providers/search/types.js';
 import type { CacheStore } from '../store/cache.js';
 import type { Db } from '../store/database.js';
@@ -19,6 +20,8 @@ import { createSearchIndex, indexedDocuments, type SearchIndex } from './search/
 import { createSearchService, type SearchService } from './search/search.service.js';
 import { createSemanticSearch, type SemanticSearch } from './search/semantic.js';
 import { createSimilarService, type SimilarService } from './search/similar.service.js';
+import type { ModelPrice } from './synthesis/pricing.js';
+import { createSynthesis, type Synthesis } from './synthesis/synthesis.service.js';
 
 export interface Services {
   keys: KeysService;
@@ -33,6 +36,8 @@ export interface Services {
   semantic?: SemanticSearch;
   pages: PagesService;
   contents: ContentsService;
+  /** Answers written from search results (by a model, or extracted without one). */
+  synthesis: Synthesis;
 }
 
 export interface ServiceDeps {
@@ -44,6 +49,10 @@ export interface ServiceDeps {
   embedder?: Embedder;
   /** Web-search providers the operator configured (none: the local index answers alone). */
   webSearch?: WebSearchProvider[];
+  /** The operator's language model (`TRAWL_MODEL_*`), if configured. */
+  model?: ChatModel;
+  /** How synthesis uses models: the client's first, token prices, answer length. */
+  synthesis?: { preferClientModel?: boolean; price?: Partial<ModelPrice>; maxTokens?: number };
   /** Settings the core needs, read once by config. */
   settings: { robots: boolean; fetchConcurrency: number; providerTimeoutMs?: number };
 }
@@ -70,6 +79,7 @@ export function createServices(deps: ServiceDeps): Services {
     clock: deps.clock,
     embedder: deps.embedder,
   });
+  const synthesis = createSynthesis({ model: deps.model, logger: deps.logger, ...deps.synthesis });
   return {
     keys: createKeysService(createApiKeysRepo(deps.db), deps.clock),
     cache: deps.cache,
@@ -83,6 +93,7 @@ export function createServices(deps: ServiceDeps): Services {
       contents,
       providers: deps.webSearch ?? [],
       semantic,
+      synthesis,
       providerTimeoutMs: deps.settings.providerTimeoutMs ?? 4000,
       logger: deps.logger,
     }),
@@ -95,5 +106,6 @@ export function createServices(deps: ServiceDeps): Services {
     }),
     pages,
     contents,
+    synthesis,
   };
 }

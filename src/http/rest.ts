@@ -3,13 +3,14 @@
  * schemas for path, query and body, then the shared invoke pipeline.
  */
 import type { Context, Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
 import type { App } from '../app.js';
 import type { Caller, ServiceContext } from '../core/context.js';
 import { FEDERATED_HEADER } from '../providers/search/upstream.js';
 import { ServiceError } from '../errors.js';
 import { BETA_HEADERS, parseBetas } from '../ops/betas.js';
 import type { Operation } from '../ops/define-op.js';
-import { invoke } from '../ops/invoke.js';
+import { invoke, invokeStream } from '../ops/invoke.js';
 import { parseOrThrow } from '../ops/validation.js';
 import { authenticate } from './auth.js';
 import { readBodyText, requestSignal } from './body.js';
@@ -58,6 +59,33 @@ function serviceContext(app: App, c: Context<HttpEnv>, caller: Caller | null): S
   };
 }
 
+/**
+ * A `text/event-stream` answer: one `data: <JSON>` event per frame, then `data: [DONE]`. The first
+ * frame is awaited before the response starts, so an error up to then (bad input, no model) is an
+ * ordinary error response; a later failure is sent as a last frame `{error: {tag, message}}` and logged.
+ */
+async function eventStream(c: Context<HttpEnv>, frames: AsyncIterable<unknown>, ctx: ServiceContext) {
+  const iterator = frames[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  return streamSSE(c, async (sse) => {
+    sse.onAbort(() => void iterator.return?.());
+    try {
+      for (let next = first; !next.done; next = await iterator.next()) {
+        await sse.writeSSE({ data: JSON.stringify(next.value) });
+      }
+    } catch (err) {
+      if (ctx.signal.aborted) return;
+      const known = err instanceof ServiceError;
+      if (!known) ctx.logger.error({ err }, 'stream failed after it started');
+      const error = known
+        ? { tag: err.tag, message: err.message }
+        : { tag: 'INTERNAL_ERROR', message: 'The stream failed; see the server log for this requestId.' };
+      await sse.writeSSE({ data: JSON.stringify({ requestId: ctx.requestId, error }) });
+    }
+    if (!ctx.signal.aborted) await sse.writeSSE({ data: '[DONE]' });
+  });
+}
+
 /** Mounts every operation, plus a 405 (with Allow) for other methods on the same paths. */
 export function mountOperations(hono: Hono<HttpEnv>, app: App, ops: readonly Operation[]): void {
   const methodsByPath = new Map<string, string[]>();
@@ -68,6 +96,7 @@ export function mountOperations(hono: Hono<HttpEnv>, app: App, ops: readonly Ope
       const caller = authenticate(c.req.raw.headers, app.services.keys);
       const input = await readInput(op, c, app.config.maxBodyBytes);
       const ctx = serviceContext(app, c, caller);
+      if (op.stream?.when(input)) return eventStream(c, invokeStream(op, app.services, input, ctx), ctx);
       const output = await invoke(op, app.services, input, ctx);
       if (ctx.notes?.queued !== undefined) {
         // Live fetches passed the admission queue: did this request wait, and how long (ms, integer).

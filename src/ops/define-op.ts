@@ -69,6 +69,15 @@ export interface OpSpec<
   /** MCP-only defaults applied to a tool call's arguments before the handler runs. */
   toolDefaults?: (args: OpInput<P, Q, B> & Record<string, unknown>) => OpInput<P, Q, B>;
   run: (services: Services, input: OpInput<P, Q, B>, ctx: ServiceContext) => Promise<z.input<O>>;
+  /** REST only: when the input asks for a stream, the `data:` frames of a `text/event-stream` answer. */
+  stream?: StreamSpec<OpInput<P, Q, B>>;
+}
+
+/** A streamed answer: each frame is sent as one `data: <JSON>` event, then `data: [DONE]`. */
+export interface StreamSpec<I> {
+  when(input: I): boolean;
+  /** Errors before the first frame become an ordinary error response; later ones end the stream. */
+  frames(services: Services, input: I, ctx: ServiceContext): AsyncIterable<unknown>;
 }
 
 export interface Operation {
@@ -92,6 +101,7 @@ export interface Operation {
   toolDefaults(args: Record<string, unknown>): Record<string, unknown>;
   render(output: unknown, info: RenderInfo): string;
   run(services: Services, input: unknown, ctx: ServiceContext): Promise<unknown>;
+  stream?: StreamSpec<unknown>;
 }
 
 /** Builds an Operation from its spec; the MCP input merges path, query and body fields. */
@@ -123,6 +133,7 @@ export function defineOp<
     toolDefaults: (spec.toolDefaults ?? ((args) => args)) as Operation['toolDefaults'],
     render: spec.render as Operation['render'],
     run: spec.run as Operation['run'],
+    stream: spec.stream as StreamSpec<unknown> | undefined,
   };
 }
 

@@ -25,3 +25,14 @@ export async function invoke(
   const { requestId: _ignored, ...rest } = output;
   return { requestId: ctx.requestId, ...rest };
 }
+
+/** The frames of a streamed answer, after the same beta gates as `invoke`. */
+export function invokeStream(
+  op: Operation,
+  services: Services,
+  input: unknown,
+  ctx: ServiceContext,
+): AsyncIterable<unknown> {
+  checkBetas(op, input, ctx.betas);
+  return op.stream!.frames(services, input, ctx);
+}

@@ -4,6 +4,7 @@ import { renderResults } from './render.js';
 import { SearchRequest, SearchResponse } from '../schemas/search.schema.js';
 import { FindSimilarRequest, FindSimilarResponse } from '../schemas/find-similar.schema.js';
 import { dynamicHighlightsRule } from './betas.js';
+import { searchStreamFrames } from './search-stream.js';
 
 /** The search tool's contents when the agent asks for none: short highlights on the query. */
 const TOOL_CONTENTS = { highlights: { maxCharacters: 1000, dynamic: false }, livecrawlTimeout: 10000, subpages: 0 };
@@ -37,6 +38,10 @@ export const searchOp = defineOp({
     return answer + renderResults(out.results, `${out.results.length} results`);
   },
   run: (services, input, ctx) => services.search.run(input, ctx),
+  stream: {
+    when: (input) => input.stream === true,
+    frames: (services, input, ctx) => searchStreamFrames(services.search.stream(input, ctx)),
+  },
 });
 
 export const findSimilarOp = defineOp({

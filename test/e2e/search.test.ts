@@ -165,13 +165,24 @@ describe('POST /search on the local index', () => {
     expect(urlsOf((await search(t, { query: '"connection pooling" OR' })).body).length).toBeGreaterThan(0);
   });
 
-  it('refuses what needs a language model instead of ignoring it', async () => {
-    for (const extra of [{ outputSchema: { type: 'text' } }, { stream: true }, { systemPrompt: 'Answer in French' }]) {
-      const res = await search(t, { query: 'connection pooling', ...extra });
-      expect(res.status).toBe(403);
-      expect(res.body.tag).toBe('FEATURE_DISABLED');
-      expect(res.body.error).toContain(Object.keys(extra)[0]);
-    }
+  it('answers without a model where that is honest, and names the setting where it is not', async () => {
+    const text = await search(t, { query: 'connection pooling', outputSchema: { type: 'text' } });
+    expect(text.status).toBe(200);
+    const output = text.body.output as {
+      content: string;
+      grounding: { field: string; citations: { url: string }[] }[];
+    };
+    expect(output.content).toMatch(/[Cc]onnection pooling/);
+    expect(output.grounding[0]!.field).toBe('content');
+    const resultUrls = urlsOf(text.body);
+    for (const c of output.grounding[0]!.citations) expect(resultUrls).toContain(c.url);
+    const object = await search(t, {
+      query: 'connection pooling',
+      outputSchema: { type: 'object', properties: { summary: { type: 'string' } }, required: ['summary'] },
+    });
+    expect(object.status).toBe(403);
+    expect(object.body.tag).toBe('FEATURE_DISABLED');
+    expect(object.body.error).toContain('TRAWL_MODEL_BASE_URL');
   });
 
   it('enforces numResults limits with the spec tags', async () => {

@@ -3,7 +3,6 @@
  * pipeline, fused by reciprocal rank, filtered, and turned into results with contents from the
  * contents pipeline. A slow or failing provider degrades the answer with a warning, never an error.
  */
-import { ServiceError } from '../../errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { WebSearchHit, WebSearchProvider } from '../../providers/search/types.js';
 import type { DocumentsRepo } from '../../store/documents.repo.js';
@@ -18,6 +17,9 @@ import { searchCost } from './pricing.js';
 import { buildResults, type ContentsRequest, type Candidate, type ResultObject } from './results.js';
 import type { SearchIndex } from './search-index.js';
 import type { SemanticSearch } from './semantic.js';
+import type { GroundingEntry } from '../synthesis/grounding.js';
+import type { Synthesis, SynthesisRequest, SynthesisResult } from '../synthesis/synthesis.service.js';
+import { answerShape, sourcesOf } from './answer.js';
 
 /** The validated /search request, as far as the service reads it. */
 export interface SearchInput {
@@ -48,11 +50,16 @@ export interface SearchOutput {
   [key: string]: unknown;
   requestId: string;
   results: ResultObject[];
+  /** The synthesized answer, when `outputSchema` was given (or the request streams). */
+  output?: { content: string | Record<string, unknown>; grounding: GroundingEntry[] };
   costDollars: { total: number };
   searchTime: number;
   /** Which search type answered (the `neural` alias reads as `auto`). */
   resolvedSearchType: SearchType;
 }
+
+/** A streamed /search: the answer's text as it is written, then the whole response. */
+export type SearchStreamEvent = { type: 'text'; text: string } | { type: 'done'; response: SearchOutput };
 
 export interface SearchDeps {
   index: SearchIndex;
@@ -61,78 +68,113 @@ export interface SearchDeps {
   providers: WebSearchProvider[];
   /** Nearest documents by embeddings, when an embeddings provider is configured. */
   semantic?: SemanticSearch;
+  /** Answers from results (`outputSchema`, `stream`). */
+  synthesis: Synthesis;
   /** The operator's cap on any provider call. */
   providerTimeoutMs: number;
   logger: Logger;
 }
 
 export interface SearchService {
+  /** Results, and the synthesized `output` when `outputSchema` is given. */
   run(input: SearchInput, ctx: ServiceContext): Promise<SearchOutput>;
+  /** `stream: true`: the answer streamed, then the response with `output` (docs/synthesis.md). */
+  stream(input: SearchInput, ctx: ServiceContext): AsyncIterable<SearchStreamEvent>;
 }
 
 /** Fused score multiplier for a result from the caller's country (`userLocation`). */
 const LOCATION_BOOST = 1.15;
 
 export function createSearchService(deps: SearchDeps): SearchService {
+  /** What to answer from, when the request asks for an answer. */
+  const synthesisRequest = async (
+    input: SearchInput,
+    found: Found,
+    ctx: ServiceContext,
+  ): Promise<SynthesisRequest> => ({
+    query: input.query,
+    shape: answerShape(input.outputSchema),
+    systemPrompt: input.systemPrompt,
+    sources: await sourcesOf(deps.contents, found.response.results, input.query, found.cacheOnly, ctx),
+  });
+  const withAnswer = (found: Found, answer: SynthesisResult, started: number): SearchOutput => ({
+    ...found.response,
+    output: { content: answer.content, grounding: answer.grounding },
+    costDollars: { total: Math.round((found.response.costDollars.total + answer.costDollars) * 1e6) / 1e6 },
+    searchTime: Math.round((performance.now() - started) * 100) / 100,
+  });
   return {
     async run(input, ctx) {
       const started = performance.now();
-      refuseModelOnlyOptions(input);
-      const { type, pipeline: typePipeline } = pipelineOf(input.type);
-      // compliance mode is cache-only: the local index and stored pages, never a provider or a live fetch
-      const pipeline = input.compliance
-        ? { ...typePipeline, providers: false, semantic: false, cacheOnly: true }
-        : typePipeline;
-      let filter = buildFilter(deps.index, input);
-      const asking = pipeline.providers && !ctx.federated && deps.providers.length > 0;
-      const providerHits = asking ? askProviders(deps, input, pipeline, ctx) : null;
-      const semantic = pipeline.semantic && deps.semantic ? nearestIds(deps, input.query, ctx) : null;
-      // a lone local list (nothing fused with it, no location boost) is the answer as ranked: its first
-      // numResults are all that is needed; anything fused needs the deeper lists
-      const alone =
-        !providerHits &&
-        !semantic &&
-        !input.userLocation &&
-        pipeline.feedbackRounds === 0 &&
-        !(pipeline.additionalQueries && input.additionalQueries?.length);
-      const depth = alone ? input.numResults : LOCAL_DEPTH;
-      const local = localLists(deps.index, input, pipeline, filter, depth);
-      if (semantic) local.push(acceptable(deps.index, filter, await semantic));
-      const remote = providerHits ? await providerHits : [];
-      // provider pages are read (and so indexed) by the deep types, and whenever a filter needs the page
-      const read = Math.max(pipeline.readProviderPages, filter.needsPage ? input.numResults : 0);
-      if (read > 0 && remote.some((l) => l.length > 0)) {
-        await readProviderPages(deps, remote, read, ctx);
-        if (filter.needsPage) filter = buildFilter(deps.index, input);
+      const found = await find(deps, input, ctx);
+      // `stream` through a door that cannot stream (an MCP tool) still gets its answer, whole
+      if (input.outputSchema === undefined && !input.stream) return found.response;
+      const answer = await deps.synthesis.answer(await synthesisRequest(input, found, ctx), ctx);
+      return withAnswer(found, answer, started);
+    },
+    async *stream(input, ctx) {
+      const started = performance.now();
+      const found = await find(deps, input, ctx);
+      for await (const chunk of deps.synthesis.stream(await synthesisRequest(input, found, ctx), ctx)) {
+        if (chunk.type === 'text') yield chunk;
+        else yield { type: 'done', response: withAnswer(found, chunk.result, started) };
       }
-      const candidates = rankCandidates(deps.index, input, local, remote, filter);
-      const results = await buildResults(
-        { documents: deps.documents, contents: deps.contents, index: deps.index },
-        candidates.slice(0, input.numResults),
-        input,
-        pipeline.cacheOnly,
-        ctx,
-      );
-      return {
-        requestId: ctx.requestId,
-        results,
-        costDollars: { total: searchCost(type, results.length, input.contents) },
-        searchTime: Math.round((performance.now() - started) * 100) / 100,
-        resolvedSearchType: type,
-      };
     },
   };
 }
 
-/** Options that need a language model (the synthesis capability): refused until one is configured. */
-function refuseModelOnlyOptions(input: SearchInput): void {
-  const field = input.outputSchema !== undefined ? 'outputSchema' : input.stream ? 'stream' : input.systemPrompt !== undefined ? 'systemPrompt' : null; // prettier-ignore
-  if (!field) return;
-  throw new ServiceError(
-    'FEATURE_DISABLED',
-    `${field} asks for a synthesized answer, which needs a language model; none is configured on this Trawl. Remove ${field} to get ranked results.`,
-    { field },
+interface Found {
+  response: SearchOutput;
+  /** Whether contents come from the cache and store only (`instant`, compliance mode). */
+  cacheOnly: boolean;
+}
+
+/** The search itself: local and provider lists fused, filtered, and turned into results. */
+async function find(deps: SearchDeps, input: SearchInput, ctx: ServiceContext): Promise<Found> {
+  const started = performance.now();
+  const { type, pipeline: typePipeline } = pipelineOf(input.type);
+  // compliance mode is cache-only: the local index and stored pages, never a provider or a live fetch
+  const pipeline = input.compliance
+    ? { ...typePipeline, providers: false, semantic: false, cacheOnly: true }
+    : typePipeline;
+  let filter = buildFilter(deps.index, input);
+  const asking = pipeline.providers && !ctx.federated && deps.providers.length > 0;
+  const providerHits = asking ? askProviders(deps, input, pipeline, ctx) : null;
+  const semantic = pipeline.semantic && deps.semantic ? nearestIds(deps, input.query, ctx) : null;
+  // a lone local list (nothing fused with it, no location boost) is the answer as ranked: its first
+  // numResults are all that is needed; anything fused needs the deeper lists
+  const alone =
+    !providerHits &&
+    !semantic &&
+    !input.userLocation &&
+    pipeline.feedbackRounds === 0 &&
+    !(pipeline.additionalQueries && input.additionalQueries?.length);
+  const depth = alone ? input.numResults : LOCAL_DEPTH;
+  const local = localLists(deps.index, input, pipeline, filter, depth);
+  if (semantic) local.push(acceptable(deps.index, filter, await semantic));
+  const remote = providerHits ? await providerHits : [];
+  // provider pages are read (and so indexed) by the deep types, and whenever a filter needs the page
+  const read = Math.max(pipeline.readProviderPages, filter.needsPage ? input.numResults : 0);
+  if (read > 0 && remote.some((l) => l.length > 0)) {
+    await readProviderPages(deps, remote, read, ctx);
+    if (filter.needsPage) filter = buildFilter(deps.index, input);
+  }
+  const candidates = rankCandidates(deps.index, input, local, remote, filter);
+  const results = await buildResults(
+    { documents: deps.documents, contents: deps.contents, index: deps.index },
+    candidates.slice(0, input.numResults),
+    input,
+    pipeline.cacheOnly,
+    ctx,
   );
+  const response: SearchOutput = {
+    requestId: ctx.requestId,
+    results,
+    costDollars: { total: searchCost(type, results.length, input.contents) },
+    searchTime: Math.round((performance.now() - started) * 100) / 100,
+    resolvedSearchType: type,
+  };
+  return { response, cacheOnly: pipeline.cacheOnly };
 }
 
 function buildFilter(index: SearchIndex, input: SearchInput): SearchFilter {

@@ -1,0 +1,66 @@
+/**
+ * What synthesis reads of a search: the first results as numbered sources, each with query-focused
+ * highlights from the contents pipeline (never whole pages: a 10-source answer costs about 3,500 prompt
+ * tokens), and the answer shape a request's `outputSchema` asks for.
+ */
+import type { ServiceContext } from '../context.js';
+import type { ContentsService } from '../contents/contents.service.js';
+import type { Source } from '../synthesis/grounding.js';
+import type { AnswerShape } from '../synthesis/prompt.js';
+import type { ResultObject } from './results.js';
+
+/** Results an answer is written from at most. */
+export const MAX_SOURCES = 10;
+/** Characters of highlights read per source. */
+export const EVIDENCE_CHARACTERS = 1200;
+
+/** The answer shape of `outputSchema` (plain text when none is given, as for `stream` alone). */
+export function answerShape(outputSchema: unknown): AnswerShape {
+  const schema = (outputSchema ?? { type: 'text' }) as AnswerShape;
+  return schema.type === 'object' ? schema : { type: 'text', description: schema.description };
+}
+
+/**
+ * The first `MAX_SOURCES` results as sources. Their evidence comes from the cache and the document
+ * store only when `cacheOnly` (the page was just found, so it is there); a page whose contents fail
+ * is still a source, by its title.
+ */
+export async function sourcesOf(
+  contents: ContentsService,
+  results: readonly ResultObject[],
+  query: string,
+  cacheOnly: boolean,
+  ctx: ServiceContext,
+): Promise<Source[]> {
+  const top = results.slice(0, MAX_SOURCES);
+  if (top.length === 0) return [];
+  const evidence = new Map<string, string>();
+  try {
+    const out = await contents.run(
+      {
+        ids: top.map((r) => r.url),
+        highlights: { query, maxCharacters: EVIDENCE_CHARACTERS },
+        livecrawlTimeout: 10_000,
+        subpages: 0,
+        searchQuery: query,
+        filterEmptyResults: false,
+        ...(cacheOnly ? { maxAgeHours: -1 } : {}),
+      },
+      ctx,
+    );
+    for (const r of out.results) {
+      const highlights = (r as { highlights?: unknown }).highlights;
+      if (Array.isArray(highlights)) evidence.set(r.url, highlights.map(String).join('\n…\n'));
+    }
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    ctx.logger.warn({ err }, 'reading the sources of an answer failed; answering from titles');
+  }
+  return top.map((r, i) => ({
+    n: i + 1,
+    url: r.url,
+    title: r.title,
+    publishedDate: typeof r.publishedDate === 'string' ? r.publishedDate : null,
+    evidence: evidence.get(r.url) ?? '',
+  }));
+}
