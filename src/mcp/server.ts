@@ -13,6 +13,7 @@ import { invoke, newRequestId } from '../ops/invoke.js';
 import { selectOperations } from '../ops/registry.js';
 import { VERSION } from '../version.js';
 import { fitToBudget } from './budget.js';
+import { clientModel } from './sampling.js';
 
 export interface McpDoorOptions {
   /** The authenticated caller (HTTP), or null for the user's own stdio process. */
@@ -58,6 +59,8 @@ export function buildMcpServer(
           caller: options.caller,
           clock: app.clock,
           betas: options.betas,
+          // the client's own model writes answers when it offers sampling (docs/synthesis.md)
+          clientModel: clientModel(server.server.getClientCapabilities(), extra),
           ...(progressToken !== undefined
             ? {
                 onProgress: (p) =>

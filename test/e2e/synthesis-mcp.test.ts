@@ -1,0 +1,120 @@
+/**
+ * Answers inside an agent: the MCP `search` tool with an output schema, written by the calling client's
+ * own model through `sampling/createMessage` (the SDK's real Client with a sampling handler), by the
+ * operator's model when one is configured, or extracted from the sources when neither is there.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { CreateMessageRequestSchema, type CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { buildMcpServer } from '../../src/mcp/server.js';
+import { makeTestApp, type TestApp } from '../helpers/app.js';
+import { storedDoc } from '../helpers/documents.js';
+import { startModelServer, type ModelServer } from '../helpers/model-server.js';
+
+const DOCS = [
+  storedDoc('https://docs.example.com/undici/pool', 'Pooling in undici', 'An undici Pool keeps sockets open to one origin. Requests queue when every socket is busy.'), // prettier-ignore
+  storedDoc('https://blog.example.com/undici-agent', 'The undici Agent', 'The undici Agent holds one Pool per origin and is the dispatcher of fetch in Node.js.'), // prettier-ignore
+];
+
+const apps: TestApp[] = [];
+const clients: Client[] = [];
+let model: ModelServer;
+let sampled: CreateMessageRequest['params'][] = [];
+
+beforeAll(async () => {
+  model = await startModelServer();
+});
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await Promise.all(apps.splice(0).map((a) => a.close()));
+  sampled = [];
+  model.reset();
+});
+afterAll(() => model.close());
+
+/** An app (optionally with a configured model) and a connected client, with or without sampling. */
+async function connect(options: { sampling: boolean; flags?: Record<string, unknown> }) {
+  const t = makeTestApp(options.flags);
+  apps.push(t);
+  t.app.services.documents.upsertMany(DOCS, '2026-11-20T10:00:00.000Z');
+  const client = new Client({ name: 'agent', version: '1' }, { capabilities: options.sampling ? { sampling: {} } : {} }); // prettier-ignore
+  if (options.sampling) {
+    client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+      sampled.push(request.params);
+      const json = request.params.systemPrompt?.includes('JSON Schema');
+      const text = json
+        ? JSON.stringify({ content: { dispatcher: 'Agent' }, citations: { dispatcher: [2] } })
+        : 'The undici Agent keeps one Pool per origin [2].';
+      return { model: 'client-model-1', role: 'assistant', content: { type: 'text', text }, stopReason: 'endTurn' };
+    });
+  }
+  const [c, s] = InMemoryTransport.createLinkedPair();
+  await buildMcpServer(t.app, { caller: null, betas: new Set() }).connect(s);
+  await client.connect(c);
+  clients.push(client);
+  return client;
+}
+
+type Output = { content: unknown; grounding: { field: string; citations: { url: string }[] }[] };
+const call = async (client: Client, args: Record<string, unknown>) => {
+  const res = (await client.callTool({ name: 'search', arguments: { type: 'instant', ...args } })) as unknown as {
+    isError?: boolean;
+    content: { text: string }[];
+    structuredContent: { output?: Output; costDollars: { total: number } };
+  };
+  return res;
+};
+
+describe('search tool answers through MCP sampling', () => {
+  it("asks the client's model when no model is configured, answer and citations first in the text", async () => {
+    const client = await connect({ sampling: true });
+    const res = await call(client, { query: 'undici agent pool per origin', outputSchema: { type: 'text' }, systemPrompt: 'Be brief.' }); // prettier-ignore
+    expect(res.isError).toBeFalsy();
+    expect(sampled).toHaveLength(1);
+    expect(sampled[0]!.systemPrompt).toContain('Be brief.');
+    expect(sampled[0]!.includeContext).toBe('none');
+    const output = res.structuredContent.output!;
+    expect(output.content).toBe('The undici Agent keeps one Pool per origin.');
+    expect(output.grounding[0]!.citations).toHaveLength(1);
+    expect(res.content[0]!.text.startsWith('Answer:\nThe undici Agent keeps one Pool per origin.')).toBe(true);
+    // the client's model is the client's to pay for: the answer adds nothing to the search's price
+    expect(res.structuredContent.costDollars.total).toBe(0.005);
+  });
+
+  it('gets schema-shaped JSON from the client model, validated like any other', async () => {
+    const client = await connect({ sampling: true });
+    const res = await call(client, {
+      query: 'undici dispatcher',
+      outputSchema: { type: 'object', properties: { dispatcher: { type: 'string' } }, required: ['dispatcher'] },
+    });
+    expect(res.isError).toBeFalsy();
+    expect(res.structuredContent.output!.content).toEqual({ dispatcher: 'Agent' });
+    expect(sampled[0]!.systemPrompt).toContain('"dispatcher"');
+  });
+
+  it('extracts a text answer when the client offers no sampling and no model is configured', async () => {
+    const client = await connect({ sampling: false });
+    const res = await call(client, { query: 'undici pool sockets', outputSchema: { type: 'text' } });
+    expect(res.isError).toBeFalsy();
+    expect(String(res.structuredContent.output!.content)).toContain('Pool');
+    const object = await call(client, { query: 'undici', outputSchema: { type: 'object', properties: { a: { type: 'string' } } } }); // prettier-ignore
+    expect(object.isError).toBe(true);
+    expect(object.content[0]!.text).toMatch(/^FEATURE_DISABLED: .*TRAWL_MODEL_BASE_URL/);
+  });
+
+  it("uses the operator's model first, and the client's when TRAWL_MODEL_PREFER is client", async () => {
+    model.setReply('From the server model [1].');
+    const flags = { modelBaseUrl: model.baseUrl, model: 'local-llm', modelTimeoutMs: 3000 };
+    const server = await call(await connect({ sampling: true, flags }), { query: 'undici pool', outputSchema: { type: 'text' } }); // prettier-ignore
+    expect(server.structuredContent.output!.content).toBe('From the server model.');
+    expect(sampled).toHaveLength(0);
+    expect(model.requests).toHaveLength(1);
+
+    const preferClient = { ...flags, modelPrefer: 'client' };
+    const client = await call(await connect({ sampling: true, flags: preferClient }), { query: 'undici pool', outputSchema: { type: 'text' } }); // prettier-ignore
+    expect(client.structuredContent.output!.content).toBe('The undici Agent keeps one Pool per origin.');
+    expect(sampled).toHaveLength(1);
+    expect(model.requests).toHaveLength(1);
+  });
+});
