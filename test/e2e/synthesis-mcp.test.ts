@@ -103,6 +103,23 @@ describe('search tool answers through MCP sampling', () => {
     expect(object.content[0]!.text).toMatch(/^FEATURE_DISABLED: .*TRAWL_MODEL_BASE_URL/);
   });
 
+  it('reports progress while a deep search plans, searches and writes', async () => {
+    const client = await connect({ sampling: true });
+    const notes: string[] = [];
+    const res = (await client.callTool(
+      { name: 'search', arguments: { type: 'deep-lite', query: 'undici agent pool', outputSchema: { type: 'text' } } },
+      undefined,
+      { onprogress: (p) => notes.push(String(p.message)) },
+    )) as { isError?: boolean };
+    expect(res.isError).toBeFalsy();
+    expect(notes).toEqual(['planning searches', 'searching', 'writing the answer']);
+    // the client's model planned the searches and wrote the answer
+    expect(sampled.map((p) => p.systemPrompt?.slice(0, 30))).toEqual([
+      expect.stringContaining('You plan web searches'),
+      expect.stringContaining('You answer a question'),
+    ]);
+  });
+
   it("uses the operator's model first, and the client's when TRAWL_MODEL_PREFER is client", async () => {
     model.setReply('From the server model [1].');
     const flags = { modelBaseUrl: model.baseUrl, model: 'local-llm', modelTimeoutMs: 3000 };

@@ -21,6 +21,7 @@ const DOCS = [
     'Cooking pasta',
     'Boil water, add salt, cook the pasta for nine minutes.',
   ),
+  storedDoc('https://nodejs.example/dispatcher', 'setGlobalDispatcher', 'setGlobalDispatcher replaces the dispatcher that fetch uses in the whole process.'), // prettier-ignore
 ];
 
 let model: ModelServer;
@@ -161,6 +162,45 @@ describe('/search with outputSchema and a configured model', () => {
       expect(String(res.body.error)).toContain(words);
     }
     expect(model.requests).toHaveLength(0);
+  });
+});
+
+describe('deep search types with a model', () => {
+  const planning = (body: ChatCompletionRequestBody) => body.response_format?.json_schema?.name === 'plan';
+
+  it('deep-lite searches what the model plans too; instant does not plan', async () => {
+    model.setReply((body) => (planning(body) ? { json: { queries: ['setGlobalDispatcher'] } } : 'n/a'));
+    const deep = await search({ query: 'undici pool', type: 'deep-lite' });
+    expect(deep.status).toBe(200);
+    expect(urlsOf(deep.body)).toContain('https://nodejs.example/dispatcher');
+    const plan = model.requests.find((r) => planning(r.body))!;
+    expect(lastUser(plan.body)).toBe('Question: undici pool');
+    expect(plan.body.messages[0]!.content).toContain('At most 3 queries');
+    // the planning tokens are in the price: more than the deep search alone
+    expect((deep.body.costDollars as { total: number }).total).toBeGreaterThan(0.015);
+    model.reset();
+    const instant = await search({ query: 'undici pool', type: 'instant' });
+    expect(urlsOf(instant.body)).not.toContain('https://nodejs.example/dispatcher');
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it('deep-reasoning reads the first results and searches again for what is missing', async () => {
+    model.setReply((body) => {
+      if (!planning(body)) return 'n/a';
+      return lastUser(body).includes('Results so far') ? { json: { queries: ['setGlobalDispatcher'] } } : { json: { queries: [] } }; // prettier-ignore
+    });
+    const res = await search({ query: 'undici pool', type: 'deep-reasoning' });
+    const plans = model.requests.filter((r) => planning(r.body));
+    expect(plans).toHaveLength(2);
+    expect(lastUser(plans[1]!.body)).toMatch(/Results so far:\n1\. /);
+    expect(urlsOf(res.body)).toContain('https://nodejs.example/dispatcher');
+  });
+
+  it('still searches when planning fails', async () => {
+    model.setReply({ status: 400, body: { error: { message: 'no' } } });
+    const res = await search({ query: 'undici pool', type: 'deep' });
+    expect(res.status).toBe(200);
+    expect(urlsOf(res.body).length).toBeGreaterThan(0);
   });
 });
 

@@ -24,6 +24,10 @@ export interface Pipeline {
   readProviderPages: number;
   /** Contents come from the cache and the store only, never a live fetch, unless the request says otherwise. */
   cacheOnly: boolean;
+  /** With a model: searches it plans from the question (added to `additionalQueries`). */
+  plannedQueries: number;
+  /** With a model: rounds of reading the results and searching for what is missing (up to 3 queries each). */
+  followUpRounds: number;
 }
 
 export const PIPELINES: Record<SearchType, Pipeline> = {
@@ -37,6 +41,8 @@ export const PIPELINES: Record<SearchType, Pipeline> = {
     feedbackRounds: 0,
     readProviderPages: 0,
     cacheOnly: true,
+    plannedQueries: 0,
+    followUpRounds: 0,
   },
   fast: {
     proximity: true,
@@ -47,6 +53,8 @@ export const PIPELINES: Record<SearchType, Pipeline> = {
     feedbackRounds: 0,
     readProviderPages: 0,
     cacheOnly: false,
+    plannedQueries: 0,
+    followUpRounds: 0,
   },
   auto: {
     proximity: true,
@@ -57,6 +65,8 @@ export const PIPELINES: Record<SearchType, Pipeline> = {
     feedbackRounds: 0,
     readProviderPages: 0,
     cacheOnly: false,
+    plannedQueries: 0,
+    followUpRounds: 0,
   },
   'deep-lite': {
     proximity: true,
@@ -67,6 +77,8 @@ export const PIPELINES: Record<SearchType, Pipeline> = {
     feedbackRounds: 1,
     readProviderPages: 5,
     cacheOnly: false,
+    plannedQueries: 3,
+    followUpRounds: 0,
   },
   deep: {
     proximity: true,
@@ -77,6 +89,8 @@ export const PIPELINES: Record<SearchType, Pipeline> = {
     feedbackRounds: 1,
     readProviderPages: 10,
     cacheOnly: false,
+    plannedQueries: 5,
+    followUpRounds: 0,
   },
   'deep-reasoning': {
     proximity: true,
@@ -87,6 +101,8 @@ export const PIPELINES: Record<SearchType, Pipeline> = {
     feedbackRounds: 2,
     readProviderPages: 20,
     cacheOnly: false,
+    plannedQueries: 5,
+    followUpRounds: 1,
   },
 };
 

@@ -20,6 +20,7 @@ import type { SemanticSearch } from './semantic.js';
 import type { GroundingEntry } from '../synthesis/grounding.js';
 import type { Synthesis, SynthesisRequest, SynthesisResult } from '../synthesis/synthesis.service.js';
 import { answerShape, sourcesOf } from './answer.js';
+import { askProviders, readProviderPages } from './web-providers.js';
 
 /** The validated /search request, as far as the service reads it. */
 export interface SearchInput {
@@ -100,13 +101,45 @@ export function createSearchService(deps: SearchDeps): SearchService {
   const withAnswer = (found: Found, answer: SynthesisResult, started: number): SearchOutput => ({
     ...found.response,
     output: { content: answer.content, grounding: answer.grounding },
-    costDollars: { total: Math.round((found.response.costDollars.total + answer.costDollars) * 1e6) / 1e6 },
+    costDollars: { total: roundDollars(found.response.costDollars.total + answer.costDollars) },
     searchTime: Math.round((performance.now() - started) * 100) / 100,
   });
+  /** The search, widened for the deep types by the searches a model plans (their cost included). */
+  const search = async (input: SearchInput, ctx: ServiceContext): Promise<Found> => {
+    const { pipeline } = pipelineOf(input.type);
+    const planning = !input.compliance && pipeline.plannedQueries > 0;
+    const step = progressSteps(ctx);
+    let cost = 0;
+    let asked = input;
+    const widen = async (max: number, seen?: string[]) => {
+      step(seen ? 'reading the results for what is missing' : 'planning searches');
+      const plan = await deps.synthesis.plan({ query: input.query, max, systemPrompt: input.systemPrompt, seen }, ctx); // prettier-ignore
+      cost += plan.costDollars;
+      if (plan.queries.length > 0) asked = { ...asked, additionalQueries: [...(asked.additionalQueries ?? []), ...plan.queries] }; // prettier-ignore
+      return plan.queries.length > 0;
+    };
+    if (planning) await widen(pipeline.plannedQueries);
+    step('searching');
+    let found = await find(deps, asked, ctx);
+    for (let round = 0; planning && round < pipeline.followUpRounds; round++) {
+      if (
+        !(await widen(
+          FOLLOW_UP_QUERIES,
+          found.response.results.map((r) => r.title),
+        ))
+      )
+        break;
+      step('searching again');
+      found = await find(deps, asked, ctx);
+    }
+    if (cost > 0) found.response.costDollars.total = roundDollars(found.response.costDollars.total + cost);
+    if (input.outputSchema !== undefined || input.stream) step('writing the answer');
+    return found;
+  };
   return {
     async run(input, ctx) {
       const started = performance.now();
-      const found = await find(deps, input, ctx);
+      const found = await search(input, ctx);
       // `stream` through a door that cannot stream (an MCP tool) still gets its answer, whole
       if (input.outputSchema === undefined && !input.stream) return found.response;
       const answer = await deps.synthesis.answer(await synthesisRequest(input, found, ctx), ctx);
@@ -114,13 +147,24 @@ export function createSearchService(deps: SearchDeps): SearchService {
     },
     async *stream(input, ctx) {
       const started = performance.now();
-      const found = await find(deps, input, ctx);
+      const found = await search(input, ctx);
       for await (const chunk of deps.synthesis.stream(await synthesisRequest(input, found, ctx), ctx)) {
         if (chunk.type === 'text') yield chunk;
         else yield { type: 'done', response: withAnswer(found, chunk.result, started) };
       }
     },
   };
+}
+
+/** Follow-up searches a deep-reasoning round adds at most. */
+const FOLLOW_UP_QUERIES = 3;
+
+const roundDollars = (n: number) => Math.round(n * 1e6) / 1e6;
+
+/** Progress notes for a caller that listens (the MCP door's progress notifications). */
+function progressSteps(ctx: ServiceContext): (message: string) => void {
+  let progress = 0;
+  return (message) => ctx.onProgress?.({ progress: ++progress, message });
 }
 
 interface Found {
@@ -225,56 +269,6 @@ function acceptable(index: SearchIndex, filter: SearchFilter, ids: number[]): nu
     (id) =>
       index.table.isLive(id) && (!filter.active || filter.doc(id, index.table.facts(id), () => urls.get(id) ?? '')),
   );
-}
-
-async function askProviders(
-  deps: SearchDeps,
-  input: SearchInput,
-  pipeline: Pipeline,
-  ctx: ServiceContext,
-): Promise<WebSearchHit[][]> {
-  const timeoutMs = Math.min(pipeline.providerBudgetMs, deps.providerTimeoutMs);
-  const queries = [input.query, ...(pipeline.additionalQueries ? (input.additionalQueries ?? []) : [])];
-  const calls = deps.providers.flatMap((p) =>
-    queries.map(async (query) => {
-      try {
-        return await p.search(
-          {
-            query,
-            numResults: input.numResults,
-            includeDomains: input.includeDomains,
-            excludeDomains: input.excludeDomains,
-            startPublishedDate: input.startPublishedDate,
-            endPublishedDate: input.endPublishedDate,
-            userLocation: input.userLocation,
-            category: input.category,
-            timeoutMs,
-          },
-          ctx.signal,
-        );
-      } catch (err) {
-        if (ctx.signal.aborted) throw err;
-        ctx.logger.warn(
-          { provider: p.name, reason: (err as Error).message },
-          'web search provider failed; answering without it',
-        );
-        return [];
-      }
-    }),
-  );
-  return Promise.all(calls);
-}
-
-/** Deep types read the best provider pages live, so they are indexed and rank by their own text. */
-async function readProviderPages(deps: SearchDeps, lists: WebSearchHit[][], n: number, ctx: ServiceContext) {
-  const urls = fuse(lists.map((l) => l.map((h) => h.url)))
-    .slice(0, n)
-    .map((f) => f.key);
-  const unknown = urls.filter((u) => !deps.documents.get(normalizeUrl(u) ?? u));
-  if (unknown.length === 0) return;
-  await deps.contents.run({ urls: unknown, livecrawlTimeout: 10000, subpages: 0 }, ctx).catch((err: unknown) => {
-    ctx.logger.warn({ err }, 'reading provider pages failed');
-  });
 }
 
 /** Local and provider lists fused by reciprocal rank, deduplicated by normalised URL, filtered. */

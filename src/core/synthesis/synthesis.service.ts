@@ -11,6 +11,7 @@ import { createMarkerFilter, readCitations } from './citations.js';
 import { extractiveAnswer } from './extractive.js';
 import { groundField, groundObject, type GroundingEntry, type Source } from './grounding.js';
 import { answerEnvelopeSchema, answerMessages, repairMessage, type AnswerShape } from './prompt.js';
+import { planQueries } from './planner.js';
 import { priceOf, tokenCost, type ModelPrice } from './pricing.js';
 import { schemaProblems } from './validate.js';
 
@@ -53,6 +54,14 @@ export interface Synthesis {
   answer(request: SynthesisRequest, ctx: ServiceContext): Promise<SynthesisResult>;
   /** The answer streamed (an object answer arrives whole, as one text piece of JSON). Same errors. */
   stream(request: SynthesisRequest, ctx: ServiceContext): AsyncIterable<SynthesisChunk>;
+  /**
+   * Searches a model plans for a deep search (`seen`: result titles so far, for a follow-up round);
+   * none without a model or when planning fails. Never throws but for cancellation.
+   */
+  plan(
+    request: { query: string; max: number; systemPrompt?: string; seen?: string[] },
+    ctx: ServiceContext,
+  ): Promise<{ queries: string[]; costDollars: number }>;
 }
 
 const ZERO: TokenUsage = { inputTokens: 0, outputTokens: 0 };
@@ -65,19 +74,20 @@ export function createSynthesis(deps: SynthesisDeps): Synthesis {
   const maxTokens = deps.maxTokens ?? 1200;
   const modelFor = (ctx: ServiceContext) =>
     deps.preferClientModel ? (ctx.clientModel ?? deps.model) : (deps.model ?? ctx.clientModel);
+  // the client's own model is paid by the client, not through Trawl
+  const costOf = (model: ChatModel, usage: TokenUsage) =>
+    model.provider === 'mcp-sampling' ? 0 : tokenCost(usage, priceOf(model.model, deps.price));
   const finish = (
     model: ChatModel,
     content: SynthesisResult['content'],
     grounding: GroundingEntry[],
     usage: TokenUsage,
   ): SynthesisResult => ({
-    // prettier-ignore
     content,
     grounding,
     usage,
     writer: `${model.provider}:${model.model}`,
-    // the client's own model is paid by the client, not through Trawl
-    costDollars: model.provider === 'mcp-sampling' ? 0 : tokenCost(usage, priceOf(model.model, deps.price)),
+    costDollars: costOf(model, usage),
   });
 
   const objectAnswer = async (model: ChatModel, req: SynthesisRequest, ctx: ServiceContext) => {
@@ -149,6 +159,12 @@ export function createSynthesis(deps: SynthesisDeps): Synthesis {
   return {
     modelFor,
     answer,
+    async plan(request, ctx) {
+      const model = modelFor(ctx);
+      if (!model) return { queries: [], costDollars: 0 };
+      const plan = await planQueries(model, request, ctx);
+      return { queries: plan.queries, costDollars: costOf(model, plan.usage) };
+    },
     async *stream(req, ctx) {
       const model = modelFor(ctx);
       if (!model || req.shape.type === 'object') {
