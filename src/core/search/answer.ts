@@ -1,6 +1,6 @@
 /**
  * What synthesis reads of a search: the first results as numbered sources, each with query-focused
- * highlights from the contents pipeline (never whole pages: a 10-source answer costs about 3,500 prompt
+ * highlights from the contents pipeline (never whole pages: a 10-source answer sends about 2,850 prompt
  * tokens), and the answer shape a request's `outputSchema` asks for.
  */
 import type { ServiceContext } from '../context.js';
