@@ -44,7 +44,14 @@ export default tseslint.config(
   {
     files: ['bench/**/*.mjs', 'test/**/*.ts'],
     languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', performance: 'readonly' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        setTimeout: 'readonly',
+        performance: 'readonly',
+        fetch: 'readonly',
+        TextDecoder: 'readonly',
+      },
     },
   },
   prettier,
