@@ -48,9 +48,13 @@ const modelServer = http.createServer((req, res) => {
     const prompt = request.messages.map((m) => m.content).join('\n');
     model.prompts.push(prompt);
     const object = request.response_format?.type === 'json_schema';
-    const content = object
-      ? JSON.stringify({ content: { finding: 'The claim is supported.', strength: 'moderate' }, citations: { finding: [1, 2], strength: [1] } }) // prettier-ignore
-      : 'The sources support the claim in part [1]. A second study disagrees on the effect size [2].';
+    const planning = request.response_format?.json_schema?.name === 'plan';
+    const question = /Question: (.*)/.exec(prompt)?.[1]?.split(/\s+/) ?? [];
+    const content = planning
+      ? JSON.stringify({ queries: [question.slice(0, 4).join(' '), question.slice(-4).join(' '), question.slice(2, 6).join(' ')] }) // prettier-ignore
+      : object
+        ? JSON.stringify({ content: { finding: 'The claim is supported.', strength: 'moderate' }, citations: { finding: [1, 2], strength: [1] } }) // prettier-ignore
+        : 'The sources support the claim in part [1]. A second study disagrees on the effect size [2].';
     const usage = { prompt_tokens: Math.ceil(prompt.length / 4), completion_tokens: Math.ceil(content.length / 4) };
     if (!request.stream) {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -136,7 +140,7 @@ const OBJECT_SCHEMA = {
 };
 const base = (q) => ({ query: q, type: 'instant', numResults: 10 });
 
-const rows = { plain: [], text: [], object: [], handle: [], firstChunk: [], prompt: [] };
+const rows = { plain: [], text: [], object: [], firstChunk: [], prompt: [], chars: [] };
 for (const q of queries.slice(0, 5)) await post({ ...base(q), outputSchema: { type: 'text' } }); // warm-up
 model.prompts.length = 0;
 model.handleMs.length = 0;
@@ -144,15 +148,26 @@ for (const q of queries) {
   rows.plain.push((await post(base(q))).ms);
   const text = await post({ ...base(q), outputSchema: { type: 'text' } });
   rows.text.push(text.ms - model.handleMs.at(-1));
+  rows.chars.push(model.prompts.at(-1).length);
   rows.prompt.push(Math.ceil(model.prompts.at(-1).length / 4));
   rows.object.push((await post({ ...base(q), outputSchema: OBJECT_SCHEMA })).ms - model.handleMs.at(-1));
   const s = await streamed(base(q));
   rows.firstChunk.push(s.firstText - model.firstTokenAt.at(-1));
 }
+// the deep types with a model: planning (and deep-reasoning's follow-up round) before the answer
+const DEEP = ['deep-lite', 'deep', 'deep-reasoning'];
+const deep = Object.fromEntries(DEEP.map((type) => [type, { ms: [], calls: [] }]));
+for (const q of queries) {
+  for (const type of DEEP) {
+    const before = model.prompts.length;
+    deep[type].ms.push((await post({ query: q, type, numResults: 10, outputSchema: { type: 'text' } })).ms);
+    deep[type].calls.push(model.prompts.length - before);
+  }
+}
 const p50 = (values) => percentile(Float64Array.from(values).sort(), 50);
 const p90 = (values) => percentile(Float64Array.from(values).sort(), 90);
 const plain = p50(rows.plain);
-const chars = model.prompts.map((p) => p.length);
+const chars = rows.chars;
 
 console.log(
   [
@@ -176,6 +191,13 @@ console.log(
         ['prompt sent to the model, characters', fmt(p50(chars), 0), fmt(p90(chars), 0)],
         ['prompt sent to the model, tokens (≈ characters / 4)', fmt(p50(rows.prompt), 0), fmt(p90(rows.prompt), 0)],
       ],
+    ),
+    '',
+    'Deep types with the model planning their searches, then a text answer (no web providers; the model answers at once):', // prettier-ignore
+    '',
+    mdTable(
+      ['type', 'p50 ms', 'p90 ms', 'model calls per search'],
+      DEEP.map((type) => [type, fmt(p50(deep[type].ms), 2), fmt(p90(deep[type].ms), 2), fmt(p50(deep[type].calls), 0)]),
     ),
     '',
     'Overhead: gathering the sources (highlights of the 10 results through the contents pipeline), the ' +
