@@ -107,12 +107,17 @@ export function buildOpenApi(ops: readonly Operation[], version: string): Json {
         [String(op.successStatus)]: {
           description: 'Success.',
           headers: { 'x-request-id': { schema: { type: 'string' }, description: 'Id of this request.' } },
-          content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}Response` } } },
+          content: {
+            'application/json': { schema: { $ref: `#/components/schemas/${name}Response` } },
+            // with the stream flag: `data: <frame>` events, then `data: [DONE]` (docs/synthesis.md)
+            ...(op.stream ? { 'text/event-stream': { schema: { $ref: `#/components/schemas/${name}StreamFrame` } } } : {}), // prettier-ignore
+          },
         },
         ...errorResponses(op),
       },
     };
     schemas[`${name}Response`] = jsonSchema(op.output, 'output');
+    if (op.stream) schemas[`${name}StreamFrame`] = jsonSchema(op.stream.frame, 'output');
     if (op.body) {
       schemas[`${name}Request`] = jsonSchema(op.body, 'input');
       operation.requestBody = {

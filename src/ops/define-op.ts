@@ -76,6 +76,8 @@ export interface OpSpec<
 /** A streamed answer: each frame is sent as one `data: <JSON>` event, then `data: [DONE]`. */
 export interface StreamSpec<I> {
   when(input: I): boolean;
+  /** One frame's wire schema (the OpenAPI document's `text/event-stream` response). */
+  frame: z.ZodType;
   /** Errors before the first frame become an ordinary error response; later ones end the stream. */
   frames(services: Services, input: I, ctx: ServiceContext): AsyncIterable<unknown>;
 }

@@ -1,7 +1,7 @@
 /** Search operations: /search and /findSimilar. */
 import { defineOp } from './define-op.js';
 import { renderResults } from './render.js';
-import { SearchRequest, SearchResponse } from '../schemas/search.schema.js';
+import { SearchRequest, SearchResponse, SearchStreamChunk } from '../schemas/search.schema.js';
 import { FindSimilarRequest, FindSimilarResponse } from '../schemas/find-similar.schema.js';
 import { dynamicHighlightsRule } from './betas.js';
 import { searchStreamFrames } from './search-stream.js';
@@ -40,6 +40,7 @@ export const searchOp = defineOp({
   run: (services, input, ctx) => services.search.run(input, ctx),
   stream: {
     when: (input) => input.stream === true,
+    frame: SearchStreamChunk,
     frames: (services, input, ctx) => searchStreamFrames(services.search.stream(input, ctx)),
   },
 });

@@ -230,5 +230,10 @@ describe('OpenAPI document', () => {
     for (const op of OPERATIONS) {
       expect(doc.paths[toOpenApiPath(op.route.path)]?.[op.route.method.toLowerCase()]).toBeDefined();
     }
+    // a streamed /search: chat-completion chunk frames
+    const search = doc.paths['/search']!.post as { responses: Record<string, { content: Record<string, unknown> }> };
+    expect(search.responses['200']!.content['text/event-stream']).toEqual({
+      schema: { $ref: '#/components/schemas/SearchStreamFrame' },
+    });
   });
 });
