@@ -78,6 +78,12 @@ export function createServices(deps: ServiceDeps): Services {
     admission: createAdmissionQueue(deps.settings.fetchConcurrency),
     clock: deps.clock,
     embedder: deps.embedder,
+    summaries: {
+      cache: deps.cache,
+      model: deps.model,
+      preferClientModel: deps.synthesis?.preferClientModel,
+      price: deps.synthesis?.price,
+    },
   });
   const synthesis = createSynthesis({ model: deps.model, logger: deps.logger, ...deps.synthesis });
   return {

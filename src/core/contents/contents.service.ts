@@ -1,19 +1,26 @@
 /**
  * /contents: for each requested URL or id, a page from the cache or a live fetch (by the freshness
  * policy), turned into a result with the asked-for contents; one status per target, failures per URL
- * never fail the request. Live fetches pass the admission queue.
+ * never fail the request. Live fetches pass the admission queue; summaries are model-written when a
+ * model is available for the call (model-summary.ts), else extractive.
  */
 import { ServiceError } from '../../errors.js';
 import { FetchError } from '../../fetch/types.js';
 import type { Embedder } from '../../providers/embeddings.js';
+import type { ChatModel } from '../../providers/model/types.js';
+import type { CacheStore } from '../../store/cache.js';
 import type { DocumentsRepo } from '../../store/documents.repo.js';
 import type { Clock, ServiceContext } from '../context.js';
+import { chooseModel } from '../synthesis/model-choice.js';
+import type { ModelPrice } from '../synthesis/pricing.js';
 import type { AdmissionQueue } from './admission.js';
 import { toFreshness, type Freshness, type FreshnessInput } from './freshness.js';
+import { startSummaries, type SummaryRun } from './model-summary.js';
 import type { LoadedPage, PagesService } from './pages.service.js';
 import { parseBody } from './parse.js';
 import { renderText } from './render.js';
 import { pickSubpages } from './subpages.js';
+import type { SummaryAsk } from './summary-prompt.js';
 import { isEmptyResult, toResult, type BuiltResult, type ContentOptions, type ResultContext } from './to-result.js';
 import { isImportUrl, normalizeUrl } from './url.js';
 
@@ -21,7 +28,7 @@ import { isImportUrl, normalizeUrl } from './url.js';
 export interface ContentsInput extends ContentOptions, FreshnessInput {
   ids?: string[];
   urls?: string[];
-  summary?: boolean | { query?: string; schema?: Record<string, unknown> } | null;
+  summary?: boolean | SummaryAsk | null;
   context?: boolean | { maxCharacters?: number } | null;
   livecrawlTimeout: number;
   subpages: number;
@@ -67,6 +74,18 @@ export interface ContentsDeps {
   admission: AdmissionQueue;
   clock: Clock;
   embedder?: Embedder;
+  /** Model-written summaries: the operator's model, chosen and priced as synthesis does; the cache keeps them. */
+  summaries?: SummaryModels;
+}
+
+export interface SummaryModels {
+  cache: CacheStore;
+  /** The operator's model (`TRAWL_MODEL_*`), if one is configured. */
+  model?: ChatModel;
+  /** `TRAWL_MODEL_PREFER=client`: the calling MCP client's model first. */
+  preferClientModel?: boolean;
+  /** Configured token prices (dollars per million). */
+  price?: Partial<ModelPrice>;
 }
 
 /** Dollars per page returned (results and subpages): the spec's "$1 per 1000 pages". */
@@ -145,7 +164,7 @@ export function createContentsService(deps: ContentsDeps): ContentsService {
     load,
     async run(input, ctx) {
       const started = performance.now();
-      refuseModelOnlyOptions(input);
+      const summaries = summariesFor(deps.summaries, input, ctx);
       const freshness = toFreshness(input);
       const targets = input.urls ?? input.ids ?? [];
       const opts: LiveLoad = {
@@ -158,6 +177,7 @@ export function createContentsService(deps: ContentsDeps): ContentsService {
         embedder: deps.embedder,
         signal: ctx.signal,
         onEmbedderError: (err: unknown) => ctx.logger.warn({ err }, 'embeddings failed; lexical highlight scores used'),
+        summarize: summaries?.summarize,
       };
       const memo = new Map<string, Promise<LoadedPage>>();
       const once = (target: string) => {
@@ -177,10 +197,11 @@ export function createContentsService(deps: ContentsDeps): ContentsService {
       for (const b of built)
         if (b?.main.textLength !== undefined) textLengths.set(b.main.result.url, b.main.textLength);
       if (ctx.notes) Object.assign(ctx.notes, { queued: opts.queue.queued, queueMs: opts.queue.waitedMs, textLengths });
+      const summaryDollars = summaries?.finish() ?? 0;
       const output: ContentsOutput = {
         results,
         statuses: outcomes.map((o) => o.status),
-        costDollars: { total: round(pages * PRICE_PER_PAGE) },
+        costDollars: { total: round(pages * PRICE_PER_PAGE + summaryDollars) },
         searchTime: round(performance.now() - started),
       };
       if (input.context) {
@@ -192,15 +213,27 @@ export function createContentsService(deps: ContentsDeps): ContentsService {
   };
 }
 
-/** `summary.schema` needs a model, which arrives with synthesis: refused before any fetch. */
-function refuseModelOnlyOptions(input: ContentsInput): void {
-  if (typeof input.summary === 'object' && input.summary?.schema) {
+/**
+ * The request's model-written summaries, when summaries are asked for and a model is available for the
+ * call (the operator's or the MCP client's, by the synthesis rule); undefined means extractive ones.
+ * @throws ServiceError `FEATURE_DISABLED` for `summary.schema` without a model, before any fetch.
+ */
+function summariesFor(
+  models: SummaryModels | undefined,
+  input: ContentsInput,
+  ctx: ServiceContext,
+): SummaryRun | undefined {
+  if (!input.summary) return undefined;
+  const model = chooseModel({ operator: models?.model, client: ctx.clientModel, preferClient: models?.preferClientModel }); // prettier-ignore
+  if (models && model) return startSummaries(model, { cache: models.cache, price: models.price }, ctx);
+  if (typeof input.summary === 'object' && input.summary.schema) {
     throw new ServiceError(
       'FEATURE_DISABLED',
-      'summary.schema needs a language model and none is configured on this Trawl; send summary without a schema for an extractive summary',
+      'summary.schema needs a language model and none is available: set TRAWL_MODEL_BASE_URL and TRAWL_MODEL (and TRAWL_MODEL_API_KEY if the server needs one), or call through an MCP client that supports sampling. Without a model, send summary without a schema for an extractive summary.',
       { field: 'summary.schema' },
     );
   }
+  return undefined;
 }
 
 /** One page's result with its subpages (same options), or marked dropped by `filterEmptyResults`. */

@@ -3,11 +3,12 @@
  * summary, extras). Shared by /contents and, later, /search and /findSimilar.
  */
 import type { Embedder } from '../../providers/embeddings.js';
-import type { SectionKind } from './page.js';
+import type { Page, SectionKind } from './page.js';
 import type { LoadedPage } from './pages.service.js';
 import { selectHighlights } from './highlights.js';
 import { renderText } from './render.js';
 import { extractiveSummary } from './summary.js';
+import type { SummaryAsk } from './summary-prompt.js';
 
 export interface TextOptionsIn {
   maxCharacters?: number;
@@ -36,7 +37,7 @@ export interface ExtrasIn {
 export interface ContentOptions {
   text?: boolean | TextOptionsIn | null;
   highlights?: boolean | HighlightsIn | null;
-  summary?: boolean | { query?: string } | null;
+  summary?: boolean | SummaryAsk | null;
   extras?: ExtrasIn | null;
 }
 
@@ -49,6 +50,11 @@ export interface ResultContext {
   signal?: AbortSignal;
   /** Called when the embeddings provider fails and highlights fall back to lexical scores. */
   onEmbedderError?: (err: unknown) => void;
+  /**
+   * Writes summaries with a language model (model-summary.ts); undefined means it failed and the result
+   * goes without one. Absent: summaries are extractive.
+   */
+  summarize?: (page: Page, ask: SummaryAsk) => Promise<string | undefined>;
 }
 
 /** A result plus what the doors may want to say about it (not part of the wire object). */
@@ -100,7 +106,11 @@ export async function toResult(loaded: LoadedPage, options: ContentOptions, rctx
   }
 
   const summary = asObject(options.summary);
-  if (summary) result.summary = extractiveSummary(page, { query: summary.query ?? rctx.query });
+  if (summary) {
+    const ask: SummaryAsk = { query: summary.query ?? rctx.query, schema: summary.schema };
+    const written = rctx.summarize ? await rctx.summarize(page, ask) : extractiveSummary(page, { query: ask.query });
+    if (written !== undefined) result.summary = written;
+  }
 
   const extras = extrasOf(loaded, options.extras);
   if (extras) result.extras = extras;
