@@ -9,6 +9,16 @@ import { searchStreamFrames } from './search-stream.js';
 /** The search tool's contents when the agent asks for none: short highlights on the query. */
 const TOOL_CONTENTS = { highlights: { maxCharacters: 1000, dynamic: false }, livecrawlTimeout: 10000, subpages: 0 };
 
+/** The answer first, then what backs each field: its sources and the confidence (docs/synthesis.md). */
+function renderAnswer(output: NonNullable<SearchResponse['output']>): string {
+  const content = typeof output.content === 'string' ? output.content : JSON.stringify(output.content, null, 2);
+  const backing = output.grounding.map((g) => {
+    const sources = g.citations.map((c) => `${c.title} <${c.url}>`).join('; ') || 'no source';
+    return `- ${g.field} (${g.confidence}): ${sources}`;
+  });
+  return `Answer:\n${content}\n\nSources of the answer:\n${backing.join('\n')}\n\n`;
+}
+
 export const searchOp = defineOp({
   name: 'search',
   tool: 'search',
@@ -31,12 +41,7 @@ export const searchOp = defineOp({
   ],
   // an agent searching wants to see why each result matches: highlights unless it asked for other contents
   toolDefaults: (args) => (args.contents ? args : { ...args, contents: { ...TOOL_CONTENTS } }),
-  render: (out) => {
-    const answer = out.output
-      ? `Answer:\n${typeof out.output.content === 'string' ? out.output.content : JSON.stringify(out.output.content, null, 2)}\n\n`
-      : '';
-    return answer + renderResults(out.results, `${out.results.length} results`);
-  },
+  render: (out) => (out.output ? renderAnswer(out.output) : '') + renderResults(out.results, `${out.results.length} results`), // prettier-ignore
   run: (services, input, ctx) => services.search.run(input, ctx),
   stream: {
     when: (input) => input.stream === true,

@@ -78,6 +78,9 @@ describe('search tool answers through MCP sampling', () => {
     expect(output.content).toBe('The undici Agent keeps one Pool per origin.');
     expect(output.grounding[0]!.citations).toHaveLength(1);
     expect(res.content[0]!.text.startsWith('Answer:\nThe undici Agent keeps one Pool per origin.')).toBe(true);
+    expect(res.content[0]!.text).toMatch(
+      /Sources of the answer:\n- content \((high|medium)\): The undici Agent <https:\/\/blog\.example\.com\/undici-agent>/,
+    );
     // the client's model is the client's to pay for: the answer adds nothing to the search's price
     expect(res.structuredContent.costDollars.total).toBe(0.005);
   });
