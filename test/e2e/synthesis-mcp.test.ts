@@ -56,7 +56,7 @@ async function connect(options: { sampling: boolean; flags?: Record<string, unkn
   return client;
 }
 
-type Output = { content: unknown; grounding: { field: string; citations: { url: string }[] }[] };
+type Output = { content: unknown; grounding: { field: string; citations: { url: string }[]; confidence: string }[] };
 const call = async (client: Client, args: Record<string, unknown>) => {
   const res = (await client.callTool({ name: 'search', arguments: { type: 'instant', ...args } })) as unknown as {
     isError?: boolean;
@@ -78,9 +78,9 @@ describe('search tool answers through MCP sampling', () => {
     expect(output.content).toBe('The undici Agent keeps one Pool per origin.');
     expect(output.grounding[0]!.citations).toHaveLength(1);
     expect(res.content[0]!.text.startsWith('Answer:\nThe undici Agent keeps one Pool per origin.')).toBe(true);
-    expect(res.content[0]!.text).toMatch(
-      /Sources of the answer:\n- content \((high|medium)\): The undici Agent <https:\/\/blog\.example\.com\/undici-agent>/,
-    );
+    // then what backs it: the cited result (source [2] of the client's reply) and the confidence
+    const second = (res.structuredContent as unknown as { results: { url: string; title: string }[] }).results[1]!;
+    expect(res.content[0]!.text).toContain(`Sources of the answer:\n- content (${res.structuredContent.output!.grounding[0]!.confidence}): ${second.title} <${second.url}>`); // prettier-ignore
     // the client's model is the client's to pay for: the answer adds nothing to the search's price
     expect(res.structuredContent.costDollars.total).toBe(0.005);
   });
