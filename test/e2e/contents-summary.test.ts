@@ -190,6 +190,8 @@ describe('/search contents.summary with the configured model', () => {
     expect(res.body.results.length).toBeGreaterThan(0);
     for (const r of res.body.results) expect(r.summary).toBe(`About ${r.url}.`);
     for (const sent of model.requests) expect(user(sent.body)).toContain('Focus: topic 3 sentence');
+    // the summaries' tokens are in the search's price, on top of the search itself ($0.005)
+    expect(res.body.costDollars.total).toBeGreaterThan(0.005);
   });
 });
 

@@ -38,6 +38,8 @@ export interface ContentsInput extends ContentOptions, FreshnessInput {
   offset?: number;
   /** Search only: the query the results answer, the topic of highlights and summaries that name none. */
   searchQuery?: string;
+  /** Search only: model dollars spent on summaries are added here (the search prices them in its total). */
+  spent?: { dollars: number };
 }
 
 export interface ContentStatus {
@@ -198,6 +200,7 @@ export function createContentsService(deps: ContentsDeps): ContentsService {
         if (b?.main.textLength !== undefined) textLengths.set(b.main.result.url, b.main.textLength);
       if (ctx.notes) Object.assign(ctx.notes, { queued: opts.queue.queued, queueMs: opts.queue.waitedMs, textLengths });
       const summaryDollars = summaries?.finish() ?? 0;
+      if (input.spent) input.spent.dollars += summaryDollars;
       const output: ContentsOutput = {
         results,
         statuses: outcomes.map((o) => o.status),

@@ -18,7 +18,7 @@ export interface Candidate {
 }
 
 /** `contents` of a /search request (nested options). */
-export type ContentsRequest = Omit<ContentsInput, 'ids' | 'urls' | 'offset' | 'searchQuery'> & {
+export type ContentsRequest = Omit<ContentsInput, 'ids' | 'urls' | 'offset' | 'searchQuery' | 'spent'> & {
   livecrawlTimeout?: number;
   subpages?: number;
 };
@@ -51,13 +51,17 @@ function baseResult(c: Candidate, doc: DocumentHead | undefined): ResultObject {
   return result;
 }
 
-/** The results of `candidates`, in order, with contents when asked (a page that fails keeps its result without them). */
+/**
+ * The results of `candidates`, in order, with contents when asked (a page that fails keeps its result
+ * without them). Model dollars spent on summaries are added to `spent`.
+ */
 export async function buildResults(
   deps: ResultDeps,
   candidates: Candidate[],
   input: { query: string; contents?: ContentsRequest; category?: string; filterEmptyResults?: boolean },
   cacheOnly: boolean,
   ctx: ServiceContext,
+  spent?: { dollars: number },
 ): Promise<ResultObject[]> {
   const keys = candidates.map((c) => normalizeUrl(c.url) ?? c.url);
   const heads = deps.documents.heads([...new Set([...keys, ...candidates.map((c) => c.url)])]);
@@ -75,6 +79,7 @@ export async function buildResults(
       ids: results.map((r) => r.url),
       searchQuery: input.query,
       filterEmptyResults: false,
+      spent,
     },
     ctx,
   );

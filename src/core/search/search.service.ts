@@ -204,17 +204,19 @@ async function find(deps: SearchDeps, input: SearchInput, ctx: ServiceContext): 
     if (filter.needsPage) filter = buildFilter(deps.index, input);
   }
   const candidates = rankCandidates(deps.index, input, local, remote, filter);
+  const spent = { dollars: 0 }; // model-written summaries
   const results = await buildResults(
     { documents: deps.documents, contents: deps.contents, index: deps.index },
     candidates.slice(0, input.numResults),
     input,
     pipeline.cacheOnly,
     ctx,
+    spent,
   );
   const response: SearchOutput = {
     requestId: ctx.requestId,
     results,
-    costDollars: { total: searchCost(type, results.length, input.contents) },
+    costDollars: { total: roundDollars(searchCost(type, results.length, input.contents) + spent.dollars) },
     searchTime: Math.round((performance.now() - started) * 100) / 100,
     resolvedSearchType: type,
   };

@@ -121,11 +121,12 @@ export function createSimilarService(deps: SimilarDeps): SimilarService {
         .slice(0, input.numResults);
       const urls = deps.index.urls(ids);
       const candidates = ids.flatMap((id) => (urls.has(id) ? [{ url: urls.get(id)!, docId: id }] : []));
-      const results = await buildResults(deps, candidates, { query: source.title, ...input }, false, ctx);
+      const spent = { dollars: 0 }; // model-written summaries
+      const results = await buildResults(deps, candidates, { query: source.title, ...input }, false, ctx, spent);
       const out: SimilarOutput = {
         requestId: ctx.requestId,
         results,
-        costDollars: similarCost(results.length, input.contents),
+        costDollars: similarCost(results.length, input.contents, spent.dollars),
       };
       if (input.context) out.context = contextOf(results, input.context);
       return out;
@@ -167,12 +168,15 @@ async function nearest(deps: SimilarDeps, text: string, ctx: ServiceContext): Pr
   }
 }
 
-/** The spec's findSimilar cost object, from the same price table as /search. */
-export function similarCost(results: number, contents: ContentsRequest | undefined) {
+/**
+ * The spec's findSimilar cost object, from the same price table as /search: the search, contents beyond
+ * the included ten, and model-written summaries (in the total).
+ */
+export function similarCost(results: number, contents: ContentsRequest | undefined, summaryDollars = 0) {
   const search = searchPrice('auto', results);
   const c = contentsPrice(results, contents);
   return {
-    total: Math.round((search + c.total) * 1e6) / 1e6,
+    total: Math.round((search + c.total + summaryDollars) * 1e6) / 1e6,
     breakDown: [
       {
         search,

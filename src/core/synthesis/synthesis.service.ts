@@ -12,7 +12,8 @@ import { extractiveAnswer } from './extractive.js';
 import { groundField, groundObject, type GroundingEntry, type Source } from './grounding.js';
 import { answerEnvelopeSchema, answerMessages, repairMessage, type AnswerShape } from './prompt.js';
 import { planQueries } from './planner.js';
-import { priceOf, tokenCost, type ModelPrice } from './pricing.js';
+import { chooseModel, modelCost } from './model-choice.js';
+import type { ModelPrice } from './pricing.js';
 import { schemaProblems } from './validate.js';
 
 export interface SynthesisRequest {
@@ -73,10 +74,8 @@ const add = (a: TokenUsage, b: TokenUsage): TokenUsage => ({
 export function createSynthesis(deps: SynthesisDeps): Synthesis {
   const maxTokens = deps.maxTokens ?? 1200;
   const modelFor = (ctx: ServiceContext) =>
-    deps.preferClientModel ? (ctx.clientModel ?? deps.model) : (deps.model ?? ctx.clientModel);
-  // the client's own model is paid by the client, not through Trawl
-  const costOf = (model: ChatModel, usage: TokenUsage) =>
-    model.provider === 'mcp-sampling' ? 0 : tokenCost(usage, priceOf(model.model, deps.price));
+    chooseModel({ operator: deps.model, client: ctx.clientModel, preferClient: deps.preferClientModel });
+  const costOf = (model: ChatModel, usage: TokenUsage) => modelCost(model, usage, deps.price);
   const finish = (
     model: ChatModel,
     content: SynthesisResult['content'],
