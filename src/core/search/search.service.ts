@@ -122,13 +122,10 @@ export function createSearchService(deps: SearchDeps): SearchService {
     step('searching');
     let found = await find(deps, asked, ctx);
     for (let round = 0; planning && round < pipeline.followUpRounds; round++) {
-      if (
-        !(await widen(
-          FOLLOW_UP_QUERIES,
-          found.response.results.map((r) => r.title),
-        ))
-      )
-        break;
+      // read what was found (titles and the passages that match the question) before asking what is missing
+      const read = await sourcesOf(deps.contents, found.response.results, input.query, found.cacheOnly, ctx);
+      const seen = read.map((s) => `${s.title}: ${s.evidence.replace(/\s+/g, ' ').slice(0, FOLLOW_UP_READ)}`);
+      if (!(await widen(FOLLOW_UP_QUERIES, seen))) break;
       step('searching again');
       found = await find(deps, asked, ctx);
     }
@@ -158,6 +155,8 @@ export function createSearchService(deps: SearchDeps): SearchService {
 
 /** Follow-up searches a deep-reasoning round adds at most. */
 const FOLLOW_UP_QUERIES = 3;
+/** Characters of each result's matching passages the follow-up planning reads. */
+const FOLLOW_UP_READ = 300;
 
 const roundDollars = (n: number) => Math.round(n * 1e6) / 1e6;
 

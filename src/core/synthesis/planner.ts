@@ -29,8 +29,8 @@ const schemaFor = (max: number) => ({
 const NONE: Plan = { queries: [], usage: { inputTokens: 0, outputTokens: 0 } };
 
 /**
- * Up to `max` queries for `query` (`seen`: titles of results so far, for a follow-up round), distinct
- * from the question and from each other. Never throws, except when the call is cancelled.
+ * Up to `max` queries for `query` (`seen`: the results so far, each its title and matching passages, for
+ * a follow-up round), distinct from the question and from each other. Never throws but for cancellation.
  */
 export async function planQueries(
   model: ChatModel,

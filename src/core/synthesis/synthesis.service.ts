@@ -56,7 +56,7 @@ export interface Synthesis {
   /** The answer streamed (an object answer arrives whole, as one text piece of JSON). Same errors. */
   stream(request: SynthesisRequest, ctx: ServiceContext): AsyncIterable<SynthesisChunk>;
   /**
-   * Searches a model plans for a deep search (`seen`: result titles so far, for a follow-up round);
+   * Searches a model plans for a deep search (`seen`: the results so far, for a follow-up round);
    * none without a model or when planning fails. Never throws but for cancellation.
    */
   plan(
