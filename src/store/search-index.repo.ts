@@ -94,33 +94,40 @@ export function concatPostings(lists: PostingList[], drop?: Set<number>): Postin
   return { n: ids.length, data: packPostings(ids, freqs) };
 }
 
-export function createSearchIndexRepo(db: Db) {
+/**
+ * The table family an index lives in: `search` (web pages and documents) or `code` (code chunks); both
+ * have the same tables (migrations 4 and 6), so one implementation serves both.
+ */
+export type IndexTables = 'search' | 'code';
+
+export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search') {
+  const t = tables;
   const q = {
-    docByUrl: db.prepare('SELECT id, lengths FROM search_docs WHERE url = ?'),
-    hashByUrl: db.prepare('SELECT content_hash FROM search_docs WHERE url = ?').pluck(),
-    insertDoc: db.prepare(`INSERT INTO search_docs (url, host, title, lengths, stream, published_at, crawled_at,
+    docByUrl: db.prepare(`SELECT id, lengths FROM ${t}_docs WHERE url = ?`),
+    hashByUrl: db.prepare(`SELECT content_hash FROM ${t}_docs WHERE url = ?`).pluck(),
+    insertDoc: db.prepare(`INSERT INTO ${t}_docs (url, host, title, lengths, stream, published_at, crawled_at,
       categories, unsafe, country, entities, content_hash) VALUES (@url, @host, @title, @lengths, @stream,
       @publishedAt, @crawledAt, @categories, @unsafe, @country, @entities, @contentHash)`),
-    deleteDoc: db.prepare('DELETE FROM search_docs WHERE id = ?'),
-    tombstone: db.prepare('INSERT OR IGNORE INTO search_deleted (id) VALUES (?)'),
-    insertText: db.prepare('INSERT INTO search_text (rowid, title, head, tail) VALUES (?, ?, ?, ?)'),
-    deleteText: db.prepare('DELETE FROM search_text WHERE rowid = ?'),
-    openSegment: db.prepare('SELECT id, docs FROM search_segments WHERE sealed = 0 ORDER BY id LIMIT 1'),
-    newSegment: db.prepare('INSERT INTO search_segments (docs, sealed) VALUES (0, 0)'),
-    growSegment: db.prepare('UPDATE search_segments SET docs = docs + ?, sealed = ? WHERE id = ?'),
-    sealed: db.prepare('SELECT id, docs FROM search_segments WHERE sealed = 1 ORDER BY docs, id'),
-    posting: db.prepare('SELECT n, data FROM search_postings WHERE term = ? AND segment = ?'),
-    postings: db.prepare('SELECT n, data FROM search_postings WHERE term = ?'),
-    df: db.prepare('SELECT COALESCE(SUM(n), 0) FROM search_postings WHERE term = ?').pluck(),
-    putPosting: db.prepare('INSERT OR REPLACE INTO search_postings (term, segment, n, data) VALUES (?, ?, ?, ?)'),
-    stat: db.prepare('SELECT value FROM search_stats WHERE key = ?').pluck(),
-    addStat: db.prepare(`INSERT INTO search_stats (key, value) VALUES (?, ?)
+    deleteDoc: db.prepare(`DELETE FROM ${t}_docs WHERE id = ?`),
+    tombstone: db.prepare(`INSERT OR IGNORE INTO ${t}_deleted (id) VALUES (?)`),
+    insertText: db.prepare(`INSERT INTO ${t}_text (rowid, title, head, tail) VALUES (?, ?, ?, ?)`),
+    deleteText: db.prepare(`DELETE FROM ${t}_text WHERE rowid = ?`),
+    openSegment: db.prepare(`SELECT id, docs FROM ${t}_segments WHERE sealed = 0 ORDER BY id LIMIT 1`),
+    newSegment: db.prepare(`INSERT INTO ${t}_segments (docs, sealed) VALUES (0, 0)`),
+    growSegment: db.prepare(`UPDATE ${t}_segments SET docs = docs + ?, sealed = ? WHERE id = ?`),
+    sealed: db.prepare(`SELECT id, docs FROM ${t}_segments WHERE sealed = 1 ORDER BY docs, id`),
+    posting: db.prepare(`SELECT n, data FROM ${t}_postings WHERE term = ? AND segment = ?`),
+    postings: db.prepare(`SELECT n, data FROM ${t}_postings WHERE term = ?`),
+    df: db.prepare(`SELECT COALESCE(SUM(n), 0) FROM ${t}_postings WHERE term = ?`).pluck(),
+    putPosting: db.prepare(`INSERT OR REPLACE INTO ${t}_postings (term, segment, n, data) VALUES (?, ?, ?, ?)`),
+    stat: db.prepare(`SELECT value FROM ${t}_stats WHERE key = ?`).pluck(),
+    addStat: db.prepare(`INSERT INTO ${t}_stats (key, value) VALUES (?, ?)
       ON CONFLICT (key) DO UPDATE SET value = value + excluded.value`),
     docsSince: db.prepare(`SELECT id, host, lengths, published_at, crawled_at, categories, unsafe, country
-      FROM search_docs WHERE id > ? ORDER BY id`),
-    maxDocId: db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'search_docs'").pluck(),
-    deleted: db.prepare('SELECT id FROM search_deleted').pluck(),
-    liveIds: db.prepare('SELECT id FROM search_docs ORDER BY id').pluck(),
+      FROM ${t}_docs WHERE id > ? ORDER BY id`),
+    maxDocId: db.prepare(`SELECT seq FROM sqlite_sequence WHERE name = '${t}_docs'`).pluck(),
+    deleted: db.prepare(`SELECT id FROM ${t}_deleted`).pluck(),
+    liveIds: db.prepare(`SELECT id FROM ${t}_docs ORDER BY id`).pluck(),
   };
 
   const addStats = (lengths: number[], sign: 1 | -1) => {
@@ -221,19 +228,20 @@ export function createSearchIndexRepo(db: Db) {
       if (sealed.length <= MAX_SEALED) return false;
       mergeSegments(
         db,
+        t,
         sealed.slice(0, sealed.length - MAX_SEALED + 2).map((s) => s.id),
       );
       return true;
     },
     /** Merges every segment into one, dropping all tombstones (after a bulk import, or on demand). */
     mergeAll(): void {
-      const all = db.prepare('SELECT id FROM search_segments').pluck().all() as number[];
-      if (all.length > 0) mergeSegments(db, all);
+      const all = db.prepare(`SELECT id FROM ${t}_segments`).pluck().all() as number[];
+      if (all.length > 0) mergeSegments(db, t, all);
     },
     /** Empties the index (a rebuild starts from here). Run inside a transaction. */
     clear(): void {
-      db.exec(`DELETE FROM search_docs; DELETE FROM search_postings; DELETE FROM search_segments;
-        DELETE FROM search_deleted; DELETE FROM search_stats; DELETE FROM search_text;`);
+      db.exec(`DELETE FROM ${t}_docs; DELETE FROM ${t}_postings; DELETE FROM ${t}_segments;
+        DELETE FROM ${t}_deleted; DELETE FROM ${t}_stats; DELETE FROM ${t}_text;`);
     },
   };
 }
@@ -246,20 +254,18 @@ const MERGE_CHUNK = 4096;
  * Rewrites `segmentIds` as one sealed segment without the tombstoned documents, reading the postings
  * in term order a chunk at a time. A full merge (every segment) also forgets the tombstones.
  */
-function mergeSegments(db: Db, segmentIds: number[]): void {
-  const drop = new Set(db.prepare('SELECT id FROM search_deleted').pluck().all() as number[]);
+function mergeSegments(db: Db, t: IndexTables, segmentIds: number[]): void {
+  const drop = new Set(db.prepare(`SELECT id FROM ${t}_deleted`).pluck().all() as number[]);
   const marks = segmentIds.map(() => '?').join(',');
   const read = db.prepare(
-    `SELECT term, n, data FROM search_postings WHERE term > ? AND segment IN (${marks}) ORDER BY term LIMIT ?`,
+    `SELECT term, n, data FROM ${t}_postings WHERE term > ? AND segment IN (${marks}) ORDER BY term LIMIT ?`,
   );
-  const put = db.prepare('INSERT INTO search_postings (term, segment, n, data) VALUES (?, ?, ?, ?)');
+  const put = db.prepare(`INSERT INTO ${t}_postings (term, segment, n, data) VALUES (?, ?, ?, ?)`);
   const docs = db
-    .prepare(`SELECT COALESCE(SUM(docs), 0) FROM search_segments WHERE id IN (${marks})`)
+    .prepare(`SELECT COALESCE(SUM(docs), 0) FROM ${t}_segments WHERE id IN (${marks})`)
     .pluck()
     .get(...segmentIds) as number;
-  const target = Number(
-    db.prepare('INSERT INTO search_segments (docs, sealed) VALUES (?, 1)').run(docs).lastInsertRowid,
-  );
+  const target = Number(db.prepare(`INSERT INTO ${t}_segments (docs, sealed) VALUES (?, 1)`).run(docs).lastInsertRowid);
   let after = '';
   for (;;) {
     const rows = read.all(after, ...segmentIds, MERGE_CHUNK) as ({ term: string } & PostingList)[];
@@ -279,8 +285,8 @@ function mergeSegments(db: Db, segmentIds: number[]): void {
     after = take.at(-1)!.term;
     if (!full) break;
   }
-  db.prepare(`DELETE FROM search_postings WHERE segment IN (${marks})`).run(...segmentIds);
-  db.prepare(`DELETE FROM search_segments WHERE id IN (${marks})`).run(...segmentIds);
-  const others = db.prepare('SELECT COUNT(*) FROM search_segments WHERE id != ?').pluck().get(target) as number;
-  if (others === 0) db.exec('DELETE FROM search_deleted');
+  db.prepare(`DELETE FROM ${t}_postings WHERE segment IN (${marks})`).run(...segmentIds);
+  db.prepare(`DELETE FROM ${t}_segments WHERE id IN (${marks})`).run(...segmentIds);
+  const others = db.prepare(`SELECT COUNT(*) FROM ${t}_segments WHERE id != ?`).pluck().get(target) as number;
+  if (others === 0) db.exec(`DELETE FROM ${t}_deleted`);
 }

@@ -43,6 +43,8 @@ export interface RankOptions {
   prune?: boolean;
   /** Counts the work done, when given: postings read through, and posting lookups for candidates. */
   trace?: RankTrace;
+  /** Field weights of the index (default `FIELD_WEIGHTS`); the proximity bonus reads them. */
+  weights?: readonly number[];
 }
 
 export interface RankTrace {
@@ -117,14 +119,18 @@ function sortPostings(n: number, ids: Uint32Array, freqs: Uint8Array): DecodedPo
 }
 
 /** Saturated term frequencies of decoded postings under the current length norms. */
-export function scorePostings({ n, ids, freqs }: DecodedPostings, norms: Float32Array): TermPostings {
+export function scorePostings(
+  { n, ids, freqs }: DecodedPostings,
+  norms: Float32Array,
+  weights: readonly number[] = FIELD_WEIGHTS,
+): TermPostings {
   const sat = new Float64Array(n);
   let maxSat = 0;
   for (let i = 0; i < n; i++) {
     const f = i * FIELD_COUNT;
     const nb = ids[i]! * FIELD_COUNT;
     let wtf = 0;
-    for (let k = 0; k < FIELD_COUNT; k++) if (freqs[f + k]) wtf += (FIELD_WEIGHTS[k]! * freqs[f + k]!) / norms[nb + k]!;
+    for (let k = 0; k < FIELD_COUNT; k++) if (freqs[f + k]) wtf += (weights[k]! * freqs[f + k]!) / norms[nb + k]!;
     sat[i] = wtf / (wtf + K1);
     if (sat[i]! > maxSat) maxSat = sat[i]!;
   }
@@ -139,7 +145,12 @@ const BYTES_PER_POSTING = 4 + 8;
  * (`generation`, which also moves the length norms): a hot term is read from SQLite, decoded and
  * normed once, and every query then reads it sequentially.
  */
-export function createPostingsCache(repo: SearchIndexRepo, table: DocTable, maxBytes = 64 * 2 ** 20): PostingsReader {
+export function createPostingsCache(
+  repo: SearchIndexRepo,
+  table: DocTable,
+  maxBytes = 64 * 2 ** 20,
+  weights: readonly number[] = FIELD_WEIGHTS,
+): PostingsReader {
   const cache = new Map<string, TermPostings>();
   let bytes = 0;
   let generation = -1;
@@ -155,7 +166,7 @@ export function createPostingsCache(repo: SearchIndexRepo, table: DocTable, maxB
       cache.set(term, hit);
       return hit;
     }
-    hit = scorePostings(decodePostings(repo.postings(term)), table.norms(B));
+    hit = scorePostings(decodePostings(repo.postings(term)), table.norms(B), weights);
     const size = hit.n * BYTES_PER_POSTING;
     if (size > maxBytes / 4) return hit;
     for (const [old, p] of cache) {
@@ -195,7 +206,7 @@ export function rank(
   const accept = options.accept && remembered(options.accept);
   let hits = bestScored(table, terms, depth, accept, options.prune !== false, options.trace);
   if (options.proximity !== false && query.sequence.length > 1) {
-    hits = proximityRerank(hits, terms, query.sequence, table, readStreams);
+    hits = proximityRerank(hits, terms, query.sequence, table, readStreams, options.weights ?? FIELD_WEIGHTS);
   }
   return hits.slice(0, options.limit);
 }
@@ -443,6 +454,7 @@ function proximityRerank(
   sequence: string[],
   table: DocTable,
   readStreams: StreamReader,
+  weights: readonly number[],
 ): Hit[] {
   const idfOf = new Map(terms.map((t) => [t.term, t.idf]));
   const pairs: [string, string, number][] = [];
@@ -467,7 +479,7 @@ function proximityRerank(
         const norm = avg[f]! > 0 ? 1 - B + (B * table.length(hit.id, f)) / avg[f]! : 1;
         for (const [a, b, pairIdf] of pairs) {
           const cnt = nearPairs(words, a, b);
-          if (cnt > 0) bonus += (PROXIMITY_WEIGHT * FIELD_WEIGHTS[f]! * pairIdf * cnt * (K1 + 1)) / (cnt + K1 * norm);
+          if (cnt > 0) bonus += (PROXIMITY_WEIGHT * weights[f]! * pairIdf * cnt * (K1 + 1)) / (cnt + K1 * norm);
         }
       }
       return { id: hit.id, score: hit.score + bonus };

@@ -4,11 +4,11 @@
  */
 import type { Db } from '../../store/database.js';
 import type { DocumentRecord, DocumentsRepo } from '../../store/documents.repo.js';
-import { createSearchIndexRepo, type SearchIndexRepo } from '../../store/search-index.repo.js';
+import { createSearchIndexRepo, type IndexTables, type SearchIndexRepo } from '../../store/search-index.repo.js';
 import { analyzeQuery, type AnalyzedQuery } from './analyzer.js';
 import { createDocTable, type DocTable } from './doc-table.js';
 import { toIndexEntry } from './index-entry.js';
-import { createPostingsCache, rank, type Hit, type RankOptions } from './lexical.js';
+import { createPostingsCache, FIELD_WEIGHTS, rank, type Hit, type RankOptions } from './lexical.js';
 
 export interface SearchIndex {
   readonly repo: SearchIndexRepo;
@@ -46,17 +46,30 @@ export function ftsPhrase(phrase: string): string | null {
 
 const BATCH = 500;
 
-export function createSearchIndex(db: Db, documents: Pick<DocumentsRepo, 'all'>): SearchIndex {
-  const repo = createSearchIndexRepo(db);
+/** Which tables an index lives in and how its four fields weigh (web pages by default). */
+export interface IndexOptions {
+  tables?: IndexTables;
+  /** Field weights in `FIELDS` order (default: title 2, headings 1, body 1, URL 1). */
+  weights?: readonly number[];
+}
+
+export function createSearchIndex(
+  db: Db,
+  documents: Pick<DocumentsRepo, 'all'>,
+  options: IndexOptions = {},
+): SearchIndex {
+  const t = options.tables ?? 'search';
+  const weights = options.weights ?? FIELD_WEIGHTS;
+  const repo = createSearchIndexRepo(db, t);
   const table = createDocTable(db, repo);
-  const postings = createPostingsCache(repo, table);
-  const streamsOf = db.prepare('SELECT id, stream FROM search_docs WHERE id IN (SELECT value FROM json_each(?))');
-  const idsOf = db.prepare('SELECT id, url FROM search_docs WHERE url IN (SELECT value FROM json_each(?))');
-  const urlsOf = db.prepare('SELECT id, url FROM search_docs WHERE id IN (SELECT value FROM json_each(?))');
+  const postings = createPostingsCache(repo, table, undefined, weights);
+  const streamsOf = db.prepare(`SELECT id, stream FROM ${t}_docs WHERE id IN (SELECT value FROM json_each(?))`);
+  const idsOf = db.prepare(`SELECT id, url FROM ${t}_docs WHERE url IN (SELECT value FROM json_each(?))`);
+  const urlsOf = db.prepare(`SELECT id, url FROM ${t}_docs WHERE id IN (SELECT value FROM json_each(?))`);
   const entitiesOf = db.prepare(
-    'SELECT id, entities FROM search_docs WHERE entities IS NOT NULL AND id IN (SELECT value FROM json_each(?))',
+    `SELECT id, entities FROM ${t}_docs WHERE entities IS NOT NULL AND id IN (SELECT value FROM json_each(?))`,
   );
-  const phraseAll = db.prepare('SELECT rowid FROM search_text WHERE search_text MATCH ?').pluck();
+  const phraseAll = db.prepare(`SELECT rowid FROM ${t}_text WHERE ${t}_text MATCH ?`).pluck();
 
   const write = db.transaction((docs: DocumentRecord[]) => {
     const entries = docs.map(toIndexEntry).filter((e) => repo.hashOf(e.url) !== e.contentHash);
@@ -106,7 +119,7 @@ export function createSearchIndex(db: Db, documents: Pick<DocumentsRepo, 'all'>)
       return api.searchAnalyzed(analyzeQuery(query), options);
     },
     searchAnalyzed(query, options) {
-      return rank(postings, table, readStreams, query, options);
+      return rank(postings, table, readStreams, query, { weights, ...options });
     },
     streams: readStreams,
     docFrequency: (term) => repo.docFrequency(term),

@@ -144,4 +144,80 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT, WITHOUT ROWID;
     `,
   },
+  {
+    version: 6,
+    name: 'code index',
+    sql: `
+      -- The code index: the same tables as the search index (migration 4), over code chunks. Its four
+      -- fields are the symbol, the doc comment and prose, the identifiers and the code's other words.
+      CREATE TABLE code_docs (
+        id            INTEGER PRIMARY KEY AUTOINCREMENT,
+        url           TEXT NOT NULL UNIQUE,
+        host          TEXT NOT NULL,
+        title         TEXT NOT NULL,
+        lengths       BLOB NOT NULL,
+        stream        TEXT NOT NULL,
+        published_at  INTEGER,
+        crawled_at    INTEGER NOT NULL,
+        categories    INTEGER NOT NULL DEFAULT 0,
+        unsafe        INTEGER NOT NULL DEFAULT 0,
+        country       TEXT,
+        entities      TEXT,
+        content_hash  TEXT NOT NULL
+      ) STRICT;
+      CREATE TABLE code_postings (
+        term     TEXT NOT NULL,
+        segment  INTEGER NOT NULL,
+        n        INTEGER NOT NULL,
+        data     BLOB NOT NULL,
+        PRIMARY KEY (term, segment)
+      ) STRICT, WITHOUT ROWID;
+      CREATE TABLE code_segments (
+        id      INTEGER PRIMARY KEY,
+        docs    INTEGER NOT NULL,
+        sealed  INTEGER NOT NULL DEFAULT 0
+      ) STRICT;
+      CREATE TABLE code_deleted (
+        id  INTEGER PRIMARY KEY
+      ) STRICT;
+      CREATE TABLE code_stats (
+        key    TEXT PRIMARY KEY,
+        value  REAL NOT NULL
+      ) STRICT;
+      CREATE VIRTUAL TABLE code_text USING fts5(
+        title, head, tail, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2'
+      );
+      -- What a chunk is, for the response: where it comes from and its text. url = code_docs.url.
+      CREATE TABLE code_chunks (
+        url         TEXT PRIMARY KEY,
+        source      TEXT NOT NULL,
+        path        TEXT NOT NULL,
+        start_line  INTEGER NOT NULL,
+        end_line    INTEGER NOT NULL,
+        language    TEXT NOT NULL,
+        kind        TEXT NOT NULL,
+        symbol      TEXT,
+        doc         TEXT,
+        code        TEXT NOT NULL
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX code_chunks_file ON code_chunks (source, path);
+      -- Files indexed per source (a folder, a repository, a package set, an import), to re-index only
+      -- what changed: size and mtime first, the content hash to tell a touch from an edit.
+      CREATE TABLE code_files (
+        source    TEXT NOT NULL,
+        path      TEXT NOT NULL,
+        size      INTEGER NOT NULL,
+        mtime_ms  REAL NOT NULL,
+        hash      TEXT NOT NULL,
+        chunks    INTEGER NOT NULL,
+        PRIMARY KEY (source, path)
+      ) STRICT, WITHOUT ROWID;
+      CREATE TABLE code_sources (
+        name        TEXT PRIMARY KEY,
+        kind        TEXT NOT NULL,
+        location    TEXT NOT NULL,
+        indexed_at  TEXT NOT NULL
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
 ];
