@@ -1,0 +1,195 @@
+/**
+ * The code index: code chunks (from folders, repositories, packages, imports and documentation pages)
+ * in the search index's machinery (segments, BM25F, exact top-k pruning) over the `code_*` tables,
+ * with code fields: the symbol, the doc comment and comments, the identifiers, and the rest (path
+ * words and string literals). Each file's chunks are replaced together, in one transaction.
+ */
+import type { Db } from '../../store/database.js';
+import { FIELD_COUNT, type IndexedDoc } from '../../store/search-index.repo.js';
+import { analyze, analyzeQuery, type AnalyzedQuery } from '../search/analyzer.js';
+import { createSearchIndex, type SearchIndex } from '../search/search-index.js';
+import { RELATED_WEIGHT, relatedTerms } from './lexicon.js';
+
+/** A chunk to index: what the chunker cut, and the source it belongs to. */
+export interface ChunkRecord {
+  /** The indexed folder, repository, package set or import, by name. */
+  source: string;
+  /** Path inside the source ('/' separators), or the URL of a documentation page. */
+  path: string;
+  startLine: number;
+  endLine: number;
+  language: string;
+  kind: string;
+  symbol: string | null;
+  doc: string | null;
+  code: string;
+}
+
+/** A ranked chunk. */
+export interface CodeHit extends ChunkRecord {
+  score: number;
+}
+
+/** Field weights, `FIELDS` order of the store: symbol, doc and comments, identifiers, other words. */
+export const CODE_WEIGHTS = [4, 3, 1, 0.5] as const;
+/** Score multiplier of a chunk in a language the query names ("… in python"). */
+export const LANGUAGE_PREFERENCE = 1.3;
+
+const MAX_TF = 255;
+
+/**
+ * Languages by bit in the index's `categories` column (the code index stores the chunk's language
+ * there). Stored data depends on this order: append only.
+ */
+const LANGUAGES = ['python', 'javascript', 'typescript', 'go', 'rust', 'java', 'kotlin', 'c', 'cpp', 'csharp', 'ruby', 'php', 'swift', 'scala', 'shell', 'sql', 'markdown', 'json', 'yaml', 'toml', 'html', 'css']; // prettier-ignore
+const OTHER_BIT = 30;
+function languageBit(language: string): number {
+  const i = LANGUAGES.indexOf(language);
+  return 1 << (i < 0 ? OTHER_BIT : i);
+}
+
+/** The locator of a chunk: unique per source, path and line range. */
+export function chunkUrl(c: Pick<ChunkRecord, 'source' | 'path' | 'startLine' | 'endLine'>): string {
+  return `code://${encodeURIComponent(c.source)}/${c.path}#L${c.startLine}-L${c.endLine}`;
+}
+
+const COMMENT = /(?:\/\/|#)[^\n]*|\/\*[\s\S]*?\*\//g;
+const STRING = /"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`/g;
+const IDENTIFIER = /[A-Za-z_$][A-Za-z0-9_$]*/g;
+
+/** The four fields of a chunk, as text. */
+function fieldsOf(c: ChunkRecord): [string, string, string, string] {
+  const comments = (c.code.match(COMMENT) ?? []).join('\n');
+  const strings = (c.code.match(STRING) ?? []).join(' ');
+  const bare = c.code.replace(COMMENT, ' ').replace(STRING, ' ');
+  const identifiers = (bare.match(IDENTIFIER) ?? []).join(' ');
+  const pathWords = c.path.replace(/\.[a-z0-9]+$/i, '').replace(/[/_.-]+/g, ' ');
+  return [c.symbol ?? '', `${c.doc ?? ''}\n${comments}`, identifiers, `${pathWords} ${strings}`];
+}
+
+/** A chunk → its index entry. */
+export function toCodeEntry(c: ChunkRecord, indexedAt: number, hash: string): IndexedDoc {
+  const fields = fieldsOf(c);
+  const terms = new Map<string, Uint8Array>();
+  const lengths: number[] = [];
+  fields.forEach((text, f) => {
+    const analyzed = analyze(text);
+    lengths.push(analyzed.length);
+    for (const { term } of analyzed.postings) {
+      let tf = terms.get(term);
+      if (!tf) terms.set(term, (tf = new Uint8Array(FIELD_COUNT)));
+      tf[f] = Math.min(MAX_TF, tf[f]! + 1);
+    }
+  });
+  return {
+    url: chunkUrl(c),
+    host: c.source,
+    title: c.symbol ?? c.path,
+    terms,
+    lengths,
+    stream: '\n',
+    publishedAt: null,
+    crawledAt: indexedAt,
+    categories: languageBit(c.language),
+    unsafe: false,
+    country: null,
+    entities: null,
+    contentHash: hash,
+    text: { title: c.symbol ?? '', head: c.doc ?? '', tail: c.code },
+  };
+}
+
+/** A code query: its words (language words taken out by the caller) with related words at a low weight. */
+export function analyzeCodeQuery(text: string): AnalyzedQuery {
+  const query = analyzeQuery(text);
+  const terms = new Map(query.terms);
+  for (const term of query.terms.keys()) {
+    for (const r of relatedTerms(term)) if (!terms.has(r)) terms.set(r, RELATED_WEIGHT);
+  }
+  return { terms, sequence: query.sequence };
+}
+
+export interface CodeIndex {
+  readonly index: SearchIndex;
+  /** Replaces the chunks of one file of a source (none: the file is gone). Atomic. */
+  replaceFile(source: string, path: string, chunks: ChunkRecord[], hash: string, indexedAt: number): void;
+  /** The best chunks for a query; chunks in `languages` are preferred, not required. */
+  search(query: string, options: { limit: number; languages?: string[] }): CodeHit[];
+  /** Chunks indexed. */
+  count(): number;
+}
+
+export function createCodeIndex(db: Db): CodeIndex {
+  // chunks are written by `replaceFile`, not rebuilt from the documents store
+  const noDocuments = { *all() {} };
+  const index = createSearchIndex(db, noDocuments, { tables: 'code', weights: CODE_WEIGHTS });
+  const chunksOfFile = db.prepare('SELECT url FROM code_chunks WHERE source = ? AND path = ?').pluck();
+  const deleteChunks = db.prepare('DELETE FROM code_chunks WHERE source = ? AND path = ?');
+  const insertChunk = db.prepare(`INSERT OR REPLACE INTO code_chunks (url, source, path, start_line, end_line,
+    language, kind, symbol, doc, code) VALUES (@url, @source, @path, @startLine, @endLine, @language, @kind,
+    @symbol, @doc, @code)`);
+  const chunkByUrl = db.prepare('SELECT * FROM code_chunks WHERE url IN (SELECT value FROM json_each(?))');
+
+  const replace = db.transaction((source: string, path: string, chunks: ChunkRecord[], hash: string, at: number) => {
+    index.repo.remove(chunksOfFile.all(source, path) as string[]);
+    deleteChunks.run(source, path);
+    index.repo.write(chunks.map((c) => toCodeEntry(c, at, hash)));
+    for (const c of chunks) insertChunk.run({ ...c, url: chunkUrl(c) });
+    index.repo.maybeMerge();
+  });
+
+  return {
+    index,
+    replaceFile(source, path, chunks, hash, indexedAt) {
+      replace(source, path, chunks, hash, indexedAt);
+      index.table.noteWrite();
+    },
+    search(query, { limit, languages = [] }) {
+      const wanted = languages.reduce((bits, l) => bits | languageBit(l), 0);
+      // read deeper than asked when a language is preferred, so the preference can reorder
+      const depth = wanted ? Math.max(limit * 3, 30) : limit;
+      const hits = index.searchAnalyzed(analyzeCodeQuery(query), { limit: depth, proximity: false });
+      const scored = hits.map((h) => ({
+        id: h.id,
+        score: h.score * (wanted && index.table.facts(h.id).categories & wanted ? LANGUAGE_PREFERENCE : 1),
+      }));
+      scored.sort((a, b) => b.score - a.score || a.id - b.id);
+      const top = scored.slice(0, limit);
+      const urls = index.urls(top.map((h) => h.id));
+      const rows = chunkByUrl.all(JSON.stringify([...urls.values()])) as ChunkRow[];
+      const byUrl = new Map(rows.map((r) => [r.url, r]));
+      return top.flatMap((h) => {
+        const row = byUrl.get(urls.get(h.id) ?? '');
+        return row ? [{ ...fromRow(row), score: h.score }] : [];
+      });
+    },
+    count: () => index.count(),
+  };
+}
+
+interface ChunkRow {
+  url: string;
+  source: string;
+  path: string;
+  start_line: number;
+  end_line: number;
+  language: string;
+  kind: string;
+  symbol: string | null;
+  doc: string | null;
+  code: string;
+}
+
+function fromRow(r: ChunkRow): ChunkRecord {
+  return {
+    source: r.source,
+    path: r.path,
+    startLine: r.start_line,
+    endLine: r.end_line,
+    language: r.language,
+    kind: r.kind,
+    symbol: r.symbol,
+    doc: r.doc,
+    code: r.code,
+  };
+}
