@@ -1,0 +1,14 @@
+/**
+ * Token counts as the caller's model sees them: gpt-tokenizer's `o200k_base` encoding (GPT-4o and
+ * later; within a few percent of other modern tokenizers on code), loaded on first use so start-up and
+ * the other tools do not pay for its tables.
+ */
+import type { TokenCounter } from './format.js';
+
+let counter: Promise<TokenCounter> | undefined;
+
+/** The token counter (loaded once per process). */
+export function tokenCounter(): Promise<TokenCounter> {
+  counter ??= import('gpt-tokenizer/encoding/o200k_base').then((m) => (text: string) => m.countTokens(text));
+  return counter;
+}
