@@ -51,6 +51,7 @@ export default tseslint.config(
         performance: 'readonly',
         fetch: 'readonly',
         TextDecoder: 'readonly',
+        AbortController: 'readonly',
       },
     },
   },

@@ -5,6 +5,7 @@
  */
 import { Command, Option } from 'commander';
 import type { CrawlFlags } from './cli/crawl.command.js';
+import type { IndexFlags } from './cli/index.command.js';
 import type { ImportFlags } from './cli/import.command.js';
 import type { ConfigFlags } from './config/config.js';
 import { VERSION } from './version.js';
@@ -173,22 +174,24 @@ program
     await runImport(await configFrom({ dataDir: flags.dataDir, logLevel: flags.logLevel }), paths, flags);
   });
 
-const index = program.command('index').description('The search index (derived from the stored documents)');
-index
-  .command('rebuild')
-  .description('Re-index every stored document from scratch')
+program
+  .command('index')
+  .description(
+    'Index code for /context: folders and git repositories (a URL is cloned shallowly), re-indexing only what changed. ' +
+      '`trawl index rebuild` re-indexes the search index; `trawl index stats` prints both indexes',
+  )
+  .argument('<targets...>', 'folders, git repository URLs, or the words rebuild / stats')
+  .option('--packages', "also index the project's node_modules packages (READMEs, docs, type declarations, sources)")
+  .option('--name <name>', 'source name shown in snippet locations (default: the folder or repository name)')
+  .option('--json', 'print the summary as JSON')
   .addOption(dataDir())
-  .action(async (flags: ConfigFlags) => {
-    const { rebuildIndex } = await import('./cli/index.command.js');
-    await rebuildIndex(await configFrom({ dataDir: flags.dataDir }));
-  });
-index
-  .command('stats')
-  .description('Documents stored and indexed, as JSON')
-  .addOption(dataDir())
-  .action(async (flags: ConfigFlags) => {
-    const { indexStats } = await import('./cli/index.command.js');
-    await indexStats(await configFrom({ dataDir: flags.dataDir }));
+  .addOption(logLevel())
+  .action(async (targets: string[], flags: ConfigFlags & IndexFlags) => {
+    const cmd = await import('./cli/index.command.js');
+    const config = await configFrom({ dataDir: flags.dataDir, logLevel: flags.logLevel });
+    if (targets.length === 1 && targets[0] === 'rebuild') return cmd.rebuildIndex(config);
+    if (targets.length === 1 && targets[0] === 'stats') return cmd.indexStats(config);
+    await cmd.indexCode(config, targets, flags);
   });
 
 program

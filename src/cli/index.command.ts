@@ -1,7 +1,71 @@
-/** `trawl index rebuild | stats`: the search index of the data directory (derived from its documents). */
-import { createApp } from '../app.js';
+/**
+ * `trawl index PATH|URL…`: code for /context (folders, shallow clones of git repositories, node_modules
+ * packages), re-indexing only what changed; `trawl index rebuild | stats`: the search index of the data
+ * directory (derived from its documents) and the sizes of both indexes.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { createApp, type App } from '../app.js';
 import type { Config } from '../config/config.js';
+import { cloneShallow, repoName } from '../core/code/git.js';
+import { indexTree, type IndexReport, type IndexTarget } from '../core/code/indexer.js';
+import { toServiceError } from '../errors.js';
 import { createLogger } from '../lib/logger.js';
+import { createCodeFilesRepo } from '../store/code-files.repo.js';
+
+export interface IndexFlags {
+  packages?: boolean;
+  name?: string;
+  json?: boolean;
+}
+
+const isRemote = (target: string) => /^(?:https?:\/\/|ssh:\/\/|git@)/.test(target);
+
+/** A remote repository is cloned (shallow) into `<data dir>/repos/<name>`, replacing an older clone. */
+async function targetOf(app: App, target: string, flags: IndexFlags): Promise<IndexTarget> {
+  if (!isRemote(target)) return { root: target, name: flags.name, packages: flags.packages };
+  const name = flags.name ?? repoName(target);
+  const dest = path.join(app.config.dataDir, 'repos', name);
+  fs.rmSync(dest, { recursive: true, force: true });
+  fs.mkdirSync(path.dirname(dest), { recursive: true });
+  process.stderr.write(`cloning ${target} (shallow)…\n`);
+  await cloneShallow(target, dest, {});
+  return { root: dest, name, kind: 'repository', location: target, packages: flags.packages };
+}
+
+function summary(r: IndexReport): string {
+  const skipped =
+    Object.entries(r.skipped)
+      .map(([why, n]) => `${n} ${why}`)
+      .join(', ') || 'none';
+  return `${r.source}: ${r.files} files (${r.added} added, ${r.changed} changed, ${r.removed} removed, ${r.unchanged} unchanged), ${r.chunks} chunks written in ${r.seconds} s; skipped: ${skipped}`; // prettier-ignore
+}
+
+/** Indexes each target; a failing target (a clone without network) is reported and the others go on. */
+export async function indexCode(config: Config, targets: string[], flags: IndexFlags): Promise<void> {
+  const app = createApp(config, { logger: createLogger(config.logLevel) });
+  const files = createCodeFilesRepo(app.db);
+  const reports: IndexReport[] = [];
+  let failed = 0;
+  try {
+    for (const raw of targets) {
+      try {
+        const target = await targetOf(app, raw, flags);
+        const onProgress = (done: number, total: number) => process.stderr.write(`${raw}: ${done}/${total} files\n`);
+        const report = await indexTree({ db: app.db, code: app.services.code, files, clock: app.clock }, target, { onProgress }); // prettier-ignore
+        reports.push(report);
+        if (!flags.json) process.stdout.write(`${summary(report)}\n`);
+      } catch (err) {
+        failed++;
+        process.stderr.write(`trawl: ${raw}: ${toServiceError(err).message}\n`);
+      }
+    }
+    if (flags.json) process.stdout.write(`${JSON.stringify(reports, null, 2)}\n`);
+  } finally {
+    await app.close();
+  }
+  if (failed > 0) process.exitCode = 1;
+}
 
 /** Re-indexes every stored document from scratch; progress on stderr, the count on stdout. */
 export async function rebuildIndex(config: Config): Promise<void> {
@@ -23,9 +87,14 @@ export async function rebuildIndex(config: Config): Promise<void> {
 export async function indexStats(config: Config): Promise<void> {
   const app = createApp(config, { logger: createLogger('silent') });
   try {
-    const { searchIndex, documents } = app.services;
+    const { searchIndex, documents, code } = app.services;
     const stats = searchIndex.repo.stats();
-    const out = { documents: documents.count(), indexed: stats.docs, tombstones: searchIndex.repo.deletedIds().length };
+    const out = {
+      documents: documents.count(),
+      indexed: stats.docs,
+      tombstones: searchIndex.repo.deletedIds().length,
+      code: { chunks: code.count(), sources: createCodeFilesRepo(app.db).sources() },
+    };
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } finally {
     await app.close();

@@ -12,6 +12,8 @@ import type { Db } from '../store/database.js';
 import { createApiKeysRepo } from '../store/api-keys.repo.js';
 import { createDocumentsRepo, type DocumentsRepo } from '../store/documents.repo.js';
 import { createKeysService, type KeysService } from './accounts/keys.service.js';
+import { createCodeIndex, type CodeIndex } from './code/code-index.js';
+import { createContextService, type ContextService } from './code/context.service.js';
 import { createAdmissionQueue } from './contents/admission.js';
 import { createContentsService, type ContentsService } from './contents/contents.service.js';
 import { createPagesService, type PagesService } from './contents/pages.service.js';
@@ -38,6 +40,10 @@ export interface Services {
   contents: ContentsService;
   /** Answers written from search results (by a model, or extracted without one). */
   synthesis: Synthesis;
+  /** Code chunks of indexed folders, repositories, packages, imports and documentation examples. */
+  code: CodeIndex;
+  /** /context: code snippets for a question within a token budget. */
+  context: ContextService;
 }
 
 export interface ServiceDeps {
@@ -85,6 +91,7 @@ export function createServices(deps: ServiceDeps): Services {
       price: deps.synthesis?.price,
     },
   });
+  const code = createCodeIndex(deps.db);
   const synthesis = createSynthesis({ model: deps.model, logger: deps.logger, ...deps.synthesis });
   return {
     keys: createKeysService(createApiKeysRepo(deps.db), deps.clock),
@@ -113,5 +120,7 @@ export function createServices(deps: ServiceDeps): Services {
     pages,
     contents,
     synthesis,
+    code,
+    context: createContextService({ code }),
   };
 }

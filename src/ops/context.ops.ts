@@ -1,5 +1,5 @@
 /** Code context operation: /context (MCP `get_code_context`). */
-import { defineOp, notBuilt } from './define-op.js';
+import { defineOp } from './define-op.js';
 import { ContextRequest, ContextResponse } from '../schemas/context.schema.js';
 
 export const contextOp = defineOp({
@@ -16,6 +16,8 @@ export const contextOp = defineOp({
   output: ContextResponse,
   requestIdInBody: true,
   annotations: { readOnlyHint: true, openWorldHint: true },
-  render: (out) => out.response || 'No code context found.',
-  run: notBuilt('context'),
+  render: (out) =>
+    out.response ||
+    'No code context found: the code index has nothing matching. Index code with `trawl index PATH` (docs/code-context.md).',
+  run: (services, input, ctx) => services.context.run(input, ctx),
 });

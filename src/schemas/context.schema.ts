@@ -21,5 +21,16 @@ export const ContextResponse = z.object({
   costDollars: z.object({ total: z.number(), search: z.object({ neural: z.number() }) }),
   searchTime: z.number(),
   outputTokens: z.int(),
+  sources: z
+    .array(
+      z.object({
+        location: z.string().describe('`source/path:start-end`, or the page URL of a documentation example.'),
+        symbol: z.string().nullable(),
+        language: z.string(),
+        lines: z.tuple([z.int(), z.int()]),
+      }),
+    )
+    .optional()
+    .describe("Trawl's addition: where each snippet of `response` comes from, in order."),
 });
 export type ContextResponse = z.infer<typeof ContextResponse>;

@@ -208,7 +208,7 @@ describe('trawl index', () => {
       expect(rebuilt.code).toBe(0);
       expect(rebuilt.stdout.trim()).toBe('2');
       const stats = JSON.parse(trawl(['index', 'stats', '--data-dir', dir]).stdout) as Record<string, number>;
-      expect(stats).toEqual({ documents: 2, indexed: 2, tombstones: 0 });
+      expect(stats).toEqual({ documents: 2, indexed: 2, tombstones: 0, code: { chunks: 0, sources: [] } });
     } finally {
       cleanup();
     }

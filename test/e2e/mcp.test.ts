@@ -73,9 +73,9 @@ describe('MCP in memory', () => {
   });
 
   it('says plainly when a capability is not built yet', async () => {
-    const res = (await client.callTool({ name: 'get_code_context', arguments: { query: 'undici' } })) as ToolResult;
+    const res = (await client.callTool({ name: 'create_monitor', arguments: { search: { query: 'undici' }, webhook: { url: 'https://hooks.example/x' } } })) as ToolResult; // prettier-ignore
     expect(res.isError).toBe(true);
-    expect(res.content[0]!.text).toMatch(/^NOT_IMPLEMENTED: Code context .* is not built yet/);
+    expect(res.content[0]!.text).toMatch(/^NOT_IMPLEMENTED: Monitors .* is not built yet/);
   });
 
   it('runs with configured beta tokens', async () => {

@@ -25,6 +25,13 @@ export interface ChunkRecord {
   code: string;
 }
 
+/** The new chunks of one file (none: the file is gone) and its content hash. */
+export interface FileChunks {
+  path: string;
+  chunks: ChunkRecord[];
+  hash: string;
+}
+
 /** A ranked chunk. */
 export interface CodeHit extends ChunkRecord {
   score: number;
@@ -113,16 +120,19 @@ export interface CodeIndex {
   readonly index: SearchIndex;
   /** Replaces the chunks of one file of a source (none: the file is gone). Atomic. */
   replaceFile(source: string, path: string, chunks: ChunkRecord[], hash: string, indexedAt: number): void;
+  /** The same for many files at once, in one transaction (an indexing batch). */
+  replaceFiles(source: string, files: FileChunks[], indexedAt: number): void;
   /** The best chunks for a query; chunks in `languages` are preferred, not required. */
   search(query: string, options: { limit: number; languages?: string[] }): CodeHit[];
   /** Chunks indexed. */
   count(): number;
 }
 
-export function createCodeIndex(db: Db): CodeIndex {
+/** `weights`: field weights other than `CODE_WEIGHTS` (benchmarks compare them). */
+export function createCodeIndex(db: Db, options: { weights?: readonly number[] } = {}): CodeIndex {
   // chunks are written by `replaceFile`, not rebuilt from the documents store
   const noDocuments = { *all() {} };
-  const index = createSearchIndex(db, noDocuments, { tables: 'code', weights: CODE_WEIGHTS });
+  const index = createSearchIndex(db, noDocuments, { tables: 'code', weights: options.weights ?? CODE_WEIGHTS });
   const chunksOfFile = db.prepare('SELECT url FROM code_chunks WHERE source = ? AND path = ?').pluck();
   const deleteChunks = db.prepare('DELETE FROM code_chunks WHERE source = ? AND path = ?');
   const insertChunk = db.prepare(`INSERT OR REPLACE INTO code_chunks (url, source, path, start_line, end_line,
@@ -130,18 +140,29 @@ export function createCodeIndex(db: Db): CodeIndex {
     @symbol, @doc, @code)`);
   const chunkByUrl = db.prepare('SELECT * FROM code_chunks WHERE url IN (SELECT value FROM json_each(?))');
 
-  const replace = db.transaction((source: string, path: string, chunks: ChunkRecord[], hash: string, at: number) => {
-    index.repo.remove(chunksOfFile.all(source, path) as string[]);
-    deleteChunks.run(source, path);
-    index.repo.write(chunks.map((c) => toCodeEntry(c, at, hash)));
-    for (const c of chunks) insertChunk.run({ ...c, url: chunkUrl(c) });
+  // the chunks of many files go to the index in one write: its open segment is rewritten once per batch
+  const replace = db.transaction((source: string, files: FileChunks[], at: number) => {
+    const entries: IndexedDoc[] = [];
+    for (const { path, chunks, hash } of files) {
+      index.repo.remove(chunksOfFile.all(source, path) as string[]);
+      deleteChunks.run(source, path);
+      for (const c of chunks) {
+        entries.push(toCodeEntry(c, at, hash));
+        insertChunk.run({ ...c, url: chunkUrl(c) });
+      }
+    }
+    index.repo.write(entries);
     index.repo.maybeMerge();
   });
 
   return {
     index,
     replaceFile(source, path, chunks, hash, indexedAt) {
-      replace(source, path, chunks, hash, indexedAt);
+      replace(source, [{ path, chunks, hash }], indexedAt);
+      index.table.noteWrite();
+    },
+    replaceFiles(source, files, indexedAt) {
+      replace(source, files, indexedAt);
       index.table.noteWrite();
     },
     search(query, { limit, languages = [] }) {

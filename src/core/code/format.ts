@@ -34,7 +34,9 @@ function header(h: CodeHit, alsoIn: string[]): string {
 
 function docLines(h: CodeHit): string {
   const doc = (h.doc ?? '').trim();
-  if (!doc || h.code.includes(doc)) return ''; // a doc comment already inside the code is not repeated
+  // a doc comment already inside the code (markers aside) is not repeated
+  const first = doc.split('\n')[0]!.trim();
+  if (!doc || h.code.includes(first)) return '';
   const lines = doc.split('\n').map((l) => l.trimEnd());
   const shown = lines.slice(0, DOC_LINES);
   return `${shown.join('\n')}${lines.length > DOC_LINES ? '\n…' : ''}\n`;

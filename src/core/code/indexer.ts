@@ -1,0 +1,118 @@
+/**
+ * Indexes a code tree into the code index: walk it (ignore files, no vendored, generated, minified,
+ * binary or lock files), compare with what was indexed before (size and mtime, then the content hash),
+ * and chunk, index and record only the files added or changed; files gone are forgotten. Batches of
+ * files are written in one transaction each, so an interrupted run leaves whole files only.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Db } from '../../store/database.js';
+import type { CodeFilesRepo } from '../../store/code-files.repo.js';
+import type { Clock } from '../context.js';
+import { detectChanges } from './changes.js';
+import { chunkFile } from './chunk.js';
+import type { CodeIndex } from './code-index.js';
+import { walkCodeTree, type SkipReason, type SourceFile } from './walk.js';
+
+export interface IndexTarget {
+  /** The folder to index. */
+  root: string;
+  /** The source name in locations (`name/path:lines`); default: the folder's name. */
+  name?: string;
+  /** `folder`, `repository` (a clone), `packages`. */
+  kind?: string;
+  /** Where it came from, when not the folder itself (a repository URL). */
+  location?: string;
+  /** Also the packages of `node_modules` (READMEs, docs, type declarations, sources). */
+  packages?: boolean;
+}
+
+export interface IndexReport {
+  source: string;
+  files: number;
+  added: number;
+  changed: number;
+  removed: number;
+  unchanged: number;
+  chunks: number;
+  skipped: Partial<Record<SkipReason, number>>;
+  seconds: number;
+}
+
+export interface IndexerDeps {
+  db: Db;
+  code: CodeIndex;
+  files: CodeFilesRepo;
+  clock: Clock;
+}
+
+/** Files written per transaction. */
+const BATCH_FILES = 200;
+
+/** Indexes `target`; `onProgress` hears how many files of the work are done. */
+export async function indexTree(
+  deps: IndexerDeps,
+  target: IndexTarget,
+  options: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {},
+): Promise<IndexReport> {
+  const started = performance.now();
+  const root = path.resolve(target.root);
+  const source = target.name ?? path.basename(root);
+  const skipped: IndexReport['skipped'] = {};
+  const walk = walkCodeTree(root, {
+    packages: target.packages,
+    signal: options.signal,
+    onSkip: (_p, reason) => void (skipped[reason] = (skipped[reason] ?? 0) + 1),
+  });
+  const changes = await detectChanges(deps.files.files(source), walk);
+  const work = [...changes.added, ...changes.changed];
+  const now = deps.clock.now();
+  let chunks = 0;
+  for (let i = 0; i < work.length; i += BATCH_FILES) {
+    options.signal?.throwIfAborted();
+    const batch = await Promise.all(work.slice(i, i + BATCH_FILES).map((f) => readChunks(source, f)));
+    deps.db.transaction(() => {
+      const files = batch.map(({ file, records }) => ({ path: file.path, chunks: records, hash: changes.state.get(file.path)!.hash })); // prettier-ignore
+      deps.code.replaceFiles(source, files, now.getTime());
+      for (const { file, records } of batch) {
+        deps.files.put(source, file.path, changes.state.get(file.path)!, records.length);
+        chunks += records.length;
+      }
+    })();
+    options.onProgress?.(Math.min(i + BATCH_FILES, work.length), work.length);
+  }
+  deps.db.transaction(() => {
+    deps.code.replaceFiles(source, changes.removed.map((gone) => ({ path: gone, chunks: [], hash: '' })), now.getTime()); // prettier-ignore
+    for (const gone of changes.removed) deps.files.remove(source, gone);
+    // a touched file (same bytes, new mtime) keeps its chunks; its new mtime spares the next run a read
+    for (const file of changes.unchanged) deps.files.touch(source, file.path, changes.state.get(file.path)!);
+    deps.files.putSource({ name: source, kind: target.kind ?? 'folder', location: target.location ?? root, indexedAt: now.toISOString() }); // prettier-ignore
+  })();
+  return {
+    source,
+    files: changes.state.size,
+    added: changes.added.length,
+    changed: changes.changed.length,
+    removed: changes.removed.length,
+    unchanged: changes.unchanged.length,
+    chunks,
+    skipped,
+    seconds: Math.round((performance.now() - started) / 10) / 100,
+  };
+}
+
+async function readChunks(source: string, file: SourceFile) {
+  const text = await fs.readFile(file.absolute, 'utf8');
+  const records = chunkFile(file.path, text).map((c) => ({
+    source,
+    path: file.path,
+    startLine: c.startLine,
+    endLine: c.endLine,
+    language: c.language,
+    kind: c.kind,
+    symbol: c.symbol,
+    doc: c.doc,
+    code: c.code,
+  }));
+  return { file, records };
+}

@@ -1,0 +1,98 @@
+/**
+ * /context through the real REST door and the `get_code_context` tool through the SDK's real Client:
+ * snippets from the code index, ranked, within the budget as gpt-tokenizer counts it, with the spec's
+ * response fields and the sources in structured content.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChunkRecord } from '../../src/core/code/code-index.js';
+import { buildMcpServer } from '../../src/mcp/server.js';
+import { postJson, startTestServer, type TestServer } from '../helpers/app.js';
+
+const chunk = (over: Partial<ChunkRecord> & Pick<ChunkRecord, 'path' | 'code'>): ChunkRecord => ({
+  source: 'http-lib',
+  startLine: 1,
+  endLine: over.code.split('\n').length,
+  language: 'typescript',
+  kind: 'function',
+  symbol: null,
+  doc: null,
+  ...over,
+});
+
+const CHUNKS: ChunkRecord[] = [
+  chunk({ path: 'src/stream.ts', symbol: 'streamResponse', doc: 'Stream a response body to a writable, chunk by chunk.', code: 'export async function streamResponse(res: Response, out: Writable) {\n  for await (const chunk of res.body) out.write(chunk);\n  out.end();\n}' }), // prettier-ignore
+  chunk({ path: 'src/pool.ts', symbol: 'Pool.request', doc: 'Send a request on a pooled connection.', code: 'request(opts: RequestOptions) {\n  const socket = this.acquire(opts.origin);\n  return socket.dispatch(opts);\n}' }), // prettier-ignore
+  chunk({ path: 'py/stream.py', language: 'python', symbol: 'stream_response', doc: 'Stream a response to a file.', code: 'def stream_response(resp, out):\n    for chunk in resp.iter_content(8192):\n        out.write(chunk)' }), // prettier-ignore
+];
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+  for (const c of CHUNKS) t.app.services.code.replaceFile(c.source, c.path, [c], `h:${c.path}`, Date.now());
+});
+afterAll(() => t.close());
+
+const context = (body: Record<string, unknown>) => postJson(t.url, '/context', body, { 'x-api-key': t.key });
+
+describe('POST /context', () => {
+  it('answers the spec fields with the best snippets first, within the budget', async () => {
+    const res = await context({ query: 'how do I stream a response body', tokensNum: 2000 });
+    expect(res.status).toBe(200);
+    const body = res.body as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(Object.keys(body).sort()).toEqual(['costDollars', 'outputTokens', 'query', 'requestId', 'response', 'resultsCount', 'searchTime', 'sources']); // prettier-ignore
+    expect(body.query).toBe('how do I stream a response body');
+    expect(body.response).toMatch(/^## streamResponse — http-lib\/src\/stream\.ts:1-4\n/);
+    expect(body.response).toContain('```typescript\nexport async function streamResponse');
+    expect(body.outputTokens).toBe(countTokens(body.response));
+    expect(body.outputTokens).toBeLessThanOrEqual(2000);
+    expect(body.resultsCount).toBe(body.sources.length);
+    expect(body.costDollars).toEqual({ total: 0.005, search: { neural: 0.005 } });
+    expect(body.requestId).toBe(res.headers.get('x-request-id'));
+  });
+
+  it('prefers the language the query names', async () => {
+    const res = await context({ query: 'stream a response in python' });
+    expect((res.body.sources as { language: string }[])[0]!.language).toBe('python');
+  });
+
+  it('holds tight budgets, and answers an empty response when nothing matches', async () => {
+    for (const tokensNum of [50, 120, 300]) {
+      const res = await context({ query: 'stream response', tokensNum });
+      expect(res.body.outputTokens as number).toBeLessThanOrEqual(tokensNum);
+    }
+    const none = await context({ query: 'kubernetes helm chart values' });
+    expect(none.body).toMatchObject({ response: '', resultsCount: 0, outputTokens: 0 });
+  });
+
+  it('rejects a budget or query outside the limits with the field at fault', async () => {
+    for (const body of [
+      { query: 'x', tokensNum: 49 },
+      { query: 'x', tokensNum: 100001 },
+      { query: 'x', tokensNum: 'auto' },
+      { query: '' },
+      { query: 'x'.repeat(2001) },
+    ]) {
+      // prettier-ignore
+      const res = await context(body);
+      expect(res.status).toBe(400);
+      expect(String(res.body.error)).toMatch(/tokensNum|query/);
+    }
+  });
+});
+
+describe('get_code_context tool', () => {
+  it('returns the formatted snippets as text and the sources as structured content', async () => {
+    const [c, s] = InMemoryTransport.createLinkedPair();
+    await buildMcpServer(t.app, { caller: null, betas: new Set() }).connect(s);
+    const client = new Client({ name: 'agent', version: '1' });
+    await client.connect(c);
+    const res = (await client.callTool({ name: 'get_code_context', arguments: { query: 'pooled connection request', tokensNum: 1000 } })) as unknown as { isError?: boolean; content: { text: string }[]; structuredContent: { sources: { location: string }[] } }; // prettier-ignore
+    expect(res.isError).toBeFalsy();
+    expect(res.content[0]!.text).toMatch(/^## Pool\.request — http-lib\/src\/pool\.ts:1-4/);
+    expect(res.structuredContent.sources[0]!.location).toBe('http-lib/src/pool.ts:1-4');
+    await client.close();
+  });
+});
