@@ -14,6 +14,7 @@ import { createDocumentsRepo, type DocumentsRepo } from '../store/documents.repo
 import { createKeysService, type KeysService } from './accounts/keys.service.js';
 import { createCodeIndex, type CodeIndex } from './code/code-index.js';
 import { createContextService, type ContextService } from './code/context.service.js';
+import { withCodeExamples } from './code/doc-examples.js';
 import { createAdmissionQueue } from './contents/admission.js';
 import { createContentsService, type ContentsService } from './contents/contents.service.js';
 import { createPagesService, type PagesService } from './contents/pages.service.js';
@@ -66,7 +67,9 @@ export interface ServiceDeps {
 export function createServices(deps: ServiceDeps): Services {
   const stored = createDocumentsRepo(deps.db);
   const searchIndex = createSearchIndex(deps.db, stored);
-  const documents = indexedDocuments(deps.db, stored, searchIndex);
+  const code = createCodeIndex(deps.db);
+  // every stored page is searchable, and its code examples are in the code index, as soon as it is stored
+  const documents = withCodeExamples(deps.db, indexedDocuments(deps.db, stored, searchIndex), code);
   const pages = createPagesService({
     fetcher: deps.fetcher,
     cache: deps.cache,
@@ -91,7 +94,6 @@ export function createServices(deps: ServiceDeps): Services {
       price: deps.synthesis?.price,
     },
   });
-  const code = createCodeIndex(deps.db);
   const synthesis = createSynthesis({ model: deps.model, logger: deps.logger, ...deps.synthesis });
   return {
     keys: createKeysService(createApiKeysRepo(deps.db), deps.clock),

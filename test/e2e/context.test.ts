@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChunkRecord } from '../../src/core/code/code-index.js';
 import { buildMcpServer } from '../../src/mcp/server.js';
 import { postJson, startTestServer, type TestServer } from '../helpers/app.js';
+import { storedDoc } from '../helpers/documents.js';
 
 const chunk = (over: Partial<ChunkRecord> & Pick<ChunkRecord, 'path' | 'code'>): ChunkRecord => ({
   source: 'http-lib',
@@ -80,6 +81,22 @@ describe('POST /context', () => {
       expect(res.status).toBe(400);
       expect(String(res.body.error)).toMatch(/tokensNum|query/);
     }
+  });
+});
+
+describe('code examples of stored pages', () => {
+  const page = (text: string) => storedDoc('https://docs.example.com/undici/streams', 'Streams in undici', text);
+
+  it('are in /context as soon as the page is stored, with their prose, and follow the page when it changes', async () => {
+    const { documents } = t.app.services;
+    documents.upsert(page('# Streams\n\nTo pipe a body into a file, use `pipeline`:\n\n```js\nawait pipeline(res.body, fs.createWriteStream(dest));\nconsole.log("saved");\n```\n'), '2026-11-23T10:00:00.000Z'); // prettier-ignore
+    const res = await context({ query: 'pipe response body into a file', tokensNum: 1000 });
+    expect(res.body.response).toMatch(/^## Streams — https:\/\/docs\.example\.com\/undici\/streams\nTo pipe a body into a file, use `pipeline`:\n```javascript\nawait pipeline\(res\.body/); // prettier-ignore
+    expect((res.body.sources as { location: string }[])[0]!.location).toBe('https://docs.example.com/undici/streams');
+
+    documents.upsert(page('# Streams\n\nNo examples any more.'), '2026-11-23T11:00:00.000Z');
+    const after = await context({ query: 'pipe response body into a file', tokensNum: 1000 });
+    expect(after.body.sources as { location: string }[]).not.toContainEqual(expect.objectContaining({ location: 'https://docs.example.com/undici/streams' })); // prettier-ignore
   });
 });
 

@@ -1,0 +1,62 @@
+/**
+ * Code examples of stored pages: each fenced block of a documentation or Q&A page's Markdown, with the
+ * prose paragraph before it as its explanation, goes into the code index (source `web`, path = the
+ * page's URL) whenever the page is stored, in the same transaction, so /context can answer from docs
+ * Trawl has read.
+ */
+import type { Db } from '../../store/database.js';
+import type { DocumentRecord, DocumentsRepo } from '../../store/documents.repo.js';
+import { chunkFile } from './chunk.js';
+import type { ChunkRecord, CodeIndex } from './code-index.js';
+
+/** The source name of examples from stored pages. */
+export const WEB_SOURCE = 'web';
+/** Examples shorter than this many non-blank lines are not worth a snippet (`npm i x`, one identifier). */
+const MIN_LINES = 2;
+/** Page kinds whose text is Markdown with fences. */
+const MARKDOWN_KINDS = new Set(['html', 'markdown', 'text']);
+
+/** The fenced examples of a stored page, fences taken off; none for other kinds or pages without any. */
+export function examplesOf(doc: Pick<DocumentRecord, 'url' | 'title' | 'text' | 'kind'>): ChunkRecord[] {
+  if (!MARKDOWN_KINDS.has(doc.kind) || !doc.text.includes('```')) return [];
+  return chunkFile(doc.url, doc.text, 'markdown')
+    .filter((c) => c.kind === 'example')
+    .map((c) => ({ ...c, code: unfence(c.code) }))
+    .filter((c) => c.code.split('\n').filter((l) => l.trim()).length >= MIN_LINES)
+    .map((c) => ({
+      source: WEB_SOURCE,
+      path: doc.url,
+      startLine: c.startLine,
+      endLine: c.endLine,
+      language: c.language,
+      kind: 'example',
+      symbol: c.symbol ?? (doc.title || null),
+      doc: c.doc,
+      code: c.code,
+    }));
+}
+
+/** The code inside a fenced block. */
+function unfence(code: string): string {
+  const lines = code.split('\n');
+  if (/^\s*(`{3,}|~{3,})/.test(lines[0] ?? '')) lines.shift();
+  if (/^\s*(`{3,}|~{3,})\s*$/.test(lines.at(-1) ?? '')) lines.pop();
+  return lines.join('\n');
+}
+
+/**
+ * The documents repository with each stored page's examples kept in the code index, in the write's
+ * transaction: a page re-stored with other examples replaces them; one without has them removed.
+ */
+export function withCodeExamples(db: Db, documents: DocumentsRepo, code: CodeIndex): DocumentsRepo {
+  const upsertMany = db.transaction((docs: DocumentRecord[], now: string) => {
+    documents.upsertMany(docs, now);
+    const files = docs.map((d) => ({ path: d.url, chunks: examplesOf(d), hash: d.contentHash }));
+    code.replaceFiles(WEB_SOURCE, files, Date.parse(now) || Date.now());
+  });
+  return {
+    ...documents,
+    upsert: (doc, now) => upsertMany([doc], now),
+    upsertMany: (docs, now) => upsertMany(docs, now),
+  };
+}
