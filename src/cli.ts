@@ -163,6 +163,7 @@ program
   .command('import')
   .description('Import JSONL records (optionally gzipped) or folders of HTML/Markdown/text files as documents')
   .argument('<path...>', 'JSONL files (.jsonl, .jsonl.gz) and folders')
+  .option('--code', 'the records are code ({_id, code, language?, path?, url?}) for the code index (/context)')
   .option('--collection <name>', 'collection of the documents (default: file base name or folder name)')
   .option('--batch <n>', 'documents per transaction (default 500)')
   .option('--json', 'print the summary as JSON')

@@ -5,11 +5,15 @@
 import fs from 'node:fs';
 import { createApp } from '../app.js';
 import type { Config } from '../config/config.js';
-import { createImportService, type ImportResult } from '../core/import/import.service.js';
+import { importCodeFile } from '../core/code/import-code.js';
+import { createImportService, defaultCollection, type ImportResult } from '../core/import/import.service.js';
+import { createCodeFilesRepo } from '../store/code-files.repo.js';
 import { checkCollection } from '../core/import/records.js';
 import { createProgress, parseProgressMode } from './progress.js';
 
 export interface ImportFlags {
+  /** Records are code (`{_id, code, language?, path?, url?}`) for the code index, not documents. */
+  code?: boolean;
   collection?: string;
   batch?: string;
   json?: boolean;
@@ -50,6 +54,7 @@ export async function runImport(config: Config, inputs: string[], flags: ImportF
     process.exitCode = 2;
     return;
   }
+  if (flags.code) return runCodeImport(config, inputs, flags);
   const started = performance.now();
   const app = createApp(config);
   const importer = createImportService({ documents: app.services.documents, clock: app.clock, logger: app.logger });
@@ -81,6 +86,35 @@ export async function runImport(config: Config, inputs: string[], flags: ImportF
     }
   } finally {
     progress.finish();
+    await app.close();
+  }
+  const elapsedMs = Math.round(performance.now() - started);
+  process.stdout.write(
+    flags.json ? `${JSON.stringify({ inputs: results, elapsedMs })}\n` : `${summaryLine(results, elapsedMs)}\n`,
+  );
+  if (results.some((r) => r.errors > 0)) process.exitCode = 1;
+}
+
+/** `--code`: JSONL code records into the code index; the same summary and exit codes as a document import. */
+async function runCodeImport(config: Config, inputs: string[], flags: ImportFlags): Promise<void> {
+  const notFile = inputs.find((i) => !fs.statSync(i).isFile());
+  if (notFile) {
+    process.stderr.write(`trawl import: ${notFile}: --code reads JSONL files (.jsonl, .jsonl.gz), not folders; use trawl index for a folder\n`); // prettier-ignore
+    process.exitCode = 2;
+    return;
+  }
+  const started = performance.now();
+  const app = createApp(config);
+  const deps = { db: app.db, code: app.services.code, files: createCodeFilesRepo(app.db), clock: app.clock };
+  const results: ImportResult[] = [];
+  try {
+    for (const input of inputs) {
+      const collection = flags.collection ?? defaultCollection(input);
+      const onIssue = (line: number, message: string) => process.stderr.write(`${input}:${line}: ${message}\n`);
+      const r = await importCodeFile(deps, input, { collection, batch: flags.batch ? Number(flags.batch) : DEFAULT_BATCH, onIssue }); // prettier-ignore
+      results.push({ input, format: 'jsonl', collection, imported: r.imported, skipped: 0, errors: r.errors });
+    }
+  } finally {
     await app.close();
   }
   const elapsedMs = Math.round(performance.now() - started);

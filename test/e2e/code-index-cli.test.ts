@@ -74,6 +74,28 @@ describe('trawl index', () => {
     expect(stats.code.sources[0]).toMatchObject({ name: 'mylib', kind: 'folder', files: 2 });
   });
 
+  it('imports code records (--code), located by url, path or import://, reporting bad lines', async () => {
+    const data = dir();
+    const file = path.join(dir(), 'snippets.jsonl');
+    const doc = '"""Split one CSV row into fields."""';
+    fs.writeFileSync(
+      file,
+      [
+        JSON.stringify({ _id: 1, code: `def parse_csv_row(line):\n    ${doc}\n    return line.split(",")`, language: 'python' }), // prettier-ignore
+        JSON.stringify({ _id: 'b', code: 'export function debounce(fn, ms) {\n  let t;\n  return (...a) => { clearTimeout(t); t = setTimeout(() => fn(...a), ms); };\n}', path: 'utils/debounce.js' }), // prettier-ignore
+        '{"_id": "c"}',
+        'not json',
+      ].join('\n'),
+    );
+    const res = trawl(['import', '--code', file, '--data-dir', data]);
+    expect(res.code).toBe(1);
+    expect(res.stdout).toMatch(/^imported 2, skipped 0, errors 2 from 1 input\(s\) into snippets/m);
+    expect(res.stderr).toMatch(/snippets\.jsonl:3: code must be a non-empty string/);
+    expect(res.stderr).toMatch(/snippets\.jsonl:4: not valid JSON/);
+    expect(await contextSymbols(data, 'split a csv row into fields')).toEqual(['parse_csv_row']);
+    expect(await contextSymbols(data, 'debounce a function')).toEqual(['debounce']);
+  });
+
   it('says plainly when a repository cannot be cloned, and indexes the other targets', () => {
     const data = dir();
     const root = path.join(dir(), 'local');
