@@ -54,6 +54,12 @@ const JS_KEY = `(${NAME}|"[^"]*"|\\[[^\\]]+\\])`;
 const JS_OBJECT_METHOD = new RegExp(`^(?:async\\s+)?(?:get\\s+|set\\s+)?\\*?\\s*${JS_KEY}\\s*\\(`);
 const JS_OBJECT_PROPERTY = new RegExp(`^${JS_KEY}\\s*:\\s*(.*)$`);
 const NOT_MEMBERS = new Set(['if', 'for', 'while', 'switch', 'catch', 'return', 'function', 'with']);
+// A top-level call over several lines (`describe('pool', () => {`, `app.get('/x', …)`) is a block; a
+// test's is named by its title.
+const JS_CALL = new RegExp(
+  `^(?:export\\s+default\\s+|await\\s+)?(${NAME}(?:\\.${NAME})*)\\s*(?:<[^(]*>)?\\(\\s*(?:"([^"]*)")?`,
+);
+const TEST_CALLS = /^(?:describe|it|test|suite|bench|context|specify)(?:\.(?:only|skip|concurrent|todo|fails))?$/;
 
 const unquote = (name: string): string => name.replace(/^"(.*)"$/, '$1').trim();
 
@@ -88,6 +94,10 @@ function jsTop(head: string): Decl | null {
   if (/^(?:export\s+default|module\.exports\s*=)\s*\{/.test(head)) {
     const name = head.startsWith('export') ? 'default' : 'exports';
     return { kind: 'block', name, container: 'object', quietHeader: true, expression: true };
+  }
+  if ((m = JS_CALL.exec(head)) && !NOT_MEMBERS.has(m[1]!)) {
+    const title = TEST_CALLS.test(m[1]!) && m[2] ? m[2].replace(/\s+/g, ' ').trim() || null : null;
+    return { kind: 'block', name: title, minLines: 3, expression: true };
   }
   return null;
 }

@@ -37,6 +37,7 @@ for (const [id, dialect] of Object.entries(C_FAMILY)) LANGUAGES[id] = { dialect,
 // Declarations whose head runs longer than this are not declarations.
 const MAX_HEAD_LINES = 40;
 const MAX_HEAD_CHARS = 400;
+const TAIL_CHARS = 200;
 const TRAILING_CONTINUATION = /(?:[=,([:?&|+\-*/.<>]|=>|->)\s*$/;
 const LEADING_CONTINUATION = /^\s*(?:[{.?:=|&+\-*]|=>|->|(?:where|throws|extends|implements|with|requires)\b)/;
 
@@ -135,7 +136,7 @@ function kindOf(decl: Decl, range: Range): ChunkKind {
 }
 
 function nameAfterBody(masked: string): string | null {
-  return /\}\s*\*?\s*([A-Za-z_]\w*)\s*[;,]/.exec(masked)?.[1] ?? null;
+  return /\}\s*\*?\s*([A-Za-z_]\w*)\s*[;,]/.exec(masked.slice(0, MAX_HEAD_CHARS))?.[1] ?? null;
 }
 
 /** A class-like declaration: its header (up to the first member), its members, the gaps between them. */
@@ -209,7 +210,8 @@ function bodyExtent(scan: BraceScan, open: number, d: number, to: number): Exten
 }
 
 function continues(scan: BraceScan, line: number, range: Range): boolean {
-  const code = scan.masked[line]!;
+  // The line's end is what matters (and a bounded input keeps the pattern linear on giant lines).
+  const code = scan.masked[line]!.slice(-TAIL_CHARS);
   // In an object literal a comma ends the member; elsewhere it continues a list.
   if (TRAILING_CONTINUATION.test(code)) return range.scope !== 'object' || !/,\s*$/.test(code);
   // `{` on the next line (Allman style), `throws …`, `where …`, `: Base(…)`, `.then(…)`.

@@ -11,6 +11,8 @@ const SQL_KINDS: Record<string, ChunkKind> = { function: 'function', procedure: 
 // Unnamed statements (inserts, updates, grants) are grouped up to this many lines.
 const GROUP_LINES = 60;
 const MIN_SECTION_LINES = 3;
+// Keys sit at the start of their line: the patterns read this much (and so stay linear).
+const MAX_KEY_LINE = 200;
 // PostgreSQL's $$ … $$ and $body$ … $body$ quote function bodies.
 const DOLLAR_QUOTE = /\$[A-Za-z_]*\$/y;
 
@@ -130,7 +132,7 @@ function rootClose(lines: string[]): number {
 function yamlKeys(lines: string[]): Head[] {
   const heads: Head[] = [];
   lines.forEach((line, i) => {
-    const m = /^("[^"]*"|'[^']*'|[^\s#\-'"][^:#]*?)\s*:(?:\s|$)/.exec(line);
+    const m = /^("[^"]*"|'[^']*'|[^\s#\-'"][^:#]*?)\s*:(?:\s|$)/.exec(line.slice(0, MAX_KEY_LINE));
     if (m && line !== '---') heads.push({ line: i, name: m[1]!.replace(/^["']|["']$/g, '') });
   });
   return heads;
@@ -139,7 +141,7 @@ function yamlKeys(lines: string[]): Head[] {
 function tomlHeaders(lines: string[]): Head[] {
   const heads: Head[] = [];
   lines.forEach((line, i) => {
-    const m = /^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:[#;].*)?$/.exec(line);
+    const m = line.length <= MAX_KEY_LINE ? /^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:[#;].*)?$/.exec(line) : null;
     if (m) heads.push({ line: i, name: m[1]!.trim() });
   });
   return heads;

@@ -39,6 +39,9 @@ interface Ctx {
   skip: Uint8Array;
 }
 
+// Longer declaration lines are not tested as one-liners (the pattern backtracks on long lines).
+const MAX_ONE_LINER = 1_000;
+
 const RUBY: ScriptSpec = {
   match(code) {
     let m = /^def\s+(?:(?:self|[A-Z]\w*)\.)?([^\s(;]+)/.exec(code);
@@ -111,7 +114,7 @@ function collect(ctx: Ctx, scope: Scope): Unit[] {
     const code = ctx.lines[i]!.trim();
     const decl = ctx.spec.match(code);
     if (!decl) continue;
-    const end = ctx.spec.oneLine.test(code) ? i : blockEnd(ctx, i, scope);
+    const end = code.length <= MAX_ONE_LINER && ctx.spec.oneLine.test(code) ? i : blockEnd(ctx, i, scope);
     units.push(...place(ctx, scope, decl, i, end, floor));
     floor = end + 1;
     i = end;

@@ -38,8 +38,6 @@ export type { ChunkKind } from './units.js';
 // Text with NUL bytes or many control characters is binary; average lines this long are minified.
 const BINARY_SAMPLE = 8_000;
 const MINIFIED_AVERAGE_LINE = 300;
-// Longer lines are data or generated code; the per-line patterns are also bounded by this.
-const MAX_LINE = 2_000;
 // A file comment at the top documents the module (license headers included: they sit there too).
 const FILE_COMMENT = /^\s*(?:\/\/|\/\*|\*|#(?!!|include|define|if|pragma|import|\[)|--)/;
 // Interpreter settings, not documentation: `# frozen_string_literal: true`, `# -*- coding: utf-8 -*-`.
@@ -74,17 +72,15 @@ export function splitLines(text: string): string[] {
 }
 
 /**
- * Whether the structural chunkers may read the text: not binary, not minified, no giant line (prose in
- * Markdown may run long: its chunker reads line starts only).
+ * Whether the structural chunkers may read the text: not binary, not minified (prose in Markdown may run
+ * long). A few giant lines (a data string) are fine: the chunkers bound what their patterns read.
  */
 function readable(text: string, lines: string[], family: ChunkFamily): boolean {
   const sample = text.slice(0, BINARY_SAMPLE);
   // eslint-disable-next-line no-control-regex
   const control = sample.match(/[\x00-\x08\x0e-\x1f]/g)?.length ?? 0;
   if (sample.includes('\0') || control > sample.length / 50) return false;
-  if (family === 'markdown') return true;
-  if (text.length / Math.max(1, lines.length) >= MINIFIED_AVERAGE_LINE) return false;
-  return lines.every((line) => line.length <= MAX_LINE);
+  return family === 'markdown' || text.length / Math.max(1, lines.length) < MINIFIED_AVERAGE_LINE;
 }
 
 /** The structural units of a file, or null when its family has none or nothing was recognised. */

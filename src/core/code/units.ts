@@ -69,13 +69,18 @@ export function fillGaps(
 }
 
 // Lines that carry nothing when alone: closing punctuation, `end`, package lines, `<?php`, shebangs.
+const MAX_TRIVIAL_CHARS = 200;
 // A closing line may carry a comment: `}  // namespace geo`.
 const TRIVIAL_LINE =
   /^\s*(?:(?:[{}()[\];,]+|end|fi|done|esac)\s*(?:(?:\/\/|#).*)?|package\s+[\w.]+;?|<\?php|\?>|(['"])use strict\1;?|#!.*|---|\.\.\.)?\s*$/;
 
 /** Whether every line of the unit is blank or trivial. */
 export function isTrivial(lines: string[], unit: Unit): boolean {
-  for (let i = unit.start; i <= unit.end; i++) if (!TRIVIAL_LINE.test(lines[i]!)) return false;
+  for (let i = unit.start; i <= unit.end; i++) {
+    const line = lines[i]!;
+    // Trivial lines are short; the length test also keeps the pattern from backtracking on long ones.
+    if (line.length > MAX_TRIVIAL_CHARS || !TRIVIAL_LINE.test(line)) return false;
+  }
   return true;
 }
 
@@ -94,10 +99,12 @@ export function dedentBlock(rows: string[]): string | null {
 // Comment markers: /** /*! /* * */ /// //! // # -- ;
 const COMMENT_START = /^\s*(?:\/\*+!?|\*+\/?|\/\/[/!]?|#+|--|;+)/;
 const COMMENT_END = /\s*\*+\/\s*$/;
+const MAX_DOC_LINE = 1_000;
 
 /** The text of a comment block (`//`, `///`, `/** *\/`, `#`, `--` lines), markers removed; null if empty. */
 export function cleanComment(rows: string[]): string | null {
-  return dedentBlock(rows.map((row) => row.replace(COMMENT_END, '').replace(COMMENT_START, '')));
+  // Doc lines are cut at 1,000 characters: the patterns stay linear, and longer ones are not prose.
+  return dedentBlock(rows.map((row) => row.slice(0, MAX_DOC_LINE).replace(COMMENT_END, '').replace(COMMENT_START, '')));
 }
 
 /** A docstring's text the way Python's `inspect.cleandoc` reads it. */

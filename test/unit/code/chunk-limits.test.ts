@@ -6,6 +6,8 @@ import { chunkFile, type CodeChunk } from '../../../src/core/code/chunk.js';
 // chunk.test.ts.
 const read = (path: string): string => readFileSync(new URL(`../../fixtures/code-repo/${path}`, import.meta.url), 'utf8'); // prettier-ignore
 const find = (chunks: CodeChunk[], symbol: string): CodeChunk | undefined => chunks.find((c) => c.symbol === symbol);
+const outline = (chunks: CodeChunk[]): string[] =>
+  chunks.map((c) => `${c.startLine}-${c.endLine} ${c.kind} ${c.symbol ?? '-'}`);
 
 /** Ranges inside the file, in order, never overlapping (except windows), code equal to the lines. */
 function expectWellFormed(chunks: CodeChunk[], text: string): void {
@@ -108,6 +110,16 @@ describe('size bounds and fallbacks', () => {
         if (text.length < 100_000) expectWellFormed(chunks, text);
       }
     }
+  });
+
+  it('keeps the structure of a file with one giant line, and windows a minified one', () => {
+    const functions = Array.from({ length: 40 }, (_, i) => `export function f${i}(): number {\n  return DATA.length + ${i};\n}\n`); // prettier-ignore
+    const text = [`export const DATA = '${'x'.repeat(20_000)}';\n`, ...functions].join('\n');
+    const chunks = chunkFile('data.ts', text);
+    expect(outline(chunks).slice(0, 3)).toEqual(['1-1 module -', '3-5 function f0', '7-9 function f1']);
+    expect(chunks).toHaveLength(41);
+    const minified = Array.from({ length: 5 }, () => 'function a(){return 1}'.repeat(50)).join('\n');
+    expect(chunkFile('app.min.js', minified).every((c) => c.kind === 'block' && c.symbol === null)).toBe(true);
   });
 
   it('chunks a 10,000-line file quickly', () => {

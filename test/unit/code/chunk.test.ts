@@ -139,6 +139,11 @@ describe('TypeScript', () => {
     expect(find(chunks, 'Pool.describe').endLine).toBe(77);
   });
 
+  it('names test blocks by their title, and CommonJS and prototype functions by their path', () => {
+    const text = "describe('pool', () => {\n  it('acquires', () => {\n    run();\n  });\n});\n\nPool.prototype.drain = function () {\n  return 0;\n};\n\nexports.create = (n) => {\n  return n;\n};"; // prettier-ignore
+    expect(outline(chunkFile('pool.test.js', text))).toEqual(['1-5 block pool', '7-9 method Pool.drain', '11-13 function create']); // prettier-ignore
+  });
+
   it('gathers imports and constants into module chunks', () => {
     const constants = chunks[3]!;
     expect(constants.code).toContain('const PLACEHOLDER = /\\{(\\w+)\\}/g;');
