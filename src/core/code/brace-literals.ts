@@ -52,6 +52,8 @@ export interface Line {
   no: number;
   parts: string[];
   code: boolean;
+  /** The last one-line string opened on this line: where its quote is, and the parts before it. */
+  openQuote?: { at: number; parts: number };
 }
 
 const REGEX_KEYWORDS = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw', 'case', 'do', 'else', 'yield', 'await']); // prettier-ignore

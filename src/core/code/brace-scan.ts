@@ -56,6 +56,8 @@ export interface BraceScan {
 const SPECIAL = new Uint8Array(128);
 for (const ch of '/"\'`{}()[];#') SPECIAL[ch.charCodeAt(0)] = 1;
 const CLOSERS: Record<string, number> = { ')': PAREN, ']': BRACKET, '}': BRACE };
+const MAX_REWINDS = 4;
+const WORD_CHAR = /\w/;
 
 /** Lexes `lines` in `dialect`. Never throws on unbalanced or unterminated input. */
 export function scanBraces(lines: string[], dialect: Dialect): BraceScan {
@@ -104,8 +106,25 @@ function lexLine(line: Line, st: State, d: Dialect, scan: BraceScan): void {
     line.code = true;
     return;
   }
-  let i = 0;
-  let run = 0;
+  let from = 0;
+  for (let rewinds = 0; ; rewinds++) {
+    lexFrom(line, from, st, d, scan);
+    // A one-line string left open at the line end was no string (JSX text: `<p>Don't {x}</p>`): the
+    // rest of the line after its quote is code after all. A few times per line at most.
+    const open = line.openQuote;
+    if (st.mode !== STRING || st.multiline || text.endsWith('\\') || !open || rewinds >= MAX_REWINDS) return;
+    line.parts.length = open.parts;
+    line.parts.push(text[open.at]!);
+    line.openQuote = undefined;
+    st.mode = CODE;
+    from = open.at + 1;
+  }
+}
+
+function lexFrom(line: Line, from: number, st: State, d: Dialect, scan: BraceScan): void {
+  const text = line.text;
+  let i = from;
+  let run = from;
   while (i < text.length) {
     if (st.mode === COMMENT) {
       i = skipComment(text, i, st);
@@ -136,17 +155,25 @@ function lexLine(line: Line, st: State, d: Dialect, scan: BraceScan): void {
 function lexSpecial(line: Line, i: number, st: State, d: Dialect, scan: BraceScan): number {
   const text = line.text;
   const ch = text[i]!;
-  const next = text[i + 1];
-  if (ch === '/' && next === '/') return text.length;
-  if (ch === '/' && next === '*') {
+  const after = text[i + 1];
+  if (ch === '/' && after === '/') return text.length;
+  if (ch === '/' && after === '*') {
     st.mode = COMMENT;
     return i + 2;
   }
-  if (ch === '#' && d.hashComments && next !== '[') return text.length;
+  if (ch === '#' && d.hashComments && after !== '[') return text.length;
   line.code = true;
-  if (ch === '"') return openDoubleQuote(line, i, st, d);
-  if (ch === "'") return openSingleQuote(line, i, st, d);
-  if (ch === '`') return openBacktick(line, i, st, d);
+  // In JS and PHP no string starts right after a letter: `Don't` and `It's` in JSX text are apostrophes.
+  if ((ch === "'" || ch === '"') && d.singleQuoteStrings && WORD_CHAR.test(text[i - 1] ?? '')) {
+    line.parts.push(ch);
+    return i + 1;
+  }
+  if (ch === '"' || ch === "'" || ch === '`') {
+    const parts = line.parts.length;
+    const next = ch === '"' ? openDoubleQuote(line, i, st, d) : ch === "'" ? openSingleQuote(line, i, st, d) : openBacktick(line, i, st, d); // prettier-ignore
+    if (st.mode === STRING && !st.multiline) line.openQuote = { at: i, parts };
+    return next;
+  }
   if (ch === '/' && d.regexLiterals) return regexLiteral(line, i, st);
   if (ch === ';') pushEvent(scan, EVENT_SEMI, line.no, i, st.stack.length);
   else if (ch === '(' || ch === '[' || ch === '{') openBracket(scan, st, ch, line.no, i);

@@ -144,6 +144,11 @@ describe('TypeScript', () => {
     expect(outline(chunkFile('pool.test.js', text))).toEqual(['1-5 block pool', '7-9 method Pool.drain', '11-13 function create']); // prettier-ignore
   });
 
+  it('reads apostrophes in JSX text as text', () => {
+    const text = "export function App({ items }: { items: string[] }) {\n  return (\n    <ul>\n      {items.map((i) => <li key={i}>Don't {i}</li>)}\n      <p>It's {items.length ? 'many' : \"none\"}</p>\n    </ul>\n  );\n}\n\nexport const Page = () => {\n  return <App items={['a']} />;\n};"; // prettier-ignore
+    expect(outline(chunkFile('app.tsx', text))).toEqual(['1-8 function App', '10-12 function Page']);
+  });
+
   it('gathers imports and constants into module chunks', () => {
     const constants = chunks[3]!;
     expect(constants.code).toContain('const PLACEHOLDER = /\\{(\\w+)\\}/g;');
