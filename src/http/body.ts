@@ -3,6 +3,7 @@
  * door runs on @hono/node-server: building a Web `Request` for every call costs a third of the
  * throughput and keeps abort listeners alive until a late GC. Other runtimes use the Web Request.
  */
+import { setMaxListeners } from 'node:events';
 import type { Context } from 'hono';
 import { ServiceError } from '../errors.js';
 import type { HttpEnv } from './server.js';
@@ -30,10 +31,15 @@ export async function readBodyText(c: Context<HttpEnv>, maxBytes: number): Promi
 }
 
 /** Aborts when the client goes away before the response is finished. */
+/** Listeners a request's signal may have at once (its concurrent fetches and model calls). */
+const MAX_LISTENERS = 1000;
+
 export function requestSignal(c: Context<HttpEnv>): AbortSignal {
   const outgoing = c.env?.outgoing;
   if (!outgoing) return c.req.raw.signal;
   const controller = new AbortController();
+  // one request may run many fetches or model calls at once, each listening: not a leak
+  setMaxListeners(MAX_LISTENERS, controller.signal);
   outgoing.once('close', () => {
     if (!outgoing.writableFinished) controller.abort();
   });

@@ -3,6 +3,7 @@
  * REST). Each tool returns a text rendering for the model plus `structuredContent`; failures are tool
  * results with `isError: true` whose text says what to change.
  */
+import { setMaxListeners } from 'node:events';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { App } from '../app.js';
@@ -49,6 +50,8 @@ export function buildMcpServer(
       },
       async (args, extra): Promise<CallToolResult> => {
         const requestId = newRequestId();
+        // one call may run many fetches or model calls at once, each listening: not a leak
+        setMaxListeners(1000, extra.signal);
         const logger = app.logger.child({ requestId, tool: op.tool });
         const progressToken = extra._meta?.progressToken;
         const ctx: ServiceContext = {
