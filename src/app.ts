@@ -124,6 +124,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       if (closed) return;
       closed = true;
       await services.semantic?.stop();
+      await services.codeSemantic?.stop();
       await fetcher.close();
       await providers.close();
       await cache.close();

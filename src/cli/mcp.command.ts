@@ -8,6 +8,7 @@ export async function runMcp(config: Config): Promise<void> {
   selectOperations(config.tools);
   const app = createApp(config);
   app.services.semantic?.start();
+  app.services.codeSemantic?.start();
   await serveStdio(app);
   await app.close();
 }

@@ -36,7 +36,10 @@ export async function runServe(config: Config): Promise<void> {
   if (cluster.isPrimary) ensureFirstKey(app);
   const server = await startHttpServer(app);
   // new pages are embedded in the background when an embeddings provider is configured (by one worker)
-  if (cluster.isPrimary || cluster.worker?.id === 1) app.services.semantic?.start();
+  if (cluster.isPrimary || cluster.worker?.id === 1) {
+    app.services.semantic?.start();
+    app.services.codeSemantic?.start();
+  }
   app.logger.info({ url: server.url, dataDir: config.dataDir }, `listening on ${server.url}`);
   const stop = async (signal: string) => {
     app.logger.info({ signal }, 'shutting down');

@@ -11,6 +11,7 @@ import type { CacheStore } from '../store/cache.js';
 import type { Db } from '../store/database.js';
 import { createApiKeysRepo } from '../store/api-keys.repo.js';
 import { createDocumentsRepo, type DocumentsRepo } from '../store/documents.repo.js';
+import { CODE_VECTORS } from '../store/vectors.repo.js';
 import { createKeysService, type KeysService } from './accounts/keys.service.js';
 import { createCodeIndex, type CodeIndex } from './code/code-index.js';
 import { createContextService, type ContextService } from './code/context.service.js';
@@ -45,6 +46,8 @@ export interface Services {
   code: CodeIndex;
   /** /context: code snippets for a question within a token budget. */
   context: ContextService;
+  /** Embeddings of code chunks; present when an embeddings provider is configured. */
+  codeSemantic?: SemanticSearch;
 }
 
 export interface ServiceDeps {
@@ -94,6 +97,16 @@ export function createServices(deps: ServiceDeps): Services {
       price: deps.synthesis?.price,
     },
   });
+  const codeSemantic = deps.embedder
+    ? createSemanticSearch({
+        db: deps.db,
+        documents: stored,
+        embedder: deps.embedder,
+        logger: deps.logger,
+        tables: CODE_VECTORS,
+        textOf: (url) => code.textOf(url),
+      })
+    : undefined;
   const synthesis = createSynthesis({ model: deps.model, logger: deps.logger, ...deps.synthesis });
   return {
     keys: createKeysService(createApiKeysRepo(deps.db), deps.clock),
@@ -123,6 +136,7 @@ export function createServices(deps: ServiceDeps): Services {
     contents,
     synthesis,
     code,
-    context: createContextService({ code }),
+    context: createContextService({ code, semantic: codeSemantic, providerTimeoutMs: deps.settings.providerTimeoutMs }),
+    codeSemantic,
   };
 }

@@ -21,28 +21,43 @@ function loadVec(db: Db): void {
   loaded.add(db);
 }
 
-/** The vec0 table of a model and dimension (a changed model or size gets a table of its own). */
-export function vectorTable(model: string, dims: number): string {
-  return `search_vectors_${createHash('sha256').update(`${model}\u0000${dims}`).digest('hex').slice(0, 12)}`;
+/**
+ * The tables of an embedded index: its documents, their embedded chunks and which are done (migrations
+ * 5 and 7), and the prefix of its vec0 tables.
+ */
+export interface VectorTables {
+  docs: string;
+  chunks: string;
+  embedded: string;
+  vectors: string;
 }
 
-export function createVectorsRepo(db: Db, model: string, dims: number) {
+export const SEARCH_VECTORS: VectorTables = { docs: 'search_docs', chunks: 'search_chunks', embedded: 'search_embedded', vectors: 'search_vectors' }; // prettier-ignore
+export const CODE_VECTORS: VectorTables = { docs: 'code_docs', chunks: 'code_vec_chunks', embedded: 'code_embedded', vectors: 'code_vectors' }; // prettier-ignore
+
+/** The vec0 table of a model and dimension (a changed model or size gets a table of its own). */
+export function vectorTable(model: string, dims: number, prefix = 'search_vectors'): string {
+  return `${prefix}_${createHash('sha256').update(`${model}\u0000${dims}`).digest('hex').slice(0, 12)}`;
+}
+
+export function createVectorsRepo(db: Db, model: string, dims: number, tables: VectorTables = SEARCH_VECTORS) {
   loadVec(db);
-  const table = vectorTable(model, dims);
+  const table = vectorTable(model, dims, tables.vectors);
+  const { docs: docsT, chunks: chunksT, embedded: embeddedT } = tables;
   db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${table} USING vec0(embedding float[${dims}] distance_metric=cosine)`);
   const q = {
-    pending: db.prepare(`SELECT d.id, d.url, d.title FROM search_docs d
-      WHERE NOT EXISTS (SELECT 1 FROM search_embedded e WHERE e.doc_id = d.id AND e.model = ?)
+    pending: db.prepare(`SELECT d.id, d.url, d.title FROM ${docsT} d
+      WHERE NOT EXISTS (SELECT 1 FROM ${embeddedT} e WHERE e.doc_id = d.id AND e.model = ?)
       ORDER BY d.id DESC LIMIT ?`),
-    chunk: db.prepare('INSERT INTO search_chunks (doc_id, model, chunk) VALUES (?, ?, ?)'),
+    chunk: db.prepare(`INSERT INTO ${chunksT} (doc_id, model, chunk) VALUES (?, ?, ?)`),
     vector: db.prepare(`INSERT INTO ${table} (rowid, embedding) VALUES (?, ?)`),
-    done: db.prepare('INSERT OR IGNORE INTO search_embedded (doc_id, model) VALUES (?, ?)'),
+    done: db.prepare(`INSERT OR IGNORE INTO ${embeddedT} (doc_id, model) VALUES (?, ?)`),
     knn: db.prepare(`SELECT c.doc_id AS docId, v.distance AS distance FROM
       (SELECT rowid, distance FROM ${table} WHERE embedding MATCH ? AND k = ?) v
-      JOIN search_chunks c ON c.id = v.rowid ORDER BY v.distance`),
-    stale: db.prepare(`SELECT c.id FROM search_chunks c WHERE c.model = ?
-      AND NOT EXISTS (SELECT 1 FROM search_docs d WHERE d.id = c.doc_id) LIMIT 1000`),
-    dropChunk: db.prepare('DELETE FROM search_chunks WHERE id = ?'),
+      JOIN ${chunksT} c ON c.id = v.rowid ORDER BY v.distance`),
+    stale: db.prepare(`SELECT c.id FROM ${chunksT} c WHERE c.model = ?
+      AND NOT EXISTS (SELECT 1 FROM ${docsT} d WHERE d.id = c.doc_id) LIMIT 1000`),
+    dropChunk: db.prepare(`DELETE FROM ${chunksT} WHERE id = ?`),
     dropVector: db.prepare(`DELETE FROM ${table} WHERE rowid = ?`),
   };
   const put = db.transaction((docId: number, vectors: Float32Array[]) => {

@@ -126,6 +126,10 @@ export interface CodeIndex {
   search(query: string, options: { limit: number; languages?: string[] }): CodeHit[];
   /** Chunks indexed. */
   count(): number;
+  /** The chunks of index ids (the semantic search's answers), in the order given; score 0. */
+  hitsByIds(ids: number[]): CodeHit[];
+  /** What the embeddings of a chunk are made of: its symbol, doc and code. */
+  textOf(url: string): string | undefined;
 }
 
 /** `weights`: field weights other than `CODE_WEIGHTS` (benchmarks compare them). */
@@ -185,6 +189,19 @@ export function createCodeIndex(db: Db, options: { weights?: readonly number[] }
       });
     },
     count: () => index.count(),
+    hitsByIds(ids) {
+      const urls = index.urls(ids);
+      const rows = chunkByUrl.all(JSON.stringify([...urls.values()])) as ChunkRow[];
+      const byUrl = new Map(rows.map((r) => [r.url, r]));
+      return ids.flatMap((id) => {
+        const row = byUrl.get(urls.get(id) ?? '');
+        return row ? [{ ...fromRow(row), score: 0 }] : [];
+      });
+    },
+    textOf(url) {
+      const row = chunkByUrl.get(JSON.stringify([url])) as ChunkRow | undefined;
+      return row ? [row.symbol, row.doc, row.code].filter(Boolean).join('\n') : undefined;
+    },
   };
 }
 

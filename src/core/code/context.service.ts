@@ -4,6 +4,7 @@
  * near-duplicates merged, as one formatted string within the token budget. docs/code-context.md.
  */
 import type { ServiceContext } from '../context.js';
+import type { SemanticSearch } from '../search/semantic.js';
 import type { CodeHit, CodeIndex } from './code-index.js';
 import { formatContext, locationOf } from './format.js';
 import { languagesInQuery } from './languages.js';
@@ -35,13 +36,52 @@ export const CONTEXT_PRICE = 0.005;
 /** Chunks read from the index before merging and fitting: enough to fill the largest budgets. */
 const CANDIDATES = 60;
 
-export function createContextService(deps: { code: CodeIndex }): ContextService {
+export interface ContextDeps {
+  code: CodeIndex;
+  /** Nearest chunks by embeddings, when an embeddings provider is configured. */
+  semantic?: SemanticSearch;
+  /** Bounds the embeddings call of a query (the operator's provider timeout). */
+  providerTimeoutMs?: number;
+}
+
+/** Lexical and semantic lists fused by reciprocal rank (k = 60), by chunk location; scores are the fused ones. */
+export function fuseHits(lists: CodeHit[][]): CodeHit[] {
+  const byKey = new Map<string, CodeHit>();
+  for (const list of lists) {
+    list.forEach((h, rank) => {
+      const key = `${h.source}\u0000${h.path}\u0000${h.startLine}`;
+      const fused = (byKey.get(key)?.score ?? 0) + 1 / (60 + rank + 1);
+      byKey.set(key, { ...(byKey.get(key) ?? h), score: fused });
+    });
+  }
+  return [...byKey.values()].sort((a, b) => b.score - a.score);
+}
+
+export function createContextService(deps: ContextDeps): ContextService {
+  /** The chunks nearest the query by embeddings; a failing or slow provider leaves them out, with a warning. */
+  const nearest = async (query: string, ctx: ServiceContext): Promise<CodeHit[]> => {
+    if (!deps.semantic) return [];
+    const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(deps.providerTimeoutMs ?? 4000)]);
+    try {
+      return deps.code.hitsByIds(await deps.semantic.nearest(query, CANDIDATES, signal));
+    } catch (err) {
+      if (ctx.signal.aborted) throw err;
+      ctx.logger.warn(
+        { reason: (err as Error).message },
+        'semantic code search failed; answering with lexical ranking',
+      );
+      return [];
+    }
+  };
   return {
     async run(input, ctx) {
       const started = performance.now();
       const { languages, rest } = languagesInQuery(input.query);
       // a query of language words only ("typescript") still searches for them
-      const hits: CodeHit[] = deps.code.search(rest.trim() || input.query, { limit: CANDIDATES, languages });
+      const query = rest.trim() || input.query;
+      const lexical: CodeHit[] = deps.code.search(query, { limit: CANDIDATES, languages });
+      const semantic = await nearest(query, ctx);
+      const hits = semantic.length > 0 ? fuseHits([lexical, semantic]) : lexical;
       const count = await tokenCounter();
       const formatted = formatContext(hits, input.tokensNum, count);
       ctx.logger.debug({ candidates: hits.length, snippets: formatted.snippets.length }, 'code context');

@@ -7,7 +7,7 @@ import type { Logger } from '../../lib/logger.js';
 import type { Embedder } from '../../providers/embeddings.js';
 import type { Db } from '../../store/database.js';
 import type { DocumentsRepo } from '../../store/documents.repo.js';
-import { createVectorsRepo, type VectorsRepo } from '../../store/vectors.repo.js';
+import { createVectorsRepo, SEARCH_VECTORS, type VectorsRepo, type VectorTables } from '../../store/vectors.repo.js';
 
 /** Characters per chunk, cut at a paragraph (else a sentence) boundary when one is near. */
 const CHUNK_CHARS = 1500;
@@ -51,9 +51,13 @@ export function chunksOf(title: string, text: string): string[] {
 
 export function createSemanticSearch(deps: {
   db: Db;
-  documents: DocumentsRepo;
+  documents: Pick<DocumentsRepo, 'get'>;
   embedder: Embedder;
   logger: Logger;
+  /** The index embedded (default: the search index's documents). */
+  tables?: VectorTables;
+  /** What is embedded of an indexed item (default: the stored document's title and text). */
+  textOf?: (url: string, title: string) => string | undefined;
 }): SemanticSearch {
   const { embedder, logger } = deps;
   let repo: VectorsRepo | null = null;
@@ -65,16 +69,17 @@ export function createSemanticSearch(deps: {
   const repoFor = async (): Promise<VectorsRepo> => {
     if (repo) return repo;
     const [probe] = await embedder.embed(['dimension probe']);
-    repo = createVectorsRepo(deps.db, embedder.model, probe!.length);
+    repo = createVectorsRepo(deps.db, embedder.model, probe!.length, deps.tables ?? SEARCH_VECTORS);
     return repo;
   };
 
   const api: SemanticSearch = {
     async embedPending(limit = ROUND_DOCS) {
       const vectors = await repoFor();
+      const textOf = deps.textOf ?? ((url: string) => deps.documents.get(url)?.text);
       const docs = vectors.pending(limit).flatMap((d) => {
-        const stored = deps.documents.get(d.url);
-        return stored ? [{ id: d.id, chunks: chunksOf(d.title, stored.text) }] : [];
+        const text = textOf(d.url, d.title);
+        return text !== undefined ? [{ id: d.id, chunks: chunksOf(d.title, text) }] : [];
       });
       if (docs.length === 0) return 0;
       const embedded = await embedder.embed(docs.flatMap((d) => d.chunks));

@@ -220,4 +220,23 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT, WITHOUT ROWID;
     `,
   },
+  {
+    version: 7,
+    name: 'code embeddings',
+    sql: `
+      -- Code chunks embedded by a model, as search_chunks and search_embedded are for documents.
+      CREATE TABLE code_vec_chunks (
+        id      INTEGER PRIMARY KEY,
+        doc_id  INTEGER NOT NULL,
+        model   TEXT NOT NULL,
+        chunk   INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX code_vec_chunks_doc ON code_vec_chunks (doc_id);
+      CREATE TABLE code_embedded (
+        doc_id  INTEGER NOT NULL,
+        model   TEXT NOT NULL,
+        PRIMARY KEY (doc_id, model)
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
 ];
