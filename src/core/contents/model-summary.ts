@@ -12,7 +12,7 @@ import type { ServiceContext } from '../context.js';
 import { modelCost } from '../synthesis/model-choice.js';
 import type { ModelPrice } from '../synthesis/pricing.js';
 import { repairMessage } from '../synthesis/prompt.js';
-import { schemaProblems } from '../synthesis/validate.js';
+import { parseJsonReply } from '../synthesis/validate.js';
 import { createAdmissionQueue } from './admission.js';
 import type { Page } from './page.js';
 import { SUMMARY_PROMPT_VERSION, summaryInput, summaryRequest, type SummaryAsk } from './summary-prompt.js';
@@ -134,12 +134,12 @@ async function write(
     return { summary, usage: reply.usage };
   }
   let usage = reply.usage;
-  let parsed = parseJson(reply.content, schema);
+  let parsed = parseJsonReply(reply.content, schema);
   if (parsed.problem) {
     const messages = [...request.messages, { role: 'assistant' as const, content: reply.content }, repairMessage(parsed.problem)]; // prettier-ignore
     const repaired = await model.complete({ ...request, messages }, signal);
     usage = { inputTokens: usage.inputTokens + repaired.usage.inputTokens, outputTokens: usage.outputTokens + repaired.usage.outputTokens }; // prettier-ignore
-    parsed = parseJson(repaired.content, schema);
+    parsed = parseJsonReply(repaired.content, schema);
   }
   if (parsed.problem) {
     throw new ServiceError(
@@ -148,18 +148,4 @@ async function write(
     );
   }
   return { summary: JSON.stringify(parsed.value), usage };
-}
-
-/** The reply as JSON following `schema`, or why it is not. */
-function parseJson(text: string, schema: Record<string, unknown>): { value?: unknown; problem?: string } {
-  // models without a JSON mode often wrap JSON in a Markdown fence
-  const fenced = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/i.exec(text);
-  let value: unknown;
-  try {
-    value = JSON.parse(fenced ? fenced[1]! : text.trim());
-  } catch {
-    return { problem: 'the reply is not valid JSON' };
-  }
-  const problem = schemaProblems(schema, value);
-  return problem ? { problem } : { value };
 }

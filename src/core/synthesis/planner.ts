@@ -5,6 +5,7 @@
  */
 import type { ChatModel, TokenUsage } from '../../providers/model/types.js';
 import type { ServiceContext } from '../context.js';
+import { stripJsonFence } from './validate.js';
 
 export interface Plan {
   queries: string[];
@@ -66,7 +67,7 @@ export async function planQueries(
 function cleanQueries(text: string, question: string, max: number): string[] {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text.replace(/^\s*```(?:json)?|```\s*$/g, ''));
+    parsed = JSON.parse(stripJsonFence(text));
   } catch {
     return [];
   }

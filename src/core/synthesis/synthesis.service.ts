@@ -14,7 +14,10 @@ import { answerEnvelopeSchema, answerMessages, repairMessage, type AnswerShape }
 import { planQueries } from './planner.js';
 import { chooseModel, modelCost } from './model-choice.js';
 import type { ModelPrice } from './pricing.js';
-import { schemaProblems } from './validate.js';
+import { parseJsonReply } from './validate.js';
+
+/** An object answer as the model returns it: the content, and the sources of each field. */
+type Envelope = { content: Record<string, unknown>; citations: Record<string, unknown> };
 
 export interface SynthesisRequest {
   query: string;
@@ -96,13 +99,13 @@ export function createSynthesis(deps: SynthesisDeps): Synthesis {
     const call: ChatRequest = { messages, maxTokens, json: { schema: envelope, name: 'answer' } };
     let reply = await model.complete(call, ctx.signal);
     let usage = reply.usage;
-    let parsed = parseEnvelope(reply.content, envelope);
+    let parsed = parseJsonReply<Envelope>(reply.content, envelope);
     if (parsed.problem) {
       ctx.logger.info({ problem: parsed.problem }, 'model answer failed validation; asking once for a repair');
       const repair = { ...call, messages: [...messages, { role: 'assistant' as const, content: reply.content }, repairMessage(parsed.problem)] }; // prettier-ignore
       reply = await model.complete(repair, ctx.signal);
       usage = add(usage, reply.usage);
-      parsed = parseEnvelope(reply.content, envelope);
+      parsed = parseJsonReply<Envelope>(reply.content, envelope);
     }
     if (parsed.problem || !parsed.value) {
       throw new ServiceError(
@@ -192,26 +195,4 @@ export function createSynthesis(deps: SynthesisDeps): Synthesis {
       }
     },
   };
-}
-
-/** The model's JSON envelope `{content, citations}`, or why it is not acceptable. */
-function parseEnvelope(
-  text: string,
-  envelope: Record<string, unknown>,
-): { value?: { content: Record<string, unknown>; citations: Record<string, unknown> }; problem?: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(stripFence(text));
-  } catch {
-    return { problem: 'the reply is not valid JSON' };
-  }
-  const problem = schemaProblems(envelope, value);
-  if (problem) return { problem };
-  return { value: value as { content: Record<string, unknown>; citations: Record<string, unknown> } };
-}
-
-/** Models without a JSON mode often wrap JSON in a Markdown fence. */
-function stripFence(text: string): string {
-  const m = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/i.exec(text);
-  return m ? m[1]! : text.trim();
 }

@@ -37,3 +37,24 @@ export function schemaProblems(schema: Record<string, unknown>, value: unknown):
     ) // prettier-ignore
     .join('; ');
 }
+
+/** Models without a JSON mode often wrap JSON in a Markdown fence: the text inside it, or the text. */
+export function stripJsonFence(text: string): string {
+  const fenced = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/i.exec(text);
+  return fenced ? fenced[1]! : text.trim();
+}
+
+/** A model's reply as JSON that follows `schema`, or why it is not (for the model to fix). */
+export function parseJsonReply<T = unknown>(
+  text: string,
+  schema: Record<string, unknown>,
+): { value?: T; problem?: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(stripJsonFence(text));
+  } catch {
+    return { problem: 'the reply is not valid JSON' };
+  }
+  const problem = schemaProblems(schema, value);
+  return problem ? { problem } : { value: value as T };
+}
