@@ -416,34 +416,12 @@ const IS_LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 function topK(scores: Float64Array, touched: ArrayLike<number>, k: number, accept?: (id: number) => boolean): Hit[] {
   const heap: number[] = []; // ids; heap[0] is the weakest kept
   const weaker = (a: number, b: number) => scores[a]! < scores[b]! || (scores[a] === scores[b] && a > b);
-  const siftDown = (i: number) => {
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < heap.length && weaker(heap[l]!, heap[m]!)) m = l;
-      if (r < heap.length && weaker(heap[r]!, heap[m]!)) m = r;
-      if (m === i) return;
-      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
-      i = m;
-    }
-  };
   for (let i = 0; i < touched.length; i++) {
     const id = touched[i]!;
     if (heap.length === k && !weaker(heap[0]!, id)) continue;
     if (accept && !accept(id)) continue;
-    if (heap.length < k) {
-      heap.push(id);
-      for (let i = heap.length - 1; i > 0;) {
-        const p = (i - 1) >> 1;
-        if (!weaker(heap[i]!, heap[p]!)) break;
-        [heap[i], heap[p]] = [heap[p]!, heap[i]!];
-        i = p;
-      }
-    } else {
-      heap[0] = id;
-      siftDown(0);
-    }
+    if (heap.length < k) heapPush(heap, id, weaker);
+    else heapReplaceTop(heap, id, weaker);
   }
   return heap.map((id) => ({ id, score: scores[id]! })).sort((a, b) => b.score - a.score || a.id - b.id);
 }
