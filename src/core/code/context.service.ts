@@ -4,6 +4,7 @@
  * near-duplicates merged, as one formatted string within the token budget. docs/code-context.md.
  */
 import type { ServiceContext } from '../context.js';
+import { PRICES } from '../search/pricing.js';
 import type { SemanticSearch } from '../search/semantic.js';
 import type { CodeHit, CodeIndex } from './code-index.js';
 import { formatContext, locationOf } from './format.js';
@@ -31,8 +32,8 @@ export interface ContextService {
   run(input: ContextInput, ctx: ServiceContext): Promise<ContextOutput>;
 }
 
-/** Price of a /context request (the search price of the spec's table: a request of up to 10 results). */
-export const CONTEXT_PRICE = 0.005;
+/** Price of a /context request: the search price of the spec's table (a request of up to 10 results). */
+export const CONTEXT_PRICE = PRICES.neuralSearch_1_10_results;
 /** Chunks read from the index before merging and fitting: enough to fill the largest budgets. */
 const CANDIDATES = 60;
 

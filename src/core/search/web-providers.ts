@@ -53,7 +53,9 @@ export async function readProviderPages(deps: SearchDeps, lists: WebSearchHit[][
   const urls = fuse(lists.map((l) => l.map((h) => h.url)))
     .slice(0, n)
     .map((f) => f.key);
-  const unknown = urls.filter((u) => !deps.documents.get(normalizeUrl(u) ?? u));
+  // stored already? one lookup of their heads, not a full row per page
+  const known = deps.documents.heads(urls.map((u) => normalizeUrl(u) ?? u));
+  const unknown = urls.filter((u) => !known.has(normalizeUrl(u) ?? u));
   if (unknown.length === 0) return;
   await deps.contents.run({ urls: unknown, livecrawlTimeout: 10000, subpages: 0 }, ctx).catch((err: unknown) => {
     ctx.logger.warn({ err }, 'reading provider pages failed');
