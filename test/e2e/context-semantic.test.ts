@@ -1,9 +1,8 @@
 // /context with an embeddings provider on loopback (OpenAI wire format): code chunks are embedded into
 // sqlite-vec, and a question that shares no word with a chunk but its meaning finds it, fused with the
 // lexical ranking; a failing provider leaves the lexical answer.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbeddingsServer, type EmbeddingsServer } from '../helpers/embeddings-server.js';
 import type { ChunkRecord } from '../../src/core/code/code-index.js';
 import { postJson, startTestServer, type TestServer } from '../helpers/app.js';
 
@@ -13,31 +12,8 @@ const CONCEPTS = [
   ['fix', 'repair', 'mend', 'broken'],
   ['bread', 'bake', 'dough', 'oven'],
 ];
-function embed(text: string): number[] {
-  const v = new Array<number>(CONCEPTS.length + 1).fill(0);
-  const words =
-    text
-      .replace(/([a-z])([A-Z])/g, '$1 $2')
-      .toLowerCase()
-      .match(/[a-z]+/g) ?? [];
-  for (const w of words) {
-    const i = CONCEPTS.findIndex((c) => c.includes(w));
-    v[i < 0 ? CONCEPTS.length : i]! += i < 0 ? 0.05 : 1;
-  }
-  return v;
-}
 
-let failing = false;
-const server = http.createServer((req, res) => {
-  let body = '';
-  req.on('data', (c: Buffer) => (body += c.toString('utf8')));
-  req.on('end', () => {
-    if (failing) return void res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"down"}');
-    const { input, model } = JSON.parse(body) as { input: string[]; model: string };
-    const data = input.map((text, index) => ({ object: 'embedding', index, embedding: embed(text) }));
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', model, data }));
-  });
-});
+let embeddings: EmbeddingsServer;
 
 const chunk = (path: string, symbol: string, code: string): ChunkRecord => ({
   source: 'garage',
@@ -53,8 +29,8 @@ const chunk = (path: string, symbol: string, code: string): ChunkRecord => ({
 
 let t: TestServer;
 beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  embeddings = await startEmbeddingsServer(CONCEPTS);
+  const base = embeddings.baseUrl;
   t = await startTestServer({ embeddingsUrl: base, embeddingsModel: 'toy-concepts' });
   const chunks = [
     chunk('src/car.ts', 'repairCar', 'export function repairCar(v: Vehicle) {\n  v.engine.reset();\n}'),
@@ -65,7 +41,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await t?.close();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await embeddings?.close();
 });
 
 const context = (query: string) => postJson(t.url, '/context', { query, tokensNum: 1000 }, { 'x-api-key': t.key });
@@ -79,7 +55,7 @@ describe('/context with embeddings', () => {
   });
 
   it('answers lexically when the provider fails', async () => {
-    failing = true;
+    embeddings.failing = true;
     try {
       // new questions (a known one's vector is cached): the lexical list alone
       const res = await context('bake some bread');
@@ -87,7 +63,7 @@ describe('/context with embeddings', () => {
       expect(symbols(res.body)).toEqual(['bakeBread']);
       expect(symbols((await context('mend the automobile')).body)).toEqual([]);
     } finally {
-      failing = false;
+      embeddings.failing = false;
     }
   });
 });

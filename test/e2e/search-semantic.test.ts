@@ -1,9 +1,8 @@
 // Semantic search through the REST door with an embeddings provider on loopback (OpenAI wire format):
 // documents are embedded in the background into sqlite-vec, and `auto` finds a page that shares no word
 // with the query but its meaning, while `instant` (lexical only) does not. A failing provider degrades.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbeddingsServer, type EmbeddingsServer } from '../helpers/embeddings-server.js';
 import { chunksOf } from '../../src/core/search/semantic.js';
 import { storedDoc } from '../helpers/documents.js';
 import { postJson, startTestServer, type TestServer } from '../helpers/app.js';
@@ -15,34 +14,16 @@ const CONCEPTS = [
   ['bread', 'baking', 'dough', 'oven'],
   ['dog', 'puppy', 'canine'],
 ];
-function embed(text: string): number[] {
-  const v = new Array<number>(CONCEPTS.length + 1).fill(0);
-  for (const w of text.toLowerCase().match(/[a-z]+/g) ?? []) {
-    const i = CONCEPTS.findIndex((c) => c.includes(w));
-    v[i < 0 ? CONCEPTS.length : i]! += i < 0 ? 0.05 : 1;
-  }
-  return v;
-}
 
-let failing = false;
-const server = http.createServer((req, res) => {
-  let body = '';
-  req.on('data', (c: Buffer) => (body += c.toString('utf8')));
-  req.on('end', () => {
-    if (failing) return void res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"down"}');
-    const { input, model } = JSON.parse(body) as { input: string[]; model: string };
-    const data = input.map((text, index) => ({ object: 'embedding', index, embedding: embed(text) }));
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', model, data }));
-  });
-});
+let embeddings: EmbeddingsServer;
 
 const NOW = '2026-11-20T10:00:00.000Z';
 const doc = (url: string, title: string, text: string) => storedDoc(url, title, text);
 
 let t: TestServer;
 beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  embeddings = await startEmbeddingsServer(CONCEPTS);
+  const base = embeddings.baseUrl;
   t = await startTestServer({ embeddingsUrl: base, embeddingsModel: 'toy-concepts' });
   t.app.services.documents.upsertMany(
     [
@@ -56,7 +37,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await t?.close();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await embeddings?.close();
 });
 
 const search = (body: Record<string, unknown>) => postJson(t.url, '/search', body, { 'x-api-key': t.key });
@@ -78,9 +59,9 @@ describe('semantic search', () => {
 
   it('embeds only what is new, and answers lexically when the provider fails', async () => {
     expect(await t.app.services.semantic!.embedPending()).toBe(0);
-    failing = true;
+    embeddings.failing = true;
     const res = await search({ query: 'puppy sleep', type: 'auto' });
-    failing = false;
+    embeddings.failing = false;
     expect(res.status).toBe(200);
     expect(urls(res.body)).toEqual(['https://vet.example/puppy']);
   });
