@@ -8,8 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { gunzipSync } from 'node:zlib';
-import { ROOT, fmt, machineLine, makeTmpDir, mdTable, percentile, removeTmpDir, requireBuild } from './lib.mjs';
+import { ROOT, fmt, machineLine, makeTmpDir, mdTable, percentile, readJsonlGz, readTsv, removeTmpDir, requireBuild } from './lib.mjs'; // prettier-ignore
 
 requireBuild();
 const args = process.argv.slice(2);
@@ -37,8 +36,8 @@ const appAt = (dir) =>
 function cosqa() {
   const dir = makeTmpDir('trawl-bench-cosqa-');
   const app = appAt(dir);
-  const code = gunzipSync(fs.readFileSync(path.join(COSQA, 'code.jsonl.gz'))).toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)); // prettier-ignore
-  const queries = fs.readFileSync(path.join(COSQA, 'queries-dev.tsv'), 'utf8').split('\n').filter(Boolean).map((l) => l.split('\t')); // prettier-ignore
+  const code = readJsonlGz(path.join(COSQA, 'code.jsonl.gz'));
+  const queries = readTsv(path.join(COSQA, 'queries-dev.tsv')).map((q) => [q.qid, q.text]);
   const t = performance.now();
   app.db.transaction(() => {
     for (const c of code) {

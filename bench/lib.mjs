@@ -1,6 +1,6 @@
 // Shared helpers for the benchmark scripts: child-process bookkeeping (every child is killed when the
 // script exits, fails or is interrupted), temp dirs (removed on exit), statistics, Markdown tables and
-// small HTTP helpers. Everything talks to 127.0.0.1 only.
+// small HTTP helpers, and readers of the shared datasets. Everything talks to 127.0.0.1 only.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const CLI = path.join(ROOT, 'dist', 'bin', 'cli.js');
@@ -291,3 +292,29 @@ app.post('/search', async (c) => {
 const server = serve({ fetch: app.fetch, port: Number(process.argv[1]), hostname: '127.0.0.1' });
 process.once('SIGTERM', () => server.close(() => process.exit(0)));
 `;
+
+/** The records of a gzipped JSON-lines file (the shared datasets' corpora). */
+export function readJsonlGz(file) {
+  return gunzipSync(fs.readFileSync(file))
+    .toString('utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+}
+
+/** The `id<TAB>text` lines of a queries file, as `{qid, text}`. */
+export function readTsv(file) {
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => {
+      const i = l.indexOf('\t');
+      return { qid: l.slice(0, i), text: l.slice(i + 1) };
+    });
+}
+
+/** A document record as the server stores a fetched page. */
+export function fetchedDocument({ url, title, text, contentHash, fetchedAt }) {
+  return { url, title, text, author: null, publishedDate: null, kind: 'html', metadata: {}, origin: 'fetch', collection: null, contentHash, fetchedAt }; // prettier-ignore
+}

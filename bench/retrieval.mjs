@@ -9,8 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { gunzipSync } from 'node:zlib';
-import { ROOT, fmt, machineLine, makeTmpDir, mdTable, summarize } from './lib.mjs';
+import { ROOT, fmt, machineLine, makeTmpDir, mdTable, readJsonlGz, readTsv, summarize } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, fallback) => {
@@ -32,22 +31,6 @@ const { createDocumentsRepo } = await import(dist('store/documents.repo.js'));
 const { createSearchIndex } = await import(dist('core/search/search-index.js'));
 const { retrieveLocal } = await import(dist('core/search/retrieve.js'));
 const { PIPELINES, fuse } = await import(dist('core/search/pipelines.js'));
-
-const readJsonlGz = (file) =>
-  gunzipSync(fs.readFileSync(file))
-    .toString('utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l));
-const readTsv = (file) =>
-  fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => {
-      const i = l.indexOf('\t');
-      return { qid: l.slice(0, i), text: l.slice(i + 1) };
-    });
 
 const DATASETS = {
   scifact: {

@@ -12,12 +12,12 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import {
   CLI,
   HOST,
   ROOT,
   childEnv,
+  fetchedDocument,
   fmt,
   freePort,
   machineLine,
@@ -25,6 +25,8 @@ import {
   mdTable,
   memoryMB,
   percentile,
+  readJsonlGz,
+  readTsv,
   removeTmpDir,
   requireBuild,
   spawnTracked,
@@ -59,16 +61,8 @@ const { createSearchIndex, indexedDocuments } = await import(dist('core/search/s
 const { retrieveLocal } = await import(dist('core/search/retrieve.js'));
 const { PIPELINES } = await import(dist('core/search/pipelines.js'));
 
-const corpus = gunzipSync(fs.readFileSync(path.join(SCIFACT, 'corpus.jsonl.gz')))
-  .toString('utf8')
-  .split('\n')
-  .filter(Boolean)
-  .map((l) => JSON.parse(l));
-const queries = fs
-  .readFileSync(path.join(SCIFACT, 'queries.tsv'), 'utf8')
-  .split('\n')
-  .filter(Boolean)
-  .map((l) => l.slice(l.indexOf('\t') + 1));
+const corpus = readJsonlGz(path.join(SCIFACT, 'corpus.jsonl.gz'));
+const queries = readTsv(path.join(SCIFACT, 'queries.tsv')).map((q) => q.text);
 
 // A seeded linear congruential generator, so every run indexes the same perturbed copies.
 let seed = 20261123;
@@ -100,19 +94,9 @@ function build(dir) {
         .split(' ')
         .filter(() => random() >= DROP)
         .join(' ');
-      batch.push({
-        url: `https://sci${k}.example/${d._id}`,
-        title: d.title ?? '',
-        text,
-        author: null,
-        publishedDate: null,
-        kind: 'html',
-        metadata: {},
-        origin: 'fetch',
-        collection: null,
-        contentHash: `${k}:${d._id}`,
-        fetchedAt: now,
-      });
+      batch.push(
+        fetchedDocument({ url: `https://sci${k}.example/${d._id}`, title: d.title ?? '', text, contentHash: `${k}:${d._id}`, fetchedAt: now }), // prettier-ignore
+      );
       if (batch.length === BATCH) n += flush(documents, batch, now);
     }
     n += flush(documents, batch, now);

@@ -5,11 +5,9 @@
 // Completions wire format and answers at once, so what is measured is Trawl's part.
 // Usage: npm run build && node bench/synthesis.mjs [--queries 60]
 // Last line: `synthesis_text_overhead_ms=… synthesis_object_overhead_ms=… stream_first_chunk_ms=… prompt_tokens=…`
-import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { gunzipSync } from 'node:zlib';
-import { HOST, ROOT, fmt, machineLine, makeTmpDir, mdTable, percentile, removeTmpDir, requireBuild } from './lib.mjs';
+import { HOST, ROOT, fetchedDocument, fmt, machineLine, makeTmpDir, mdTable, percentile, readJsonlGz, readTsv, removeTmpDir, requireBuild } from './lib.mjs'; // prettier-ignore
 
 requireBuild();
 const args = process.argv.slice(2);
@@ -21,16 +19,9 @@ const { createApp } = await import(dist('app.js'));
 const { startHttpServer } = await import(dist('http/server.js'));
 const { createLogger } = await import(dist('lib/logger.js'));
 
-const corpus = gunzipSync(fs.readFileSync(path.join(SCIFACT, 'corpus.jsonl.gz')))
-  .toString('utf8')
-  .split('\n')
-  .filter(Boolean)
-  .map((l) => JSON.parse(l));
-const queries = fs
-  .readFileSync(path.join(SCIFACT, 'queries.tsv'), 'utf8')
-  .split('\n')
-  .filter(Boolean)
-  .map((l) => l.slice(l.indexOf('\t') + 1))
+const corpus = readJsonlGz(path.join(SCIFACT, 'corpus.jsonl.gz'));
+const queries = readTsv(path.join(SCIFACT, 'queries.tsv'))
+  .map((q) => q.text)
   .slice(0, QUERIES);
 
 // ---------------------------------------------------------------------------------------------------
@@ -83,19 +74,10 @@ const dir = makeTmpDir('trawl-bench-synthesis-');
 const config = loadConfig({}, { dataDir: dir, port: 0, logLevel: 'silent', modelBaseUrl: modelUrl, model: 'bench-model' }); // prettier-ignore
 const app = createApp(config, { logger: createLogger('silent') });
 const now = new Date().toISOString();
-const docs = corpus.map((d) => ({
-  url: `https://scifact.example/${d._id}`,
-  title: d.title ?? '',
-  text: d.text ?? '',
-  author: null,
-  publishedDate: null,
-  kind: 'html',
-  metadata: {},
-  origin: 'fetch',
-  collection: null,
-  contentHash: `s:${d._id}`,
-  fetchedAt: now,
-}));
+const docs = corpus.map(
+  (d) =>
+  fetchedDocument({ url: `https://scifact.example/${d._id}`, title: d.title ?? '', text: d.text ?? '', contentHash: `s:${d._id}`, fetchedAt: now }), // prettier-ignore
+);
 for (let i = 0; i < docs.length; i += 500) app.services.documents.upsertMany(docs.slice(i, i + 500), now);
 const server = await startHttpServer(app, HOST, 0);
 const key = app.services.keys.create('bench').key;
