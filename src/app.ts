@@ -14,6 +14,8 @@ import { createOpenAiChatModel } from './providers/model/openai-chat.js';
 import type { ChatModel } from './providers/model/types.js';
 import { createWebSearchProviders, type WebSearchProvider } from './providers/search/index.js';
 import { createLogger, type Logger } from './lib/logger.js';
+import { createSecretBox, loadOperatorKey } from './core/monitors/secret-box.js';
+import { createWebhookSender, type WebhookSender } from './fetch/webhook-sender.js';
 import { createCacheStore } from './store/cache.js';
 import { openDatabase, type Db } from './store/database.js';
 
@@ -86,6 +88,16 @@ function createAppFetcher(config: Config, logger: Logger): Fetcher {
   });
 }
 
+/** The webhook sender of the config: HTTPS and the SSRF guard unless insecure webhooks are allowed. */
+function createAppWebhookSender(config: Config): WebhookSender {
+  return createWebhookSender({
+    requireHttps: !config.allowInsecureWebhooks,
+    guard: { allowPrivateNetwork: config.allowInsecureWebhooks, privateAllowlist: config.privateAllowlist },
+    timeoutMs: config.webhookTimeoutMs,
+    userAgent: config.userAgent ?? DEFAULT_USER_AGENT,
+  });
+}
+
 export function createApp(config: Config, options: AppOptions = {}): App {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
@@ -93,6 +105,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
   const cache = createCacheStore(config.dataDir);
   const fetcher = options.fetcher ?? createAppFetcher(config, logger);
   const providers = createProviders(config, logger);
+  const webhookSender = createAppWebhookSender(config);
   const services = createServices({
     db,
     cache,
@@ -107,10 +120,20 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       price: { input: config.modelInputPrice, output: config.modelOutputPrice },
       maxTokens: config.modelMaxTokens,
     },
+    secretBox: createSecretBox(loadOperatorKey({ configured: config.secretKey, dataDir: config.dataDir })),
+    webhookSender,
     settings: {
       robots: config.robots,
       fetchConcurrency: config.fetchConcurrency,
       providerTimeoutMs: config.providerTimeoutMs,
+      monitors: {
+        allowInsecureWebhooks: config.allowInsecureWebhooks,
+        runConcurrency: config.monitorConcurrency,
+        retryWindowMs: config.webhookRetryHours * 3_600_000,
+        deliveryConcurrency: 8,
+        pollMs: 15_000,
+        leaseMs: 60_000,
+      },
     },
   });
   let closed = false;
@@ -123,10 +146,12 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     async close() {
       if (closed) return;
       closed = true;
+      await services.monitors.engine.stop();
       await services.semantic?.stop();
       await services.codeSemantic?.stop();
       await fetcher.close();
       await providers.close();
+      await webhookSender.close();
       await cache.close();
       db.close();
       logger.flush();

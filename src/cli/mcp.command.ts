@@ -9,6 +9,7 @@ export async function runMcp(config: Config): Promise<void> {
   const app = createApp(config);
   app.services.semantic?.start();
   app.services.codeSemantic?.start();
+  if (config.monitors) app.services.monitors.engine.start();
   await serveStdio(app);
   await app.close();
 }

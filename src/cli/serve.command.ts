@@ -40,6 +40,8 @@ export async function runServe(config: Config): Promise<void> {
     app.services.semantic?.start();
     app.services.codeSemantic?.start();
   }
+  // every worker runs monitors: a slot, a run and a delivery are claimed by exactly one process
+  if (config.monitors) app.services.monitors.engine.start();
   app.logger.info({ url: server.url, dataDir: config.dataDir }, `listening on ${server.url}`);
   const stop = async (signal: string) => {
     app.logger.info({ signal }, 'shutting down');

@@ -290,6 +290,48 @@ export const SETTINGS = {
     default: 20000,
     doc: 'Largest MCP tool answer, in tokens (about 4 characters each): longer results are cut (texts first, then the last results) with a note saying so, so no answer overflows a client.',
   },
+  monitors: {
+    env: 'TRAWL_MONITORS',
+    flag: '--monitors',
+    schema: booleanish,
+    default: true,
+    doc: 'Run scheduled monitors and deliver their webhooks in this process (`trawl serve`, `trawl mcp`). Several processes on one data directory share the work: each slot runs once.',
+  },
+  monitorConcurrency: {
+    env: 'TRAWL_MONITOR_CONCURRENCY',
+    flag: '--monitor-concurrency',
+    schema: z.coerce.number().int().min(1).max(64),
+    default: 4,
+    doc: 'Monitor runs executing at once in one process; more due runs wait as `pending` (docs/monitors.md).',
+  },
+  allowInsecureWebhooks: {
+    env: 'TRAWL_ALLOW_INSECURE_WEBHOOKS',
+    flag: '--allow-insecure-webhooks',
+    schema: booleanish,
+    default: false,
+    doc: 'Let monitor webhooks use HTTP and loopback or private addresses. For local development and tests only: by default webhooks must be HTTPS and public, checked at creation and at every delivery.',
+  },
+  secretKey: {
+    env: 'TRAWL_SECRET_KEY',
+    flag: '--secret-key',
+    schema: z.string().min(1),
+    default: undefined,
+    doc: 'Operator key sealing webhook secrets at rest (AES-256-GCM): 32 bytes as base64 or 64 hex characters. Default: a key made once in `<data dir>/secret.key` (mode 0600). Never logged; prefer the variable to the flag.',
+  },
+  webhookTimeoutMs: {
+    env: 'TRAWL_WEBHOOK_TIMEOUT_MS',
+    flag: '--webhook-timeout-ms',
+    schema: z.coerce.number().int().min(1000).max(60_000),
+    default: 10_000,
+    doc: 'Time a webhook receiver has to answer one delivery attempt, in ms; slower is a failed attempt, retried.',
+  },
+  webhookRetryHours: {
+    env: 'TRAWL_WEBHOOK_RETRY_HOURS',
+    flag: '--webhook-retry-hours',
+    schema: z.coerce.number().int().min(1).max(168),
+    default: 24,
+    doc: 'How long failed webhook deliveries are retried (exponential backoff from 30 s to 1 h, with jitter) before they are given up.',
+  },
 } as const;
 
 type Settings = typeof SETTINGS;

@@ -10,6 +10,7 @@ import type { WebSearchProvider } from '../providers/search/types.js';
 import type { CacheStore } from '../store/cache.js';
 import type { Db } from '../store/database.js';
 import { createApiKeysRepo } from '../store/api-keys.repo.js';
+import { createMonitorsRepo } from '../store/monitors.repo.js';
 import { createDocumentsRepo, type DocumentsRepo } from '../store/documents.repo.js';
 import { CODE_VECTORS } from '../store/vectors.repo.js';
 import { createKeysService, type KeysService } from './accounts/keys.service.js';
@@ -19,6 +20,10 @@ import { withCodeExamples } from './code/doc-examples.js';
 import { createAdmissionQueue } from './contents/admission.js';
 import { createContentsService, type ContentsService } from './contents/contents.service.js';
 import { createPagesService, type PagesService } from './contents/pages.service.js';
+import { createMonitorsService, type MonitorsService } from './monitors/monitors.service.js';
+import { createRunSearch } from './monitors/run-search.js';
+import type { SecretBox } from './monitors/secret-box.js';
+import type { WebhookSender } from '../fetch/webhook-sender.js';
 import type { Clock } from './context.js';
 import { createSearchIndex, indexedDocuments, type SearchIndex } from './search/search-index.js';
 import { createSearchService, type SearchService } from './search/search.service.js';
@@ -48,6 +53,8 @@ export interface Services {
   context: ContextService;
   /** Embeddings of code chunks; present when an embeddings provider is configured. */
   codeSemantic?: SemanticSearch;
+  /** /monitors, and the engine that runs them and delivers their webhooks. */
+  monitors: MonitorsService;
 }
 
 export interface ServiceDeps {
@@ -63,8 +70,24 @@ export interface ServiceDeps {
   model?: ChatModel;
   /** How synthesis uses models: the client's first, token prices, answer length. */
   synthesis?: { preferClientModel?: boolean; price?: Partial<ModelPrice>; maxTokens?: number };
+  /** Seals webhook secrets at rest under the operator key. */
+  secretBox: SecretBox;
+  /** Posts webhook events (HTTPS and public addresses only, unless the operator allows insecure ones). */
+  webhookSender: WebhookSender;
   /** Settings the core needs, read once by config. */
-  settings: { robots: boolean; fetchConcurrency: number; providerTimeoutMs?: number };
+  settings: {
+    robots: boolean;
+    fetchConcurrency: number;
+    providerTimeoutMs?: number;
+    monitors: {
+      allowInsecureWebhooks: boolean;
+      runConcurrency: number;
+      retryWindowMs: number;
+      deliveryConcurrency: number;
+      pollMs: number;
+      leaseMs: number;
+    };
+  };
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -108,23 +131,37 @@ export function createServices(deps: ServiceDeps): Services {
       })
     : undefined;
   const synthesis = createSynthesis({ model: deps.model, logger: deps.logger, ...deps.synthesis });
+  const keys = createKeysService(createApiKeysRepo(deps.db), deps.clock);
+  const search = createSearchService({
+    index: searchIndex,
+    documents,
+    contents,
+    providers: deps.webSearch ?? [],
+    semantic,
+    synthesis,
+    providerTimeoutMs: deps.settings.providerTimeoutMs ?? 4000,
+    logger: deps.logger,
+  });
+  const monitorsRepo = createMonitorsRepo(deps.db);
+  const now = () => deps.clock.now().getTime();
+  const monitors = createMonitorsService({
+    repo: monitorsRepo,
+    box: deps.secretBox,
+    sender: deps.webhookSender,
+    execute: createRunSearch({ repo: monitorsRepo, documents: stored, keys, search, contents, synthesis, now, logger: deps.logger }), // prettier-ignore
+    now,
+    logger: deps.logger,
+    hasModel: deps.model !== undefined,
+    settings: deps.settings.monitors,
+  });
   return {
-    keys: createKeysService(createApiKeysRepo(deps.db), deps.clock),
+    keys,
     cache: deps.cache,
     fetcher: deps.fetcher,
     documents,
     searchIndex,
     semantic,
-    search: createSearchService({
-      index: searchIndex,
-      documents,
-      contents,
-      providers: deps.webSearch ?? [],
-      semantic,
-      synthesis,
-      providerTimeoutMs: deps.settings.providerTimeoutMs ?? 4000,
-      logger: deps.logger,
-    }),
+    search,
     similar: createSimilarService({
       index: searchIndex,
       documents,
@@ -138,5 +175,6 @@ export function createServices(deps: ServiceDeps): Services {
     code,
     context: createContextService({ code, semantic: codeSemantic, providerTimeoutMs: deps.settings.providerTimeoutMs }),
     codeSemantic,
+    monitors,
   };
 }

@@ -47,6 +47,11 @@ export interface OpSpec<
 > {
   name: string;
   tool: string;
+  /**
+   * Operations of one tool group are one MCP tool (`toolGroup.tool`) with an `action` argument, so a
+   * family of operations does not flood an agent's tool list (docs/mcp.md).
+   */
+  toolGroup?: { tool: string; action: string };
   title: string;
   description: string;
   capability: Capability;
@@ -85,6 +90,7 @@ export interface StreamSpec<I> {
 export interface Operation {
   name: string;
   tool: string;
+  toolGroup: { tool: string; action: string } | undefined;
   title: string;
   description: string;
   capability: Capability;
@@ -118,6 +124,7 @@ export function defineOp<
   return {
     name: spec.name,
     tool: spec.tool,
+    toolGroup: spec.toolGroup,
     title: spec.title,
     description: spec.description,
     capability: spec.capability,
@@ -137,6 +144,11 @@ export function defineOp<
     run: spec.run as Operation['run'],
     stream: spec.stream as StreamSpec<unknown> | undefined,
   };
+}
+
+/** The MCP tool an operation is served by: its own, or its group's. */
+export function toolNameOf(op: Operation): string {
+  return op.toolGroup?.tool ?? op.tool;
 }
 
 /** Throws when the input uses a beta feature whose token the request did not send. */

@@ -1,5 +1,5 @@
 /** Monitor operations: /monitors and its runs. Errors on these routes are `{error}` bodies. */
-import { defineOp, notBuilt, type ToolHints } from './define-op.js';
+import { defineOp, type ToolHints } from './define-op.js';
 import { renderPage, renderRecord } from './render.js';
 import {
   CreateMonitorRequest,
@@ -14,10 +14,12 @@ import {
   MonitorRunParams,
   TriggerResponse,
   UpdateMonitorRequest,
+  WebhookDeliveryList,
 } from '../schemas/monitors.schema.js';
 
 const READ: ToolHints = { readOnlyHint: true, openWorldHint: false };
-const common = { capability: 'monitors' as const, errorBody: 'simple' as const, run: notBuilt('monitors') };
+const common = { capability: 'monitors' as const, errorBody: 'simple' as const };
+const group = (action: string) => ({ tool: 'monitors', action });
 const monitorLine = (m: Record<string, unknown>) =>
   `${String(m.id)}  ${String(m.status)}  ${String(m.name ?? '(unnamed)')}  next run: ${String(m.nextRunAt ?? 'manual')}`;
 const runLine = (r: Record<string, unknown>) =>
@@ -27,6 +29,7 @@ export const createMonitorOp = defineOp({
   ...common,
   name: 'monitors.create',
   tool: 'create_monitor',
+  toolGroup: group('create'),
   title: 'Create a monitor',
   description:
     'Create a scheduled search (`trigger.period` such as "1d") whose new results are delivered to an HTTPS ' +
@@ -37,12 +40,14 @@ export const createMonitorOp = defineOp({
   successStatus: 201,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   render: (m) => renderRecord(`Monitor ${m.id} created. Store webhookSecret now; it is not shown again.`, m),
+  run: (services, input, ctx) => Promise.resolve(services.monitors.create(input, ctx.caller)),
 });
 
 export const listMonitorsOp = defineOp({
   ...common,
   name: 'monitors.list',
   tool: 'list_monitors',
+  toolGroup: group('list'),
   title: 'List monitors',
   description: 'List monitors, newest first, optionally by status; paginate with cursor.',
   route: { method: 'GET', path: '/monitors' },
@@ -50,12 +55,14 @@ export const listMonitorsOp = defineOp({
   output: MonitorList,
   annotations: READ,
   render: (page) => renderPage('Monitors:', page, monitorLine),
+  run: (services, input) => Promise.resolve(services.monitors.list(input)),
 });
 
 export const getMonitorOp = defineOp({
   ...common,
   name: 'monitors.get',
   tool: 'get_monitor',
+  toolGroup: group('get'),
   title: 'Get a monitor',
   description: 'Get one monitor by id.',
   route: { method: 'GET', path: '/monitors/:id' },
@@ -63,12 +70,14 @@ export const getMonitorOp = defineOp({
   output: Monitor,
   annotations: READ,
   render: (m) => renderRecord(`Monitor ${m.id}`, m),
+  run: (services, input) => Promise.resolve(services.monitors.get(input.id)),
 });
 
 export const updateMonitorOp = defineOp({
   ...common,
   name: 'monitors.update',
   tool: 'update_monitor',
+  toolGroup: group('update'),
   title: 'Update a monitor',
   description:
     'Change a monitor: pause or resume (`status`), rename, change the search (merged), schedule ' +
@@ -79,12 +88,14 @@ export const updateMonitorOp = defineOp({
   output: Monitor,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   render: (m) => renderRecord(`Monitor ${m.id} updated.`, m),
+  run: (services, { id, ...patch }) => Promise.resolve(services.monitors.update(id, patch)),
 });
 
 export const deleteMonitorOp = defineOp({
   ...common,
   name: 'monitors.delete',
   tool: 'delete_monitor',
+  toolGroup: group('delete'),
   title: 'Delete a monitor',
   description: 'Delete a monitor and stop its schedule. Returns the deleted monitor.',
   route: { method: 'DELETE', path: '/monitors/:id' },
@@ -92,25 +103,29 @@ export const deleteMonitorOp = defineOp({
   output: Monitor,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   render: (m) => renderRecord(`Monitor ${m.id} deleted.`, m),
+  run: (services, input) => Promise.resolve(services.monitors.delete(input.id)),
 });
 
 export const triggerMonitorOp = defineOp({
   ...common,
   name: 'monitors.trigger',
   tool: 'trigger_monitor',
+  toolGroup: group('trigger'),
   title: 'Run a monitor now',
   description: 'Start a run of an active or paused monitor immediately, regardless of its schedule.',
   route: { method: 'POST', path: '/monitors/:id/trigger' },
   params: MonitorIdParams,
   output: TriggerResponse,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  render: () => 'Run started. Follow it with list_monitor_runs.',
+  render: () => 'Run started. Follow it with the runs action.',
+  run: (services, input) => Promise.resolve(services.monitors.trigger(input.id)),
 });
 
 export const listMonitorRunsOp = defineOp({
   ...common,
   name: 'monitors.runs.list',
   tool: 'list_monitor_runs',
+  toolGroup: group('list_runs'),
   title: 'List monitor runs',
   description: "List a monitor's runs, newest first; paginate with cursor.",
   route: { method: 'GET', path: '/monitors/:id/runs' },
@@ -119,12 +134,14 @@ export const listMonitorRunsOp = defineOp({
   output: MonitorRunList,
   annotations: READ,
   render: (page) => renderPage('Runs:', page, runLine),
+  run: (services, { id, ...query }) => Promise.resolve(services.monitors.runs(id, query)),
 });
 
 export const getMonitorRunOp = defineOp({
   ...common,
   name: 'monitors.runs.get',
   tool: 'get_monitor_run',
+  toolGroup: group('get_run'),
   title: 'Get a monitor run',
   description: 'Get one run of a monitor, with its output when completed.',
   route: { method: 'GET', path: '/monitors/:id/runs/:runId' },
@@ -132,4 +149,27 @@ export const getMonitorRunOp = defineOp({
   output: MonitorRun,
   annotations: READ,
   render: (r) => renderRecord(`Run ${r.id} of monitor ${r.monitorId}`, r),
+  run: (services, input) => Promise.resolve(services.monitors.run(input.id, input.runId)),
+});
+
+const deliveryLine = (d: Record<string, unknown>) =>
+  `${String(d.eventId)}  ${String(d.type)}  ${String(d.status)}  attempts: ${(d.attempts as unknown[]).length}` +
+  (d.lastError ? `  last error: ${String(d.lastError)}` : '');
+
+export const listWebhookDeliveriesOp = defineOp({
+  ...common,
+  name: 'monitors.deliveries.list',
+  tool: 'list_monitor_deliveries',
+  toolGroup: group('list_deliveries'),
+  title: 'List webhook deliveries',
+  description:
+    "List a monitor's webhook deliveries, newest first, with every attempt (status, error, time); " +
+    'paginate with cursor. A Trawl extension of the API.',
+  route: { method: 'GET', path: '/monitors/:id/deliveries' },
+  params: MonitorIdParams,
+  query: ListRunsQuery,
+  output: WebhookDeliveryList,
+  annotations: READ,
+  render: (page) => renderPage('Webhook deliveries:', page, deliveryLine),
+  run: (services, { id, ...query }) => Promise.resolve(services.monitors.deliveries(id, query)),
 });

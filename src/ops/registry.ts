@@ -1,6 +1,6 @@
 /** Every operation of the service, in the spec's order. The doors and the OpenAPI document read this. */
 import { ConfigError } from '../config/config.js';
-import type { Operation } from './define-op.js';
+import { toolNameOf, type Operation } from './define-op.js';
 import { findSimilarOp, searchOp } from './search.ops.js';
 import { contentsOp } from './contents.ops.js';
 import { contextOp } from './context.ops.js';
@@ -11,6 +11,7 @@ import {
   getMonitorRunOp,
   listMonitorRunsOp,
   listMonitorsOp,
+  listWebhookDeliveriesOp,
   triggerMonitorOp,
   updateMonitorOp,
 } from './monitors.ops.js';
@@ -37,6 +38,7 @@ export const OPERATIONS: readonly Operation[] = [
   triggerMonitorOp,
   listMonitorRunsOp,
   getMonitorRunOp,
+  listWebhookDeliveriesOp,
   createAgentRunOp,
   listAgentRunsOp,
   getAgentRunOp,
@@ -44,8 +46,8 @@ export const OPERATIONS: readonly Operation[] = [
   cancelAgentRunOp,
 ];
 
-/** MCP tool names, for `--tools` validation and docs. */
-export const TOOL_NAMES = OPERATIONS.map((op) => op.tool);
+/** MCP tool names (a tool group counts once), for `--tools` validation and docs. */
+export const TOOL_NAMES = [...new Set(OPERATIONS.map(toolNameOf))];
 
 /** The operations exposed as tools: all, or the configured names (unknown names are a config error). */
 export function selectOperations(names: readonly string[], from: readonly Operation[] = OPERATIONS): Operation[] {
@@ -56,5 +58,5 @@ export function selectOperations(names: readonly string[], from: readonly Operat
       `Unknown MCP tool name(s) in TRAWL_TOOLS/--tools: ${unknown.join(', ')}. Known: ${TOOL_NAMES.join(', ')}.`,
     );
   }
-  return from.filter((op) => names.includes(op.tool));
+  return from.filter((op) => names.includes(toolNameOf(op)));
 }

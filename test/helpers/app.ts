@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createApp, type App } from '../../src/app.js';
+import { createApp, type App, type AppOptions } from '../../src/app.js';
 import { loadConfig, type ConfigFlags } from '../../src/config/config.js';
 import { startHttpServer, type RunningServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/lib/logger.js';
@@ -23,10 +23,10 @@ export interface TestApp {
 }
 
 /** A real app (SQLite and cache) on a temporary data directory, logging nothing. */
-export function makeTestApp(flags: ConfigFlags = {}): TestApp {
+export function makeTestApp(flags: ConfigFlags = {}, options: AppOptions = {}): TestApp {
   const { dir, cleanup } = tempDir();
   const config = loadConfig({}, { dataDir: dir, port: 0, logLevel: 'silent', ...flags });
-  const app = createApp(config, { logger: createLogger('silent') });
+  const app = createApp(config, { logger: createLogger('silent'), ...options });
   return {
     app,
     dataDir: dir,
@@ -45,8 +45,8 @@ export interface TestServer extends TestApp {
 }
 
 /** The real HTTP door on 127.0.0.1:0 with one API key made. */
-export async function startTestServer(flags: ConfigFlags = {}): Promise<TestServer> {
-  const t = makeTestApp({ host: '127.0.0.1', ...flags });
+export async function startTestServer(flags: ConfigFlags = {}, options: AppOptions = {}): Promise<TestServer> {
+  const t = makeTestApp({ host: '127.0.0.1', ...flags }, options);
   const server = await startHttpServer(t.app, '127.0.0.1', 0);
   const key = t.app.services.keys.create('test').key;
   return {

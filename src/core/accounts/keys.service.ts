@@ -81,6 +81,12 @@ export function createKeysService(repo: ApiKeysRepo, clock: Clock) {
       return toInfo(repo.get(id)!);
     },
 
+    /** Whether the key with this id exists and is not revoked (a monitor runs as the key that made it). */
+    isActive(id: string): boolean {
+      const row = repo.get(id);
+      return row !== undefined && row.revoked_at === null;
+    },
+
     /** The caller for a presented key, or null when it is malformed, unknown or revoked. */
     verify(presented: string): Caller | null {
       const match = KEY_PATTERN.exec(presented);

@@ -239,4 +239,92 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT, WITHOUT ROWID;
     `,
   },
+  {
+    version: 8,
+    name: 'monitors',
+    sql: `
+      -- Monitors: scheduled searches. seq orders them for cursor pagination (newest first).
+      CREATE TABLE monitors (
+        seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+        id              TEXT NOT NULL UNIQUE,
+        name            TEXT,
+        status          TEXT NOT NULL,
+        search          TEXT NOT NULL,
+        period          TEXT,
+        output_schema   TEXT,
+        metadata        TEXT,
+        webhook_url     TEXT NOT NULL,
+        webhook_events  TEXT,
+        -- the webhook secret, sealed under the operator key (src/core/monitors/secret-box.ts)
+        secret          TEXT NOT NULL,
+        -- the API key the monitor runs as (NULL: made by the local stdio MCP process or the CLI)
+        key_id          TEXT,
+        -- creation time plus the monitor's jitter; runs fall on anchor + k x period
+        anchor_ms       INTEGER NOT NULL,
+        -- the next scheduled run; NULL when none will happen (manual-only, paused, disabled)
+        next_run_ms     INTEGER,
+        key_failures    INTEGER NOT NULL DEFAULT 0,
+        created_at      TEXT NOT NULL,
+        updated_at      TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX monitors_due ON monitors (next_run_ms) WHERE next_run_ms IS NOT NULL;
+      CREATE INDEX monitors_status ON monitors (status, seq);
+
+      -- Runs of monitors. owner and lease_until_ms: the process running it, and until when it answers for
+      -- it; a run whose lease lapsed belongs to a process that died.
+      CREATE TABLE monitor_runs (
+        seq              INTEGER PRIMARY KEY AUTOINCREMENT,
+        id               TEXT NOT NULL UNIQUE,
+        monitor_id       TEXT NOT NULL,
+        status           TEXT NOT NULL,
+        origin           TEXT NOT NULL,
+        output           TEXT,
+        fail_reason      TEXT,
+        fail_detail      TEXT,
+        started_at       TEXT,
+        completed_at     TEXT,
+        failed_at        TEXT,
+        cancelled_at     TEXT,
+        duration_ms      INTEGER,
+        owner            TEXT,
+        lease_until_ms   INTEGER,
+        created_at       TEXT NOT NULL,
+        updated_at       TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX monitor_runs_monitor ON monitor_runs (monitor_id, seq);
+      CREATE INDEX monitor_runs_open ON monitor_runs (status) WHERE status IN ('pending', 'running');
+
+      -- The webhook outbox: each event written in the transaction of the change it reports, then
+      -- delivered at least once. The body is the exact JSON posted; the secret a sealed copy, since a
+      -- monitor.deleted event outlives its monitor.
+      CREATE TABLE webhook_deliveries (
+        seq              INTEGER PRIMARY KEY AUTOINCREMENT,
+        event_id         TEXT NOT NULL UNIQUE,
+        monitor_id       TEXT NOT NULL,
+        event_type       TEXT NOT NULL,
+        url              TEXT NOT NULL,
+        secret           TEXT NOT NULL,
+        body             TEXT NOT NULL,
+        status           TEXT NOT NULL,
+        attempts         INTEGER NOT NULL DEFAULT 0,
+        next_attempt_ms  INTEGER,
+        lease_until_ms   INTEGER,
+        give_up_ms       INTEGER NOT NULL,
+        last_error       TEXT,
+        created_at       TEXT NOT NULL,
+        delivered_at     TEXT
+      ) STRICT;
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_ms) WHERE status = 'pending';
+      CREATE INDEX webhook_deliveries_monitor ON webhook_deliveries (monitor_id, seq);
+      CREATE TABLE webhook_attempts (
+        delivery_seq  INTEGER NOT NULL,
+        attempt       INTEGER NOT NULL,
+        at            TEXT NOT NULL,
+        status        INTEGER,
+        error         TEXT,
+        duration_ms   INTEGER NOT NULL,
+        PRIMARY KEY (delivery_seq, attempt)
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
 ];

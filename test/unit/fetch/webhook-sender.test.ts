@@ -1,13 +1,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SIGNATURE_HEADER, verifySignature } from '../../../src/core/monitors/signing.js';
+import { SIGNATURE_HEADER, verifySignature } from '../../../src/fetch/webhook-signing.js';
 import {
   createWebhookSender,
   type WebhookDelivery,
   type WebhookSender,
   type WebhookSenderOptions,
-} from '../../../src/core/monitors/webhook-sender.js';
+} from '../../../src/fetch/webhook-sender.js';
 
 interface Received {
   path: string;

@@ -5,7 +5,7 @@ import {
   newWebhookSecret,
   signatureHeader,
   verifySignature,
-} from '../../../src/core/monitors/signing.js';
+} from '../../../src/fetch/webhook-signing.js';
 
 const secret = 'whsec_test-secret';
 const body = '{"type":"monitor.run.completed","id":"evt_1"}';

@@ -4,11 +4,11 @@
  */
 import { isIP } from 'node:net';
 import { Agent } from 'undici';
-import { createAddressGuard } from '../../fetch/address-guard.js';
-import { toFetchError } from '../../fetch/errors.js';
-import { logUrl, parseFetchUrl } from '../../fetch/url-policy.js';
-import { nonPublicHostReason } from '../../lib/ip.js';
-import { SIGNATURE_HEADER, signatureHeader } from './signing.js';
+import { createAddressGuard } from './address-guard.js';
+import { toFetchError } from './errors.js';
+import { logUrl, parseFetchUrl } from './url-policy.js';
+import { nonPublicHostReason } from '../lib/ip.js';
+import { SIGNATURE_HEADER, signatureHeader } from './webhook-signing.js';
 
 export interface WebhookSenderOptions {
   /** Refuse http: URLs (false only under TRAWL_ALLOW_INSECURE_WEBHOOKS). */

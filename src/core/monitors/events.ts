@@ -1,0 +1,48 @@
+/**
+ * Webhook events, written to the outbox in the same transaction as the change they report: a crash
+ * after the change cannot lose the event, and a change rolled back sends none. Filtered by the
+ * monitor's `webhook.events` (all kinds when it has none).
+ */
+import type { MonitorEventType, Monitor, MonitorRun } from '../../schemas/monitors.schema.js';
+import type { MonitorRow, MonitorsRepo } from '../../store/monitors.repo.js';
+import type { z } from 'zod';
+import { newId, toMonitor } from './objects.js';
+
+type EventType = z.infer<typeof MonitorEventType>;
+
+export interface EventWriter {
+  /** `monitor.created`, `.updated`, `.deleted`: the full monitor object. */
+  monitorEvent(type: 'monitor.created' | 'monitor.updated' | 'monitor.deleted', row: MonitorRow, atMs: number): void;
+  /** `monitor.run.created`, `.completed`: the run object plus the monitor's `metadata`. */
+  runEvent(type: 'monitor.run.created' | 'monitor.run.completed', row: MonitorRow, run: MonitorRun, atMs: number): void;
+}
+
+/** `retryWindowMs`: how long a delivery is retried before it is given up. */
+export function createEventWriter(repo: MonitorsRepo, retryWindowMs: number): EventWriter {
+  const write = (type: EventType, row: MonitorRow, data: Record<string, unknown>, atMs: number) => {
+    const events = row.webhook_events ? (JSON.parse(row.webhook_events) as EventType[]) : undefined;
+    if (events && !events.includes(type)) return;
+    const id = newId('evt');
+    const createdAt = new Date(atMs).toISOString();
+    const body = JSON.stringify({ id, object: 'event', type, data, createdAt });
+    repo.insertDelivery({
+      event_id: id,
+      monitor_id: row.id,
+      event_type: type,
+      url: row.webhook_url,
+      secret: row.secret,
+      body,
+      next_attempt_ms: atMs,
+      give_up_ms: atMs + retryWindowMs,
+      created_at: createdAt,
+    });
+  };
+  return {
+    monitorEvent(type, row, atMs) {
+      write(type, row, toMonitor(row) satisfies Monitor, atMs);
+    },
+    runEvent(type, row, run, atMs) {
+      write(type, row, { ...run, metadata: toMonitor(row).metadata }, atMs);
+    },
+  };
+}
