@@ -44,6 +44,12 @@ const SHARED_FLAGS = [
   '--upstream-api-key <key>',
   '--provider-timeout-ms <ms>',
   '--mcp-max-tokens <n>',
+  '--monitors <bool>',
+  '--monitor-concurrency <n>',
+  '--allow-insecure-webhooks <bool>',
+  '--secret-key <key>',
+  '--webhook-timeout-ms <ms>',
+  '--webhook-retry-hours <hours>',
 ];
 const sharedOptions = () => SHARED_FLAGS.map((f) => new Option(f, 'see the configuration table in the README'));
 

@@ -36,18 +36,24 @@ describe('MCP in memory', () => {
     const { tools } = await client.listTools();
     expect(tools.map((x) => x.name).sort()).toEqual([...TOOL_NAMES].sort());
     for (const tool of tools) {
-      const op = OPERATIONS.find((o) => o.tool === tool.name)!;
+      const op = OPERATIONS.find((o) => o.tool === tool.name);
       expect(tool.inputSchema.type).toBe('object');
+      expect(tool.description!.length).toBeGreaterThan(20);
+      if (!op) continue; // a tool group, below
       expect(tool.outputSchema?.type).toBe('object');
       expect(tool.annotations?.readOnlyHint).toBe(op.annotations.readOnlyHint);
       expect(tool.annotations?.openWorldHint).toBe(op.annotations.openWorldHint);
-      expect(tool.description!.length).toBeGreaterThan(20);
     }
     const search = tools.find((x) => x.name === 'search')!;
     expect(search.inputSchema.required).toEqual(['query']);
     expect(Object.keys(search.inputSchema.properties ?? {})).toContain('contents');
-    const getMonitor = tools.find((x) => x.name === 'get_monitor')!;
-    expect(getMonitor.inputSchema.required).toEqual(['id']);
+    // the monitor operations are one tool with an action, not nine tools
+    const monitors = tools.find((x) => x.name === 'monitors')!;
+    expect(monitors.inputSchema.required).toEqual(['action']);
+    const action = (monitors.inputSchema.properties as Record<string, { enum?: string[] }>).action!;
+    expect(action.enum).toEqual(['create', 'list', 'get', 'update', 'delete', 'trigger', 'list_runs', 'get_run', 'list_deliveries']); // prettier-ignore
+    expect(monitors.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, openWorldHint: true });
+    expect(tools.some((x) => x.name === 'get_monitor')).toBe(false);
   });
 
   it('answers invalid arguments with an isError result that names the field', async () => {
@@ -73,9 +79,9 @@ describe('MCP in memory', () => {
   });
 
   it('says plainly when a capability is not built yet', async () => {
-    const res = (await client.callTool({ name: 'create_monitor', arguments: { search: { query: 'undici' }, webhook: { url: 'https://hooks.example/x' } } })) as ToolResult; // prettier-ignore
+    const res = (await client.callTool({ name: 'create_agent_run', arguments: { query: 'undici maintainers' } })) as ToolResult; // prettier-ignore
     expect(res.isError).toBe(true);
-    expect(res.content[0]!.text).toMatch(/^NOT_IMPLEMENTED: Monitors .* is not built yet/);
+    expect(res.content[0]!.text).toMatch(/^NOT_IMPLEMENTED: Agent runs .* is not built yet/);
   });
 
   it('runs with configured beta tokens', async () => {
@@ -124,7 +130,7 @@ describe('MCP over stdio (trawl mcp)', () => {
     await client.connect(transport);
     expect(client.getServerVersion()?.name).toBe('trawl');
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(OPERATIONS.length);
+    expect(tools).toHaveLength(TOOL_NAMES.length);
     const res = (await client.callTool({ name: 'search', arguments: { query: 'x', numResults: 0 } })) as ToolResult;
     expect(res.isError).toBe(true);
     expect(res.content[0]!.text).toMatch(/numResults/);
@@ -150,7 +156,7 @@ describe('MCP over streamable HTTP (/mcp)', () => {
     const client = new Client({ name: 'test', version: '1.0.0' });
     await client.connect(transport);
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(OPERATIONS.length);
+    expect(tools).toHaveLength(TOOL_NAMES.length);
     const res = (await client.callTool({ name: 'find_similar', arguments: { url: 'ftp://x' } })) as ToolResult;
     expect(res.isError).toBe(true);
     expect(res.content[0]!.text).toMatch(/url/);
@@ -190,7 +196,7 @@ describe('MCP over streamable HTTP (/mcp)', () => {
       .filter((l) => l.startsWith('data: '))
       .map((l) => JSON.parse(l.slice(6)) as { id: number; result: { tools: unknown[] } });
     expect(data[0]!.id).toBe(7);
-    expect(data[0]!.result.tools).toHaveLength(OPERATIONS.length);
+    expect(data[0]!.result.tools).toHaveLength(TOOL_NAMES.length);
   });
 
   it('needs the API key', async () => {

@@ -1,0 +1,117 @@
+/**
+ * Monitors through the clients people use: the `monitors` MCP tool (the SDK's real client over an
+ * in-memory transport) and exa-js's `monitors` client over the REST door.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Exa } from 'exa-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildMcpServer } from '../../src/mcp/server.js';
+import { startTestServer, type TestServer } from '../helpers/app.js';
+import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+
+type ToolResult = {
+  isError?: boolean;
+  content: { type: string; text: string }[];
+  structuredContent?: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+};
+
+let t: TestServer;
+let receiver: Receiver;
+let client: Client;
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  t = await startTestServer({ allowInsecureWebhooks: true });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await buildMcpServer(t.app, { caller: null, betas: new Set() }).connect(serverSide);
+  client = new Client({ name: 'test', version: '1.0.0' });
+  await client.connect(clientSide);
+});
+afterAll(async () => {
+  await client.close();
+  await t.close();
+  await receiver.close();
+});
+
+const call = async (args: Record<string, unknown>) =>
+  (await client.callTool({ name: 'monitors', arguments: args })) as ToolResult;
+
+describe('the monitors MCP tool', () => {
+  it('creates (showing the secret once), lists, triggers and reads runs through one tool', async () => {
+    const created = await call({
+      action: 'create',
+      name: 'undici releases',
+      search: { query: 'undici release' },
+      trigger: { type: 'interval', period: '1d' },
+      webhook: { url: receiver.url },
+    });
+    expect(created.isError).toBeFalsy();
+    const id = created.structuredContent!.id as string;
+    const secret = created.structuredContent!.webhookSecret as string;
+    expect(created.content[0]!.text).toContain(secret);
+    expect(created.content[0]!.text).toMatch(/not shown again/);
+
+    const got = await call({ action: 'get', id });
+    expect(got.structuredContent).toMatchObject({ id, name: 'undici releases', status: 'active' });
+    expect(JSON.stringify(got)).not.toContain(secret);
+
+    const listed = await call({ action: 'list', limit: 10 });
+    expect(listed.content[0]!.text).toContain(id);
+
+    expect((await call({ action: 'trigger', id })).isError).toBeFalsy();
+    await t.app.services.monitors.engine.drain();
+    const runs = await call({ action: 'list_runs', id });
+    const run = (runs.structuredContent!.data as Record<string, unknown>[])[0]!;
+    expect(run).toMatchObject({ monitorId: id, status: 'completed' });
+    const one = await call({ action: 'get_run', id, runId: run.id });
+    expect(one.structuredContent).toMatchObject({ id: run.id, status: 'completed' });
+
+    await t.app.services.monitors.engine.flush();
+    const deliveries = await call({ action: 'list_deliveries', id });
+    expect(deliveries.content[0]!.text).toMatch(/monitor\.created {2}delivered/);
+
+    const updated = await call({ action: 'update', id, status: 'paused' });
+    expect(updated.structuredContent).toMatchObject({ status: 'paused', nextRunAt: null });
+    expect((await call({ action: 'delete', id })).structuredContent).toMatchObject({ id });
+  });
+
+  it("answers an action's bad or foreign arguments with an error naming them", async () => {
+    const stray = await call({ action: 'get', id: 'mon_x', runId: 'run_y' });
+    expect(stray.isError).toBe(true);
+    expect(stray.content[0]!.text).toMatch(/^INVALID_REQUEST_BODY: runId: not an argument of action "get"/);
+    const missing = await call({ action: 'create', search: { query: 'x' } });
+    expect(missing.isError).toBe(true);
+    expect(missing.content[0]!.text).toMatch(/webhook/);
+    const unknown = await call({ action: 'get', id: 'mon_nope' });
+    expect(unknown.isError).toBe(true);
+    expect(unknown.content[0]!.text).toMatch(/^NOT_FOUND: monitor mon_nope not found/);
+  });
+});
+
+describe('exa-js monitors client', () => {
+  it('creates, gets, lists, updates, triggers, reads runs and deletes', async () => {
+    const exa = new Exa(t.key, t.url);
+    const created = await exa.monitors.create({
+      name: 'sdk monitor',
+      search: { query: 'http client release', numResults: 5, includeDomains: ['example.com'] },
+      trigger: { type: 'interval', period: '12h' },
+      webhook: { url: receiver.url, events: ['monitor.run.completed'] },
+      metadata: { team: 'platform' },
+    });
+    expect(created.webhookSecret).toMatch(/^whsec_/);
+    expect(created.search).toMatchObject({ query: 'http client release', includeDomains: ['example.com'] });
+    expect((await exa.monitors.get(created.id)).metadata).toEqual({ team: 'platform' });
+    const list = await exa.monitors.list({ limit: 5 });
+    expect(list.data.map((m) => m.id)).toContain(created.id);
+    const updated = await exa.monitors.update(created.id, { name: 'renamed', metadata: null });
+    expect(updated).toMatchObject({ name: 'renamed', metadata: null });
+    expect(await exa.monitors.trigger(created.id)).toEqual({ triggered: true });
+    await t.app.services.monitors.engine.drain();
+    const runs = await exa.monitors.runs.list(created.id);
+    expect(runs.data[0]!.status).toBe('completed');
+    expect((await exa.monitors.runs.get(created.id, runs.data[0]!.id)).id).toBe(runs.data[0]!.id);
+    expect((await exa.monitors.delete(created.id)).id).toBe(created.id);
+    await expect(exa.monitors.get(created.id)).rejects.toThrow(/not found/);
+  });
+});
