@@ -33,6 +33,8 @@ export interface ResponseNotes {
   queueMs?: number;
   /** Full text length per result URL before offset and `maxCharacters` (for reading long pages in parts). */
   textLengths?: Map<string, number>;
+  /** Web-search providers that failed or timed out during the call (a monitor run reports them). */
+  providerFailures?: string[];
 }
 
 export interface ServiceContext {

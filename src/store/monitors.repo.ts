@@ -148,6 +148,10 @@ export function createMonitorsRepo(db: Db) {
     recentOutputs: db.prepare(
       `SELECT output FROM monitor_runs WHERE monitor_id = ? AND status = 'completed' ORDER BY seq DESC LIMIT ?`,
     ),
+    pruneRuns: db.prepare(
+      `DELETE FROM monitor_runs WHERE monitor_id = @monitor AND status NOT IN ${OPEN} AND seq < (
+         SELECT seq FROM monitor_runs WHERE monitor_id = @monitor ORDER BY seq DESC LIMIT 1 OFFSET @keep)`,
+    ),
     lastStart: db.prepare(
       `SELECT started_at FROM monitor_runs WHERE monitor_id = ? AND status = 'completed' ORDER BY seq DESC LIMIT 1`,
     ),
@@ -262,6 +266,10 @@ export function createMonitorsRepo(db: Db) {
     /** The `output` JSON of the monitor's last `n` completed runs, newest first. */
     recentOutputs(monitorId: string, n: number): string[] {
       return (s.recentOutputs.all(monitorId, n) as { output: string | null }[]).flatMap((r) => (r.output ? [r.output] : [])); // prettier-ignore
+    },
+    /** Forgets the monitor's ended runs older than its newest `keep` runs. */
+    pruneRuns(monitorId: string, keep: number): number {
+      return s.pruneRuns.run({ monitor: monitorId, keep: keep - 1 }).changes;
     },
     lastCompletedStart(monitorId: string): string | undefined {
       return (s.lastStart.get(monitorId) as { started_at: string | null } | undefined)?.started_at ?? undefined;

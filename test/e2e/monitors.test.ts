@@ -2,6 +2,8 @@
  * /monitors end to end: the real HTTP door, real SQLite, a loopback webhook receiver. Time is the app's
  * clock, moved by the test; the engine is driven by its own calls (tick, drain, flush), never by sleeping.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { jitterMs, MAX_JITTER_MS } from '../../src/core/monitors/schedule.js';
 import { createMonitorsRepo } from '../../src/store/monitors.repo.js';
@@ -315,5 +317,43 @@ describe('monitors: the API surface', () => {
     const paused = ours((await api('GET', '/monitors?status=paused&limit=100')).body.data as Json[]);
     expect(paused).toEqual([made[0]]);
     for (const id of made) await api('DELETE', `/monitors/${id}`);
+  });
+});
+
+describe('monitors: failures and retention', () => {
+  it('fails a run with search_unavailable when the web search is down and nothing was found', async () => {
+    const down = http.createServer((_req, res) => res.writeHead(503).end('maintenance'));
+    await new Promise<void>((resolve) => down.listen(0, '127.0.0.1', resolve));
+    const other = await startTestServer(
+      { allowInsecureWebhooks: true, searxngUrl: `http://127.0.0.1:${(down.address() as AddressInfo).port}` },
+      { clock },
+    );
+    try {
+      const svc = other.app.services.monitors;
+      const { id } = svc.create({ search: { query: 'zebra firmware', numResults: 5 }, webhook: { url: receiver.url } }, null); // prettier-ignore
+      svc.trigger(id);
+      await svc.engine.drain();
+      const run = svc.runs(id, { limit: 1 }).data[0]!;
+      expect(run).toMatchObject({ status: 'failed', failReason: 'search_unavailable', output: null });
+      expect(run.failedAt).toBeTruthy();
+    } finally {
+      await other.close();
+      down.close();
+    }
+  });
+
+  it('keeps the newest runs of a monitor and forgets older ended ones', async () => {
+    const monitor = await createMonitor();
+    const id = monitor.id as string;
+    for (let i = 0; i < 3; i++) {
+      await api('POST', `/monitors/${id}/trigger`);
+      await engine().drain();
+    }
+    const repo = createMonitorsRepo(t.app.db);
+    const before = (await api('GET', `/monitors/${id}/runs`)).body.data as Json[];
+    expect(repo.pruneRuns(id, 2)).toBe(1);
+    const after = (await api('GET', `/monitors/${id}/runs`)).body.data as Json[];
+    expect(after.map((r) => r.id)).toEqual(before.slice(0, 2).map((r) => r.id));
+    await api('DELETE', `/monitors/${id}`);
   });
 });

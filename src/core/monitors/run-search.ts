@@ -98,6 +98,11 @@ export function createRunSearch(deps: RunSearchDeps): ExecuteRun {
         ...(since !== undefined ? { startCrawlDate: new Date(since).toISOString() } : {}),
       };
       const found = await deps.search.run(input, ctx);
+      const failed = ctx.notes?.providerFailures ?? [];
+      if (found.results.length === 0 && failed.length > 0) {
+        // nothing found because the web search is down, not because nothing is new: the next slot tries again
+        return { ok: false, failReason: 'search_unavailable', detail: `web search failed: ${[...new Set(failed)].join(', ')}` }; // prettier-ignore
+      }
       const earlier = deps.repo.recentOutputs(monitor.id, DEDUP_RUNS);
       const results = newResults(found.results, earlier, deps.documents).slice(0, search.numResults);
       const schema = monitor.output_schema ? (JSON.parse(monitor.output_schema) as unknown) : undefined;

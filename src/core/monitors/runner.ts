@@ -20,6 +20,8 @@ export type ExecuteRun = (monitor: MonitorRow, run: RunRow, signal: AbortSignal)
 
 /** Failed runs with this reason in a row disable a monitor (the spec's 10). */
 export const KEY_FAILURES_TO_DISABLE = 10;
+/** Runs kept per monitor; older ended runs are forgotten when a run ends. */
+export const RUNS_KEPT = 1000;
 
 export interface Runner {
   /** Creates a pending run of `monitor` (inside the caller's transaction) and returns its id; call `enqueue` after commit. */
@@ -83,6 +85,7 @@ export function createRunner(deps: RunnerDeps): Runner {
         }
         deps.events.runEvent('monitor.run.completed', monitor, toRun(run), atMs);
       }
+      repo.pruneRuns(monitor.id, RUNS_KEPT);
       return true;
     });
 

@@ -37,6 +37,7 @@ export async function askProviders(
         );
       } catch (err) {
         if (ctx.signal.aborted) throw err;
+        if (ctx.notes) (ctx.notes.providerFailures ??= []).push(p.name);
         ctx.logger.warn(
           { provider: p.name, reason: (err as Error).message },
           'web search provider failed; answering without it',
