@@ -108,6 +108,38 @@ const mcp = program
   });
 for (const o of sharedOptions()) mcp.addOption(o);
 
+const monitors = program.command('monitors').description('Inspect monitors, their runs and webhook deliveries');
+monitors
+  .command('list')
+  .description('List monitors, newest first, with their schedule')
+  .option('--status <status>', 'active, paused or disabled')
+  .option('--json', 'print JSON')
+  .addOption(dataDir())
+  .action(async (flags: ConfigFlags & { status?: string; json?: boolean }) => {
+    const { listMonitors } = await import('./cli/monitors.command.js');
+    await listMonitors(await configFrom({ dataDir: flags.dataDir }), flags);
+  });
+monitors
+  .command('runs')
+  .description("List a monitor's last 50 runs, with why they failed")
+  .argument('<id>', 'monitor id')
+  .option('--json', 'print JSON')
+  .addOption(dataDir())
+  .action(async (id: string, flags: ConfigFlags & { json?: boolean }) => {
+    const { listRuns } = await import('./cli/monitors.command.js');
+    await listRuns(await configFrom({ dataDir: flags.dataDir }), id, flags);
+  });
+monitors
+  .command('deliveries')
+  .description("List a monitor's last 50 webhook deliveries and every attempt (HTTP status, error)")
+  .argument('<id>', 'monitor id')
+  .option('--json', 'print JSON')
+  .addOption(dataDir())
+  .action(async (id: string, flags: ConfigFlags & { json?: boolean }) => {
+    const { listDeliveries } = await import('./cli/monitors.command.js');
+    await listDeliveries(await configFrom({ dataDir: flags.dataDir }), id, flags);
+  });
+
 const keys = program.command('keys').description('Manage API keys');
 keys
   .command('create')

@@ -2,6 +2,7 @@
 import { createApp } from '../app.js';
 import type { Config } from '../config/config.js';
 import { createLogger } from '../lib/logger.js';
+import { printTable } from './table.js';
 
 function withApp<T>(config: Config, fn: (app: ReturnType<typeof createApp>) => T): T {
   const app = createApp(config, { logger: createLogger('silent') });
@@ -42,14 +43,7 @@ export function listKeys(config: Config, json: boolean): void {
         k.revokedAt ? `revoked ${k.revokedAt}` : 'active',
       ]),
     ];
-    const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-    for (const row of rows)
-      process.stdout.write(
-        `${row
-          .map((cell, i) => cell.padEnd(widths[i]!))
-          .join('  ')
-          .trimEnd()}\n`,
-      );
+    printTable(rows);
   });
 }
 

@@ -1,0 +1,76 @@
+/**
+ * `trawl monitors list | runs | deliveries`: what the monitors of a data directory are doing, for the
+ * operator — their schedule, their last runs and why they failed, and every webhook delivery attempt.
+ */
+import { createApp, type App } from '../app.js';
+import type { Config } from '../config/config.js';
+import { createLogger } from '../lib/logger.js';
+import { printTable } from './table.js';
+
+async function withApp(config: Config, fn: (app: App) => void): Promise<void> {
+  // this process only reads: it runs no monitors and delivers nothing
+  const app = createApp({ ...config, monitors: false }, { logger: createLogger('silent') });
+  try {
+    fn(app);
+  } finally {
+    await app.close();
+  }
+}
+
+const json = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+
+export function listMonitors(config: Config, flags: { status?: string; json?: boolean }): Promise<void> {
+  return withApp(config, (app) => {
+    const page = app.services.monitors.list({ status: flags.status, limit: 100 });
+    if (flags.json) return json(page.data);
+    if (page.data.length === 0) return void process.stdout.write('No monitors.\n');
+    printTable([
+      ['ID', 'STATUS', 'EVERY', 'NEXT RUN', 'NAME'],
+      ...page.data.map((m) => [m.id, m.status, m.trigger?.period ?? 'manual', m.nextRunAt ?? '-', m.name ?? '']),
+    ]);
+    if (page.hasMore) process.stdout.write('(the 100 newest; use --json with the REST API for more)\n');
+  });
+}
+
+export function listRuns(config: Config, id: string, flags: { json?: boolean }): Promise<void> {
+  return withApp(config, (app) => {
+    const page = app.services.monitors.runs(id, { limit: 50 });
+    if (flags.json) return json(page.data);
+    if (page.data.length === 0) return void process.stdout.write(`Monitor ${id} has not run yet.\n`);
+    printTable([
+      ['RUN', 'STATUS', 'CREATED', 'MS', 'RESULTS', 'FAIL REASON'],
+      ...page.data.map((r) => [
+        r.id,
+        r.status,
+        r.createdAt,
+        r.durationMs === null ? '-' : String(r.durationMs),
+        r.output ? String(r.output.results.length) : '-',
+        r.failReason ?? '',
+      ]),
+    ]);
+  });
+}
+
+export function listDeliveries(config: Config, id: string, flags: { json?: boolean }): Promise<void> {
+  return withApp(config, (app) => {
+    const page = app.services.monitors.deliveries(id, { limit: 50 });
+    if (flags.json) return json(page.data);
+    if (page.data.length === 0) return void process.stdout.write(`No webhook deliveries for ${id}.\n`);
+    const rows = [['EVENT', 'TYPE', 'STATUS', 'ATTEMPT', 'AT', 'HTTP', 'ERROR']];
+    for (const d of page.data) {
+      const attempts = d.attempts.length > 0 ? d.attempts : [undefined];
+      attempts.forEach((a, i) =>
+        rows.push([
+          i === 0 ? d.eventId : '',
+          i === 0 ? d.type : '',
+          i === 0 ? d.status + (d.nextAttemptAt ? ` (next ${d.nextAttemptAt})` : '') : '',
+          a ? String(i + 1) : '-',
+          a?.at ?? '',
+          a?.status === null || a === undefined ? '' : String(a.status),
+          a?.error ?? '',
+        ]),
+      );
+    }
+    printTable(rows);
+  });
+}
