@@ -271,4 +271,8 @@ console.log(
     ],
   ),
 );
+console.log(
+  `\nmonitors_claim_p99_ms=${fmt(accuracy.created.p99, 0)} monitors_idle_cpu_pct=${fmt(loaded.cpuPct, 2)} ` +
+    `webhook_p50_ms=${fmt(deliveries.latency.p50, 1)} webhook_per_s=${fmt(deliveries.rate, 0)}`,
+);
 receiver.close();

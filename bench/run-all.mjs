@@ -16,6 +16,7 @@ const SCRIPTS = [
   'metadata.mjs',
   'retrieval.mjs',
   'search.mjs',
+  'monitors.mjs',
 ];
 const TIMEOUT_MS = 10 * 60 * 1000; // per script; each normally takes 1–2 minutes
 
