@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { HOST, ROOT, fmt, machineLine, makeTmpDir, mdTable, percentile, removeTmpDir, requireBuild } from './lib.mjs'; // prettier-ignore
+import { HOST, ROOT, fetchedDocument, fmt, machineLine, makeTmpDir, mdTable, percentile, removeTmpDir, requireBuild } from './lib.mjs'; // prettier-ignore
 
 requireBuild();
 const args = process.argv.slice(2);
@@ -58,22 +58,14 @@ function openApp(dataDir) {
 function seedPages(app, n = 200) {
   const now = new Date().toISOString();
   for (let i = 0; i < n; i++) {
-    app.services.documents.upsert(
-      {
-        url: `https://news.example.com/${i}`,
-        title: `Release ${i} of the reverse proxy`,
-        text: `Release ${i} of the reverse proxy adds feature ${i}, fixes ${i % 7} bugs and changes the default timeout.`,
-        author: null,
-        publishedDate: null,
-        kind: 'html',
-        metadata: {},
-        origin: 'fetch',
-        collection: null,
-        contentHash: `h${i}`,
-        fetchedAt: now,
-      },
-      now,
-    );
+    const doc = fetchedDocument({
+      url: `https://news.example.com/${i}`,
+      title: `Release ${i} of the reverse proxy`,
+      text: `Release ${i} of the reverse proxy adds feature ${i}, fixes ${i % 7} bugs and changes the default timeout.`,
+      contentHash: `h${i}`,
+      fetchedAt: now,
+    });
+    app.services.documents.upsert(doc, now);
   }
 }
 

@@ -20,7 +20,7 @@ import { withCodeExamples } from './code/doc-examples.js';
 import { createAdmissionQueue } from './contents/admission.js';
 import { createContentsService, type ContentsService } from './contents/contents.service.js';
 import { createPagesService, type PagesService } from './contents/pages.service.js';
-import { createMonitorsService, type MonitorsService } from './monitors/monitors.service.js';
+import { createMonitorsService, type MonitorsDeps, type MonitorsService } from './monitors/monitors.service.js';
 import { createRunSearch } from './monitors/run-search.js';
 import type { SecretBox } from './monitors/secret-box.js';
 import type { WebhookSender } from '../fetch/webhook-sender.js';
@@ -79,14 +79,7 @@ export interface ServiceDeps {
     robots: boolean;
     fetchConcurrency: number;
     providerTimeoutMs?: number;
-    monitors: {
-      allowInsecureWebhooks: boolean;
-      runConcurrency: number;
-      retryWindowMs: number;
-      deliveryConcurrency: number;
-      pollMs: number;
-      leaseMs: number;
-    };
+    monitors: MonitorsDeps['settings'];
   };
 }
 
