@@ -102,6 +102,7 @@ export function createRunner(deps: RunnerDeps): Runner {
       if (!run || !monitor) return;
       const started = deps.now();
       if (!repo.startRun(runId, iso(started), started + deps.leaseMs)) return; // cancelled meanwhile
+      deps.logger.debug({ runId, monitorId: monitor.id, origin: run.origin }, 'monitor run started');
       const renew = setInterval(() => {
         if (!repo.renewLease(runId, deps.now() + deps.leaseMs)) controller.abort(new Error('run cancelled'));
       }, deps.leaseMs / 3);
