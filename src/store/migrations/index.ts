@@ -327,4 +327,62 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT, WITHOUT ROWID;
     `,
   },
+  {
+    version: 9,
+    name: 'accounts',
+    sql: `
+      -- Teams own keys, credits and budgets. credits_micros NULL: no credit limit (the self-hosted default).
+      -- Money is in micro-dollars (1e-6 $), integers, so sums are exact.
+      CREATE TABLE teams (
+        id              TEXT PRIMARY KEY,
+        name            TEXT NOT NULL UNIQUE,
+        blocked_at      TEXT,
+        enterprise      INTEGER NOT NULL DEFAULT 0,
+        zero_retention  INTEGER NOT NULL DEFAULT 0,
+        credits_micros  INTEGER,
+        budget_micros   INTEGER,
+        budget_period   TEXT,
+        created_at      TEXT NOT NULL
+      ) STRICT;
+      INSERT INTO teams (id, name, created_at) VALUES ('team_default', 'default', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
+      -- scopes: JSON array of scope names; NULL: every scope (keys made before scopes, and plain keys).
+      ALTER TABLE api_keys ADD COLUMN team_id TEXT NOT NULL DEFAULT 'team_default';
+      ALTER TABLE api_keys ADD COLUMN scopes TEXT;
+      ALTER TABLE api_keys ADD COLUMN budget_micros INTEGER;
+      ALTER TABLE api_keys ADD COLUMN budget_period TEXT;
+      ALTER TABLE api_keys ADD COLUMN qps REAL;
+      CREATE INDEX api_keys_team ON api_keys (team_id);
+
+      -- What was spent, per key, UTC day and operation (key_id '' for calls without a key).
+      CREATE TABLE spend (
+        key_id     TEXT NOT NULL,
+        team_id    TEXT NOT NULL,
+        day        TEXT NOT NULL,
+        operation  TEXT NOT NULL,
+        requests   INTEGER NOT NULL,
+        micros     INTEGER NOT NULL,
+        PRIMARY KEY (key_id, day, operation)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX spend_team ON spend (team_id, day);
+
+      -- Money held by requests in flight (the most each can cost), so concurrent requests cannot spend the
+      -- same credit twice; released when the request ends, or when expires_ms passes (a process died).
+      CREATE TABLE holds (
+        id             TEXT PRIMARY KEY,
+        key_id         TEXT NOT NULL,
+        team_id        TEXT NOT NULL,
+        amount_micros  INTEGER NOT NULL,
+        expires_ms     INTEGER NOT NULL
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX holds_team ON holds (team_id);
+      CREATE INDEX holds_key ON holds (key_id);
+
+      -- Request-rate token buckets, one per key, shared by every process on the data directory.
+      CREATE TABLE rate_buckets (
+        key_id      TEXT PRIMARY KEY,
+        tokens      REAL NOT NULL,
+        updated_ms  INTEGER NOT NULL
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
 ];
