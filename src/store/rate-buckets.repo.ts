@@ -1,0 +1,66 @@
+/**
+ * Request-rate token buckets, one row per key: `tokens` held at `updated_ms`. The refill, the take and
+ * the write are one UPSERT statement, so every process on the data directory sees one bucket per key.
+ */
+import type { Db } from './database.js';
+
+/**
+ * A stamp further ahead of the caller's clock than this means the clock stepped back: the time since
+ * is unknown, so the bucket counts as full and restarts at the caller's clock. Smaller gaps are the
+ * normal case of a process that read its clock, then waited for the write lock (at most busy_timeout,
+ * 5 s) while another process wrote a later stamp; those leave the stamp where it is (never refilling
+ * twice for the same interval, never negatively).
+ */
+export const CLOCK_STEP_MS = 10_000;
+
+/** A bucket as stored: `tokens` available at epoch ms `updatedMs` (which may be ahead of the caller). */
+export interface BucketState {
+  tokens: number;
+  updatedMs: number;
+}
+
+export interface TakeParams {
+  keyId: string;
+  nowMs: number;
+  /** Tokens added per second. */
+  ratePerSec: number;
+  /** Most tokens the bucket holds; a new bucket starts full. */
+  capacity: number;
+}
+
+// The tokens the bucket holds at @now: refilled since updated_ms at the current rate, capped at the
+// current capacity (so a changed rate applies at once).
+const REFILLED = `CASE WHEN updated_ms > @now + ${CLOCK_STEP_MS} THEN @capacity
+  ELSE min(@capacity, tokens + max(0, @now - updated_ms) * @rate / 1000.0) END`;
+
+export function createRateBucketsRepo(db: Db) {
+  const s = {
+    // The DO UPDATE runs only when a whole token is there, so a row comes back exactly when the
+    // request was let through; a refusal writes nothing (time alone refills, so the row stays right).
+    take: db.prepare(
+      `INSERT INTO rate_buckets (key_id, tokens, updated_ms) VALUES (@key, @capacity - 1, @now)
+       ON CONFLICT (key_id) DO UPDATE SET
+         tokens = ${REFILLED} - 1,
+         updated_ms = CASE WHEN updated_ms > @now + ${CLOCK_STEP_MS} THEN @now ELSE max(updated_ms, @now) END
+       WHERE ${REFILLED} >= 1
+       RETURNING tokens, updated_ms AS updatedMs`,
+    ),
+    get: db.prepare('SELECT tokens, updated_ms AS updatedMs FROM rate_buckets WHERE key_id = ?'),
+  };
+
+  return {
+    /**
+     * Atomically refills the key's bucket and takes one token when there is one. Returns the bucket
+     * after the take, or null when refused (the bucket is then unchanged).
+     */
+    take(p: TakeParams): BucketState | null {
+      const row = s.take.get({ key: p.keyId, now: p.nowMs, rate: p.ratePerSec, capacity: p.capacity });
+      return (row as BucketState | undefined) ?? null;
+    },
+    /** The bucket as stored (a read only, for reporting when to retry after a refusal). */
+    get(keyId: string): BucketState | undefined {
+      return s.get.get(keyId) as BucketState | undefined;
+    },
+  };
+}
+export type RateBucketsRepo = ReturnType<typeof createRateBucketsRepo>;
