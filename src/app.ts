@@ -2,7 +2,9 @@
  * `createApp(config)`: the store, caches and services of one Trawl process, with `close()`. Every door
  * (HTTP, MCP stdio, CLI commands) is built on one of these; tests build a fresh one per file.
  */
-import type { Config } from './config/config.js';
+import { ConfigError, type Config } from './config/config.js';
+import { createFacilitatorClient, type PostJson } from './core/accounts/x402.js';
+import type { X402Setup } from './http/x402.js';
 import { systemClock, type Clock } from './core/context.js';
 import { createServices, type Services } from './core/services.js';
 import { createBrowserRenderer } from './fetch/browser.js';
@@ -21,6 +23,8 @@ import { openDatabase, type Db } from './store/database.js';
 
 export interface App {
   config: Config;
+  /** Keyless requests paid with x402, when the operator configured rails and a facilitator. */
+  x402?: X402Setup;
   logger: Logger;
   clock: Clock;
   db: Db;
@@ -39,7 +43,13 @@ export interface AppOptions {
 function createProviders(
   config: Config,
   logger: Logger,
-): { embedder?: Embedder; model?: ChatModel; webSearch: WebSearchProvider[]; close(): Promise<void> } {
+): {
+  embedder?: Embedder;
+  model?: ChatModel;
+  webSearch: WebSearchProvider[];
+  x402?: X402Setup;
+  close(): Promise<void>;
+} {
   // a model may think longer than the client's default 60 s before its headers or between chunks
   const patience = Math.max(60_000, config.modelTimeoutMs);
   const client = createApiClient({
@@ -68,7 +78,19 @@ function createProviders(
       })
     : undefined;
   const webSearch = createWebSearchProviders(config, { getJson: client.getJson, postJson: client.postJson });
-  return { embedder, model, webSearch, close: () => client.close() };
+  return { embedder, model, webSearch, x402: x402Setup(config, client.postJson), close: () => client.close() };
+}
+
+/** x402 payments: rails and a facilitator both configured, or neither (a half configuration fails fast). */
+function x402Setup(config: Config, post: PostJson): X402Setup | undefined {
+  if (!config.x402Rails && !config.x402FacilitatorUrl) return undefined;
+  if (!config.x402Rails || !config.x402FacilitatorUrl) {
+    throw new ConfigError(
+      'x402 needs both TRAWL_X402_RAILS (what is accepted) and TRAWL_X402_FACILITATOR_URL (who verifies and settles); set both or neither.', // prettier-ignore
+    );
+  }
+  const facilitator = createFacilitatorClient({ url: config.x402FacilitatorUrl, apiKey: config.x402FacilitatorApiKey, post }); // prettier-ignore
+  return { rails: config.x402Rails, facilitator };
 }
 
 /** The fetcher of the config: user agent, SSRF guard, size cap, robots.txt, and a browser if configured. */
@@ -126,6 +148,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       robots: config.robots,
       fetchConcurrency: config.fetchConcurrency,
       providerTimeoutMs: config.providerTimeoutMs,
+      rateLimitQps: config.rateLimitQps,
       monitors: {
         allowInsecureWebhooks: config.allowInsecureWebhooks,
         runConcurrency: config.monitorConcurrency,
@@ -139,6 +162,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
   let closed = false;
   return {
     config,
+    x402: providers.x402,
     logger,
     clock,
     db,

@@ -4,9 +4,11 @@
  * starts without the HTTP stack and `trawl keys` without MCP.
  */
 import { Command, Option } from 'commander';
+import type { TeamFlags } from './cli/accounts.command.js';
 import type { CrawlFlags } from './cli/crawl.command.js';
 import type { IndexFlags } from './cli/index.command.js';
 import type { ImportFlags } from './cli/import.command.js';
+import type { KeyFlags } from './cli/keys.command.js';
 import type { ConfigFlags } from './config/config.js';
 import { VERSION } from './version.js';
 
@@ -44,6 +46,10 @@ const SHARED_FLAGS = [
   '--upstream-api-key <key>',
   '--provider-timeout-ms <ms>',
   '--mcp-max-tokens <n>',
+  '--rate-limit-qps <n>',
+  '--x402-rails <json>',
+  '--x402-facilitator-url <url>',
+  '--x402-facilitator-api-key <key>',
   '--monitors <bool>',
   '--monitor-concurrency <n>',
   '--allow-insecure-webhooks <bool>',
@@ -108,6 +114,77 @@ const mcp = program
   });
 for (const o of sharedOptions()) mcp.addOption(o);
 
+const teamFlags = (cmd: Command) =>
+  cmd
+    .option('--enterprise <bool>', 'may use compliance "hipaa" (true/false)')
+    .option('--zero-retention <bool>', "keep none of its requests' content (true/false)")
+    .option('--credits <dollars>', 'set the credits ("none": no credit limit)')
+    .option('--budget <dollars>', 'most the team may spend per --budget-period ("none": no budget)')
+    .option('--budget-period <period>', 'day or month (UTC)', 'month')
+    .option('--json', 'print JSON')
+    .addOption(dataDir());
+const teams = program.command('teams').description('Manage teams: credits, budgets, blocking, compliance modes');
+teamFlags(teams.command('create').description('Create a team').argument('<name>', 'team name')).action(
+  async (name: string, flags: ConfigFlags & TeamFlags) => {
+    const { createTeam } = await import('./cli/accounts.command.js');
+    await createTeam(await configFrom({ dataDir: flags.dataDir }), name, flags);
+  },
+);
+teamFlags(
+  teams.command('update').description("Change a team's flags, credits or budget").argument('<team>', 'team name or id'),
+).action(
+  // prettier-ignore
+  async (team: string, flags: ConfigFlags & TeamFlags) => {
+    const { updateTeam } = await import('./cli/accounts.command.js');
+    await updateTeam(await configFrom({ dataDir: flags.dataDir }), team, flags);
+  },
+);
+teams
+  .command('list')
+  .description('List teams with their credits, budgets and modes')
+  .option('--json', 'print JSON')
+  .addOption(dataDir())
+  .action(async (flags: ConfigFlags & { json?: boolean }) => {
+    const { listTeams } = await import('./cli/accounts.command.js');
+    await listTeams(await configFrom({ dataDir: flags.dataDir }), flags.json === true);
+  });
+for (const [verb, blocked] of [
+  ['block', true],
+  ['unblock', false],
+] as const) {
+  teams
+    .command(verb)
+    .description(blocked ? "Block a team: its keys' requests get 403 TEAM_BLOCKED at once" : 'Unblock a team')
+    .argument('<team>', 'team name or id')
+    .addOption(dataDir())
+    .action(async (team: string, flags: ConfigFlags) => {
+      const { blockTeam } = await import('./cli/accounts.command.js');
+      await blockTeam(await configFrom({ dataDir: flags.dataDir }), team, blocked);
+    });
+}
+program
+  .command('credits')
+  .description("Add to a team's credits")
+  .command('add')
+  .description('Add AMOUNT dollars of credits to a team')
+  .requiredOption('--team <team>', 'team name or id')
+  .argument('<amount>', 'dollars, e.g. 25 or 2.50')
+  .addOption(dataDir())
+  .action(async (amount: string, flags: ConfigFlags & { team: string }) => {
+    const { addCredits } = await import('./cli/accounts.command.js');
+    await addCredits(await configFrom({ dataDir: flags.dataDir }), flags.team, amount);
+  });
+program
+  .command('usage')
+  .description('What each team and key spent, by operation, over the last days')
+  .option('--days <n>', 'the last N UTC days, today included', '30')
+  .option('--json', 'print JSON')
+  .addOption(dataDir())
+  .action(async (flags: ConfigFlags & { days?: string; json?: boolean }) => {
+    const { usage } = await import('./cli/accounts.command.js');
+    await usage(await configFrom({ dataDir: flags.dataDir }), flags);
+  });
+
 const monitors = program.command('monitors').description('Inspect monitors, their runs and webhook deliveries');
 monitors
   .command('list')
@@ -145,10 +222,15 @@ keys
   .command('create')
   .description('Create an API key and print it (only the key) on stdout')
   .requiredOption('--name <name>', 'what the key is for')
+  .option('--team <team>', 'team name or id (default: the team "default")')
+  .option('--scopes <list>', 'comma-separated: search,contents,context,monitors,agent,admin (default: all)')
+  .option('--budget <dollars>', 'most the key may spend per --budget-period')
+  .option('--budget-period <period>', 'day or month (UTC)', 'month')
+  .option('--qps <n>', 'requests per second (default: TRAWL_RATE_LIMIT_QPS; 0: no limit)')
   .addOption(dataDir())
-  .action(async (flags: ConfigFlags & { name: string }) => {
+  .action(async (flags: ConfigFlags & KeyFlags & { name: string }) => {
     const { createKey } = await import('./cli/keys.command.js');
-    createKey(await configFrom({ dataDir: flags.dataDir }), flags.name);
+    await createKey(await configFrom({ dataDir: flags.dataDir }), flags.name, flags);
   });
 keys
   .command('list')
@@ -157,7 +239,7 @@ keys
   .addOption(dataDir())
   .action(async (flags: ConfigFlags & { json?: boolean }) => {
     const { listKeys } = await import('./cli/keys.command.js');
-    listKeys(await configFrom({ dataDir: flags.dataDir }), flags.json === true);
+    await listKeys(await configFrom({ dataDir: flags.dataDir }), flags.json === true);
   });
 keys
   .command('revoke')
@@ -166,7 +248,7 @@ keys
   .addOption(dataDir())
   .action(async (id: string, flags: ConfigFlags) => {
     const { revokeKey } = await import('./cli/keys.command.js');
-    revokeKey(await configFrom({ dataDir: flags.dataDir }), id);
+    await revokeKey(await configFrom({ dataDir: flags.dataDir }), id);
   });
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];

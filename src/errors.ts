@@ -56,16 +56,19 @@ export class ServiceError extends Error {
   readonly field: string | undefined;
   /** Extra headers the REST door should send (e.g. `allow` for 405). */
   readonly headers: Record<string, string> | undefined;
+  /** Fields the standard envelope carries besides `requestId`, `error` and `tag` (the x402 challenge). */
+  readonly body: Record<string, unknown> | undefined;
 
   constructor(
     tag: ErrorTag,
     message: string,
-    options: { field?: string; cause?: unknown; headers?: Record<string, string> } = {},
+    options: { field?: string; cause?: unknown; headers?: Record<string, string>; body?: Record<string, unknown> } = {},
   ) {
     super(message, { cause: options.cause });
     this.tag = tag;
     this.field = options.field;
     this.headers = options.headers;
+    this.body = options.body;
   }
 
   get status(): number {

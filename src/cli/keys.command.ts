@@ -1,29 +1,42 @@
 /** `trawl keys create | list | revoke`: API keys in the data directory's database. */
-import { createApp } from '../app.js';
 import type { Config } from '../config/config.js';
-import { createLogger } from '../lib/logger.js';
+import { parseDollars } from '../core/accounts/money.js';
+import { parseScopes } from '../core/accounts/scopes.js';
+import { checkPeriod } from '../core/accounts/teams.service.js';
 import { printTable } from './table.js';
+import { withApp } from './with-app.js';
 
-function withApp<T>(config: Config, fn: (app: ReturnType<typeof createApp>) => T): T {
-  const app = createApp(config, { logger: createLogger('silent') });
-  try {
-    return fn(app);
-  } finally {
-    void app.close();
-  }
+/** `trawl keys create` options besides the name (docs/accounts.md). */
+export interface KeyFlags {
+  team?: string;
+  scopes?: string;
+  budget?: string;
+  budgetPeriod?: string;
+  qps?: string;
 }
 
 /** Prints the new key, and only the key, on stdout; what was made goes to stderr. */
-export function createKey(config: Config, name: string): void {
-  withApp(config, (app) => {
-    const made = app.services.keys.create(name);
+export function createKey(config: Config, name: string, flags: KeyFlags = {}): Promise<void> {
+  return withApp<void>(config, (app) => {
+    const qps = flags.qps === undefined ? undefined : Number(flags.qps);
+    if (qps !== undefined && !(qps >= 0)) throw new Error(`--qps must be a number of requests per second (got "${flags.qps}")`); // prettier-ignore
+    const made = app.services.keys.create(name, {
+      teamId: flags.team === undefined ? undefined : app.services.accounts.teams.idOf(flags.team),
+      scopes: flags.scopes === undefined ? undefined : parseScopes(flags.scopes, '--scopes'),
+      budget:
+        flags.budget === undefined
+          ? undefined
+          : { micros: parseDollars(flags.budget, '--budget'), period: checkPeriod(flags.budgetPeriod ?? 'month', '--budget-period') }, // prettier-ignore
+      qps,
+    });
     process.stdout.write(`${made.key}\n`);
-    process.stderr.write(`Created API key ${made.id} ("${made.name}"). It is shown only once.\n`);
+    const scopes = made.scopes ? `scopes ${made.scopes.join(',')}` : 'every scope';
+    process.stderr.write(`Created API key ${made.id} ("${made.name}", team ${flags.team ?? 'default'}, ${scopes}). It is shown only once.\n`); // prettier-ignore
   });
 }
 
-export function listKeys(config: Config, json: boolean): void {
-  withApp(config, (app) => {
+export function listKeys(config: Config, json: boolean): Promise<void> {
+  return withApp<void>(config, (app) => {
     const keys = app.services.keys.list();
     if (json) {
       process.stdout.write(`${JSON.stringify(keys, null, 2)}\n`);
@@ -33,11 +46,14 @@ export function listKeys(config: Config, json: boolean): void {
       process.stdout.write('No API keys. Create one with: trawl keys create --name NAME\n');
       return;
     }
+    const teams = new Map(app.services.accounts.teams.list().map((t) => [t.id, t.name]));
     const rows = [
-      ['ID', 'NAME', 'CREATED', 'LAST USED', 'STATUS'],
+      ['ID', 'NAME', 'TEAM', 'SCOPES', 'CREATED', 'LAST USED', 'STATUS'],
       ...keys.map((k) => [
         k.id,
         k.name,
+        teams.get(k.teamId) ?? k.teamId,
+        k.scopes?.join(',') ?? 'all',
         k.createdAt,
         k.lastUsedAt ?? '-',
         k.revokedAt ? `revoked ${k.revokedAt}` : 'active',
@@ -47,8 +63,8 @@ export function listKeys(config: Config, json: boolean): void {
   });
 }
 
-export function revokeKey(config: Config, id: string): void {
-  withApp(config, (app) => {
+export function revokeKey(config: Config, id: string): Promise<void> {
+  return withApp<void>(config, (app) => {
     const key = app.services.keys.revoke(id);
     process.stdout.write(`Revoked API key ${key.id} ("${key.name}").\n`);
   });

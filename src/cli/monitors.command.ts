@@ -2,25 +2,14 @@
  * `trawl monitors list | runs | deliveries`: what the monitors of a data directory are doing, for the
  * operator — their schedule, their last runs and why they failed, and every webhook delivery attempt.
  */
-import { createApp, type App } from '../app.js';
 import type { Config } from '../config/config.js';
-import { createLogger } from '../lib/logger.js';
 import { printTable } from './table.js';
-
-async function withApp(config: Config, fn: (app: App) => void): Promise<void> {
-  // this process only reads: it runs no monitors and delivers nothing
-  const app = createApp({ ...config, monitors: false }, { logger: createLogger('silent') });
-  try {
-    fn(app);
-  } finally {
-    await app.close();
-  }
-}
+import { withApp } from './with-app.js';
 
 const json = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 
 export function listMonitors(config: Config, flags: { status?: string; json?: boolean }): Promise<void> {
-  return withApp(config, (app) => {
+  return withApp<void>(config, (app) => {
     const page = app.services.monitors.list({ status: flags.status, limit: 100 });
     if (flags.json) return json(page.data);
     if (page.data.length === 0) return void process.stdout.write('No monitors.\n');
@@ -33,7 +22,7 @@ export function listMonitors(config: Config, flags: { status?: string; json?: bo
 }
 
 export function listRuns(config: Config, id: string, flags: { json?: boolean }): Promise<void> {
-  return withApp(config, (app) => {
+  return withApp<void>(config, (app) => {
     const page = app.services.monitors.runs(id, { limit: 50 });
     if (flags.json) return json(page.data);
     if (page.data.length === 0) return void process.stdout.write(`Monitor ${id} has not run yet.\n`);
@@ -52,7 +41,7 @@ export function listRuns(config: Config, id: string, flags: { json?: boolean }):
 }
 
 export function listDeliveries(config: Config, id: string, flags: { json?: boolean }): Promise<void> {
-  return withApp(config, (app) => {
+  return withApp<void>(config, (app) => {
     const page = app.services.monitors.deliveries(id, { limit: 50 });
     if (flags.json) return json(page.data);
     if (page.data.length === 0) return void process.stdout.write(`No webhook deliveries for ${id}.\n`);

@@ -290,6 +290,57 @@ export const SETTINGS = {
     default: 20000,
     doc: 'Largest MCP tool answer, in tokens (about 4 characters each): longer results are cut (texts first, then the last results) with a note saying so, so no answer overflows a client.',
   },
+  rateLimitQps: {
+    env: 'TRAWL_RATE_LIMIT_QPS',
+    flag: '--rate-limit-qps',
+    schema: z.coerce.number().min(0).max(100_000),
+    default: 10,
+    doc: 'Requests per second each API key may make (a token bucket of one second of burst, shared by every process on the data directory); `0` for no limit. A key made with `--qps` has its own. Over the limit: 429 `RATE_LIMIT_EXCEEDED` with `Retry-After`.',
+  },
+  x402Rails: {
+    env: 'TRAWL_X402_RAILS',
+    flag: '--x402-rails',
+    schema: z
+      .string()
+      .transform((text, ctx) => {
+        try {
+          return JSON.parse(text) as unknown;
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'must be a JSON array of payment rails' });
+          return z.NEVER;
+        }
+      })
+      .pipe(
+        z
+          .array(
+            z.object({
+              scheme: z.string().min(1),
+              network: z.string().min(1),
+              asset: z.string().min(1),
+              payTo: z.string().min(1),
+              maxTimeoutSeconds: z.int().min(1).max(3600).default(60),
+              extra: z.record(z.string(), z.unknown()).optional(),
+            }),
+          )
+          .min(1),
+      ),
+    default: undefined,
+    doc: 'Payment rails for keyless requests paid with x402, as a JSON array of `{scheme, network, asset, payTo, maxTimeoutSeconds?, extra?}`; with `TRAWL_X402_FACILITATOR_URL`, a request without an API key to a priced endpoint gets a 402 payment challenge (docs/accounts.md).',
+  },
+  x402FacilitatorUrl: {
+    env: 'TRAWL_X402_FACILITATOR_URL',
+    flag: '--x402-facilitator-url',
+    schema: z.url(),
+    default: undefined,
+    doc: 'The x402 facilitator that verifies and settles payments (`POST {url}/verify`, `{url}/settle`).',
+  },
+  x402FacilitatorApiKey: {
+    env: 'TRAWL_X402_FACILITATOR_API_KEY',
+    flag: '--x402-facilitator-api-key',
+    schema: z.string().min(1),
+    default: undefined,
+    doc: 'Bearer token for the facilitator, if it needs one (never logged; prefer the variable to the flag).',
+  },
   monitors: {
     env: 'TRAWL_MONITORS',
     flag: '--monitors',

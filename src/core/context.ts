@@ -9,6 +9,14 @@ import type { ChatModel } from '../providers/model/types.js';
 export interface Caller {
   keyId: string;
   keyName: string;
+  teamId: string;
+  /** What the key may call (docs/accounts.md); null: everything. */
+  scopes: readonly string[] | null;
+  /** The key's request rate; null: the operator's default. */
+  qps: number | null;
+  /** Operator flags of the key's team. */
+  enterprise: boolean;
+  zeroRetention: boolean;
 }
 
 export interface Clock {
@@ -46,6 +54,8 @@ export interface ServiceContext {
   /** Beta tokens the request opted into (`Svc-Beta` header, or the MCP door's configured set). */
   betas: ReadonlySet<string>;
   onProgress?: (p: Progress) => void;
+  /** How a call without a key was paid for (`x402`); its usage is recorded under that name. */
+  paidWith?: 'x402';
   /** The request came from another Trawl federating with this one: answer from the local index only. */
   federated?: boolean;
   /** Where services leave door-facing notes; doors that care create it. */

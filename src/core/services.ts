@@ -13,6 +13,7 @@ import { createApiKeysRepo } from '../store/api-keys.repo.js';
 import { createMonitorsRepo } from '../store/monitors.repo.js';
 import { createDocumentsRepo, type DocumentsRepo } from '../store/documents.repo.js';
 import { CODE_VECTORS } from '../store/vectors.repo.js';
+import { createAccounts, type Accounts } from './accounts/accounts.service.js';
 import { createKeysService, type KeysService } from './accounts/keys.service.js';
 import { createCodeIndex, type CodeIndex } from './code/code-index.js';
 import { createContextService, type ContextService } from './code/context.service.js';
@@ -34,6 +35,8 @@ import { createSynthesis, type Synthesis } from './synthesis/synthesis.service.j
 
 export interface Services {
   keys: KeysService;
+  /** Teams, scopes, metering, credits, budgets and request rates. */
+  accounts: Accounts;
   cache: CacheStore;
   fetcher: Fetcher;
   /** The documents store; every write also updates the search index, in the same transaction. */
@@ -79,6 +82,8 @@ export interface ServiceDeps {
     robots: boolean;
     fetchConcurrency: number;
     providerTimeoutMs?: number;
+    /** Requests per second per key unless the key says otherwise; 0: no limit. */
+    rateLimitQps: number;
     monitors: MonitorsDeps['settings'];
   };
 }
@@ -124,7 +129,17 @@ export function createServices(deps: ServiceDeps): Services {
       })
     : undefined;
   const synthesis = createSynthesis({ model: deps.model, logger: deps.logger, ...deps.synthesis });
-  const keys = createKeysService(createApiKeysRepo(deps.db), deps.clock);
+  const keysRepo = createApiKeysRepo(deps.db);
+  const keys = createKeysService(keysRepo, deps.clock);
+  const accounts = createAccounts({
+    db: deps.db,
+    keys: keysRepo,
+    clock: deps.clock,
+    logger: deps.logger,
+    model: deps.model,
+    modelPrice: deps.synthesis?.price,
+    defaultQps: deps.settings.rateLimitQps,
+  });
   const search = createSearchService({
     index: searchIndex,
     documents,
@@ -141,7 +156,7 @@ export function createServices(deps: ServiceDeps): Services {
     repo: monitorsRepo,
     box: deps.secretBox,
     sender: deps.webhookSender,
-    execute: createRunSearch({ repo: monitorsRepo, documents: stored, keys, search, contents, synthesis, now, logger: deps.logger }), // prettier-ignore
+    execute: createRunSearch({ repo: monitorsRepo, documents: stored, keys, accounts, search, contents, synthesis, now, logger: deps.logger }), // prettier-ignore
     now,
     logger: deps.logger,
     hasModel: deps.model !== undefined,
@@ -149,6 +164,7 @@ export function createServices(deps: ServiceDeps): Services {
   });
   return {
     keys,
+    accounts,
     cache: deps.cache,
     fetcher: deps.fetcher,
     documents,

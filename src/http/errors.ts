@@ -25,6 +25,7 @@ export function errorResponse(
     logger.error({ requestId, err: thrown }, 'unexpected error');
   }
   for (const [name, value] of Object.entries(err.headers ?? {})) c.header(name, value);
-  const body = style === 'simple' ? { error: err.message } : { requestId, error: err.message, tag: err.tag };
+  const body =
+    style === 'simple' ? { error: err.message } : { requestId, error: err.message, tag: err.tag, ...err.body };
   return c.json(body, err.status as 400);
 }

@@ -10,6 +10,7 @@ import { ServiceError } from '../errors.js';
 import { BETA_HEADERS, parseBetas } from '../ops/betas.js';
 import type { Operation } from '../ops/define-op.js';
 import { authenticate } from './auth.js';
+import { enforceRate } from './rate-limit.js';
 import { createOriginGuard } from './origin-guard.js';
 import type { HttpEnv } from './server.js';
 
@@ -38,6 +39,7 @@ export function mountMcp(hono: Hono<HttpEnv>, app: App, tools: readonly Operatio
     const headers = c.req.raw.headers;
     guard(headers);
     const caller = authenticate(headers, app.services.keys);
+    enforceRate(c, app, caller);
     const betas = parseBetas(
       BETA_HEADERS.map((h) => c.req.header(h)),
       app.config.mcpBetas,

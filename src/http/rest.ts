@@ -6,13 +6,16 @@ import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { App } from '../app.js';
 import type { Caller, ServiceContext } from '../core/context.js';
+import { withoutContent } from '../lib/logger.js';
 import { FEDERATED_HEADER } from '../providers/search/upstream.js';
 import { ServiceError } from '../errors.js';
 import { BETA_HEADERS, parseBetas } from '../ops/betas.js';
 import type { Operation } from '../ops/define-op.js';
 import { invoke, invokeStream } from '../ops/invoke.js';
 import { parseOrThrow } from '../ops/validation.js';
-import { authenticate } from './auth.js';
+import { authenticate, presentedKey } from './auth.js';
+import { requirePayment, type X402Setup } from './x402.js';
+import { enforceRate } from './rate-limit.js';
 import { readBodyText, requestSignal } from './body.js';
 import type { HttpEnv } from './server.js';
 
@@ -49,7 +52,8 @@ function serviceContext(app: App, c: Context<HttpEnv>, caller: Caller | null): S
   return {
     notes: {},
     requestId,
-    logger: app.logger.child({ requestId }),
+    // a zero-retention team's requests leave no content in the logs
+    logger: (caller?.zeroRetention ? withoutContent(app.logger) : app.logger).child({ requestId }),
     signal: requestSignal(c),
     caller,
     clock: app.clock,
@@ -86,6 +90,20 @@ async function eventStream(c: Context<HttpEnv>, frames: AsyncIterable<unknown>, 
   });
 }
 
+/** A keyless request to a priced operation, paid with x402 (./x402.ts): validated, paid, served, settled. */
+async function paidWithX402(c: Context<HttpEnv>, app: App, setup: X402Setup, op: Operation) {
+  const input = await readInput(op, c, app.config.maxBodyBytes);
+  const ctx: ServiceContext = { ...serviceContext(app, c, null), paidWith: 'x402' };
+  const payment = await requirePayment(c, setup, op, input, op.maxCost(input, app.services.accounts.modelCall), ctx);
+  if (op.stream?.when(input)) {
+    await payment.settle(); // the receipt header must precede the stream
+    return eventStream(c, invokeStream(op, app.services, input, ctx), ctx);
+  }
+  const output = await invoke(op, app.services, input, ctx);
+  await payment.settle();
+  return c.json(output, op.successStatus as 200);
+}
+
 /** Mounts every operation, plus a 405 (with Allow) for other methods on the same paths. */
 export function mountOperations(hono: Hono<HttpEnv>, app: App, ops: readonly Operation[]): void {
   const methodsByPath = new Map<string, string[]>();
@@ -93,7 +111,9 @@ export function mountOperations(hono: Hono<HttpEnv>, app: App, ops: readonly Ope
     methodsByPath.set(op.route.path, [...(methodsByPath.get(op.route.path) ?? []), op.route.method]);
     hono.on(op.route.method, op.route.path, async (c) => {
       c.set('errorBody', op.errorBody);
+      if (app.x402 && op.priced && !presentedKey(c.req.raw.headers)) return paidWithX402(c, app, app.x402, op);
       const caller = authenticate(c.req.raw.headers, app.services.keys);
+      enforceRate(c, app, caller);
       const input = await readInput(op, c, app.config.maxBodyBytes);
       const ctx = serviceContext(app, c, caller);
       if (op.stream?.when(input)) return eventStream(c, invokeStream(op, app.services, input, ctx), ctx);

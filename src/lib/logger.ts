@@ -24,6 +24,8 @@ export const REDACT_PATHS = [
   '*.upstreamApiKey',
   'secretKey',
   '*.secretKey',
+  'x402FacilitatorApiKey',
+  '*.x402FacilitatorApiKey',
   'modelApiKey',
   '*.modelApiKey',
   'headers["svc-signature"]',
@@ -48,4 +50,16 @@ export function createLogger(level: LevelWithSilent, destination: number | NodeJ
     },
     stream,
   );
+}
+
+/** Fields that can carry a request's content (queries, URLs, texts, error messages naming them). */
+const CONTENT_PATHS = ['query', 'url', 'urls', 'text', 'title', 'input', 'body', 'prompt', 'reason', 'err.message', 'err.stack']; // prettier-ignore
+
+/**
+ * The logger of a request from a zero-retention team: every line keeps its event and numbers, but the
+ * fields that can carry the request's content are removed, at every level (docs/accounts.md).
+ */
+export function withoutContent(logger: Logger): Logger {
+  const paths = [...CONTENT_PATHS, ...CONTENT_PATHS.filter((p) => !p.includes('.')).map((p) => `*.${p}`)];
+  return logger.child({ zeroRetention: true }, { redact: { paths, remove: true } });
 }

@@ -16,6 +16,7 @@ import { invoke, newRequestId } from '../ops/invoke.js';
 import { parseOrThrow } from '../ops/validation.js';
 import { selectOperations } from '../ops/registry.js';
 import { VERSION } from '../version.js';
+import { withoutContent } from '../lib/logger.js';
 import { fitToBudget } from './budget.js';
 import { clientModel } from './sampling.js';
 
@@ -54,7 +55,8 @@ export function buildMcpServer(
     const requestId = newRequestId();
     // one call may run many fetches or model calls at once, each listening: not a leak
     setMaxListeners(1000, extra.signal);
-    const logger = app.logger.child({ requestId, tool: op.tool });
+    const base = options.caller?.zeroRetention ? withoutContent(app.logger) : app.logger;
+    const logger = base.child({ requestId, tool: op.tool });
     const progressToken = extra._meta?.progressToken;
     const ctx: ServiceContext = {
       notes: {},

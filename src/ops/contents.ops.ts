@@ -1,6 +1,7 @@
 /** Contents operation: /contents (MCP `get_contents`). */
 import { z } from 'zod';
 import type { ResponseNotes } from '../core/context.js';
+import { contentsBound } from '../core/accounts/bounds.js';
 import { defineOp } from './define-op.js';
 import { renderResult } from './render.js';
 import { ContentsRequest, ContentsResponse } from '../schemas/contents.schema.js';
@@ -85,4 +86,5 @@ export const contentsOp = defineOp({
   },
   render: (out, { input, notes }) => renderContents(out, input, notes),
   run: async (services, input, ctx) => ({ requestId: ctx.requestId, ...(await services.contents.run(input, ctx)) }),
+  maxCost: (input, modelCall) => contentsBound(input as Parameters<typeof contentsBound>[0], modelCall),
 });

@@ -1,4 +1,5 @@
 /** Code context operation: /context (MCP `get_code_context`). */
+import { contextBound } from '../core/accounts/bounds.js';
 import { defineOp } from './define-op.js';
 import { ContextRequest, ContextResponse } from '../schemas/context.schema.js';
 
@@ -20,4 +21,5 @@ export const contextOp = defineOp({
     out.response ||
     'No code context found: the code index has nothing matching. Index code with `trawl index PATH` (docs/code-context.md).',
   run: (services, input, ctx) => services.context.run(input, ctx),
+  maxCost: contextBound,
 });

@@ -9,8 +9,8 @@ import type { Services } from '../core/services.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
-/** The capability an operation belongs to; each lands with its own issue. */
-export type Capability = 'search' | 'contents' | 'context' | 'monitors' | 'agent';
+/** The capability an operation belongs to; it is also the key scope the operation needs. */
+export type Capability = 'search' | 'contents' | 'context' | 'monitors' | 'agent' | 'admin';
 
 /** MCP tool annotations (hints to the client about side effects). */
 export interface ToolHints {
@@ -74,6 +74,12 @@ export interface OpSpec<
   /** MCP-only defaults applied to a tool call's arguments before the handler runs. */
   toolDefaults?: (args: OpInput<P, Q, B> & Record<string, unknown>) => OpInput<P, Q, B>;
   run: (services: Services, input: OpInput<P, Q, B>, ctx: ServiceContext) => Promise<z.input<O>>;
+  /** The most a call can cost in dollars, from its input (`modelCall`: one model call's bound); free without. */
+  maxCost?: (input: OpInput<P, Q, B>, modelCall: number) => number;
+  /** The operation keeps the request's content (a monitor's query): refused for zero-retention teams. */
+  retainsContent?: boolean;
+  /** Not an MCP tool (the admin routes are REST only). */
+  restOnly?: boolean;
   /** REST only: when the input asks for a stream, the `data:` frames of a `text/event-stream` answer. */
   stream?: StreamSpec<OpInput<P, Q, B>>;
 }
@@ -109,6 +115,11 @@ export interface Operation {
   toolDefaults(args: Record<string, unknown>): Record<string, unknown>;
   render(output: unknown, info: RenderInfo): string;
   run(services: Services, input: unknown, ctx: ServiceContext): Promise<unknown>;
+  maxCost(input: unknown, modelCall: number): number;
+  /** Whether calls cost money (the op declares `maxCost`): x402 can pay for these without a key. */
+  priced: boolean;
+  retainsContent: boolean;
+  restOnly: boolean;
   stream?: StreamSpec<unknown>;
 }
 
@@ -142,6 +153,10 @@ export function defineOp<
     toolDefaults: (spec.toolDefaults ?? ((args) => args)) as Operation['toolDefaults'],
     render: spec.render as Operation['render'],
     run: spec.run as Operation['run'],
+    maxCost: (spec.maxCost ?? (() => 0)) as Operation['maxCost'],
+    priced: spec.maxCost !== undefined,
+    retainsContent: spec.retainsContent ?? false,
+    restOnly: spec.restOnly ?? false,
     stream: spec.stream as StreamSpec<unknown> | undefined,
   };
 }
@@ -170,6 +185,7 @@ const CAPABILITY_NAMES: Record<Capability, string> = {
   context: 'Code context (/context)',
   monitors: 'Monitors (/monitors)',
   agent: 'Agent runs (/agent/runs)',
+  admin: 'Accounts (/admin)',
 };
 
 /** Handler of an operation whose capability has not landed yet: an honest 501, never a fake answer. */

@@ -5,11 +5,35 @@
 import { randomUUID } from 'node:crypto';
 import type { Services } from '../core/services.js';
 import type { ServiceContext } from '../core/context.js';
+import type { Charge } from '../core/accounts/meter.js';
+import type { Scope } from '../core/accounts/scopes.js';
 import { checkBetas, type Operation } from './define-op.js';
 
 /** A fresh request id: 32 lowercase hex characters. */
 export function newRequestId(): string {
   return randomUUID().replaceAll('-', '');
+}
+
+/** `costDollars.total` of an answer (or a stream's last frame), 0 when it has none. */
+function costOf(output: unknown): number | undefined {
+  const total = (output as { costDollars?: { total?: unknown } } | null)?.costDollars?.total;
+  return typeof total === 'number' ? total : undefined;
+}
+
+/** The accounts checks (scope, team modes, money) of a call; the charge records its cost at the end. */
+function admit(op: Operation, services: Services, input: unknown, ctx: ServiceContext): Charge {
+  const { accounts } = services;
+  return accounts.admit(
+    {
+      scope: op.capability as Scope,
+      operation: op.name,
+      maxDollars: op.maxCost(input, accounts.modelCall),
+      compliance: (input as { compliance?: string | null }).compliance,
+      retainsContent: op.retainsContent,
+      unkeyedAs: ctx.paidWith,
+    },
+    ctx.caller,
+  );
 }
 
 /** Runs `op` on already-validated input; adds `requestId` where the spec's response carries it. */
@@ -20,7 +44,15 @@ export async function invoke(
   ctx: ServiceContext,
 ): Promise<Record<string, unknown>> {
   checkBetas(op, input, ctx.betas);
-  const output = (await op.run(services, input, ctx)) as Record<string, unknown>;
+  const charge = admit(op, services, input, ctx);
+  let output: Record<string, unknown>;
+  try {
+    output = (await op.run(services, input, ctx)) as Record<string, unknown>;
+  } catch (err) {
+    charge.settle(0);
+    throw err;
+  }
+  charge.settle(costOf(output) ?? 0);
   if (!op.requestIdInBody) return output;
   const { requestId: _ignored, ...rest } = output;
   return { requestId: ctx.requestId, ...rest };
@@ -34,5 +66,19 @@ export function invokeStream(
   ctx: ServiceContext,
 ): AsyncIterable<unknown> {
   checkBetas(op, input, ctx.betas);
-  return op.stream!.frames(services, input, ctx);
+  const charge = admit(op, services, input, ctx);
+  return metered(op.stream!.frames(services, input, ctx), charge);
+}
+
+/** The frames of a stream, charging the cost its last costed frame names when it ends (0 if none). */
+async function* metered(frames: AsyncIterable<unknown>, charge: Charge): AsyncIterable<unknown> {
+  let cost = 0;
+  try {
+    for await (const frame of frames) {
+      cost = costOf(frame) ?? cost;
+      yield frame;
+    }
+  } finally {
+    charge.settle(cost);
+  }
 }

@@ -41,6 +41,8 @@ export const createMonitorOp = defineOp({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   render: (m) => renderRecord(`Monitor ${m.id} created. Store webhookSecret now; it is not shown again.`, m),
   run: (services, input, ctx) => Promise.resolve(services.monitors.create(input, ctx.caller)),
+  // a monitor keeps its query and outputs: not for zero-retention teams
+  retainsContent: true,
 });
 
 export const listMonitorsOp = defineOp({

@@ -22,6 +22,7 @@ import {
   listAgentRunEventsOp,
   listAgentRunsOp,
 } from './agent-runs.ops.js';
+import { ADMIN_OPERATIONS } from './admin.ops.js';
 // Installs the validation messages (zod's error map) used by every parse.
 import '../schemas/messages.js';
 
@@ -44,19 +45,21 @@ export const OPERATIONS: readonly Operation[] = [
   getAgentRunOp,
   listAgentRunEventsOp,
   cancelAgentRunOp,
+  ...ADMIN_OPERATIONS,
 ];
 
 /** MCP tool names (a tool group counts once), for `--tools` validation and docs. */
-export const TOOL_NAMES = [...new Set(OPERATIONS.map(toolNameOf))];
+export const TOOL_NAMES = [...new Set(OPERATIONS.filter((op) => !op.restOnly).map(toolNameOf))];
 
 /** The operations exposed as tools: all, or the configured names (unknown names are a config error). */
 export function selectOperations(names: readonly string[], from: readonly Operation[] = OPERATIONS): Operation[] {
-  if (names.length === 0) return [...from];
+  const tools = from.filter((op) => !op.restOnly);
+  if (names.length === 0) return tools;
   const unknown = names.filter((n) => !TOOL_NAMES.includes(n));
   if (unknown.length > 0) {
     throw new ConfigError(
       `Unknown MCP tool name(s) in TRAWL_TOOLS/--tools: ${unknown.join(', ')}. Known: ${TOOL_NAMES.join(', ')}.`,
     );
   }
-  return from.filter((op) => names.includes(toolNameOf(op)));
+  return tools.filter((op) => names.includes(toolNameOf(op)));
 }

@@ -1,4 +1,5 @@
 /** Search operations: /search and /findSimilar. */
+import { searchBound, similarBound } from '../core/accounts/bounds.js';
 import { defineOp } from './define-op.js';
 import { renderResults } from './render.js';
 import { SearchRequest, SearchResponse, SearchStreamChunk } from '../schemas/search.schema.js';
@@ -43,6 +44,7 @@ export const searchOp = defineOp({
   toolDefaults: (args) => (args.contents ? args : { ...args, contents: { ...TOOL_CONTENTS } }),
   render: (out) => (out.output ? renderAnswer(out.output) : '') + renderResults(out.results, `${out.results.length} results`), // prettier-ignore
   run: (services, input, ctx) => services.search.run(input, ctx),
+  maxCost: searchBound,
   stream: {
     when: (input) => input.stream === true,
     frame: SearchStreamChunk,
@@ -70,4 +72,5 @@ export const findSimilarOp = defineOp({
   toolDefaults: (args) => (args.contents ? args : { ...args, contents: { ...TOOL_CONTENTS } }),
   render: (out) => renderResults(out.results, `${out.results.length} similar pages`),
   run: (services, input, ctx) => services.similar.run(input, ctx),
+  maxCost: similarBound,
 });

@@ -38,7 +38,14 @@ beforeAll(async () => {
   cleanup = tmp.cleanup;
   const config = loadConfig(
     {},
-    { dataDir: tmp.dir, port: 0, host: '127.0.0.1', logLevel: 'silent', privateAllowlist: ['127.0.0.1'] },
+    {
+      dataDir: tmp.dir,
+      port: 0,
+      host: '127.0.0.1',
+      logLevel: 'silent',
+      privateAllowlist: ['127.0.0.1'],
+      rateLimitQps: 0,
+    },
   );
   app = createApp(config, { logger: createLogger('silent'), clock });
   server = await startHttpServer(app, '127.0.0.1', 0);

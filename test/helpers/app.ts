@@ -25,7 +25,8 @@ export interface TestApp {
 /** A real app (SQLite and cache) on a temporary data directory, logging nothing. */
 export function makeTestApp(flags: ConfigFlags = {}, options: AppOptions = {}): TestApp {
   const { dir, cleanup } = tempDir();
-  const config = loadConfig({}, { dataDir: dir, port: 0, logLevel: 'silent', ...flags });
+  // tests fire requests faster than the default 10 per second; rate tests set their own limit
+  const config = loadConfig({}, { dataDir: dir, port: 0, logLevel: 'silent', rateLimitQps: 0, ...flags });
   const app = createApp(config, { logger: createLogger('silent'), ...options });
   return {
     app,

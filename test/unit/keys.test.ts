@@ -15,7 +15,15 @@ describe('keys service', () => {
     expect(secret.length).toBeGreaterThanOrEqual(43);
     expect(JSON.stringify(rows)).not.toContain(secret);
     expect(rows[0]!.hash).toMatch(/^[0-9a-f]{64}$/);
-    expect(t.app.services.keys.verify(made.key)).toEqual({ keyId: made.id, keyName: 'laptop' });
+    expect(t.app.services.keys.verify(made.key)).toEqual({
+      keyId: made.id,
+      keyName: 'laptop',
+      teamId: 'team_default',
+      scopes: null,
+      qps: null,
+      enterprise: false,
+      zeroRetention: false,
+    });
     expect(t.app.services.keys.verify(`${made.key}x`)).toBeNull();
     expect(t.app.services.keys.verify(made.key.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')))).toBeNull();
     expect(t.app.services.keys.list()[0]!.lastUsedAt).not.toBeNull();

@@ -6,8 +6,10 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ServiceError } from '../../errors.js';
-import type { ApiKeysRepo, ApiKeyRow } from '../../store/api-keys.repo.js';
+import type { ApiKeysRepo, ApiKeyRow, KeyWithTeam } from '../../store/api-keys.repo.js';
 import type { Caller, Clock } from '../context.js';
+import type { BudgetPeriod } from './meter.js';
+import type { Scope } from './scopes.js';
 
 const KEY_PATTERN = /^trawl_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
 /** How often `last_used_at` is written for one key, at most. */
@@ -16,9 +18,24 @@ const TOUCH_INTERVAL_MS = 60_000;
 export interface ApiKeyInfo {
   id: string;
   name: string;
+  teamId: string;
+  /** null: every scope. */
+  scopes: string[] | null;
+  /** Dollars per period; null: none. */
+  budget: { amount: number; period: string } | null;
+  qps: number | null;
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+}
+
+/** What a key may be made with besides its name (docs/accounts.md). */
+export interface KeyOptions {
+  teamId?: string;
+  scopes?: readonly Scope[];
+  /** Micro-dollars per period. */
+  budget?: { micros: number; period: BudgetPeriod };
+  qps?: number;
 }
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
@@ -27,15 +44,34 @@ const DUMMY_HASH = sha256('trawl:no-such-key');
 const toInfo = (row: ApiKeyRow): ApiKeyInfo => ({
   id: row.id,
   name: row.name,
+  teamId: row.team_id,
+  scopes: row.scopes === null ? null : (JSON.parse(row.scopes) as string[]),
+  budget:
+    row.budget_micros === null || !row.budget_period
+      ? null
+      : { amount: row.budget_micros / 1e6, period: row.budget_period },
+  qps: row.qps,
   createdAt: row.created_at,
   lastUsedAt: row.last_used_at,
   revokedAt: row.revoked_at,
 });
 
+function toCaller(row: KeyWithTeam): Caller {
+  return {
+    keyId: row.id,
+    keyName: row.name,
+    teamId: row.team_id,
+    scopes: row.scopes === null ? null : (JSON.parse(row.scopes) as string[]),
+    qps: row.qps,
+    enterprise: row.team_enterprise === 1,
+    zeroRetention: row.team_zero_retention === 1,
+  };
+}
+
 export function createKeysService(repo: ApiKeysRepo, clock: Clock) {
   const lastTouched = new Map<string, number>();
 
-  function mint(name: string) {
+  function mint(name: string, options: KeyOptions = {}) {
     const trimmed = name.trim();
     if (!trimmed || trimmed.length > 100) {
       throw new ServiceError('INVALID_REQUEST', 'name must be 1-100 characters', { field: 'name' });
@@ -43,16 +79,24 @@ export function createKeysService(repo: ApiKeysRepo, clock: Clock) {
     const id = randomBytes(6).toString('hex');
     const key = `trawl_${id}_${randomBytes(32).toString('base64url')}`;
     const createdAt = clock.now().toISOString();
-    return {
-      row: { id, name: trimmed, hash: sha256(key).toString('hex'), created_at: createdAt },
-      info: { id, name: trimmed, createdAt, lastUsedAt: null, revokedAt: null, key },
+    const row = {
+      id,
+      name: trimmed,
+      hash: sha256(key).toString('hex'),
+      created_at: createdAt,
+      team_id: options.teamId ?? 'team_default',
+      scopes: options.scopes ? JSON.stringify(options.scopes) : null,
+      budget_micros: options.budget?.micros ?? null,
+      budget_period: options.budget?.period ?? null,
+      qps: options.qps ?? null,
     };
+    return { row, info: { ...toInfo({ ...row, last_used_at: null, revoked_at: null }), key } };
   }
 
   return {
     /** Creates a key; the returned `key` is shown once and never stored. */
-    create(name: string): ApiKeyInfo & { key: string } {
-      const made = mint(name);
+    create(name: string, options: KeyOptions = {}): ApiKeyInfo & { key: string } {
+      const made = mint(name, options);
       repo.insert(made.row);
       return made.info;
     },
@@ -81,16 +125,16 @@ export function createKeysService(repo: ApiKeysRepo, clock: Clock) {
       return toInfo(repo.get(id)!);
     },
 
-    /** Whether the key with this id exists and is not revoked (a monitor runs as the key that made it). */
-    isActive(id: string): boolean {
-      const row = repo.get(id);
-      return row !== undefined && row.revoked_at === null;
+    /** The caller a key id stands for, or null when it is unknown or revoked (a monitor runs as its key). */
+    callerOf(id: string): Caller | null {
+      const row = repo.getWithTeam(id);
+      return row && row.revoked_at === null ? toCaller(row) : null;
     },
 
     /** The caller for a presented key, or null when it is malformed, unknown or revoked. */
     verify(presented: string): Caller | null {
       const match = KEY_PATTERN.exec(presented);
-      const row = match ? repo.get(match[1]!) : undefined;
+      const row = match ? repo.getWithTeam(match[1]!) : undefined;
       const expected = row ? Buffer.from(row.hash, 'hex') : DUMMY_HASH;
       const ok = timingSafeEqual(sha256(presented), expected) && row !== undefined && row.revoked_at === null;
       if (!ok || !row) return null;
@@ -103,7 +147,7 @@ export function createKeysService(repo: ApiKeysRepo, clock: Clock) {
           // A busy database must not fail the request; the timestamp is advisory.
         }
       }
-      return { keyId: row.id, keyName: row.name };
+      return toCaller(row);
     },
   };
 }

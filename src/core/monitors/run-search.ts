@@ -8,6 +8,8 @@ import { ServiceError } from '../../errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { DocumentsRepo } from '../../store/documents.repo.js';
 import type { MonitorRow, MonitorsRepo, RunRow } from '../../store/monitors.repo.js';
+import type { Accounts } from '../accounts/accounts.service.js';
+import { searchBound } from '../accounts/bounds.js';
 import type { KeysService } from '../accounts/keys.service.js';
 import type { ContentsService } from '../contents/contents.service.js';
 import type { ServiceContext } from '../context.js';
@@ -17,6 +19,7 @@ import type { SearchInput, SearchService } from '../search/search.service.js';
 import type { Synthesis } from '../synthesis/synthesis.service.js';
 import { createDeduplicator, type SeenResult } from './dedup.js';
 import type { ExecuteRun, RunResult } from './runner.js';
+import type { Charge } from '../accounts/meter.js';
 import { periodMs } from './schedule.js';
 
 /** Earlier runs whose outputs a run's results are deduplicated against (the spec's 5). */
@@ -29,6 +32,8 @@ export interface RunSearchDeps {
   /** Stored pages: the texts that results are compared by, whatever contents the monitor asked for. */
   documents: Pick<DocumentsRepo, 'get'>;
   keys: KeysService;
+  /** Each run is charged to the monitor's key like a search (the team's credits and budgets apply). */
+  accounts: Pick<Accounts, 'meter' | 'modelCall'>;
   search: SearchService;
   contents: ContentsService;
   synthesis: Synthesis;
@@ -64,7 +69,8 @@ export function failReasonOf(err: unknown): string {
   if (!(err instanceof ServiceError)) return 'internal_error';
   if (err.tag === 'RATE_LIMIT_EXCEEDED') return 'rate_limited';
   if (['NO_MORE_CREDITS', 'API_KEY_BUDGET_EXCEEDED', 'TEAM_BUDGET_EXCEEDED'].includes(err.tag)) return 'insufficient_credits'; // prettier-ignore
-  if (err.tag === 'INVALID_API_KEY') return 'api_key_invalid';
+  // a key that no longer works, or whose team the operator blocked
+  if (err.tag === 'INVALID_API_KEY' || err.tag === 'TEAM_BLOCKED') return 'api_key_invalid';
   if (err.tag === 'SERVICE_UNAVAILABLE') return 'search_unavailable';
   if (err.status === 400 || err.status === 422) return 'invalid_params';
   return 'search_failed';
@@ -72,20 +78,23 @@ export function failReasonOf(err: unknown): string {
 
 export function createRunSearch(deps: RunSearchDeps): ExecuteRun {
   return async (monitor: MonitorRow, run: RunRow, signal: AbortSignal): Promise<RunResult> => {
-    if (monitor.key_id && !deps.keys.isActive(monitor.key_id)) {
+    const caller = monitor.key_id ? deps.keys.callerOf(monitor.key_id) : null;
+    if (monitor.key_id && !caller) {
       return { ok: false, failReason: 'api_key_invalid', detail: `API key ${monitor.key_id} is unknown or revoked` };
     }
     const ctx: ServiceContext = {
       requestId: run.id,
       logger: deps.logger.child({ runId: run.id, monitorId: monitor.id }),
       signal,
-      caller: monitor.key_id ? { keyId: monitor.key_id, keyName: '' } : null,
+      caller,
       clock: { now: () => new Date(deps.now()) },
       betas: new Set(),
       notes: {},
     };
     const search = JSON.parse(monitor.search) as StoredSearch;
     const since = windowStartMs(monitor, deps.repo.lastCompletedStart(monitor.id), deps.now());
+    let charge: Charge | undefined;
+    let cost = 0;
     try {
       const input: SearchInput = {
         query: search.query,
@@ -97,7 +106,11 @@ export function createRunSearch(deps: RunSearchDeps): ExecuteRun {
         contents: search.contents,
         ...(since !== undefined ? { startCrawlDate: new Date(since).toISOString() } : {}),
       };
+      // the search, and an answer written from its results
+      const bound = searchBound({ ...input, outputSchema: {} }, deps.accounts.modelCall);
+      charge = deps.accounts.meter.reserve(monitor.key_id, 'monitors.run', bound);
       const found = await deps.search.run(input, ctx);
+      cost = found.costDollars.total;
       const failed = ctx.notes?.providerFailures ?? [];
       if (found.results.length === 0 && failed.length > 0) {
         // nothing found because the web search is down, not because nothing is new: the next slot tries again
@@ -112,6 +125,7 @@ export function createRunSearch(deps: RunSearchDeps): ExecuteRun {
       }
       const sources = await sourcesOf(deps.contents, results, search.query, true, ctx);
       const answer = await deps.synthesis.answer({ query: search.query, shape, sources }, ctx);
+      cost += answer.costDollars;
       return { ok: true, output: { results, content: answer.content, grounding: answer.grounding } };
     } catch (err) {
       if (signal.aborted) throw err;
@@ -120,6 +134,8 @@ export function createRunSearch(deps: RunSearchDeps): ExecuteRun {
         err instanceof ServiceError ? `${err.tag}: ${err.message}` : 'unexpected error; see the server log';
       if (failReason === 'internal_error') ctx.logger.error({ err }, 'monitor run failed');
       return { ok: false, failReason, detail };
+    } finally {
+      charge?.settle(cost);
     }
   };
 }

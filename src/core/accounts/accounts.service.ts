@@ -1,0 +1,89 @@
+/**
+ * The accounts layer every operation passes through (ops/invoke.ts): the key's scope, its team's
+ * compliance and retention modes, and the charge (./meter.ts). Request rates are limited by the doors
+ * before a request is even parsed (./rate-limiter.ts). docs/accounts.md says what each refusal means.
+ */
+import { ServiceError } from '../../errors.js';
+import type { Logger } from '../../lib/logger.js';
+import type { ChatModel } from '../../providers/model/types.js';
+import { createAccountsRepo } from '../../store/accounts.repo.js';
+import type { ApiKeysRepo } from '../../store/api-keys.repo.js';
+import type { Db } from '../../store/database.js';
+import { createRateBucketsRepo } from '../../store/rate-buckets.repo.js';
+import type { Caller, Clock } from '../context.js';
+import type { ModelPrice } from '../synthesis/pricing.js';
+import { modelCallBound } from './bounds.js';
+import { createMeter, type Charge, type Meter } from './meter.js';
+import { createRateLimiter, type RateDecision } from './rate-limiter.js';
+import { requireScope, type Scope } from './scopes.js';
+import { createTeamsService, type TeamsService } from './teams.service.js';
+
+/** What `admit` needs to know of an operation and its input. */
+export interface AdmitRequest {
+  /** The scope the operation needs. */
+  scope: Scope;
+  /** Operation name, as usage reports show it (`search`, `contents`, `monitors.create`, …). */
+  operation: string;
+  /** The most the request can cost, in dollars (0: free). */
+  maxDollars: number;
+  /** The request's `compliance` field, if any. */
+  compliance?: string | null;
+  /** Whether the operation keeps the caller's request content (a monitor keeps its query). */
+  retainsContent?: boolean;
+  /** Whom usage without a key is recorded under (`x402`); the local process by default. */
+  unkeyedAs?: string;
+}
+
+export interface Accounts {
+  teams: TeamsService;
+  meter: Meter;
+  /** Dollars one model call can cost at most (the operator's model; 0 without one). */
+  readonly modelCall: number;
+  /** Scope, team mode and money checks; the returned charge records the cost when the request ends. */
+  admit(request: AdmitRequest, caller: Caller | null): Charge;
+  /** Takes one request from the key's rate budget (`caller.qps`, else the operator's default). */
+  takeRate(caller: Caller): RateDecision;
+}
+
+export function createAccounts(deps: {
+  db: Db;
+  keys: ApiKeysRepo;
+  clock: Clock;
+  logger: Logger;
+  model?: ChatModel;
+  modelPrice?: Partial<ModelPrice>;
+  /** Requests per second per key unless a key says otherwise; 0: no limit. */
+  defaultQps: number;
+}): Accounts {
+  const accounts = createAccountsRepo(deps.db);
+  const now = () => deps.clock.now().getTime();
+  const meter = createMeter({ accounts, keys: deps.keys, now, logger: deps.logger });
+  const rates = createRateLimiter(createRateBucketsRepo(deps.db), { now });
+  return {
+    teams: createTeamsService({ accounts, keys: deps.keys, clock: deps.clock }),
+    meter,
+    modelCall: modelCallBound(deps.model, deps.modelPrice),
+    admit(request, caller) {
+      if (caller) {
+        requireScope(caller.scopes, request.scope, caller.keyId);
+        if (request.compliance === 'hipaa' && !caller.enterprise) {
+          throw new ServiceError(
+            'FEATURE_DISABLED',
+            'compliance: "hipaa" is for enterprise teams, and this key\'s team is not one; the operator marks a team with: trawl teams update TEAM --enterprise true', // prettier-ignore
+            { field: 'compliance' },
+          );
+        }
+        if (request.retainsContent && caller.zeroRetention) {
+          throw new ServiceError(
+            'FEATURE_DISABLED',
+            `${request.operation}: this key's team has zero data retention, and this operation would keep the request's content (docs/accounts.md)`, // prettier-ignore
+          );
+        }
+      }
+      return meter.reserve(caller?.keyId ?? null, request.operation, request.maxDollars, request.unkeyedAs);
+    },
+    takeRate(caller) {
+      return rates.take(caller.keyId, caller.qps ?? deps.defaultQps);
+    },
+  };
+}

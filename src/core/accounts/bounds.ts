@@ -1,0 +1,52 @@
+/**
+ * The most a request can cost, from its input alone, for the money a request holds while it runs
+ * (./meter.ts). Prices are the price table's; each model call is bounded by 32,000 prompt and 4,096
+ * answer tokens at the operator model's price (a client's own model, through MCP sampling, costs
+ * nothing). A request is charged what it really cost, never more than its bound (docs/accounts.md).
+ */
+import type { ChatModel } from '../../providers/model/types.js';
+import { CONTEXT_PRICE } from '../code/context.service.js';
+import { PRICE_PER_PAGE } from '../contents/contents.service.js';
+import { pipelineOf } from '../search/pipelines.js';
+import { searchCost } from '../search/pricing.js';
+import { similarCost } from '../search/similar.service.js';
+import { modelCost } from '../synthesis/model-choice.js';
+import type { ModelPrice } from '../synthesis/pricing.js';
+
+/** The tokens one model call is assumed to take at most. */
+export const MODEL_CALL_TOKENS = { inputTokens: 32_000, outputTokens: 4_096 };
+
+/** Dollars one call of the operator's model costs at most; 0 without one. */
+export function modelCallBound(model: ChatModel | undefined, price?: Partial<ModelPrice>): number {
+  return model ? modelCost(model, MODEL_CALL_TOKENS, price) : 0;
+}
+
+type Contents = { text?: unknown; highlights?: unknown; summary?: unknown; subpages?: number } | undefined;
+
+/** Model calls of summaries: one per page, subpages included. */
+const summaryCalls = (pages: number, contents: Contents) => (contents?.summary ? pages * (1 + (contents.subpages ?? 0)) : 0); // prettier-ignore
+
+export function searchBound(
+  input: { type?: string; numResults: number; contents?: Contents; outputSchema?: unknown; stream?: boolean; compliance?: string }, // prettier-ignore
+  modelCall: number,
+): number {
+  const { type, pipeline } = pipelineOf(input.type);
+  const planning = !input.compliance && pipeline.plannedQueries > 0 ? 1 + pipeline.followUpRounds : 0;
+  const answer = input.outputSchema !== undefined || input.stream ? 1 : 0;
+  const calls = planning + answer + summaryCalls(input.numResults, input.contents);
+  return searchCost(type, input.numResults, input.contents) + calls * modelCall;
+}
+
+export function similarBound(input: { numResults: number; contents?: Contents }, modelCall: number): number {
+  return similarCost(input.numResults, input.contents as never).total + summaryCalls(input.numResults, input.contents) * modelCall; // prettier-ignore
+}
+
+export function contentsBound(
+  input: { urls?: string[]; ids?: string[]; subpages?: number; summary?: unknown },
+  modelCall: number,
+): number {
+  const pages = (input.urls?.length ?? input.ids?.length ?? 0) * (1 + (input.subpages ?? 0));
+  return pages * PRICE_PER_PAGE + (input.summary ? pages * modelCall : 0);
+}
+
+export const contextBound = (): number => CONTEXT_PRICE;

@@ -1,0 +1,151 @@
+/**
+ * Metering: every priced request records what it cost, per key, UTC day and operation, in the
+ * transaction that ends it. When the key's team has credits, or the key or team a budget, a request
+ * first holds the most it can cost (in the same IMMEDIATE transaction that checks what is left), and
+ * is charged what it really cost (never more than it held) when it ends; so concurrent requests can
+ * never spend the same credit twice. Without credits or budgets (the self-hosted default) nothing is
+ * held or refused: usage is only recorded.
+ */
+import { randomBytes } from 'node:crypto';
+import { ServiceError } from '../../errors.js';
+import type { Logger } from '../../lib/logger.js';
+import type { AccountsRepo, TeamRow } from '../../store/accounts.repo.js';
+import type { ApiKeysRepo, KeyWithTeam } from '../../store/api-keys.repo.js';
+import { formatDollars, toMicros } from './money.js';
+
+/** Budget periods: UTC calendar days and months. */
+export const BUDGET_PERIODS = ['day', 'month'] as const;
+export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
+
+/** A hold outlives its request this long at most (a process that died while holding). */
+const HOLD_MS = 10 * 60_000;
+/** The team and key of calls made without a key (the local stdio MCP process, the CLI; x402 payments use `x402`). */
+export const LOCAL = { keyId: '', teamId: 'team_default' } as const;
+
+/** The first day (YYYY-MM-DD, UTC) of the budget period containing `nowMs`. */
+export function periodStart(period: string, nowMs: number): string {
+  const day = new Date(nowMs).toISOString().slice(0, 10);
+  return period === 'month' ? `${day.slice(0, 8)}01` : day;
+}
+
+export interface Charge {
+  /** Records what the request cost (dollars) and releases its hold; later calls do nothing. */
+  settle(costDollars: number): void;
+}
+
+export interface Meter {
+  /**
+   * Admits a request of `operation` that may cost up to `maxDollars`: TEAM_BLOCKED for a blocked team,
+   * NO_MORE_CREDITS, API_KEY_BUDGET_EXCEEDED or TEAM_BUDGET_EXCEEDED (402) when it cannot be paid for.
+   */
+  reserve(keyId: string | null, operation: string, maxDollars: number, unkeyedAs?: string): Charge;
+}
+
+export function createMeter(deps: {
+  accounts: AccountsRepo;
+  keys: ApiKeysRepo;
+  now: () => number;
+  logger: Logger;
+}): Meter {
+  const { accounts } = deps;
+  let lastSweep = 0;
+
+  const record = (keyId: string, teamId: string, operation: string, micros: number, nowMs: number) =>
+    accounts.addSpend({ key_id: keyId, team_id: teamId, day: periodStart('day', nowMs), operation, micros });
+
+  /** A charge with nothing held: the cost is recorded when the request ends. */
+  const unheld = (keyId: string, teamId: string, operation: string): Charge => {
+    let done = false;
+    return {
+      settle(cost) {
+        if (done) return;
+        done = true;
+        const micros = toMicros(cost);
+        const now = deps.now();
+        accounts.transaction(() => {
+          record(keyId, teamId, operation, micros, now);
+          if (micros > 0) accounts.takeCredits(teamId, micros);
+        });
+      },
+    };
+  };
+
+  /** Refuses the request when what is left (credits, budgets), less what is held, is below `hold`. */
+  const check = (key: KeyWithTeam, team: TeamRow, hold: number, now: number) => {
+    if (team.credits_micros !== null) {
+      const left = team.credits_micros - accounts.teamHolds(team.id, now);
+      if (left < hold || left <= 0) {
+        throw new ServiceError(
+          'NO_MORE_CREDITS',
+          `Team "${team.name}" is out of credits: ${formatDollars(Math.max(0, left))} left, and this request may cost up to ${formatDollars(hold)}. Add credits with: trawl credits add --team ${team.name} AMOUNT`, // prettier-ignore
+        );
+      }
+    }
+    if (key.budget_micros !== null && key.budget_period) {
+      const spent = accounts.keySpend(key.id, periodStart(key.budget_period, now)) + accounts.keyHolds(key.id, now);
+      if (spent + hold > key.budget_micros) {
+        throw new ServiceError(
+          'API_KEY_BUDGET_EXCEEDED',
+          `API key ${key.id} has spent ${formatDollars(spent)} of its ${formatDollars(key.budget_micros)} budget this ${key.budget_period}; this request may cost up to ${formatDollars(hold)}`, // prettier-ignore
+        );
+      }
+    }
+    if (team.budget_micros !== null && team.budget_period) {
+      const spent = accounts.teamSpend(team.id, periodStart(team.budget_period, now)) + accounts.teamHolds(team.id, now); // prettier-ignore
+      if (spent + hold > team.budget_micros) {
+        throw new ServiceError(
+          'TEAM_BUDGET_EXCEEDED',
+          `Team "${team.name}" has spent ${formatDollars(spent)} of its ${formatDollars(team.budget_micros)} budget this ${team.budget_period}; this request may cost up to ${formatDollars(hold)}`, // prettier-ignore
+        );
+      }
+    }
+  };
+
+  return {
+    reserve(keyId, operation, maxDollars, unkeyedAs = LOCAL.keyId) {
+      if (!keyId) return unheld(unkeyedAs, LOCAL.teamId, operation);
+      const key = deps.keys.getWithTeam(keyId);
+      if (!key) throw new ServiceError('INVALID_API_KEY', `API key ${keyId} is unknown or has been revoked.`);
+      if (key.team_blocked_at) {
+        throw new ServiceError('TEAM_BLOCKED', `Team "${key.team_name}" is blocked; ask the operator to unblock it.`);
+      }
+      const hold = toMicros(maxDollars);
+      const now = deps.now();
+      const team = accounts.team(key.team_id);
+      const limited = key.budget_micros !== null || team?.credits_micros != null || team?.budget_micros != null;
+      if (hold === 0 || !limited) return unheld(key.id, key.team_id, operation);
+      if (now - lastSweep > 60_000) {
+        lastSweep = now;
+        accounts.dropExpiredHolds(now);
+      }
+      const holdId = randomBytes(12).toString('hex');
+      accounts.transaction(() => {
+        // read again inside the transaction: what another request spent or held meanwhile counts
+        const fresh = accounts.team(key.team_id)!;
+        check(key, fresh, hold, now);
+        accounts.insertHold({ id: holdId, key_id: key.id, team_id: fresh.id, amount_micros: hold, expires_ms: now + HOLD_MS }); // prettier-ignore
+      });
+      let done = false;
+      return {
+        settle(cost) {
+          if (done) return;
+          done = true;
+          let micros = toMicros(cost);
+          if (micros > hold) {
+            deps.logger.warn(
+              { operation, keyId, cost, held: hold / 1e6 },
+              'a request cost more than its bound; charged the bound',
+            );
+            micros = hold;
+          }
+          const at = deps.now();
+          accounts.transaction(() => {
+            accounts.deleteHold(holdId);
+            record(key.id, key.team_id, operation, micros, at);
+            if (micros > 0) accounts.takeCredits(key.team_id, micros);
+          });
+        },
+      };
+    },
+  };
+}

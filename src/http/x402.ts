@@ -1,0 +1,87 @@
+/**
+ * Keyless requests paid with x402 (REST only). When the operator configured payment rails and a
+ * facilitator, a request without an API key to a priced endpoint is validated, then priced at the most
+ * it can cost (src/core/accounts/bounds.ts): without a payment it gets 402 `X402_PAYMENT_REQUIRED`
+ * with the challenge (the standard envelope plus `x402Version`, `resource`, `accepts`) and the same
+ * challenge base64 in `PAYMENT-REQUIRED`; with one (`PAYMENT-SIGNATURE`, or v1 `X-PAYMENT`) the
+ * payment is verified by the facilitator, the request served, and the payment settled, the receipt
+ * going back in `PAYMENT-RESPONSE`. A payment that fails verification or settlement gets the challenge
+ * again, with the facilitator's reason.
+ */
+import type { Context } from 'hono';
+import type { ServiceContext } from '../core/context.js';
+import {
+  encodeHeader,
+  matchRequirement,
+  PAYMENT_REQUIRED_HEADER,
+  PAYMENT_RESPONSE_HEADER,
+  paymentChallenge,
+  readPayment,
+  type FacilitatorClient,
+  type PaymentChallenge,
+  type X402Rail,
+} from '../core/accounts/x402.js';
+import { ServiceError } from '../errors.js';
+import type { Operation } from '../ops/define-op.js';
+
+export interface X402Setup {
+  rails: X402Rail[];
+  facilitator: FacilitatorClient;
+}
+
+/** A verified payment: settle it once the request has been served. */
+export interface VerifiedPayment {
+  /** Settles the payment; its receipt goes in the `PAYMENT-RESPONSE` header. Throws the 402 on failure. */
+  settle(): Promise<void>;
+}
+
+const challengeError = (challenge: PaymentChallenge, message: string) =>
+  new ServiceError('X402_PAYMENT_REQUIRED', message, {
+    body: { ...challenge },
+    headers: { [PAYMENT_REQUIRED_HEADER.toLowerCase()]: encodeHeader({ ...challenge, error: message }), 'cache-control': 'no-store' }, // prettier-ignore
+  });
+
+/**
+ * Requires an x402 payment for `op` with `input` (already validated): throws the 402 challenge when
+ * there is none or it does not verify; returns the verified payment otherwise.
+ */
+export async function requirePayment(
+  c: Context,
+  setup: X402Setup,
+  op: Operation,
+  input: unknown,
+  maxDollars: number,
+  ctx: ServiceContext,
+): Promise<VerifiedPayment> {
+  const challenge = paymentChallenge({
+    resourceUrl: c.req.url,
+    description: `${op.title} (${op.route.method} ${op.route.path})`,
+    priceDollars: maxDollars,
+    rails: setup.rails,
+  });
+  const payment = readPayment(c.req.raw.headers);
+  if (!payment) {
+    throw challengeError(
+      challenge,
+      'Payment required: send an API key (x-api-key), or pay for this request with x402 (the PAYMENT-SIGNATURE header, built from this challenge).', // prettier-ignore
+    );
+  }
+  const requirement = matchRequirement(payment, challenge.accepts);
+  if (!requirement) {
+    throw challengeError(challenge, 'The payment does not answer this challenge (scheme, network, amount, asset or payTo differ).'); // prettier-ignore
+  }
+  const verified = await setup.facilitator.verify(payment, requirement, ctx.signal);
+  if (!verified.isValid) {
+    throw challengeError(challenge, `The payment was not accepted: ${verified.invalidReason ?? 'invalid'}${verified.invalidMessage ? ` (${verified.invalidMessage})` : ''}.`); // prettier-ignore
+  }
+  ctx.logger.info({ operation: op.name, payer: verified.payer, amount: requirement.amount }, 'x402 payment verified');
+  return {
+    async settle() {
+      const settled = await setup.facilitator.settle(payment, requirement, ctx.signal);
+      if (!settled.success) {
+        throw challengeError(challenge, `The payment could not be settled: ${settled.errorReason ?? 'failed'}${settled.errorMessage ? ` (${settled.errorMessage})` : ''}.`); // prettier-ignore
+      }
+      c.header(PAYMENT_RESPONSE_HEADER, encodeHeader(settled));
+    },
+  };
+}

@@ -1,0 +1,187 @@
+/**
+ * Account administration over REST (`admin` scope; not MCP tools): teams, keys, credits and usage, as
+ * `trawl teams|keys|credits|usage` do on the command line. docs/accounts.md.
+ */
+import { toMicros } from '../core/accounts/money.js';
+import type { TeamOptions } from '../core/accounts/teams.service.js';
+import {
+  AddCreditsRequest,
+  ApiKey,
+  ApiKeyList,
+  CreateKeyRequest,
+  CreatedApiKey,
+  CreateTeamRequest,
+  KeyParams,
+  Team,
+  TeamList,
+  TeamParams,
+  UpdateTeamRequest,
+  UsageQuery,
+  UsageReport,
+} from '../schemas/admin.schema.js';
+import { defineOp, type ToolHints } from './define-op.js';
+import { renderRecord } from './render.js';
+
+const common = { capability: 'admin' as const, restOnly: true };
+const READ: ToolHints = { readOnlyHint: true, openWorldHint: false };
+const WRITE: ToolHints = { readOnlyHint: false, openWorldHint: false };
+const json = (title: string) => (out: unknown) => renderRecord(title, out as Record<string, unknown>);
+
+type Budget = { amount: number; period: 'day' | 'month' } | null | undefined;
+const budgetOf = (b: Budget) => (b === undefined ? undefined : b === null ? null : { micros: toMicros(b.amount), period: b.period }); // prettier-ignore
+
+export const listTeamsOp = defineOp({
+  ...common,
+  name: 'admin.teams.list',
+  tool: 'admin_list_teams',
+  title: 'List teams',
+  description: 'Teams with their flags, credits and budgets.',
+  route: { method: 'GET', path: '/admin/teams' },
+  output: TeamList,
+  annotations: READ,
+  render: json('Teams'),
+  run: (services) => Promise.resolve({ data: services.accounts.teams.list() }),
+});
+
+export const createTeamOp = defineOp({
+  ...common,
+  name: 'admin.teams.create',
+  tool: 'admin_create_team',
+  title: 'Create a team',
+  description: 'A team, optionally enterprise or zero-retention, with credits and a budget.',
+  route: { method: 'POST', path: '/admin/teams' },
+  body: CreateTeamRequest,
+  output: Team,
+  successStatus: 201,
+  annotations: WRITE,
+  render: json('Team created'),
+  run: (services, input) => {
+    const options: TeamOptions = {
+      enterprise: input.enterprise,
+      zeroRetention: input.zeroRetention,
+      credits: input.credits === undefined ? undefined : toMicros(input.credits),
+      budget: budgetOf(input.budget),
+    };
+    return Promise.resolve(services.accounts.teams.create(input.name, options));
+  },
+});
+
+export const updateTeamOp = defineOp({
+  ...common,
+  name: 'admin.teams.update',
+  tool: 'admin_update_team',
+  title: 'Update a team',
+  description: 'Block or unblock a team, change its flags, credits or budget.',
+  route: { method: 'PATCH', path: '/admin/teams/:team' },
+  params: TeamParams,
+  body: UpdateTeamRequest,
+  output: Team,
+  annotations: WRITE,
+  render: json('Team updated'),
+  run: (services, { team, blocked, credits, budget, ...flags }) => {
+    const teams = services.accounts.teams;
+    if (blocked !== undefined) (blocked ? teams.block : teams.unblock)(team);
+    const options: TeamOptions = {
+      ...flags,
+      credits: credits === undefined ? undefined : credits === null ? null : toMicros(credits),
+      budget: budgetOf(budget),
+    };
+    return Promise.resolve(teams.update(team, options));
+  },
+});
+
+export const addCreditsOp = defineOp({
+  ...common,
+  name: 'admin.teams.credits',
+  tool: 'admin_add_credits',
+  title: 'Add credits',
+  description: "Add dollars to a team's credits (a team without a credit limit gets one, starting from zero).",
+  route: { method: 'POST', path: '/admin/teams/:team/credits' },
+  params: TeamParams,
+  body: AddCreditsRequest,
+  output: Team,
+  annotations: WRITE,
+  render: json('Credits added'),
+  run: (services, input) => Promise.resolve(services.accounts.teams.addCredits(input.team, toMicros(input.amount))),
+});
+
+export const listKeysOp = defineOp({
+  ...common,
+  name: 'admin.keys.list',
+  tool: 'admin_list_keys',
+  title: 'List API keys',
+  description: 'Every key with its team, scopes, budget and status; never the keys themselves.',
+  route: { method: 'GET', path: '/admin/keys' },
+  output: ApiKeyList,
+  annotations: READ,
+  render: json('API keys'),
+  run: (services) => Promise.resolve({ data: services.keys.list() }),
+});
+
+export const createKeyOp = defineOp({
+  ...common,
+  name: 'admin.keys.create',
+  tool: 'admin_create_key',
+  title: 'Create an API key',
+  description: 'A key for a team, with scopes, a budget and a request rate; the key is shown only here.',
+  route: { method: 'POST', path: '/admin/keys' },
+  body: CreateKeyRequest,
+  output: CreatedApiKey,
+  successStatus: 201,
+  annotations: WRITE,
+  render: json('API key created'),
+  run: (services, input) =>
+    Promise.resolve(
+      services.keys.create(input.name, {
+        teamId: input.team === undefined ? undefined : services.accounts.teams.idOf(input.team),
+        scopes: input.scopes,
+        budget: budgetOf(input.budget) ?? undefined,
+        qps: input.qps,
+      }),
+    ),
+});
+
+export const revokeKeyOp = defineOp({
+  ...common,
+  name: 'admin.keys.revoke',
+  tool: 'admin_revoke_key',
+  title: 'Revoke an API key',
+  description: 'Revoke a key at once, in every process.',
+  route: { method: 'DELETE', path: '/admin/keys/:id' },
+  params: KeyParams,
+  output: ApiKey,
+  annotations: { ...WRITE, destructiveHint: true },
+  render: json('API key revoked'),
+  run: (services, input) => Promise.resolve(services.keys.revoke(input.id)),
+});
+
+export const usageOp = defineOp({
+  ...common,
+  name: 'admin.usage',
+  tool: 'admin_usage',
+  title: 'Usage',
+  description: 'What each key and team spent over the last N UTC days, by operation.',
+  route: { method: 'GET', path: '/admin/usage' },
+  query: UsageQuery,
+  output: UsageReport,
+  annotations: READ,
+  render: json('Usage'),
+  run: (services, input, ctx) => {
+    const since = ctx.clock.now().getTime() - (input.days - 1) * 86_400_000;
+    return Promise.resolve({
+      since: new Date(since).toISOString().slice(0, 10),
+      data: services.accounts.teams.usage(since),
+    });
+  },
+});
+
+export const ADMIN_OPERATIONS = [
+  listTeamsOp,
+  createTeamOp,
+  updateTeamOp,
+  addCreditsOp,
+  listKeysOp,
+  createKeyOp,
+  revokeKeyOp,
+  usageOp,
+];
