@@ -17,6 +17,7 @@ const SCRIPTS = [
   'retrieval.mjs',
   'search.mjs',
   'monitors.mjs',
+  'accounts.mjs',
 ];
 const TIMEOUT_MS = 10 * 60 * 1000; // per script; each normally takes 1–2 minutes
 

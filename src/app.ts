@@ -149,6 +149,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       fetchConcurrency: config.fetchConcurrency,
       providerTimeoutMs: config.providerTimeoutMs,
       rateLimitQps: config.rateLimitQps,
+      metering: config.metering,
       monitors: {
         allowInsecureWebhooks: config.allowInsecureWebhooks,
         runConcurrency: config.monitorConcurrency,

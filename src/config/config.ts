@@ -290,6 +290,13 @@ export const SETTINGS = {
     default: 20000,
     doc: 'Largest MCP tool answer, in tokens (about 4 characters each): longer results are cut (texts first, then the last results) with a note saying so, so no answer overflows a client.',
   },
+  metering: {
+    env: 'TRAWL_METERING',
+    flag: '--metering',
+    schema: booleanish,
+    default: true,
+    doc: 'Record what every priced request cost, per key, day and operation (`trawl usage`), and enforce team credits and budgets. `false` records nothing and enforces neither (scopes, blocked teams and rate limits still hold).',
+  },
   rateLimitQps: {
     env: 'TRAWL_RATE_LIMIT_QPS',
     flag: '--rate-limit-qps',

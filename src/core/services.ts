@@ -84,6 +84,8 @@ export interface ServiceDeps {
     providerTimeoutMs?: number;
     /** Requests per second per key unless the key says otherwise; 0: no limit. */
     rateLimitQps: number;
+    /** Record usage and enforce credits and budgets. */
+    metering: boolean;
     monitors: MonitorsDeps['settings'];
   };
 }
@@ -139,6 +141,7 @@ export function createServices(deps: ServiceDeps): Services {
     model: deps.model,
     modelPrice: deps.synthesis?.price,
     defaultQps: deps.settings.rateLimitQps,
+    metering: deps.settings.metering,
   });
   const search = createSearchService({
     index: searchIndex,

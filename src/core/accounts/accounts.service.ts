@@ -45,6 +45,17 @@ export interface Accounts {
   takeRate(caller: Caller): RateDecision;
 }
 
+/** The charge of a request when metering is off. */
+const FREE: Charge = { settle: () => undefined };
+
+/** TEAM_BLOCKED unless the key's team may call (the meter checks this itself when metering is on). */
+function requireUnblocked(keys: ApiKeysRepo, keyId: string): void {
+  const key = keys.getWithTeam(keyId);
+  if (key?.team_blocked_at) {
+    throw new ServiceError('TEAM_BLOCKED', `Team "${key.team_name}" is blocked; ask the operator to unblock it.`);
+  }
+}
+
 export function createAccounts(deps: {
   db: Db;
   keys: ApiKeysRepo;
@@ -54,6 +65,8 @@ export function createAccounts(deps: {
   modelPrice?: Partial<ModelPrice>;
   /** Requests per second per key unless a key says otherwise; 0: no limit. */
   defaultQps: number;
+  /** Off: nothing recorded, credits and budgets not enforced (TRAWL_METERING=false). */
+  metering: boolean;
 }): Accounts {
   const accounts = createAccountsRepo(deps.db);
   const now = () => deps.clock.now().getTime();
@@ -79,6 +92,10 @@ export function createAccounts(deps: {
             `${request.operation}: this key's team has zero data retention, and this operation would keep the request's content (docs/accounts.md)`, // prettier-ignore
           );
         }
+      }
+      if (!deps.metering) {
+        if (caller) requireUnblocked(deps.keys, caller.keyId);
+        return FREE;
       }
       return meter.reserve(caller?.keyId ?? null, request.operation, request.maxDollars, request.unkeyedAs);
     },
