@@ -112,6 +112,28 @@ export function wantsDynamicHighlights(highlights: unknown): boolean {
   );
 }
 
+/**
+ * `compliance: "hipaa"` is cache-only: no summaries (a model would read the page) and no live crawling
+ * (`livecrawl` other than `never`, `maxAgeHours` other than -1). `path` leads to the content options.
+ */
+export function refineHipaa(
+  c: { summary?: unknown; livecrawl?: string | null; maxAgeHours?: number | null },
+  ctx: z.RefinementCtx,
+  path: (string | number)[] = [],
+): void {
+  if (c.summary) {
+    ctx.addIssue({ code: 'custom', path: [...path, 'summary'], message: 'summaries are not supported with compliance "hipaa"' }); // prettier-ignore
+  }
+  const live = c.livecrawl != null && c.livecrawl !== 'never';
+  if (live || (c.maxAgeHours != null && c.maxAgeHours !== -1)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [...path, live ? 'livecrawl' : 'maxAgeHours'],
+      message: 'compliance "hipaa" is cache-only; livecrawl is not supported (use maxAgeHours -1 or omit it)',
+    });
+  }
+}
+
 /** Cross-field rules shared by every place content options appear. */
 export function refineContentOptions(
   value: { highlights?: unknown; livecrawl?: unknown; maxAgeHours?: unknown },

@@ -12,6 +12,7 @@ import {
   SummaryOptions,
   TextOptions,
   refineContentOptions,
+  refineHipaa,
 } from './content-options.schema.js';
 
 const Target = z.string().min(1).max(2048);
@@ -52,6 +53,7 @@ export const ContentsRequest = wireObject(
     });
   }
   refineContentOptions(req, ctx);
+  if (req.compliance === 'hipaa') refineHipaa(req, ctx);
 });
 export type ContentsRequest = z.infer<typeof ContentsRequest>;
 

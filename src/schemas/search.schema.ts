@@ -11,7 +11,7 @@ import {
   TextFilter,
   wireObject,
 } from './common.schema.js';
-import { SearchContents, refineContentOptions } from './content-options.schema.js';
+import { SearchContents, refineContentOptions, refineHipaa } from './content-options.schema.js';
 import { SearchOutputSchema } from './output-schema.schema.js';
 
 export const SearchType = z
@@ -98,22 +98,7 @@ export function refineSearch(req: SearchLike, ctx: z.RefinementCtx): void {
     if (req.type !== 'instant' && req.type !== 'fast') {
       ctx.addIssue({ code: 'custom', path: ['type'], message: 'compliance "hipaa" requires type "instant" or "fast"' });
     }
-    if (req.contents?.summary) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['contents', 'summary'],
-        message: 'summaries are not supported with compliance "hipaa"',
-      });
-    }
-    const livecrawl = req.contents?.livecrawl;
-    const maxAge = req.contents?.maxAgeHours;
-    if ((livecrawl && livecrawl !== 'never') || (maxAge !== undefined && maxAge !== -1)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['contents', livecrawl ? 'livecrawl' : 'maxAgeHours'],
-        message: 'compliance "hipaa" is cache-only; livecrawl is not supported (use maxAgeHours -1 or omit it)',
-      });
-    }
+    if (req.contents) refineHipaa(req.contents, ctx, ['contents']);
   }
 }
 

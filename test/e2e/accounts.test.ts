@@ -154,6 +154,12 @@ describe('compliance and retention modes', () => {
       expect(res.status).toBe(400);
       expect(res.body.error).toMatch(message);
     }
+    const page = { urls: ['https://open.example.com/public-page'], compliance: 'hipaa' };
+    expect((await call('POST', '/contents', key, page)).status).toBe(200);
+    expect((await call('POST', '/contents', key, { ...page, summary: true })).body.error).toMatch(/summary: summaries are not supported/); // prettier-ignore
+    expect((await call('POST', '/contents', key, { ...page, livecrawl: 'always' })).body.error).toMatch(/livecrawl: .*cache-only/); // prettier-ignore
+    expect((await call('POST', '/contents', key, { ...page, maxAgeHours: 0 })).status).toBe(400);
+    expect((await call('POST', '/contents', t.key, page)).status).toBe(403); // not an enterprise team
   });
 
   it('keeps no content of a zero-retention team: no monitors, and no URLs or queries in the logs', async () => {

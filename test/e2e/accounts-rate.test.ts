@@ -1,0 +1,202 @@
+/**
+ * Per-key request rates at the doors: the token bucket through the real REST and MCP doors of one app
+ * (on a clock the test moves), and one bucket shared by two `trawl serve` processes on one data
+ * directory, hammered concurrently for two seconds of real time.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Clock } from '../../src/core/context.js';
+import { CLI, postJson, startTestServer, tempDir, type TestServer } from '../helpers/app.js';
+
+const CONTEXT_BODY = { query: 'x', tokensNum: 100 };
+
+describe('one process', () => {
+  let t: TestServer;
+  // Frozen unless the test moves it, so no token refills between two requests however slow the machine.
+  let nowMs = Date.now();
+  const clock: Clock = { now: () => new Date(nowMs) };
+
+  beforeAll(async () => {
+    t = await startTestServer({ rateLimitQps: 5 }, { clock });
+  });
+  afterAll(() => t?.close());
+
+  const context = (key: string) => postJson(t.url, '/context', CONTEXT_BODY, { 'x-api-key': key });
+  const mcp = (key: string, id: number) =>
+    fetch(`${t.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'x-api-key': key,
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: {} }),
+    });
+
+  it('lets a burst of qps requests through, then answers 429 RATE_LIMIT_EXCEEDED with Retry-After', async () => {
+    const remaining: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await context(t.key);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.headers.get('x-ratelimit-limit')).toBe('5');
+      expect(res.headers.get('x-ratelimit-reset')).toBe('1');
+      remaining.push(res.headers.get('x-ratelimit-remaining')!);
+    }
+    expect(remaining).toEqual(['4', '3', '2', '1', '0']);
+
+    const refused = await context(t.key);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({
+      requestId: expect.stringMatching(/^[0-9a-f]{32}$/),
+      tag: 'RATE_LIMIT_EXCEEDED',
+      error: expect.stringMatching(/limited to 5 requests per second; retry in 1 s/),
+    });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(refused.headers.get('x-ratelimit-limit')).toBe('5');
+    expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
+  });
+
+  it('refills at qps a second, and a refusal takes nothing', async () => {
+    for (let i = 0; i < 3; i++) expect((await context(t.key)).status).toBe(429);
+    nowMs += 200; // one token at 5 a second
+    expect((await context(t.key)).status).toBe(200);
+    expect((await context(t.key)).status).toBe(429);
+  });
+
+  it('keeps a bucket per key, and never limits a key made with qps 0', async () => {
+    const other = t.app.services.keys.create('other').key;
+    const fast = t.app.services.keys.create('fast', { qps: 0 }).key;
+    expect((await context(t.key)).status).toBe(429);
+    const otherRes = await context(other);
+    expect(otherRes.status).toBe(200);
+    expect(otherRes.headers.get('x-ratelimit-remaining')).toBe('4');
+    const statuses: number[] = [];
+    for (let i = 0; i < 25; i++) {
+      const res = await context(fast);
+      statuses.push(res.status);
+      expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+    }
+    expect(statuses).toEqual(new Array(25).fill(200));
+  });
+
+  it('counts MCP requests at /mcp against the same bucket', async () => {
+    // empty bucket: the MCP door refuses too, with the REST envelope
+    const refused = await mcp(t.key, 1);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(await refused.json()).toMatchObject({ tag: 'RATE_LIMIT_EXCEEDED' });
+
+    nowMs += 1000; // full again
+    for (let i = 0; i < 5; i++) {
+      const res = await mcp(t.key, 2 + i);
+      expect(res.status).toBe(200);
+      await res.text();
+    }
+    // five MCP requests emptied the bucket the REST door draws from
+    const rest = await context(t.key);
+    expect(rest.status).toBe(429);
+    expect(rest.body.tag).toBe('RATE_LIMIT_EXCEEDED');
+  });
+});
+
+describe('two serve processes on one data directory', () => {
+  const QPS = 10;
+  const HAMMER_MS = 2000;
+  const LOOPS_PER_SERVER = 4;
+  const children: ChildProcess[] = [];
+  const data = tempDir('trawl-rate-');
+  let key: string;
+  let urls: string[];
+
+  /** Starts `trawl serve` on a free port; resolves with its URL once it logs `listening on`. */
+  function serve(): Promise<string> {
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--data-dir', data.dir], {
+      env: { ...process.env, TRAWL_DATA_DIR: '', TRAWL_RATE_LIMIT_QPS: String(QPS), TRAWL_LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    children.push(child);
+    let log = '';
+    return new Promise((resolve, reject) => {
+      // keep reading (it logs every request) so the pipe never fills; keep only the start for errors
+      child.stderr!.on('data', (chunk: Buffer) => {
+        if (log.length < 20_000) log += chunk.toString();
+        const url = /"url":"(http:\/\/[^"]+)".*listening on/.exec(log)?.[1];
+        if (url) resolve(url);
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${log}`)));
+    });
+  }
+
+  function stop(child: ChildProcess): Promise<void> {
+    if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      const force = setTimeout(() => child.kill('SIGKILL'), 3000);
+      child.once('exit', () => {
+        clearTimeout(force);
+        resolve();
+      });
+      child.kill('SIGTERM');
+    });
+  }
+
+  beforeAll(async () => {
+    const made = spawnSync(process.execPath, [CLI, 'keys', 'create', '--name', 'k', '--data-dir', data.dir], {
+      encoding: 'utf8',
+      env: { ...process.env, TRAWL_DATA_DIR: '' },
+    });
+    expect(made.status, made.stderr).toBe(0);
+    key = made.stdout.trim();
+    urls = await Promise.all([serve(), serve()]);
+  });
+  afterAll(async () => {
+    await Promise.all(children.map(stop));
+    data.cleanup();
+  });
+
+  it('draws from one bucket: no more than the burst plus qps a second pass, across both', async () => {
+    expect(new Set(urls).size).toBe(2);
+    type Tally = { ok: number; limited: number; other: number[]; retryAfter: number[] };
+    const tallies: Tally[] = urls.map(() => ({ ok: 0, limited: 0, other: [], retryAfter: [] }));
+    const started = performance.now();
+    const deadline = started + HAMMER_MS;
+
+    const loop = async (server: number) => {
+      const tally = tallies[server]!;
+      while (performance.now() < deadline) {
+        const res = await fetch(`${urls[server]}/context`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': key },
+          body: JSON.stringify(CONTEXT_BODY),
+        });
+        await res.arrayBuffer();
+        if (res.status === 200) tally.ok++;
+        else if (res.status === 429) {
+          tally.limited++;
+          tally.retryAfter.push(Number(res.headers.get('retry-after')));
+        } else tally.other.push(res.status);
+      }
+    };
+    await Promise.all(urls.flatMap((_, server) => Array.from({ length: LOOPS_PER_SERVER }, () => loop(server))));
+    const elapsedSec = (performance.now() - started) / 1000;
+
+    const ok = tallies.reduce((n, t) => n + t.ok, 0);
+    const summary = JSON.stringify({ elapsedSec, tallies: tallies.map(({ retryAfter: _, ...t }) => t) });
+    expect(
+      tallies.flatMap((t) => t.other),
+      summary,
+    ).toEqual([]);
+    // the bucket starts full (one second of burst) and refills at QPS a second, whichever process takes
+    expect(ok, summary).toBeLessThanOrEqual(QPS + QPS * elapsedSec + 2);
+    // ...and both processes served from it, and refused once it was empty
+    expect(ok, summary).toBeGreaterThanOrEqual(QPS + (QPS * HAMMER_MS) / 1000 / 2);
+    for (const tally of tallies) {
+      expect(tally.ok, summary).toBeGreaterThanOrEqual(2);
+      expect(tally.limited, summary).toBeGreaterThan(0);
+      expect(
+        tally.retryAfter.every((s) => Number.isInteger(s) && s >= 1),
+        summary,
+      ).toBe(true);
+    }
+  });
+});
