@@ -13,7 +13,7 @@ import { createRateBucketsRepo } from '../../store/rate-buckets.repo.js';
 import type { Caller, Clock } from '../context.js';
 import type { ModelPrice } from '../synthesis/pricing.js';
 import { modelCallBound } from './bounds.js';
-import { createMeter, type Charge, type Meter } from './meter.js';
+import { createMeter, teamBlocked, type Charge, type Meter } from './meter.js';
 import { createRateLimiter, type RateDecision } from './rate-limiter.js';
 import { requireScope, type Scope } from './scopes.js';
 import { createTeamsService, type TeamsService } from './teams.service.js';
@@ -51,9 +51,7 @@ const FREE: Charge = { settle: () => undefined };
 /** TEAM_BLOCKED unless the key's team may call (the meter checks this itself when metering is on). */
 function requireUnblocked(keys: ApiKeysRepo, keyId: string): void {
   const key = keys.getWithTeam(keyId);
-  if (key?.team_blocked_at) {
-    throw new ServiceError('TEAM_BLOCKED', `Team "${key.team_name}" is blocked; ask the operator to unblock it.`);
-  }
+  if (key?.team_blocked_at) throw teamBlocked(key.team_name);
 }
 
 export function createAccounts(deps: {

@@ -28,6 +28,10 @@ export function periodStart(period: string, nowMs: number): string {
   return period === 'month' ? `${day.slice(0, 8)}01` : day;
 }
 
+/** TEAM_BLOCKED for the team named. */
+export const teamBlocked = (team: string) =>
+  new ServiceError('TEAM_BLOCKED', `Team "${team}" is blocked; ask the operator to unblock it.`);
+
 export interface Charge {
   /** Records what the request cost (dollars) and releases its hold; later calls do nothing. */
   settle(costDollars: number): void;
@@ -53,16 +57,24 @@ export function createMeter(deps: {
   const record = (keyId: string, teamId: string, operation: string, micros: number, nowMs: number) =>
     accounts.addSpend({ key_id: keyId, team_id: teamId, day: periodStart('day', nowMs), operation, micros });
 
-  /** A charge with nothing held: the cost is recorded when the request ends. */
-  const unheld = (keyId: string, teamId: string, operation: string): Charge => {
+  /**
+   * The charge of a request: when it ends, its cost is recorded and taken from the team's credits, in
+   * one transaction that also releases its hold (if it holds money; never charging more than held).
+   */
+  const charge = (keyId: string, teamId: string, operation: string, held?: { id: string; micros: number }): Charge => {
     let done = false;
     return {
       settle(cost) {
         if (done) return;
         done = true;
-        const micros = toMicros(cost);
+        let micros = toMicros(cost);
+        if (held && micros > held.micros) {
+          deps.logger.warn({ operation, keyId, cost, held: held.micros / 1e6 }, 'a request cost more than its bound; charged the bound'); // prettier-ignore
+          micros = held.micros;
+        }
         const now = deps.now();
         accounts.transaction(() => {
+          if (held) accounts.deleteHold(held.id);
           record(keyId, teamId, operation, micros, now);
           if (micros > 0) accounts.takeCredits(teamId, micros);
         });
@@ -103,17 +115,15 @@ export function createMeter(deps: {
 
   return {
     reserve(keyId, operation, maxDollars, unkeyedAs = LOCAL.keyId) {
-      if (!keyId) return unheld(unkeyedAs, LOCAL.teamId, operation);
+      if (!keyId) return charge(unkeyedAs, LOCAL.teamId, operation);
       const key = deps.keys.getWithTeam(keyId);
       if (!key) throw new ServiceError('INVALID_API_KEY', `API key ${keyId} is unknown or has been revoked.`);
-      if (key.team_blocked_at) {
-        throw new ServiceError('TEAM_BLOCKED', `Team "${key.team_name}" is blocked; ask the operator to unblock it.`);
-      }
+      if (key.team_blocked_at) throw teamBlocked(key.team_name);
       const hold = toMicros(maxDollars);
       const now = deps.now();
       const team = accounts.team(key.team_id);
       const limited = key.budget_micros !== null || team?.credits_micros != null || team?.budget_micros != null;
-      if (hold === 0 || !limited) return unheld(key.id, key.team_id, operation);
+      if (hold === 0 || !limited) return charge(key.id, key.team_id, operation);
       if (now - lastSweep > 60_000) {
         lastSweep = now;
         accounts.dropExpiredHolds(now);
@@ -125,27 +135,7 @@ export function createMeter(deps: {
         check(key, fresh, hold, now);
         accounts.insertHold({ id: holdId, key_id: key.id, team_id: fresh.id, amount_micros: hold, expires_ms: now + HOLD_MS }); // prettier-ignore
       });
-      let done = false;
-      return {
-        settle(cost) {
-          if (done) return;
-          done = true;
-          let micros = toMicros(cost);
-          if (micros > hold) {
-            deps.logger.warn(
-              { operation, keyId, cost, held: hold / 1e6 },
-              'a request cost more than its bound; charged the bound',
-            );
-            micros = hold;
-          }
-          const at = deps.now();
-          accounts.transaction(() => {
-            accounts.deleteHold(holdId);
-            record(key.id, key.team_id, operation, micros, at);
-            if (micros > 0) accounts.takeCredits(key.team_id, micros);
-          });
-        },
-      };
+      return charge(key.id, key.team_id, operation, { id: holdId, micros: hold });
     },
   };
 }
