@@ -82,13 +82,16 @@ function createProviders(
 }
 
 /** x402 payments: rails and a facilitator both configured, or neither (a half configuration fails fast). */
-function x402Setup(config: Config, post: PostJson): X402Setup | undefined {
-  if (!config.x402Rails && !config.x402FacilitatorUrl) return undefined;
-  if (!config.x402Rails || !config.x402FacilitatorUrl) {
+function checkX402(config: Config): void {
+  if (Boolean(config.x402Rails) !== Boolean(config.x402FacilitatorUrl)) {
     throw new ConfigError(
       'x402 needs both TRAWL_X402_RAILS (what is accepted) and TRAWL_X402_FACILITATOR_URL (who verifies and settles); set both or neither.', // prettier-ignore
     );
   }
+}
+
+function x402Setup(config: Config, post: PostJson): X402Setup | undefined {
+  if (!config.x402Rails || !config.x402FacilitatorUrl) return undefined;
   const facilitator = createFacilitatorClient({ url: config.x402FacilitatorUrl, apiKey: config.x402FacilitatorApiKey, post }); // prettier-ignore
   return { rails: config.x402Rails, facilitator };
 }
@@ -121,6 +124,7 @@ function createAppWebhookSender(config: Config): WebhookSender {
 }
 
 export function createApp(config: Config, options: AppOptions = {}): App {
+  checkX402(config); // before anything is opened
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
   const db = openDatabase(config.dataDir);

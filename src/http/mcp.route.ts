@@ -48,7 +48,10 @@ export function mountMcp(hono: Hono<HttpEnv>, app: App, tools: readonly Operatio
     const server = buildMcpServer(app, { caller, betas }, tools);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     await server.connect(transport);
-    return transport.handleRequest(c.req.raw);
+    const res = await transport.handleRequest(c.req.raw);
+    // the transport builds its own Response: carry over what the door set (the rate-limit headers)
+    c.res.headers.forEach((value, name) => res.headers.set(name, value));
+    return res;
   });
 
   hono.on(['GET', 'DELETE'], '/mcp', (c) => {

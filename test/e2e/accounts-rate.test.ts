@@ -102,6 +102,7 @@ describe('one process', () => {
     for (let i = 0; i < 5; i++) {
       const res = await mcp(t.key, 2 + i);
       expect(res.status).toBe(200);
+      expect(res.headers.get('x-ratelimit-remaining')).toBe(String(4 - i)); // the door's headers reach MCP answers
       await res.text();
     }
     // five MCP requests emptied the bucket the REST door draws from
