@@ -4,6 +4,7 @@
  */
 import { ConfigError, type Config } from './config/config.js';
 import { createFacilitatorClient, type PostJson } from './core/accounts/x402.js';
+import { createPrices, type Prices } from './core/pricing.js';
 import type { X402Setup } from './http/x402.js';
 import { systemClock, type Clock } from './core/context.js';
 import { createServices, type Services } from './core/services.js';
@@ -146,6 +147,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       price: { input: config.modelInputPrice, output: config.modelOutputPrice },
       maxTokens: config.modelMaxTokens,
     },
+    prices: createPrices(config.prices as Partial<Prices> | undefined),
     secretBox: createSecretBox(loadOperatorKey({ configured: config.secretKey, dataDir: config.dataDir })),
     webhookSender,
     settings: {

@@ -46,6 +46,7 @@ const SHARED_FLAGS = [
   '--upstream-api-key <key>',
   '--provider-timeout-ms <ms>',
   '--mcp-max-tokens <n>',
+  '--prices <json>',
   '--metering <bool>',
   '--rate-limit-qps <n>',
   '--x402-rails <json>',

@@ -6,7 +6,10 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import envPaths from 'env-paths';
 import { z } from 'zod';
+import { DEFAULT_PRICES } from '../core/pricing.js';
 import '../schemas/messages.js';
+
+const PRICE_NAMES = Object.keys(DEFAULT_PRICES);
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -289,6 +292,23 @@ export const SETTINGS = {
     schema: z.coerce.number().int().min(1000).max(1_000_000),
     default: 20000,
     doc: 'Largest MCP tool answer, in tokens (about 4 characters each): longer results are cut (texts first, then the last results) with a note saying so, so no answer overflows a client.',
+  },
+  prices: {
+    env: 'TRAWL_PRICES',
+    flag: '--prices',
+    schema: z
+      .string()
+      .transform((text, ctx) => {
+        try {
+          return JSON.parse(text) as unknown;
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'must be a JSON object of prices in dollars' });
+          return z.NEVER;
+        }
+      })
+      .pipe(z.strictObject(Object.fromEntries(PRICE_NAMES.map((n) => [n, z.number().min(0).max(10_000).optional()])))),
+    default: undefined,
+    doc: 'Prices in dollars that replace entries of the price table, as a JSON object, e.g. `{"contentsPage": 0.002, "codeContext": 0.01}`; unknown names are refused. The table and its defaults (the spec\'s prices): docs/accounts.md.',
   },
   metering: {
     env: 'TRAWL_METERING',

@@ -26,6 +26,7 @@ import { createRunSearch } from './monitors/run-search.js';
 import type { SecretBox } from './monitors/secret-box.js';
 import type { WebhookSender } from '../fetch/webhook-sender.js';
 import type { Clock } from './context.js';
+import { createPrices, type Prices } from './pricing.js';
 import { createSearchIndex, indexedDocuments, type SearchIndex } from './search/search-index.js';
 import { createSearchService, type SearchService } from './search/search.service.js';
 import { createSemanticSearch, type SemanticSearch } from './search/semantic.js';
@@ -73,6 +74,8 @@ export interface ServiceDeps {
   model?: ChatModel;
   /** How synthesis uses models: the client's first, token prices, answer length. */
   synthesis?: { preferClientModel?: boolean; price?: Partial<ModelPrice>; maxTokens?: number };
+  /** The price table (TRAWL_PRICES over the defaults of src/core/pricing.ts). */
+  prices?: Prices;
   /** Seals webhook secrets at rest under the operator key. */
   secretBox: SecretBox;
   /** Posts webhook events (HTTPS and public addresses only, unless the operator allows insecure ones). */
@@ -91,6 +94,7 @@ export interface ServiceDeps {
 }
 
 export function createServices(deps: ServiceDeps): Services {
+  const prices = deps.prices ?? createPrices();
   const stored = createDocumentsRepo(deps.db);
   const searchIndex = createSearchIndex(deps.db, stored);
   const code = createCodeIndex(deps.db);
@@ -112,6 +116,7 @@ export function createServices(deps: ServiceDeps): Services {
     documents,
     admission: createAdmissionQueue(deps.settings.fetchConcurrency),
     clock: deps.clock,
+    prices,
     embedder: deps.embedder,
     summaries: {
       cache: deps.cache,
@@ -140,6 +145,7 @@ export function createServices(deps: ServiceDeps): Services {
     logger: deps.logger,
     model: deps.model,
     modelPrice: deps.synthesis?.price,
+    prices,
     defaultQps: deps.settings.rateLimitQps,
     metering: deps.settings.metering,
   });
@@ -151,6 +157,7 @@ export function createServices(deps: ServiceDeps): Services {
     semantic,
     synthesis,
     providerTimeoutMs: deps.settings.providerTimeoutMs ?? 4000,
+    prices,
     logger: deps.logger,
   });
   const monitorsRepo = createMonitorsRepo(deps.db);
@@ -180,12 +187,13 @@ export function createServices(deps: ServiceDeps): Services {
       contents,
       semantic,
       providerTimeoutMs: deps.settings.providerTimeoutMs ?? 4000,
+      prices,
     }),
     pages,
     contents,
     synthesis,
     code,
-    context: createContextService({ code, semantic: codeSemantic, providerTimeoutMs: deps.settings.providerTimeoutMs }),
+    context: createContextService({ code, semantic: codeSemantic, providerTimeoutMs: deps.settings.providerTimeoutMs, prices }), // prettier-ignore
     codeSemantic,
     monitors,
   };

@@ -94,7 +94,7 @@ async function eventStream(c: Context<HttpEnv>, frames: AsyncIterable<unknown>, 
 async function paidWithX402(c: Context<HttpEnv>, app: App, setup: X402Setup, op: Operation) {
   const input = await readInput(op, c, app.config.maxBodyBytes);
   const ctx: ServiceContext = { ...serviceContext(app, c, null), paidWith: 'x402' };
-  const payment = await requirePayment(c, setup, op, input, op.maxCost(input, app.services.accounts.modelCall), ctx);
+  const payment = await requirePayment(c, setup, op, input, op.maxCost(input, app.services.accounts.pricing), ctx);
   if (op.stream?.when(input)) {
     await payment.settle(); // the receipt header must precede the stream
     return eventStream(c, invokeStream(op, app.services, input, ctx), ctx);

@@ -86,5 +86,5 @@ export const contentsOp = defineOp({
   },
   render: (out, { input, notes }) => renderContents(out, input, notes),
   run: async (services, input, ctx) => ({ requestId: ctx.requestId, ...(await services.contents.run(input, ctx)) }),
-  maxCost: (input, modelCall) => contentsBound(input as Parameters<typeof contentsBound>[0], modelCall),
+  maxCost: (input, pricing) => contentsBound(input as Parameters<typeof contentsBound>[0], pricing),
 });

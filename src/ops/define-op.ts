@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { ServiceError } from '../errors.js';
 import type { ResponseNotes, ServiceContext } from '../core/context.js';
+import type { Pricing } from '../core/accounts/bounds.js';
 import type { Services } from '../core/services.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -74,8 +75,8 @@ export interface OpSpec<
   /** MCP-only defaults applied to a tool call's arguments before the handler runs. */
   toolDefaults?: (args: OpInput<P, Q, B> & Record<string, unknown>) => OpInput<P, Q, B>;
   run: (services: Services, input: OpInput<P, Q, B>, ctx: ServiceContext) => Promise<z.input<O>>;
-  /** The most a call can cost in dollars, from its input (`modelCall`: one model call's bound); free without. */
-  maxCost?: (input: OpInput<P, Q, B>, modelCall: number) => number;
+  /** The most a call can cost in dollars, from its input and the prices; free without. */
+  maxCost?: (input: OpInput<P, Q, B>, pricing: Pricing) => number;
   /** The operation keeps the request's content (a monitor's query): refused for zero-retention teams. */
   retainsContent?: boolean;
   /** Not an MCP tool (the admin routes are REST only). */
@@ -115,7 +116,7 @@ export interface Operation {
   toolDefaults(args: Record<string, unknown>): Record<string, unknown>;
   render(output: unknown, info: RenderInfo): string;
   run(services: Services, input: unknown, ctx: ServiceContext): Promise<unknown>;
-  maxCost(input: unknown, modelCall: number): number;
+  maxCost(input: unknown, pricing: Pricing): number;
   /** Whether calls cost money (the op declares `maxCost`): x402 can pay for these without a key. */
   priced: boolean;
   retainsContent: boolean;

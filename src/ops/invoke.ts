@@ -27,7 +27,7 @@ function admit(op: Operation, services: Services, input: unknown, ctx: ServiceCo
     {
       scope: op.capability as Scope,
       operation: op.name,
-      maxDollars: op.maxCost(input, accounts.modelCall),
+      maxDollars: op.maxCost(input, accounts.pricing),
       compliance: (input as { compliance?: string | null }).compliance,
       retainsContent: op.retainsContent,
       unkeyedAs: ctx.paidWith,

@@ -220,3 +220,22 @@ describe('admin routes', () => {
     expect(bad.body.error).toMatch(/name/);
   });
 });
+
+describe('the price table', () => {
+  it('charges what TRAWL_PRICES says, and refuses unknown price names at start', async () => {
+    const priced = await startTestServer({ prices: '{"codeContext": 0.02, "contentsPage": 0.003}' });
+    try {
+      const res = await fetch(`${priced.url}/context`, {
+        method: 'POST',
+        headers: { 'x-api-key': priced.key, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'undici pool', tokensNum: 100 }),
+      });
+      expect(((await res.json()) as Json).costDollars).toEqual({ total: 0.02, search: { neural: 0.02 } });
+      const spent = priced.app.services.accounts.teams.usage(Date.now()).find((l) => l.keyId === null)!;
+      expect(spent.byOperation).toEqual({ context: 0.02 });
+    } finally {
+      await priced.close();
+    }
+    await expect(startTestServer({ prices: '{"searchh": 1}' })).rejects.toThrow(/--prices.*searchh: unknown field/);
+  });
+});

@@ -12,7 +12,8 @@ import type { Db } from '../../store/database.js';
 import { createRateBucketsRepo } from '../../store/rate-buckets.repo.js';
 import type { Caller, Clock } from '../context.js';
 import type { ModelPrice } from '../synthesis/pricing.js';
-import { modelCallBound } from './bounds.js';
+import type { Prices } from '../pricing.js';
+import { modelCallBound, type Pricing } from './bounds.js';
 import { createMeter, teamBlocked, type Charge, type Meter } from './meter.js';
 import { createRateLimiter, type RateDecision } from './rate-limiter.js';
 import { requireScope, type Scope } from './scopes.js';
@@ -37,8 +38,8 @@ export interface AdmitRequest {
 export interface Accounts {
   teams: TeamsService;
   meter: Meter;
-  /** Dollars one model call can cost at most (the operator's model; 0 without one). */
-  readonly modelCall: number;
+  /** The price table, and what one model call can cost at most (the operator's model; 0 without one). */
+  readonly pricing: Pricing;
   /** Scope, team mode and money checks; the returned charge records the cost when the request ends. */
   admit(request: AdmitRequest, caller: Caller | null): Charge;
   /** Takes one request from the key's rate budget (`caller.qps`, else the operator's default). */
@@ -61,6 +62,7 @@ export function createAccounts(deps: {
   logger: Logger;
   model?: ChatModel;
   modelPrice?: Partial<ModelPrice>;
+  prices: Prices;
   /** Requests per second per key unless a key says otherwise; 0: no limit. */
   defaultQps: number;
   /** Off: nothing recorded, credits and budgets not enforced (TRAWL_METERING=false). */
@@ -73,7 +75,7 @@ export function createAccounts(deps: {
   return {
     teams: createTeamsService({ accounts, keys: deps.keys, clock: deps.clock }),
     meter,
-    modelCall: modelCallBound(deps.model, deps.modelPrice),
+    pricing: { prices: deps.prices, modelCall: modelCallBound(deps.model, deps.modelPrice) },
     admit(request, caller) {
       if (caller) {
         requireScope(caller.scopes, request.scope, caller.keyId);

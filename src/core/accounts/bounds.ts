@@ -5,11 +5,8 @@
  * nothing). A request is charged what it really cost, never more than its bound (docs/accounts.md).
  */
 import type { ChatModel } from '../../providers/model/types.js';
-import { CONTEXT_PRICE } from '../code/context.service.js';
-import { PRICE_PER_PAGE } from '../contents/contents.service.js';
+import { searchCost, similarCost, type Prices } from '../pricing.js';
 import { pipelineOf } from '../search/pipelines.js';
-import { searchCost } from '../search/pricing.js';
-import { similarCost } from '../search/similar.service.js';
 import { modelCost } from '../synthesis/model-choice.js';
 import type { ModelPrice } from '../synthesis/pricing.js';
 
@@ -23,30 +20,40 @@ export function modelCallBound(model: ChatModel | undefined, price?: Partial<Mod
 
 type Contents = { text?: unknown; highlights?: unknown; summary?: unknown; subpages?: number } | undefined;
 
+/** What a bound is computed with: the price table, and what one model call costs at most. */
+export interface Pricing {
+  prices: Prices;
+  modelCall: number;
+}
+
 /** Model calls of summaries: one per page, subpages included. */
 const summaryCalls = (pages: number, contents: Contents) => (contents?.summary ? pages * (1 + (contents.subpages ?? 0)) : 0); // prettier-ignore
 
 export function searchBound(
   input: { type?: string; numResults: number; contents?: Contents; outputSchema?: unknown; stream?: boolean; compliance?: string }, // prettier-ignore
-  modelCall: number,
+  { prices, modelCall }: Pricing,
 ): number {
   const { type, pipeline } = pipelineOf(input.type);
   const planning = !input.compliance && pipeline.plannedQueries > 0 ? 1 + pipeline.followUpRounds : 0;
   const answer = input.outputSchema !== undefined || input.stream ? 1 : 0;
   const calls = planning + answer + summaryCalls(input.numResults, input.contents);
-  return searchCost(type, input.numResults, input.contents) + calls * modelCall;
+  return searchCost(prices, type, input.numResults, input.contents) + calls * modelCall;
 }
 
-export function similarBound(input: { numResults: number; contents?: Contents }, modelCall: number): number {
-  return similarCost(input.numResults, input.contents as never).total + summaryCalls(input.numResults, input.contents) * modelCall; // prettier-ignore
+export function similarBound(
+  input: { numResults: number; contents?: Contents },
+  { prices, modelCall }: Pricing,
+): number {
+  // prettier-ignore
+  return similarCost(prices, input.numResults, input.contents).total + summaryCalls(input.numResults, input.contents) * modelCall; // prettier-ignore
 }
 
 export function contentsBound(
   input: { urls?: string[]; ids?: string[]; subpages?: number; summary?: unknown },
-  modelCall: number,
+  { prices, modelCall }: Pricing,
 ): number {
   const pages = (input.urls?.length ?? input.ids?.length ?? 0) * (1 + (input.subpages ?? 0));
-  return pages * PRICE_PER_PAGE + (input.summary ? pages * modelCall : 0);
+  return pages * prices.contentsPage + (input.summary ? pages * modelCall : 0);
 }
 
-export const contextBound = (): number => CONTEXT_PRICE;
+export const contextBound = (_input: unknown, { prices }: Pricing): number => prices.codeContext;

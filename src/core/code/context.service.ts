@@ -4,7 +4,7 @@
  * near-duplicates merged, as one formatted string within the token budget. docs/code-context.md.
  */
 import type { ServiceContext } from '../context.js';
-import { PRICES } from '../search/pricing.js';
+import type { Prices } from '../pricing.js';
 import type { SemanticSearch } from '../search/semantic.js';
 import type { CodeHit, CodeIndex } from './code-index.js';
 import { formatContext, locationOf } from './format.js';
@@ -32,13 +32,13 @@ export interface ContextService {
   run(input: ContextInput, ctx: ServiceContext): Promise<ContextOutput>;
 }
 
-/** Price of a /context request: the search price of the spec's table (a request of up to 10 results). */
-export const CONTEXT_PRICE = PRICES.neuralSearch_1_10_results;
 /** Chunks read from the index before merging and fitting: enough to fill the largest budgets. */
 const CANDIDATES = 60;
 
 export interface ContextDeps {
   code: CodeIndex;
+  /** The price table (src/core/pricing.ts): a call costs `codeContext`. */
+  prices: Prices;
   /** Nearest chunks by embeddings, when an embeddings provider is configured. */
   semantic?: SemanticSearch;
   /** Bounds the embeddings call of a query (the operator's provider timeout). */
@@ -91,7 +91,7 @@ export function createContextService(deps: ContextDeps): ContextService {
         query: input.query,
         response: formatted.text,
         resultsCount: formatted.snippets.length,
-        costDollars: { total: CONTEXT_PRICE, search: { neural: CONTEXT_PRICE } },
+        costDollars: { total: deps.prices.codeContext, search: { neural: deps.prices.codeContext } },
         searchTime: Math.round((performance.now() - started) * 100) / 100,
         outputTokens: formatted.tokens,
         sources: formatted.snippets.map((h) => ({

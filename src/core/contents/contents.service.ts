@@ -10,6 +10,7 @@ import type { Embedder } from '../../providers/embeddings.js';
 import type { ChatModel } from '../../providers/model/types.js';
 import type { CacheStore } from '../../store/cache.js';
 import type { DocumentsRepo } from '../../store/documents.repo.js';
+import type { Prices } from '../pricing.js';
 import type { Clock, ServiceContext } from '../context.js';
 import { chooseModel } from '../synthesis/model-choice.js';
 import type { ModelPrice } from '../synthesis/pricing.js';
@@ -75,6 +76,8 @@ export interface ContentsDeps {
   documents: DocumentsRepo;
   admission: AdmissionQueue;
   clock: Clock;
+  /** The price table (src/core/pricing.ts): each page costs `contentsPage`. */
+  prices: Prices;
   embedder?: Embedder;
   /** Model-written summaries: the operator's model, chosen and priced as synthesis does; the cache keeps them. */
   summaries?: SummaryModels;
@@ -90,8 +93,6 @@ export interface SummaryModels {
   price?: Partial<ModelPrice>;
 }
 
-/** Dollars per page returned (results and subpages): the spec's "$1 per 1000 pages". */
-export const PRICE_PER_PAGE = 0.001;
 const CONTEXT_DEFAULT_CHARS = 10000;
 
 export function createContentsService(deps: ContentsDeps): ContentsService {
@@ -204,7 +205,7 @@ export function createContentsService(deps: ContentsDeps): ContentsService {
       const output: ContentsOutput = {
         results,
         statuses: outcomes.map((o) => o.status),
-        costDollars: { total: round(pages * PRICE_PER_PAGE + summaryDollars) },
+        costDollars: { total: round(pages * deps.prices.contentsPage + summaryDollars) },
         searchTime: round(performance.now() - started),
       };
       if (input.context) {

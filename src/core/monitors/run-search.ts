@@ -33,7 +33,7 @@ export interface RunSearchDeps {
   documents: Pick<DocumentsRepo, 'get'>;
   keys: KeysService;
   /** Each run is charged to the monitor's key like a search (the team's credits and budgets apply). */
-  accounts: Pick<Accounts, 'meter' | 'modelCall'>;
+  accounts: Pick<Accounts, 'meter' | 'pricing'>;
   search: SearchService;
   contents: ContentsService;
   synthesis: Synthesis;
@@ -107,7 +107,7 @@ export function createRunSearch(deps: RunSearchDeps): ExecuteRun {
         ...(since !== undefined ? { startCrawlDate: new Date(since).toISOString() } : {}),
       };
       // the search, and an answer written from its results
-      const bound = searchBound({ ...input, outputSchema: {} }, deps.accounts.modelCall);
+      const bound = searchBound({ ...input, outputSchema: {} }, deps.accounts.pricing);
       charge = deps.accounts.meter.reserve(monitor.key_id, 'monitors.run', bound);
       const found = await deps.search.run(input, ctx);
       cost = found.costDollars.total;

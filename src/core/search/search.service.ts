@@ -13,7 +13,7 @@ import type { DocumentCategory } from './classify/index.js';
 import { createRequestFilter, type SearchFilter } from './filters.js';
 import { fuse, pipelineOf, type Pipeline, type SearchType } from './pipelines.js';
 import { LOCAL_DEPTH, retrieveLocal } from './retrieve.js';
-import { searchCost } from './pricing.js';
+import { searchCost, type Prices } from '../pricing.js';
 import { buildResults, type ContentsRequest, type Candidate, type ResultObject } from './results.js';
 import type { SearchIndex } from './search-index.js';
 import type { SemanticSearch } from './semantic.js';
@@ -73,6 +73,8 @@ export interface SearchDeps {
   synthesis: Synthesis;
   /** The operator's cap on any provider call. */
   providerTimeoutMs: number;
+  /** The price table (src/core/pricing.ts). */
+  prices: Prices;
   logger: Logger;
 }
 
@@ -215,7 +217,7 @@ async function find(deps: SearchDeps, input: SearchInput, ctx: ServiceContext): 
   const response: SearchOutput = {
     requestId: ctx.requestId,
     results,
-    costDollars: { total: roundDollars(searchCost(type, results.length, input.contents) + spent.dollars) },
+    costDollars: { total: roundDollars(searchCost(deps.prices, type, results.length, input.contents) + spent.dollars) },
     searchTime: Math.round((performance.now() - started) * 100) / 100,
     resolvedSearchType: type,
   };

@@ -16,7 +16,7 @@ import { createRequestFilter } from './filters.js';
 import { hostOf } from './index-entry.js';
 import { idf } from './lexical.js';
 import { fuse } from './pipelines.js';
-import { PRICES, contentsPrice, searchPrice } from './pricing.js';
+import { similarCost, type Prices } from '../pricing.js';
 import { buildResults, type ContentsRequest, type ResultObject } from './results.js';
 import type { SearchIndex } from './search-index.js';
 import type { SemanticSearch } from './semantic.js';
@@ -52,6 +52,8 @@ export interface SimilarDeps {
   contents: ContentsService;
   semantic?: SemanticSearch;
   providerTimeoutMs: number;
+  /** The price table (src/core/pricing.ts). */
+  prices: Prices;
 }
 
 export interface SimilarOutput {
@@ -126,7 +128,7 @@ export function createSimilarService(deps: SimilarDeps): SimilarService {
       const out: SimilarOutput = {
         requestId: ctx.requestId,
         results,
-        costDollars: similarCost(results.length, input.contents, spent.dollars),
+        costDollars: similarCost(deps.prices, results.length, input.contents, spent.dollars),
       };
       if (input.context) out.context = contextOf(results, input.context);
       return out;
@@ -166,42 +168,6 @@ async function nearest(deps: SimilarDeps, text: string, ctx: ServiceContext): Pr
     ctx.logger.warn({ reason: (err as Error).message }, 'semantic find-similar failed; lexical only');
     return [];
   }
-}
-
-/**
- * The spec's findSimilar cost object, from the same price table as /search: the search, contents beyond
- * the included ten, and model-written summaries (in the total).
- */
-export function similarCost(results: number, contents: ContentsRequest | undefined, summaryDollars = 0) {
-  const search = searchPrice('auto', results);
-  const c = contentsPrice(results, contents);
-  return {
-    total: Math.round((search + c.total + summaryDollars) * 1e6) / 1e6,
-    breakDown: [
-      {
-        search,
-        contents: c.total,
-        breakdown: {
-          neuralSearch: search,
-          deepSearch: 0,
-          contentText: c.text,
-          contentHighlight: c.highlights,
-          contentSummary: c.summary,
-        },
-      },
-    ],
-    perRequestPrices: {
-      neuralSearch_1_10_results: PRICES.neuralSearch_1_10_results,
-      neuralSearch_additional_result: PRICES.neuralSearch_additional_result,
-      deepSearch: PRICES.deepSearch,
-      deepReasoningSearch: PRICES.deepReasoningSearch,
-    },
-    perPagePrices: {
-      contentText: PRICES.contentText,
-      contentHighlight: PRICES.contentHighlight,
-      contentSummary: PRICES.contentSummary,
-    },
-  };
 }
 
 function contextOf(results: Record<string, unknown>[], option: boolean | { maxCharacters?: number }): string {
