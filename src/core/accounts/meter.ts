@@ -58,8 +58,9 @@ export function createMeter(deps: {
     accounts.addSpend({ key_id: keyId, team_id: teamId, day: periodStart('day', nowMs), operation, micros });
 
   /**
-   * The charge of a request: when it ends, its cost is recorded and taken from the team's credits, in
-   * one transaction that also releases its hold (if it holds money; never charging more than held).
+   * The charge of a request: when it ends, its cost (if any) is recorded and taken from the team's
+   * credits, in one transaction that also releases its hold (if it holds money; never charging more
+   * than held).
    */
   const charge = (keyId: string, teamId: string, operation: string, held?: { id: string; micros: number }): Charge => {
     let done = false;
@@ -72,11 +73,13 @@ export function createMeter(deps: {
           deps.logger.warn({ operation, keyId, cost, held: held.micros / 1e6 }, 'a request cost more than its bound; charged the bound'); // prettier-ignore
           micros = held.micros;
         }
+        if (micros === 0 && !held) return; // a free call, or one that failed: nothing to record
         const now = deps.now();
         accounts.transaction(() => {
           if (held) accounts.deleteHold(held.id);
+          if (micros === 0) return;
           record(keyId, teamId, operation, micros, now);
-          if (micros > 0) accounts.takeCredits(teamId, micros);
+          accounts.takeCredits(teamId, micros);
         });
       },
     };
