@@ -71,7 +71,7 @@ const modelUrl = `http://${HOST}:${modelServer.address().port}/v1`;
 // ---------------------------------------------------------------------------------------------------
 
 const dir = makeTmpDir('trawl-bench-synthesis-');
-const config = loadConfig({}, { dataDir: dir, port: 0, logLevel: 'silent', modelBaseUrl: modelUrl, model: 'bench-model' }); // prettier-ignore
+const config = loadConfig({}, { dataDir: dir, port: 0, logLevel: 'silent', modelBaseUrl: modelUrl, model: 'bench-model', rateLimitQps: 0 }); // prettier-ignore
 const app = createApp(config, { logger: createLogger('silent') });
 const now = new Date().toISOString();
 const docs = corpus.map(
