@@ -134,13 +134,10 @@ teamFlags(teams.command('create').description('Create a team').argument('<name>'
 );
 teamFlags(
   teams.command('update').description("Change a team's flags, credits or budget").argument('<team>', 'team name or id'),
-).action(
-  // prettier-ignore
-  async (team: string, flags: ConfigFlags & TeamFlags) => {
-    const { updateTeam } = await import('./cli/accounts.command.js');
-    await updateTeam(await configFrom({ dataDir: flags.dataDir }), team, flags);
-  },
-);
+).action(async (team: string, flags: ConfigFlags & TeamFlags) => {
+  const { updateTeam } = await import('./cli/accounts.command.js');
+  await updateTeam(await configFrom({ dataDir: flags.dataDir }), team, flags);
+});
 teams
   .command('list')
   .description('List teams with their credits, budgets and modes')

@@ -44,8 +44,8 @@ export function similarBound(
   input: { numResults: number; contents?: Contents },
   { prices, modelCall }: Pricing,
 ): number {
-  // prettier-ignore
-  return similarCost(prices, input.numResults, input.contents).total + summaryCalls(input.numResults, input.contents) * modelCall; // prettier-ignore
+  const summaries = summaryCalls(input.numResults, input.contents);
+  return similarCost(prices, input.numResults, input.contents).total + summaries * modelCall;
 }
 
 export function contentsBound(

@@ -58,7 +58,6 @@ export function windowStartMs(
   lastCompletedStart: string | undefined,
   nowMs: number,
 ): number | undefined {
-  // prettier-ignore
   if (monitor.period) return nowMs - 2 * periodMs(monitor.period);
   if (!lastCompletedStart) return undefined;
   return nowMs - 2 * Math.max(0, nowMs - Date.parse(lastCompletedStart));
@@ -150,7 +149,6 @@ function newResults(
   earlierOutputs: string[],
   documents: RunSearchDeps['documents'],
 ): ResultObject[] {
-  // prettier-ignore
   const seen = (r: SeenResult): SeenResult => ({ ...r, text: r.text ?? documents.get(r.url)?.text ?? null });
   const earlier = earlierOutputs.flatMap((o) => (JSON.parse(o) as { results?: SeenResult[] }).results ?? []);
   const dedup = createDeduplicator(earlier.map(seen));
