@@ -178,6 +178,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       if (closed) return;
       closed = true;
       await services.monitors.engine.stop();
+      await services.agentRuns.engine.stop();
       await services.semantic?.stop();
       await services.codeSemantic?.stop();
       await fetcher.close();

@@ -10,6 +10,7 @@ export async function runMcp(config: Config): Promise<void> {
   app.services.semantic?.start();
   app.services.codeSemantic?.start();
   if (config.monitors) app.services.monitors.engine.start();
+  app.services.agentRuns.engine.start();
   await serveStdio(app);
   await app.close();
 }

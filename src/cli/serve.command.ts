@@ -42,6 +42,8 @@ export async function runServe(config: Config): Promise<void> {
   }
   // every worker runs monitors: a slot, a run and a delivery are claimed by exactly one process
   if (config.monitors) app.services.monitors.engine.start();
+  app.services.agentRuns.engine.start(); // queued runs, and runs of a stopped process
+
   app.logger.info({ url: server.url, dataDir: config.dataDir }, `listening on ${server.url}`);
   const stop = async (signal: string) => {
     app.logger.info({ signal }, 'shutting down');

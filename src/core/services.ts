@@ -14,6 +14,8 @@ import { createMonitorsRepo } from '../store/monitors.repo.js';
 import { createDocumentsRepo, type DocumentsRepo } from '../store/documents.repo.js';
 import { CODE_VECTORS } from '../store/vectors.repo.js';
 import { createAccounts, type Accounts } from './accounts/accounts.service.js';
+import { createAgentRunsService, type AgentRunsService } from './agent/agent-runs.service.js';
+import { createAgentRunsRepo } from '../store/agent-runs.repo.js';
 import { createKeysService, type KeysService } from './accounts/keys.service.js';
 import { createCodeIndex, type CodeIndex } from './code/code-index.js';
 import { createContextService, type ContextService } from './code/context.service.js';
@@ -59,6 +61,8 @@ export interface Services {
   codeSemantic?: SemanticSearch;
   /** /monitors, and the engine that runs them and delivers their webhooks. */
   monitors: MonitorsService;
+  /** /agent/runs: research runs, their events and the engine that runs them. */
+  agentRuns: AgentRunsService;
 }
 
 export interface ServiceDeps {
@@ -172,9 +176,21 @@ export function createServices(deps: ServiceDeps): Services {
     hasModel: deps.model !== undefined,
     settings: deps.settings.monitors,
   });
+  const agentRuns = createAgentRunsService({
+    repo: createAgentRunsRepo(deps.db),
+    research: { search, contents, synthesis, prices },
+    accounts,
+    callerOf: (keyId) => keys.callerOf(keyId),
+    now,
+    logger: deps.logger,
+    hasModel: deps.model !== undefined,
+    defaultQps: deps.settings.rateLimitQps,
+    processConcurrency: 8,
+  });
   return {
     keys,
     accounts,
+    agentRuns,
     cache: deps.cache,
     fetcher: deps.fetcher,
     documents,

@@ -10,7 +10,7 @@ import { withoutContent } from '../lib/logger.js';
 import { FEDERATED_HEADER } from '../providers/search/upstream.js';
 import { ServiceError } from '../errors.js';
 import { BETA_HEADERS, parseBetas } from '../ops/betas.js';
-import type { Operation } from '../ops/define-op.js';
+import type { Operation, StreamEvent } from '../ops/define-op.js';
 import { invoke, invokeStream } from '../ops/invoke.js';
 import { parseOrThrow } from '../ops/validation.js';
 import { authenticate, presentedKey } from './auth.js';
@@ -104,6 +104,28 @@ async function paidWithX402(c: Context<HttpEnv>, app: App, setup: X402Setup, op:
   return c.json(output, op.successStatus as 200);
 }
 
+/** How often an idle named-event stream sends a `: keep-alive` comment. */
+const KEEP_ALIVE_MS = 15_000;
+
+/**
+ * A stream of named events (`id:`, `event:`, `data:` lines), with `: keep-alive` comments while idle,
+ * until the events end. The caller going away stops the stream, not what it reports on.
+ */
+function namedEventStream(c: Context<HttpEnv>, events: AsyncIterable<StreamEvent>, ctx: ServiceContext) {
+  return streamSSE(c, async (sse) => {
+    const keepAlive = setInterval(() => void sse.write(': keep-alive\n\n').catch(() => undefined), KEEP_ALIVE_MS);
+    try {
+      for await (const e of events) {
+        await sse.writeSSE({ id: String(e.id), event: e.event, data: JSON.stringify(e.data) });
+      }
+    } catch (err) {
+      if (!ctx.signal.aborted) ctx.logger.error({ err }, 'event stream failed after it started');
+    } finally {
+      clearInterval(keepAlive);
+    }
+  });
+}
+
 /** Mounts every operation, plus a 405 (with Allow) for other methods on the same paths. */
 export function mountOperations(hono: Hono<HttpEnv>, app: App, ops: readonly Operation[]): void {
   const methodsByPath = new Map<string, string[]>();
@@ -118,6 +140,11 @@ export function mountOperations(hono: Hono<HttpEnv>, app: App, ops: readonly Ope
       const ctx = serviceContext(app, c, caller);
       if (op.stream?.when(input)) return eventStream(c, invokeStream(op, app.services, input, ctx), ctx);
       const output = await invoke(op, app.services, input, ctx);
+      const accepts = /\btext\/event-stream\b/.test(c.req.header('accept') ?? '');
+      if (op.events?.when(input, accepts)) {
+        const lastEventId = Number(c.req.header('last-event-id') ?? 0) || 0;
+        return namedEventStream(c, op.events.events(app.services, input, output, ctx, lastEventId), ctx);
+      }
       if (ctx.notes?.queued !== undefined) {
         // Live fetches passed the admission queue: did this request wait, and how long (ms, integer).
         c.header('x-svc-queued', String(ctx.notes.queued));

@@ -1,5 +1,5 @@
 /** Agent run operations: /agent/runs, its events and cancellation. */
-import { defineOp, notBuilt, type ToolHints } from './define-op.js';
+import { defineOp, type ToolHints } from './define-op.js';
 import { renderPage, renderRecord } from './render.js';
 import { AGENT_MAX_EFFORT_BETA } from './betas.js';
 import {
@@ -8,12 +8,13 @@ import {
   AgentRunIdParams,
   AgentRunList,
   CreateAgentRunRequest,
+  DeletedAgentRun,
   ListAgentEventsQuery,
   ListAgentRunsQuery,
 } from '../schemas/agent-runs.schema.js';
 
 const READ: ToolHints = { readOnlyHint: true, openWorldHint: false };
-const common = { capability: 'agent' as const, run: notBuilt('agent') };
+const common = { capability: 'agent' as const };
 const runText = (r: Record<string, unknown>) => renderRecord(`Agent run ${String(r.id)} (${String(r.status)})`, r);
 
 export const createAgentRunOp = defineOp({
@@ -38,6 +39,13 @@ export const createAgentRunOp = defineOp({
     },
   ],
   render: runText,
+  run: (services, input, ctx) => Promise.resolve(services.agentRuns.create(input, ctx.caller)),
+  // `Accept: text/event-stream` (or `stream: true`): the run's events as they happen, until it ends
+  events: {
+    when: (input, accepts) => accepts || input.stream === true,
+    events: (services, _input, run, ctx) =>
+      services.agentRuns.stream(run.id, ctx.caller, { afterId: 0, follow: true, signal: ctx.signal }),
+  },
 });
 
 export const getAgentRunOp = defineOp({
@@ -51,6 +59,7 @@ export const getAgentRunOp = defineOp({
   output: AgentRun,
   annotations: READ,
   render: runText,
+  run: (services, input, ctx) => Promise.resolve(services.agentRuns.get(input.id, ctx.caller)),
 });
 
 export const listAgentRunsOp = defineOp({
@@ -65,6 +74,7 @@ export const listAgentRunsOp = defineOp({
   annotations: READ,
   render: (page) =>
     renderPage('Agent runs:', page, (r) => `${String(r.id)}  ${String(r.status)}  created ${String(r.createdAt)}`),
+  run: (services, input, ctx) => Promise.resolve(services.agentRuns.list(ctx.caller, input)),
 });
 
 export const listAgentRunEventsOp = defineOp({
@@ -79,6 +89,13 @@ export const listAgentRunEventsOp = defineOp({
   output: AgentEventList,
   annotations: READ,
   render: (page) => renderPage('Events:', page, (e) => `#${String(e.id)} ${String(e.event)}`),
+  run: (services, { id, ...query }, ctx) => Promise.resolve(services.agentRuns.events(id, ctx.caller, query)),
+  // `Accept: text/event-stream`: a replay of the stored events after `Last-Event-ID`, closing at their end
+  events: {
+    when: (_input, accepts) => accepts,
+    events: (services, input, _page, ctx, lastEventId) =>
+      services.agentRuns.stream(input.id, ctx.caller, { afterId: lastEventId, follow: false, signal: ctx.signal }),
+  },
 });
 
 export const cancelAgentRunOp = defineOp({
@@ -92,4 +109,19 @@ export const cancelAgentRunOp = defineOp({
   output: AgentRun,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   render: runText,
+  run: (services, input, ctx) => Promise.resolve(services.agentRuns.cancel(input.id, ctx.caller)),
+});
+
+export const deleteAgentRunOp = defineOp({
+  ...common,
+  name: 'agent.delete',
+  tool: 'delete_agent_run',
+  title: 'Delete an agent run',
+  description: 'Delete a stored agent run and its events, cancelling it first if it is still running.',
+  route: { method: 'DELETE', path: '/agent/runs/:id' },
+  params: AgentRunIdParams,
+  output: DeletedAgentRun,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  render: (out) => `Agent run ${out.id} deleted.`,
+  run: (services, input, ctx) => Promise.resolve(services.agentRuns.remove(input.id, ctx.caller)),
 });

@@ -83,6 +83,24 @@ export interface OpSpec<
   restOnly?: boolean;
   /** REST only: when the input asks for a stream, the `data:` frames of a `text/event-stream` answer. */
   stream?: StreamSpec<OpInput<P, Q, B>>;
+  /** REST only: an answer as named events with ids (agent runs), when the caller asks for a stream. */
+  events?: EventStreamSpec<OpInput<P, Q, B>, z.output<O>>;
+}
+
+/** One event of an event stream: sent as `id:`, `event:` and `data:` lines. */
+export interface StreamEvent {
+  id: number;
+  event: string;
+  data: unknown;
+}
+
+/**
+ * An answer as an event stream (`Accept: text/event-stream`): the handler runs first, then the events
+ * are sent from `Last-Event-ID` on, with `: keep-alive` comments while idle, until they end.
+ */
+export interface EventStreamSpec<I, O> {
+  when(input: I, acceptsEventStream: boolean): boolean;
+  events(services: Services, input: I, output: O, ctx: ServiceContext, lastEventId: number): AsyncIterable<StreamEvent>;
 }
 
 /** A streamed answer: each frame is sent as one `data: <JSON>` event, then `data: [DONE]`. */
@@ -122,6 +140,7 @@ export interface Operation {
   retainsContent: boolean;
   restOnly: boolean;
   stream?: StreamSpec<unknown>;
+  events?: EventStreamSpec<unknown, unknown>;
 }
 
 /** Builds an Operation from its spec; the MCP input merges path, query and body fields. */
@@ -159,6 +178,7 @@ export function defineOp<
     retainsContent: spec.retainsContent ?? false,
     restOnly: spec.restOnly ?? false,
     stream: spec.stream as StreamSpec<unknown> | undefined,
+    events: spec.events as EventStreamSpec<unknown, unknown> | undefined,
   };
 }
 
@@ -178,25 +198,4 @@ export function checkBetas(op: Operation, input: unknown, betas: ReadonlySet<str
       );
     }
   }
-}
-
-const CAPABILITY_NAMES: Record<Capability, string> = {
-  search: 'Search (/search, /findSimilar)',
-  contents: 'Contents (/contents)',
-  context: 'Code context (/context)',
-  monitors: 'Monitors (/monitors)',
-  agent: 'Agent runs (/agent/runs)',
-  admin: 'Accounts (/admin)',
-};
-
-/** Handler of an operation whose capability has not landed yet: an honest 501, never a fake answer. */
-export function notBuilt(capability: Capability): () => Promise<never> {
-  return () =>
-    Promise.reject(
-      new ServiceError(
-        'NOT_IMPLEMENTED',
-        `${CAPABILITY_NAMES[capability]} is not built yet in this version of Trawl. The request was valid; ` +
-          'nothing was done. See docs/api.md, "Not built yet".',
-      ),
-    );
 }

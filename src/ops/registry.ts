@@ -18,6 +18,7 @@ import {
 import {
   cancelAgentRunOp,
   createAgentRunOp,
+  deleteAgentRunOp,
   getAgentRunOp,
   listAgentRunEventsOp,
   listAgentRunsOp,
@@ -45,6 +46,7 @@ export const OPERATIONS: readonly Operation[] = [
   getAgentRunOp,
   listAgentRunEventsOp,
   cancelAgentRunOp,
+  deleteAgentRunOp,
   ...ADMIN_OPERATIONS,
 ];
 

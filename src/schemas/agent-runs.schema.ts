@@ -73,6 +73,8 @@ export const AgentRun = z
   .loose();
 export type AgentRun = z.infer<typeof AgentRun>;
 
+export const DeletedAgentRun = z.object({ id: z.string(), object: z.literal('agent_run'), deleted: z.literal(true) });
+
 export const AgentRunIdParams = z.object({ id: z.string().min(1).max(64).describe('Agent run id.') });
 
 export const ListAgentRunsQuery = z.object({

@@ -79,9 +79,9 @@ describe('MCP in memory', () => {
   });
 
   it('says plainly when a capability is not built yet', async () => {
-    const res = (await client.callTool({ name: 'create_agent_run', arguments: { query: 'undici maintainers' } })) as ToolResult; // prettier-ignore
+    const res = (await client.callTool({ name: 'create_agent_run', arguments: { query: 'undici maintainers', effort: 'minimal', previousRunId: 'run_x' } })) as ToolResult; // prettier-ignore
     expect(res.isError).toBe(true);
-    expect(res.content[0]!.text).toMatch(/^NOT_IMPLEMENTED: Agent runs .* is not built yet/);
+    expect(res.content[0]!.text).toMatch(/^NOT_IMPLEMENTED: previousRunId: not built yet/);
   });
 
   it('runs with configured beta tokens', async () => {
@@ -173,7 +173,8 @@ describe('MCP over streamable HTTP (/mcp)', () => {
       name: 'create_agent_run',
       arguments: { query: 'x', effort: 'max' },
     })) as ToolResult;
-    expect(res.content[0]!.text).toMatch(/^NOT_IMPLEMENTED/);
+    // past the beta gate: refused only because no model is configured
+    expect(res.content[0]!.text).toMatch(/^FEATURE_DISABLED: effort: "max" needs a language model/);
     await client.close();
   });
 

@@ -15,21 +15,6 @@ afterAll(async () => {
 
 const auth = () => ({ 'x-api-key': t.key });
 
-/** A valid request for every operation, so the tests can reach each handler. */
-function validCall(op: (typeof OPERATIONS)[number]): { method: string; path: string; body?: unknown } {
-  const path = op.route.path.replace(':id', 'mon_1').replace(':runId', 'run_1');
-  const bodies: Record<string, unknown> = {
-    search: { query: 'rust async runtime' },
-    findSimilar: { url: 'https://example.com/post' },
-    contents: { urls: ['https://example.com'] },
-    context: { query: 'how to use undici Agent' },
-    'monitors.create': { search: { query: 'x' }, webhook: { url: 'https://hooks.example.com/t' } },
-    'monitors.update': { status: 'paused' },
-    'agent.create': { query: 'list 5 vector databases' },
-  };
-  return { method: op.route.method, path, body: bodies[op.name] };
-}
-
 describe('health and request ids', () => {
   it('answers /health without a key, revealing nothing private', async () => {
     const res = await fetch(`${t.url}/health`);
@@ -192,28 +177,6 @@ describe('routing', () => {
     const monitor = await fetch(`${t.url}/monitors/abc`, { method: 'PUT', headers: auth() });
     expect(monitor.status).toBe(405);
     expect(monitor.headers.get('allow')).toBe('GET, PATCH, DELETE');
-  });
-});
-
-describe('capabilities not built yet', () => {
-  const built = ['contents', 'search', 'context', 'monitors', 'admin'];
-  const notBuilt = OPERATIONS.filter((op) => !built.includes(op.capability));
-  it.each(notBuilt.map((op) => [op.name, op] as const))('%s answers 501 naming its capability', async (_n, op) => {
-    const call = validCall(op);
-    const res = await fetch(t.url + call.path, {
-      method: call.method,
-      headers: { ...auth(), ...(call.body ? { 'content-type': 'application/json' } : {}) },
-      ...(call.body ? { body: JSON.stringify(call.body) } : {}),
-    });
-    expect(res.status).toBe(501);
-    const body = (await res.json()) as Record<string, string>;
-    expect(body.error).toMatch(/is not built yet/);
-    if (op.errorBody === 'simple') {
-      expect(Object.keys(body)).toEqual(['error']);
-    } else {
-      expect(body.tag).toBe('NOT_IMPLEMENTED');
-      expect(body.requestId).toBe(res.headers.get('x-request-id'));
-    }
   });
 });
 

@@ -385,4 +385,41 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT, WITHOUT ROWID;
     `,
   },
+  {
+    version: 10,
+    name: 'agent runs',
+    sql: `
+      -- Agent runs and their events. seq orders runs for cursor pagination (newest first); the request,
+      -- output, cost and usage are JSON. owner and lease_until_ms: the process running it (as for monitor runs).
+      CREATE TABLE agent_runs (
+        seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+        id              TEXT NOT NULL UNIQUE,
+        key_id          TEXT NOT NULL,
+        status          TEXT NOT NULL,
+        request         TEXT NOT NULL,
+        output          TEXT,
+        cost            TEXT,
+        usage           TEXT,
+        error           TEXT,
+        stop_reason     TEXT,
+        owner           TEXT,
+        lease_until_ms  INTEGER,
+        created_at      TEXT NOT NULL,
+        started_at      TEXT,
+        completed_at    TEXT,
+        updated_at      TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX agent_runs_key ON agent_runs (key_id, seq);
+      CREATE INDEX agent_runs_open ON agent_runs (status) WHERE status IN ('queued', 'running');
+      -- Events of a run: seq is the event id (1, 2, ...), the SSE id a client resumes from.
+      CREATE TABLE agent_events (
+        run_id      TEXT NOT NULL,
+        seq         INTEGER NOT NULL,
+        event       TEXT NOT NULL,
+        data        TEXT NOT NULL,
+        created_at  TEXT NOT NULL,
+        PRIMARY KEY (run_id, seq)
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
 ];

@@ -1,0 +1,333 @@
+/**
+ * /agent/runs: runs are created `queued`, started (`running`) when the key has a free slot (a fifth of
+ * its request rate, two at the default), researched (./research.ts), and end `completed`, `failed` or
+ * `cancelled`. Every step is an event with a sequence number, stored before it is streamed, so a
+ * stream can be replayed from any `Last-Event-ID`. Runs and events are durable: after a restart queued
+ * runs start again, and runs whose process died are failed with `internal_error`. docs/agent.md.
+ */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { ServiceError } from '../../errors.js';
+import type { Logger } from '../../lib/logger.js';
+import type { AgentRunRow, AgentRunsRepo } from '../../store/agent-runs.repo.js';
+import type { Accounts } from '../accounts/accounts.service.js';
+import type { Caller, ServiceContext } from '../context.js';
+import type { CreateAgentRunRequest } from '../../schemas/agent-runs.schema.js';
+import { decodeCursor, encodeCursor } from '../monitors/objects.js';
+import { createWakeup } from '../monitors/wakeup.js';
+import { EFFORTS, MODEL_FREE_EFFORTS, research, type Effort, type ResearchDeps } from './research.js';
+
+/** One stored event, as the events list and the SSE frames carry it. */
+export interface AgentEvent {
+  id: number;
+  event: string;
+  data: Record<string, unknown>;
+  createdAt: string;
+}
+
+type Page<T> = { data: T[]; hasMore: boolean; nextCursor: string | null };
+const TERMINAL = new Set(['agent_run.completed', 'agent_run.failed', 'agent_run.cancelled']);
+const LEASE_MS = 60_000;
+
+export interface AgentRunsDeps {
+  repo: AgentRunsRepo;
+  research: ResearchDeps;
+  accounts: Pick<Accounts, 'meter'>;
+  /** The caller a key id stands for now (its rate sets how many of its runs run at once). */
+  callerOf: (keyId: string) => Caller | null;
+  now: () => number;
+  logger: Logger;
+  /** Whether the operator configured a language model (efforts above `low` need one). */
+  hasModel: boolean;
+  /** Requests per second of a key without its own rate (a fifth of it runs at once); 0: no limit. */
+  defaultQps: number;
+  /** Runs executing at once in this process, whatever the keys. */
+  processConcurrency: number;
+}
+
+export function createAgentRunsService(deps: AgentRunsDeps) {
+  const { repo } = deps;
+  const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const active = new Map<string, AbortController>();
+  const listeners = new Set<() => void>();
+  const idle: (() => void)[] = [];
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  const toRun = (row: AgentRunRow) => ({
+    id: row.id,
+    object: 'agent_run',
+    status: row.status,
+    stopReason: row.stop_reason,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    completedAt: row.completed_at,
+    updatedAt: row.updated_at,
+    request: JSON.parse(row.request) as Record<string, unknown>,
+    output: row.output ? (JSON.parse(row.output) as Record<string, unknown>) : null,
+    costDollars: row.cost ? (JSON.parse(row.cost) as Record<string, unknown>) : { total: 0 },
+    usage: row.usage
+      ? (JSON.parse(row.usage) as { agentComputeUnits: number; [k: string]: unknown })
+      : { agentComputeUnits: 0 },
+    error: row.error ? (JSON.parse(row.error) as { code: string; message: string }) : null,
+  });
+
+  const append = (runId: string, event: string, data: Record<string, unknown>) => {
+    repo.appendEvent(runId, event, JSON.stringify(data), iso(deps.now()));
+    for (const l of listeners) l();
+  };
+
+  const own = (id: string, caller: Caller | null): AgentRunRow => {
+    const row = repo.get(id);
+    if (!row || row.key_id !== (caller?.keyId ?? '')) throw new ServiceError('NOT_FOUND', `agent run ${id} not found`);
+    return row;
+  };
+
+  /** Ends an open run with its terminal event; false if it had ended already. */
+  const finish = (
+    id: string,
+    end: Parameters<AgentRunsRepo['end']>[1],
+    event: string,
+    data: (row: AgentRunRow) => Record<string, unknown>,
+  ) =>
+    // prettier-ignore
+    repo.transaction(() => {
+      if (!repo.end(id, end)) return false;
+      append(id, event, data(repo.get(id)!));
+      return true;
+    });
+
+  const fail = (id: string, code: string, message: string) =>
+    finish(
+      id,
+      { status: 'failed', output: null, cost: null, usage: null, error: JSON.stringify({ code, message }), stop_reason: 'error', completed_at: iso(deps.now()) }, // prettier-ignore
+      'agent_run.failed',
+      (row) => ({ id: row.id, status: 'failed', error: { code, message } }),
+    );
+
+  const execute = async (row: AgentRunRow): Promise<void> => {
+    const controller = new AbortController();
+    active.set(row.id, controller);
+    const renew = setInterval(() => {
+      if (!repo.renewLease(row.id, deps.now() + LEASE_MS)) controller.abort(new Error('run ended elsewhere'));
+    }, LEASE_MS / 3);
+    renew.unref();
+    const request = JSON.parse(row.request) as CreateAgentRunRequest;
+    const ctx: ServiceContext = {
+      requestId: row.id,
+      logger: deps.logger.child({ agentRunId: row.id }),
+      signal: controller.signal,
+      caller: null,
+      clock: { now: () => new Date(deps.now()) },
+      betas: new Set(),
+      notes: {},
+    };
+    let charge: ReturnType<Accounts['meter']['reserve']> | undefined;
+    let cost = 0;
+    try {
+      const plan = EFFORTS[request.effort as Effort];
+      const max = 'fixed' in plan.price ? deps.research.prices[plan.price.fixed] : Math.min(deps.research.prices[plan.price.cap], request.budget?.maxCostDollars ?? Infinity); // prettier-ignore
+      charge = deps.accounts.meter.reserve(row.key_id || null, 'agent.run', max);
+      append(row.id, 'agent_run.started', { id: row.id, status: 'running' });
+      const result = await research(
+        deps.research,
+        { query: request.query, effort: request.effort as Effort, systemPrompt: request.systemPrompt, maxCostDollars: request.budget?.maxCostDollars }, // prettier-ignore
+        ctx,
+        (e) => append(row.id, e.event, e.data),
+      );
+      cost = result.costDollars.total;
+      finish(
+        row.id,
+        {
+          status: 'completed',
+          output: JSON.stringify({ text: result.text, structured: null, grounding: result.grounding }),
+          cost: JSON.stringify(result.costDollars),
+          usage: JSON.stringify(result.usage),
+          error: null,
+          stop_reason: result.stopReason,
+          completed_at: iso(deps.now()),
+        },
+        'agent_run.completed',
+        (done) => toRun(done),
+      );
+    } catch (err) {
+      if (controller.signal.aborted) return; // cancelled: the canceller wrote the end
+      const known = err instanceof ServiceError;
+      if (!known) ctx.logger.error({ err }, 'agent run failed unexpectedly');
+      const code = !known ? 'internal_error' : err.status === 402 ? 'insufficient_credits' : err.tag.toLowerCase();
+      fail(row.id, code, known ? err.message : 'Internal error; the server log has the details.');
+    } finally {
+      clearInterval(renew);
+      charge?.settle(cost);
+      active.delete(row.id);
+      pump();
+      if (active.size === 0) for (const w of idle.splice(0)) w();
+    }
+  };
+
+  /** Starts queued runs while this process and each key have room; the start is claimed atomically. */
+  const pump = () => {
+    for (const row of repo.queued()) {
+      if (active.size >= deps.processConcurrency) return;
+      const limit = row.key_id ? perKey(deps.callerOf(row.key_id)) : Infinity;
+      const now = deps.now();
+      const started = repo.transaction(() => repo.runningOf(row.key_id) < limit && repo.start(row.id, iso(now), owner, now + LEASE_MS)); // prettier-ignore
+      if (started) void execute(repo.get(row.id)!);
+    }
+  };
+
+  /** Runs of a key at once: a fifth of its request rate (two at the default 10/s); a revoked key none. */
+  const perKey = (caller: Caller | null) => {
+    if (!caller) return 0;
+    const qps = caller.qps ?? deps.defaultQps;
+    return qps > 0 ? Math.max(1, Math.floor(qps / 5)) : Infinity;
+  };
+
+  const recover = () => {
+    for (const row of repo.lapsed(deps.now())) {
+      if (active.has(row.id)) continue;
+      fail(row.id, 'internal_error', 'the process running it stopped before it finished');
+    }
+  };
+
+  const wakeup = createWakeup(
+    async () => {
+      recover();
+      pump();
+    },
+    { pollMs: 5000, name: 'agent runs', logger: deps.logger, now: deps.now },
+  );
+
+  const checkSupported = (input: CreateAgentRunRequest, caller: Caller | null) => {
+    const unbuilt: [unknown, string][] = [
+      [input.outputSchema, 'outputSchema'],
+      [input.input?.data, 'input.data'],
+      [input.input?.exclusion, 'input.exclusion'],
+      [input.dataSources, 'dataSources'],
+      [input.previousRunId, 'previousRunId'],
+    ];
+    for (const [value, field] of unbuilt) {
+      if (value !== undefined) {
+        throw new ServiceError('NOT_IMPLEMENTED', `${field}: not built yet in this version of Trawl (docs/agent.md); the run was not created`, { field }); // prettier-ignore
+      }
+    }
+    if (caller?.zeroRetention) {
+      throw new ServiceError('NOT_IMPLEMENTED', 'agent runs for zero-retention teams are not built yet in this version of Trawl (docs/agent.md)'); // prettier-ignore
+    }
+    if (!deps.hasModel && !MODEL_FREE_EFFORTS.includes(input.effort as Effort)) {
+      throw new ServiceError(
+        'FEATURE_DISABLED',
+        `effort: "${input.effort}" needs a language model to plan and write, and none is configured (TRAWL_MODEL_BASE_URL; docs/synthesis.md); without one, use effort "minimal" or "low"`, // prettier-ignore
+        { field: 'effort' },
+      );
+    }
+  };
+
+  /** Cancels an open run (its work stops; the run keeps what it had); a finished run is returned as is. */
+  const cancel = (id: string, caller: Caller | null) => {
+    const row = own(id, caller);
+    if (row.status === 'queued' || row.status === 'running') {
+      const at = iso(deps.now());
+      finish(id, { status: 'cancelled', output: null, cost: null, usage: null, error: null, stop_reason: 'cancelled', completed_at: at }, 'agent_run.cancelled', () => ({ id, status: 'cancelled', cancelledAt: at })); // prettier-ignore
+      active.get(id)?.abort(new Error('cancelled'));
+    }
+    return toRun(repo.get(id)!);
+  };
+
+  return {
+    create(input: CreateAgentRunRequest, caller: Caller | null) {
+      checkSupported(input, caller);
+      const keyId = caller?.keyId ?? '';
+      const id = `run_${randomBytes(12).toString('hex')}`;
+      const now = deps.now();
+      const { stream: _stream, ...request } = input;
+      const row = repo.transaction(() => {
+        repo.insert({ id, key_id: keyId, request: JSON.stringify(request), owner: null, lease_until_ms: null, created_at: iso(now) }); // prettier-ignore
+        append(id, 'agent_run.created', { id, status: 'queued', createdAt: iso(now) });
+        return repo.get(id)!;
+      });
+      pump();
+      return toRun(repo.get(id) ?? row);
+    },
+    get: (id: string, caller: Caller | null) => toRun(own(id, caller)),
+    list(caller: Caller | null, query: { cursor?: string; limit: number }): Page<ReturnType<typeof toRun>> {
+      const rows = repo.page(caller?.keyId ?? '', decodeCursor('a', query.cursor), query.limit + 1);
+      const kept = rows.slice(0, query.limit);
+      const hasMore = rows.length > query.limit;
+      return { data: kept.map(toRun), hasMore, nextCursor: hasMore ? encodeCursor('a', kept.at(-1)!.seq) : null };
+    },
+    cancel: (id: string, caller: Caller | null) => cancel(id, caller),
+    /** Deletes a run and its events (cancelling it first if it is still open). */
+    remove(id: string, caller: Caller | null) {
+      cancel(id, caller);
+      repo.delete(id);
+      return { id, object: 'agent_run' as const, deleted: true as const };
+    },
+    events(id: string, caller: Caller | null, query: { cursor?: string; limit: number }): Page<AgentEvent> {
+      own(id, caller);
+      const after = query.cursor === undefined ? 0 : decodeCursor('e', query.cursor);
+      const rows = repo.events(id, after, query.limit + 1);
+      const kept = rows.slice(0, query.limit).map(toEvent);
+      const hasMore = rows.length > query.limit;
+      return { data: kept, hasMore, nextCursor: hasMore ? encodeCursor('e', kept.at(-1)!.id) : null };
+    },
+    /**
+     * The run's events after `afterId`: the stored ones, then (with `follow`) new ones as they are
+     * stored, until the terminal event. A stream that ends does not cancel the run.
+     */
+    async *stream(
+      id: string,
+      caller: Caller | null,
+      options: { afterId: number; follow: boolean; signal: AbortSignal },
+    ): AsyncIterable<AgentEvent> {
+      // prettier-ignore
+      own(id, caller);
+      let after = options.afterId;
+      for (;;) {
+        const rows = repo.events(id, after, 500);
+        for (const row of rows) {
+          const event = toEvent(row);
+          after = event.id;
+          yield event;
+          if (TERMINAL.has(event.event)) return;
+        }
+        if (rows.length === 500) continue;
+        if (!options.follow || options.signal.aborted) return;
+        // wait for an event stored in this process, or poll for one stored by another
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            listeners.delete(done);
+            options.signal.removeEventListener('abort', done);
+            resolve();
+          };
+          const timer = setTimeout(done, 250);
+          listeners.add(done);
+          options.signal.addEventListener('abort', done, { once: true });
+        });
+      }
+    },
+    engine: {
+      start: () => wakeup.start(),
+      async stop() {
+        await wakeup.stop();
+        for (const controller of active.values()) controller.abort(new Error('shutting down'));
+        for (const id of active.keys()) fail(id, 'internal_error', 'the server stopped before the run finished');
+      },
+      /** Starts what can start, and fails runs abandoned by a stopped process. */
+      tick() {
+        recover();
+        pump();
+      },
+      /** Resolves when this process runs nothing. */
+      drain: () => (active.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => idle.push(resolve))),
+    },
+  };
+}
+export type AgentRunsService = ReturnType<typeof createAgentRunsService>;
+
+const toEvent = (row: { seq: number; event: string; data: string; created_at: string }): AgentEvent => ({
+  id: row.seq,
+  event: row.event,
+  data: JSON.parse(row.data) as Record<string, unknown>,
+  createdAt: row.created_at,
+});

@@ -1,0 +1,161 @@
+/**
+ * The research loop of an agent run: plan searches, search (the local index and every configured
+ * provider), read what was found, plan again from what is missing, and write the answer with grounding
+ * from the sources read. Effort sets the breadth (searches planned up front), the depth (follow-up
+ * rounds) and the price; metered efforts stop gracefully at their budget with what they found.
+ */
+import { ServiceError } from '../../errors.js';
+import type { ServiceContext } from '../context.js';
+import type { ContentsService } from '../contents/contents.service.js';
+import type { Prices } from '../pricing.js';
+import { roundDollars } from '../pricing.js';
+import { sourcesOf } from '../search/answer.js';
+import type { ResultObject } from '../search/results.js';
+import type { SearchService } from '../search/search.service.js';
+import type { GroundingEntry } from '../synthesis/grounding.js';
+import type { Synthesis } from '../synthesis/synthesis.service.js';
+
+export type Effort = 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'auto' | 'max';
+
+/** Breadth and depth of an effort: searches in the first round, follow-up rounds, sources read. */
+export interface EffortPlan {
+  searches: number;
+  rounds: number;
+  sources: number;
+  /** Fixed price (a price table entry), or metered up to a cap. */
+  price: { fixed: keyof Prices } | { cap: keyof Prices };
+}
+
+export const EFFORTS: Record<Effort, EffortPlan> = {
+  minimal: { searches: 1, rounds: 0, sources: 5, price: { fixed: 'agentEffortMinimal' } },
+  low: { searches: 2, rounds: 0, sources: 8, price: { fixed: 'agentEffortLow' } },
+  medium: { searches: 3, rounds: 1, sources: 10, price: { fixed: 'agentEffortMedium' } },
+  high: { searches: 5, rounds: 2, sources: 10, price: { fixed: 'agentEffortHigh' } },
+  xhigh: { searches: 8, rounds: 3, sources: 10, price: { fixed: 'agentEffortXhigh' } },
+  auto: { searches: 3, rounds: 1, sources: 10, price: { cap: 'agentAutoCap' } },
+  max: { searches: 8, rounds: 3, sources: 10, price: { cap: 'agentMaxCap' } },
+};
+
+/** Efforts a run can do without a language model: one or two searches and an extractive answer. */
+export const MODEL_FREE_EFFORTS: readonly Effort[] = ['minimal', 'low'];
+
+/**
+ * Compute units measure a run's model work: one per 10,000 model tokens of its answer, plus a tenth of a
+ * unit per step (a search, a reading of the sources, a planning call). docs/agent.md.
+ */
+export const TOKENS_PER_COMPUTE_UNIT = 10_000;
+export const STEP_COMPUTE_UNITS = 0.1;
+
+/** A progress event of the loop; steps of one search share a `callId`. */
+export type ResearchEvent =
+  | { event: 'agent_run.search'; data: { callId: string; query: string; description: string } }
+  | { event: 'agent_run.source.added'; data: { callId: string; url: string; title: string | null } }
+  | { event: 'agent_run.tool.progress'; data: { callId: string; item: { call_id: string; type: string; status: string; results?: number } } }; // prettier-ignore
+
+export interface ResearchRequest {
+  query: string;
+  effort: Effort;
+  systemPrompt?: string;
+  /** The caller's ceiling for metered efforts (dollars). */
+  maxCostDollars?: number;
+}
+
+export interface ResearchResult {
+  text: string;
+  grounding: GroundingEntry[];
+  usage: { agentComputeUnits: number; searches: number; modelTokens: number };
+  costDollars: { total: number; agentCompute: number; search: number };
+  stopReason: 'schema_satisfied' | 'budget_reached';
+}
+
+export interface ResearchDeps {
+  search: SearchService;
+  contents: ContentsService;
+  synthesis: Synthesis;
+  prices: Prices;
+}
+
+/** Runs the loop; `emit` receives progress events as they happen. Throws on cancellation (`ctx.signal`). */
+export async function research(
+  deps: ResearchDeps,
+  request: ResearchRequest,
+  ctx: ServiceContext,
+  emit: (event: ResearchEvent) => void,
+): Promise<ResearchResult> {
+  const plan = EFFORTS[request.effort];
+  const { prices } = deps;
+  const cap = 'cap' in plan.price ? Math.min(prices[plan.price.cap], request.maxCostDollars ?? Infinity) : Infinity;
+  const found = new Map<string, ResultObject>();
+  let searches = 0;
+  let modelTokens = 0;
+  let steps = 0;
+  let calls = 0;
+  const state: { stopReason: ResearchResult['stopReason'] } = { stopReason: 'schema_satisfied' };
+
+  const computeUnits = () => modelTokens / TOKENS_PER_COMPUTE_UNIT + steps * STEP_COMPUTE_UNITS;
+  const metered = () => computeUnits() * prices.agentComputeUnit + searches * prices.agentSearchCall;
+  /** Whether one more search (and the final answer after it) still fits the budget. */
+  const affordable = () => metered() + prices.agentSearchCall + 2 * STEP_COMPUTE_UNITS * prices.agentComputeUnit <= cap;
+
+  const searchFor = async (query: string) => {
+    if (!affordable()) {
+      state.stopReason = 'budget_reached';
+      return;
+    }
+    const callId = `call_${++calls}`;
+    emit({ event: 'agent_run.search', data: { callId, query, description: `Searching the web for: ${query}` } });
+    const out = await deps.search.run({ query, type: 'auto', numResults: 10 }, ctx);
+    searches++;
+    steps++;
+    let added = 0;
+    for (const r of out.results) {
+      if (found.has(r.url)) continue;
+      found.set(r.url, r);
+      added++;
+      emit({ event: 'agent_run.source.added', data: { callId, url: r.url, title: r.title ?? null } });
+    }
+    emit({ event: 'agent_run.tool.progress', data: { callId, item: { call_id: callId, type: 'web_search', status: 'completed', results: added } } }); // prettier-ignore
+  };
+
+  const planMore = async (max: number, seen?: string[]) => {
+    if (max <= 0 || !deps.synthesis.modelFor(ctx)) return [];
+    const planned = await deps.synthesis.plan({ query: request.query, max, systemPrompt: request.systemPrompt, seen }, ctx); // prettier-ignore
+    steps++; // a planning call is a step (its tokens are not reported by the planner)
+    return planned.queries;
+  };
+
+  const queries = [request.query, ...(await planMore(plan.searches - 1))].slice(0, plan.searches);
+  for (const q of queries) await searchFor(q);
+  for (let round = 0; round < plan.rounds && state.stopReason !== 'budget_reached'; round++) {
+    const read = await sourcesOf(deps.contents, [...found.values()], request.query, true, ctx);
+    steps++;
+    const more = await planMore(
+      2,
+      read.map((s) => `${s.title}: ${s.evidence.replace(/\s+/g, ' ').slice(0, 300)}`),
+    );
+    if (more.length === 0) break;
+    for (const q of more) await searchFor(q);
+  }
+  if (ctx.signal.aborted) throw ctx.signal.reason;
+
+  const sources = await sourcesOf(deps.contents, [...found.values()].slice(0, plan.sources), request.query, true, ctx);
+  steps++;
+  const answer = await deps.synthesis.answer(
+    { query: request.query, shape: { type: 'text' }, systemPrompt: request.systemPrompt, sources },
+    ctx,
+  );
+  modelTokens += answer.usage.inputTokens + answer.usage.outputTokens;
+  const text = typeof answer.content === 'string' ? answer.content : JSON.stringify(answer.content);
+  if (!text.trim()) throw new ServiceError('UNABLE_TO_GENERATE_RESPONSE', 'the run found nothing to answer from');
+
+  const agentCompute = roundDollars(computeUnits() * prices.agentComputeUnit);
+  const search = roundDollars(searches * prices.agentSearchCall);
+  const total = 'fixed' in plan.price ? prices[plan.price.fixed] : Math.min(cap, roundDollars(agentCompute + search));
+  return {
+    text,
+    grounding: answer.grounding,
+    usage: { agentComputeUnits: Math.round(computeUnits() * 1000) / 1000, searches, modelTokens },
+    costDollars: { total, agentCompute, search },
+    stopReason: state.stopReason,
+  };
+}

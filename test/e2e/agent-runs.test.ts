@@ -1,0 +1,206 @@
+/**
+ * Agent runs end to end through the real HTTP door: created, queued, run by the research loop over the
+ * local index (with the loopback model server, or none), their events as JSON and as SSE (live, and
+ * replayed from Last-Event-ID), cancellation, deletion, per-key concurrency, restart recovery, and
+ * exa-js's agent.runs client.
+ */
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { Exa } from 'exa-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgentRunsRepo } from '../../src/store/agent-runs.repo.js';
+import { startTestServer, type TestServer } from '../helpers/app.js';
+import { storedDoc } from '../helpers/documents.js';
+import { startModelServer, type ModelServer } from '../helpers/model-server.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const PAGES = [
+  storedDoc('https://docs.example.com/undici/pool', 'Connection pooling in undici', 'An undici Pool keeps sockets open to one origin and queues requests when every socket is busy. Set connections to bound it.'), // prettier-ignore
+  storedDoc('https://docs.example.com/undici/agent', 'The undici Agent', 'An undici Agent manages one pool per origin, so a client calling many hosts reuses connections to each.'), // prettier-ignore
+  storedDoc('https://blog.example.org/keepalive', 'Keep-alive in Node.js HTTP clients', 'Keep-alive reuses sockets between requests; undici enables it by default with a keepAliveTimeout.'), // prettier-ignore
+];
+
+let plain: TestServer; // no model: only minimal and low efforts
+let withModel: TestServer;
+let model: ModelServer;
+
+async function call(t: TestServer, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  // prettier-ignore
+  const res = await fetch(t.url + path, {
+    method,
+    headers: { 'x-api-key': t.key, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Json };
+}
+
+async function waitFor(t: TestServer, id: string): Promise<Json> {
+  await t.app.services.agentRuns.engine.drain();
+  return (await call(t, 'GET', `/agent/runs/${id}`)).body;
+}
+
+/** The SSE frames of a response, parsed as a client would (comments ignored). */
+async function frames(res: Response): Promise<EventSourceMessage[]> {
+  const out: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (e) => out.push(e) });
+  const decoder = new TextDecoder();
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true })); // prettier-ignore
+  return out;
+}
+
+beforeAll(async () => {
+  model = await startModelServer({
+    reply: (body) => {
+      const last = String(body.messages.at(-1)?.content ?? '');
+      // planning asks for queries as JSON; answers get a cited sentence
+      if (/quer/i.test(String(body.messages[0]?.content ?? '')) && /json/i.test(JSON.stringify(body)))
+        return { json: { queries: ['undici Agent per origin pools'] } };
+      return last.includes('[1]') || last.length > 0 ? 'An undici Pool keeps sockets open to one origin [1].' : 'ok';
+    },
+  });
+  plain = await startTestServer();
+  withModel = await startTestServer({ modelBaseUrl: model.baseUrl, model: 'test-model' });
+  for (const t of [plain, withModel]) t.app.services.documents.upsertMany(PAGES, new Date().toISOString());
+});
+afterAll(async () => {
+  await plain.close();
+  await withModel.close();
+  await model.close();
+});
+
+describe('agent runs without a model', () => {
+  it('refuses efforts that need a model, naming the setting', async () => {
+    const res = await call(plain, 'POST', '/agent/runs', { query: 'undici pooling', effort: 'medium' });
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({ tag: 'FEATURE_DISABLED' });
+    expect(res.body.error).toMatch(/TRAWL_MODEL_BASE_URL/);
+  });
+
+  it('researches at effort minimal and answers from the sources, with grounding, events and a fixed price', async () => {
+    const created = await call(plain, 'POST', '/agent/runs', { query: 'how does undici pool connections', effort: 'minimal' }); // prettier-ignore
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ object: 'agent_run', request: { query: 'how does undici pool connections' } });
+    expect(['queued', 'running']).toContain(created.body.status);
+    const run = await waitFor(plain, created.body.id as string);
+    expect(run.status).toBe('completed');
+    expect(run.output.text.length).toBeGreaterThan(20);
+    expect(run.output.grounding[0].citations[0].url).toMatch(/^https:\/\/(docs|blog)\.example/);
+    expect(run.costDollars.total).toBe(0.012);
+    expect(run.usage.searches).toBe(1);
+    const events = (await call(plain, 'GET', `/agent/runs/${run.id}/events`)).body.data as Json[];
+    expect(events.map((e) => e.id)).toEqual(events.map((_e, i) => i + 1));
+    const names = events.map((e) => e.event);
+    expect(names[0]).toBe('agent_run.created');
+    expect(names[1]).toBe('agent_run.started');
+    expect(names.at(-1)).toBe('agent_run.completed');
+    expect(names).toContain('agent_run.source.added');
+    const search = events.find((e) => e.event === 'agent_run.search')!;
+    const progress = events.find((e) => e.event === 'agent_run.tool.progress')!;
+    expect(progress.data.callId).toBe(search.data.callId);
+    expect(progress.data.item.call_id).toBe(search.data.callId);
+    expect(events.at(-1)!.data).toMatchObject({ id: run.id, status: 'completed', output: { text: run.output.text } });
+  });
+
+  it('refuses request fields not built yet with 501, creating nothing', async () => {
+    for (const [body, field] of [
+      [{ outputSchema: { type: 'object', properties: { a: { type: 'string' } } } }, 'outputSchema'],
+      [{ previousRunId: 'run_x' }, 'previousRunId'],
+      [{ dataSources: [{ provider: 'x' }] }, 'dataSources'],
+    ] as const) {
+      const res = await call(plain, 'POST', '/agent/runs', { query: 'q', effort: 'minimal', ...body });
+      expect(res.status).toBe(501);
+      expect(res.body.error).toMatch(new RegExp(`^${field}: not built yet`));
+    }
+  });
+});
+
+describe('agent runs with a model', () => {
+  it('plans more searches at effort medium and is priced at the medium effort', async () => {
+    const created = await call(withModel, 'POST', '/agent/runs', {
+      query: 'undici connection reuse',
+      effort: 'medium',
+    });
+    const run = await waitFor(withModel, created.body.id as string);
+    expect(run.status).toBe('completed');
+    expect(run.output.text).toMatch(/undici Pool/);
+    expect(run.usage.searches).toBeGreaterThanOrEqual(2);
+    expect(run.usage.agentComputeUnits).toBeGreaterThan(0);
+    expect(run.costDollars.total).toBe(0.1);
+  });
+
+  it('streams a run’s events live with Accept: text/event-stream, and replays them from Last-Event-ID', async () => {
+    const res = await fetch(`${withModel.url}/agent/runs`, {
+      method: 'POST',
+      headers: { 'x-api-key': withModel.key, 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: 'undici keep-alive', effort: 'low' }),
+    });
+    expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const live = await frames(res);
+    expect(live[0]).toMatchObject({ event: 'agent_run.created', id: '1' });
+    expect(live.at(-1)!.event).toBe('agent_run.completed');
+    const runId = JSON.parse(live[0]!.data).id as string;
+
+    const replay = await fetch(`${withModel.url}/agent/runs/${runId}/events`, {
+      headers: { 'x-api-key': withModel.key, accept: 'text/event-stream', 'last-event-id': '2' },
+    });
+    const rest = await frames(replay);
+    expect(rest.map((f) => f.id)).toEqual(live.slice(2).map((f) => f.id));
+    expect(rest.map((f) => f.event)).toEqual(live.slice(2).map((f) => f.event));
+  });
+
+  it('cancels a running run, keeps it cancelled, and deletes it', async () => {
+    model.enqueue({ delayMs: 1500, content: 'late answer [1]' });
+    const created = await call(withModel, 'POST', '/agent/runs', { query: 'slow undici question', effort: 'low' });
+    const id = created.body.id as string;
+    const cancelled = await call(withModel, 'POST', `/agent/runs/${id}/cancel`);
+    expect(cancelled.body).toMatchObject({ id, status: 'cancelled', stopReason: 'cancelled' });
+    const after = await waitFor(withModel, id);
+    expect(after.status).toBe('cancelled');
+    const events = (await call(withModel, 'GET', `/agent/runs/${id}/events`)).body.data as Json[];
+    expect(events.at(-1)).toMatchObject({ event: 'agent_run.cancelled', data: { id, status: 'cancelled' } });
+    expect(await call(withModel, 'DELETE', `/agent/runs/${id}`)).toMatchObject({ body: { id, deleted: true } });
+    expect((await call(withModel, 'GET', `/agent/runs/${id}`)).status).toBe(404);
+  });
+});
+
+describe('agent run engine', () => {
+  it('runs a fifth of a key’s request rate at once; the rest wait queued', async () => {
+    const key = plain.app.services.keys.create('slow lane', { qps: 5 }); // one run at a time
+    const post = () =>
+      fetch(`${plain.url}/agent/runs`, {
+        method: 'POST',
+        headers: { 'x-api-key': key.key, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'undici agent', effort: 'minimal' }),
+      }).then(async (r) => (await r.json()) as Json);
+    const [a, b] = [await post(), await post()];
+    expect(a.status).toBe('running');
+    expect(b.status).toBe('queued');
+    await plain.app.services.agentRuns.engine.drain();
+    const repo = createAgentRunsRepo(plain.app.db);
+    expect(repo.get(a.id as string)!.status).toBe('completed');
+    expect(repo.get(b.id as string)!.status).toBe('completed');
+    expect(Date.parse(repo.get(b.id as string)!.started_at!)).toBeGreaterThanOrEqual(Date.parse(repo.get(a.id as string)!.completed_at!)); // prettier-ignore
+  });
+
+  it('fails a run whose process died with internal_error', async () => {
+    const repo = createAgentRunsRepo(plain.app.db);
+    const keyId = plain.app.services.keys.verify(plain.key)!.keyId;
+    repo.insert({ id: 'run_orphan', key_id: keyId, request: '{"query":"q","effort":"minimal"}', owner: null, lease_until_ms: null, created_at: new Date().toISOString() }); // prettier-ignore
+    plain.app.db.prepare("UPDATE agent_runs SET status = 'running', lease_until_ms = 1 WHERE id = 'run_orphan'").run();
+    plain.app.services.agentRuns.engine.tick();
+    const run = (await call(plain, 'GET', '/agent/runs/run_orphan')).body;
+    expect(run).toMatchObject({ status: 'failed', error: { code: 'internal_error' } });
+  });
+
+  it('works with exa-js agent.runs: create, get, list and events', async () => {
+    const exa = new Exa(plain.key, plain.url);
+    const created = await exa.agent.runs.create({ query: 'undici pools', effort: 'minimal' });
+    await plain.app.services.agentRuns.engine.drain();
+    const run = await exa.agent.runs.get(created.id);
+    expect(run.status).toBe('completed');
+    expect(run.output?.text).toBeTruthy();
+    expect((await exa.agent.runs.list({ limit: 2 })).data.map((r) => r.id)).toContain(created.id);
+    const events = await exa.agent.runs.events.list(created.id);
+    expect(events.data[0]!.event).toBe('agent_run.created');
+  });
+});
