@@ -178,7 +178,7 @@ export function createServices(deps: ServiceDeps): Services {
   });
   const agentRuns = createAgentRunsService({
     repo: createAgentRunsRepo(deps.db),
-    research: { search, contents, synthesis, prices },
+    research: { search, contents, synthesis, prices, documents: stored },
     accounts,
     callerOf: (keyId) => keys.callerOf(keyId),
     now,

@@ -15,10 +15,20 @@ import { startModelServer, type ModelServer } from '../helpers/model-server.js';
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const PAGES = [
-  storedDoc('https://docs.example.com/undici/pool', 'Connection pooling in undici', 'An undici Pool keeps sockets open to one origin and queues requests when every socket is busy. Set connections to bound it.'), // prettier-ignore
+  storedDoc('https://docs.example.com/undici/pool', 'Connection pooling in undici', 'An undici Pool keeps sockets open to one origin and queues requests when every socket is busy. Set connections to bound it. Questions: pools@docs.example.com.'), // prettier-ignore
   storedDoc('https://docs.example.com/undici/agent', 'The undici Agent', 'An undici Agent manages one pool per origin, so a client calling many hosts reuses connections to each.'), // prettier-ignore
   storedDoc('https://blog.example.org/keepalive', 'Keep-alive in Node.js HTTP clients', 'Keep-alive reuses sockets between requests; undici enables it by default with a keepAliveTimeout.'), // prettier-ignore
 ];
+
+const SCHEMA = {
+  type: 'object',
+  properties: {
+    summary: { type: 'string' },
+    contactEmail: { type: ['string', 'null'], format: 'email' },
+    phone: { type: ['string', 'null'], format: 'phone' },
+  },
+  required: ['summary'],
+};
 
 let plain: TestServer; // no model: only minimal and low efforts
 let withModel: TestServer;
@@ -52,6 +62,10 @@ beforeAll(async () => {
   model = await startModelServer({
     reply: (body) => {
       const last = String(body.messages.at(-1)?.content ?? '');
+      if (JSON.stringify(body).includes('"name":"answer"')) {
+        // a structured answer: one email the pages show, one phone number they do not
+        return { json: { content: { summary: 'An undici Pool keeps sockets open to one origin.', contactEmail: 'pools@docs.example.com', phone: '+1 555 0100 999' }, citations: { summary: [1], contactEmail: [1] } } }; // prettier-ignore
+      }
       // planning asks for queries as JSON; answers get a cited sentence
       if (/quer/i.test(String(body.messages[0]?.content ?? '')) && /json/i.test(JSON.stringify(body)))
         return { json: { queries: ['undici Agent per origin pools'] } };
@@ -103,14 +117,36 @@ describe('agent runs without a model', () => {
 
   it('refuses request fields not built yet with 501, creating nothing', async () => {
     for (const [body, field] of [
-      [{ outputSchema: { type: 'object', properties: { a: { type: 'string' } } } }, 'outputSchema'],
-      [{ previousRunId: 'run_x' }, 'previousRunId'],
+      [{ input: { data: [{ name: 'undici' }] } }, 'input.data'],
       [{ dataSources: [{ provider: 'x' }] }, 'dataSources'],
     ] as const) {
       const res = await call(plain, 'POST', '/agent/runs', { query: 'q', effort: 'minimal', ...body });
       expect(res.status).toBe(501);
-      expect(res.body.error).toMatch(new RegExp(`^${field}: not built yet`));
+      expect(res.body.error).toMatch(new RegExp(`^${field.replace('.', '\\.')}: not built yet`));
     }
+    const structured = await call(plain, 'POST', '/agent/runs', {
+      query: 'q',
+      effort: 'minimal',
+      outputSchema: SCHEMA,
+    });
+    expect(structured.status).toBe(403);
+    expect(structured.body.error).toMatch(/outputSchema: structured output needs a language model/);
+  });
+
+  it('continues a completed run with previousRunId, starting from its sources', async () => {
+    const first = await call(plain, 'POST', '/agent/runs', { query: 'undici pool sockets', effort: 'minimal' });
+    await waitFor(plain, first.body.id as string);
+    const next = await call(plain, 'POST', '/agent/runs', { query: 'undici agent origins', effort: 'minimal', previousRunId: first.body.id }); // prettier-ignore
+    expect(next.status).toBe(201);
+    const run = await waitFor(plain, next.body.id as string);
+    expect(run).toMatchObject({ status: 'completed', request: { previousRunId: first.body.id } });
+    const missing = await call(plain, 'POST', '/agent/runs', {
+      query: 'q',
+      effort: 'minimal',
+      previousRunId: 'run_nope',
+    });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error).toMatch(/previousRunId/);
   });
 });
 
@@ -126,6 +162,29 @@ describe('agent runs with a model', () => {
     expect(run.usage.searches).toBeGreaterThanOrEqual(2);
     expect(run.usage.agentComputeUnits).toBeGreaterThan(0);
     expect(run.costDollars.total).toBe(0.1);
+  });
+
+  it('fills outputSchema from the sources, keeping only contact fields the pages show, and prices them', async () => {
+    const created = await call(withModel, 'POST', '/agent/runs', { query: 'undici pool support contact', effort: 'low', outputSchema: SCHEMA }); // prettier-ignore
+    const run = await waitFor(withModel, created.body.id as string);
+    expect(run.status, JSON.stringify(run.error)).toBe('completed');
+    expect(run.output.structured).toEqual({
+      summary: 'An undici Pool keeps sockets open to one origin.',
+      contactEmail: 'pools@docs.example.com',
+      phone: null, // no page shows it: not invented
+    });
+    expect(run.output.text).toMatch(/contactEmail: pools@docs\.example\.com/);
+    expect(run.output.grounding.map((g: Json) => g.field)).toContain('structured.summary');
+    expect(run.usage).toMatchObject({ emails: 1, phoneNumbers: 0 });
+    expect(run.costDollars).toMatchObject({ emails: 0.02, phoneNumbers: 0, total: 0.045 });
+  });
+
+  it('fails a structured run clearly when an unverified contact field is required', async () => {
+    const strict = { ...SCHEMA, required: ['summary', 'phone'], properties: { ...SCHEMA.properties, phone: { type: 'string', format: 'phone' } } }; // prettier-ignore
+    const created = await call(withModel, 'POST', '/agent/runs', { query: 'undici phone', effort: 'low', outputSchema: strict }); // prettier-ignore
+    const run = await waitFor(withModel, created.body.id as string);
+    expect(run.status).toBe('failed');
+    expect(run.error.message).toMatch(/nullable and not required/);
   });
 
   it('streams a run’s events live with Accept: text/event-stream, and replays them from Last-Event-ID', async () => {

@@ -130,7 +130,14 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
       append(row.id, 'agent_run.started', { id: row.id, status: 'running' });
       const result = await research(
         deps.research,
-        { query: request.query, effort: request.effort as Effort, systemPrompt: request.systemPrompt, maxCostDollars: request.budget?.maxCostDollars }, // prettier-ignore
+        {
+          query: request.query,
+          effort: request.effort as Effort,
+          systemPrompt: request.systemPrompt,
+          maxCostDollars: request.budget?.maxCostDollars,
+          outputSchema: request.outputSchema,
+          prior: request.previousRunId ? priorOf(request.previousRunId) : undefined,
+        },
         ctx,
         (e) => append(row.id, e.event, e.data),
       );
@@ -139,7 +146,7 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
         row.id,
         {
           status: 'completed',
-          output: JSON.stringify({ text: result.text, structured: null, grounding: result.grounding }),
+          output: JSON.stringify({ text: result.text, structured: result.structured, grounding: result.grounding }),
           cost: JSON.stringify(result.costDollars),
           usage: JSON.stringify(result.usage),
           error: null,
@@ -162,6 +169,16 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
       pump();
       if (active.size === 0) for (const w of idle.splice(0)) w();
     }
+  };
+
+  /** What a finished earlier run found, for `previousRunId`: its answer and the sources it cited. */
+  const priorOf = (id: string) => {
+    const previous = repo.get(id);
+    const output = previous?.output ? (JSON.parse(previous.output) as { text?: string; grounding?: { citations: { url: string; title?: string }[] }[] }) : undefined; // prettier-ignore
+    if (!output) return undefined;
+    const sources = new Map<string, { url: string; title: string | null }>();
+    for (const g of output.grounding ?? []) for (const c of g.citations) sources.set(c.url, { url: c.url, title: c.title ?? null }); // prettier-ignore
+    return { text: output.text ?? '', sources: [...sources.values()] };
   };
 
   /** Starts queued runs while this process and each key have room; the start is claimed atomically. */
@@ -199,11 +216,9 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
 
   const checkSupported = (input: CreateAgentRunRequest, caller: Caller | null) => {
     const unbuilt: [unknown, string][] = [
-      [input.outputSchema, 'outputSchema'],
       [input.input?.data, 'input.data'],
       [input.input?.exclusion, 'input.exclusion'],
       [input.dataSources, 'dataSources'],
-      [input.previousRunId, 'previousRunId'],
     ];
     for (const [value, field] of unbuilt) {
       if (value !== undefined) {
@@ -212,6 +227,13 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
     }
     if (caller?.zeroRetention) {
       throw new ServiceError('NOT_IMPLEMENTED', 'agent runs for zero-retention teams are not built yet in this version of Trawl (docs/agent.md)'); // prettier-ignore
+    }
+    const schema = input.outputSchema;
+    if (schema && (schema.type !== 'object' || typeof schema.properties !== 'object')) {
+      throw new ServiceError('INVALID_REQUEST_BODY', 'outputSchema: must be an object schema with properties (put a list in a property)', { field: 'outputSchema' }); // prettier-ignore
+    }
+    if (schema && !deps.hasModel) {
+      throw new ServiceError('FEATURE_DISABLED', 'outputSchema: structured output needs a language model, and none is configured (TRAWL_MODEL_BASE_URL; docs/synthesis.md)', { field: 'outputSchema' }); // prettier-ignore
     }
     if (!deps.hasModel && !MODEL_FREE_EFFORTS.includes(input.effort as Effort)) {
       throw new ServiceError(
@@ -236,6 +258,15 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
   return {
     create(input: CreateAgentRunRequest, caller: Caller | null) {
       checkSupported(input, caller);
+      if (input.previousRunId) {
+        const previous = repo.get(input.previousRunId);
+        if (!previous || previous.key_id !== (caller?.keyId ?? '')) {
+          throw new ServiceError('NOT_FOUND', `previousRunId: agent run ${input.previousRunId} not found`, { field: 'previousRunId' }); // prettier-ignore
+        }
+        if (previous.status !== 'completed') {
+          throw new ServiceError('INVALID_REQUEST_BODY', `previousRunId: run ${input.previousRunId} is ${previous.status}; only a completed run can be continued`, { field: 'previousRunId' }); // prettier-ignore
+        }
+      }
       const keyId = caller?.keyId ?? '';
       const id = `run_${randomBytes(12).toString('hex')}`;
       const now = deps.now();

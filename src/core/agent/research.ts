@@ -14,6 +14,9 @@ import type { ResultObject } from '../search/results.js';
 import type { SearchService } from '../search/search.service.js';
 import type { GroundingEntry } from '../synthesis/grounding.js';
 import type { Synthesis } from '../synthesis/synthesis.service.js';
+import { schemaProblems } from '../synthesis/validate.js';
+import type { DocumentsRepo } from '../../store/documents.repo.js';
+import { checkContacts } from './contacts.js';
 
 export type Effort = 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'auto' | 'max';
 
@@ -58,13 +61,18 @@ export interface ResearchRequest {
   systemPrompt?: string;
   /** The caller's ceiling for metered efforts (dollars). */
   maxCostDollars?: number;
+  /** JSON Schema (an object) for `output.structured`; without it the answer is text. */
+  outputSchema?: Record<string, unknown>;
+  /** What an earlier run found (`previousRunId`): its answer and its sources, to continue from. */
+  prior?: { text: string; sources: { url: string; title: string | null }[] };
 }
 
 export interface ResearchResult {
   text: string;
+  structured: unknown;
   grounding: GroundingEntry[];
-  usage: { agentComputeUnits: number; searches: number; modelTokens: number };
-  costDollars: { total: number; agentCompute: number; search: number };
+  usage: { agentComputeUnits: number; searches: number; modelTokens: number; emails: number; phoneNumbers: number }; // prettier-ignore
+  costDollars: { total: number; agentCompute: number; search: number; emails: number; phoneNumbers: number };
   stopReason: 'schema_satisfied' | 'budget_reached';
 }
 
@@ -73,6 +81,8 @@ export interface ResearchDeps {
   contents: ContentsService;
   synthesis: Synthesis;
   prices: Prices;
+  /** Stored pages: the texts contact fields are checked against. */
+  documents: Pick<DocumentsRepo, 'get'>;
 }
 
 /** Runs the loop; `emit` receives progress events as they happen. Throws on cancellation (`ctx.signal`). */
@@ -86,6 +96,10 @@ export async function research(
   const { prices } = deps;
   const cap = 'cap' in plan.price ? Math.min(prices[plan.price.cap], request.maxCostDollars ?? Infinity) : Infinity;
   const found = new Map<string, ResultObject>();
+  for (const source of request.prior?.sources ?? []) found.set(source.url, source as ResultObject);
+  const systemPrompt = request.prior
+    ? `${request.systemPrompt ? `${request.systemPrompt}\n\n` : ''}An earlier run on this task found:\n${request.prior.text.slice(0, 4000)}\nContinue from it: confirm, correct and complete it.` // prettier-ignore
+    : request.systemPrompt;
   let searches = 0;
   let modelTokens = 0;
   let steps = 0;
@@ -119,7 +133,7 @@ export async function research(
 
   const planMore = async (max: number, seen?: string[]) => {
     if (max <= 0 || !deps.synthesis.modelFor(ctx)) return [];
-    const planned = await deps.synthesis.plan({ query: request.query, max, systemPrompt: request.systemPrompt, seen }, ctx); // prettier-ignore
+    const planned = await deps.synthesis.plan({ query: request.query, max, systemPrompt, seen }, ctx);
     steps++; // a planning call is a step (its tokens are not reported by the planner)
     return planned.queries;
   };
@@ -140,22 +154,57 @@ export async function research(
 
   const sources = await sourcesOf(deps.contents, [...found.values()].slice(0, plan.sources), request.query, true, ctx);
   steps++;
+  const schema = request.outputSchema;
   const answer = await deps.synthesis.answer(
-    { query: request.query, shape: { type: 'text' }, systemPrompt: request.systemPrompt, sources },
+    { query: request.query, shape: schema ? { ...(schema as object), type: 'object' } as never : { type: 'text' }, systemPrompt, sources }, // prettier-ignore
     ctx,
   );
   modelTokens += answer.usage.inputTokens + answer.usage.outputTokens;
-  const text = typeof answer.content === 'string' ? answer.content : JSON.stringify(answer.content);
+
+  let structured: unknown = null;
+  let contacts = { email: 0, phone: 0 };
+  if (schema) {
+    // contact fields only from what the pages read show; then the whole answer must still fit the schema
+    const pages = sources.map((s) => deps.documents.get(s.url)?.text ?? s.evidence);
+    const checked = checkContacts(answer.content, schema, pages);
+    if (checked.dropped.length)
+      ctx.logger.info({ dropped: checked.dropped.length }, 'unverified contact fields set to null');
+    const problem = schemaProblems(schema, checked.value);
+    if (problem) {
+      throw new ServiceError(
+        'UNABLE_TO_GENERATE_RESPONSE',
+        `output.structured does not match outputSchema once unverified contact fields (${checked.dropped.join(', ') || 'none'}) are null: ${problem}. Make fields that may be unverifiable nullable and not required.`, // prettier-ignore
+      );
+    }
+    structured = checked.value;
+    contacts = { email: checked.kept.email, phone: checked.kept.phone };
+  }
+  const text = typeof answer.content === 'string' ? answer.content : renderStructured(structured);
   if (!text.trim()) throw new ServiceError('UNABLE_TO_GENERATE_RESPONSE', 'the run found nothing to answer from');
 
   const agentCompute = roundDollars(computeUnits() * prices.agentComputeUnit);
   const search = roundDollars(searches * prices.agentSearchCall);
-  const total = 'fixed' in plan.price ? prices[plan.price.fixed] : Math.min(cap, roundDollars(agentCompute + search));
+  const emails = roundDollars(contacts.email * prices.agentEmailEnrichment);
+  const phoneNumbers = roundDollars(contacts.phone * prices.agentPhoneEnrichment);
+  const work = 'fixed' in plan.price ? prices[plan.price.fixed] : Math.min(cap, roundDollars(agentCompute + search));
   return {
     text,
-    grounding: answer.grounding,
-    usage: { agentComputeUnits: Math.round(computeUnits() * 1000) / 1000, searches, modelTokens },
-    costDollars: { total, agentCompute, search },
+    structured,
+    // grounding names fields of the run's output: `text`, or `structured.<path>`
+    grounding: answer.grounding.map((g) => ({ ...g, field: g.field.replace(/^content/, schema ? 'structured' : 'text') })), // prettier-ignore
+    usage: { agentComputeUnits: Math.round(computeUnits() * 1000) / 1000, searches, modelTokens, emails: contacts.email, phoneNumbers: contacts.phone }, // prettier-ignore
+    costDollars: { total: roundDollars(work + emails + phoneNumbers), agentCompute, search, emails, phoneNumbers },
     stopReason: state.stopReason,
   };
+}
+
+/** A structured answer as plain text: one `path: value` line per leaf. */
+function renderStructured(value: unknown, path = ''): string {
+  if (Array.isArray(value)) return value.map((v, i) => renderStructured(v, `${path}[${i}]`)).join('\n');
+  if (value && typeof value === 'object') {
+    return Object.entries(value)
+      .map(([k, v]) => renderStructured(v, path ? `${path}.${k}` : k))
+      .join('\n');
+  }
+  return `${path}: ${value === null ? '(not found)' : String(value)}`;
 }
