@@ -186,6 +186,7 @@ export function createServices(deps: ServiceDeps): Services {
     hasModel: deps.model !== undefined,
     defaultQps: deps.settings.rateLimitQps,
     processConcurrency: 8,
+    providerNames: (deps.webSearch ?? []).map((p) => p.name),
   });
   return {
     keys,

@@ -4,6 +4,8 @@
  * replayed from Last-Event-ID), cancellation, deletion, per-key concurrency, restart recovery, and
  * exa-js's agent.runs client.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { Exa } from 'exa-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -118,7 +120,7 @@ describe('agent runs without a model', () => {
   it('refuses request fields not built yet with 501, creating nothing', async () => {
     for (const [body, field] of [
       [{ input: { data: [{ name: 'undici' }] } }, 'input.data'],
-      [{ dataSources: [{ provider: 'x' }] }, 'dataSources'],
+      [{ input: { exclusion: [{ name: 'x' }] } }, 'input.exclusion'],
     ] as const) {
       const res = await call(plain, 'POST', '/agent/runs', { query: 'q', effort: 'minimal', ...body });
       expect(res.status).toBe(501);
@@ -131,6 +133,33 @@ describe('agent runs without a model', () => {
     });
     expect(structured.status).toBe(403);
     expect(structured.body.error).toMatch(/outputSchema: structured output needs a language model/);
+  });
+
+  it('searches only the dataSources named, and refuses unknown ones', async () => {
+    let asked = 0;
+    const searx = http.createServer((_req, res) => {
+      asked++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"results": []}');
+    });
+    await new Promise<void>((resolve) => searx.listen(0, '127.0.0.1', resolve));
+    const t = await startTestServer({ searxngUrl: `http://127.0.0.1:${(searx.address() as AddressInfo).port}` });
+    try {
+      t.app.services.documents.upsertMany(PAGES, new Date().toISOString());
+      const local = await call(t, 'POST', '/agent/runs', { query: 'undici pool', effort: 'minimal', dataSources: [{ provider: 'trawl' }] }); // prettier-ignore
+      expect((await waitFor(t, local.body.id as string)).status).toBe('completed');
+      expect(asked).toBe(0); // the index alone
+      const both = await call(t, 'POST', '/agent/runs', { query: 'undici pool', effort: 'minimal', dataSources: [{ provider: 'searxng' }] }); // prettier-ignore
+      await waitFor(t, both.body.id as string);
+      expect(asked).toBeGreaterThan(0);
+      const unknown = await call(t, 'POST', '/agent/runs', { query: 'q', effort: 'minimal', dataSources: [{ provider: 'brave' }] }); // prettier-ignore
+      expect(unknown.status).toBe(400);
+      expect(unknown.body.error).toMatch(
+        /dataSources\[0\]\.provider: unknown data source "brave"; this Trawl offers trawl, searxng/,
+      );
+    } finally {
+      await t.close();
+      searx.close();
+    }
   });
 
   it('continues a completed run with previousRunId, starting from its sources', async () => {

@@ -43,7 +43,12 @@ export interface AgentRunsDeps {
   defaultQps: number;
   /** Runs executing at once in this process, whatever the keys. */
   processConcurrency: number;
+  /** Names of the configured web-search providers (each a data source, beside `trawl`, the local index). */
+  providerNames: readonly string[];
 }
+
+/** The data source that is Trawl's own index. */
+export const INDEX_SOURCE = 'trawl';
 
 export function createAgentRunsService(deps: AgentRunsDeps) {
   const { repo } = deps;
@@ -136,6 +141,7 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
           systemPrompt: request.systemPrompt,
           maxCostDollars: request.budget?.maxCostDollars,
           outputSchema: request.outputSchema,
+          sources: sourcesOf(request),
           prior: request.previousRunId ? priorOf(request.previousRunId) : undefined,
         },
         ctx,
@@ -169,6 +175,24 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
       pump();
       if (active.size === 0) for (const w of idle.splice(0)) w();
     }
+  };
+
+  /**
+   * The sources a run searches: the `dataSources` named, plus any source a property of `outputSchema`
+   * names (`"x-source": "brave"`); all of them when neither names one. An unknown name is a 400.
+   */
+  const sourcesOf = (input: CreateAgentRunRequest) => {
+    const available = [INDEX_SOURCE, ...deps.providerNames];
+    const named = (input.dataSources ?? []).map((d, i) => ({ name: d.provider, field: `dataSources[${i}].provider` }));
+    for (const name of schemaSources(input.outputSchema)) named.push({ name, field: 'outputSchema' });
+    for (const { name, field } of named) {
+      if (!available.includes(name)) {
+        throw new ServiceError('INVALID_REQUEST_BODY', `${field}: unknown data source "${name}"; this Trawl offers ${available.join(', ')}`, { field }); // prettier-ignore
+      }
+    }
+    if (named.length === 0) return undefined;
+    const names = new Set(named.map((n) => n.name));
+    return { index: names.has(INDEX_SOURCE), providers: [...names].filter((n) => n !== INDEX_SOURCE) };
   };
 
   /** What a finished earlier run found, for `previousRunId`: its answer and the sources it cited. */
@@ -218,13 +242,13 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
     const unbuilt: [unknown, string][] = [
       [input.input?.data, 'input.data'],
       [input.input?.exclusion, 'input.exclusion'],
-      [input.dataSources, 'dataSources'],
     ];
     for (const [value, field] of unbuilt) {
       if (value !== undefined) {
         throw new ServiceError('NOT_IMPLEMENTED', `${field}: not built yet in this version of Trawl (docs/agent.md); the run was not created`, { field }); // prettier-ignore
       }
     }
+    sourcesOf(input);
     if (caller?.zeroRetention) {
       throw new ServiceError('NOT_IMPLEMENTED', 'agent runs for zero-retention teams are not built yet in this version of Trawl (docs/agent.md)'); // prettier-ignore
     }
@@ -362,3 +386,16 @@ const toEvent = (row: { seq: number; event: string; data: string; created_at: st
   data: JSON.parse(row.data) as Record<string, unknown>,
   createdAt: row.created_at,
 });
+
+/** Source names that properties of a schema give under `x-source` (or `source`), at any depth. */
+function schemaSources(schema: unknown): string[] {
+  const out: string[] = [];
+  const walk = (node: unknown) => {
+    if (!node || typeof node !== 'object') return;
+    const o = node as Record<string, unknown>;
+    for (const key of ['x-source', 'source']) if (typeof o[key] === 'string') out.push(o[key]);
+    for (const value of Object.values(o)) if (typeof value === 'object') walk(value);
+  };
+  walk(schema);
+  return out;
+}

@@ -63,6 +63,8 @@ export interface ResearchRequest {
   maxCostDollars?: number;
   /** JSON Schema (an object) for `output.structured`; without it the answer is text. */
   outputSchema?: Record<string, unknown>;
+  /** The sources the run may search (`dataSources`); absent: the local index and every provider. */
+  sources?: { index: boolean; providers: readonly string[] };
   /** What an earlier run found (`previousRunId`): its answer and its sources, to continue from. */
   prior?: { text: string; sources: { url: string; title: string | null }[] };
 }
@@ -118,7 +120,7 @@ export async function research(
     }
     const callId = `call_${++calls}`;
     emit({ event: 'agent_run.search', data: { callId, query, description: `Searching the web for: ${query}` } });
-    const out = await deps.search.run({ query, type: 'auto', numResults: 10 }, ctx);
+    const out = await deps.search.run({ query, type: 'auto', numResults: 10, sources: request.sources }, ctx);
     searches++;
     steps++;
     let added = 0;

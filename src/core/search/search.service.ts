@@ -45,6 +45,11 @@ export interface SearchInput {
   systemPrompt?: string;
   stream?: boolean;
   compliance?: string;
+  /**
+   * Not on the wire: the sources a caller restricts itself to (an agent run's `dataSources`): the local
+   * index, and providers by name. Absent: all of them.
+   */
+  sources?: { index: boolean; providers: readonly string[] };
 }
 
 export interface SearchOutput {
@@ -183,9 +188,11 @@ async function find(deps: SearchDeps, input: SearchInput, ctx: ServiceContext): 
     ? { ...typePipeline, providers: false, semantic: false, cacheOnly: true }
     : typePipeline;
   let filter = buildFilter(deps.index, input);
-  const asking = pipeline.providers && !ctx.federated && deps.providers.length > 0;
-  const providerHits = asking ? askProviders(deps, input, pipeline, ctx) : null;
-  const semantic = pipeline.semantic && deps.semantic ? nearestIds(deps, input.query, ctx) : null;
+  const providers = input.sources ? deps.providers.filter((p) => input.sources!.providers.includes(p.name)) : deps.providers; // prettier-ignore
+  const useIndex = input.sources?.index ?? true;
+  const asking = pipeline.providers && !ctx.federated && providers.length > 0;
+  const providerHits = asking ? askProviders({ ...deps, providers }, input, pipeline, ctx) : null;
+  const semantic = useIndex && pipeline.semantic && deps.semantic ? nearestIds(deps, input.query, ctx) : null;
   // a lone local list (nothing fused with it, no location boost) is the answer as ranked: its first
   // numResults are all that is needed; anything fused needs the deeper lists
   const alone =
@@ -195,7 +202,7 @@ async function find(deps: SearchDeps, input: SearchInput, ctx: ServiceContext): 
     pipeline.feedbackRounds === 0 &&
     !(pipeline.additionalQueries && input.additionalQueries?.length);
   const depth = alone ? input.numResults : LOCAL_DEPTH;
-  const local = localLists(deps.index, input, pipeline, filter, depth);
+  const local = useIndex ? localLists(deps.index, input, pipeline, filter, depth) : [];
   if (semantic) local.push(acceptable(deps.index, filter, await semantic));
   const remote = providerHits ? await providerHits : [];
   // provider pages are read (and so indexed) by the deep types, and whenever a filter needs the page
