@@ -17,7 +17,9 @@ import { parseOrThrow } from '../ops/validation.js';
 import { selectOperations } from '../ops/registry.js';
 import { VERSION } from '../version.js';
 import { withoutContent } from '../lib/logger.js';
+import { createAgentRunOp, getAgentRunOp } from '../ops/agent-runs.ops.js';
 import { fitToBudget } from './budget.js';
+import { registerAgentRunResources, registerAgentRunTool } from './agent-tool.js';
 import { clientModel } from './sampling.js';
 
 export interface McpDoorOptions {
@@ -31,7 +33,8 @@ const INSTRUCTIONS =
   'Trawl searches the web and fetches clean page contents for coding work. Use `search` to find pages, ' +
   '`get_contents` to read URLs you already have, `get_code_context` for code examples of a library or API, ' +
   '`find_similar` for pages like a given one. `monitors` (one tool, with an `action`) schedules searches ' +
-  'that post new results to a webhook; agent runs are for long tasks.';
+  'that post new results to a webhook. `agent_run` researches a longer task and waits for its answer (when it ' +
+  'runs past the call window, call it again with the `runId` it gave).';
 
 /**
  * Builds a server for one connection (stdio) or one HTTP request (stateless streamable HTTP), with the
@@ -50,18 +53,17 @@ export function buildMcpServer(
 ): McpServer {
   const server = new McpServer({ name: 'trawl', title: 'Trawl', version: VERSION }, { instructions: INSTRUCTIONS });
 
-  /** One call of `op` with already-validated arguments: the text for the model and the structured output. */
-  const call = async (op: Operation, args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
+  /** The service context of one MCP request: caller, betas, a child logger, progress to the client's token. */
+  const contextFor = (extra: Extra, tool: string): ServiceContext => {
     const requestId = newRequestId();
     // one call may run many fetches or model calls at once, each listening: not a leak
     setMaxListeners(1000, extra.signal);
     const base = options.caller?.zeroRetention ? withoutContent(app.logger) : app.logger;
-    const logger = base.child({ requestId, tool: op.tool });
     const progressToken = extra._meta?.progressToken;
-    const ctx: ServiceContext = {
+    return {
       notes: {},
       requestId,
-      logger,
+      logger: base.child({ requestId, tool }),
       signal: extra.signal,
       caller: options.caller,
       clock: app.clock,
@@ -77,6 +79,12 @@ export function buildMcpServer(
           }
         : {}),
     };
+  };
+
+  /** One call of `op` with already-validated arguments: the text for the model and the structured output. */
+  const call = async (op: Operation, args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
+    const ctx = contextFor(extra, op.tool);
+    const { logger } = ctx;
     try {
       const input = op.toolDefaults(args);
       const output = await invoke(op, app.services, input, ctx);
@@ -131,6 +139,10 @@ export function buildMcpServer(
       }
     });
   }
+  // agent_run rides with create_agent_run (it is not a registry operation, so --tools cannot name it)
+  const agentDeps = { services: app.services, contextFor, failure, maxTokens: app.config.mcpMaxTokens };
+  if (operations.some((op) => op.name === createAgentRunOp.name)) registerAgentRunTool(server, agentDeps);
+  if (operations.some((op) => op.name === getAgentRunOp.name)) registerAgentRunResources(server, agentDeps);
   return server;
 }
 

@@ -34,7 +34,8 @@ describe('MCP in memory', () => {
 
   it('lists one tool per operation, with annotations and input/output schemas', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((x) => x.name).sort()).toEqual([...TOOL_NAMES].sort());
+    // agent_run is registered beside create_agent_run; it is not a registry operation (docs/mcp.md)
+    expect(tools.map((x) => x.name).sort()).toEqual([...TOOL_NAMES, 'agent_run'].sort());
     for (const tool of tools) {
       const op = OPERATIONS.find((o) => o.tool === tool.name);
       expect(tool.inputSchema.type).toBe('object');
@@ -130,7 +131,7 @@ describe('MCP over stdio (trawl mcp)', () => {
     await client.connect(transport);
     expect(client.getServerVersion()?.name).toBe('trawl');
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(TOOL_NAMES.length);
+    expect(tools).toHaveLength(TOOL_NAMES.length + 1);
     const res = (await client.callTool({ name: 'search', arguments: { query: 'x', numResults: 0 } })) as ToolResult;
     expect(res.isError).toBe(true);
     expect(res.content[0]!.text).toMatch(/numResults/);
@@ -156,7 +157,7 @@ describe('MCP over streamable HTTP (/mcp)', () => {
     const client = new Client({ name: 'test', version: '1.0.0' });
     await client.connect(transport);
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(TOOL_NAMES.length);
+    expect(tools).toHaveLength(TOOL_NAMES.length + 1);
     const res = (await client.callTool({ name: 'find_similar', arguments: { url: 'ftp://x' } })) as ToolResult;
     expect(res.isError).toBe(true);
     expect(res.content[0]!.text).toMatch(/url/);
@@ -197,7 +198,7 @@ describe('MCP over streamable HTTP (/mcp)', () => {
       .filter((l) => l.startsWith('data: '))
       .map((l) => JSON.parse(l.slice(6)) as { id: number; result: { tools: unknown[] } });
     expect(data[0]!.id).toBe(7);
-    expect(data[0]!.result.tools).toHaveLength(TOOL_NAMES.length);
+    expect(data[0]!.result.tools).toHaveLength(TOOL_NAMES.length + 1);
   });
 
   it('needs the API key', async () => {
