@@ -11,6 +11,7 @@ export interface AgentRunRow {
   id: string;
   key_id: string;
   status: AgentRunStatus;
+  zero_retention: number;
   request: string;
   output: string | null;
   cost: string | null;
@@ -41,8 +42,8 @@ const OPEN = "('queued', 'running')";
 export function createAgentRunsRepo(db: Db) {
   const s = {
     insert: db.prepare(
-      `INSERT INTO agent_runs (id, key_id, status, request, owner, lease_until_ms, created_at, updated_at)
-       VALUES (@id, @key_id, 'queued', @request, @owner, @lease_until_ms, @created_at, @created_at)`,
+      `INSERT INTO agent_runs (id, key_id, status, zero_retention, request, owner, lease_until_ms, created_at, updated_at)
+       VALUES (@id, @key_id, 'queued', @zero_retention, @request, @owner, @lease_until_ms, @created_at, @created_at)`,
     ),
     get: db.prepare('SELECT * FROM agent_runs WHERE id = ?'),
     page: db.prepare('SELECT * FROM agent_runs WHERE key_id = @key AND seq < @before ORDER BY seq DESC LIMIT @limit'),
@@ -66,14 +67,31 @@ export function createAgentRunsRepo(db: Db) {
       'INSERT INTO agent_events (run_id, seq, event, data, created_at) VALUES (@run_id, @seq, @event, @data, @created_at)',
     ),
     events: db.prepare('SELECT * FROM agent_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
+    eraseRequest: db.prepare(`UPDATE agent_runs SET request = '{}' WHERE id = ? AND zero_retention = 1`),
+    eraseOutputs: db.prepare(
+      `UPDATE agent_runs SET output = NULL WHERE zero_retention = 1 AND output IS NOT NULL AND completed_at < ?`,
+    ),
+    eraseEvents: db.prepare(
+      `DELETE FROM agent_events WHERE run_id IN (SELECT id FROM agent_runs WHERE zero_retention = 1
+         AND status NOT IN ${OPEN} AND completed_at < ?)`,
+    ),
   };
 
   return {
     transaction<T>(work: () => T): T {
       return db.transaction(work).immediate();
     },
-    insert(row: Pick<AgentRunRow, 'id' | 'key_id' | 'request' | 'owner' | 'lease_until_ms' | 'created_at'>): void {
-      s.insert.run(row);
+    insert(row: Pick<AgentRunRow, 'id' | 'key_id' | 'request' | 'owner' | 'lease_until_ms' | 'created_at'> & { zero_retention?: number }): void { // prettier-ignore
+      s.insert.run({ zero_retention: 0, ...row });
+    },
+    /** Zero retention: forgets a finished run's request. */
+    eraseRequest(id: string): void {
+      s.eraseRequest.run(id);
+    },
+    /** Zero retention: forgets outputs of runs finished before `beforeIso`, and events of runs finished before `eventsBeforeIso`. */ // prettier-ignore
+    eraseRetained(beforeIso: string, eventsBeforeIso: string): void {
+      s.eraseOutputs.run(beforeIso);
+      s.eraseEvents.run(eventsBeforeIso);
     },
     get(id: string): AgentRunRow | undefined {
       return s.get.get(id) as AgentRunRow | undefined;

@@ -292,3 +292,46 @@ describe('agent run engine', () => {
     expect(events.data[0]!.event).toBe('agent_run.created');
   });
 });
+
+describe('zero data retention', () => {
+  it('keeps no request, no replayable events, and the output only for 10 minutes of polling', async () => {
+    const clock = { t: Date.now(), now: () => new Date(clock.t) };
+    const t = await startTestServer({}, { clock });
+    try {
+      t.app.services.documents.upsertMany(PAGES, new Date().toISOString());
+      t.app.services.accounts.teams.create('private', { zeroRetention: true });
+      const key = t.app.services.keys.create('zdr', { teamId: t.app.services.accounts.teams.idOf('private') }).key;
+      const post = (body: Json, headers: Record<string, string> = {}) =>
+        fetch(`${t.url}/agent/runs`, {
+          method: 'POST',
+          headers: { 'x-api-key': key, 'content-type': 'application/json', ...headers },
+          body: JSON.stringify(body),
+        });
+      const refused = await post({ query: 'q', effort: 'minimal', dataSources: [{ provider: 'trawl' }] });
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as Json).error).toMatch(/dataSources: not available with zero data retention/);
+
+      // streamed live: the whole run arrives
+      const live = await frames(await post({ query: 'private undici question', effort: 'minimal' }, { accept: 'text/event-stream' })); // prettier-ignore
+      expect(live.at(-1)!.event).toBe('agent_run.completed');
+      const id = JSON.parse(live[0]!.data).id as string;
+      const get = async () => {
+        const res = await fetch(`${t.url}/agent/runs/${id}`, { headers: { 'x-api-key': key } });
+        return (await res.json()) as Json;
+      };
+      const polled = await get();
+      expect(polled.request).toEqual({}); // the query is not kept
+      expect(polled.output.text.length).toBeGreaterThan(0); // held for polling
+      const replay = await fetch(`${t.url}/agent/runs/${id}/events`, { headers: { 'x-api-key': key } });
+      expect(replay.status).toBe(403);
+
+      clock.t += 11 * 60_000;
+      t.app.services.agentRuns.engine.tick();
+      expect((await get()).output).toBeNull();
+      const rows = t.app.db.prepare('SELECT COUNT(*) AS n FROM agent_events WHERE run_id = ?').get(id) as { n: number };
+      expect(rows.n).toBe(0);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -8,7 +8,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { ServiceError } from '../../errors.js';
-import type { Logger } from '../../lib/logger.js';
+import { withoutContent, type Logger } from '../../lib/logger.js';
 import type { AgentRunRow, AgentRunsRepo } from '../../store/agent-runs.repo.js';
 import type { Accounts } from '../accounts/accounts.service.js';
 import type { Caller, ServiceContext } from '../context.js';
@@ -28,6 +28,9 @@ export interface AgentEvent {
 type Page<T> = { data: T[]; hasMore: boolean; nextCursor: string | null };
 const TERMINAL = new Set(['agent_run.completed', 'agent_run.failed', 'agent_run.cancelled']);
 const LEASE_MS = 60_000;
+/** Zero retention: how long a finished run's output waits to be polled, and its events for a live stream. */
+const ZDR_OUTPUT_MS = 10 * 60_000;
+const ZDR_EVENTS_MS = 60_000;
 
 export interface AgentRunsDeps {
   repo: AgentRunsRepo;
@@ -98,6 +101,7 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
     repo.transaction(() => {
       if (!repo.end(id, end)) return false;
       append(id, event, data(repo.get(id)!));
+      repo.eraseRequest(id); // a zero-retention run's request is not kept once it ended
       return true;
     });
 
@@ -119,7 +123,7 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
     const request = JSON.parse(row.request) as CreateAgentRunRequest;
     const ctx: ServiceContext = {
       requestId: row.id,
-      logger: deps.logger.child({ agentRunId: row.id }),
+      logger: (row.zero_retention ? withoutContent(deps.logger) : deps.logger).child({ agentRunId: row.id }),
       signal: controller.signal,
       caller: null,
       clock: { now: () => new Date(deps.now()) },
@@ -216,6 +220,13 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
     }
   };
 
+  /** Zero retention: a run's stored events are not replayable. */
+  const notKept = (row: AgentRunRow) => {
+    if (row.zero_retention) {
+      throw new ServiceError('FEATURE_DISABLED', `events of agent run ${row.id} are not kept (zero data retention); stream them live when creating the run`); // prettier-ignore
+    }
+  };
+
   /** Runs of a key at once: a fifth of its request rate (two at the default 10/s); a revoked key none. */
   const perKey = (caller: Caller | null) => {
     if (!caller) return 0;
@@ -230,9 +241,15 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
     }
   };
 
+  const erase = () => {
+    const now = deps.now();
+    repo.eraseRetained(iso(now - ZDR_OUTPUT_MS), iso(now - ZDR_EVENTS_MS));
+  };
+
   const wakeup = createWakeup(
     async () => {
       recover();
+      erase();
       pump();
     },
     { pollMs: 5000, name: 'agent runs', logger: deps.logger, now: deps.now },
@@ -250,7 +267,9 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
     }
     sourcesOf(input);
     if (caller?.zeroRetention) {
-      throw new ServiceError('NOT_IMPLEMENTED', 'agent runs for zero-retention teams are not built yet in this version of Trawl (docs/agent.md)'); // prettier-ignore
+      // the spec's zero-retention rules: no data partners, no continuing from a run that was not kept
+      if (input.dataSources) throw new ServiceError('INVALID_REQUEST_BODY', 'dataSources: not available with zero data retention', { field: 'dataSources' }); // prettier-ignore
+      if (input.previousRunId) throw new ServiceError('INVALID_REQUEST_BODY', 'previousRunId: unavailable with zero data retention', { field: 'previousRunId' }); // prettier-ignore
     }
     const schema = input.outputSchema;
     if (schema && (schema.type !== 'object' || typeof schema.properties !== 'object')) {
@@ -296,7 +315,7 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
       const now = deps.now();
       const { stream: _stream, ...request } = input;
       const row = repo.transaction(() => {
-        repo.insert({ id, key_id: keyId, request: JSON.stringify(request), owner: null, lease_until_ms: null, created_at: iso(now) }); // prettier-ignore
+        repo.insert({ id, key_id: keyId, zero_retention: caller?.zeroRetention ? 1 : 0, request: JSON.stringify(request), owner: null, lease_until_ms: null, created_at: iso(now) }); // prettier-ignore
         append(id, 'agent_run.created', { id, status: 'queued', createdAt: iso(now) });
         return repo.get(id)!;
       });
@@ -318,7 +337,7 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
       return { id, object: 'agent_run' as const, deleted: true as const };
     },
     events(id: string, caller: Caller | null, query: { cursor?: string; limit: number }): Page<AgentEvent> {
-      own(id, caller);
+      notKept(own(id, caller));
       const after = query.cursor === undefined ? 0 : decodeCursor('e', query.cursor);
       const rows = repo.events(id, after, query.limit + 1);
       const kept = rows.slice(0, query.limit).map(toEvent);
@@ -371,6 +390,7 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
       /** Starts what can start, and fails runs abandoned by a stopped process. */
       tick() {
         recover();
+        erase();
         pump();
       },
       /** Resolves when this process runs nothing. */

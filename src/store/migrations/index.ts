@@ -396,6 +396,8 @@ export const MIGRATIONS: readonly Migration[] = [
         id              TEXT NOT NULL UNIQUE,
         key_id          TEXT NOT NULL,
         status          TEXT NOT NULL,
+        -- a zero-retention team's run: its request, output and events are erased (docs/agent.md)
+        zero_retention  INTEGER NOT NULL DEFAULT 0,
         request         TEXT NOT NULL,
         output          TEXT,
         cost            TEXT,

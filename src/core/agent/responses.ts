@@ -1,0 +1,409 @@
+/**
+ * The OpenAI-style Responses interface of agent runs (model `svc-agent`): the request subset it takes and
+ * its mapping onto an agent run's input, and a run with its stored events mapped onto a Response object
+ * and the Responses stream events. One fold produces both, so a stream's last event and a later retrieve
+ * carry the same object. src/http/responses.ts is the door; docs/responses.md the contract.
+ */
+import { z } from 'zod';
+import { ServiceError } from '../../errors.js';
+import type { CreateAgentRunRequest } from '../../schemas/agent-runs.schema.js';
+import { wireObject } from '../../schemas/common.schema.js';
+import type { AgentEvent } from './agent-runs.service.js';
+
+export const RESPONSES_MODEL = 'svc-agent';
+const MAX_TEXT = 20_000; // the agent run's own limits on query and systemPrompt
+const SOURCES_INCLUDE = 'web_search_call.action.sources';
+
+const unsupported = (why: string) => `not supported by ${RESPONSES_MODEL}: ${why} (docs/responses.md)`;
+const NO_TOOLS = unsupported("it researches with Trawl's own search and takes no tools");
+const NO_HISTORY = unsupported('each response is a new agent run; send the whole task in input');
+const NO_SAMPLING = unsupported('the research loop sets its own model settings');
+/** Fields of OpenAI's request that svc-agent refuses, with the reason given back. Others: unknown. */
+const REFUSED: Record<string, string> = {
+  tools: NO_TOOLS,
+  tool_choice: NO_TOOLS,
+  parallel_tool_calls: NO_TOOLS,
+  max_tool_calls: NO_TOOLS,
+  previous_response_id: NO_HISTORY,
+  conversation: NO_HISTORY,
+  context_management: NO_HISTORY,
+  prompt: unsupported('stored prompt templates do not exist here; send instructions and input'),
+  temperature: NO_SAMPLING,
+  top_p: NO_SAMPLING,
+  top_logprobs: NO_SAMPLING,
+  max_output_tokens: NO_SAMPLING,
+  truncation: NO_SAMPLING,
+  service_tier: unsupported('there is one tier'),
+  prompt_cache_key: unsupported('there is no prompt cache'),
+  prompt_cache_retention: unsupported('there is no prompt cache'),
+  prompt_cache_options: unsupported('there is no prompt cache'),
+  safety_identifier: unsupported('keys identify callers'),
+  user: unsupported('keys identify callers'),
+  moderation: unsupported('there is no moderation step'),
+};
+
+/** An object whose `gate` fields are checked first, so a wrong kind is one clear error, then strictly. */
+const gated = <G extends z.ZodRawShape, S extends z.ZodRawShape>(gate: G, shape: S) =>
+  z.looseObject(gate).pipe(z.strictObject(shape));
+
+const TextPart = gated(
+  { type: z.literal('input_text', { error: 'only input_text parts are supported (no images, files or audio)' }) },
+  { type: z.literal('input_text'), text: z.string() },
+);
+const Role = z.enum(['user', 'system', 'developer'], {
+  error: 'must be "user", "system" or "developer": earlier assistant turns are not supported (each response is a new agent run)', // prettier-ignore
+});
+const InputMessage = gated(
+  { type: z.literal('message', { error: 'only messages are supported as input items' }).optional(), role: Role },
+  { type: z.literal('message').optional(), role: Role, content: z.union([z.string(), z.array(TextPart).min(1)]) },
+);
+
+/** Nulls at the top level mean "not set", as OpenAI treats them; so does an empty tools or include list. */
+const unset = (body: unknown) => {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const empty = (k: string, v: unknown) => v === null || ((k === 'tools' || k === 'include') && Array.isArray(v) && v.length === 0); // prettier-ignore
+  return Object.fromEntries(Object.entries(body).filter(([k, v]) => !empty(k, v)));
+};
+
+/** The Responses request subset svc-agent takes; any other field is refused, naming it. */
+export const ResponsesRequest = z.preprocess(
+  unset,
+  wireObject(
+    {
+      model: z.literal(RESPONSES_MODEL, {
+        error: (iss) => (iss.input === undefined ? `is required; use "${RESPONSES_MODEL}"` : `must be "${RESPONSES_MODEL}": the one model Trawl serves here (agent runs; docs/responses.md)`), // prettier-ignore
+      }),
+      input: z.union([z.string().min(1), z.array(InputMessage).min(1)]),
+      instructions: z.string().max(MAX_TEXT).optional(),
+      reasoning: z
+        .strictObject({
+          effort: z.enum(['minimal', 'low', 'medium', 'high', 'xhigh']).nullish(),
+          summary: z.null({ error: unsupported('it writes no reasoning summaries') }).optional(),
+          generate_summary: z.null({ error: unsupported('it writes no reasoning summaries') }).optional(),
+        })
+        .optional(),
+      background: z.boolean().optional(),
+      stream: z.boolean().optional(),
+      stream_options: z.strictObject({ include_obfuscation: z.boolean().optional() }).optional(),
+      metadata: z
+        .record(z.string().min(1).max(64), z.string().max(512))
+        .refine((m) => Object.keys(m).length <= 16, { message: 'at most 16 keys' })
+        .optional(),
+      store: z.literal(true, { error: 'must be true: every agent run is stored (delete it by id)' }).optional(),
+      text: z
+        .strictObject({
+          format: gated(
+            { type: z.literal('text', { error: unsupported('only plain text answers; use /agent/runs with outputSchema for structured output') }) }, // prettier-ignore
+            { type: z.literal('text') },
+          ).optional(),
+        })
+        .optional(),
+      include: z.array(z.literal(SOURCES_INCLUDE, { error: `only "${SOURCES_INCLUDE}" (always included)` })).optional(),
+    },
+    REFUSED,
+  ),
+);
+export type ResponsesRequest = z.output<typeof ResponsesRequest>;
+
+/** The query of GET /v1/responses/{id} (`include[]` is passed as `include`). */
+export const RetrieveResponseQuery = wireObject({
+  stream: z.enum(['true', 'false']).optional(),
+  starting_after: z.coerce.number().int().min(0).optional(),
+  include_obfuscation: z.enum(['true', 'false']).optional(),
+  include: z.array(z.literal(SOURCES_INCLUDE)).optional(),
+});
+
+/** How a request runs: the agent run to create, and whether to stream and/or return at once. */
+export interface ResponsesCall {
+  run: CreateAgentRunRequest;
+  stream: boolean;
+  background: boolean;
+}
+
+const textOf = (content: string | { text: string }[]) =>
+  typeof content === 'string' ? content : content.map((p) => p.text).join('\n');
+
+/**
+ * The agent run a Responses request asks for: user text is the query, instructions and system or
+ * developer messages the system prompt, `reasoning.effort` the effort (default `auto`). Throws
+ * INVALID_REQUEST_BODY naming `input` or `instructions` when they pass the run's limits.
+ */
+export function toAgentRunRequest(req: ResponsesRequest): ResponsesCall {
+  const messages = typeof req.input === 'string' ? [{ role: 'user', content: req.input }] : req.input;
+  const query = messages.filter((m) => m.role === 'user').map((m) => textOf(m.content).trim()).filter(Boolean).join('\n\n'); // prettier-ignore
+  const system = [req.instructions, ...messages.filter((m) => m.role !== 'user').map((m) => textOf(m.content))]
+    .map((s) => s?.trim())
+    .filter(Boolean)
+    .join('\n\n');
+  const invalid = (field: string, message: string) => new ServiceError('INVALID_REQUEST_BODY', `${field}: ${message}`, { field }); // prettier-ignore
+  if (!query) throw invalid('input', 'has no user text; send the task as a string or in user messages');
+  if (query.length > MAX_TEXT) throw invalid('input', `user text must be at most ${MAX_TEXT} characters`);
+  if (system.length > MAX_TEXT) throw invalid('instructions', `with system and developer messages, must be at most ${MAX_TEXT} characters`); // prettier-ignore
+  const run: CreateAgentRunRequest = {
+    query,
+    effort: req.reasoning?.effort ?? 'auto',
+    ...(system ? { systemPrompt: system } : {}),
+    ...(req.metadata ? { metadata: req.metadata } : {}),
+  };
+  return { run, stream: req.stream === true, background: req.background === true };
+}
+
+const RENAMED: Record<string, string> = { effort: 'reasoning.effort', query: 'input', systemPrompt: 'instructions' };
+
+/** An agent-run error about a run field, retold with the Responses field it came from. */
+export function asResponsesError(err: unknown): unknown {
+  if (!(err instanceof ServiceError) || !err.field || !RENAMED[err.field]) return err;
+  const field = RENAMED[err.field]!;
+  const message = err.message.startsWith(`${err.field}:`) ? field + err.message.slice(err.field.length) : err.message;
+  return new ServiceError(err.tag, message, { field, cause: err, headers: err.headers, body: err.body });
+}
+
+/** What the mapping reads of an agent run (the run object of agent-runs.service.ts). */
+export interface RunView {
+  id: string;
+  status: string;
+  createdAt: string;
+  completedAt?: string | null;
+  request: Record<string, unknown>;
+  output?: { text?: string; grounding?: { citations?: { url: string; title?: string | null }[] }[] } | null;
+  usage?: { modelTokens?: number } | null;
+  error?: { code: string; message: string } | null;
+}
+
+interface UrlCitation {
+  type: 'url_citation';
+  url: string;
+  title: string;
+  start_index: number;
+  end_index: number;
+}
+interface OutputText {
+  type: 'output_text';
+  text: string;
+  annotations: UrlCitation[];
+}
+interface OutputMessage {
+  type: 'message';
+  id: string;
+  role: 'assistant';
+  status: 'in_progress' | 'completed';
+  content: OutputText[];
+}
+interface WebSearchCall {
+  type: 'web_search_call';
+  id: string;
+  status: 'in_progress' | 'completed' | 'failed';
+  action: { type: 'search'; query: string; sources: { type: 'url'; url: string }[] };
+}
+export type ResponseStatus = 'queued' | 'in_progress' | 'completed' | 'failed' | 'cancelled';
+
+/** OpenAI's Response object, as svc-agent fills it. */
+export interface ResponseObject {
+  id: string;
+  object: 'response';
+  created_at: number;
+  status: ResponseStatus;
+  background: boolean | null;
+  completed_at: number | null;
+  error: { code: string; message: string } | null;
+  incomplete_details: null;
+  instructions: string | null;
+  max_output_tokens: null;
+  metadata: Record<string, string>;
+  model: typeof RESPONSES_MODEL;
+  output: (WebSearchCall | OutputMessage)[];
+  output_text: string;
+  parallel_tool_calls: false;
+  previous_response_id: null;
+  reasoning: { effort: string | null; summary: null };
+  service_tier: 'default';
+  store: true;
+  temperature: null;
+  text: { format: { type: 'text' } };
+  tool_choice: 'auto';
+  tools: [];
+  top_p: null;
+  truncation: 'disabled';
+  usage: {
+    input_tokens: number;
+    input_tokens_details: { cached_tokens: number };
+    output_tokens: number;
+    output_tokens_details: { reasoning_tokens: number };
+    total_tokens: number;
+  } | null;
+}
+
+/** One Responses stream event: `type`, `sequence_number` (0, 1, …) and the type's fields. */
+export type ResponseStreamEvent = { type: string; sequence_number: number } & Record<string, unknown>;
+type Emitted = { type: string } & Record<string, unknown>;
+
+const seconds = (iso: string | null | undefined) => (iso ? Math.floor(Date.parse(iso) / 1000) : null);
+const STATUS: Record<string, ResponseStatus> = { queued: 'queued', running: 'in_progress', completed: 'completed', failed: 'failed', cancelled: 'cancelled' }; // prettier-ignore
+/** Characters per delta: the answer is written whole, then streamed in word-aligned pieces of about this size. */
+const DELTA_CHARS = 48;
+
+/** Word-aligned pieces of `text` that join back to it exactly. */
+export function chunksOf(text: string, size = DELTA_CHARS): string[] {
+  const out: string[] = [];
+  for (const word of text.split(/(?<=\s)/)) {
+    if (out.length > 0 && out[out.length - 1]!.length + word.length <= size) out[out.length - 1] += word;
+    else out.push(word);
+  }
+  return out.filter((piece) => piece.length > 0);
+}
+
+/** Tokens of a run: all its model tokens; the answer's share (4 characters a token) reported as output. */
+function usageOf(run: RunView, text: string): ResponseObject['usage'] {
+  const total = Math.max(0, Math.round(run.usage?.modelTokens ?? 0));
+  const output = Math.min(total, Math.ceil(text.length / 4));
+  // prettier-ignore
+  return { input_tokens: total - output, input_tokens_details: { cached_tokens: 0 }, output_tokens: output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: total };
+}
+
+/** The grounding's sources as url_citation annotations; Trawl cites for the whole answer, so each spans it. */
+function citationsOf(run: RunView, text: string): UrlCitation[] {
+  const seen = new Map<string, UrlCitation>();
+  for (const entry of run.output?.grounding ?? []) {
+    for (const c of entry.citations ?? []) {
+      if (!seen.has(c.url)) seen.set(c.url, { type: 'url_citation', url: c.url, title: c.title ?? c.url, start_index: 0, end_index: text.length }); // prettier-ignore
+    }
+  }
+  return [...seen.values()];
+}
+
+function baseResponse(run: RunView, background: boolean | null): ResponseObject {
+  const request = run.request as { systemPrompt?: string; effort?: string; metadata?: Record<string, unknown> };
+  const metadata = Object.fromEntries(Object.entries(request.metadata ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string')); // prettier-ignore
+  // prettier-ignore
+  return {
+    id: run.id, object: 'response', created_at: seconds(run.createdAt) ?? 0, status: 'queued', background, completed_at: null,
+    error: null, incomplete_details: null, instructions: request.systemPrompt ?? null, max_output_tokens: null, metadata,
+    model: RESPONSES_MODEL, output: [], output_text: '', parallel_tool_calls: false, previous_response_id: null,
+    reasoning: { effort: request.effort && request.effort !== 'auto' ? request.effort : null, summary: null },
+    service_tier: 'default', store: true, temperature: null, text: { format: { type: 'text' } }, tool_choice: 'auto',
+    tools: [], top_p: null, truncation: 'disabled', usage: null,
+  };
+}
+
+/**
+ * The fold of a run's events into its Response: `apply` updates the Response for one agent event and
+ * returns the Responses events that report the change (without sequence numbers).
+ */
+function createFold(run: RunView, background: boolean | null) {
+  const response = baseResponse(run, background);
+  const searches = new Map<string, WebSearchCall>();
+  const suffix = run.id.replace(/^run_/, '');
+  const snapshot = () => ({ response: structuredClone(response) });
+  let ended = false;
+
+  const end = (status: ResponseStatus, error: ResponseObject['error']): Emitted[] => {
+    ended = true;
+    response.status = status;
+    response.error = status === 'failed' ? error : null;
+    for (const item of searches.values()) if (item.status === 'in_progress') item.status = 'failed';
+    return [{ type: 'response.failed', ...snapshot() }]; // cancelled too: the stream has no cancelled event
+  };
+
+  const complete = (done: RunView, at: string): Emitted[] => {
+    const text = done.output?.text ?? '';
+    const message: OutputMessage = { type: 'message', id: `msg_${suffix}`, role: 'assistant', status: 'in_progress', content: [] }; // prettier-ignore
+    const output_index = response.output.push(message) - 1;
+    const at0 = { item_id: message.id, output_index, content_index: 0 };
+    const part: OutputText = { type: 'output_text', text: '', annotations: [] };
+    const events: Emitted[] = [
+      { type: 'response.output_item.added', output_index, item: structuredClone(message) },
+      { type: 'response.content_part.added', ...at0, part: structuredClone(part) },
+      ...chunksOf(text).map((delta) => ({ type: 'response.output_text.delta', ...at0, delta, logprobs: [] })),
+    ];
+    part.annotations = citationsOf(done, text);
+    part.annotations.forEach((annotation, annotation_index) => events.push({ type: 'response.output_text.annotation.added', ...at0, annotation_index, annotation })); // prettier-ignore
+    part.text = text;
+    message.content = [part];
+    message.status = 'completed';
+    Object.assign(response, { status: 'completed', completed_at: seconds(done.completedAt ?? at), usage: usageOf(done, text), output_text: text }); // prettier-ignore
+    ended = true;
+    events.push(
+      { type: 'response.output_text.done', ...at0, text, logprobs: [] },
+      { type: 'response.content_part.done', ...at0, part: structuredClone(part) },
+      { type: 'response.output_item.done', output_index, item: structuredClone(message) },
+      { type: 'response.completed', ...snapshot() },
+    );
+    return events;
+  };
+
+  const apply = (e: AgentEvent): Emitted[] => {
+    const callId = String(e.data.callId ?? '');
+    const item = searches.get(callId);
+    switch (e.event) {
+      case 'agent_run.created':
+        return [{ type: 'response.created', ...snapshot() }];
+      case 'agent_run.started':
+        response.status = 'in_progress';
+        return [{ type: 'response.in_progress', ...snapshot() }];
+      case 'agent_run.search': {
+        const added: WebSearchCall = { type: 'web_search_call', id: `ws_${suffix}_${callId.replace(/^call_/, '')}`, status: 'in_progress', action: { type: 'search', query: String(e.data.query ?? ''), sources: [] } }; // prettier-ignore
+        searches.set(callId, added);
+        const ref = { item_id: added.id, output_index: response.output.push(added) - 1 };
+        return [
+          { type: 'response.output_item.added', output_index: ref.output_index, item: structuredClone(added) },
+          { type: 'response.web_search_call.in_progress', ...ref },
+          { type: 'response.web_search_call.searching', ...ref },
+        ];
+      }
+      case 'agent_run.source.added':
+        item?.action.sources.push({ type: 'url', url: String(e.data.url) });
+        return [];
+      case 'agent_run.tool.progress': {
+        if (!item || item.status !== 'in_progress') return [];
+        item.status = 'completed';
+        const ref = { item_id: item.id, output_index: response.output.indexOf(item) };
+        return [
+          { type: 'response.web_search_call.completed', ...ref },
+          { type: 'response.output_item.done', output_index: ref.output_index, item: structuredClone(item) },
+        ];
+      }
+      case 'agent_run.completed':
+        return complete(e.data as unknown as RunView, e.createdAt);
+      case 'agent_run.failed':
+        return end('failed', (e.data.error as ResponseObject['error']) ?? null);
+      case 'agent_run.cancelled':
+        return end('cancelled', null);
+      default:
+        return [];
+    }
+  };
+  return { response, apply, ended: () => ended };
+}
+
+/**
+ * The Response of a run from its stored events (in order, from the first); the run's own status stands
+ * where the events have not reached its end yet.
+ */
+export function toResponse(run: RunView, events: Iterable<AgentEvent>, background: boolean | null): ResponseObject {
+  const fold = createFold(run, background);
+  for (const e of events) fold.apply(e);
+  if (!fold.ended()) fold.response.status = STATUS[run.status] ?? 'in_progress';
+  return fold.response;
+}
+
+/**
+ * The Responses stream events of a run's events (from the first; the agent stream's own ends end it),
+ * numbered from 0; with `startingAfter`, only those after that sequence number. Deterministic, so a
+ * replay numbers every event as the live stream did.
+ */
+export async function* toResponseEvents(
+  run: RunView,
+  events: AsyncIterable<AgentEvent>,
+  options: { background: boolean | null; startingAfter?: number },
+): AsyncIterable<ResponseStreamEvent> {
+  const fold = createFold(run, options.background);
+  let sequence = 0;
+  for await (const e of events) {
+    for (const { type, ...rest } of fold.apply(e)) {
+      const sequence_number = sequence++;
+      if (options.startingAfter === undefined || sequence_number > options.startingAfter) {
+        yield { type, sequence_number, ...rest };
+      }
+    }
+  }
+}
