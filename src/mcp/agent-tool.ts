@@ -30,7 +30,7 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 type Run = z.output<typeof AgentRun>;
 
 /** How long one call waits for its run unless `waitSeconds` says otherwise; past it, it answers the id. */
-export const AGENT_RUN_WAIT_SECONDS = 60;
+export const AGENT_RUN_WAIT_SECONDS = 50;
 /** The longest `waitSeconds` a call may ask for. */
 export const AGENT_RUN_MAX_WAIT_SECONDS = 600;
 
@@ -72,7 +72,7 @@ export interface AgentToolDeps {
 const DESCRIPTION =
   'Research a task with an agent run and wait for its answer (with sources). Give `query` (and optionally ' +
   '`effort`, `systemPrompt`) to start a run, or `runId` to keep waiting on one. Progress is reported while ' +
-  'it works. If the run is still going after `waitSeconds` (default 60), the answer says so with the run ' +
+  'it works. If the run is still going after `waitSeconds` (default 50), the answer says so with the run ' +
   'id: call agent_run again with {runId}. Cancelling this call does not cancel the run.';
 
 /** Registers the `agent_run` tool. */

@@ -80,9 +80,9 @@ describe('MCP in memory', () => {
   });
 
   it('says plainly when a capability is not built yet', async () => {
-    const res = (await client.callTool({ name: 'create_agent_run', arguments: { query: 'undici maintainers', effort: 'minimal', previousRunId: 'run_x' } })) as ToolResult; // prettier-ignore
+    const res = (await client.callTool({ name: 'create_agent_run', arguments: { query: 'undici maintainers', effort: 'minimal', input: { data: [{ name: 'undici' }] } } })) as ToolResult; // prettier-ignore
     expect(res.isError).toBe(true);
-    expect(res.content[0]!.text).toMatch(/^NOT_IMPLEMENTED: previousRunId: not built yet/);
+    expect(res.content[0]!.text).toMatch(/^NOT_IMPLEMENTED: input\.data: not built yet/);
   });
 
   it('runs with configured beta tokens', async () => {
