@@ -117,15 +117,20 @@ describe('agent runs without a model', () => {
     expect(events.at(-1)!.data).toMatchObject({ id: run.id, status: 'completed', output: { text: run.output.text } });
   });
 
-  it('refuses request fields not built yet with 501, creating nothing', async () => {
-    for (const [body, field] of [
-      [{ input: { data: [{ name: 'undici' }] } }, 'input.data'],
-      [{ input: { exclusion: [{ name: 'x' }] } }, 'input.exclusion'],
-    ] as const) {
-      const res = await call(plain, 'POST', '/agent/runs', { query: 'q', effort: 'minimal', ...body });
-      expect(res.status).toBe(501);
-      expect(res.body.error).toMatch(new RegExp(`^${field.replace('.', '\\.')}: not built yet`));
-    }
+  it('searches for each row of input.data and never surfaces input.exclusion entries', async () => {
+    const created = await call(plain, 'POST', '/agent/runs', {
+      query: 'keep-alive',
+      effort: 'minimal',
+      input: { data: [{ name: 'undici Agent' }], exclusion: [{ domain: 'blog.example.org' }] },
+    });
+    const run = await waitFor(plain, created.body.id as string);
+    expect(run.status).toBe('completed');
+    const events = (await call(plain, 'GET', `/agent/runs/${run.id}/events`)).body.data as Json[];
+    const queries = events.filter((e) => e.event === 'agent_run.search').map((e) => e.data.query);
+    expect(queries).toEqual(['keep-alive', 'keep-alive undici Agent']);
+    const sources = events.filter((e) => e.event === 'agent_run.source.added').map((e) => e.data.url as string);
+    expect(sources.length).toBeGreaterThan(0);
+    expect(sources.some((u) => u.includes('blog.example.org'))).toBe(false); // the keep-alive post is excluded
     const structured = await call(plain, 'POST', '/agent/runs', {
       query: 'q',
       effort: 'minimal',

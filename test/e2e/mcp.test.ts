@@ -79,12 +79,6 @@ describe('MCP in memory', () => {
     expect(beta.content[0]!.text).toMatch(/INVALID_REQUEST_BODY: highlights\.dynamic: .*Svc-Beta/);
   });
 
-  it('says plainly when a capability is not built yet', async () => {
-    const res = (await client.callTool({ name: 'create_agent_run', arguments: { query: 'undici maintainers', effort: 'minimal', input: { data: [{ name: 'undici' }] } } })) as ToolResult; // prettier-ignore
-    expect(res.isError).toBe(true);
-    expect(res.content[0]!.text).toMatch(/^NOT_IMPLEMENTED: input\.data: not built yet/);
-  });
-
   it('runs with configured beta tokens', async () => {
     const betaClient = await inMemoryClient(t, ['dynamic-highlights-2026-08-28']);
     const res = (await betaClient.callTool({

@@ -146,6 +146,8 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
           maxCostDollars: request.budget?.maxCostDollars,
           outputSchema: request.outputSchema,
           sources: sourcesOf(request),
+          rows: request.input?.data,
+          exclusion: request.input?.exclusion,
           prior: request.previousRunId ? priorOf(request.previousRunId) : undefined,
         },
         ctx,
@@ -256,15 +258,6 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
   );
 
   const checkSupported = (input: CreateAgentRunRequest, caller: Caller | null) => {
-    const unbuilt: [unknown, string][] = [
-      [input.input?.data, 'input.data'],
-      [input.input?.exclusion, 'input.exclusion'],
-    ];
-    for (const [value, field] of unbuilt) {
-      if (value !== undefined) {
-        throw new ServiceError('NOT_IMPLEMENTED', `${field}: not built yet in this version of Trawl (docs/agent.md); the run was not created`, { field }); // prettier-ignore
-      }
-    }
     sourcesOf(input);
     if (caller?.zeroRetention) {
       // the spec's zero-retention rules: no data partners, no continuing from a run that was not kept

@@ -65,6 +65,10 @@ export interface ResearchRequest {
   outputSchema?: Record<string, unknown>;
   /** The sources the run may search (`dataSources`); absent: the local index and every provider. */
   sources?: { index: boolean; providers: readonly string[] };
+  /** `input.data`: rows to enrich or expand; each row's values are searched for, and given to the model. */
+  rows?: Record<string, unknown>[];
+  /** `input.exclusion`: entries not to surface (by `url`, `domain`, or a name in the title). */
+  exclusion?: Record<string, unknown>[];
   /** What an earlier run found (`previousRunId`): its answer and its sources, to continue from. */
   prior?: { text: string; sources: { url: string; title: string | null }[] };
 }
@@ -99,9 +103,8 @@ export async function research(
   const cap = 'cap' in plan.price ? Math.min(prices[plan.price.cap], request.maxCostDollars ?? Infinity) : Infinity;
   const found = new Map<string, ResultObject>();
   for (const source of request.prior?.sources ?? []) found.set(source.url, source as ResultObject);
-  const systemPrompt = request.prior
-    ? `${request.systemPrompt ? `${request.systemPrompt}\n\n` : ''}An earlier run on this task found:\n${request.prior.text.slice(0, 4000)}\nContinue from it: confirm, correct and complete it.` // prettier-ignore
-    : request.systemPrompt;
+  const systemPrompt = instructions(request);
+  const excluded = exclusionTest(request.exclusion ?? []);
   let searches = 0;
   let modelTokens = 0;
   let steps = 0;
@@ -125,7 +128,7 @@ export async function research(
     steps++;
     let added = 0;
     for (const r of out.results) {
-      if (found.has(r.url)) continue;
+      if (found.has(r.url) || excluded(r)) continue;
       found.set(r.url, r);
       added++;
       emit({ event: 'agent_run.source.added', data: { callId, url: r.url, title: r.title ?? null } });
@@ -140,7 +143,9 @@ export async function research(
     return planned.queries;
   };
 
-  const queries = [request.query, ...(await planMore(plan.searches - 1))].slice(0, plan.searches);
+  // the task itself, what the model plans, and (for rows to enrich) each row's values with the task
+  const rowQueries = (request.rows ?? []).slice(0, plan.searches * 2).map((row) => `${request.query} ${rowText(row)}`);
+  const queries = [request.query, ...(await planMore(plan.searches - 1))].slice(0, plan.searches).concat(rowQueries);
   for (const q of queries) await searchFor(q);
   for (let round = 0; round < plan.rounds && state.stopReason !== 'budget_reached'; round++) {
     const read = await sourcesOf(deps.contents, [...found.values()], request.query, true, ctx);
@@ -197,6 +202,42 @@ export async function research(
     usage: { agentComputeUnits: Math.round(computeUnits() * 1000) / 1000, searches, modelTokens, emails: contacts.email, phoneNumbers: contacts.phone }, // prettier-ignore
     costDollars: { total: roundDollars(work + emails + phoneNumbers), agentCompute, search, emails, phoneNumbers },
     stopReason: state.stopReason,
+  };
+}
+
+/** The values of a row, for searching: strings and numbers, joined. */
+const rowText = (row: Record<string, unknown>) =>
+  Object.values(row)
+    .filter((v) => typeof v === 'string' || typeof v === 'number')
+    .join(' ')
+    .slice(0, 300);
+
+/** The run's instructions: the caller's, the rows to enrich, what not to surface, an earlier run's findings. */
+function instructions(request: ResearchRequest): string | undefined {
+  const parts = [request.systemPrompt];
+  if (request.rows?.length) parts.push(`Rows to enrich or expand (keep their values; add what the sources show):\n${JSON.stringify(request.rows).slice(0, 6000)}`); // prettier-ignore
+  if (request.exclusion?.length) parts.push(`Do not include any of these entries:\n${JSON.stringify(request.exclusion).slice(0, 3000)}`); // prettier-ignore
+  if (request.prior) parts.push(`An earlier run on this task found:\n${request.prior.text.slice(0, 4000)}\nContinue from it: confirm, correct and complete it.`); // prettier-ignore
+  const text = parts.filter(Boolean).join('\n\n');
+  return text || undefined;
+}
+
+/** Whether a result is one of the entries not to surface: same URL, same domain, or its name in the title. */
+function exclusionTest(entries: Record<string, unknown>[]): (r: { url: string; title?: string | null }) => boolean {
+  const urls = new Set<string>();
+  const domains: string[] = [];
+  const names: string[] = [];
+  for (const e of entries) {
+    if (typeof e.url === 'string') urls.add(e.url.replace(/\/+$/, ''));
+    if (typeof e.domain === 'string') domains.push(e.domain.toLowerCase().replace(/^www\./, ''));
+    if (typeof e.name === 'string' && e.name.trim().length > 2) names.push(e.name.trim().toLowerCase());
+  }
+  return (r) => {
+    if (urls.has(r.url.replace(/\/+$/, ''))) return true;
+    const host = URL.canParse(r.url) ? new URL(r.url).hostname.toLowerCase().replace(/^www\./, '') : '';
+    if (domains.some((d) => host === d || host.endsWith(`.${d}`))) return true;
+    const title = (r.title ?? '').toLowerCase();
+    return names.some((n) => title.includes(n));
   };
 }
 

@@ -43,8 +43,8 @@ const REFUSED: Record<string, string> = {
 };
 
 /** An object whose `gate` fields are checked first, so a wrong kind is one clear error, then strictly. */
-const gated = <G extends z.ZodRawShape, S extends z.ZodRawShape>(gate: G, shape: S) =>
-  z.looseObject(gate).pipe(z.strictObject(shape));
+const gated = <S extends z.ZodRawShape>(gate: z.ZodRawShape, shape: S) =>
+  (z.looseObject(gate) as z.ZodType<unknown>).pipe(z.strictObject(shape));
 
 const TextPart = gated(
   { type: z.literal('input_text', { error: 'only input_text parts are supported (no images, files or audio)' }) },
@@ -166,7 +166,7 @@ export interface RunView {
   completedAt?: string | null;
   request: Record<string, unknown>;
   output?: { text?: string; grounding?: { citations?: { url: string; title?: string | null }[] }[] } | null;
-  usage?: { modelTokens?: number } | null;
+  usage?: Record<string, unknown> | null;
   error?: { code: string; message: string } | null;
 }
 
@@ -254,7 +254,7 @@ export function chunksOf(text: string, size = DELTA_CHARS): string[] {
 
 /** Tokens of a run: all its model tokens; the answer's share (4 characters a token) reported as output. */
 function usageOf(run: RunView, text: string): ResponseObject['usage'] {
-  const total = Math.max(0, Math.round(run.usage?.modelTokens ?? 0));
+  const total = Math.max(0, Math.round(Number(run.usage?.modelTokens ?? 0) || 0));
   const output = Math.min(total, Math.ceil(text.length / 4));
   // prettier-ignore
   return { input_tokens: total - output, input_tokens_details: { cached_tokens: 0 }, output_tokens: output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: total };
