@@ -54,7 +54,6 @@ function errorResponses(op: Operation): Json {
     '400': res('Invalid parameters; the message names the field and the rule.'),
     '401': res('Missing or invalid API key (tag INVALID_API_KEY).'),
     '500': res('Internal error.'),
-    '501': res('The capability is not built in this version (tag NOT_IMPLEMENTED).'),
   };
   if (op.params) out['404'] = res('No such resource.');
   if (op.body) {
