@@ -15,6 +15,7 @@ import { errorBodyFor, errorResponse, type ErrorBody } from './errors.js';
 import { mountMcp } from './mcp.route.js';
 import { buildOpenApi } from './openapi.js';
 import { mountOperations } from './rest.js';
+import { mountResponses } from './responses.js';
 
 export interface HttpEnv {
   Bindings: Partial<HttpBindings>;
@@ -57,6 +58,7 @@ export function createHttpApp(app: App, operations: readonly Operation[] = OPERA
   });
   mountMcp(hono, app, selectOperations(app.config.tools, operations));
   mountOperations(hono, app, operations);
+  mountResponses(hono, app);
 
   hono.notFound((c) => {
     const err = new ServiceError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}. See GET /openapi.json.`);

@@ -372,17 +372,24 @@ function createFold(run: RunView, background: boolean | null) {
         return [];
     }
   };
-  return { response, apply, ended: () => ended };
+  /** Brings the Response to the run's own state where the events stop short of it (events not kept). */
+  const settle = (current: RunView) => {
+    if (ended) return;
+    if (current.status === 'completed') complete(current, current.completedAt ?? current.createdAt);
+    else if (current.status === 'failed' || current.status === 'cancelled') end(current.status, current.error ?? null);
+    else response.status = STATUS[current.status] ?? 'in_progress';
+  };
+  return { response, apply, settle };
 }
 
 /**
- * The Response of a run from its stored events (in order, from the first); the run's own status stands
- * where the events have not reached its end yet.
+ * The Response of a run from its stored events (in order, from the first), brought to the run's own
+ * state where they stop short of it (a zero-retention run's events are erased after a while).
  */
 export function toResponse(run: RunView, events: Iterable<AgentEvent>, background: boolean | null): ResponseObject {
   const fold = createFold(run, background);
   for (const e of events) fold.apply(e);
-  if (!fold.ended()) fold.response.status = STATUS[run.status] ?? 'in_progress';
+  fold.settle(run);
   return fold.response;
 }
 
