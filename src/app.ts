@@ -156,6 +156,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       providerTimeoutMs: config.providerTimeoutMs,
       rateLimitQps: config.rateLimitQps,
       metering: config.metering,
+      agentMaxCost: config.agentMaxCost,
       monitors: {
         allowInsecureWebhooks: config.allowInsecureWebhooks,
         runConcurrency: config.monitorConcurrency,

@@ -52,6 +52,7 @@ const SHARED_FLAGS = [
   '--x402-rails <json>',
   '--x402-facilitator-url <url>',
   '--x402-facilitator-api-key <key>',
+  '--agent-max-cost <dollars>',
   '--monitors <bool>',
   '--monitor-concurrency <n>',
   '--allow-insecure-webhooks <bool>',

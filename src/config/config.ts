@@ -368,6 +368,13 @@ export const SETTINGS = {
     default: undefined,
     doc: 'Bearer token for the facilitator, if it needs one (never logged; prefer the variable to the flag).',
   },
+  agentMaxCost: {
+    env: 'TRAWL_AGENT_MAX_COST',
+    flag: '--agent-max-cost',
+    schema: z.coerce.number().min(1).max(100),
+    default: 100,
+    doc: 'The most an agent run may be budgeted, in dollars (`budget.maxCostDollars` above it is refused with 400); 1-100.',
+  },
   monitors: {
     env: 'TRAWL_MONITORS',
     flag: '--monitors',

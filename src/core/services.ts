@@ -93,6 +93,8 @@ export interface ServiceDeps {
     rateLimitQps: number;
     /** Record usage and enforce credits and budgets. */
     metering: boolean;
+    /** The most an agent run may be budgeted (dollars). */
+    agentMaxCost?: number;
     monitors: MonitorsDeps['settings'];
   };
 }
@@ -186,6 +188,7 @@ export function createServices(deps: ServiceDeps): Services {
     hasModel: deps.model !== undefined,
     defaultQps: deps.settings.rateLimitQps,
     processConcurrency: 8,
+    maxBudgetDollars: deps.settings.agentMaxCost ?? 100,
     providerNames: (deps.webSearch ?? []).map((p) => p.name),
   });
   return {

@@ -340,3 +340,59 @@ describe('zero data retention', () => {
     }
   });
 });
+
+describe('budgets, pagination and restarts', () => {
+  it('stops a metered run at its budget with what it found, and refuses budgets above the server’s maximum', async () => {
+    // searches priced at $0.40, so a $1 budget affords two
+    const t = await startTestServer({ modelBaseUrl: model.baseUrl, model: 'test-model', prices: '{"agentSearchCall": 0.4}', agentMaxCost: 5 }); // prettier-ignore
+    try {
+      t.app.services.documents.upsertMany(PAGES, new Date().toISOString());
+      const created = await call(t, 'POST', '/agent/runs', { query: 'undici pools', effort: 'auto', budget: { maxCostDollars: 1 } }); // prettier-ignore
+      const run = await waitFor(t, created.body.id as string);
+      expect(run).toMatchObject({ status: 'completed', stopReason: 'budget_reached' });
+      expect(run.usage.searches).toBe(2);
+      expect(run.costDollars.total).toBeLessThanOrEqual(1);
+      expect(run.output.text.length).toBeGreaterThan(0);
+      const tooMuch = await call(t, 'POST', '/agent/runs', {
+        query: 'q',
+        effort: 'auto',
+        budget: { maxCostDollars: 10 },
+      });
+      expect(tooMuch.status).toBe(400);
+      expect(tooMuch.body.error).toMatch(/budget\.maxCostDollars: must be at most 5/);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('pages the list newest first with a cursor', async () => {
+    const key = plain.app.services.keys.create('lister');
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(`${plain.url}/agent/runs`, {
+        method: 'POST',
+        headers: { 'x-api-key': key.key, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: `undici ${i}`, effort: 'minimal' }),
+      });
+      ids.push(((await res.json()) as Json).id as string);
+    }
+    await plain.app.services.agentRuns.engine.drain();
+    const get = async (q: string) =>
+      (await (await fetch(`${plain.url}/agent/runs${q}`, { headers: { 'x-api-key': key.key } })).json()) as Json;
+    const first = await get('?limit=2');
+    expect(first.data.map((r: Json) => r.id)).toEqual([ids[2], ids[1]]);
+    expect(first.hasMore).toBe(true);
+    const second = await get(`?limit=2&cursor=${first.nextCursor}`);
+    expect(second).toMatchObject({ hasMore: false, nextCursor: null });
+    expect(second.data.map((r: Json) => r.id)).toEqual([ids[0]]);
+  });
+
+  it('starts runs left queued by a process that stopped', async () => {
+    const repo = createAgentRunsRepo(plain.app.db);
+    const keyId = plain.app.services.keys.verify(plain.key)!.keyId;
+    repo.insert({ id: 'run_leftqueued', key_id: keyId, request: '{"query":"undici pool","effort":"minimal"}', owner: null, lease_until_ms: null, created_at: new Date().toISOString() }); // prettier-ignore
+    plain.app.services.agentRuns.engine.tick();
+    await plain.app.services.agentRuns.engine.drain();
+    expect(repo.get('run_leftqueued')!.status).toBe('completed');
+  });
+});

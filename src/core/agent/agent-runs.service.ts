@@ -46,6 +46,8 @@ export interface AgentRunsDeps {
   defaultQps: number;
   /** Runs executing at once in this process, whatever the keys. */
   processConcurrency: number;
+  /** The operator's ceiling on `budget.maxCostDollars` (TRAWL_AGENT_MAX_COST). */
+  maxBudgetDollars: number;
   /** Names of the configured web-search providers (each a data source, beside `trawl`, the local index). */
   providerNames: readonly string[];
 }
@@ -259,6 +261,10 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
 
   const checkSupported = (input: CreateAgentRunRequest, caller: Caller | null) => {
     sourcesOf(input);
+    const budget = input.budget?.maxCostDollars;
+    if (budget !== undefined && budget > deps.maxBudgetDollars) {
+      throw new ServiceError('INVALID_REQUEST_BODY', `budget.maxCostDollars: must be at most ${deps.maxBudgetDollars} on this server (got ${budget})`, { field: 'budget.maxCostDollars' }); // prettier-ignore
+    }
     if (caller?.zeroRetention) {
       // the spec's zero-retention rules: no data partners, no continuing from a run that was not kept
       if (input.dataSources) throw new ServiceError('INVALID_REQUEST_BODY', 'dataSources: not available with zero data retention', { field: 'dataSources' }); // prettier-ignore
