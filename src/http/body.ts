@@ -45,3 +45,23 @@ export function requestSignal(c: Context<HttpEnv>): AbortSignal {
   });
   return controller.signal;
 }
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/** The JSON body of a request; `{}` when empty. 415 for a non-JSON content type, 400 for bad JSON. */
+export async function readJsonBody(c: Context<HttpEnv>, maxBytes: number): Promise<unknown> {
+  const text = await readBodyText(c, maxBytes);
+  if (text.trim() === '') return {};
+  const type = c.req.header('content-type') ?? '';
+  if (!JSON_TYPE.test(type)) {
+    throw new ServiceError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `Content-Type must be application/json${type ? ` (got ${type.split(';')[0]})` : ''}.`,
+    );
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new ServiceError('INVALID_REQUEST_BODY', `Body is not valid JSON: ${(err as Error).message}`);
+  }
+}

@@ -20,18 +20,16 @@ import {
   type RunView,
 } from '../core/agent/responses.js';
 import { ServiceError, toServiceError } from '../errors.js';
-import { withoutContent } from '../lib/logger.js';
-import { BETA_HEADERS, parseBetas } from '../ops/betas.js';
 import { cancelAgentRunOp, createAgentRunOp, deleteAgentRunOp, getAgentRunOp } from '../ops/agent-runs.ops.js';
 import { invoke } from '../ops/invoke.js';
 import { parseOrThrow } from '../ops/validation.js';
 import { AgentRunIdParams } from '../schemas/agent-runs.schema.js';
 import { authenticate } from './auth.js';
-import { readBodyText, requestSignal } from './body.js';
+import { readJsonBody } from './body.js';
+import { serviceContext } from './context.js';
 import { enforceRate } from './rate-limit.js';
 import type { HttpEnv } from './server.js';
 
-const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 /** How often an idle stream sends a `: keep-alive` comment (research can be quiet for a while). */
 const KEEP_ALIVE_MS = 15_000;
 
@@ -53,32 +51,6 @@ function openAiError(c: Context<HttpEnv>, app: App, thrown: unknown): Response {
   for (const [name, value] of Object.entries(err.headers ?? {})) c.header(name, value);
   const error = { message: err.message, type: errorType(err.status), code: err.tag, param: err.field ?? null };
   return c.json({ error }, err.status as 400);
-}
-
-/** The JSON body; `{}` when empty. 415 for a non-JSON content type, 400 for bad JSON. */
-async function readJson(c: Context<HttpEnv>, maxBytes: number): Promise<unknown> {
-  const text = await readBodyText(c, maxBytes);
-  if (text.trim() === '') return {};
-  const type = c.req.header('content-type') ?? '';
-  if (!JSON_TYPE.test(type)) throw new ServiceError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json.');
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (err) {
-    throw new ServiceError('INVALID_REQUEST_BODY', `Body is not valid JSON: ${(err as Error).message}`);
-  }
-}
-
-function serviceContext(app: App, c: Context<HttpEnv>, caller: Caller): ServiceContext {
-  const requestId = c.get('requestId');
-  return {
-    notes: {},
-    requestId,
-    logger: (caller.zeroRetention ? withoutContent(app.logger) : app.logger).child({ requestId }),
-    signal: requestSignal(c),
-    caller,
-    clock: app.clock,
-    betas: parseBetas(BETA_HEADERS.map((h) => c.req.header(h))),
-  };
 }
 
 async function collect(events: AsyncIterable<AgentEvent>): Promise<AgentEvent[]> {
@@ -131,7 +103,7 @@ export function mountResponses(hono: Hono<HttpEnv>, app: App): void {
     '/v1/responses',
     route(async (c, ctx) => {
       const call = toAgentRunRequest(
-        parseOrThrow(ResponsesRequest, await readJson(c, app.config.maxBodyBytes), 'body'),
+        parseOrThrow(ResponsesRequest, await readJsonBody(c, app.config.maxBodyBytes), 'body'),
       );
       const created = (await invoke(createAgentRunOp, app.services, call.run, ctx).catch((err: unknown) => {
         throw asResponsesError(err);

@@ -5,39 +5,17 @@
 import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { App } from '../app.js';
-import type { Caller, ServiceContext } from '../core/context.js';
-import { withoutContent } from '../lib/logger.js';
-import { FEDERATED_HEADER } from '../providers/search/upstream.js';
+import type { ServiceContext } from '../core/context.js';
 import { ServiceError } from '../errors.js';
-import { BETA_HEADERS, parseBetas } from '../ops/betas.js';
 import type { Operation, StreamEvent } from '../ops/define-op.js';
 import { invoke, invokeStream } from '../ops/invoke.js';
 import { parseOrThrow } from '../ops/validation.js';
 import { authenticate, presentedKey } from './auth.js';
 import { requirePayment, type X402Setup } from './x402.js';
 import { enforceRate } from './rate-limit.js';
-import { readBodyText, requestSignal } from './body.js';
+import { readJsonBody } from './body.js';
+import { serviceContext } from './context.js';
 import type { HttpEnv } from './server.js';
-
-const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
-
-/** The JSON body of a request; `{}` when empty. 415 for a non-JSON content type, 400 for bad JSON. */
-async function readJsonBody(c: Context<HttpEnv>, maxBytes: number): Promise<unknown> {
-  const text = await readBodyText(c, maxBytes);
-  if (text.trim() === '') return {};
-  const type = c.req.header('content-type') ?? '';
-  if (!JSON_TYPE.test(type)) {
-    throw new ServiceError(
-      'UNSUPPORTED_MEDIA_TYPE',
-      `Content-Type must be application/json${type ? ` (got ${type.split(';')[0]})` : ''}.`,
-    );
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (err) {
-    throw new ServiceError('INVALID_REQUEST_BODY', `Body is not valid JSON: ${(err as Error).message}`);
-  }
-}
 
 /** Parses path, query and body with the op's schemas and merges them into the op's input. */
 async function readInput(op: Operation, c: Context<HttpEnv>, maxBytes: number): Promise<Record<string, unknown>> {
@@ -45,22 +23,6 @@ async function readInput(op: Operation, c: Context<HttpEnv>, maxBytes: number): 
   const query = op.query ? parseOrThrow(op.query, c.req.query(), 'query') : {};
   const body = op.body ? parseOrThrow(op.body, await readJsonBody(c, maxBytes), 'body') : {};
   return { ...(body as object), ...(query as object), ...(params as object) };
-}
-
-function serviceContext(app: App, c: Context<HttpEnv>, caller: Caller | null): ServiceContext {
-  const requestId = c.get('requestId');
-  return {
-    notes: {},
-    requestId,
-    // a zero-retention team's requests leave no content in the logs
-    logger: (caller?.zeroRetention ? withoutContent(app.logger) : app.logger).child({ requestId }),
-    signal: requestSignal(c),
-    caller,
-    clock: app.clock,
-    betas: parseBetas(BETA_HEADERS.map((h) => c.req.header(h))),
-    // another Trawl federating with this one: answer from the local index so queries cannot loop
-    federated: c.req.header(FEDERATED_HEADER) === '1',
-  };
 }
 
 /**
