@@ -39,7 +39,7 @@ export const createAgentRunOp = defineOp({
     },
   ],
   render: runText,
-  run: (services, input, ctx) => Promise.resolve(services.agentRuns.create(input, ctx.caller)),
+  run: (services, input, ctx) => Promise.resolve(services.agentRuns.create(input, ctx.caller, ctx.clientModel)),
   // `Accept: text/event-stream` (or `stream: true`): the run's events as they happen, until it ends
   events: {
     when: (input, accepts) => accepts || input.stream === true,

@@ -8,9 +8,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { Exa } from 'exa-js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildMcpServer } from '../../src/mcp/server.js';
 import { createAgentRunsRepo } from '../../src/store/agent-runs.repo.js';
-import { startTestServer, type TestServer } from '../helpers/app.js';
+import { makeTestApp, startTestServer, type TestServer } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';
 import { startModelServer, type ModelServer } from '../helpers/model-server.js';
 
@@ -394,5 +398,35 @@ describe('budgets, pagination and restarts', () => {
     plain.app.services.agentRuns.engine.tick();
     await plain.app.services.agentRuns.engine.drain();
     expect(repo.get('run_leftqueued')!.status).toBe('completed');
+  });
+});
+
+describe('runs created over MCP without an operator model', () => {
+  it("plan and write with the client's own model through sampling", async () => {
+    const t = makeTestApp();
+    const sampled: string[] = [];
+    try {
+      t.app.services.documents.upsertMany(PAGES, new Date().toISOString());
+      const client = new Client({ name: 'agent', version: '1' }, { capabilities: { sampling: {} } });
+      client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+        const system = request.params.systemPrompt ?? '';
+        sampled.push(system.slice(0, 40));
+        const text = /quer/i.test(system) && /json/i.test(system) ? JSON.stringify({ queries: ['undici Agent origins'] }) : 'An undici Pool keeps sockets open to one origin [1].'; // prettier-ignore
+        return { model: 'client-model', role: 'assistant', content: { type: 'text', text }, stopReason: 'endTurn' };
+      });
+      const [c, s] = InMemoryTransport.createLinkedPair();
+      await buildMcpServer(t.app, { caller: null, betas: new Set() }).connect(s);
+      await client.connect(c);
+      const res = (await client.callTool({ name: 'create_agent_run', arguments: { query: 'undici pooling', effort: 'medium' } })) as { isError?: boolean; structuredContent: Json }; // prettier-ignore
+      expect(res.isError).toBeFalsy(); // medium needs a model: the client's counts
+      await t.app.services.agentRuns.engine.drain();
+      const run = t.app.services.agentRuns.get(res.structuredContent.id as string, null);
+      expect(run.status).toBe('completed');
+      expect(run.output!.text).toMatch(/undici Pool keeps sockets/);
+      expect(sampled.length).toBeGreaterThanOrEqual(2); // planning and the answer
+      await client.close();
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -11,6 +11,7 @@ import { ServiceError } from '../../errors.js';
 import { withoutContent, type Logger } from '../../lib/logger.js';
 import type { AgentRunRow, AgentRunsRepo } from '../../store/agent-runs.repo.js';
 import type { Accounts } from '../accounts/accounts.service.js';
+import type { ChatModel } from '../../providers/model/types.js';
 import type { Caller, ServiceContext } from '../context.js';
 import type { CreateAgentRunRequest } from '../../schemas/agent-runs.schema.js';
 import { decodeCursor, encodeCursor } from '../monitors/objects.js';
@@ -59,6 +60,8 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
   const { repo } = deps;
   const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   const active = new Map<string, AbortController>();
+  /** The MCP client's own model (sampling) of runs created over MCP, for as long as this process runs them. */
+  const clientModels = new Map<string, ChatModel>();
   const listeners = new Set<() => void>();
   const idle: (() => void)[] = [];
   const iso = (ms: number) => new Date(ms).toISOString();
@@ -131,6 +134,7 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
       clock: { now: () => new Date(deps.now()) },
       betas: new Set(),
       notes: {},
+      clientModel: clientModels.get(row.id),
     };
     let charge: ReturnType<Accounts['meter']['reserve']> | undefined;
     let cost = 0;
@@ -180,6 +184,7 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
       clearInterval(renew);
       charge?.settle(cost);
       active.delete(row.id);
+      clientModels.delete(row.id);
       pump();
       if (active.size === 0) for (const w of idle.splice(0)) w();
     }
@@ -259,7 +264,7 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
     { pollMs: 5000, name: 'agent runs', logger: deps.logger, now: deps.now },
   );
 
-  const checkSupported = (input: CreateAgentRunRequest, caller: Caller | null) => {
+  const checkSupported = (input: CreateAgentRunRequest, caller: Caller | null, hasModel: boolean) => {
     sourcesOf(input);
     const budget = input.budget?.maxCostDollars;
     if (budget !== undefined && budget > deps.maxBudgetDollars) {
@@ -274,10 +279,10 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
     if (schema && (schema.type !== 'object' || typeof schema.properties !== 'object')) {
       throw new ServiceError('INVALID_REQUEST_BODY', 'outputSchema: must be an object schema with properties (put a list in a property)', { field: 'outputSchema' }); // prettier-ignore
     }
-    if (schema && !deps.hasModel) {
+    if (schema && !hasModel) {
       throw new ServiceError('FEATURE_DISABLED', 'outputSchema: structured output needs a language model, and none is configured (TRAWL_MODEL_BASE_URL; docs/synthesis.md)', { field: 'outputSchema' }); // prettier-ignore
     }
-    if (!deps.hasModel && !MODEL_FREE_EFFORTS.includes(input.effort as Effort)) {
+    if (!hasModel && !MODEL_FREE_EFFORTS.includes(input.effort as Effort)) {
       throw new ServiceError(
         'FEATURE_DISABLED',
         `effort: "${input.effort}" needs a language model to plan and write, and none is configured (TRAWL_MODEL_BASE_URL; docs/synthesis.md); without one, use effort "minimal" or "low"`, // prettier-ignore
@@ -298,8 +303,9 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
   };
 
   return {
-    create(input: CreateAgentRunRequest, caller: Caller | null) {
-      checkSupported(input, caller);
+    /** `clientModel`: the calling MCP client's model (sampling), used when the operator configured none. */
+    create(input: CreateAgentRunRequest, caller: Caller | null, clientModel?: ChatModel) {
+      checkSupported(input, caller, deps.hasModel || clientModel !== undefined);
       if (input.previousRunId) {
         const previous = repo.get(input.previousRunId);
         if (!previous || previous.key_id !== (caller?.keyId ?? '')) {
@@ -313,6 +319,7 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
       const id = `run_${randomBytes(12).toString('hex')}`;
       const now = deps.now();
       const { stream: _stream, ...request } = input;
+      if (clientModel) clientModels.set(id, clientModel);
       const row = repo.transaction(() => {
         repo.insert({ id, key_id: keyId, zero_retention: caller?.zeroRetention ? 1 : 0, request: JSON.stringify(request), owner: null, lease_until_ms: null, created_at: iso(now) }); // prettier-ignore
         append(id, 'agent_run.created', { id, status: 'queued', createdAt: iso(now) });
