@@ -18,6 +18,7 @@ const SCRIPTS = [
   'search.mjs',
   'monitors.mjs',
   'accounts.mjs',
+  'agent.mjs',
 ];
 const TIMEOUT_MS = 10 * 60 * 1000; // per script; each normally takes 1–2 minutes
 
