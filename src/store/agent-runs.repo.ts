@@ -81,7 +81,11 @@ export function createAgentRunsRepo(db: Db) {
     transaction<T>(work: () => T): T {
       return db.transaction(work).immediate();
     },
-    insert(row: Pick<AgentRunRow, 'id' | 'key_id' | 'request' | 'owner' | 'lease_until_ms' | 'created_at'> & { zero_retention?: number }): void { // prettier-ignore
+    insert(
+      row: Pick<AgentRunRow, 'id' | 'key_id' | 'request' | 'owner' | 'lease_until_ms' | 'created_at'> & {
+        zero_retention?: number;
+      },
+    ): void {
       s.insert.run({ zero_retention: 0, ...row });
     },
     /** Zero retention: forgets a finished run's request. */
