@@ -172,7 +172,12 @@ export async function research(
   let contacts = { email: 0, phone: 0 };
   if (schema) {
     // contact fields only from what the pages read show; then the whole answer must still fit the schema
-    const pages = sources.map((s) => deps.documents.get(s.url)?.text ?? s.evidence);
+    // a page's text, and the addresses its mailto: and tel: links give
+    const pages = sources.map((s) => {
+      const doc = deps.documents.get(s.url);
+      const contacts = (doc?.metadata as { contacts?: { emails: string[]; phones: string[] } } | undefined)?.contacts;
+      return [doc?.text ?? s.evidence, ...(contacts?.emails ?? []), ...(contacts?.phones ?? [])].join('\n');
+    });
     const checked = checkContacts(answer.content, schema, pages);
     if (checked.dropped.length)
       ctx.logger.info({ dropped: checked.dropped.length }, 'unverified contact fields set to null');

@@ -4,7 +4,7 @@
  * bump `PAGE_MODEL_VERSION` whenever the shape or the extractor's output changes.
  */
 
-export const PAGE_MODEL_VERSION = 2;
+export const PAGE_MODEL_VERSION = 3;
 
 /** The spec's section enum (best-effort classification of where a block sits on the page). */
 export type SectionKind = 'header' | 'navigation' | 'banner' | 'body' | 'sidebar' | 'footer' | 'metadata';
@@ -87,9 +87,11 @@ export interface PageEvidence {
   /** Highwire Press `citation_*` meta tags (scholarly pages); present, possibly empty, when any is. */
   citation?: { journal?: string; doi?: string };
   organization?: OrganizationData;
+  /** Email addresses and phone numbers the page links to (`mailto:`, `tel:`), as written there. */
+  contacts?: { emails: string[]; phones: string[] };
 }
 
-const EVIDENCE_KEYS = ['ldTypes', 'ldSubjectTypes', 'publisherType', 'ogType', 'rating', 'citation', 'organization'] as const; // prettier-ignore
+const EVIDENCE_KEYS = ['ldTypes', 'ldSubjectTypes', 'publisherType', 'ogType', 'rating', 'citation', 'organization', 'contacts'] as const; // prettier-ignore
 
 /** The evidence fields a page has, for a document's `metadata` (fields the page lacks are left out). */
 export function evidenceOf(page: PageEvidence): PageEvidence {

@@ -65,7 +65,7 @@ export function collectAssets(
   elements: readonly Element[],
   inMain: (el: Element) => boolean,
   urls: UrlResolver,
-): { links: PageLink[]; images: PageImage[] } {
+): { links: PageLink[]; images: PageImage[]; contacts?: { emails: string[]; phones: string[] } } {
   const main: Element[] = [];
   const rest: Element[] = [];
   for (const el of elements) (inMain(el) ? main : rest).push(el);
@@ -73,11 +73,31 @@ export function collectAssets(
   const images: PageImage[] = [];
   const seenLinks = new Set<string>();
   const seenImages = new Set<string>();
+  const emails = new Set<string>();
+  const phones = new Set<string>();
   for (const el of [...main, ...rest]) {
-    if (el.name === 'a') addLink(el, urls, links, seenLinks);
-    else addImage(el, urls, images, seenImages);
+    if (el.name === 'a') {
+      addLink(el, urls, links, seenLinks);
+      addContact(el.attribs.href, emails, phones);
+    } else addImage(el, urls, images, seenImages);
   }
-  return { links, images };
+  const contacts = emails.size || phones.size ? { emails: [...emails], phones: [...phones] } : undefined;
+  return { links, images, ...(contacts ? { contacts } : {}) };
+}
+
+/** A `mailto:` or `tel:` link's address (what an agent run may fill contact fields from). */
+function addContact(href: string | undefined, emails: Set<string>, phones: Set<string>): void {
+  const match = href ? /^\s*(mailto|tel):([^?#]+)/i.exec(href) : null;
+  if (!match || emails.size + phones.size >= MAX_ITEMS) return;
+  let value: string;
+  try {
+    value = decodeURIComponent(match[2]!).trim();
+  } catch {
+    return;
+  }
+  if (match[1]!.toLowerCase() === 'mailto') {
+    for (const address of value.split(',')) if (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address.trim())) emails.add(address.trim().toLowerCase()); // prettier-ignore
+  } else if (value.replace(/\D/g, '').length >= 7) phones.add(value);
 }
 
 function addLink(a: Element, urls: UrlResolver, links: PageLink[], seen: Set<string>): void {

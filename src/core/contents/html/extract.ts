@@ -121,6 +121,7 @@ export function extractHtml(html: string, url: string): Page {
   });
   return {
     ...metadata,
+    ...(assets.contacts ? { contacts: assets.contacts } : {}),
     url,
     kind: 'html',
     blocks,
