@@ -54,6 +54,9 @@ export interface OrganizationData {
   url?: string;
   description?: string;
   foundingDate?: string;
+  /** The organisation's `email` and `telephone`, as given. */
+  email?: string;
+  telephone?: string;
   /** A number or text as given, or a QuantitativeValue's `value`/`minValue`/`maxValue`. */
   numberOfEmployees?:
     string | number | { value?: string | number; minValue?: string | number; maxValue?: string | number };

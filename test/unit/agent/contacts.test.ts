@@ -18,6 +18,16 @@ describe('contact links of a page', () => {
     });
     expect(extractHtml('<p>No links</p>', 'https://acme.example/').contacts).toBeUndefined();
   });
+
+  it("records an organisation's structured-data email and telephone", () => {
+    const ld = { '@context': 'https://schema.org', '@type': 'Organization', name: 'Acme', email: 'mailto:hello@acme.example', telephone: '+1 555 010 0777' }; // prettier-ignore
+    const page = extractHtml(`<html><head><script type="application/ld+json">${JSON.stringify(ld)}</script></head><body><main><h1>Acme</h1><p>About us.</p></main></body></html>`, 'https://acme.example/about'); // prettier-ignore
+    expect(page.organization).toMatchObject({
+      name: 'Acme',
+      email: 'hello@acme.example',
+      telephone: '+1 555 010 0777',
+    });
+  });
 });
 
 describe('checking contact fields against pages', () => {

@@ -123,6 +123,9 @@ function toOrganization(node: Json, subject: boolean): OrganizationData {
     foundingDate: text(node.foundingDate),
     numberOfEmployees: trimEmployees(node.numberOfEmployees),
     address: trimAddress(node.address ?? place?.address),
+    // contact points an agent run may fill contact fields from
+    email: text(node.email)?.replace(/^mailto:/i, ''),
+    telephone: text(node.telephone),
   };
   for (const [key, value] of Object.entries(fields)) if (value !== undefined) Object.assign(org, { [key]: value });
   return org;
