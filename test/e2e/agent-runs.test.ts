@@ -245,6 +245,22 @@ describe('agent runs with a model', () => {
     expect(rest.map((f) => f.event)).toEqual(live.slice(2).map((f) => f.event));
   });
 
+  it('keeps a run going when the client of its create stream goes away', async () => {
+    const aborter = new AbortController();
+    const res = await fetch(`${withModel.url}/agent/runs`, {
+      method: 'POST',
+      headers: { 'x-api-key': withModel.key, 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: 'undici pool sizing', effort: 'low' }),
+      signal: aborter.signal,
+    });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    const id = /"id":"(run_[0-9a-f]+)"/.exec(first)![1]!;
+    aborter.abort(); // the client hangs up after the first frame
+    const run = await waitFor(withModel, id);
+    expect(run.status).toBe('completed');
+  });
+
   it('cancels a running run, keeps it cancelled, and deletes it', async () => {
     model.enqueue({ delayMs: 1500, content: 'late answer [1]' });
     const created = await call(withModel, 'POST', '/agent/runs', { query: 'slow undici question', effort: 'low' });
