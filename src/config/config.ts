@@ -27,6 +27,17 @@ const booleanish = z
   .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])])
   .transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
 
+/** A setting given as JSON text, parsed; `message` says what it should be when it is not JSON. */
+const jsonText = (message: string) =>
+  z.string().transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    }
+  });
+
 function isIpOrCidr(entry: string): boolean {
   const [ip, prefix, ...rest] = entry.split('/');
   if (rest.length > 0 || !ip) return false;
@@ -296,17 +307,9 @@ export const SETTINGS = {
   prices: {
     env: 'TRAWL_PRICES',
     flag: '--prices',
-    schema: z
-      .string()
-      .transform((text, ctx) => {
-        try {
-          return JSON.parse(text) as unknown;
-        } catch {
-          ctx.addIssue({ code: 'custom', message: 'must be a JSON object of prices in dollars' });
-          return z.NEVER;
-        }
-      })
-      .pipe(z.strictObject(Object.fromEntries(PRICE_NAMES.map((n) => [n, z.number().min(0).max(10_000).optional()])))),
+    schema: jsonText('must be a JSON object of prices in dollars').pipe(
+      z.strictObject(Object.fromEntries(PRICE_NAMES.map((n) => [n, z.number().min(0).max(10_000).optional()]))),
+    ),
     default: undefined,
     doc: 'Prices in dollars that replace entries of the price table, as a JSON object, e.g. `{"contentsPage": 0.002, "codeContext": 0.01}`; unknown names are refused. The table and its defaults (the spec\'s prices): docs/accounts.md.',
   },
@@ -327,30 +330,20 @@ export const SETTINGS = {
   x402Rails: {
     env: 'TRAWL_X402_RAILS',
     flag: '--x402-rails',
-    schema: z
-      .string()
-      .transform((text, ctx) => {
-        try {
-          return JSON.parse(text) as unknown;
-        } catch {
-          ctx.addIssue({ code: 'custom', message: 'must be a JSON array of payment rails' });
-          return z.NEVER;
-        }
-      })
-      .pipe(
-        z
-          .array(
-            z.object({
-              scheme: z.string().min(1),
-              network: z.string().min(1),
-              asset: z.string().min(1),
-              payTo: z.string().min(1),
-              maxTimeoutSeconds: z.int().min(1).max(3600).default(60),
-              extra: z.record(z.string(), z.unknown()).optional(),
-            }),
-          )
-          .min(1),
-      ),
+    schema: jsonText('must be a JSON array of payment rails').pipe(
+      z
+        .array(
+          z.object({
+            scheme: z.string().min(1),
+            network: z.string().min(1),
+            asset: z.string().min(1),
+            payTo: z.string().min(1),
+            maxTimeoutSeconds: z.int().min(1).max(3600).default(60),
+            extra: z.record(z.string(), z.unknown()).optional(),
+          }),
+        )
+        .min(1),
+    ),
     default: undefined,
     doc: 'Payment rails for keyless requests paid with x402, as a JSON array of `{scheme, network, asset, payTo, maxTimeoutSeconds?, extra?}`; with `TRAWL_X402_FACILITATOR_URL`, a request without an API key to a priced endpoint gets a 402 payment challenge (docs/accounts.md).',
   },
