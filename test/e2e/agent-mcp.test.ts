@@ -3,11 +3,10 @@
  * app with the loopback model server and stored pages: progress notifications, the call window and
  * resuming by run id, failed runs, cancelled calls, and `trawl://agent-runs/{id}` resources.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { connectMcp } from '../helpers/mcp.js';
 import { CallToolResultSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildMcpServer } from '../../src/mcp/server.js';
 import { createAgentRunsRepo } from '../../src/store/agent-runs.repo.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';
@@ -40,10 +39,7 @@ beforeAll(async () => {
   });
   t = makeTestApp({ modelBaseUrl: model.baseUrl, model: 'test-model' });
   t.app.services.documents.upsertMany(PAGES, new Date().toISOString());
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await buildMcpServer(t.app, { caller: null, betas: new Set() }).connect(serverSide);
-  client = new Client({ name: 'test', version: '1.0.0' });
-  await client.connect(clientSide);
+  client = await connectMcp(t.app);
 });
 afterAll(async () => {
   await client.close();

@@ -8,14 +8,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { Exa } from 'exa-js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildMcpServer } from '../../src/mcp/server.js';
 import { createAgentRunsRepo } from '../../src/store/agent-runs.repo.js';
 import { makeTestApp, startTestServer, type TestServer } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';
+import { connectMcp } from '../helpers/mcp.js';
 import { startModelServer, type ModelServer } from '../helpers/model-server.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -423,16 +421,13 @@ describe('runs created over MCP without an operator model', () => {
     const sampled: string[] = [];
     try {
       t.app.services.documents.upsertMany(PAGES, new Date().toISOString());
-      const client = new Client({ name: 'agent', version: '1' }, { capabilities: { sampling: {} } });
+      const client = await connectMcp(t.app, { sampling: true });
       client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
         const system = request.params.systemPrompt ?? '';
         sampled.push(system.slice(0, 40));
         const text = /quer/i.test(system) && /json/i.test(system) ? JSON.stringify({ queries: ['undici Agent origins'] }) : 'An undici Pool keeps sockets open to one origin [1].'; // prettier-ignore
         return { model: 'client-model', role: 'assistant', content: { type: 'text', text }, stopReason: 'endTurn' };
       });
-      const [c, s] = InMemoryTransport.createLinkedPair();
-      await buildMcpServer(t.app, { caller: null, betas: new Set() }).connect(s);
-      await client.connect(c);
       const res = (await client.callTool({ name: 'create_agent_run', arguments: { query: 'undici pooling', effort: 'medium' } })) as { isError?: boolean; structuredContent: Json }; // prettier-ignore
       expect(res.isError).toBeFalsy(); // medium needs a model: the client's counts
       await t.app.services.agentRuns.engine.drain();

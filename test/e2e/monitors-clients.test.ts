@@ -2,11 +2,10 @@
  * Monitors through the clients people use: the `monitors` MCP tool (the SDK's real client over an
  * in-memory transport) and exa-js's `monitors` client over the REST door.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { connectMcp } from '../helpers/mcp.js';
 import { Exa } from 'exa-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildMcpServer } from '../../src/mcp/server.js';
 import { startTestServer, type TestServer } from '../helpers/app.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
@@ -23,10 +22,7 @@ let client: Client;
 beforeAll(async () => {
   receiver = await startReceiver();
   t = await startTestServer({ allowInsecureWebhooks: true });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await buildMcpServer(t.app, { caller: null, betas: new Set() }).connect(serverSide);
-  client = new Client({ name: 'test', version: '1.0.0' });
-  await client.connect(clientSide);
+  client = await connectMcp(t.app);
 });
 afterAll(async () => {
   await client.close();
