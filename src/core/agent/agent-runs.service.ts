@@ -84,8 +84,9 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
     error: row.error ? (JSON.parse(row.error) as { code: string; message: string }) : null,
   });
 
+  /** Stores an event (its number taken in a write transaction, so another process's cancel cannot take it too). */
   const append = (runId: string, event: string, data: Record<string, unknown>) => {
-    repo.appendEvent(runId, event, JSON.stringify(data), iso(deps.now()));
+    repo.transaction(() => repo.appendEvent(runId, event, JSON.stringify(data), iso(deps.now())));
     for (const l of listeners) l();
   };
 
