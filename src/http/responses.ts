@@ -14,11 +14,8 @@ import {
   RetrieveResponseQuery,
   asResponsesError,
   toAgentRunRequest,
-  toResponse,
-  toResponseEvents,
-  type ResponseStreamEvent,
-  type RunView,
-} from '../core/agent/responses.js';
+} from '../core/agent/responses-request.js';
+import { toResponse, toResponseEvents, type ResponseStreamEvent, type RunView } from '../core/agent/responses.js';
 import { ServiceError, toServiceError } from '../errors.js';
 import { cancelAgentRunOp, createAgentRunOp, deleteAgentRunOp, getAgentRunOp } from '../ops/agent-runs.ops.js';
 import { invoke } from '../ops/invoke.js';
