@@ -16,15 +16,10 @@ import type { Caller, ServiceContext } from '../context.js';
 import type { CreateAgentRunRequest } from '../../schemas/agent-runs.schema.js';
 import { decodeCursor, encodeCursor } from '../monitors/objects.js';
 import { createWakeup } from '../monitors/wakeup.js';
+import { toEvent, toRun, schemaSources, type AgentEvent } from './objects.js';
 import { EFFORTS, MODEL_FREE_EFFORTS, research, type Effort, type ResearchDeps } from './research.js';
 
-/** One stored event, as the events list and the SSE frames carry it. */
-export interface AgentEvent {
-  id: number;
-  event: string;
-  data: Record<string, unknown>;
-  createdAt: string;
-}
+export type { AgentEvent } from './objects.js';
 
 type Page<T> = { data: T[]; hasMore: boolean; nextCursor: string | null };
 const TERMINAL = new Set(['agent_run.completed', 'agent_run.failed', 'agent_run.cancelled']);
@@ -65,24 +60,6 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
   const listeners = new Set<() => void>();
   const idle: (() => void)[] = [];
   const iso = (ms: number) => new Date(ms).toISOString();
-
-  const toRun = (row: AgentRunRow) => ({
-    id: row.id,
-    object: 'agent_run',
-    status: row.status,
-    stopReason: row.stop_reason,
-    createdAt: row.created_at,
-    startedAt: row.started_at,
-    completedAt: row.completed_at,
-    updatedAt: row.updated_at,
-    request: JSON.parse(row.request) as Record<string, unknown>,
-    output: row.output ? (JSON.parse(row.output) as Record<string, unknown>) : null,
-    costDollars: row.cost ? (JSON.parse(row.cost) as Record<string, unknown>) : { total: 0 },
-    usage: row.usage
-      ? (JSON.parse(row.usage) as { agentComputeUnits: number; [k: string]: unknown })
-      : { agentComputeUnits: 0 },
-    error: row.error ? (JSON.parse(row.error) as { code: string; message: string }) : null,
-  });
 
   /** Stores an event (its number taken in a write transaction, so another process's cancel cannot take it too). */
   const append = (runId: string, event: string, data: Record<string, unknown>) => {
@@ -406,23 +383,3 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
   };
 }
 export type AgentRunsService = ReturnType<typeof createAgentRunsService>;
-
-const toEvent = (row: { seq: number; event: string; data: string; created_at: string }): AgentEvent => ({
-  id: row.seq,
-  event: row.event,
-  data: JSON.parse(row.data) as Record<string, unknown>,
-  createdAt: row.created_at,
-});
-
-/** Source names that properties of a schema give under `x-source` (or `source`), at any depth. */
-function schemaSources(schema: unknown): string[] {
-  const out: string[] = [];
-  const walk = (node: unknown) => {
-    if (!node || typeof node !== 'object') return;
-    const o = node as Record<string, unknown>;
-    for (const key of ['x-source', 'source']) if (typeof o[key] === 'string') out.push(o[key]);
-    for (const value of Object.values(o)) if (typeof value === 'object') walk(value);
-  };
-  walk(schema);
-  return out;
-}

@@ -1,0 +1,49 @@
+/** The wire objects of agent runs and their events, made from stored rows; and what a schema names as sources. */
+import type { AgentRunRow } from '../../store/agent-runs.repo.js';
+
+/** One stored event, as the events list and the SSE frames carry it. */
+export interface AgentEvent {
+  id: number;
+  event: string;
+  data: Record<string, unknown>;
+  createdAt: string;
+}
+
+/** The agent run object (docs/agent.md). */
+export const toRun = (row: AgentRunRow) => ({
+  id: row.id,
+  object: 'agent_run',
+  status: row.status,
+  stopReason: row.stop_reason,
+  createdAt: row.created_at,
+  startedAt: row.started_at,
+  completedAt: row.completed_at,
+  updatedAt: row.updated_at,
+  request: JSON.parse(row.request) as Record<string, unknown>,
+  output: row.output ? (JSON.parse(row.output) as Record<string, unknown>) : null,
+  costDollars: row.cost ? (JSON.parse(row.cost) as Record<string, unknown>) : { total: 0 },
+  usage: row.usage
+    ? (JSON.parse(row.usage) as { agentComputeUnits: number; [k: string]: unknown })
+    : { agentComputeUnits: 0 },
+  error: row.error ? (JSON.parse(row.error) as { code: string; message: string }) : null,
+});
+
+export const toEvent = (row: { seq: number; event: string; data: string; created_at: string }): AgentEvent => ({
+  id: row.seq,
+  event: row.event,
+  data: JSON.parse(row.data) as Record<string, unknown>,
+  createdAt: row.created_at,
+});
+
+/** Source names that properties of a schema give under `x-source` (or `source`), at any depth. */
+export function schemaSources(schema: unknown): string[] {
+  const out: string[] = [];
+  const walk = (node: unknown) => {
+    if (!node || typeof node !== 'object') return;
+    const o = node as Record<string, unknown>;
+    for (const key of ['x-source', 'source']) if (typeof o[key] === 'string') out.push(o[key]);
+    for (const value of Object.values(o)) if (typeof value === 'object') walk(value);
+  };
+  walk(schema);
+  return out;
+}
