@@ -12,6 +12,7 @@ import {
   MAX_NESTING,
   signatureOf,
   type Unit,
+  type Scope,
 } from './units.js';
 
 /** Per line: whether it starts a logical line, its indentation, and whether it holds code. */
@@ -20,16 +21,6 @@ interface PyScan {
   logical: Uint8Array;
   indent: Int32Array;
   code: Uint8Array;
-}
-
-interface Scope {
-  /** Classes enclosing the range; deeper ones are not cut. */
-  level: number;
-  from: number;
-  to: number;
-  indent: number;
-  path: string[];
-  inClass: boolean;
 }
 
 const DECL = /^(?:async\s+)?(def|class)\s+([A-Za-z_]\w*)/;

@@ -3,7 +3,7 @@
  * function, ends on the first `end` (`}`) line at its own indentation, which is how both are written;
  * `#` comments right above are its doc. Heredocs and `=begin` blocks are skipped.
  */
-import { cleanComment, fillGaps, indentOf, isBlank, MAX_NESTING, signatureOf, type Unit } from './units.js';
+import { cleanComment, fillGaps, indentOf, isBlank, MAX_NESTING, signatureOf, type Unit, type Scope } from './units.js';
 
 interface ScriptDecl {
   kind: 'function' | 'class' | 'module';
@@ -20,16 +20,6 @@ interface ScriptSpec {
   oneLine: RegExp;
   /** Opens a heredoc; group 1 is its terminator. */
   heredoc: RegExp;
-}
-
-interface Scope {
-  /** Classes and modules enclosing the range; deeper ones are not cut. */
-  level: number;
-  from: number;
-  to: number;
-  indent: number;
-  path: string[];
-  inClass: boolean;
 }
 
 interface Ctx {

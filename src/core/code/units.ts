@@ -24,6 +24,17 @@ export interface Unit {
 }
 
 /** Longest chunk before it is cut into parts, and the length of the parts. */
+/** Where a structural chunker is looking: a range of lines inside enclosing classes (or modules). */
+export interface Scope {
+  /** Classes (and modules) enclosing the range; deeper ones are not cut. */
+  level: number;
+  from: number;
+  to: number;
+  indent: number;
+  path: string[];
+  inClass: boolean;
+}
+
 export const MAX_CHUNK_LINES = 150;
 const PART_LINES = 100;
 const GAP_PART_LINES = 60;
