@@ -424,4 +424,22 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT, WITHOUT ROWID;
     `,
   },
+  {
+    version: 11,
+    name: 'mcp answer snapshots',
+    sql: `
+      -- The first answer of an MCP tool call that did not fit its token budget, kept so that a cursor
+      -- continues exactly that answer (docs/mcp.md). owner: the API key id, or 'local' over stdio.
+      CREATE TABLE mcp_snapshots (
+        id          TEXT PRIMARY KEY,
+        owner       TEXT NOT NULL,
+        tool        TEXT NOT NULL,
+        args_hash   TEXT NOT NULL,
+        body        TEXT NOT NULL,
+        created_ms  INTEGER NOT NULL,
+        expires_ms  INTEGER NOT NULL
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX mcp_snapshots_expiry ON mcp_snapshots (expires_ms);
+    `,
+  },
 ];
