@@ -442,4 +442,35 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX mcp_snapshots_expiry ON mcp_snapshots (expires_ms);
     `,
   },
+  {
+    version: 12,
+    name: 'mcp tasks',
+    sql: `
+      -- MCP tasks: tool calls that run on after their request (docs/mcp.md, src/mcp/tasks/). owner: the
+      -- API key id, or 'local' over stdio; a task is visible to its owner only. seq orders tasks/list
+      -- (newest first). result: the CallToolResult as JSON once the task ended. run_id: the agent run a
+      -- task follows (its status and result come from the run). worker and lease_until_ms: the process
+      -- doing in-process work, renewed while it works; a lapsed lease means that process died.
+      CREATE TABLE mcp_tasks (
+        seq               INTEGER PRIMARY KEY AUTOINCREMENT,
+        id                TEXT NOT NULL UNIQUE,
+        owner             TEXT NOT NULL,
+        tool              TEXT NOT NULL,
+        status            TEXT NOT NULL,
+        status_message    TEXT,
+        ttl_ms            INTEGER NOT NULL,
+        poll_interval_ms  INTEGER NOT NULL,
+        created_at        TEXT NOT NULL,
+        last_updated_at   TEXT NOT NULL,
+        updated_ms        INTEGER NOT NULL,
+        expires_ms        INTEGER NOT NULL,
+        result            TEXT,
+        run_id            TEXT,
+        worker            TEXT,
+        lease_until_ms    INTEGER
+      ) STRICT;
+      CREATE INDEX mcp_tasks_owner ON mcp_tasks (owner, seq);
+      CREATE INDEX mcp_tasks_expiry ON mcp_tasks (expires_ms);
+    `,
+  },
 ];
