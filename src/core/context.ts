@@ -4,6 +4,7 @@
  */
 import type { Logger } from '../lib/logger.js';
 import type { ChatModel } from '../providers/model/types.js';
+import type { Warning } from './warnings.js';
 
 /** The caller, as authenticated by a door; `null` for the local stdio MCP process. */
 export interface Caller {
@@ -65,4 +66,9 @@ export interface ServiceContext {
    * uses it when the operator configured no model, or prefers the client's.
    */
   clientModel?: ChatModel;
+  /**
+   * Called with each warning a user should see (src/core/warnings.ts): an empty index, a failed provider,
+   * a missing model, a refused fetch. Never changes the answer; the same warning may come more than once.
+   */
+  onWarning?: (w: Warning) => void;
 }

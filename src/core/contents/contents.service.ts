@@ -24,6 +24,10 @@ import { pickSubpages } from './subpages.js';
 import type { SummaryAsk } from './summary-prompt.js';
 import { isEmptyResult, toResult, type BuiltResult, type ContentOptions, type ResultContext } from './to-result.js';
 import { isImportUrl, normalizeUrl } from './url.js';
+import { warning } from '../warnings.js';
+
+/** Per-URL failures that are a policy's refusal, not the site's failure: a user should hear of them. */
+const REFUSALS: ReadonlySet<string> = new Set(['CRAWL_PRIVATE_ADDRESS', 'CRAWL_ROBOTS_DISALLOWED']);
 
 /** What /contents takes (the validated wire request) plus the MCP tool's reading offset. */
 export interface ContentsInput extends ContentOptions, FreshnessInput {
@@ -237,6 +241,7 @@ function summariesFor(
       { field: 'summary.schema' },
     );
   }
+  ctx.onWarning?.(warning('MODEL_MISSING'));
   return undefined;
 }
 
@@ -273,6 +278,7 @@ async function settle(
   } catch (err) {
     if (err instanceof FetchError) {
       ctx.logger.debug({ id, tag: err.tag, reason: err.message }, 'content fetch failed');
+      if (REFUSALS.has(err.tag)) ctx.onWarning?.(warning('FETCH_REFUSED', `${id}: ${err.message}`));
       return { status: { id, status: 'error', error: { tag: err.tag, httpStatusCode: err.httpStatusCode } } };
     }
     ctx.logger.warn({ id, err }, 'content extraction failed');

@@ -21,6 +21,7 @@ import type { GroundingEntry } from '../synthesis/grounding.js';
 import type { Synthesis, SynthesisRequest, SynthesisResult } from '../synthesis/synthesis.service.js';
 import { answerShape, sourcesOf } from './answer.js';
 import { askProviders, readProviderPages } from './web-providers.js';
+import { warning } from '../warnings.js';
 
 /** The validated /search request, as far as the service reads it. */
 export interface SearchInput {
@@ -116,6 +117,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
     const { pipeline } = pipelineOf(input.type);
     const planning = !input.compliance && pipeline.plannedQueries > 0;
     const step = progressSteps(ctx);
+    const failedBefore = ctx.notes?.providerFailures?.length ?? 0;
     let cost = 0;
     let asked = input;
     const widen = async (max: number, seen?: string[]) => {
@@ -138,6 +140,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
     }
     if (cost > 0) found.response.costDollars.total = roundDollars(found.response.costDollars.total + cost);
     if (input.outputSchema !== undefined || input.stream) step('writing the answer');
+    reportWarnings(deps, input, found, ctx, { planning, failedBefore });
     return found;
   };
   return {
@@ -171,6 +174,29 @@ const roundDollars = (n: number) => Math.round(n * 1e6) / 1e6;
 function progressSteps(ctx: ServiceContext): (message: string) => void {
   let progress = 0;
   return (message) => ctx.onProgress?.({ progress: ++progress, message });
+}
+
+/**
+ * The warnings of a search (src/core/warnings.ts): providers that failed during it (counted from
+ * `failedBefore` in `ctx.notes`), why it found nothing, and a model it lacked to plan or to write.
+ */
+function reportWarnings(
+  deps: SearchDeps,
+  input: SearchInput,
+  found: Found,
+  ctx: ServiceContext,
+  seen: { planning: boolean; failedBefore: number },
+): void {
+  if (!ctx.onWarning) return;
+  for (const name of new Set(ctx.notes?.providerFailures?.slice(seen.failedBefore))) {
+    ctx.onWarning(warning('PROVIDER_FAILED', name));
+  }
+  if (found.response.results.length === 0 && deps.providers.length === 0) {
+    ctx.onWarning(warning(deps.index.count() === 0 ? 'INDEX_EMPTY' : 'NO_SEARCH_PROVIDER'));
+  }
+  // an object answer without a model is an error (FEATURE_DISABLED), not a poorer answer
+  const answering = (input.outputSchema !== undefined || input.stream) && answerShape(input.outputSchema).type !== 'object'; // prettier-ignore
+  if ((seen.planning || answering) && !deps.synthesis.modelFor(ctx)) ctx.onWarning(warning('MODEL_MISSING'));
 }
 
 interface Found {

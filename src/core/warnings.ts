@@ -1,0 +1,37 @@
+/**
+ * The one list of warnings a user should see: conditions that leave an answer poorer than it could be
+ * without making it an error. Services report them through `ctx.onWarning`; the MCP door sends them as
+ * log notifications (docs/mcp.md), and REST answers can carry the same codes.
+ */
+
+/** Each warning code with the message a user reads: what happened and what to do about it. */
+export const WARNINGS = {
+  INDEX_EMPTY:
+    'The local index holds no documents and no web-search provider is configured, so no search can find anything. ' +
+    'Add pages with `trawl crawl URL` or `trawl import FILE`, or configure a provider: TRAWL_SEARXNG_URL, ' +
+    'TRAWL_BRAVE_API_KEY or TRAWL_UPSTREAM_URL.',
+  NO_SEARCH_PROVIDER:
+    'No results in the local index, and no web-search provider is configured to ask. Configure TRAWL_SEARXNG_URL, ' +
+    'TRAWL_BRAVE_API_KEY or TRAWL_UPSTREAM_URL to search the web, or add pages with `trawl crawl URL`.',
+  PROVIDER_FAILED:
+    'A web-search provider failed or timed out; the results come from the other sources. See the server log for the reason.',
+  MODEL_MISSING:
+    'No language model is available for this call, so the answer or summary is extractive (sentences picked from ' +
+    'the pages) and deep searches plan no extra queries. Configure TRAWL_MODEL_BASE_URL and TRAWL_MODEL for written ones.',
+  FETCH_REFUSED:
+    'A page was not fetched because policy refuses it: a private-network address (TRAWL_ALLOW_PRIVATE_NETWORK) ' +
+    "or the site's robots.txt.",
+} as const;
+
+export type WarningCode = keyof typeof WARNINGS;
+
+/** One warning: its code and the message, with what it concerns when there is something to name. */
+export interface Warning {
+  code: WarningCode;
+  message: string;
+}
+
+/** The warning `code`, its message followed by `detail` (the provider, the URL) when given. */
+export function warning(code: WarningCode, detail?: string): Warning {
+  return { code, message: detail ? `${WARNINGS[code]} (${detail})` : WARNINGS[code] };
+}
