@@ -1,11 +1,11 @@
 /** `trawl mcp`: MCP over stdio, no key needed (the user's own process). */
 import { createApp } from '../app.js';
 import type { Config } from '../config/config.js';
-import { selectOperations } from '../ops/registry.js';
+import { checkToolsSetting } from '../mcp/selection.js';
 import { serveStdio } from '../mcp/stdio.js';
 
 export async function runMcp(config: Config): Promise<void> {
-  selectOperations(config.tools);
+  checkToolsSetting(config.tools);
   const app = createApp(config);
   app.services.semantic?.start();
   app.services.codeSemantic?.start();

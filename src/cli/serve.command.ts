@@ -8,7 +8,7 @@ import path from 'node:path';
 import { createApp, type App } from '../app.js';
 import type { Config } from '../config/config.js';
 import { startHttpServer } from '../http/server.js';
-import { selectOperations } from '../ops/registry.js';
+import { checkToolsSetting } from '../mcp/selection.js';
 
 export const FIRST_KEY_FILE = 'first-api-key';
 
@@ -30,7 +30,7 @@ function ensureFirstKey(app: App): void {
 }
 
 export async function runServe(config: Config): Promise<void> {
-  selectOperations(config.tools); // fail fast on unknown tool names
+  checkToolsSetting(config.tools); // fail fast on unknown tool names
   if (config.workers > 1 && cluster.isPrimary) return supervise(config);
   const app = createApp(config);
   if (cluster.isPrimary) ensureFirstKey(app);

@@ -108,7 +108,7 @@ export const SETTINGS = {
     flag: '--tools',
     schema: list,
     default: [] as string[],
-    doc: 'Comma-separated MCP tool names to expose (e.g. `search,get_contents`); empty exposes all. Saves the agent context.',
+    doc: 'MCP tools to serve: names and groups, comma-separated (`default`, `web`, `code`, `monitors`, `agent`, `all`; docs/mcp.md). Empty: the default set (`search`, `get_contents`, `get_code_context`). Over HTTP, `/mcp?tools=` chooses within it.',
   },
   mcpBetas: {
     env: 'TRAWL_MCP_BETAS',
@@ -300,9 +300,9 @@ export const SETTINGS = {
   mcpMaxTokens: {
     env: 'TRAWL_MCP_MAX_TOKENS',
     flag: '--mcp-max-tokens',
-    schema: z.coerce.number().int().min(1000).max(1_000_000),
-    default: 20000,
-    doc: 'Largest MCP tool answer, in tokens (about 4 characters each): longer results are cut (texts first, then the last results) with a note saying so, so no answer overflows a client.',
+    schema: z.coerce.number().int().min(500).max(25000),
+    default: 6000,
+    doc: 'Token budget of an MCP tool answer (its text and structured content, o200k_base tokens) unless a call sets `maxTokens`: a longer answer is cut at a clean boundary and continued by `cursor` (docs/mcp.md).',
   },
   prices: {
     env: 'TRAWL_PRICES',

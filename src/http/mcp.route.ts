@@ -1,25 +1,31 @@
 /**
  * MCP streamable HTTP at /mcp, stateless: each POST gets a fresh server and transport, so a client that
- * keeps no session works and any instance behind a load balancer can answer. Same API keys as REST;
- * Host and Origin are checked against DNS rebinding.
+ * keeps no session works and any instance behind a load balancer can answer. Same API keys as REST (a
+ * 401 carries a Bearer challenge), or none in the keyless loopback mode; Host and Origin are checked
+ * against DNS rebinding.
  */
 import type { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { App } from '../app.js';
 import { ServiceError } from '../errors.js';
 import { BETA_HEADERS, parseBetas } from '../ops/betas.js';
-import type { Operation } from '../ops/define-op.js';
-import { authenticate } from './auth.js';
+import { narrowTools } from '../mcp/selection.js';
+import type { Caller } from '../core/context.js';
+import { authenticate, presentedKey } from './auth.js';
 import { enforceRate } from './rate-limit.js';
 import { createOriginGuard } from './origin-guard.js';
 import type { HttpEnv } from './server.js';
 
-/** Mounts /mcp serving `tools` (the configured selection of the HTTP app's operations). */
-export function mountMcp(hono: Hono<HttpEnv>, app: App, tools: readonly Operation[]): void {
+/**
+ * Mounts /mcp serving `tools` (the configured selection); a request's `?tools=` (names or groups)
+ * chooses within it.
+ */
+export function mountMcp(hono: Hono<HttpEnv>, app: App, tools: readonly string[]): void {
   const guard = createOriginGuard({
     listenHost: app.config.host,
     allowedHosts: app.config.allowedHosts,
     allowedOrigins: app.config.allowedOrigins,
+    keyless: app.config.mcpKeyless,
   });
 
   const limit = bodyLimit({
@@ -38,14 +44,15 @@ export function mountMcp(hono: Hono<HttpEnv>, app: App, tools: readonly Operatio
   hono.post('/mcp', limit, async (c) => {
     const headers = c.req.raw.headers;
     guard(headers);
-    const caller = authenticate(headers, app.services.keys);
-    enforceRate(c, app, caller);
+    const caller = callerOf(headers, app);
+    if (caller) enforceRate(c, app, caller);
     const betas = parseBetas(
       BETA_HEADERS.map((h) => c.req.header(h)),
       app.config.mcpBetas,
     );
+    const chosen = toolsOf(c.req.queries('tools'), tools);
     const [{ buildMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await sdk();
-    const server = buildMcpServer(app, { caller, betas }, tools);
+    const server = buildMcpServer(app, { caller, betas, tools: chosen });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     await server.connect(transport);
     const res = await transport.handleRequest(c.req.raw);
@@ -62,4 +69,39 @@ export function mountMcp(hono: Hono<HttpEnv>, app: App, tools: readonly Operatio
       { headers: { allow: 'POST' } },
     );
   });
+
+  // After a 401, MCP clients look for OAuth metadata (RFC 9728, RFC 8414). There is none: the API key is
+  // the credential, so they should ask for one rather than start a login.
+  const noOAuth = () => {
+    throw new ServiceError(
+      'NOT_FOUND',
+      'Trawl has no OAuth server: /mcp takes an API key ("x-api-key: KEY" or "Authorization: Bearer KEY"). Create one with: trawl keys create --name NAME', // prettier-ignore
+    );
+  };
+  for (const doc of ['oauth-protected-resource', 'oauth-authorization-server', 'openid-configuration']) {
+    hono.get(`/.well-known/${doc}`, noOAuth);
+    hono.get(`/.well-known/${doc}/*`, noOAuth);
+  }
+}
+
+/**
+ * The caller of a /mcp request: the key's, or the local user (null, as over stdio) when keyless mode is
+ * on and no key was sent. A key that was sent is checked either way; a 401 carries the Bearer challenge.
+ */
+function callerOf(headers: Headers, app: App): Caller | null {
+  if (app.config.mcpKeyless && presentedKey(headers) === undefined) return null;
+  return authenticate(headers, app.services.keys, { challenge: true });
+}
+
+/** The tools `?tools=a,b&tools=c` asks for within the server's; unknown or not enabled: 400 naming them. */
+function toolsOf(values: string[] | undefined, allowed: readonly string[]): readonly string[] {
+  if (!values) return allowed;
+  try {
+    return narrowTools(
+      allowed,
+      values.flatMap((v) => v.split(',')),
+    );
+  } catch (err) {
+    throw new ServiceError('INVALID_REQUEST_QUERY', `tools: ${(err as Error).message}`, { field: 'tools' });
+  }
 }

@@ -9,7 +9,8 @@ import type { App } from '../app.js';
 import { ServiceError } from '../errors.js';
 import { newRequestId } from '../ops/invoke.js';
 import type { Operation } from '../ops/define-op.js';
-import { OPERATIONS, selectOperations } from '../ops/registry.js';
+import { OPERATIONS } from '../ops/registry.js';
+import { resolveTools } from '../mcp/selection.js';
 import { VERSION } from '../version.js';
 import { errorBodyFor, errorResponse, type ErrorBody } from './errors.js';
 import { mountMcp } from './mcp.route.js';
@@ -56,7 +57,7 @@ export function createHttpApp(app: App, operations: readonly Operation[] = OPERA
     openApi ??= JSON.stringify(buildOpenApi(operations, VERSION));
     return c.body(openApi, 200, { 'content-type': 'application/json' });
   });
-  mountMcp(hono, app, selectOperations(app.config.tools, operations));
+  mountMcp(hono, app, resolveTools(app.config.tools));
   mountOperations(hono, app, operations);
   mountResponses(hono, app);
 

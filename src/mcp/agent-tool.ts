@@ -5,15 +5,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  ErrorCode,
-  McpError,
-  type CallToolResult,
-  type ReadResourceResult,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type CallToolResult, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { ServiceContext } from '../core/context.js';
 import type { AgentEvent } from '../core/agent/agent-runs.service.js';
@@ -21,12 +13,13 @@ import type { Services } from '../core/services.js';
 import { ServiceError, toServiceError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
 import { createAgentRunOp, getAgentRunOp, listAgentRunsOp } from '../ops/agent-runs.ops.js';
+import type { Extra } from './server.js';
 import { invoke } from '../ops/invoke.js';
 import { parseOrThrow } from '../ops/validation.js';
-import { AgentRun, AgentRunIdParams, CreateAgentRunRequest, Effort } from '../schemas/agent-runs.schema.js';
-import { fitToBudget } from './budget.js';
+import { type AgentRun, AgentRunIdParams, CreateAgentRunRequest, Effort } from '../schemas/agent-runs.schema.js';
+import type { Answer } from '../ops/answer.js';
+import { MaxTokens, type DoorTool, type ToolDeps } from './tools.js';
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 type Run = z.output<typeof AgentRun>;
 
 /** How long one call waits for its run unless `waitSeconds` says otherwise; past it, it answers the id. */
@@ -59,51 +52,31 @@ export const AgentRunToolInput = z.strictObject({
 });
 type AgentRunToolInput = z.output<typeof AgentRunToolInput>;
 
-export interface AgentToolDeps {
+/** What the agent run resources need of the door. */
+export interface ResourceDeps {
   services: Services;
   /** The service context of one MCP request (caller, betas, logger, progress to the client's token). */
   contextFor: (extra: Extra, tool: string) => ServiceContext;
   /** A failure as a tool result (`TAG: message`, `isError: true`). */
   failure: (thrown: unknown, logger: Logger) => CallToolResult;
-  /** The answer-size budget of tool results, in tokens. */
-  maxTokens: number;
 }
 
-const DESCRIPTION =
-  'Research a task with an agent run and wait for its answer (with sources). Give `query` (and optionally ' +
-  '`effort`, `systemPrompt`) to start a run, or `runId` to keep waiting on one. Progress is reported while ' +
-  'it works. If the run is still going after `waitSeconds` (default 50), the answer says so with the run ' +
-  'id: call agent_run again with {runId}. Cancelling this call does not cancel the run.';
-
-/** Registers the `agent_run` tool. */
-export function registerAgentRunTool(server: McpServer, deps: AgentToolDeps): void {
-  server.registerTool(
-    'agent_run',
-    {
-      title: 'Run an agent and wait for its answer',
-      description: DESCRIPTION,
-      inputSchema: AgentRunToolInput,
-      outputSchema: AgentRun,
-      annotations: {
-        title: 'Run an agent and wait for its answer',
-        readOnlyHint: false,
-        destructiveHint: false,
-        idempotentHint: false,
-        openWorldHint: true,
-      },
-    },
-    (args, extra) => runTool(deps, args, extra),
-  );
+/** The `agent_run` tool of the door's table. */
+export function agentRunTool(deps: ToolDeps): DoorTool {
+  return { name: 'agent_run', call: (args, extra) => runTool(deps, args, extra) };
 }
 
-async function runTool(deps: AgentToolDeps, args: AgentRunToolInput, extra: Extra): Promise<CallToolResult> {
+async function runTool(deps: ToolDeps, raw: Record<string, unknown>, extra: Extra): Promise<CallToolResult> {
   const ctx = deps.contextFor(extra, 'agent_run');
   try {
-    const started = await startOrFind(deps.services, args, ctx);
+    const { maxTokens, ...args } = parseOrThrow(AgentRunToolInput.safeExtend({ maxTokens: MaxTokens }), raw, 'body');
+    const started = await startOrFind(deps.app.services, args, ctx);
     const waitSeconds = args.waitSeconds ?? AGENT_RUN_WAIT_SECONDS;
-    const run = await follow(deps.services, started.id, waitSeconds, ctx);
+    const run = await follow(deps.app.services, started.id, waitSeconds, ctx);
     ctx.logger.info({ ok: true, runId: run.id, status: run.status }, 'tool call');
-    return toolResult(run, waitSeconds, deps.maxTokens);
+    const { maxTokens: _m, ...same } = raw;
+    const call = { tool: 'agent_run', owner: deps.owner, args: same, memoryOnly: deps.memoryOnly };
+    return await toolResult(run, waitSeconds, (answer) => deps.pager.first(answer, call, maxTokens ?? deps.app.config.mcpMaxTokens)); // prettier-ignore
   } catch (thrown) {
     return deps.failure(thrown, ctx.logger);
   }
@@ -174,8 +147,13 @@ export function progressMessage(event: AgentEvent): string {
 }
 
 /** The answer of a call: the result of an ended run, or the id of one still going (not an error). */
-function toolResult(run: Run, waitSeconds: number, maxTokens: number): CallToolResult {
-  const structuredContent = run as Record<string, unknown>;
+async function toolResult(
+  run: Run,
+  waitSeconds: number,
+  respond: (answer: Answer) => Promise<CallToolResult>,
+): Promise<CallToolResult> {
+  // prettier-ignore
+  const { output: _output, ...structuredContent } = run as Record<string, unknown>;
   if (run.status === 'failed') {
     const error = run.error ?? { code: 'internal_error', message: 'the run failed' };
     const text = `${error.code}: ${error.message} (agent run ${run.id} failed; start a new one to try again)`;
@@ -188,24 +166,20 @@ function toolResult(run: Run, waitSeconds: number, maxTokens: number): CallToolR
       `It can also be read as the resource ${RESOURCE_PREFIX}${run.id}.`;
     return { content: [{ type: 'text', text }], structuredContent };
   }
-  const fitted = fitToBudget(run, (r) => renderRun(r as Run), maxTokens);
-  return {
-    content: [{ type: 'text', text: fitted.text }],
-    structuredContent: fitted.output as Record<string, unknown>,
-  };
+  return respond(runAnswer(run));
 }
 
-/** A run for a model to read: the answer, its sources, then status and cost. */
-export function renderRun(run: Run): string {
-  const parts: string[] = [];
+/** A run for a model to read: its answer and sources (a model's words and pages' titles: untrusted), then status and cost. */
+export function runAnswer(run: Run): Answer {
   const output = run.output;
-  if (output?.text) parts.push(output.text);
   const sources = new Map<string, string>();
   for (const entry of output?.grounding ?? []) {
     for (const c of (entry.citations ?? []) as { url: string; title?: string | null }[]) {
       if (!sources.has(c.url)) sources.set(c.url, c.title || c.url);
     }
   }
+  const parts: string[] = [];
+  if (output?.text) parts.push(output.text);
   if (sources.size > 0) {
     parts.push(['Sources:', ...[...sources].map(([url, title], i) => `[${i + 1}] ${title} — ${url}`)].join('\n'));
   }
@@ -215,12 +189,22 @@ export function renderRun(run: Run): string {
   if (effort) facts.push(`effort ${effort}`);
   if (typeof cost === 'number') facts.push(`cost $${cost}`);
   if (run.error) facts.push(`error ${run.error.code}: ${run.error.message}`);
-  parts.push(`${facts.join(', ')}. Resource: ${RESOURCE_PREFIX}${run.id}`);
-  return parts.join('\n\n');
+  const { output: _output, ...structured } = run as Record<string, unknown>;
+  return {
+    head: `${facts.join(', ')}. Resource: ${RESOURCE_PREFIX}${run.id}`,
+    blocks: parts.length ? [{ label: 'Answer:', source: 'agent run output', content: parts.join('\n\n') }] : [],
+    structured,
+  };
+}
+
+/** The same as plain text (the resource's text/plain rendering). */
+export function renderRun(run: Run): string {
+  const answer = runAnswer(run);
+  return [...answer.blocks.map((b) => b.content ?? ''), answer.head].filter(Boolean).join('\n\n');
 }
 
 /** Registers the `trawl://agent-runs/{id}` resource template: the caller's runs, as JSON and as text. */
-export function registerAgentRunResources(server: McpServer, deps: AgentToolDeps): void {
+export function registerAgentRunResources(server: McpServer, deps: ResourceDeps): void {
   const template = new ResourceTemplate(`${RESOURCE_PREFIX}{id}`, {
     list: async (extra) => {
       const ctx = deps.contextFor(extra, 'agent run resources');

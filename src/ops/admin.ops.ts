@@ -20,12 +20,14 @@ import {
   UsageReport,
 } from '../schemas/admin.schema.js';
 import { defineOp, type ToolHints } from './define-op.js';
+import { plainAnswer } from './answer.js';
 import { renderRecord } from './render.js';
 
 const common = { capability: 'admin' as const, restOnly: true };
 const READ: ToolHints = { readOnlyHint: true, openWorldHint: false };
 const WRITE: ToolHints = { readOnlyHint: false, openWorldHint: false };
-const json = (title: string) => (out: unknown) => renderRecord(title, out as Record<string, unknown>);
+const json = (title: string) => (out: unknown) =>
+  plainAnswer(renderRecord(title, out as Record<string, unknown>), out as Record<string, unknown>);
 
 type Budget = { amount: number; period: 'day' | 'month' } | null | undefined;
 const budgetOf = (b: Budget) => (b === undefined ? undefined : b === null ? null : { micros: toMicros(b.amount), period: b.period }); // prettier-ignore

@@ -1,6 +1,7 @@
 /** Agent run operations: /agent/runs, its events and cancellation. */
 import { defineOp, type ToolHints } from './define-op.js';
-import { renderPage, renderRecord } from './render.js';
+import { plainAnswer } from './answer.js';
+import { recordAnswer, pageAnswer } from './render.js';
 import { AGENT_MAX_EFFORT_BETA } from './betas.js';
 import {
   AgentEventList,
@@ -15,12 +16,16 @@ import {
 
 const READ: ToolHints = { readOnlyHint: true, openWorldHint: false };
 const common = { capability: 'agent' as const };
-const runText = (r: Record<string, unknown>) => renderRecord(`Agent run ${String(r.id)} (${String(r.status)})`, r);
+/** The agent run operations are one MCP tool, `agent_runs`, with an `action` each (docs/mcp.md). */
+const group = (action: string) => ({ tool: 'agent_runs', action });
+const runText = (r: Record<string, unknown>) =>
+  recordAnswer(`Agent run ${String(r.id)} (${String(r.status)})`, r, 'output', 'agent run output');
 
 export const createAgentRunOp = defineOp({
   ...common,
   name: 'agent.create',
   tool: 'create_agent_run',
+  toolGroup: group('create'),
   title: 'Start an agent run',
   description:
     'Start a long-running research, list-building or enrichment task. Returns at once with a queued run; ' +
@@ -52,6 +57,7 @@ export const getAgentRunOp = defineOp({
   ...common,
   name: 'agent.get',
   tool: 'get_agent_run',
+  toolGroup: group('get'),
   title: 'Get an agent run',
   description: 'Get an agent run with its status, output (when completed), cost and usage.',
   route: { method: 'GET', path: '/agent/runs/:id' },
@@ -66,6 +72,7 @@ export const listAgentRunsOp = defineOp({
   ...common,
   name: 'agent.list',
   tool: 'list_agent_runs',
+  toolGroup: group('list'),
   title: 'List agent runs',
   description: 'List agent runs, newest first; paginate with cursor.',
   route: { method: 'GET', path: '/agent/runs' },
@@ -73,7 +80,7 @@ export const listAgentRunsOp = defineOp({
   output: AgentRunList,
   annotations: READ,
   render: (page) =>
-    renderPage('Agent runs:', page, (r) => `${String(r.id)}  ${String(r.status)}  created ${String(r.createdAt)}`),
+    pageAnswer('Agent runs:', page, (r) => `${String(r.id)}  ${String(r.status)}  created ${String(r.createdAt)}`),
   run: (services, input, ctx) => Promise.resolve(services.agentRuns.list(ctx.caller, input)),
 });
 
@@ -81,6 +88,7 @@ export const listAgentRunEventsOp = defineOp({
   ...common,
   name: 'agent.events',
   tool: 'get_agent_run_events',
+  toolGroup: group('events'),
   title: 'Get agent run events',
   description: 'The stored events of an agent run, in order; paginate with cursor.',
   route: { method: 'GET', path: '/agent/runs/:id/events' },
@@ -88,7 +96,7 @@ export const listAgentRunEventsOp = defineOp({
   query: ListAgentEventsQuery,
   output: AgentEventList,
   annotations: READ,
-  render: (page) => renderPage('Events:', page, (e) => `#${String(e.id)} ${String(e.event)}`),
+  render: (page) => pageAnswer('Events:', page, (e) => `#${String(e.id)} ${String(e.event)}`),
   run: (services, { id, ...query }, ctx) => Promise.resolve(services.agentRuns.events(id, ctx.caller, query)),
   // `Accept: text/event-stream`: a replay of the stored events after `Last-Event-ID`, closing at their end
   events: {
@@ -102,6 +110,7 @@ export const cancelAgentRunOp = defineOp({
   ...common,
   name: 'agent.cancel',
   tool: 'cancel_agent_run',
+  toolGroup: group('cancel'),
   title: 'Cancel an agent run',
   description: 'Cancel a queued or running agent run. A finished run is returned unchanged.',
   route: { method: 'POST', path: '/agent/runs/:id/cancel' },
@@ -116,12 +125,13 @@ export const deleteAgentRunOp = defineOp({
   ...common,
   name: 'agent.delete',
   tool: 'delete_agent_run',
+  toolGroup: group('delete'),
   title: 'Delete an agent run',
   description: 'Delete a stored agent run and its events, cancelling it first if it is still running.',
   route: { method: 'DELETE', path: '/agent/runs/:id' },
   params: AgentRunIdParams,
   output: DeletedAgentRun,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  render: (out) => `Agent run ${out.id} deleted.`,
+  render: (out) => plainAnswer(`Agent run ${out.id} deleted.`, out),
   run: (services, input, ctx) => Promise.resolve(services.agentRuns.remove(input.id, ctx.caller)),
 });

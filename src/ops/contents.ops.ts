@@ -3,13 +3,10 @@ import { z } from 'zod';
 import type { ResponseNotes } from '../core/context.js';
 import { contentsBound } from '../core/accounts/bounds.js';
 import { defineOp } from './define-op.js';
-import { renderResult } from './render.js';
+import type { Answer } from './answer.js';
+import { resultBlock } from './render.js';
 import { ContentsRequest, ContentsResponse } from '../schemas/contents.schema.js';
 import { dynamicHighlightsRule } from './betas.js';
-
-/** The MCP tool's text budget over all pages when the caller sets none (about 10k tokens). */
-const TOOL_TEXT_BUDGET = 40000;
-const TOOL_MIN_PER_PAGE = 2000;
 
 /** Hints per failure tag: what the agent can do about it. */
 const HINTS: Record<string, string> = {
@@ -27,31 +24,35 @@ const HINTS: Record<string, string> = {
   CRAWL_NEEDS_BROWSER: 'the page needs JavaScript; the server has no browser configured',
 };
 
-/** Text for the agent: each page with its text window and how to read on, then the failures. */
-function renderContents(out: ContentsResponse, input: Record<string, unknown>, notes: ResponseNotes): string {
+/**
+ * Each page as a block (its text window said, and how to read on when `offset` paging is used), then
+ * the failures with what to do about each.
+ */
+function contentsAnswer(out: ContentsResponse, input: Record<string, unknown>, notes: ResponseNotes): Answer {
   const offset = typeof input.offset === 'number' ? input.offset : 0;
   const blocks = out.results.map((r, i) => {
-    let block = renderResult({ ...r, text: undefined }, i);
-    if (typeof r.text === 'string') {
-      const total = notes.textLengths?.get(r.url) ?? offset + r.text.length;
+    const block = resultBlock(r, i);
+    const total = notes.textLengths?.get(r.url);
+    if (typeof r.text === 'string' && total !== undefined && offset + r.text.length < total) {
       const end = offset + r.text.length;
-      block += `\nText (characters ${offset}-${end} of ${total}):\n${r.text}`;
-      if (end < total) block += `\n[Truncated. Call get_contents again with offset: ${end} to continue.]`;
+      const more = `[Text of [${i + 1}] is characters ${offset}-${end} of ${total}. Call get_contents again with offset: ${end} to read on.]`; // prettier-ignore
+      block.after = block.after ? `${block.after}\n${more}` : more;
     }
-    if (r.subpages?.length) block += `\nSubpages: ${r.subpages.map((s) => s.url).join(', ')}`;
     return block;
   });
   const failed = out.statuses.filter((s) => s.status === 'error');
-  if (failed.length) {
-    const lines = failed.map((s) => {
-      const tag = s.error?.tag ?? 'CRAWL_UNKNOWN_ERROR';
-      const http = s.error?.httpStatusCode ? ` (HTTP ${s.error.httpStatusCode})` : '';
-      return `- ${s.id}: ${tag}${http}${HINTS[tag] ? ` — ${HINTS[tag]}` : ''}`;
-    });
-    blocks.push(`Could not read ${failed.length} of ${out.statuses.length}:\n${lines.join('\n')}`);
-  }
-  const heading = `${out.results.length} of ${out.statuses.length} pages read`;
-  return [heading, ...blocks].join('\n\n');
+  const lines = failed.map((s) => {
+    const tag = s.error?.tag ?? 'CRAWL_UNKNOWN_ERROR';
+    const http = s.error?.httpStatusCode ? ` (HTTP ${s.error.httpStatusCode})` : '';
+    return `- ${s.id}: ${tag}${http}${HINTS[tag] ? ` — ${HINTS[tag]}` : ''}`;
+  });
+  const { results: _results, ...rest } = out;
+  return {
+    head: `${out.results.length} of ${out.statuses.length} pages read`,
+    blocks,
+    ...(failed.length ? { tail: `Could not read ${failed.length} of ${out.statuses.length}:\n${lines.join('\n')}` } : {}), // prettier-ignore
+    structured: rest,
+  };
 }
 
 export const contentsOp = defineOp({
@@ -77,14 +78,12 @@ export const contentsOp = defineOp({
       .optional()
       .describe('Characters of each page text to skip: the `offset` a truncated answer names, to read on.'),
   },
-  toolDefaults: (args) => {
-    if (args.text || args.highlights || args.summary) return args;
-    // An agent calling the tool wants to read: text by default, sized so all pages fit one answer.
-    const n = (args.urls ?? args.ids ?? []).length || 1;
-    const maxCharacters = Math.min(10000, Math.max(TOOL_MIN_PER_PAGE, Math.floor(TOOL_TEXT_BUDGET / n)));
-    return { ...args, text: { maxCharacters, includeHtmlTags: false, verbosity: 'compact' as const } };
-  },
-  render: (out, { input, notes }) => renderContents(out, input, notes),
+  toolDefaults: (args) =>
+    // an agent calling the tool wants to read: the whole text, which the door pages within its budget
+    args.text || args.highlights || args.summary
+      ? args
+      : { ...args, text: { includeHtmlTags: false, verbosity: 'compact' as const } },
+  render: (out, { input, notes }) => contentsAnswer(out, input, notes),
   run: async (services, input, ctx) => ({ requestId: ctx.requestId, ...(await services.contents.run(input, ctx)) }),
   maxCost: (input, pricing) => contentsBound(input as Parameters<typeof contentsBound>[0], pricing),
 });

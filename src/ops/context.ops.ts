@@ -1,5 +1,6 @@
 /** Code context operation: /context (MCP `get_code_context`). */
 import { contextBound } from '../core/accounts/bounds.js';
+import { plainAnswer } from './answer.js';
 import { defineOp } from './define-op.js';
 import { ContextRequest, ContextResponse } from '../schemas/context.schema.js';
 
@@ -17,9 +18,10 @@ export const contextOp = defineOp({
   output: ContextResponse,
   requestIdInBody: true,
   annotations: { readOnlyHint: true, openWorldHint: true },
-  render: (out) =>
-    out.response ||
-    'No code context found: the code index has nothing matching. Index code with `trawl index PATH` (docs/code-context.md).',
+  render: ({ response, ...rest }) =>
+    response
+      ? { head: `Code context (${rest.resultsCount} snippets):`, blocks: [{ label: '', source: 'code index', content: response }], structured: rest } // prettier-ignore
+      : plainAnswer('No code context found: the code index has nothing matching. Index code with `trawl index PATH` (docs/code-context.md).', rest), // prettier-ignore
   run: (services, input, ctx) => services.context.run(input, ctx),
   maxCost: contextBound,
 });

@@ -7,6 +7,7 @@ import { ServiceError } from '../errors.js';
 import type { ResponseNotes, ServiceContext } from '../core/context.js';
 import type { Pricing } from '../core/accounts/bounds.js';
 import type { Services } from '../core/services.js';
+import type { Answer } from './answer.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -68,8 +69,8 @@ export interface OpSpec<
   requestIdInBody?: boolean;
   annotations: ToolHints;
   betas?: BetaRule<OpInput<P, Q, B>>[];
-  /** Text for a model to read; the structured output goes alongside it. */
-  render: (output: z.output<O>, info: RenderInfo) => string;
+  /** The answer as a model reads it (the MCP door fences, budgets and pages it). */
+  render: (output: z.output<O>, info: RenderInfo) => Answer;
   /** MCP-only input fields (e.g. a reading offset), added to the tool's input schema. */
   toolExtras?: z.ZodRawShape;
   /** MCP-only defaults applied to a tool call's arguments before the handler runs. */
@@ -132,7 +133,7 @@ export interface Operation {
   /** Params, query and body fields (plus `toolExtras`) as one object: the MCP tool's input. */
   toolInput: AnyObject;
   toolDefaults(args: Record<string, unknown>): Record<string, unknown>;
-  render(output: unknown, info: RenderInfo): string;
+  render(output: unknown, info: RenderInfo): Answer;
   run(services: Services, input: unknown, ctx: ServiceContext): Promise<unknown>;
   maxCost(input: unknown, pricing: Pricing): number;
   /** Whether calls cost money (the op declares `maxCost`): x402 can pay for these without a key. */

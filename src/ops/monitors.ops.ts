@@ -1,6 +1,7 @@
 /** Monitor operations: /monitors and its runs. Errors on these routes are `{error}` bodies. */
 import { defineOp, type ToolHints } from './define-op.js';
-import { renderPage, renderRecord } from './render.js';
+import { plainAnswer } from './answer.js';
+import { recordAnswer, pageAnswer, renderRecord } from './render.js';
 import {
   CreateMonitorRequest,
   CreatedMonitor,
@@ -39,7 +40,8 @@ export const createMonitorOp = defineOp({
   output: CreatedMonitor,
   successStatus: 201,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  render: (m) => renderRecord(`Monitor ${m.id} created. Store webhookSecret now; it is not shown again.`, m),
+  render: (m) =>
+    plainAnswer(renderRecord(`Monitor ${m.id} created. Store webhookSecret now; it is not shown again.`, m), m),
   run: (services, input, ctx) => Promise.resolve(services.monitors.create(input, ctx.caller)),
   // a monitor keeps its query and outputs: not for zero-retention teams
   retainsContent: true,
@@ -56,7 +58,7 @@ export const listMonitorsOp = defineOp({
   query: ListMonitorsQuery,
   output: MonitorList,
   annotations: READ,
-  render: (page) => renderPage('Monitors:', page, monitorLine),
+  render: (page) => pageAnswer('Monitors:', page, monitorLine),
   run: (services, input) => Promise.resolve(services.monitors.list(input)),
 });
 
@@ -71,7 +73,7 @@ export const getMonitorOp = defineOp({
   params: MonitorIdParams,
   output: Monitor,
   annotations: READ,
-  render: (m) => renderRecord(`Monitor ${m.id}`, m),
+  render: (m) => plainAnswer(renderRecord(`Monitor ${m.id}`, m), m),
   run: (services, input) => Promise.resolve(services.monitors.get(input.id)),
 });
 
@@ -89,7 +91,7 @@ export const updateMonitorOp = defineOp({
   body: UpdateMonitorRequest,
   output: Monitor,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  render: (m) => renderRecord(`Monitor ${m.id} updated.`, m),
+  render: (m) => plainAnswer(renderRecord(`Monitor ${m.id} updated.`, m), m),
   run: (services, { id, ...patch }) => Promise.resolve(services.monitors.update(id, patch)),
 });
 
@@ -104,7 +106,7 @@ export const deleteMonitorOp = defineOp({
   params: MonitorIdParams,
   output: Monitor,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  render: (m) => renderRecord(`Monitor ${m.id} deleted.`, m),
+  render: (m) => plainAnswer(renderRecord(`Monitor ${m.id} deleted.`, m), m),
   run: (services, input) => Promise.resolve(services.monitors.delete(input.id)),
 });
 
@@ -119,7 +121,7 @@ export const triggerMonitorOp = defineOp({
   params: MonitorIdParams,
   output: TriggerResponse,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  render: () => 'Run started. Follow it with the runs action.',
+  render: (out) => plainAnswer('Run started. Follow it with the list_runs action.', out),
   run: (services, input) => Promise.resolve(services.monitors.trigger(input.id)),
 });
 
@@ -135,7 +137,7 @@ export const listMonitorRunsOp = defineOp({
   query: ListRunsQuery,
   output: MonitorRunList,
   annotations: READ,
-  render: (page) => renderPage('Runs:', page, runLine),
+  render: (page) => pageAnswer('Runs:', page, runLine),
   run: (services, { id, ...query }) => Promise.resolve(services.monitors.runs(id, query)),
 });
 
@@ -150,7 +152,7 @@ export const getMonitorRunOp = defineOp({
   params: MonitorRunParams,
   output: MonitorRun,
   annotations: READ,
-  render: (r) => renderRecord(`Run ${r.id} of monitor ${r.monitorId}`, r),
+  render: (r) => recordAnswer(`Run ${r.id} of monitor ${r.monitorId}`, r, 'output', 'monitor run output'),
   run: (services, input) => Promise.resolve(services.monitors.run(input.id, input.runId)),
 });
 
@@ -172,6 +174,6 @@ export const listWebhookDeliveriesOp = defineOp({
   query: ListRunsQuery,
   output: WebhookDeliveryList,
   annotations: READ,
-  render: (page) => renderPage('Webhook deliveries:', page, deliveryLine),
+  render: (page) => pageAnswer('Webhook deliveries:', page, deliveryLine),
   run: (services, { id, ...query }) => Promise.resolve(services.monitors.deliveries(id, query)),
 });

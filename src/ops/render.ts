@@ -1,49 +1,83 @@
 /**
- * Plain-text renderings of operation outputs, written for a model to read: the facts first, no JSON
- * noise, long texts cut with a note saying so. The structured output travels alongside.
+ * Renderings of operation outputs written for a model to read: Trawl's own lines say what each part is,
+ * and what came from pages or models goes into untrusted blocks (the MCP door fences them). The
+ * structured entries carry ids, URLs and scores only: the text is for the model, not repeated.
  */
 import type { SearchResult } from '../schemas/common.schema.js';
+import type { Answer, AnswerBlock } from './answer.js';
 
-const TEXT_PREVIEW = 4000;
-
-function clip(text: string, max = TEXT_PREVIEW): string {
-  return text.length <= max
-    ? text
-    : `${text.slice(0, max)}\n[... ${text.length - max} more characters in structuredContent]`;
-}
-
-/** One result as a short block: title, URL, date, then whatever contents were requested. */
-export function renderResult(r: SearchResult, index: number): string {
-  const lines = [`[${index + 1}] ${r.title || '(untitled)'}`, `URL: ${r.url}`];
+/** The lines of a result that came from its page: title, dates, summary, highlights, text. */
+function resultContent(r: SearchResult): string {
+  const lines = [`Title: ${r.title || '(untitled)'}`];
   if (r.publishedDate) lines.push(`Published: ${r.publishedDate}`);
   if (r.author) lines.push(`Author: ${r.author}`);
   if (r.summary) lines.push(`Summary: ${r.summary}`);
   if (r.highlights?.length) lines.push('Highlights:', ...r.highlights.map((h) => `- ${h}`));
-  if (r.text) lines.push('Text:', clip(r.text));
+  if (typeof r.text === 'string') lines.push('Text:', r.text);
   return lines.join('\n');
 }
 
-export function renderResults(results: SearchResult[], heading?: string): string {
-  if (results.length === 0) return heading ? `${heading}\nNo results.` : 'No results.';
-  const body = results.map(renderResult).join('\n\n');
-  return heading ? `${heading}\n\n${body}` : body;
+/** A result's structured entry: what a program needs to cite or fetch it, without its text. */
+export function resultEntry(r: SearchResult): Record<string, unknown> {
+  const entry: Record<string, unknown> = { id: r.id, url: r.url, title: r.title };
+  for (const key of ['publishedDate', 'author', 'score', 'image', 'favicon'] as const) {
+    const value = (r as Record<string, unknown>)[key];
+    if (value !== undefined && value !== null) entry[key] = value;
+  }
+  return entry;
 }
 
-/** Key facts of a record, one `key: value` per line (objects as compact JSON). */
+/** One result as a block: `[n]`, then its page's lines as untrusted content named by its URL. */
+export function resultBlock(r: SearchResult, index: number): AnswerBlock {
+  const block: AnswerBlock = { label: `[${index + 1}]`, source: r.url, content: resultContent(r), entry: resultEntry(r) }; // prettier-ignore
+  if (r.subpages?.length) block.after = `Subpages of [${index + 1}]: ${r.subpages.length} (ids in structuredContent)`;
+  return block;
+}
+
+/** A list of results under a heading; `structured` holds the fields besides the results. */
+export function resultsAnswer(results: SearchResult[], heading: string, structured: Record<string, unknown>): Answer {
+  return {
+    head: results.length === 0 ? `${heading}\nNo results.` : heading,
+    blocks: results.map(resultBlock),
+    structured,
+  };
+}
+
+/** Key facts of a record, one `key: value` per line (objects as compact JSON, long ones cut). */
 export function renderRecord(title: string, record: Record<string, unknown>): string {
+  const clip = (s: string) => (s.length <= 800 ? s : `${s.slice(0, 800)}… (${s.length - 800} more characters)`);
   const lines = Object.entries(record)
     .filter(([, v]) => v !== null && v !== undefined)
-    .map(([k, v]) => `${k}: ${typeof v === 'object' ? clip(JSON.stringify(v), 800) : String(v)}`);
+    .map(([k, v]) => `${k}: ${typeof v === 'object' ? clip(JSON.stringify(v)) : String(v)}`);
   return [title, ...lines].join('\n');
 }
 
-/** A page of records, one line each. */
-export function renderPage(
+/** A page of records, one line each; each record is an entry of `structuredContent.data`. */
+export function pageAnswer(
   title: string,
   page: { data: Record<string, unknown>[]; hasMore: boolean; nextCursor: string | null },
   line: (item: Record<string, unknown>) => string,
-): string {
-  const lines = page.data.length ? page.data.map(line) : ['(none)'];
-  if (page.hasMore) lines.push(`More available: pass cursor "${page.nextCursor}".`);
-  return [title, ...lines].join('\n');
+): Answer {
+  const { data, ...rest } = page;
+  return {
+    head: data.length ? title : `${title}\n(none)`,
+    blocks: data.map((item) => ({ label: line(item), entry: item })),
+    ...(page.hasMore ? { tail: `More available: pass cursor "${page.nextCursor}".` } : {}),
+    structured: rest,
+    entriesKey: 'data',
+  };
+}
+
+/**
+ * A record whose `key` holds content from pages or a model (a run's output): the other fields as
+ * Trawl's lines, that one as an untrusted block; the structured record is whole.
+ */
+export function recordAnswer(title: string, record: Record<string, unknown>, key: string, source: string): Answer {
+  const { [key]: untrusted, ...rest } = record;
+  const content = typeof untrusted === 'string' ? untrusted : JSON.stringify(untrusted, null, 1);
+  return {
+    head: renderRecord(title, rest),
+    blocks: untrusted === undefined || untrusted === null ? [] : [{ label: `${key}:`, source, content }],
+    structured: record,
+  };
 }

@@ -1,23 +1,41 @@
 /** Search operations: /search and /findSimilar. */
 import { searchBound, similarBound } from '../core/accounts/bounds.js';
 import { defineOp } from './define-op.js';
-import { renderResults } from './render.js';
+import type { Answer } from './answer.js';
+import { resultsAnswer } from './render.js';
 import { SearchRequest, SearchResponse, SearchStreamChunk } from '../schemas/search.schema.js';
 import { FindSimilarRequest, FindSimilarResponse } from '../schemas/find-similar.schema.js';
 import { dynamicHighlightsRule } from './betas.js';
 import { searchStreamFrames } from './search-stream.js';
 
-/** The search tool's contents when the agent asks for none: short highlights on the query. */
-const TOOL_CONTENTS = { highlights: { maxCharacters: 1000, dynamic: false }, livecrawlTimeout: 10000, subpages: 0 };
+/**
+ * The search tool's contents when the agent asks for none: the start of each page's text, enough to
+ * judge and often to answer (ten results fit the default answer budget); get_contents reads on.
+ */
+const TOOL_CONTENTS = {
+  text: { maxCharacters: 1500, includeHtmlTags: false, verbosity: 'compact' as const },
+  livecrawlTimeout: 10000,
+  subpages: 0,
+};
 
-/** The answer first, then what backs each field: its sources and the confidence (docs/synthesis.md). */
-function renderAnswer(output: NonNullable<SearchResponse['output']>): string {
-  const content = typeof output.content === 'string' ? output.content : JSON.stringify(output.content, null, 2);
-  const backing = output.grounding.map((g) => {
-    const sources = g.citations.map((c) => `${c.title} <${c.url}>`).join('; ') || 'no source';
-    return `- ${g.field} (${g.confidence}): ${sources}`;
-  });
-  return `Answer:\n${content}\n\nSources of the answer:\n${backing.join('\n')}\n\n`;
+/**
+ * Results (and the synthesized answer first, with what backs each field: sources and confidence,
+ * docs/synthesis.md). The answer is a model's words: an untrusted block like the pages.
+ */
+function searchAnswer(out: SearchResponse | FindSimilarResponse, heading: string): Answer {
+  // `context` (deprecated) repeats the results' texts: the blocks carry them
+  const { results, output, context: _context, ...rest } = out as SearchResponse & { context?: string };
+  const answer = resultsAnswer(results, heading, rest);
+  if (output) {
+    const content = typeof output.content === 'string' ? output.content : JSON.stringify(output.content, null, 2);
+    const backing = output.grounding.map((g) => {
+      const sources = g.citations.map((c) => `${c.title} <${c.url}>`).join('; ') || 'no source';
+      return `- ${g.field} (${g.confidence}): ${sources}`;
+    });
+    const text = `${content}\n\nSources of the answer:\n${backing.join('\n')}`;
+    answer.blocks.unshift({ label: 'Answer:', source: 'model', content: text });
+  }
+  return answer;
 }
 
 export const searchOp = defineOp({
@@ -40,9 +58,9 @@ export const searchOp = defineOp({
       (input: { contents?: { highlights?: unknown } }) => input.contents?.highlights,
     ),
   ],
-  // an agent searching wants to see why each result matches: highlights unless it asked for other contents
+  // an agent searching wants to read what each result says: text unless it asked for other contents
   toolDefaults: (args) => (args.contents ? args : { ...args, contents: { ...TOOL_CONTENTS } }),
-  render: (out) => (out.output ? renderAnswer(out.output) : '') + renderResults(out.results, `${out.results.length} results`), // prettier-ignore
+  render: (out) => searchAnswer(out, `${out.results.length} results`),
   run: (services, input, ctx) => services.search.run(input, ctx),
   maxCost: searchBound,
   stream: {
@@ -70,7 +88,7 @@ export const findSimilarOp = defineOp({
     ),
   ],
   toolDefaults: (args) => (args.contents ? args : { ...args, contents: { ...TOOL_CONTENTS } }),
-  render: (out) => renderResults(out.results, `${out.results.length} similar pages`),
+  render: (out) => searchAnswer(out, `${out.results.length} similar pages`),
   run: (services, input, ctx) => services.similar.run(input, ctx),
   maxCost: similarBound,
 });

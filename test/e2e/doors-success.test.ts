@@ -1,14 +1,12 @@
 /**
- * The success and failure paths of both doors with fixture operations (defined here with the real
- * defineOp), since no capability answers yet: status codes, requestId in the body, path + query + body
- * merged into one input, structuredContent with a text rendering, and unexpected errors kept private.
+ * The success and failure paths of the REST door with fixture operations (defined here with the real
+ * defineOp): status codes, requestId in the body, path + query + body merged into one input, and
+ * unexpected errors kept private. (The MCP door serves its catalog's tools: test/e2e/mcp*.test.ts.)
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startHttpServer, type RunningServer } from '../../src/http/server.js';
-import { buildMcpServer } from '../../src/mcp/server.js';
+import { plainAnswer } from '../../src/ops/answer.js';
 import { defineOp } from '../../src/ops/define-op.js';
 import { wireObject } from '../../src/schemas/common.schema.js';
 import { makeTestApp, postJson, type TestApp } from '../helpers/app.js';
@@ -25,7 +23,7 @@ const echoOp = defineOp({
   requestIdInBody: true,
   successStatus: 201,
   annotations: { readOnlyHint: true, openWorldHint: false },
-  render: (out) => `echo: ${out.echoed.join(' ')}`,
+  render: (out) => plainAnswer(`echo: ${out.echoed.join(' ')}`, out),
   run: async (_services, input, ctx) => ({
     requestId: 'ignored',
     echoed: Array.from({ length: input.n }, () => input.text),
@@ -45,7 +43,7 @@ const thingOp = defineOp({
   output: z.object({ id: z.string(), limit: z.number() }),
   errorBody: 'simple',
   annotations: { readOnlyHint: true, openWorldHint: false },
-  render: (out) => `${out.id}/${out.limit}`,
+  render: (out) => plainAnswer(`${out.id}/${out.limit}`, out),
   run: async (_s, input) => ({ id: input.id, limit: input.limit }),
 });
 
@@ -59,7 +57,7 @@ const brokenOp = defineOp({
   body: wireObject({ mode: z.enum(['throw', 'bad-output']) }),
   output: z.object({ count: z.number() }),
   annotations: { readOnlyHint: true, openWorldHint: false },
-  render: () => 'never',
+  render: (out) => plainAnswer('never', out),
   run: async (_s, input) => {
     if (input.mode === 'throw') throw new Error('secret internal detail: db at /var/lib/x');
     return { count: 'not a number' } as unknown as { count: number };
@@ -108,50 +106,5 @@ describe('REST door success path', () => {
     expect(res.status).toBe(500);
     expect(res.body.tag).toBe('INTERNAL_ERROR');
     expect(JSON.stringify(res.body)).not.toContain('secret internal detail');
-  });
-});
-
-describe('MCP door success path', () => {
-  let client: Client;
-  beforeAll(async () => {
-    const [c, s] = InMemoryTransport.createLinkedPair();
-    await buildMcpServer(t.app, { caller: null, betas: new Set() }, OPS).connect(s);
-    client = new Client({ name: 'test', version: '1' });
-    await client.connect(c);
-  });
-  afterAll(() => client.close());
-
-  it('returns structuredContent and the text rendering', async () => {
-    const res = await client.callTool({ name: 'echo', arguments: { text: 'yo', n: 3 } });
-    expect(res.isError).toBeFalsy();
-    expect(res.content).toEqual([{ type: 'text', text: 'echo: yo yo yo' }]);
-    const structured = res.structuredContent as { requestId: string; echoed: string[]; caller: null };
-    expect(structured.echoed).toEqual(['yo', 'yo', 'yo']);
-    expect(structured.caller).toBeNull();
-    expect(structured.requestId).toMatch(/^[0-9a-f]{32}$/);
-  });
-
-  it('merges path and query fields into one tool input', async () => {
-    const res = await client.callTool({ name: 'get_thing', arguments: { id: 'xyz' } });
-    expect(res.structuredContent).toEqual({ id: 'xyz', limit: 3 });
-  });
-
-  it('keeps internals out of an unexpected error', async () => {
-    const res = (await client.callTool({ name: 'broken', arguments: { mode: 'throw' } })) as {
-      isError: boolean;
-      content: { text: string }[];
-    };
-    expect(res.isError).toBe(true);
-    expect(res.content[0]!.text).toMatch(/^INTERNAL_ERROR:/);
-    expect(res.content[0]!.text).not.toContain('secret');
-  });
-
-  it('never passes structured output that breaks the declared schema', async () => {
-    const res = (await client.callTool({ name: 'broken', arguments: { mode: 'bad-output' } })) as {
-      isError: boolean;
-      content: { text: string }[];
-    };
-    expect(res.isError).toBe(true);
-    expect(res.content[0]!.text).toMatch(/Output validation error/);
   });
 });

@@ -9,7 +9,7 @@ import type { SemanticSearch } from '../search/semantic.js';
 import type { CodeHit, CodeIndex } from './code-index.js';
 import { formatContext, locationOf } from './format.js';
 import { languagesInQuery } from './languages.js';
-import { tokenCounter } from './tokens.js';
+import { tokenCounter } from '../../lib/tokens.js';
 
 export interface ContextInput {
   query: string;

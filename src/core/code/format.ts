@@ -3,10 +3,11 @@
  * the few lines of prose or doc comment that explain it, and the code fenced with its language — that
  * never exceeds the token budget as a real tokenizer counts it. Near-duplicates are merged first.
  */
+import type { TokenCounter } from '../../lib/tokens.js';
 import type { CodeHit } from './code-index.js';
 
 /** Counts tokens the way the caller's model will (gpt-tokenizer in production). */
-export type TokenCounter = (text: string) => number;
+export type { TokenCounter };
 
 /** Lines of doc comment or prose shown above a snippet at most. */
 export const DOC_LINES = 6;

@@ -1,9 +1,11 @@
 /**
  * Token counts as the caller's model sees them: gpt-tokenizer's `o200k_base` encoding (GPT-4o and
- * later; within a few percent of other modern tokenizers on code), loaded on first use so start-up and
- * the other tools do not pay for its tables.
+ * later; within a few percent of other modern tokenizers on text and code), loaded on first use so
+ * start-up and the calls that count nothing do not pay for its tables.
  */
-import type { TokenCounter } from './format.js';
+
+/** Counts the tokens of a text. */
+export type TokenCounter = (text: string) => number;
 
 let counter: Promise<TokenCounter> | undefined;
 

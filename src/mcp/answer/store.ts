@@ -1,0 +1,16 @@
+/** One answer pager per app: its snapshots in the app's database (migration 11). */
+import type { App } from '../../app.js';
+import { createMcpSnapshotsRepo } from '../../store/mcp-snapshots.repo.js';
+import { createAnswerPager, type AnswerPager } from './pager.js';
+
+const pagers = new WeakMap<App, AnswerPager>();
+
+/** The app's pager (made on first use, then shared by every server built on the app). */
+export function pagerFor(app: App): AnswerPager {
+  let pager = pagers.get(app);
+  if (!pager) {
+    pager = createAnswerPager(createMcpSnapshotsRepo(app.db), () => app.clock.now().getTime());
+    pagers.set(app, pager);
+  }
+  return pager;
+}

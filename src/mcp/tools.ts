@@ -1,0 +1,148 @@
+/**
+ * The door's tool table: each served tool's handler. A tool is one registry operation (`search`), a
+ * group of them chosen by `action` (`monitors`, `agent_runs`), or `agent_run`. Every handler validates
+ * with the endpoint's full schema (so options not advertised still work), then answers through the
+ * pager: within the call's token budget, continued by cursor.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { App } from '../app.js';
+import type { ServiceContext } from '../core/context.js';
+import { ServiceError } from '../errors.js';
+import type { Logger } from '../lib/logger.js';
+import type { Operation } from '../ops/define-op.js';
+import { invoke } from '../ops/invoke.js';
+import { OPERATIONS } from '../ops/registry.js';
+import { parseOrThrow } from '../ops/validation.js';
+import { AgentRunToolInput, agentRunTool } from './agent-tool.js';
+import { isAnswerCursor, type AnswerPager, type CallKey } from './answer/pager.js';
+import type { Extra } from './server.js';
+
+/** One served tool. */
+export interface DoorTool {
+  name: string;
+  call(args: Record<string, unknown>, extra: Extra): Promise<CallToolResult>;
+}
+
+export interface ToolDeps {
+  app: App;
+  contextFor: (extra: Extra, tool: string) => ServiceContext;
+  failure: (thrown: unknown, logger: Logger) => CallToolResult;
+  pager: AnswerPager;
+  /** The API key id, or `local` over stdio: owner of the call's snapshots. */
+  owner: string;
+  /** Zero retention: snapshots stay in memory. */
+  memoryOnly: boolean;
+}
+
+/** The budget a call may ask for (`maxTokens`), in tokens. */
+export const MaxTokens = z.int().min(500).max(25000).optional().describe('Answer budget in tokens.');
+const AnswerCursor = z.string().min(1).max(200).optional().describe('nextCursor of a cut answer.');
+
+/** The tools that are one registry operation each. */
+const SINGLE: Readonly<Record<string, string>> = {
+  search: 'search',
+  get_contents: 'contents',
+  get_code_context: 'context',
+  find_similar: 'findSimilar',
+};
+
+/** Handlers for `names` (catalog tool names). */
+export function buildToolTable(names: readonly string[], deps: ToolDeps): Map<string, DoorTool> {
+  const table = new Map<string, DoorTool>();
+  for (const name of names) {
+    if (name === 'agent_run') {
+      table.set(name, agentRunTool(deps));
+      continue;
+    }
+    const single = SINGLE[name];
+    const op = single ? OPERATIONS.find((o) => o.name === single) : undefined;
+    const group = OPERATIONS.filter((o) => o.toolGroup?.tool === name);
+    if (op) table.set(name, { name, call: (args, extra) => callOp(deps, op, name, args, args, extra) });
+    else if (group.length > 0) table.set(name, groupTool(deps, name, group));
+    else throw new Error(`no MCP tool named ${name}`);
+  }
+  return table;
+}
+
+const doorSchemas = new WeakMap<Operation, z.ZodObject>();
+
+/** The operation's tool input plus the door's `maxTokens` and (unless it pages by cursor itself) `cursor`. */
+function doorInput(op: Operation): z.ZodObject {
+  let schema = doorSchemas.get(op);
+  if (!schema) {
+    const own = 'cursor' in op.toolInput.shape;
+    schema = op.toolInput.safeExtend({ maxTokens: MaxTokens, ...(own ? {} : { cursor: AnswerCursor }) });
+    doorSchemas.set(op, schema);
+  }
+  return schema;
+}
+
+/**
+ * One call of `op`: validate, then either continue a cut answer (an answer cursor: nothing is run or
+ * charged again) or run the operation and answer its first part. `key` is what the caller sent, the
+ * arguments a cursor must be repeated with.
+ */
+async function callOp(
+  deps: ToolDeps,
+  op: Operation,
+  tool: string,
+  args: Record<string, unknown>,
+  key: Record<string, unknown>,
+  extra: Extra,
+): Promise<CallToolResult> {
+  // prettier-ignore
+  const ctx = deps.contextFor(extra, tool);
+  try {
+    const { maxTokens, cursor, ...input } = parseOrThrow(doorInput(op), args, 'body') as Record<string, unknown>;
+    const budget = (maxTokens as number | undefined) ?? deps.app.config.mcpMaxTokens;
+    const { cursor: _c, maxTokens: _m, ...same } = key;
+    const call: CallKey = { tool, owner: deps.owner, args: same, memoryOnly: deps.memoryOnly };
+    if (isAnswerCursor(cursor)) return await deps.pager.next(cursor, call, budget);
+    const withDefaults = op.toolDefaults(cursor === undefined ? input : { ...input, cursor });
+    const output = await invoke(op, deps.app.services, withDefaults, ctx);
+    ctx.logger.info({ ok: true }, 'tool call');
+    return await deps.pager.first(op.render(output, { input: withDefaults, notes: ctx.notes ?? {} }), call, budget);
+  } catch (thrown) {
+    return deps.failure(thrown, ctx.logger);
+  }
+}
+
+/** A group's one tool: `action` chooses the operation; arguments it does not take are an error naming those it does. */
+function groupTool(deps: ToolDeps, name: string, ops: readonly Operation[]): DoorTool {
+  const byAction = new Map(ops.map((op) => [op.toolGroup!.action, op]));
+  const actions = [...byAction.keys()];
+  return {
+    name,
+    call: async (args, extra) => {
+      const { action, ...rest } = args;
+      const op = typeof action === 'string' ? byAction.get(action) : undefined;
+      if (!op) {
+        const err = new ServiceError('INVALID_REQUEST_BODY', `action: must be one of ${actions.join(', ')}`, { field: 'action' }); // prettier-ignore
+        return deps.failure(err, deps.app.logger.child({ tool: name }));
+      }
+      const own = new Set(Object.keys(doorInput(op).shape));
+      const stray = Object.keys(rest).filter((k) => !own.has(k) && rest[k] !== undefined);
+      if (stray.length > 0) {
+        const takes = [...own].filter((k) => k !== 'maxTokens').join(', ') || 'nothing';
+        const err = new ServiceError('INVALID_REQUEST_BODY', `${stray.join(', ')}: not an argument of action "${String(action)}" (it takes: ${takes})`, { field: stray[0] }); // prettier-ignore
+        return deps.failure(err, deps.app.logger.child({ tool: name }));
+      }
+      return callOp(deps, op, name, rest, args, extra);
+    },
+  };
+}
+
+/**
+ * Everything `name` accepts, as JSON Schema (per action for a group): the full reference that
+ * tools/list leaves out to save an agent's context.
+ */
+export function fullInputSchema(name: string): Record<string, unknown> {
+  const json = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+  if (name === 'agent_run') return json(AgentRunToolInput.safeExtend({ maxTokens: MaxTokens }));
+  const single = SINGLE[name];
+  const op = single ? OPERATIONS.find((o) => o.name === single) : undefined;
+  if (op) return json(doorInput(op));
+  const group = OPERATIONS.filter((o) => o.toolGroup?.tool === name);
+  return Object.fromEntries(group.map((o) => [o.toolGroup!.action, json(doorInput(o))]));
+}
