@@ -46,6 +46,7 @@ const SHARED_FLAGS = [
   '--upstream-api-key <key>',
   '--provider-timeout-ms <ms>',
   '--mcp-max-tokens <n>',
+  '--mcp-keyless <bool>',
   '--prices <json>',
   '--metering <bool>',
   '--rate-limit-qps <n>',

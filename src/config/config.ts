@@ -8,6 +8,7 @@ import envPaths from 'env-paths';
 import { z } from 'zod';
 import { DEFAULT_PRICES } from '../core/pricing.js';
 import '../schemas/messages.js';
+import { isLoopbackHostname } from '../lib/loopback.js';
 
 const PRICE_NAMES = Object.keys(DEFAULT_PRICES);
 
@@ -116,6 +117,13 @@ export const SETTINGS = {
     schema: list,
     default: [] as string[],
     doc: 'Beta tokens (as in the `Svc-Beta` header) that MCP tool calls run with; stdio has no headers. Over HTTP the request header adds to these.',
+  },
+  mcpKeyless: {
+    env: 'TRAWL_MCP_KEYLESS',
+    flag: '--mcp-keyless',
+    schema: booleanish,
+    default: false,
+    doc: 'Let `POST /mcp` answer without an API key, for one local user: only on a loopback `TRAWL_HOST` (refused at start otherwise), with Host and Origin still checked and `Origin: null` refused. Any process of this machine can then call it (docs/mcp.md).',
   },
   userAgent: {
     env: 'TRAWL_USER_AGENT',
@@ -464,6 +472,11 @@ export function loadConfig(env: Record<string, string | undefined> = {}, flags: 
     out[key] = parsed.data;
   }
   out.dataDir = path.resolve(out.dataDir as string);
+  if (out.mcpKeyless === true && !isLoopbackHostname(out.host as string)) {
+    throw new ConfigError(
+      `TRAWL_MCP_KEYLESS (--mcp-keyless) needs a loopback listener, since any caller could use /mcp without a key; TRAWL_HOST is ${JSON.stringify(out.host)}. Listen on 127.0.0.1, ::1 or localhost, or turn keyless off.`, // prettier-ignore
+    );
+  }
   return Object.freeze(out) as Config;
 }
 

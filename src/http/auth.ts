@@ -12,16 +12,30 @@ export function presentedKey(headers: Headers): string | undefined {
   return match?.[1];
 }
 
-/** The authenticated caller; throws INVALID_API_KEY (401) for a missing, unknown or revoked key. */
-export function authenticate(headers: Headers, keys: KeysService): Caller {
+/**
+ * The RFC 6750 challenge of a 401: `Bearer realm="trawl"`, with `error="invalid_token"` when a key was
+ * sent. No `resource_metadata`: Trawl runs no OAuth server, so a client should ask for a key, not log in.
+ */
+export function bearerChallenge(keySent: boolean): string {
+  return keySent ? 'Bearer realm="trawl", error="invalid_token"' : 'Bearer realm="trawl"';
+}
+
+/**
+ * The authenticated caller; throws INVALID_API_KEY (401) for a missing, unknown or revoked key, with a
+ * `WWW-Authenticate` challenge when `challenge` is set (the MCP door; REST answers stay as they were).
+ */
+export function authenticate(headers: Headers, keys: KeysService, options: { challenge?: boolean } = {}): Caller {
   const key = presentedKey(headers);
+  const refuse = (message: string) =>
+    new ServiceError('INVALID_API_KEY', message, {
+      ...(options.challenge ? { headers: { 'www-authenticate': bearerChallenge(key !== undefined) } } : {}),
+    });
   if (!key) {
-    throw new ServiceError(
-      'INVALID_API_KEY',
+    throw refuse(
       'Missing API key: send "x-api-key: KEY" or "Authorization: Bearer KEY". Create a key with: trawl keys create --name NAME',
     );
   }
   const caller = keys.verify(key);
-  if (!caller) throw new ServiceError('INVALID_API_KEY', 'Invalid API key: it is unknown or has been revoked.');
+  if (!caller) throw refuse('Invalid API key: it is unknown or has been revoked.');
   return caller;
 }

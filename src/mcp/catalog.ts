@@ -65,7 +65,7 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
   {
     name: 'get_contents',
     title: 'Read pages',
-    description: `Read URLs (or result ids) as clean Markdown, whole; long pages come in parts. ${FENCE_NOTICE}`,
+    description: `Read pages (urls, or ids from search) as clean Markdown, whole; long pages come in parts. ${FENCE_NOTICE}`,
     inputSchema: {
       type: 'object',
       properties: {
@@ -73,7 +73,6 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
         maxAgeHours: { type: 'integer', description: 'Oldest cached copy to accept; 0 fetches live.' },
         ...PAGING,
       },
-      required: ['urls'],
     },
     annotations: READ_WEB,
   },

@@ -53,7 +53,8 @@ export function narrowTools(allowed: readonly string[], requested: readonly stri
   if (names.length === 0) return [...allowed];
   const chosen = new Set<string>();
   for (const name of names) {
-    const group = name === 'all' || TOOL_GROUPS[name] !== undefined;
+    // a group gives what of it the server serves; a tool (`monitors` is both) must be served
+    const group = !ALL_TOOLS.includes(name) && (name === 'all' || TOOL_GROUPS[name] !== undefined);
     for (const tool of resolveTools([name])) if (!group || allowed.includes(tool)) chosen.add(tool);
   }
   const outside = [...chosen].filter((t) => !allowed.includes(t));
@@ -62,6 +63,8 @@ export function narrowTools(allowed: readonly string[], requested: readonly stri
       `not enabled on this server: ${outside.join(', ')} (it serves ${allowed.join(', ')}; the operator enables more with TRAWL_TOOLS)`,
     );
   }
+  if (chosen.size === 0)
+    throw new Error(`${names.join(', ')} selects none of the tools this server serves (${allowed.join(', ')})`);
   return ALL_TOOLS.filter((t) => chosen.has(t));
 }
 
