@@ -53,7 +53,8 @@ describe('/mcp with API keys (the default)', () => {
   });
 
   it('adds error="invalid_token" when the key sent is wrong, by either header', async () => {
-    for (const headers of [{ 'x-api-key': 'svc_wrong' }, { authorization: 'Bearer svc_wrong' }]) {
+    const wrong: Record<string, string>[] = [{ 'x-api-key': 'svc_wrong' }, { authorization: 'Bearer svc_wrong' }];
+    for (const headers of wrong) {
       const res = await postJson(t.url, '/mcp', INITIALIZE, { ...MCP_HEADERS, ...headers });
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toBe('Bearer realm="trawl", error="invalid_token"');
@@ -103,7 +104,8 @@ describe('/mcp with API keys (the default)', () => {
   });
 
   it('serves the SDK client that sends a valid key, by x-api-key or Authorization: Bearer', async () => {
-    for (const headers of [{ 'x-api-key': t.key }, { authorization: `Bearer ${t.key}` }]) {
+    const valid: Record<string, string>[] = [{ 'x-api-key': t.key }, { authorization: `Bearer ${t.key}` }];
+    for (const headers of valid) {
       const client = await connect(t.url, headers);
       expect((await client.listTools()).tools.length).toBeGreaterThan(0);
       await client.close();
