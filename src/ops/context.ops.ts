@@ -18,7 +18,8 @@ export const contextOp = defineOp({
   output: ContextResponse,
   requestIdInBody: true,
   annotations: { readOnlyHint: true, openWorldHint: true },
-  render: ({ response, ...rest }) =>
+  // each snippet's header in the response names its location: `sources` would say it twice (docs/mcp.md)
+  render: ({ response, sources: _sources, ...rest }) =>
     response
       ? { head: `Code context (${rest.resultsCount} snippets):`, blocks: [{ label: '', source: 'code index', content: response }], structured: rest } // prettier-ignore
       : plainAnswer('No code context found: the code index has nothing matching. Index code with `trawl index PATH` (docs/code-context.md).', rest), // prettier-ignore
