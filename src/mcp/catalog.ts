@@ -40,6 +40,8 @@ const CONTENTS: Json = {
   description: 'Per result, e.g. {"text":{"maxCharacters":4000}}, {"highlights":true}, {"summary":true}. Default: 1500 characters of text.', // prettier-ignore
 };
 const READ_WEB = { readOnlyHint: true, openWorldHint: true } as const;
+/** Long tools may run as MCP tasks (src/mcp/tasks/); without `task` they answer as before. */
+const TASK_OPTIONAL = { taskSupport: 'optional' } as const;
 
 export const TOOL_SPECS: readonly ToolSpec[] = [
   {
@@ -61,6 +63,7 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
       required: ['query'],
     },
     annotations: READ_WEB,
+    execution: TASK_OPTIONAL,
   },
   {
     name: 'get_contents',
@@ -75,6 +78,7 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
       },
     },
     annotations: READ_WEB,
+    execution: TASK_OPTIONAL,
   },
   {
     name: 'get_code_context',
@@ -137,6 +141,7 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
       },
     },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    execution: TASK_OPTIONAL,
   },
   {
     name: 'agent_runs',

@@ -24,9 +24,12 @@ import { newRequestId } from '../ops/invoke.js';
 import { VERSION } from '../version.js';
 import { FENCE_NOTICE } from './answer/fence.js';
 import { advertised } from './catalog.js';
-import { registerAgentRunResources } from './agent-tool.js';
+import { agentRunTool, registerAgentRunResources } from './agent-tool.js';
 import { pagerFor } from './answer/store.js';
-import { buildToolTable, type DoorTool } from './tools.js';
+import { buildToolTable, type DoorTool, type ToolDeps } from './tools.js';
+import { installLogging } from './logging.js';
+import { createDoorTasks, TASKS_CAPABILITY } from './tasks/door.js';
+import { isTaskExtra } from './tasks/extra.js';
 import { registerToolReference } from './reference.js';
 import { clientModel } from './sampling.js';
 import { resolveTools } from './selection.js';
@@ -49,7 +52,16 @@ const INSTRUCTIONS =
 
 /** Builds a server for one connection (stdio) or one HTTP request (stateless streamable HTTP). */
 export function buildMcpServer(app: App, options: McpDoorOptions): McpServer {
-  const server = new McpServer({ name: 'trawl', title: 'Trawl', version: VERSION }, { instructions: INSTRUCTIONS });
+  // MCP tasks (src/mcp/tasks/): a store bound to this caller, so no key reads another's tasks
+  const tasks = createDoorTasks(app, options.caller, {
+    agentRun: () => table.get('agent_run') ?? agentRunTool(toolDeps),
+    clientSampling: () => server.server.getClientCapabilities()?.sampling !== undefined,
+  });
+  const server = new McpServer(
+    { name: 'trawl', title: 'Trawl', version: VERSION },
+    { instructions: INSTRUCTIONS, taskStore: tasks.store, capabilities: { logging: {}, tasks: TASKS_CAPABILITY } },
+  );
+  const logging = installLogging(server.server);
   const owner = options.caller?.keyId ?? 'local';
 
   /** The service context of one MCP request: caller, betas, a child logger, progress to the client's token. */
@@ -67,8 +79,10 @@ export function buildMcpServer(app: App, options: McpDoorOptions): McpServer {
       caller: options.caller,
       clock: app.clock,
       betas: options.betas,
-      // the client's own model writes answers when it offers sampling (docs/synthesis.md)
-      clientModel: clientModel(server.server.getClientCapabilities(), extra),
+      // the client's own model writes answers when it offers sampling (docs/synthesis.md); a task outlives
+      // the request that could reach it, so work inside a task has none
+      clientModel: isTaskExtra(extra) ? undefined : clientModel(server.server.getClientCapabilities(), extra),
+      onWarning: logging.warner(extra),
       ...(progressToken !== undefined
         ? {
             onProgress: (p) =>
@@ -81,14 +95,15 @@ export function buildMcpServer(app: App, options: McpDoorOptions): McpServer {
   };
 
   const names = options.tools ?? resolveTools(app.config.tools);
-  const table = buildToolTable(names, {
+  const toolDeps: ToolDeps = {
     app,
     contextFor,
     failure,
     pager: pagerFor(app),
     owner,
     memoryOnly: options.caller?.zeroRetention === true,
-  });
+  };
+  const table = buildToolTable(names, toolDeps);
 
   server.server.registerCapabilities({ tools: { listChanged: false } });
   const list = { tools: names.map(advertised) };
@@ -98,6 +113,8 @@ export function buildMcpServer(app: App, options: McpDoorOptions): McpServer {
     if (!tool) {
       throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found; this server serves ${names.join(', ')}.`); // prettier-ignore
     }
+    // a call with `task` answers the task at once; the work goes on (src/mcp/tasks/)
+    if (request.params.task) return tasks.start(tool, request.params, extra);
     return tool.call(request.params.arguments ?? {}, extra);
   });
 

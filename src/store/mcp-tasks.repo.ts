@@ -58,8 +58,8 @@ export interface McpTasksRepo {
   get(id: string, owner: string): McpTaskRow | undefined;
   /** The owner's tasks with `seq < before`, newest first. */
   page(owner: string, before: number, limit: number): McpTaskRow[];
-  /** Links the agent run an open task follows. */
-  linkRun(id: string, runId: string, nowMs: number): void;
+  /** Links the agent run an open task follows; false when the task ended meanwhile (a cancel). */
+  linkRun(id: string, runId: string, nowMs: number): boolean;
   /** Sets an open task's status message (its latest step); false once it ended. */
   note(id: string, message: string, nowMs: number): boolean;
   /** Ends an open task; false when it had ended already (the first end wins). */
@@ -121,9 +121,7 @@ export function createMcpTasksRepo(db: Db): McpTasksRepo {
     },
     get: (id, owner) => s.get.get(id, owner) as McpTaskRow | undefined,
     page: (owner, before, limit) => s.page.all(owner, before, limit) as McpTaskRow[],
-    linkRun(id, runId, nowMs) {
-      s.linkRun.run({ id, run: runId, now: nowMs, at: iso(nowMs) });
-    },
+    linkRun: (id, runId, nowMs) => s.linkRun.run({ id, run: runId, now: nowMs, at: iso(nowMs) }).changes > 0,
     note: (id, message, nowMs) => s.note.run({ id, message, now: nowMs, at: iso(nowMs) }).changes > 0,
     end: (id, end) =>
       s.end.run({

@@ -1,0 +1,67 @@
+/**
+ * The door's side of MCP tasks: the capability a server declares, which tools may run as tasks (the
+ * catalog's `execution.taskSupport`), and how a task-augmented `tools/call` starts. `agent_run` starts
+ * its run through its own handler (same checks, no wait window) and the task follows the run; the other
+ * tools run their ordinary handler inside the task, in this process.
+ */
+import { ErrorCode, McpError, type CallToolRequest, type CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
+import type { App } from '../../app.js';
+import type { Caller } from '../../core/context.js';
+import { TOOL_SPECS } from '../catalog.js';
+import type { Extra } from '../server.js';
+import type { DoorTool } from '../tools.js';
+import type { RunResult } from './agent-run-task.js';
+import { taskExtra } from './extra.js';
+import type { OwnedTaskStore } from './task-store.js';
+import { createMcpTasks, type RunStart } from './tasks.js';
+
+/** The `tasks` capability: list, cancel, and task-augmented tools/call. */
+export const TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+
+/** The tools that may run as tasks. */
+export const TASK_TOOLS: ReadonlySet<string> = new Set(TOOL_SPECS.filter((t) => t.execution).map((t) => t.name));
+
+/** The tasks of one door server. */
+export interface DoorTasks {
+  /** The owner-bound store (the server's `taskStore` option). */
+  store: OwnedTaskStore;
+  /**
+   * Starts `tool` as a task (the call carried `task`); resolves with the task at once.
+   * @throws McpError MethodNotFound for a tool that does not run as a task.
+   */
+  start(tool: DoorTool, params: CallToolRequest['params'], extra: Extra): Promise<CreateTaskResult>;
+}
+
+/** What the door gives its tasks. */
+export interface DoorTaskDeps {
+  /** The agent_run handler (it renders a followed run). */
+  agentRun: () => DoorTool;
+  /** Whether the connected client offers sampling. */
+  clientSampling: () => boolean;
+}
+
+/** The tasks of one server for `caller`. */
+export function createDoorTasks(app: App, caller: Caller | null, deps: DoorTaskDeps): DoorTasks {
+  // an ended run reads as agent_run answers it: the same handler, asked about the run with no wait
+  const runResult: RunResult = (run) => deps.agentRun().call({ runId: run.id, waitSeconds: 0 }, taskExtra());
+  const tasks = createMcpTasks(app, caller, { runResult, clientSampling: deps.clientSampling });
+  return {
+    store: tasks.store,
+    start(tool, params, extra) {
+      if (!TASK_TOOLS.has(tool.name)) {
+        throw new McpError(ErrorCode.MethodNotFound, `Tool ${tool.name} does not run as a task; call it without task (task-capable: ${[...TASK_TOOLS].join(', ')})`); // prettier-ignore
+      }
+      const args = params.arguments ?? {};
+      const asked = { ttl: params.task?.ttl };
+      if (tool.name === 'agent_run') return tasks.startRun(tool.name, asked, () => startRun(tool, args, extra));
+      return tasks.startWork(tool.name, asked, (signal, note) => tool.call(args, taskExtra(signal, note, extra)));
+    },
+  };
+}
+
+/** agent_run's own start, with no wait window: the run to follow, or the result that refused to start one. */
+async function startRun(tool: DoorTool, args: Record<string, unknown>, extra: Extra): Promise<RunStart> {
+  const result = await tool.call({ ...args, waitSeconds: 0 }, taskExtra(undefined, undefined, extra));
+  const id = (result.structuredContent as { id?: unknown } | undefined)?.id;
+  return result.isError || typeof id !== 'string' ? { result } : { runId: id };
+}

@@ -1,0 +1,44 @@
+/**
+ * The request context a tool handler sees inside a task. A task outlives the request that started it,
+ * so nothing may reach the client through that request: the signal is the task's own, progress becomes
+ * the task's status message, other notifications are dropped, and requests to the client (sampling)
+ * are refused. The door asks `isTaskExtra` to leave the client's model out of the service context.
+ */
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { ErrorCode, McpError, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+const TASK_EXTRAS = new WeakSet<Extra>();
+const IDLE = new AbortController().signal;
+
+/**
+ * A handler context for work inside a task, made from the starting request's `extra` (or from nothing,
+ * for work done when a task is read). `signal` aborts the work; `note` receives its progress messages.
+ */
+export function taskExtra(
+  signal: AbortSignal = IDLE,
+  note: (message: string) => void = () => undefined,
+  extra?: Extra,
+): Extra {
+  const inner: Extra = {
+    ...(extra ?? { requestId: 0 }),
+    signal,
+    _meta: { progressToken: 'task' },
+    sendNotification: async (notification) => {
+      if (notification.method === 'notifications/progress' && notification.params.message) {
+        note(notification.params.message);
+      }
+    },
+    sendRequest: async () => {
+      throw new McpError(ErrorCode.InvalidRequest, 'a task cannot send requests to the client: it outlives the request'); // prettier-ignore
+    },
+  };
+  TASK_EXTRAS.add(inner);
+  return inner;
+}
+
+/** Whether `extra` is the context of work inside a task (no client model, no client notifications). */
+export function isTaskExtra(extra: Extra): boolean {
+  return TASK_EXTRAS.has(extra);
+}

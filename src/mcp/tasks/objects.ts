@@ -1,0 +1,66 @@
+/** MCP task objects made from stored rows, and the rules a new task gets: its owner, TTL and poll interval. */
+import { randomBytes } from 'node:crypto';
+import type { CallToolResult, Task } from '@modelcontextprotocol/sdk/types.js';
+import type { Caller } from '../../core/context.js';
+import type { McpTaskEndStatus, McpTaskRow } from '../../store/mcp-tasks.repo.js';
+
+/** How long an ended task stays readable when the client asks for no TTL: one hour. */
+export const DEFAULT_TTL_MS = 60 * 60_000;
+/** The longest TTL granted (a longer ask gets this): one day. */
+export const MAX_TTL_MS = 24 * 60 * 60_000;
+/** The shortest TTL granted (a shorter ask gets this): a minute, so a result outlives a slow poll. */
+export const MIN_TTL_MS = 60_000;
+/** The poll interval suggested when the client gives none, and the bounds of one it gives. */
+export const DEFAULT_POLL_MS = 500;
+export const MIN_POLL_MS = 100;
+export const MAX_POLL_MS = 30_000;
+/** Tasks per tasks/list page. */
+export const LIST_PAGE = 20;
+
+/** The owner of a caller's tasks: its API key id, or 'local' for the user's own stdio process. */
+export function ownerOf(caller: Caller | null): string {
+  return caller?.keyId ?? 'local';
+}
+
+/** A new task id: `task_` and 24 hex digits. */
+export function newTaskId(): string {
+  return `task_${randomBytes(12).toString('hex')}`;
+}
+
+/** The TTL a task gets for the one asked (clamped to MIN_TTL_MS..MAX_TTL_MS; default DEFAULT_TTL_MS). */
+export function ttlFor(asked: number | null | undefined): number {
+  if (typeof asked !== 'number' || !Number.isFinite(asked)) return DEFAULT_TTL_MS;
+  return Math.min(MAX_TTL_MS, Math.max(MIN_TTL_MS, Math.round(asked)));
+}
+
+/** The poll interval a task suggests for the one asked (clamped; default DEFAULT_POLL_MS). */
+export function pollFor(asked: unknown): number {
+  if (typeof asked !== 'number' || !Number.isFinite(asked)) return DEFAULT_POLL_MS;
+  return Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, Math.round(asked)));
+}
+
+/** The wire task of a row (`statusMessage` overridden while it is open, e.g. by its agent run's status). */
+export function toTask(row: McpTaskRow, statusMessage = row.status_message): Task {
+  return {
+    taskId: row.id,
+    status: row.status,
+    ttl: row.ttl_ms,
+    createdAt: row.created_at,
+    lastUpdatedAt: row.last_updated_at,
+    pollInterval: row.poll_interval_ms,
+    ...(statusMessage ? { statusMessage } : {}),
+  };
+}
+
+/** A tool result of one text. */
+export function textResult(text: string, isError = false): CallToolResult {
+  return { content: [{ type: 'text', text }], ...(isError ? { isError: true } : {}) };
+}
+
+/** How a tool result ends its task: `failed` for an error result (as the 2025-11-25 spec says), with its first line. */
+export function endOf(result: CallToolResult): { status: McpTaskEndStatus; statusMessage: string | null } {
+  if (!result.isError) return { status: 'completed', statusMessage: null };
+  const first = result.content.find((c) => c.type === 'text');
+  const line = first?.type === 'text' ? first.text.split('\n', 1)[0]! : 'the tool call failed';
+  return { status: 'failed', statusMessage: line.length > 300 ? `${line.slice(0, 299)}…` : line };
+}

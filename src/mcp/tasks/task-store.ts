@@ -1,0 +1,134 @@
+/**
+ * The SDK's `TaskStore` over the mcp_tasks table, bound to one owner (an API key, or the local stdio
+ * user): another owner's task is "not found" for every method, whatever session asks (stateless HTTP has
+ * none). Every read settles an open task first: one that follows an agent run takes the run's end; one
+ * worked in-process whose worker's lease lapsed (its process died) ends `failed`, interrupted.
+ */
+import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
+import { ErrorCode, McpError, type CallToolResult, type Request, type Result, type Task } from '@modelcontextprotocol/sdk/types.js'; // prettier-ignore
+import type { Caller } from '../../core/context.js';
+import { decodeCursor, encodeCursor } from '../../core/monitors/objects.js';
+import type { McpTaskRow, McpTasksRepo, McpTaskStatus } from '../../store/mcp-tasks.repo.js';
+import { cancelRun, runState, type RunResult, type RunsOfTasks } from './agent-run-task.js';
+import type { TaskEngine } from './engine.js';
+import { endOf, LIST_PAGE, newTaskId, ownerOf, pollFor, textResult, toTask, ttlFor } from './objects.js';
+
+/** A task unfinished this long past its expiry is abandoned: deleted whatever its status. */
+const ABANDONED_MS = 24 * 60 * 60_000;
+
+/** The status message of a task whose worker stopped before it finished. */
+export const INTERRUPTED =
+  'interrupted by a restart: the Trawl process working on it stopped before it finished; call the tool again';
+
+export interface TaskStoreDeps {
+  repo: McpTasksRepo;
+  /** This process's in-process work (a task it works on is never read as interrupted). */
+  engine: Pick<TaskEngine, 'has' | 'abort'>;
+  agentRuns: RunsOfTasks;
+  /** The tool result of an ended agent run. */
+  runResult: RunResult;
+  now: () => number;
+}
+
+/** The SDK's task store for `caller`'s tasks, with its owner and the settling read the door uses. */
+export interface OwnedTaskStore extends TaskStore {
+  readonly owner: string;
+  /** The owner's task row, settled (see the module comment); undefined for another owner's or an unknown id. */
+  read(taskId: string): Promise<McpTaskRow | undefined>;
+  /** Deletes expired tasks of every owner (see McpTasksRepo.deleteExpired). */
+  sweep(): void;
+}
+
+const isOpen = (status: McpTaskStatus) => status === 'working' || status === 'input_required';
+const notFound = (taskId: string) => new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId}`);
+
+/** The task store of `caller` (owner: its key id, or 'local'). */
+export function createTaskStore(deps: TaskStoreDeps, caller: Caller | null): OwnedTaskStore {
+  const { repo } = deps;
+  const owner = ownerOf(caller);
+  /** Working status messages computed at read time (an agent run's status), by task id. */
+  const live = new Map<string, string>();
+
+  const settle = async (row: McpTaskRow): Promise<McpTaskRow> => {
+    if (!isOpen(row.status)) return row;
+    if (row.run_id) {
+      const state = await runState(deps.agentRuns, row.run_id, caller, deps.runResult);
+      if (state.open) {
+        live.set(row.id, state.statusMessage);
+        return row;
+      }
+      repo.end(row.id, { ...state.end, nowMs: deps.now() });
+    } else if (row.worker && (row.lease_until_ms ?? Infinity) < deps.now() && !deps.engine.has(row.id)) {
+      const result = textResult(`INTERNAL_ERROR: task ${row.id} was ${INTERRUPTED}`, true);
+      repo.end(row.id, { status: 'failed', statusMessage: INTERRUPTED, result: JSON.stringify(result), nowMs: deps.now() }); // prettier-ignore
+    } else {
+      return row;
+    }
+    return repo.get(row.id, owner)!;
+  };
+
+  const read = async (taskId: string) => {
+    const row = repo.get(taskId, owner);
+    return row && settle(row);
+  };
+  const task = (row: McpTaskRow) => toTask(row, isOpen(row.status) ? (live.get(row.id) ?? row.status_message) : row.status_message); // prettier-ignore
+
+  /** Ends an open task as cancelled, stopping its work: the agent run it follows, or the work in any process. */
+  const cancel = async (row: McpTaskRow, statusMessage: string) => {
+    if (row.run_id) {
+      const end = await cancelRun(deps.agentRuns, row.run_id, caller, deps.runResult);
+      repo.end(row.id, { ...end, nowMs: deps.now() });
+      return;
+    }
+    const result = textResult(`Task ${row.id} was cancelled (${statusMessage}); its work stopped before it finished.`);
+    if (repo.end(row.id, { status: 'cancelled', statusMessage, result: JSON.stringify(result), nowMs: deps.now() })) {
+      deps.engine.abort(row.id, 'cancelled'); // elsewhere, the worker sees the row at its next check
+    }
+  };
+
+  return {
+    owner,
+    read,
+    sweep: () => void repo.deleteExpired(deps.now(), ABANDONED_MS),
+    async createTask(params: CreateTaskOptions, _requestId, request: Request): Promise<Task> {
+      const id = newTaskId();
+      const tool = String((request.params as { name?: unknown } | undefined)?.name ?? request.method);
+      repo.insert({ id, owner, tool, ttlMs: ttlFor(params.ttl), pollIntervalMs: pollFor(params.pollInterval), nowMs: deps.now(), worker: null, leaseUntilMs: null }); // prettier-ignore
+      return task(repo.get(id, owner)!);
+    },
+    async getTask(taskId) {
+      const row = await read(taskId);
+      return row ? task(row) : null;
+    },
+    async storeTaskResult(taskId, status, result: Result) {
+      if (!repo.get(taskId, owner)) throw notFound(taskId);
+      const { statusMessage } = endOf(result as CallToolResult);
+      repo.end(taskId, { status, statusMessage, result: JSON.stringify(result), nowMs: deps.now() });
+    },
+    async getTaskResult(taskId) {
+      const row = await read(taskId);
+      if (!row) throw notFound(taskId);
+      if (!row.result) throw new McpError(ErrorCode.InvalidRequest, `Task ${taskId} is ${row.status}: no result yet`);
+      return JSON.parse(row.result) as Result;
+    },
+    async updateTaskStatus(taskId, status, statusMessage) {
+      const row = await read(taskId);
+      if (!row) throw notFound(taskId);
+      if (!isOpen(row.status)) return;
+      if (status === 'cancelled') return cancel(row, statusMessage ?? 'cancelled by the client');
+      if (isOpen(status)) {
+        if (statusMessage) repo.note(taskId, statusMessage, deps.now());
+        return;
+      }
+      const result = textResult(statusMessage ?? `the task ended ${status}`, status === 'failed');
+      repo.end(taskId, { status, statusMessage: statusMessage ?? null, result: JSON.stringify(result), nowMs: deps.now() }); // prettier-ignore
+    },
+    async listTasks(cursor) {
+      repo.deleteExpired(deps.now(), ABANDONED_MS);
+      const rows = repo.page(owner, decodeCursor('t', cursor), LIST_PAGE + 1);
+      const kept = await Promise.all(rows.slice(0, LIST_PAGE).map(settle));
+      const more = rows.length > LIST_PAGE;
+      return { tasks: kept.map(task), ...(more ? { nextCursor: encodeCursor('t', kept.at(-1)!.seq) } : {}) };
+    },
+  };
+}

@@ -1,0 +1,140 @@
+/**
+ * MCP tasks of one server (one stdio connection, or one stateless HTTP request): the owner-bound task
+ * store it hands the SDK, and the start of a task-augmented `tools/call`, which answers the task at once
+ * while the work goes on: in-process (this process's engine), or as the agent run the task follows.
+ */
+import type { CallToolResult, CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
+import type { App } from '../../app.js';
+import type { Caller } from '../../core/context.js';
+import { toServiceError } from '../../errors.js';
+import { createMcpTasksRepo, type McpTasksRepo } from '../../store/mcp-tasks.repo.js';
+import type { RunResult } from './agent-run-task.js';
+import { createTaskEngine, type TaskEngine } from './engine.js';
+import { endOf, newTaskId, pollFor, textResult, toTask, ttlFor } from './objects.js';
+import { createTaskStore, type OwnedTaskStore } from './task-store.js';
+
+/** What a client asks of a task in `params.task`. */
+export interface TaskParams {
+  ttl?: number | null;
+  pollInterval?: number;
+}
+
+/** How starting an agent run went: the run to follow, or the tool result that refused it. */
+export type RunStart = { runId: string } | { result: CallToolResult };
+
+/** In-process work of a task: `signal` aborts on a cancel; `note` sets the task's status message. */
+export type TaskWork = (signal: AbortSignal, note: (message: string) => void) => Promise<CallToolResult>;
+
+export interface McpTasks {
+  /** The owner-bound store (the server's `taskStore` option). */
+  store: OwnedTaskStore;
+  /** Starts `work` of `tool` as a task in this process; resolves with the task at once. */
+  startWork(tool: string, params: TaskParams, work: TaskWork): Promise<CreateTaskResult>;
+  /**
+   * Starts a task that follows the agent run `start` creates or finds (its id linked at once); a `start`
+   * that answers a result instead (a refusal) or throws ends the task with that result.
+   */
+  startRun(tool: string, params: TaskParams, start: () => Promise<RunStart>): Promise<CreateTaskResult>;
+}
+
+/** Per app: the repository and this process's engine (the engine's work outlives any one server). */
+const perApp = new WeakMap<App, { repo: McpTasksRepo; engine: TaskEngine }>();
+
+/** The task parts shared by every server of `app`. */
+export function taskPartsOf(app: App): { repo: McpTasksRepo; engine: TaskEngine } {
+  let parts = perApp.get(app);
+  if (!parts) {
+    const repo = createMcpTasksRepo(app.db);
+    parts = { repo, engine: createTaskEngine({ repo, now: () => app.clock.now().getTime() }) };
+    perApp.set(app, parts);
+  }
+  return parts;
+}
+
+export interface McpTasksOptions {
+  /** Renders an ended agent run as `agent_run` answers it. */
+  runResult: RunResult;
+  /** Whether the client offers sampling (its model could have written what a task cannot ask it for). */
+  clientSampling: () => boolean;
+}
+
+/** The tasks of one server for `caller`. */
+export function createMcpTasks(app: App, caller: Caller | null, options: McpTasksOptions): McpTasks {
+  const { repo, engine } = taskPartsOf(app);
+  const now = () => app.clock.now().getTime();
+  const store = createTaskStore({ repo, engine, agentRuns: app.services.agentRuns, runResult: options.runResult, now }, caller); // prettier-ignore
+  // only the client's model could have answered what needs a model: say why a task cannot use it
+  const explain = (result: CallToolResult) =>
+    app.config.modelBaseUrl === undefined && options.clientSampling() ? withTaskReason(result) : result;
+
+  const open = (tool: string, params: TaskParams, worker: string | null) => {
+    store.sweep();
+    const id = newTaskId();
+    const leaseUntilMs = worker ? engine.leaseUntil() : null;
+    repo.insert({ id, owner: store.owner, tool, ttlMs: ttlFor(params.ttl), pollIntervalMs: pollFor(params.pollInterval), nowMs: now(), worker, leaseUntilMs }); // prettier-ignore
+    return id;
+  };
+  const created = (id: string): CreateTaskResult => ({ task: toTask(repo.get(id, store.owner)!) });
+  const end = (id: string, result: CallToolResult) =>
+    repo.end(id, { ...endOf(result), result: JSON.stringify(result), nowMs: now() });
+  const failed = (thrown: unknown, tool: string): CallToolResult => {
+    const err = toServiceError(thrown);
+    if (err.tag === 'INTERNAL_ERROR') app.logger.error({ err: thrown, tool }, 'task failed');
+    return explain(textResult(`${err.tag}: ${err.message}`, true));
+  };
+
+  return {
+    store,
+    async startWork(tool, params, work) {
+      const id = open(tool, params, engine.worker);
+      const note = (message: string) => {
+        try {
+          repo.note(id, message, now());
+        } catch {
+          // the store closed under the work: its lease lapses and a reader says it was interrupted
+        }
+      };
+      engine.run(id, async (signal) => {
+        let result: CallToolResult;
+        try {
+          result = explain(await work(signal, note));
+        } catch (thrown) {
+          result = failed(thrown, tool);
+        }
+        if (!signal.aborted) end(id, result); // a cancelled task was ended by its canceller
+      });
+      return created(id);
+    },
+    async startRun(tool, params, start) {
+      const id = open(tool, params, null);
+      try {
+        const started = await start();
+        if ('result' in started) end(id, explain(started.result));
+        // a cancel that came between the start and the link found no run to stop: stop it here
+        else if (!repo.linkRun(id, started.runId, now())) app.services.agentRuns.cancel(started.runId, caller);
+      } catch (thrown) {
+        end(id, failed(thrown, tool));
+      }
+      return created(id);
+    },
+  };
+}
+
+/** Said when work inside a task needed a model and only the client's (through sampling) could have been it. */
+export const TASK_NO_SAMPLING =
+  "this call runs as an MCP task, which outlives the client's request, so the client's own model (sampling) " +
+  'cannot write for it, and this server has no model configured (TRAWL_MODEL_BASE_URL and TRAWL_MODEL). ' +
+  'Call the tool without `task` to use your own model, or ask the operator to configure one.';
+
+/**
+ * A FEATURE_DISABLED result for a missing language model, inside a task for a client that offers
+ * sampling on a server without a model: the text says why the client's model cannot stand in (the
+ * services word it for a call that could use it).
+ */
+export function withTaskReason(result: CallToolResult): CallToolResult {
+  if (!result.isError) return result;
+  const first = result.content[0];
+  const text = first?.type === 'text' ? first.text : '';
+  if (!text.startsWith('FEATURE_DISABLED:') || !/language model/i.test(text)) return result;
+  return { ...result, content: [{ type: 'text', text: `FEATURE_DISABLED: ${TASK_NO_SAMPLING} (${text.slice(18).trim()})` }] }; // prettier-ignore
+}
