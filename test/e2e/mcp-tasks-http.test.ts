@@ -68,6 +68,13 @@ describe('tasks over stateless HTTP', () => {
     expect(await owner.experimental.tasks.getTask(task.taskId)).toMatchObject({ status: 'completed' });
   });
 
+  it('are refused to a zero-retention key, whose results may not wait in the store', async () => {
+    const team = first.app.services.accounts.teams.create('private', { zeroRetention: true });
+    const zr = await connect(first, first.app.services.keys.create('zr', { teamId: team.id }).key);
+    await expect(startTask(zr, 'search', { query: 'undici pool' })).rejects.toThrow(/FEATURE_DISABLED: a task keeps its result in the store.*zero data retention/); // prettier-ignore
+    expect((await zr.callTool({ name: 'search', arguments: { query: 'undici pool' } })).isError).toBeFalsy();
+  });
+
   it('stop where they run when another instance on the same data directory is asked to cancel', async () => {
     const second = await serve();
     try {

@@ -27,7 +27,8 @@ export interface DoorTasks {
   store: OwnedTaskStore;
   /**
    * Starts `tool` as a task (the call carried `task`); resolves with the task at once.
-   * @throws McpError MethodNotFound for a tool that does not run as a task.
+   * @throws McpError MethodNotFound for a tool that does not run as a task; InvalidRequest for a
+   * zero-retention caller (a task's result waits in the store to be read).
    */
   start(tool: DoorTool, params: CallToolRequest['params'], extra: Extra): Promise<CreateTaskResult>;
 }
@@ -50,6 +51,9 @@ export function createDoorTasks(app: App, caller: Caller | null, deps: DoorTaskD
     start(tool, params, extra) {
       if (!TASK_TOOLS.has(tool.name)) {
         throw new McpError(ErrorCode.MethodNotFound, `Tool ${tool.name} does not run as a task; call it without task (task-capable: ${[...TASK_TOOLS].join(', ')})`); // prettier-ignore
+      }
+      if (caller?.zeroRetention) {
+        throw new McpError(ErrorCode.InvalidRequest, "FEATURE_DISABLED: a task keeps its result in the store until it is read, and this key's team has zero data retention; call the tool without task"); // prettier-ignore
       }
       const args = params.arguments ?? {};
       const asked = { ttl: params.task?.ttl };
