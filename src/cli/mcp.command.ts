@@ -1,16 +1,30 @@
-/** `trawl mcp`: MCP over stdio, no key needed (the user's own process). */
-import { createApp } from '../app.js';
+/**
+ * `trawl mcp`: MCP over stdio, no key needed (the user's own process). The app and the door load after
+ * the handshake (src/mcp/stdio.ts), so this module imports neither.
+ */
 import type { Config } from '../config/config.js';
-import { checkToolsSetting } from '../mcp/selection.js';
-import { serveStdio } from '../mcp/stdio.js';
+import { checkToolsSetting, resolveTools } from '../mcp/selection.js';
+import { serveStdio, type StdioDoor } from '../mcp/stdio.js';
 
 export async function runMcp(config: Config): Promise<void> {
   checkToolsSetting(config.tools);
+  await serveStdio({ tools: resolveTools(config.tools), openDoor: () => openDoor(config) });
+}
+
+/** The app (database, services, background engines) and the door's server on it. */
+async function openDoor(config: Config): Promise<StdioDoor> {
+  const [{ createApp }, { buildMcpServer }] = await Promise.all([import('../app.js'), import('../mcp/server.js')]);
   const app = createApp(config);
-  app.services.semantic?.start();
-  app.services.codeSemantic?.start();
-  if (config.monitors) app.services.monitors.engine.start();
-  app.services.agentRuns.engine.start();
-  await serveStdio(app);
-  await app.close();
+  try {
+    app.services.semantic?.start();
+    app.services.codeSemantic?.start();
+    if (config.monitors) app.services.monitors.engine.start();
+    app.services.agentRuns.engine.start();
+    const server = buildMcpServer(app, { caller: null, betas: new Set(config.mcpBetas) });
+    app.logger.info({ tools: resolveTools(config.tools) }, 'mcp stdio ready');
+    return { server, close: () => app.close() };
+  } catch (err) {
+    await app.close();
+    throw err;
+  }
 }

@@ -1,0 +1,22 @@
+/**
+ * What the MCP door answers to `initialize`: its name, instructions and capabilities, in a module that
+ * loads nothing heavy, so that `trawl mcp` can answer the handshake before it loads the door
+ * (src/mcp/stdio.ts). A test holds these equal to what the door's McpServer answers itself.
+ */
+import { VERSION } from '../version.js';
+import { FENCE_NOTICE } from './answer/fence.js';
+
+export const SERVER_INFO = { name: 'trawl', title: 'Trawl', version: VERSION };
+
+export const INSTRUCTIONS =
+  'Trawl searches the web and reads pages for coding work: `search` finds pages (with text), `get_contents` ' +
+  'reads URLs you have, `get_code_context` gives code examples for an API. Answers fit a token budget ' +
+  `(maxTokens); a cut answer gives a nextCursor to continue it. ${FENCE_NOTICE}`;
+
+/** The capabilities the door's server declares (tools, the tool reference resources, logging, tasks). */
+export const SERVER_CAPABILITIES = {
+  logging: {},
+  resources: { listChanged: true },
+  tools: { listChanged: false },
+  tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+};
