@@ -16,6 +16,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { buildMcpServer } from '../../src/mcp/server.js';
+import { createAgentRunsRepo } from '../../src/store/agent-runs.repo.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';
 import { startModelServer, type ModelServer } from '../helpers/model-server.js';
@@ -145,6 +146,22 @@ describe('agent_run as a task', () => {
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ id: runId, status: 'cancelled' });
     await expect(client.experimental.tasks.cancelTask(task.taskId)).rejects.toThrow(/terminal status: cancelled/);
+  });
+});
+
+describe('agent_run tasks and restarts', () => {
+  it('follow a run by id, and report it failed when a restart’s recovery fails it', async () => {
+    const id = 'run_orphan_task';
+    createAgentRunsRepo(t.app.db).insert({ id, key_id: '', request: '{"query":"q","effort":"low"}', owner: null, lease_until_ms: null, created_at: new Date().toISOString() }); // prettier-ignore
+    t.app.db.prepare("UPDATE agent_runs SET status = 'running', lease_until_ms = 1 WHERE id = ?").run(id);
+    const { task } = await startTask(client, 'agent_run', { runId: id });
+    expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({ status: 'working', statusMessage: `agent run ${id} is running` }); // prettier-ignore
+    t.app.services.agentRuns.engine.tick(); // what a restarted process does with runs whose process died
+    const failed = await client.experimental.tasks.getTask(task.taskId);
+    expect(failed).toMatchObject({ status: 'failed', statusMessage: `agent run ${id} failed: internal_error: the process running it stopped before it finished` }); // prettier-ignore
+    const result = await resultOf(client, task.taskId);
+    expect(result.isError).toBe(true);
+    expect(result.content[0].text).toMatch(/^internal_error: the process running it stopped before it finished/);
   });
 });
 

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { McpTasksRepo } from '../../store/mcp-tasks.repo.js';
+import { interrupted } from './objects.js';
 
 /** How long a worker's lease lasts; a task whose lease lapsed is read as interrupted. */
 export const TASK_LEASE_MS = 30_000;
@@ -35,6 +36,11 @@ export interface TaskEngine {
   abort(id: string, reason: string): boolean;
   /** Whether this process works on task `id`. */
   has(id: string): boolean;
+  /**
+   * Stops all work of this process (it is shutting down): each task ends failed, interrupted, at once
+   * rather than when its lease lapses, and its work is aborted.
+   */
+  stop(): void;
   /** Resolves when this process works on nothing. */
   drain(): Promise<void>;
 }
@@ -90,6 +96,16 @@ export function createTaskEngine(deps: TaskEngineDeps): TaskEngine {
       return entry !== undefined;
     },
     has: (id) => active.has(id),
+    stop() {
+      for (const [id, entry] of active) {
+        try {
+          deps.repo.end(id, { ...interrupted(id), nowMs: deps.now() });
+        } catch {
+          // the store closed first: the lease lapses and a reader reports the interruption
+        }
+        entry.controller.abort(new Error('the server is stopping'));
+      }
+    },
     drain: () => (active.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => idle.push(resolve))),
   };
 }

@@ -17,6 +17,16 @@ export const MAX_POLL_MS = 30_000;
 /** Tasks per tasks/list page. */
 export const LIST_PAGE = 20;
 
+/** The status message of a task whose worker stopped before it finished. */
+export const INTERRUPTED =
+  'interrupted by a restart: the Trawl process working on it stopped before it finished; call the tool again';
+
+/** The end of a task `id` interrupted so. */
+export function interrupted(id: string): { status: 'failed'; statusMessage: string; result: string } {
+  const result = textResult(`INTERNAL_ERROR: task ${id} was ${INTERRUPTED}`, true);
+  return { status: 'failed', statusMessage: INTERRUPTED, result: JSON.stringify(result) };
+}
+
 /** The owner of a caller's tasks: its API key id, or 'local' for the user's own stdio process. */
 export function ownerOf(caller: Caller | null): string {
   return caller?.keyId ?? 'local';

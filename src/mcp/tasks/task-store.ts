@@ -11,14 +11,12 @@ import { decodeCursor, encodeCursor } from '../../core/monitors/objects.js';
 import type { McpTaskRow, McpTasksRepo, McpTaskStatus } from '../../store/mcp-tasks.repo.js';
 import { cancelRun, runState, type RunResult, type RunsOfTasks } from './agent-run-task.js';
 import type { TaskEngine } from './engine.js';
-import { endOf, LIST_PAGE, newTaskId, ownerOf, pollFor, textResult, toTask, ttlFor } from './objects.js';
+import { endOf, interrupted, LIST_PAGE, newTaskId, ownerOf, pollFor, textResult, toTask, ttlFor } from './objects.js';
+
+export { INTERRUPTED } from './objects.js';
 
 /** A task unfinished this long past its expiry is abandoned: deleted whatever its status. */
 const ABANDONED_MS = 24 * 60 * 60_000;
-
-/** The status message of a task whose worker stopped before it finished. */
-export const INTERRUPTED =
-  'interrupted by a restart: the Trawl process working on it stopped before it finished; call the tool again';
 
 export interface TaskStoreDeps {
   repo: McpTasksRepo;
@@ -59,8 +57,7 @@ export function createTaskStore(deps: TaskStoreDeps, caller: Caller | null): Own
       }
       repo.end(row.id, { ...state.end, nowMs: deps.now() });
     } else if (row.worker && (row.lease_until_ms ?? Infinity) < deps.now() && !deps.engine.has(row.id)) {
-      const result = textResult(`INTERNAL_ERROR: task ${row.id} was ${INTERRUPTED}`, true);
-      repo.end(row.id, { status: 'failed', statusMessage: INTERRUPTED, result: JSON.stringify(result), nowMs: deps.now() }); // prettier-ignore
+      repo.end(row.id, { ...interrupted(row.id), nowMs: deps.now() });
     } else {
       return row;
     }

@@ -58,6 +58,14 @@ export interface McpTasksOptions {
   clientSampling: () => boolean;
 }
 
+/**
+ * Stops the in-process task work of `app` (call it when the app closes, before its fetcher and model
+ * clients wait for their requests): those tasks end failed, interrupted.
+ */
+export function stopTasks(app: App): void {
+  perApp.get(app)?.engine.stop();
+}
+
 /** The tasks of one server for `caller`. */
 export function createMcpTasks(app: App, caller: Caller | null, options: McpTasksOptions): McpTasks {
   const { repo, engine } = taskPartsOf(app);

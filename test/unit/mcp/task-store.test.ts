@@ -86,6 +86,18 @@ describe('task store', () => {
     await worker.engine.drain();
   });
 
+  it('ends the work of a stopping process at once, as interrupted, and aborts it', async () => {
+    const { store, engine } = storeFor('key_f');
+    repo.insert({ id: 'task_stop', owner: 'key_f', tool: 'search', ttlMs: MIN_TTL_MS, pollIntervalMs: 500, nowMs, worker: engine.worker, leaseUntilMs: nowMs + 30_000 }); // prettier-ignore
+    const aborted = new Promise<string>((resolve) => {
+      engine.run('task_stop', (signal) => new Promise<void>((done) => signal.addEventListener('abort', () => (resolve(String(signal.reason)), done())))); // prettier-ignore
+    });
+    engine.stop();
+    expect(await aborted).toMatch(/stopping/);
+    expect(await store.getTask('task_stop')).toMatchObject({ status: 'failed', statusMessage: INTERRUPTED });
+    await engine.drain();
+  });
+
   it('deletes an ended task once its TTL has passed since it ended, and pages the list newest first', async () => {
     const { store } = storeFor('key_e');
     const ended = await create(store, 1000);
