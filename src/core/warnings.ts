@@ -23,6 +23,7 @@ export const WARNINGS = {
     "or the site's robots.txt.",
 } as const;
 
+/** One of the warning codes. */
 export type WarningCode = keyof typeof WARNINGS;
 
 /** One warning: its code and the message, with what it concerns when there is something to name. */

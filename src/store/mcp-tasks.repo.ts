@@ -5,9 +5,12 @@
  */
 import type { Db } from './database.js';
 
+/** A task's status (the spec's five). */
 export type McpTaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+/** The statuses a task ends in. */
 export type McpTaskEndStatus = 'completed' | 'failed' | 'cancelled';
 
+/** A task as stored. */
 export interface McpTaskRow {
   seq: number;
   id: string;

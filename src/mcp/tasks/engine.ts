@@ -13,6 +13,7 @@ export const TASK_LEASE_MS = 30_000;
 /** How often a worker looks at its tasks' rows (a cancel from elsewhere aborts within this). */
 export const TASK_CHECK_MS = 250;
 
+/** What a task engine works with: the rows, the clock, and (for tests) its lease and check intervals. */
 export interface TaskEngineDeps {
   repo: McpTasksRepo;
   now: () => number;

@@ -18,6 +18,7 @@ export { INTERRUPTED } from './objects.js';
 /** A task unfinished this long past its expiry is abandoned: deleted whatever its status. */
 const ABANDONED_MS = 24 * 60 * 60_000;
 
+/** What a task store reads and acts on. */
 export interface TaskStoreDeps {
   repo: McpTasksRepo;
   /** This process's in-process work (a task it works on is never read as interrupted). */

@@ -25,6 +25,7 @@ export type RunStart = { runId: string } | { result: CallToolResult };
 /** In-process work of a task: `signal` aborts on a cancel; `note` sets the task's status message. */
 export type TaskWork = (signal: AbortSignal, note: (message: string) => void) => Promise<CallToolResult>;
 
+/** The tasks of one server: its store and the two ways a task starts. */
 export interface McpTasks {
   /** The owner-bound store (the server's `taskStore` option). */
   store: OwnedTaskStore;
@@ -51,6 +52,7 @@ export function taskPartsOf(app: App): { repo: McpTasksRepo; engine: TaskEngine 
   return parts;
 }
 
+/** What the door gives the tasks of one server. */
 export interface McpTasksOptions {
   /** Renders an ended agent run as `agent_run` answers it. */
   runResult: RunResult;
