@@ -1,9 +1,13 @@
 // Bundles the CLI into dist/bin/ (ESM, code-split per command) so that `trawl mcp` loads a few files
 // instead of hundreds: module resolution and loading dominate its cold start. Native modules (and the sqlite-vec extension), and the
 // keyv stack, pdfjs and playwright-core, all loaded lazily, stay external and load from node_modules.
+// Every dynamic import() is a split point: what `trawl mcp` loads before its handshake is cli.js, the
+// config chunk and the mcp.command chunk with their static imports; the app and the door load later
+// (src/mcp/stdio.ts). dist/bin/meta.json (esbuild's metafile) lets a test hold that so.
+import fs from 'node:fs';
 import { build } from 'esbuild';
 
-await build({
+const result = await build({
   entryPoints: ['src/cli.ts'],
   outdir: 'dist/bin',
   bundle: true,
@@ -28,4 +32,6 @@ await build({
     js: "import { createRequire as __trawlCreateRequire } from 'node:module'; const require = __trawlCreateRequire(import.meta.url);",
   },
   logLevel: 'warning',
+  metafile: true,
 });
+fs.writeFileSync('dist/bin/meta.json', JSON.stringify(result.metafile));

@@ -165,6 +165,35 @@ describe('trawl mcp start-up', () => {
     expect(list.tools).toHaveLength(3);
   });
 
+  it("loads neither the app, nor the door, nor the registry before the handshake (the bundle's split points)", () => {
+    type Meta = { outputs: Record<string, { entryPoint?: string; imports: { path: string; kind: string; external?: boolean }[]; inputs: Record<string, unknown> }> }; // prettier-ignore
+    const meta = JSON.parse(fs.readFileSync(path.join(path.dirname(CLI), 'meta.json'), 'utf8')) as Meta;
+    const entry = (source: string) => Object.keys(meta.outputs).find((o) => meta.outputs[o]!.entryPoint === source)!;
+    // what `trawl mcp` imports before it answers: cli.js, then config and mcp.command, each with its static imports
+    const loaded = new Set<string>();
+    const visit = (output: string) => {
+      if (loaded.has(output)) return;
+      loaded.add(output);
+      for (const i of meta.outputs[output]?.imports ?? []) if (i.kind === 'import-statement') visit(i.path);
+    };
+    ['src/cli.ts', 'src/config/config.ts', 'src/cli/mcp.command.ts'].forEach((source) => visit(entry(source)));
+    const inputs = [...loaded].flatMap((o) => Object.keys(meta.outputs[o]?.inputs ?? {}));
+    expect(inputs).toContain('src/mcp/stdio.ts');
+    expect(inputs).toContain('src/mcp/catalog.ts');
+    for (const heavy of [
+      'src/app.ts',
+      'src/mcp/server.ts',
+      'src/mcp/tools.ts',
+      'src/ops/registry.ts',
+      'src/store/database.ts',
+    ]) {
+      expect(inputs, heavy).not.toContain(heavy);
+    }
+    expect(inputs.filter((i) => i.includes('@modelcontextprotocol/sdk/dist/esm/server/index.js'))).toEqual([]);
+    const externals = [...loaded].flatMap((o) => meta.outputs[o]?.imports.filter((i) => i.external).map((i) => i.path) ?? []); // prettier-ignore
+    for (const pkg of ['better-sqlite3', 'ajv', 'keyv']) expect(externals, pkg).not.toContain(pkg);
+  });
+
   it('exits when the client closes before the door opened', async () => {
     const s = await spawnMcp(dataDir);
     await s.client.close();
