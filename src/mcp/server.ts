@@ -21,13 +21,12 @@ import type { Caller, ServiceContext } from '../core/context.js';
 import { toServiceError } from '../errors.js';
 import { withoutContent } from '../lib/logger.js';
 import { newRequestId } from '../ops/invoke.js';
-import { VERSION } from '../version.js';
-import { FENCE_NOTICE } from './answer/fence.js';
 import { advertised } from './catalog.js';
 import { agentRunTool, registerAgentRunResources } from './agent-tool.js';
 import { pagerFor } from './answer/store.js';
 import { buildToolTable, type DoorTool, type ToolDeps } from './tools.js';
 import { installLogging } from './logging.js';
+import { INSTRUCTIONS, SERVER_INFO } from './handshake.js';
 import { createDoorTasks, TASKS_CAPABILITY } from './tasks/door.js';
 import { isTaskExtra } from './tasks/extra.js';
 import { registerToolReference } from './reference.js';
@@ -45,11 +44,6 @@ export interface McpDoorOptions {
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-const INSTRUCTIONS =
-  'Trawl searches the web and reads pages for coding work: `search` finds pages (with text), `get_contents` ' +
-  'reads URLs you have, `get_code_context` gives code examples for an API. Answers fit a token budget ' +
-  `(maxTokens); a cut answer gives a nextCursor to continue it. ${FENCE_NOTICE}`;
-
 /** Builds a server for one connection (stdio) or one HTTP request (stateless streamable HTTP). */
 export function buildMcpServer(app: App, options: McpDoorOptions): McpServer {
   // MCP tasks (src/mcp/tasks/): a store bound to this caller, so no key reads another's tasks
@@ -57,10 +51,12 @@ export function buildMcpServer(app: App, options: McpDoorOptions): McpServer {
     agentRun: () => table.get('agent_run') ?? agentRunTool(toolDeps),
     clientSampling: () => server.server.getClientCapabilities()?.sampling !== undefined,
   });
-  const server = new McpServer(
-    { name: 'trawl', title: 'Trawl', version: VERSION },
-    { instructions: INSTRUCTIONS, taskStore: tasks.store, capabilities: { logging: {}, tasks: TASKS_CAPABILITY } },
-  );
+  // name and instructions as `trawl mcp` answers them before it loads this module (src/mcp/handshake.ts)
+  const server = new McpServer(SERVER_INFO, {
+    instructions: INSTRUCTIONS,
+    taskStore: tasks.store,
+    capabilities: { logging: {}, tasks: TASKS_CAPABILITY },
+  });
   const logging = installLogging(server.server);
   const owner = options.caller?.keyId ?? 'local';
 
