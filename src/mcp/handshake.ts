@@ -1,7 +1,9 @@
 /**
  * What the MCP door answers to `initialize`: its name, instructions and capabilities, in a module that
  * loads nothing heavy, so that `trawl mcp` can answer the handshake before it loads the door
- * (src/mcp/stdio.ts). A test holds these equal to what the door's McpServer answers itself.
+ * (src/mcp/stdio.ts). The door's McpServer takes its name and instructions from here; its capabilities
+ * follow from what it declares and registers, and test/e2e/mcp-startup.test.ts holds them equal to
+ * SERVER_CAPABILITIES (a capability added to the door must be added here too).
  */
 import { VERSION } from '../version.js';
 import { FENCE_NOTICE } from './answer/fence.js';
