@@ -70,7 +70,8 @@ export function pageAnswer(
 
 /**
  * A record whose `key` holds content from pages or a model (a run's output): the other fields as
- * Trawl's lines, that one as an untrusted block; the structured record is whole.
+ * Trawl's lines, that one as an untrusted block; the structured record is the other fields (the content
+ * is given once, fenced in the text).
  */
 export function recordAnswer(title: string, record: Record<string, unknown>, key: string, source: string): Answer {
   const { [key]: untrusted, ...rest } = record;
@@ -78,6 +79,6 @@ export function recordAnswer(title: string, record: Record<string, unknown>, key
   return {
     head: renderRecord(title, rest),
     blocks: untrusted === undefined || untrusted === null ? [] : [{ label: `${key}:`, source, content }],
-    structured: record,
+    structured: rest,
   };
 }

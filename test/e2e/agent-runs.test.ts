@@ -10,6 +10,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { Exa } from 'exa-js';
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALL_TOOLS } from '../../src/mcp/catalog.js';
 import { createAgentRunsRepo } from '../../src/store/agent-runs.repo.js';
 import { makeTestApp, startTestServer, type TestServer } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';
@@ -421,14 +422,14 @@ describe('runs created over MCP without an operator model', () => {
     const sampled: string[] = [];
     try {
       t.app.services.documents.upsertMany(PAGES, new Date().toISOString());
-      const client = await connectMcp(t.app, { sampling: true });
+      const client = await connectMcp(t.app, { sampling: true, tools: ALL_TOOLS });
       client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
         const system = request.params.systemPrompt ?? '';
         sampled.push(system.slice(0, 40));
         const text = /quer/i.test(system) && /json/i.test(system) ? JSON.stringify({ queries: ['undici Agent origins'] }) : 'An undici Pool keeps sockets open to one origin [1].'; // prettier-ignore
         return { model: 'client-model', role: 'assistant', content: { type: 'text', text }, stopReason: 'endTurn' };
       });
-      const res = (await client.callTool({ name: 'create_agent_run', arguments: { query: 'undici pooling', effort: 'medium' } })) as { isError?: boolean; structuredContent: Json }; // prettier-ignore
+      const res = (await client.callTool({ name: 'agent_runs', arguments: { action: 'create', query: 'undici pooling', effort: 'medium' } })) as { isError?: boolean; structuredContent: Json }; // prettier-ignore
       expect(res.isError).toBeFalsy(); // medium needs a model: the client's counts
       await t.app.services.agentRuns.engine.drain();
       const run = t.app.services.agentRuns.get(res.structuredContent.id as string, null);

@@ -122,7 +122,7 @@ describe('configuration errors', () => {
     expect(level.stderr).toMatch(/TRAWL_LOG_LEVEL/);
     const tools = trawl(['mcp', '--tools', 'search,nope', '--data-dir', dataDir()]);
     expect(tools.code).toBe(2);
-    expect(tools.stderr).toMatch(/Unknown MCP tool name\(s\).*nope/);
+    expect(tools.stderr).toMatch(/TRAWL_TOOLS\/--tools: Unknown MCP tool or group name\(s\): nope\. Tools: search, get_contents/); // prettier-ignore
   });
 });
 

@@ -2,6 +2,7 @@
  * Summaries inside an agent: the MCP `get_contents` tool with `summary`, written by the calling client's
  * own model through `sampling/createMessage` (the SDK's real Client with a sampling handler) when no model
  * is configured or the operator prefers the client's, else by the operator's model on a loopback server.
+ * The summary is in the page's fenced lines of the text, never in structuredContent.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -10,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildMcpServer } from '../../src/mcp/server.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
 import { FETCHED_AT, storedDoc } from '../helpers/documents.js';
+import { fenced } from '../helpers/mcp.js';
 import { startModelServer, type ModelServer } from '../helpers/model-server.js';
 
 const PAGE = storedDoc('https://docs.example.com/undici/pool', 'Pooling in undici', 'An undici Pool keeps sockets open to one origin. Requests queue when every socket is busy.'); // prettier-ignore
@@ -49,7 +51,7 @@ async function connect(flags: Record<string, unknown> = {}) {
   return client;
 }
 
-type Contents = { results: { summary?: string }[]; costDollars: { total: number } };
+type Contents = { results: Record<string, unknown>[]; costDollars: { total: number } };
 const getContents = async (client: Client, args: Record<string, unknown>) => {
   const res = (await client.callTool({
     name: 'get_contents',
@@ -60,15 +62,27 @@ const getContents = async (client: Client, args: Record<string, unknown>) => {
     structuredContent: Contents;
   };
   expect(res.isError ?? false).toBe(false);
+  // a summary asked for alone: the page's title and summary, fenced; its entry without them
+  expect(res.structuredContent.results).toEqual([{ id: PAGE.url, url: PAGE.url, title: PAGE.title }]);
   return res;
 };
+
+/** The summary line of the page's fenced lines (the only ones: no text was asked for). */
+function summaryOf(res: Awaited<ReturnType<typeof getContents>>): string {
+  const pieces = fenced(res.content[0]!.text);
+  expect(pieces).toHaveLength(1);
+  expect(pieces[0]!.source).toBe(PAGE.url);
+  const [title, summary, ...rest] = pieces[0]!.content.split('\n');
+  expect([title, rest]).toEqual([`Title: ${PAGE.title}`, []]);
+  expect(summary).toMatch(/^Summary: /);
+  return summary!.slice('Summary: '.length);
+}
 
 describe('get_contents summaries through MCP sampling', () => {
   it("asks the client's model when no model is configured, uncached and at no token cost", async () => {
     const client = await connect();
     const first = await getContents(client, { summary: { query: 'how many sockets' } });
-    expect(first.structuredContent.results[0]!.summary).toBe('Written by the client model.');
-    expect(first.content.map((c) => c.text).join('\n')).toContain('Written by the client model.');
+    expect(summaryOf(first)).toBe('Written by the client model.');
     expect(sampled).toHaveLength(1);
     expect(sampled[0]!.systemPrompt).toContain('how many sockets');
     expect(JSON.stringify(sampled[0]!.messages)).toContain('Requests queue when every socket is busy.');
@@ -81,20 +95,20 @@ describe('get_contents summaries through MCP sampling', () => {
     const client = await connect();
     const schema = { type: 'object', properties: { sockets: { type: 'string' } }, required: ['sockets'] };
     const res = await getContents(client, { summary: { schema } });
-    expect(JSON.parse(res.structuredContent.results[0]!.summary!)).toEqual({ sockets: 'one origin' });
+    expect(JSON.parse(summaryOf(res))).toEqual({ sockets: 'one origin' });
     expect(sampled[0]!.systemPrompt).toContain(JSON.stringify(schema));
   });
 
   it("uses the operator's model when one is configured, and the client's with modelPrefer client", async () => {
     const server = await connect({ modelBaseUrl: model.baseUrl, model: 'test-model', modelTimeoutMs: 3000 });
     const byOperator = await getContents(server, { summary: true });
-    expect(byOperator.structuredContent.results[0]!.summary).toBe('Written by the operator model.');
+    expect(summaryOf(byOperator)).toBe('Written by the operator model.');
     expect(sampled).toHaveLength(0);
     expect(model.requests).toHaveLength(1);
 
     const prefer = await connect({ modelBaseUrl: model.baseUrl, model: 'test-model', modelTimeoutMs: 3000, modelPrefer: 'client' }); // prettier-ignore
     const byClient = await getContents(prefer, { summary: true });
-    expect(byClient.structuredContent.results[0]!.summary).toBe('Written by the client model.');
+    expect(summaryOf(byClient)).toBe('Written by the client model.');
     expect(model.requests).toHaveLength(1);
   });
 });

@@ -1,16 +1,14 @@
 /**
  * /context through the real REST door and the `get_code_context` tool through the SDK's real Client:
  * snippets from the code index, ranked, within the budget as gpt-tokenizer counts it, with the spec's
- * response fields and the sources in structured content.
+ * response fields; over MCP the response fenced in the text and the other fields as structured content.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChunkRecord } from '../../src/core/code/code-index.js';
-import { buildMcpServer } from '../../src/mcp/server.js';
 import { postJson, startTestServer, type TestServer } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';
+import { connectMcp, fenced, outsideFences, recordOf, textOf, type ToolResult } from '../helpers/mcp.js';
 
 const chunk = (over: Partial<ChunkRecord> & Pick<ChunkRecord, 'path' | 'code'>): ChunkRecord => ({
   source: 'http-lib',
@@ -101,15 +99,18 @@ describe('code examples of stored pages', () => {
 });
 
 describe('get_code_context tool', () => {
-  it('returns the formatted snippets as text and the sources as structured content', async () => {
-    const [c, s] = InMemoryTransport.createLinkedPair();
-    await buildMcpServer(t.app, { caller: null, betas: new Set() }).connect(s);
-    const client = new Client({ name: 'agent', version: '1' });
-    await client.connect(c);
-    const res = (await client.callTool({ name: 'get_code_context', arguments: { query: 'pooled connection request', tokensNum: 1000 } })) as unknown as { isError?: boolean; content: { text: string }[]; structuredContent: { sources: { location: string }[] } }; // prettier-ignore
-    expect(res.isError).toBeFalsy();
-    expect(res.content[0]!.text).toMatch(/^## Pool\.request — http-lib\/src\/pool\.ts:1-4/);
-    expect(res.structuredContent.sources[0]!.location).toBe('http-lib/src/pool.ts:1-4');
+  it('returns the formatted snippets as fenced text, and the REST fields but the response and sources as structured content', async () => {
+    const client = await connectMcp(t.app);
+    const args = { query: 'pooled connection request', tokensNum: 1000 };
+    const res = (await client.callTool({ name: 'get_code_context', arguments: args })) as ToolResult;
     await client.close();
+    expect(res.isError).toBeFalsy();
+    const rest = (await context(args)).body as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(rest.response).toMatch(/^## Pool\.request — http-lib\/src\/pool\.ts:1-4/);
+    // the response once, fenced as the code index's; each snippet's header names its location
+    expect(outsideFences(textOf(res))).toBe(`Code context (${rest.resultsCount} snippets):\n\n<fence>`);
+    expect(fenced(textOf(res))).toEqual([{ source: 'code index', content: rest.response }]);
+    const { response: _response, sources: _sources, requestId: _id, searchTime: _time, ...fields } = rest;
+    expect(recordOf(res)).toEqual({ ...fields, requestId: expect.stringMatching(/^[0-9a-f]{32}$/), searchTime: expect.any(Number) }); // prettier-ignore
   });
 });

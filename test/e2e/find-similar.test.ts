@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storedDoc } from '../helpers/documents.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
 import { postJson, startTestServer, type TestServer } from '../helpers/app.js';
+import { entryOf, fenced, outsideFences, pageLines, textOf, type ToolResult } from '../helpers/mcp.js';
 
 const NOW = '2026-11-20T10:00:00.000Z';
 const doc = (url: string, title: string, text: string, publishedDate: string | null = null) =>
@@ -16,7 +17,8 @@ let site: FixtureSite;
 let t: TestServer;
 beforeAll(async () => {
   site = await startFixtureSite();
-  t = await startTestServer({ privateAllowlist: ['127.0.0.1'], fetchMaxBytes: 1048576 });
+  // find_similar is not a default MCP tool: the `web` group enables it
+  t = await startTestServer({ privateAllowlist: ['127.0.0.1'], fetchMaxBytes: 1048576, tools: ['web'] });
   t.app.services.documents.upsertMany(
     [
       doc('https://blog.example.com/futures', 'Rust futures and polling', 'A future in Rust is lazy: it does nothing until an executor polls it. Async runtimes such as Tokio poll futures.', '2024-05-01T00:00:00.000Z'), // prettier-ignore
@@ -108,23 +110,22 @@ describe('POST /findSimilar', () => {
     expect(res.body.error).toContain('/missing');
   });
 
-  it('answers the MCP find_similar tool with highlights by default', async () => {
+  it('answers the MCP find_similar tool with 1,500 characters of page text by default, fenced', async () => {
     const transport = new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
       requestInit: { headers: { authorization: `Bearer ${t.key}` } },
     });
     const client = new Client({ name: 'similar-test', version: '1.0.0' });
     await client.connect(transport);
-    const res = (await client.callTool({
-      name: 'find_similar',
-      arguments: { url: `${site.url}/articles/rust-async`, numResults: 2 },
-    })) as unknown as {
-      isError?: boolean;
-      content: { text: string }[];
-      structuredContent: { results: { highlights?: string[] }[] };
-    };
+    const args = { url: `${site.url}/articles/rust-async`, numResults: 2 };
+    const res = (await client.callTool({ name: 'find_similar', arguments: args })) as ToolResult;
     await client.close();
     expect(res.isError).toBeFalsy();
-    expect(res.content[0]!.text).toMatch(/^2 similar pages/);
-    expect(res.structuredContent.results[0]!.highlights!.length).toBeGreaterThan(0);
+    const rest = await similar({ ...args, contents: { text: { maxCharacters: 1500 } } });
+    const results = rest.body.results as Record<string, any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(results).toHaveLength(2);
+    expect(outsideFences(textOf(res))).toBe('2 similar pages\n\n[1]\n<fence>\n\n[2]\n<fence>');
+    expect(fenced(textOf(res))).toEqual(results.map((r) => ({ source: r.url, content: pageLines(r) })));
+    expect(textOf(res)).toContain('Text:\n');
+    expect(res.structuredContent!.results).toEqual(results.map(entryOf));
   });
 });

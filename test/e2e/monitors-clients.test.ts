@@ -1,19 +1,16 @@
 /**
  * Monitors through the clients people use: the `monitors` MCP tool (the SDK's real client over an
- * in-memory transport) and exa-js's `monitors` client over the REST door.
+ * in-memory transport, every tool enabled) and exa-js's `monitors` client over the REST door.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { connectMcp } from '../helpers/mcp.js';
 import { Exa } from 'exa-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALL_TOOLS } from '../../src/mcp/catalog.js';
 import { startTestServer, type TestServer } from '../helpers/app.js';
+import { connectMcp, fenced, outsideFences, recordOf, textOf, type ToolResult } from '../helpers/mcp.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
-type ToolResult = {
-  isError?: boolean;
-  content: { type: string; text: string }[];
-  structuredContent?: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-};
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 let t: TestServer;
 let receiver: Receiver;
@@ -22,7 +19,7 @@ let client: Client;
 beforeAll(async () => {
   receiver = await startReceiver();
   t = await startTestServer({ allowInsecureWebhooks: true });
-  client = await connectMcp(t.app);
+  client = await connectMcp(t.app, { tools: ALL_TOOLS });
 });
 afterAll(async () => {
   await client.close();
@@ -45,31 +42,45 @@ describe('the monitors MCP tool', () => {
     expect(created.isError).toBeFalsy();
     const id = created.structuredContent!.id as string;
     const secret = created.structuredContent!.webhookSecret as string;
-    expect(created.content[0]!.text).toContain(secret);
-    expect(created.content[0]!.text).toMatch(/not shown again/);
+    const monitor = t.app.services.monitors.get(id) as Json;
+    expect(recordOf(created)).toEqual({ ...monitor, webhookSecret: secret });
+    expect(created.content[0]!.text).toContain(`webhookSecret: ${secret}`);
+    expect(created.content[0]!.text).toMatch(new RegExp(`^Monitor ${id} created\\. .*not shown again`));
 
     const got = await call({ action: 'get', id });
+    expect(recordOf(got)).toEqual(monitor);
     expect(got.structuredContent).toMatchObject({ id, name: 'undici releases', status: 'active' });
     expect(JSON.stringify(got)).not.toContain(secret);
 
     const listed = await call({ action: 'list', limit: 10 });
-    expect(listed.content[0]!.text).toContain(id);
+    expect(listed.structuredContent).toEqual({ hasMore: false, nextCursor: null, data: [monitor] });
+    expect(textOf(listed)).toBe(`Monitors:\n\n${id}  active  undici releases  next run: ${monitor.nextRunAt}`);
 
-    expect((await call({ action: 'trigger', id })).isError).toBeFalsy();
+    const triggered = await call({ action: 'trigger', id });
+    expect(recordOf(triggered)).toEqual({ triggered: true });
     await t.app.services.monitors.engine.drain();
     const runs = await call({ action: 'list_runs', id });
-    const run = (runs.structuredContent!.data as Record<string, unknown>[])[0]!;
+    expect(runs.structuredContent).toMatchObject({ hasMore: false, nextCursor: null });
+    const run = (runs.structuredContent!.data as Json[])[0]!;
     expect(run).toMatchObject({ monitorId: id, status: 'completed' });
+    // one run: its record without the output, which comes once, fenced in the text
     const one = await call({ action: 'get_run', id, runId: run.id });
-    expect(one.structuredContent).toMatchObject({ id: run.id, status: 'completed' });
+    const { output, ...fields } = run;
+    expect(recordOf(one)).toEqual(fields);
+    expect(outsideFences(textOf(one))).toMatch(new RegExp(`^Run ${run.id} of monitor ${id}\\n[^]*\\n\\noutput:\\n<fence>$`)); // prettier-ignore
+    expect(fenced(textOf(one))).toEqual([{ source: 'monitor run output', content: JSON.stringify(output, null, 1) }]);
 
     await t.app.services.monitors.engine.flush();
     const deliveries = await call({ action: 'list_deliveries', id });
     expect(deliveries.content[0]!.text).toMatch(/monitor\.created {2}delivered/);
+    expect(deliveries.structuredContent).toMatchObject({ hasMore: false, nextCursor: null, data: expect.arrayContaining([expect.objectContaining({ type: 'monitor.created', status: 'delivered' })]) }); // prettier-ignore
 
     const updated = await call({ action: 'update', id, status: 'paused' });
+    expect(recordOf(updated)).toEqual(t.app.services.monitors.get(id));
     expect(updated.structuredContent).toMatchObject({ status: 'paused', nextRunAt: null });
-    expect((await call({ action: 'delete', id })).structuredContent).toMatchObject({ id });
+    const deleted = await call({ action: 'delete', id });
+    expect(recordOf(deleted)).toMatchObject({ id, status: 'paused' });
+    expect(textOf(deleted)).toMatch(new RegExp(`^Monitor ${id} deleted\\.`));
   });
 
   it("answers an action's bad or foreign arguments with an error naming them", async () => {
@@ -82,6 +93,16 @@ describe('the monitors MCP tool', () => {
     const unknown = await call({ action: 'get', id: 'mon_nope' });
     expect(unknown.isError).toBe(true);
     expect(unknown.content[0]!.text).toMatch(/^NOT_FOUND: monitor mon_nope not found/);
+    const action = await call({ action: 'pause', id: 'mon_x' });
+    expect(action.content[0]!.text).toBe(
+      'INVALID_REQUEST_BODY: action: must be one of create, list, get, update, delete, trigger, list_runs, get_run, list_deliveries', // prettier-ignore
+    );
+  });
+
+  it('is served only when enabled: the default tools leave it out', async () => {
+    const plain = await connectMcp(t.app);
+    await expect(plain.callTool({ name: 'monitors', arguments: { action: 'list' } })).rejects.toThrow(/Tool monitors not found/); // prettier-ignore
+    await plain.close();
   });
 });
 

@@ -1,18 +1,16 @@
 /**
- * The MCP `search` tool end to end through the SDK's real Client over streamable HTTP: highlights by
- * default, a compact text rendering next to the full structuredContent, and the answer-size guard.
+ * The MCP `search` tool end to end through the SDK's real Client over streamable HTTP: 1,500 characters
+ * of page text per result by default, each result's page lines fenced under its number, ids and URLs
+ * (never page text) as structuredContent, and answers within the token budget continued by cursor.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DocumentRecord } from '../../src/store/documents.repo.js';
-import { startTestServer, type TestServer } from '../helpers/app.js';
+import { postJson, startTestServer, type TestServer } from '../helpers/app.js';
+import { entryOf, fenced, joinedPieces, outsideFences, pageLines, readAll, textOf, tokensOf, type ToolResult } from '../helpers/mcp.js'; // prettier-ignore
 
-interface ToolResult {
-  isError?: boolean;
-  content: { type: string; text: string }[];
-  structuredContent?: { results: { url: string; text?: string; highlights?: string[] }[] };
-}
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const NOW = '2026-11-20T10:00:00.000Z';
 const sentence = (i: number) => `Retry budgets bound how often a client retries a failed call, sentence ${i}. `;
@@ -39,6 +37,10 @@ async function connect(t: TestServer): Promise<Client> {
   return client;
 }
 
+/** The same search over REST, with `contents` as given. */
+const restSearch = async (t: TestServer, body: Json) =>
+  (await postJson(t.url, '/search', body, { 'x-api-key': t.key })).body as Json & { results: Json[] };
+
 let t: TestServer;
 let small: TestServer;
 beforeAll(async () => {
@@ -52,34 +54,75 @@ afterAll(async () => {
 });
 
 describe('MCP search tool', () => {
-  it('returns highlights by default, rendered compactly, with the full response as structuredContent', async () => {
+  it('returns 1,500 characters of text per result by default, fenced under its number, with ids and URLs as structuredContent', async () => {
     const client = await connect(t);
-    const res = (await client.callTool({
-      name: 'search',
-      arguments: { query: 'retry budgets', numResults: 3 },
-    })) as ToolResult;
+    const res = (await client.callTool({ name: 'search', arguments: { query: 'retry budgets', numResults: 3 } })) as ToolResult; // prettier-ignore
     await client.close();
     expect(res.isError).toBeFalsy();
-    expect(res.structuredContent!.results).toHaveLength(3);
-    expect(res.structuredContent!.results[0]!.highlights!.length).toBeGreaterThan(0);
-    const text = res.content[0]!.text;
-    expect(text).toMatch(/^3 results/);
-    expect(text).toContain('URL: https://docs.example.com/retries/');
-    expect(text).toContain('Published: 2025-01-02');
-    expect(text).toContain('Highlights:');
+    const rest = await restSearch(t, { query: 'retry budgets', numResults: 3, contents: { text: { maxCharacters: 1500 } } }); // prettier-ignore
+    expect(rest.results).toHaveLength(3);
+    const { results, requestId: _r, searchTime: _s, ...fields } = rest;
+    expect(res.structuredContent).toEqual({
+      ...fields,
+      requestId: expect.stringMatching(/^[0-9a-f]{32}$/),
+      searchTime: expect.any(Number),
+      results: results.map(entryOf),
+    });
+    // an entry cites and fetches its result: id, URL, title and date (no text, no null author)
+    expect(Object.keys(res.structuredContent!.results[0]).sort()).toEqual(['id', 'publishedDate', 'title', 'url']);
+    const text = textOf(res);
+    // Trawl's own lines outside the fences; each result's page lines inside one, named by its URL
+    expect(outsideFences(text)).toBe('3 results\n\n[1]\n<fence>\n\n[2]\n<fence>\n\n[3]\n<fence>');
+    expect(fenced(text)).toEqual(results.map((r) => ({ source: r.url, content: pageLines(r) })));
+    for (const r of results) expect(r.text).toHaveLength(1500);
+    expect(text).toContain('Published: 2025-01-02T00:00:00.000Z');
+    expect(text).not.toContain('Highlights:');
+    // the text is for the model, said once: structuredContent carries no page text
+    expect(JSON.stringify(res.structuredContent)).not.toContain(sentence(0).trim());
+    expect(tokensOf(res)).toBeLessThanOrEqual(6000);
   });
 
-  it('keeps an answer under the token cap, saying what it cut', async () => {
-    const client = await connect(small);
-    const res = (await client.callTool({
-      name: 'search',
-      arguments: { query: 'retry budgets', numResults: 10, contents: { text: true } },
-    })) as ToolResult;
+  it('gives highlights instead when asked for them', async () => {
+    const client = await connect(t);
+    const args = { query: 'retry budgets', numResults: 2, contents: { highlights: true } };
+    const res = (await client.callTool({ name: 'search', arguments: args })) as ToolResult;
     await client.close();
-    const text = res.content[0]!.text;
-    const total = text.length + JSON.stringify(res.structuredContent).length;
-    expect(total).toBeLessThanOrEqual(2000 * 4);
-    expect(text).toMatch(/Answer cut to fit 2000 tokens/);
-    expect(res.structuredContent!.results.length).toBeGreaterThan(0);
+    const rest = await restSearch(t, args);
+    expect(rest.results[0]!.highlights.length).toBeGreaterThan(0);
+    expect(fenced(textOf(res))).toEqual(rest.results.map((r) => ({ source: r.url, content: pageLines(r) })));
+    expect(textOf(res)).toContain('Highlights:\n- ');
+    expect(textOf(res)).not.toContain('Text:');
+    expect(res.structuredContent!.results).toEqual(rest.results.map(entryOf));
+  });
+
+  it('keeps each answer within the token budget, and continues it by cursor with every result once and whole', async () => {
+    const client = await connect(small);
+    const args = { query: 'retry budgets', numResults: 10, contents: { text: { maxCharacters: 4000 } } };
+    const first = (await client.callTool({ name: 'search', arguments: args })) as ToolResult;
+    // the server's budget (TRAWL_MCP_MAX_TOKENS 2000): cut at a clean boundary, with the way on
+    expect(tokensOf(first)).toBeLessThanOrEqual(2000);
+    const cursor = first.structuredContent!.nextCursor as string;
+    expect(cursor).toMatch(/^ans\./);
+    expect(textOf(first)).toMatch(/^10 results\n\n\[1\]\n<untrusted-/);
+    expect(textOf(first).endsWith(`[Answer cut to fit 2000 tokens. For the rest call search again with the same arguments and cursor: "${cursor}".]`)).toBe(true); // prettier-ignore
+
+    const parts = await readAll(client, 'search', args, 2000);
+    await client.close();
+    expect(parts.length).toBeGreaterThan(3);
+    expect(parts.at(-1)!.structuredContent).not.toHaveProperty('nextCursor');
+    const rest = await restSearch(small, args);
+    expect(rest.results).toHaveLength(10);
+    // joined, the parts give each result's entry once, in order, and its page lines exactly
+    expect(parts.flatMap((p) => p.structuredContent!.results)).toEqual(rest.results.map(entryOf));
+    expect(joinedPieces(parts)).toEqual(new Map(rest.results.map((r) => [r.url, pageLines(r)])));
+  });
+
+  it('takes a smaller budget per call (maxTokens)', async () => {
+    const client = await connect(t);
+    const res = (await client.callTool({ name: 'search', arguments: { query: 'retry budgets', numResults: 10, maxTokens: 1000 } })) as ToolResult; // prettier-ignore
+    await client.close();
+    expect(tokensOf(res)).toBeLessThanOrEqual(1000);
+    expect(textOf(res)).toMatch(/\[Answer cut to fit 1000 tokens\. For the rest call search again/);
+    expect(res.structuredContent!.nextCursor).toMatch(/^ans\./);
   });
 });

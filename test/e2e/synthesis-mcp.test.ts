@@ -1,7 +1,8 @@
 /**
  * Answers inside an agent: the MCP `search` tool with an output schema, written by the calling client's
  * own model through `sampling/createMessage` (the SDK's real Client with a sampling handler), by the
- * operator's model when one is configured, or extracted from the sources when neither is there.
+ * operator's model when one is configured, or extracted from the sources when neither is there. The
+ * answer is the text's first block (`Answer:`, fenced as the model's), never in structuredContent.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -10,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildMcpServer } from '../../src/mcp/server.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';
+import { fenced, outsideFences } from '../helpers/mcp.js';
 import { startModelServer, type ModelServer } from '../helpers/model-server.js';
 
 const DOCS = [
@@ -56,15 +58,30 @@ async function connect(options: { sampling: boolean; flags?: Record<string, unkn
   return client;
 }
 
-type Output = { content: unknown; grounding: { field: string; citations: { url: string }[]; confidence: string }[] };
+type Result = { id: string; url: string; title: string };
 const call = async (client: Client, args: Record<string, unknown>) => {
   const res = (await client.callTool({ name: 'search', arguments: { type: 'instant', ...args } })) as unknown as {
     isError?: boolean;
     content: { text: string }[];
-    structuredContent: { output?: Output; costDollars: { total: number } };
+    structuredContent: { costDollars: { total: number }; results: Result[] };
   };
   return res;
 };
+
+/**
+ * The answer of a search result's text: its first block, labelled `Answer:` and fenced as the model's,
+ * split into the content and the lines saying what backs each field. Checks that the answer is nowhere
+ * in structuredContent.
+ */
+function answerOf(res: Awaited<ReturnType<typeof call>>): { content: string; sources: string[] } {
+  expect(res.structuredContent).not.toHaveProperty('output');
+  const text = res.content[0]!.text;
+  expect(outsideFences(text)).toMatch(/^\d+ results\n\nAnswer:\n<fence>\n\n\[1\]\n<fence>/);
+  const answer = fenced(text)[0]!;
+  expect(answer.source).toBe('model');
+  const [content, backing] = answer.content.split('\n\nSources of the answer:\n');
+  return { content: content!, sources: backing!.split('\n') };
+}
 
 describe('search tool answers through MCP sampling', () => {
   it("asks the client's model when no model is configured, answer and citations first in the text", async () => {
@@ -74,13 +91,12 @@ describe('search tool answers through MCP sampling', () => {
     expect(sampled).toHaveLength(1);
     expect(sampled[0]!.systemPrompt).toContain('Be brief.');
     expect(sampled[0]!.includeContext).toBe('none');
-    const output = res.structuredContent.output!;
-    expect(output.content).toBe('The undici Agent keeps one Pool per origin.');
-    expect(output.grounding[0]!.citations).toHaveLength(1);
-    expect(res.content[0]!.text.startsWith('Answer:\nThe undici Agent keeps one Pool per origin.')).toBe(true);
-    // then what backs it: the cited result (source [2] of the client's reply) and the confidence
-    const second = (res.structuredContent as unknown as { results: { url: string; title: string }[] }).results[1]!;
-    expect(res.content[0]!.text).toContain(`Sources of the answer:\n- content (${res.structuredContent.output!.grounding[0]!.confidence}): ${second.title} <${second.url}>`); // prettier-ignore
+    const answer = answerOf(res);
+    expect(answer.content).toBe('The undici Agent keeps one Pool per origin.');
+    // then what backs it: the one cited result (source [2] of the client's reply) and the confidence
+    const second = res.structuredContent.results[1]!;
+    expect(answer.sources).toEqual([expect.stringMatching(/^- content \((high|medium|low)\): /)]);
+    expect(answer.sources[0]!.endsWith(`): ${second.title} <${second.url}>`), answer.sources[0]).toBe(true);
     // the client's model is the client's to pay for: the answer adds nothing to the search's price
     expect(res.structuredContent.costDollars.total).toBe(0.005);
   });
@@ -92,7 +108,7 @@ describe('search tool answers through MCP sampling', () => {
       outputSchema: { type: 'object', properties: { dispatcher: { type: 'string' } }, required: ['dispatcher'] },
     });
     expect(res.isError).toBeFalsy();
-    expect(res.structuredContent.output!.content).toEqual({ dispatcher: 'Agent' });
+    expect(JSON.parse(answerOf(res).content)).toEqual({ dispatcher: 'Agent' });
     expect(sampled[0]!.systemPrompt).toContain('"dispatcher"');
   });
 
@@ -100,7 +116,7 @@ describe('search tool answers through MCP sampling', () => {
     const client = await connect({ sampling: false });
     const res = await call(client, { query: 'undici pool sockets', outputSchema: { type: 'text' } });
     expect(res.isError).toBeFalsy();
-    expect(String(res.structuredContent.output!.content)).toContain('Pool');
+    expect(answerOf(res).content).toContain('Pool');
     const object = await call(client, { query: 'undici', outputSchema: { type: 'object', properties: { a: { type: 'string' } } } }); // prettier-ignore
     expect(object.isError).toBe(true);
     expect(object.content[0]!.text).toMatch(/^FEATURE_DISABLED: .*TRAWL_MODEL_BASE_URL/);
@@ -127,13 +143,13 @@ describe('search tool answers through MCP sampling', () => {
     model.setReply('From the server model [1].');
     const flags = { modelBaseUrl: model.baseUrl, model: 'local-llm', modelTimeoutMs: 3000 };
     const server = await call(await connect({ sampling: true, flags }), { query: 'undici pool', outputSchema: { type: 'text' } }); // prettier-ignore
-    expect(server.structuredContent.output!.content).toBe('From the server model.');
+    expect(answerOf(server).content).toBe('From the server model.');
     expect(sampled).toHaveLength(0);
     expect(model.requests).toHaveLength(1);
 
     const preferClient = { ...flags, modelPrefer: 'client' };
     const client = await call(await connect({ sampling: true, flags: preferClient }), { query: 'undici pool', outputSchema: { type: 'text' } }); // prettier-ignore
-    expect(client.structuredContent.output!.content).toBe('The undici Agent keeps one Pool per origin.');
+    expect(answerOf(client).content).toBe('The undici Agent keeps one Pool per origin.');
     expect(sampled).toHaveLength(1);
     expect(model.requests).toHaveLength(1);
   });
