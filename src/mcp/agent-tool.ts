@@ -18,7 +18,9 @@ import { invoke } from '../ops/invoke.js';
 import { parseOrThrow } from '../ops/validation.js';
 import { type AgentRun, AgentRunIdParams, CreateAgentRunRequest, Effort } from '../schemas/agent-runs.schema.js';
 import type { Answer } from '../ops/answer.js';
-import { MaxTokens, type DoorTool, type ToolDeps } from './tools.js';
+import type { DoorTool, ToolDeps } from './tools.js';
+import { AnswerCursor, MaxTokens } from './answer/args.js';
+import { isAnswerCursor } from './answer/pager.js';
 
 type Run = z.output<typeof AgentRun>;
 
@@ -52,6 +54,9 @@ export const AgentRunToolInput = z.strictObject({
 });
 type AgentRunToolInput = z.output<typeof AgentRunToolInput>;
 
+/** What the door validates: the tool's input plus the answer budget and the cursor of a cut answer. */
+export const AgentRunDoorInput = AgentRunToolInput.safeExtend({ maxTokens: MaxTokens, cursor: AnswerCursor });
+
 /** What the agent run resources need of the door. */
 export interface ResourceDeps {
   services: Services;
@@ -69,14 +74,17 @@ export function agentRunTool(deps: ToolDeps): DoorTool {
 async function runTool(deps: ToolDeps, raw: Record<string, unknown>, extra: Extra): Promise<CallToolResult> {
   const ctx = deps.contextFor(extra, 'agent_run');
   try {
-    const { maxTokens, ...args } = parseOrThrow(AgentRunToolInput.safeExtend({ maxTokens: MaxTokens }), raw, 'body');
+    const { maxTokens, cursor, ...args } = parseOrThrow(AgentRunDoorInput, raw, 'body');
+    const budget = maxTokens ?? deps.app.config.mcpMaxTokens;
+    const { maxTokens: _m, cursor: _c, ...same } = raw;
+    const call = { tool: 'agent_run', owner: deps.owner, args: same, memoryOnly: deps.memoryOnly };
+    // the rest of an answer cut by the budget: from its snapshot, starting or waiting on nothing
+    if (isAnswerCursor(cursor)) return await deps.pager.next(cursor, call, budget);
     const started = await startOrFind(deps.app.services, args, ctx);
     const waitSeconds = args.waitSeconds ?? AGENT_RUN_WAIT_SECONDS;
     const run = await follow(deps.app.services, started.id, waitSeconds, ctx);
     ctx.logger.info({ ok: true, runId: run.id, status: run.status }, 'tool call');
-    const { maxTokens: _m, ...same } = raw;
-    const call = { tool: 'agent_run', owner: deps.owner, args: same, memoryOnly: deps.memoryOnly };
-    return await toolResult(run, waitSeconds, (answer) => deps.pager.first(answer, call, maxTokens ?? deps.app.config.mcpMaxTokens)); // prettier-ignore
+    return await toolResult(run, waitSeconds, (answer) => deps.pager.first(answer, call, budget));
   } catch (thrown) {
     return deps.failure(thrown, ctx.logger);
   }

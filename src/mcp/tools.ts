@@ -14,7 +14,8 @@ import type { Operation } from '../ops/define-op.js';
 import { invoke } from '../ops/invoke.js';
 import { OPERATIONS } from '../ops/registry.js';
 import { parseOrThrow } from '../ops/validation.js';
-import { AgentRunToolInput, agentRunTool } from './agent-tool.js';
+import { AgentRunDoorInput, agentRunTool } from './agent-tool.js';
+import { AnswerCursor, MaxTokens } from './answer/args.js';
 import { isAnswerCursor, type AnswerPager, type CallKey } from './answer/pager.js';
 import type { Extra } from './server.js';
 
@@ -34,10 +35,6 @@ export interface ToolDeps {
   /** Zero retention: snapshots stay in memory. */
   memoryOnly: boolean;
 }
-
-/** The budget a call may ask for (`maxTokens`), in tokens. */
-export const MaxTokens = z.int().min(500).max(25000).optional().describe('Answer budget in tokens.');
-const AnswerCursor = z.string().min(1).max(200).optional().describe('nextCursor of a cut answer.');
 
 /** The tools that are one registry operation each. */
 const SINGLE: Readonly<Record<string, string>> = {
@@ -139,7 +136,7 @@ function groupTool(deps: ToolDeps, name: string, ops: readonly Operation[]): Doo
  */
 export function fullInputSchema(name: string): Record<string, unknown> {
   const json = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
-  if (name === 'agent_run') return json(AgentRunToolInput.safeExtend({ maxTokens: MaxTokens }));
+  if (name === 'agent_run') return json(AgentRunDoorInput);
   const single = SINGLE[name];
   const op = single ? OPERATIONS.find((o) => o.name === single) : undefined;
   if (op) return json(doorInput(op));

@@ -10,6 +10,7 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChunkRecord } from '../../src/core/code/code-index.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
+import { startModelServer } from '../helpers/model-server.js';
 import { postJson, startTestServer, type TestServer } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';
 
@@ -180,6 +181,32 @@ describe('get_code_context answers in parts', () => {
     expect(parts.length).toBeGreaterThan(2);
     expect(joined(parts).get('code index')).toBe(rest.body.response);
     await client.close();
+  });
+});
+
+describe('agent_run answers in parts', () => {
+  it('continues a cut run answer by cursor without starting another run', async () => {
+    const long = Array.from({ length: 120 }, (_, i) => `Pools keep sockets warm, point ${i} [1].`).join('\n\n');
+    const model = await startModelServer({
+      reply: (body) => (/quer/i.test(JSON.stringify(body.messages[0] ?? '')) && /json/i.test(JSON.stringify(body)) ? { json: { queries: ['connection pools'] } } : long), // prettier-ignore
+    });
+    const withModel = await startTestServer({ modelBaseUrl: model.baseUrl, model: 'test-model', tools: ['agent'] });
+    try {
+      withModel.app.services.documents.upsertMany(DOCS, DOCS[0]!.fetchedAt);
+      const client = await connect(withModel);
+      const runs = () => (withModel.app.db.prepare('SELECT count(*) AS n FROM agent_runs').get() as { n: number }).n; // prettier-ignore
+      const parts = await allParts(client, 'agent_run', { query: 'how do connection pools keep sockets warm', effort: 'low' }, 500); // prettier-ignore
+      expect(parts.length).toBeGreaterThan(1);
+      expect(runs()).toBe(1);
+      expect(parts[0]!.content[0]!.text).toMatch(/^Agent run run_\w+: completed/);
+      // the whole answer (its citation marks made into sources), once
+      const output = joined(parts).get('agent run output')!;
+      for (const i of [0, 60, 119]) expect(output.split(`point ${i}.`)).toHaveLength(2);
+      await client.close();
+    } finally {
+      await withModel.close();
+      await model.close();
+    }
   });
 });
 
