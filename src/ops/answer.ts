@@ -26,7 +26,10 @@ export interface Answer {
   tail?: string;
   /** The structured fields besides the blocks' entries (ids, costs, statuses): in every part. */
   structured: Record<string, unknown>;
-  /** The structured field that lists the blocks' entries: `results` unless said (`data` for pages). */
+  /**
+   * The structured field that lists the blocks' entries (`results`, `data` for pages), in every part
+   * (empty where no entry starts); none: the answer is a record, not a list.
+   */
   entriesKey?: string;
 }
 

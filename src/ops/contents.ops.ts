@@ -52,6 +52,7 @@ function contentsAnswer(out: ContentsResponse, input: Record<string, unknown>, n
     blocks,
     ...(failed.length ? { tail: `Could not read ${failed.length} of ${out.statuses.length}:\n${lines.join('\n')}` } : {}), // prettier-ignore
     structured: rest,
+    entriesKey: 'results',
   };
 }
 

@@ -40,6 +40,7 @@ export function resultsAnswer(results: SearchResult[], heading: string, structur
     head: results.length === 0 ? `${heading}\nNo results.` : heading,
     blocks: results.map(resultBlock),
     structured,
+    entriesKey: 'results',
   };
 }
 
@@ -52,17 +53,26 @@ export function renderRecord(title: string, record: Record<string, unknown>): st
   return [title, ...lines].join('\n');
 }
 
-/** A page of records, one line each; each record is an entry of `structuredContent.data`. */
+/**
+ * A page of records, one line each; each record is an entry of `structuredContent.data`, without the
+ * `output` of a run (pages' and models' words, as long as they like: the `get` action reads it).
+ */
 export function pageAnswer(
   title: string,
   page: { data: Record<string, unknown>[]; hasMore: boolean; nextCursor: string | null },
   line: (item: Record<string, unknown>) => string,
 ): Answer {
   const { data, ...rest } = page;
+  const outputs = data.some((item) => item.output !== undefined && item.output !== null);
+  const more = page.hasMore ? `More available: pass cursor "${page.nextCursor}".` : '';
+  const tail = [outputs ? 'Outputs are left out of lists: read one with the get action.' : '', more].filter(Boolean).join('\n'); // prettier-ignore
   return {
     head: data.length ? title : `${title}\n(none)`,
-    blocks: data.map((item) => ({ label: line(item), entry: item })),
-    ...(page.hasMore ? { tail: `More available: pass cursor "${page.nextCursor}".` } : {}),
+    blocks: data.map((item) => {
+      const { output: _output, ...entry } = item;
+      return { label: line(item), entry };
+    }),
+    ...(tail ? { tail } : {}),
     structured: rest,
     entriesKey: 'data',
   };

@@ -108,11 +108,7 @@ export function entryOf(r: Json): Json {
   return entry;
 }
 
-/**
- * A record's structured content (a monitor, a run, a code context answer), less the `results: []` the
- * pager adds to every answer that lists no entries (src/mcp/answer/parts.ts; reported as a bug: a record
- * is the record). Fails if that list is not empty.
- */
+/** A record's structured content (a monitor, a run, a code context answer): it lists no `results`. */
 export function recordOf(res: ToolResult): Json {
   const { results, ...record } = res.structuredContent ?? {};
   if (results !== undefined && (!Array.isArray(results) || results.length > 0)) {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SETTINGS } from '../../src/config/config.js';
-import { TOOL_NAMES } from '../../src/ops/registry.js';
+import { ALL_TOOLS } from '../../src/mcp/catalog.js';
 import { signatureHeader } from '../../src/fetch/webhook-signing.js';
 import { ROOT } from '../helpers/app.js';
 
@@ -27,7 +27,7 @@ describe('README', () => {
 
   it('names every MCP tool in docs/mcp.md', () => {
     const mcpDoc = fs.readFileSync(path.join(ROOT, 'docs/mcp.md'), 'utf8');
-    for (const tool of TOOL_NAMES) expect(mcpDoc).toContain(`\`${tool}\``);
+    for (const tool of ALL_TOOLS) expect(mcpDoc).toContain(`\`${tool}\``);
   });
 
   it("shows a webhook receiver's signature check that accepts Trawl's signatures and nothing else", () => {

@@ -58,11 +58,10 @@ function buildPart(answer: Answer, options: PartOptions, budget: number): Part {
   const fence = createFence(contentsOf(answer));
   const pieces = [first ? answer.head : `(Part ${options.partNo ?? 2} of this answer, continued.)`];
   const entries: Record<string, unknown>[] = [];
-  const key = answer.entriesKey ?? 'results';
   // the continuation line and the cursor are reserved up front: a cut part needs both
   const probe = options.cursorFor({ block: answer.blocks.length, offset: Number.MAX_SAFE_INTEGER });
   const reserve = count(options.continueLine({ block: 0, offset: 0 })) + count(probe) + 16;
-  let used = count(pieces[0]!) + count(JSON.stringify({ ...answer.structured, [key]: [] })) + reserve;
+  let used = count(pieces[0]!) + count(JSON.stringify(structuredOf(answer, []))) + reserve;
   let next: Position | null = null;
   for (let i = start.block; i < answer.blocks.length; i++) {
     const block = answer.blocks[i]!;
@@ -99,12 +98,17 @@ function buildPart(answer: Answer, options: PartOptions, budget: number): Part {
     if (used + tailCost <= budget || pieces.length === 1) pieces.push(answer.tail);
     else next = { block: answer.blocks.length, offset: 0 };
   }
-  const structured: Record<string, unknown> = { ...answer.structured, [key]: entries };
+  const structured = structuredOf(answer, entries);
   if (next) {
     structured.nextCursor = options.cursorFor(next);
     pieces.push(options.continueLine(next));
   }
   return { text: pieces.filter(Boolean).join('\n\n'), structured, next };
+}
+
+/** The structured content of a part: the answer's fields, and the entries that start in it when it lists any. */
+function structuredOf(answer: Answer, entries: Record<string, unknown>[]): Record<string, unknown> {
+  return answer.entriesKey === undefined ? { ...answer.structured } : { ...answer.structured, [answer.entriesKey]: entries }; // prettier-ignore
 }
 
 /** One block as text: its label, its content fenced when it came from outside, its notes. */

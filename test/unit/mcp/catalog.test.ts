@@ -29,7 +29,7 @@ describe('advertised fields', () => {
     for (const spec of TOOL_SPECS) {
       const full = fullInputSchema(spec.name) as JsonSchema & Record<string, JsonSchema>;
       const { action, ...fields } = spec.inputSchema.properties;
-      const schemas: JsonSchema[] = action ? Object.values(full) : [full];
+      const schemas = (action ? Object.values(full) : [full]) as JsonSchema[];
       for (const field of Object.keys(fields)) {
         expect(
           schemas.some((s) => field in (s.properties ?? {})),

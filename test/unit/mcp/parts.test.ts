@@ -16,6 +16,7 @@ function answerOf(texts: string[]): Answer {
     blocks: texts.map((t, i) => ({ label: `[${i + 1}]`, source: `https://example.com/${i}`, content: t, entry: { id: `d${i}`, url: `https://example.com/${i}` } })), // prettier-ignore
     tail: 'Done.',
     structured: { requestId: 'r1' },
+    entriesKey: 'results',
   };
 }
 
@@ -81,6 +82,11 @@ describe('fitPart', () => {
   it('makes progress even when one block is far larger than the budget', () => {
     const parts = allParts(answerOf(['x'.repeat(50_000)]), 500);
     expect(rejoin(parts.map((p) => p.text))).toEqual(['x'.repeat(50_000)]);
+  });
+
+  it('gives a record no entries list', () => {
+    const [part] = allParts({ head: 'Monitor mon_1', blocks: [], structured: { id: 'mon_1' } }, 500);
+    expect(part!.structured).toEqual({ id: 'mon_1' });
   });
 
   it('leaves Trawl’s own blocks unfenced and pages them too', () => {
