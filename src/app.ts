@@ -30,6 +30,11 @@ export interface App {
   clock: Clock;
   db: Db;
   services: Services;
+  /**
+   * Runs `stop` first when the app closes, before its engines, fetcher and model clients: for work a
+   * door started on the app (MCP tasks), which must end before the clients it uses wait for it.
+   */
+  onClose(stop: () => void | Promise<void>): void;
   close(): Promise<void>;
 }
 
@@ -168,6 +173,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     },
   });
   let closed = false;
+  const stops: (() => void | Promise<void>)[] = [];
   return {
     config,
     x402: providers.x402,
@@ -175,9 +181,11 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     clock,
     db,
     services,
+    onClose: (stop) => void stops.push(stop),
     async close() {
       if (closed) return;
       closed = true;
+      for (const stop of stops) await stop();
       await services.monitors.engine.stop();
       await services.agentRuns.engine.stop();
       await services.semantic?.stop();

@@ -196,6 +196,28 @@ describe('cancelling in-process work', () => {
   });
 });
 
+describe('a closing app', () => {
+  it('ends its in-process tasks at once, interrupted, before its model client waits on them', async () => {
+    const own = makeTestApp({ modelBaseUrl: model.baseUrl, model: 'test-model' });
+    own.app.services.documents.upsertMany(PAGES, PAGES[0]!.fetchedAt);
+    const c = await connect(own.app);
+    model.enqueue({ ...PLAN, delayMs: 20_000 });
+    const asked = model.requests.length;
+    const { task } = await startTask(c, 'search', { query: 'undici while closing', type: 'deep' });
+    await modelAsked(asked);
+    const aborted = model.whenAborted();
+    const started = Date.now();
+    closers.push(() => own.close()); // its data directory; the close itself is below
+    await own.app.close();
+    await aborted;
+    expect(Date.now() - started).toBeLessThan(5_000); // not the model's 20 s, nor the lease's 30 s
+    const reader = makeTestApp({ dataDir: own.dataDir });
+    closers.push(() => reader.close());
+    const ended = await (await connect(reader.app)).experimental.tasks.getTask(task.taskId);
+    expect(ended).toMatchObject({ status: 'failed', statusMessage: expect.stringMatching(/^interrupted/) });
+  });
+});
+
 describe('tasks and the client’s model', () => {
   it('answers FEATURE_DISABLED inside a task where only sampling could have answered, and why', async () => {
     const bare = makeTestApp();

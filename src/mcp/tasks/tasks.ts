@@ -48,6 +48,8 @@ export function taskPartsOf(app: App): { repo: McpTasksRepo; engine: TaskEngine 
     const repo = createMcpTasksRepo(app.db);
     parts = { repo, engine: createTaskEngine({ repo, now: () => app.clock.now().getTime() }) };
     perApp.set(app, parts);
+    // a closing app ends its in-process tasks first (interrupted), before its clients wait on them
+    app.onClose(() => stopTasks(app));
   }
   return parts;
 }
