@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SCRIPTS = [
   'startup.mjs',
+  'tool-footprint.mjs',
   'rest-overhead.mjs',
   'contents.mjs',
   'crawl.mjs',
