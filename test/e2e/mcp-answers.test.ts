@@ -6,29 +6,16 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChunkRecord } from '../../src/core/code/code-index.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
 import { startModelServer } from '../helpers/model-server.js';
 import { postJson, startTestServer, type TestServer } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';
+import { FENCED, fenced, joinedPieces, readAll, type ToolResult } from '../helpers/mcp.js';
 
-interface Result {
-  isError?: boolean;
-  content: { type: string; text: string }[];
-  structuredContent: Record<string, unknown> & { nextCursor?: string; results?: { id: string; url: string; title: string }[] }; // prettier-ignore
-}
-
-const FENCED = /<untrusted-([0-9a-f]{12}) source=("(?:[^"\\]|\\.)*")>\n([\s\S]*?)\n<\/untrusted-\1>/g;
-
-/** The fenced pieces of a text, by source, in order. */
-function fencedPieces(text: string): { source: string; content: string }[] {
-  return [...text.matchAll(FENCED)].map((m) => ({ source: JSON.parse(m[2]!) as string, content: m[3]! }));
-}
-
-/** Tokens of a result as the budget counts them: its text and its structured content. */
-const tokensOf = (r: Result) => countTokens(r.content[0]!.text) + countTokens(JSON.stringify(r.structuredContent));
+type Entry = { id: string; url: string; title: string };
+type Result = ToolResult & { structuredContent: { nextCursor?: string; results?: Entry[] } };
 
 async function connect(t: TestServer, key = t.key, tools?: string): Promise<Client> {
   const url = new URL(`${t.url}/mcp${tools ? `?tools=${tools}` : ''}`);
@@ -38,32 +25,12 @@ async function connect(t: TestServer, key = t.key, tools?: string): Promise<Clie
   return client;
 }
 
-/** Calls `tool` and follows nextCursor to the end; every part is checked against the budget. */
-async function allParts(
-  client: Client,
-  tool: string,
-  args: Record<string, unknown>,
-  maxTokens: number,
-): Promise<Result[]> {
-  // prettier-ignore
-  const parts: Result[] = [];
-  let cursor: string | undefined;
-  do {
-    const res = (await client.callTool({ name: tool, arguments: { ...args, maxTokens, ...(cursor ? { cursor } : {}) } })) as Result; // prettier-ignore
-    expect(res.isError, res.content[0]?.text).toBeFalsy();
-    expect(tokensOf(res)).toBeLessThanOrEqual(maxTokens);
-    parts.push(res);
-    cursor = res.structuredContent.nextCursor;
-  } while (cursor && parts.length < 200);
-  return parts;
-}
+/** Calls `tool` with `maxTokens` and follows its cursor to the end, every part within the budget. */
+const allParts = (client: Client, tool: string, args: Record<string, unknown>, maxTokens: number) =>
+  readAll(client, tool, { ...args, maxTokens }, maxTokens) as Promise<Result[]>;
 
-/** Each source's content, joined across parts. */
-function joined(parts: Result[]): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const p of parts) for (const { source, content } of fencedPieces(p.content[0]!.text)) out.set(source, (out.get(source) ?? '') + content); // prettier-ignore
-  return out;
-}
+const fencedPieces = fenced;
+const joined = joinedPieces;
 
 const words = (i: number) => `Connection pools keep sockets warm between requests, note ${i}. `;
 const DOCS = Array.from({ length: 10 }, (_, i) =>
