@@ -160,6 +160,8 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       fetchConcurrency: config.fetchConcurrency,
       providerTimeoutMs: config.providerTimeoutMs,
       rateLimitQps: config.rateLimitQps,
+      rateLimitConcurrency: config.rateLimitConcurrency,
+      agentConcurrency: config.agentConcurrency,
       metering: config.metering,
       agentMaxCost: config.agentMaxCost,
       monitors: {

@@ -50,6 +50,8 @@ const SHARED_FLAGS = [
   '--prices <json>',
   '--metering <bool>',
   '--rate-limit-qps <n>',
+  '--rate-limit-concurrency <n>',
+  '--agent-concurrency <n>',
   '--x402-rails <json>',
   '--x402-facilitator-url <url>',
   '--x402-facilitator-api-key <key>',

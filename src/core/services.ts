@@ -91,6 +91,10 @@ export interface ServiceDeps {
     providerTimeoutMs?: number;
     /** Requests per second per key unless the key says otherwise; 0: no limit. */
     rateLimitQps: number;
+    /** Requests of one key in flight at once, per process; 0: no limit. */
+    rateLimitConcurrency: number;
+    /** Agent runs of one key running at once unless the key has its own rate (then a fifth of it). */
+    agentConcurrency: number;
     /** Record usage and enforce credits and budgets. */
     metering: boolean;
     /** The most an agent run may be budgeted (dollars). */
@@ -153,6 +157,7 @@ export function createServices(deps: ServiceDeps): Services {
     modelPrice: deps.synthesis?.price,
     prices,
     defaultQps: deps.settings.rateLimitQps,
+    maxInFlight: deps.settings.rateLimitConcurrency,
     metering: deps.settings.metering,
   });
   const search = createSearchService({
@@ -186,7 +191,7 @@ export function createServices(deps: ServiceDeps): Services {
     now,
     logger: deps.logger,
     hasModel: deps.model !== undefined,
-    defaultQps: deps.settings.rateLimitQps,
+    defaultRuns: deps.settings.agentConcurrency,
     processConcurrency: 8,
     maxBudgetDollars: deps.settings.agentMaxCost ?? 100,
     providerNames: (deps.webSearch ?? []).map((p) => p.name),

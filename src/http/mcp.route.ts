@@ -12,7 +12,6 @@ import { BETA_HEADERS, parseBetas } from '../ops/betas.js';
 import { narrowTools } from '../mcp/selection.js';
 import type { Caller } from '../core/context.js';
 import { authenticate, presentedKey } from './auth.js';
-import { enforceRate } from './rate-limit.js';
 import { createOriginGuard } from './origin-guard.js';
 import type { HttpEnv } from './server.js';
 
@@ -45,7 +44,7 @@ export function mountMcp(hono: Hono<HttpEnv>, app: App, tools: readonly string[]
     const headers = c.req.raw.headers;
     guard(headers);
     const caller = callerOf(headers, app);
-    if (caller) enforceRate(c, app, caller);
+    // tool calls count against the key's limits (src/mcp/server.ts), not the protocol's messages
     const betas = parseBetas(
       BETA_HEADERS.map((h) => c.req.header(h)),
       app.config.mcpBetas,

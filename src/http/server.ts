@@ -11,6 +11,8 @@ import { newRequestId } from '../ops/invoke.js';
 import type { Operation } from '../ops/define-op.js';
 import { OPERATIONS } from '../ops/registry.js';
 import { resolveTools } from '../mcp/selection.js';
+import type { Release } from '../core/accounts/in-flight.js';
+import { releaseRequests } from './rate-limit.js';
 import { VERSION } from '../version.js';
 import { errorBodyFor, errorResponse, type ErrorBody } from './errors.js';
 import { mountMcp } from './mcp.route.js';
@@ -20,7 +22,8 @@ import { mountResponses } from './responses.js';
 
 export interface HttpEnv {
   Bindings: Partial<HttpBindings>;
-  Variables: { requestId: string; errorBody: ErrorBody };
+  /** `releaseRequest`: the caller's in-flight slot, given back when the answer is made (rate-limit.ts). */
+  Variables: { requestId: string; errorBody: ErrorBody; releaseRequest?: Release };
 }
 
 /** An incoming `x-request-id` is kept when it is a sane token (tracing through a proxy); else a new one. */
@@ -51,6 +54,7 @@ export function createHttpApp(app: App, operations: readonly Operation[] = OPERA
       'request',
     );
   });
+  hono.use(releaseRequests);
 
   hono.get('/health', (c) => c.json({ status: 'ok', version: VERSION }));
   hono.get('/openapi.json', (c) => {

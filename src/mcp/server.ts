@@ -109,15 +109,28 @@ export function buildMcpServer(app: App, options: McpDoorOptions): McpServer {
     if (!tool) {
       throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found; this server serves ${names.join(', ')}.`); // prettier-ignore
     }
-    // a call with `task` answers the task at once; the work goes on (src/mcp/tasks/)
-    if (request.params.task) return tasks.start(tool, request.params, extra);
-    return tool.call(request.params.arguments ?? {}, extra);
+    // a tool call counts against the key's limits (protocol messages, tasks/* and resources do not)
+    const entry = options.caller ? app.services.accounts.enterRequest(options.caller) : null;
+    if (entry && !entry.allowed) return rateRefusal(entry.message, entry.retryAfterMs);
+    try {
+      // a call with `task` answers the task at once; the work goes on (src/mcp/tasks/)
+      if (request.params.task) return await tasks.start(tool, request.params, extra);
+      return await tool.call(request.params.arguments ?? {}, extra);
+    } finally {
+      if (entry?.allowed) entry.release();
+    }
   });
 
   const deps = { services: app.services, contextFor, failure };
   if (names.includes('agent_run') || names.includes('agent_runs')) registerAgentRunResources(server, deps);
   registerToolReference(server, names);
   return server;
+}
+
+/** A tool call over the key's limits: an error result that says when to retry. */
+function rateRefusal(message: string, retryAfterMs: number): CallToolResult {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return { isError: true, content: [{ type: 'text', text: `RATE_LIMIT_EXCEEDED: ${message}; retry in ${seconds} s` }] }; // prettier-ignore
 }
 
 /** A failure as a tool result: `TAG: message`, logged with its cause when it was unexpected. */

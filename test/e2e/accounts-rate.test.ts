@@ -1,12 +1,15 @@
 /**
- * Per-key request rates at the doors: the token bucket through the real REST and MCP doors of one app
- * (on a clock the test moves), and one bucket shared by two `trawl serve` processes on one data
- * directory, hammered concurrently for two seconds of real time.
+ * Per-key request rates at the doors, when the operator sets one: the token bucket through the real
+ * REST and MCP doors of one app (on a clock the test moves; over MCP tool calls count, not protocol
+ * messages), and one bucket shared by two `trawl serve` processes on one data directory, hammered
+ * concurrently for two seconds of real time. The defaults: test/e2e/rate-defaults.test.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/core/context.js';
 import { CLI, postJson, startTestServer, tempDir, type TestServer } from '../helpers/app.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const CONTEXT_BODY = { query: 'x', tokensNum: 100 };
 
@@ -33,7 +36,7 @@ describe('one process', () => {
   afterAll(() => t?.close());
 
   const context = (key: string) => postJson(t.url, '/context', CONTEXT_BODY, { 'x-api-key': key });
-  const mcp = (key: string, id: number) =>
+  const mcp = (key: string, id: number, method: string, params: Json) =>
     fetch(`${t.url}/mcp`, {
       method: 'POST',
       headers: {
@@ -42,8 +45,19 @@ describe('one process', () => {
         'x-api-key': key,
         'mcp-protocol-version': '2025-06-18',
       },
-      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: {} }),
+      body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
     });
+  /** The result of a JSON-RPC answer, whether sent as JSON or as one SSE event. */
+  const mcpResult = async (res: Response): Promise<Json> => {
+    const body = await res.text();
+    const json = body.startsWith('{')
+      ? body
+      : body
+          .split('\n')
+          .find((l) => l.startsWith('data: '))!
+          .slice(6);
+    return (JSON.parse(json) as { result: Json }).result;
+  };
 
   it('lets a burst of qps requests through, then answers 429 RATE_LIMIT_EXCEEDED with Retry-After', async () => {
     const remaining: string[] = [];
@@ -91,21 +105,24 @@ describe('one process', () => {
     expect(statuses).toEqual(new Array(25).fill(200));
   });
 
-  it('counts MCP requests at /mcp against the same bucket', async () => {
-    // empty bucket: the MCP door refuses too, with the REST envelope
-    const refused = await mcp(t.key, 1);
-    expect(refused.status).toBe(429);
-    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect(await refused.json()).toMatchObject({ tag: 'RATE_LIMIT_EXCEEDED' });
+  it('counts MCP tool calls against the same bucket, not protocol messages', async () => {
+    // empty bucket: protocol messages still pass; a tool call is an isError result saying when to retry
+    const listed = await mcp(t.key, 1, 'tools/list', {});
+    expect(listed.status).toBe(200);
+    expect(listed.headers.get('x-ratelimit-remaining')).toBeNull();
+    const refused = await mcp(t.key, 2, 'tools/call', { name: 'get_code_context', arguments: { query: 'stream a body' } }); // prettier-ignore
+    expect(refused.status).toBe(200);
+    expect(await mcpResult(refused)).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: expect.stringMatching(/^RATE_LIMIT_EXCEEDED: API key \S+ is limited to 5 requests per second; retry in 1 s$/) }], // prettier-ignore
+    });
 
     nowMs += 1000; // full again
     for (let i = 0; i < 5; i++) {
-      const res = await mcp(t.key, 2 + i);
-      expect(res.status).toBe(200);
-      expect(res.headers.get('x-ratelimit-remaining')).toBe(String(4 - i)); // the door's headers reach MCP answers
-      await res.text();
+      const res = await mcp(t.key, 3 + i, 'tools/call', { name: 'get_code_context', arguments: { query: 'stream a body' } }); // prettier-ignore
+      expect((await mcpResult(res)).isError).toBeFalsy();
     }
-    // five MCP requests emptied the bucket the REST door draws from
+    // five tool calls emptied the bucket the REST door draws from
     const rest = await context(t.key);
     expect(rest.status).toBe(429);
     expect(rest.body.tag).toBe('RATE_LIMIT_EXCEEDED');

@@ -294,6 +294,23 @@ describe('agent run engine', () => {
     expect(Date.parse(repo.get(b.id as string)!.started_at!)).toBeGreaterThanOrEqual(Date.parse(repo.get(a.id as string)!.completed_at!)); // prettier-ignore
   });
 
+  it('runs two of a key’s runs at once by default, whatever the rate limit (TRAWL_AGENT_CONCURRENCY)', async () => {
+    // the server has no rate limit and the key none of its own; each run waits on a slow model
+    const key = withModel.app.services.keys.create('default lane');
+    for (let i = 0; i < 3; i++) model.enqueue({ delayMs: 1500, content: 'late answer [1]' });
+    const post = () =>
+      fetch(`${withModel.url}/agent/runs`, {
+        method: 'POST',
+        headers: { 'x-api-key': key.key, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'slow undici question', effort: 'low' }),
+      }).then(async (r) => (await r.json()) as Json);
+    const runs = [await post(), await post(), await post()];
+    expect(runs.map((r) => r.status)).toEqual(['running', 'running', 'queued']);
+    for (const r of runs) await call(withModel, 'POST', `/agent/runs/${String(r.id)}/cancel`);
+    await withModel.app.services.agentRuns.engine.drain();
+    model.reset(); // no slow reply left for the next test
+  });
+
   it('fails a run whose process died with internal_error', async () => {
     const repo = createAgentRunsRepo(plain.app.db);
     const keyId = plain.app.services.keys.verify(plain.key)!.keyId;

@@ -16,6 +16,7 @@ import type { Prices } from '../pricing.js';
 import { modelCallBound, type Pricing } from './bounds.js';
 import { createMeter, teamBlocked, type Charge, type Meter } from './meter.js';
 import { createRateLimiter, type RateDecision } from './rate-limiter.js';
+import { createInFlightLimiter, type Release } from './in-flight.js';
 import { requireScope, type Scope } from './scopes.js';
 import { createTeamsService, type TeamsService } from './teams.service.js';
 
@@ -42,9 +43,21 @@ export interface Accounts {
   readonly pricing: Pricing;
   /** Scope, team mode and money checks; the returned charge records the cost when the request ends. */
   admit(request: AdmitRequest, caller: Caller | null): Charge;
-  /** Takes one request from the key's rate budget (`caller.qps`, else the operator's default). */
-  takeRate(caller: Caller): RateDecision;
+  /**
+   * Admits one request of `caller`: one from its rate budget (`caller.qps`, else the operator's
+   * default; none by default) and a slot among its requests in flight (the operator's limit). The
+   * door calls `release` when the request ends; a refusal says why and when to retry.
+   */
+  enterRequest(caller: Caller): RequestEntry;
 }
+
+/** A request let in (give back its slot with `release`), or refused with when to retry. */
+export type RequestEntry =
+  | { allowed: true; rate: RateDecision; release: Release }
+  | { allowed: false; rate: RateDecision; retryAfterMs: number; message: string };
+
+/** How long a client refused for too many requests in flight is told to wait. */
+const IN_FLIGHT_RETRY_MS = 1000;
 
 /** The charge of a request when metering is off. */
 const FREE: Charge = { settle: () => undefined };
@@ -65,6 +78,8 @@ export function createAccounts(deps: {
   prices: Prices;
   /** Requests per second per key unless a key says otherwise; 0: no limit. */
   defaultQps: number;
+  /** Requests of one key in flight at once in this process; 0: no limit. */
+  maxInFlight: number;
   /** Off: nothing recorded, credits and budgets not enforced (TRAWL_METERING=false). */
   metering: boolean;
 }): Accounts {
@@ -72,6 +87,7 @@ export function createAccounts(deps: {
   const now = () => deps.clock.now().getTime();
   const meter = createMeter({ accounts, keys: deps.keys, now, logger: deps.logger });
   const rates = createRateLimiter(createRateBucketsRepo(deps.db), { now });
+  const inFlight = createInFlightLimiter();
   return {
     teams: createTeamsService({ accounts, keys: deps.keys, clock: deps.clock }),
     meter,
@@ -99,8 +115,16 @@ export function createAccounts(deps: {
       }
       return meter.reserve(caller?.keyId ?? null, request.operation, request.maxDollars, request.unkeyedAs);
     },
-    takeRate(caller) {
-      return rates.take(caller.keyId, caller.qps ?? deps.defaultQps);
+    enterRequest(caller) {
+      const rate = rates.take(caller.keyId, caller.qps ?? deps.defaultQps);
+      if (!rate.allowed) {
+        const message = `API key ${caller.keyId} is limited to ${rate.limit} requests per second`;
+        return { allowed: false, rate, retryAfterMs: rate.retryAfterMs, message };
+      }
+      const release = inFlight.enter(caller.keyId, deps.maxInFlight);
+      if (release) return { allowed: true, rate, release };
+      const message = `API key ${caller.keyId} has ${deps.maxInFlight} requests in flight, the most it may (TRAWL_RATE_LIMIT_CONCURRENCY)`; // prettier-ignore
+      return { allowed: false, rate, retryAfterMs: IN_FLIGHT_RETRY_MS, message };
     },
   };
 }

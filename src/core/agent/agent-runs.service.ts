@@ -38,8 +38,11 @@ export interface AgentRunsDeps {
   logger: Logger;
   /** Whether the operator configured a language model (efforts above `low` need one). */
   hasModel: boolean;
-  /** Requests per second of a key without its own rate (a fifth of it runs at once); 0: no limit. */
-  defaultQps: number;
+  /**
+   * Runs of one key at once when the key has no rate of its own (the spec's two at its default rate);
+   * a key with its own rate runs a fifth of it. 0: no limit.
+   */
+  defaultRuns: number;
   /** Runs executing at once in this process, whatever the keys. */
   processConcurrency: number;
   /** The operator's ceiling on `budget.maxCostDollars` (TRAWL_AGENT_MAX_COST). */
@@ -217,8 +220,8 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
   /** Runs of a key at once: a fifth of its request rate (two at the default 10/s); a revoked key none. */
   const perKey = (caller: Caller | null) => {
     if (!caller) return 0;
-    const qps = caller.qps ?? deps.defaultQps;
-    return qps > 0 ? Math.max(1, Math.floor(qps / 5)) : Infinity;
+    if (caller.qps !== null && caller.qps > 0) return Math.max(1, Math.floor(caller.qps / 5));
+    return deps.defaultRuns > 0 ? deps.defaultRuns : Infinity;
   };
 
   const recover = () => {
