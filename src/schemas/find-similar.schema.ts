@@ -2,13 +2,27 @@
 import { z } from 'zod';
 import { DomainList, IsoDate, SearchResult, TextFilter, required, wireObject } from './common.schema.js';
 import { ContextOption, SearchContents, refineContentOptions } from './content-options.schema.js';
+import { AnswerWarnings } from './search.schema.js';
+
+const HttpUrl = z.url({ protocol: /^https?$/ });
+const URL_RULE = 'must be an http(s) URL, or the URL of a document in the index (e.g. import://collection/id)';
+
+/**
+ * The source page: an http(s) URL (read from the cache or fetched), or a URL of any other scheme that
+ * names a document of the index (an imported record's `import://…`); the service checks the index and
+ * never fetches those.
+ */
+export const SimilarSourceUrl = z
+  .string({ error: required(URL_RULE) })
+  .max(2048)
+  .refine((url) => (/^https?:/i.test(url) ? HttpUrl.safeParse(url).success : /^[a-z][a-z0-9+.-]*:\S/i.test(url)), {
+    error: URL_RULE,
+  })
+  .describe('Find pages like this one: an http(s) URL, or the URL of a document in the index (any scheme).');
 
 export const FindSimilarRequest = wireObject(
   {
-    url: z
-      .url({ protocol: /^https?$/, error: required('must be an http(s) URL') })
-      .max(2048)
-      .describe('Find pages like this one.'),
+    url: SimilarSourceUrl,
     numResults: z.int().min(1).max(100).default(10).describe('Number of results, at most 100.'),
     includeDomains: DomainList.optional(),
     excludeDomains: DomainList.optional(),
@@ -67,6 +81,7 @@ export const FindSimilarResponse = z
     context: z.string().optional().describe('Deprecated.'),
     results: z.array(SearchResult),
     costDollars: FindSimilarCost,
+    warnings: AnswerWarnings,
   })
   .loose();
 export type FindSimilarResponse = z.infer<typeof FindSimilarResponse>;

@@ -118,12 +118,15 @@ describe('POST /search', () => {
     reject(search, body, { field: 'query', mentions });
   });
 
-  it.each(['auto', 'fast', 'instant', 'deep-lite', 'deep', 'deep-reasoning', 'neural'])('accepts type %s', (type) => {
-    expect(accept(search, { ...Q, type })).toMatchObject({ type });
-  });
+  it.each(['auto', 'fast', 'instant', 'deep-lite', 'deep', 'deep-reasoning', 'neural', 'keyword', 'hybrid'])(
+    'accepts type %s',
+    (type) => {
+      expect(accept(search, { ...Q, type })).toMatchObject({ type });
+    },
+  );
 
-  it('rejects type "keyword", listing the allowed values', () => {
-    reject(search, { ...Q, type: 'keyword' }, { field: 'type', mentions: /"deep-reasoning".*\(got "keyword"\)/ });
+  it('rejects type "semantic", listing the allowed values', () => {
+    reject(search, { ...Q, type: 'semantic' }, { field: 'type', mentions: /"hybrid".*\(got "semantic"\)/ });
   });
 
   it.each([1, 10, 100])('accepts numResults %s', (numResults) => {
@@ -479,10 +482,16 @@ describe('POST /findSimilar', () => {
 
   it.each([
     { body: {}, mentions: 'is required' },
-    { body: { url: 'ftp://example.com/file' }, mentions: 'http(s) URL' },
     { body: { url: 'example' }, mentions: 'http(s) URL' },
+    { body: { url: 'https://' }, mentions: 'http(s) URL' },
+    { body: { url: 'import:' }, mentions: 'a document in the index' },
   ])('rejects url in $body', ({ body, mentions }) => {
     reject(findSimilar, body, { field: 'url', mentions });
+  });
+
+  // whether such a document exists is the service's check (test/e2e/find-similar-index-urls.test.ts)
+  it.each(['import://scifact/4983', 'ftp://example.com/file'])('accepts url %s of another scheme', (url) => {
+    expect(accept(findSimilar, { url })).toMatchObject({ url });
   });
 
   it('rejects a query instead of a url', () => {

@@ -20,6 +20,7 @@ import { similarCost, type Prices } from '../pricing.js';
 import { buildResults, type ContentsRequest, type ResultObject } from './results.js';
 import type { SearchIndex } from './search-index.js';
 import type { SemanticSearch } from './semantic.js';
+import { warning } from '../warnings.js';
 
 /** Terms of the page that make the query. */
 const QUERY_TERMS = 25;
@@ -92,7 +93,7 @@ export function createSimilarService(deps: SimilarDeps): SimilarService {
   return {
     async run(input, ctx) {
       const source = await readSource(deps, input.url, ctx);
-      const sourceKeys = new Set([normalizeUrl(input.url), normalizeUrl(source.url)].filter(Boolean) as string[]);
+      const sourceKeys = new Set([input.url, source.url].map((u) => normalizeUrl(u) ?? u));
       const indexed = deps.index.ids([...sourceKeys]).size > 0 ? 1 : 0;
       const query = pageQuery(deps.index, source.title, source.text, indexed);
       const sourceHost = hostOf(source.url);
@@ -113,7 +114,8 @@ export function createSimilarService(deps: SimilarDeps): SimilarService {
           return false;
         }
         const url = () => deps.index.urls([id]).get(id) ?? '';
-        if (sourceKeys.has(normalizeUrl(url()) ?? '')) return false;
+        const key = url();
+        if (sourceKeys.has(normalizeUrl(key) ?? key)) return false;
         return filter.doc(id, facts, url);
       };
       const lists = [deps.index.searchAnalyzed(query, { limit: DEPTH, accept, proximity: false }).map((h) => h.id)];
@@ -130,14 +132,23 @@ export function createSimilarService(deps: SimilarDeps): SimilarService {
         results,
         costDollars: similarCost(deps.prices, results.length, input.contents, spent.dollars),
       };
+      // nothing else in the index to compare with: nothing was searched, so nothing is charged
+      if (results.length === 0 && deps.index.count() <= indexed) {
+        out.costDollars = nothingCharged(out.costDollars);
+        ctx.onWarning?.(warning('NOTHING_TO_COMPARE'));
+      }
       if (input.context) out.context = contextOf(results, input.context);
       return out;
     },
   };
 }
 
-/** The source page: the stored or cached copy, else a live fetch; unreadable → `FETCH_DOCUMENT_ERROR`. */
+/**
+ * The source page: the stored or cached copy, else a live fetch; unreadable → `FETCH_DOCUMENT_ERROR`.
+ * A URL of another scheme is read from the index only (see `readIndexed`).
+ */
 async function readSource(deps: SimilarDeps, url: string, ctx: ServiceContext) {
+  if (!/^https?:/i.test(url)) return readIndexed(deps, url);
   try {
     const loaded = await deps.contents.load(url, toFreshness({}), {
       timeoutMs: 10000,
@@ -157,6 +168,28 @@ async function readSource(deps: SimilarDeps, url: string, ctx: ServiceContext) {
     }
     throw err;
   }
+}
+
+/**
+ * A source URL that is not http(s) (an imported record's `import://…`) names a document of the index or
+ * nothing: it is read from the document store and never fetched, so no scheme opens a new way out.
+ */
+function readIndexed(deps: SimilarDeps, url: string) {
+  const doc = deps.documents.get(url);
+  if (!doc) {
+    throw new ServiceError(
+      'INVALID_REQUEST_BODY',
+      `url: ${url} is not a document of the index, and only http(s) URLs are fetched; give an http(s) URL or the URL of an indexed document as search returns it (e.g. import://collection/id)`,
+      { field: 'url' },
+    );
+  }
+  return { url: doc.url, title: doc.title, text: doc.text };
+}
+
+/** A cost object with every figure 0 (the price lists kept): a findSimilar that had nothing to search. */
+function nothingCharged(cost: SimilarOutput['costDollars']): SimilarOutput['costDollars'] {
+  const breakdown = { neuralSearch: 0, deepSearch: 0, contentText: 0, contentHighlight: 0, contentSummary: 0 };
+  return { ...cost, total: 0, breakDown: [{ search: 0, contents: 0, breakdown }] };
 }
 
 async function nearest(deps: SimilarDeps, text: string, ctx: ServiceContext): Promise<number[]> {
