@@ -29,7 +29,10 @@ export const HighlightsOptions = wireObject({
   maxCharacters: maxCharacters.optional().describe('Characters of highlights per URL, 1-10000; not with dynamic.'),
 });
 
-/** Highlights as /contents takes them: adds the deprecated `numSentences` and `highlightsPerUrl`. */
+/**
+ * Highlights as /contents, /search and /findSimilar take them: adds the deprecated `numSentences` and
+ * `highlightsPerUrl`, which the spec lists among deprecated fields without limiting them to one endpoint.
+ */
 export const ContentsHighlightsOptions = wireObject({
   ...HighlightsOptions.shape,
   numSentences: z
@@ -90,7 +93,10 @@ export const ContextOption = z
 export const SearchContents = wireObject(
   {
     text: z.union([z.boolean(), TextOptions]).optional().describe('Return page text; `true` or options.'),
-    highlights: z.union([z.boolean(), HighlightsOptions]).optional().describe('Return excerpts relevant to a query.'),
+    highlights: z
+      .union([z.boolean(), ContentsHighlightsOptions])
+      .optional()
+      .describe('Return excerpts relevant to a query.'),
     summary: z.union([z.boolean(), SummaryOptions]).optional().describe('Return a summary per page.'),
     livecrawlTimeout: LivecrawlTimeout.default(10000),
     maxAgeHours: MaxAgeHours.optional(),
