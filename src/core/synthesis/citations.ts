@@ -33,8 +33,9 @@ export function createMarkerFilter(): { push(piece: string): string; end(): stri
     cited,
     push(piece) {
       const text = held + piece;
-      // hold back a trailing "[", "[1", "[1, 2" (and the space before it): it may be a marker's start
-      const open = /\s?\[[\d,\s]*$/.exec(text);
+      // hold back a trailing "[", "[1", "[1, 2" (and the space before it), or a trailing space: it may
+      // be a marker's start, or the space before one ("origin " then "[1].")
+      const open = /(?:\s?\[[\d,\s]*|\s)$/.exec(text);
       held = open ? text.slice(open.index) : '';
       return take(open ? text.slice(0, open.index) : text);
     },

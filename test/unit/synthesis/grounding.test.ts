@@ -29,6 +29,15 @@ describe('citation markers', () => {
     expect(out).toBe('Pools keep sockets. Agents pick pools. Done [x]');
     expect(filter.cited).toEqual([1, 2, 3]);
   });
+
+  it('take the space before a marker out when the marker starts the next piece (word by word)', () => {
+    const filter = createMarkerFilter();
+    const pieces = ['Pools keep ', 'sockets ', '[1]. ', 'Agents ', 'pick ', 'pools ', '[2][3].\n', 'Done.'];
+    const sent = pieces.map((p) => filter.push(p));
+    expect(sent.join('') + filter.end()).toBe('Pools keep sockets. Agents pick pools.\nDone.');
+    expect(sent[0]).toBe('Pools keep'); // the held space goes out with the next word
+    expect(filter.cited).toEqual([1, 2, 3]);
+  });
 });
 
 describe('grounding', () => {
