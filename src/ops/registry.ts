@@ -3,6 +3,7 @@ import type { Operation } from './define-op.js';
 import { findSimilarOp, searchOp } from './search.ops.js';
 import { contentsOp } from './contents.ops.js';
 import { contextOp } from './context.ops.js';
+import { answerOp } from './answer.ops.js';
 import {
   createMonitorOp,
   deleteMonitorOp,
@@ -31,6 +32,7 @@ export const OPERATIONS: readonly Operation[] = [
   findSimilarOp,
   contentsOp,
   contextOp,
+  answerOp,
   createMonitorOp,
   listMonitorsOp,
   getMonitorOp,

@@ -6,6 +6,7 @@
  */
 import type { ChatModel } from '../../providers/model/types.js';
 import { searchCost, similarCost, type Prices } from '../pricing.js';
+import { MAX_SOURCES } from '../search/answer.js';
 import { pipelineOf } from '../search/pipelines.js';
 import { modelCost } from '../synthesis/model-choice.js';
 import type { ModelPrice } from '../synthesis/pricing.js';
@@ -38,6 +39,18 @@ export function searchBound(
   const answer = input.outputSchema !== undefined || input.stream ? 1 : 0;
   const calls = planning + answer + summaryCalls(input.numResults, input.contents);
   return searchCost(prices, type, input.numResults, input.contents) + calls * modelCall;
+}
+
+/**
+ * /answer: an `auto` search of the results an answer reads (their text included), and its model calls:
+ * one, or two for an object answer (it may be repaired once).
+ */
+export function answerBound(
+  input: { text?: boolean; outputSchema?: { type?: string } },
+  { prices, modelCall }: Pricing,
+): number {
+  const calls = input.outputSchema?.type === 'object' ? 2 : 1;
+  return searchCost(prices, 'auto', MAX_SOURCES, input.text ? { text: true } : undefined) + calls * modelCall;
 }
 
 export function similarBound(

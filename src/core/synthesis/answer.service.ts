@@ -1,0 +1,105 @@
+/**
+ * /answer: a question answered by a language model (the operator's, or an MCP client's) from the first
+ * results of an `auto` search, which are returned as the answer's citations; whole or streamed.
+ * Search, sources and synthesis are the ones /search uses for `outputSchema` (docs/api.md).
+ */
+import { ServiceError } from '../../errors.js';
+import type { ServiceContext } from '../context.js';
+import type { ContentsService } from '../contents/contents.service.js';
+import { roundDollars } from '../pricing.js';
+import { MAX_SOURCES, answerShape, sourcesOf } from '../search/answer.js';
+import type { ResultObject } from '../search/results.js';
+import type { SearchOutput, SearchService } from '../search/search.service.js';
+import type { Synthesis, SynthesisRequest, SynthesisResult } from './synthesis.service.js';
+
+/** What an /answer call asks, as the service reads it. */
+export interface AnswerPlan {
+  query: string;
+  /** Citations carry their page's text. */
+  withText: boolean;
+  systemPrompt?: string;
+  /** `{type: "text"}` or an object JSON Schema; absent: text. */
+  outputSchema?: unknown;
+  userLocation?: string;
+}
+
+export interface AnswerOutput {
+  requestId: string;
+  answer: string | Record<string, unknown>;
+  /** The search results the answer was written from, best first. */
+  citations: ResultObject[];
+  costDollars: { total: number };
+}
+
+/** A streamed answer: its citations (before any text), the text as it is written, then the whole output. */
+export type AnswerEvent =
+  | { type: 'citations'; citations: ResultObject[] }
+  | { type: 'text'; text: string }
+  | { type: 'done'; output: AnswerOutput };
+
+export interface AnswerDeps {
+  search: SearchService;
+  synthesis: Synthesis;
+  contents: ContentsService;
+}
+
+export interface AnswerService {
+  /** The whole answer. Throws FEATURE_DISABLED without a model; UNABLE_TO_GENERATE_RESPONSE. */
+  run(plan: AnswerPlan, ctx: ServiceContext): Promise<AnswerOutput>;
+  /** The answer streamed; the same errors, before the first event. */
+  stream(plan: AnswerPlan, ctx: ServiceContext): AsyncIterable<AnswerEvent>;
+}
+
+/** The search type /answer searches with. */
+export const ANSWER_SEARCH_TYPE = 'auto';
+
+const noModel = () =>
+  new ServiceError(
+    'FEATURE_DISABLED',
+    '/answer needs a language model: set TRAWL_MODEL_BASE_URL and TRAWL_MODEL (and TRAWL_MODEL_API_KEY if the server needs one). Without a model, POST /search with outputSchema {"type": "text"} gives an answer extracted from the results.',
+  );
+
+export function createAnswerService(deps: AnswerDeps): AnswerService {
+  /** The search and what the model reads of it; refused before anything runs when there is no model. */
+  const prepare = async (plan: AnswerPlan, ctx: ServiceContext) => {
+    if (!deps.synthesis.modelFor(ctx)) throw noModel();
+    const found = await deps.search.run(
+      {
+        query: plan.query,
+        type: ANSWER_SEARCH_TYPE,
+        numResults: MAX_SOURCES,
+        userLocation: plan.userLocation,
+        contents: plan.withText ? { text: true, livecrawlTimeout: 10_000, subpages: 0 } : undefined,
+      },
+      ctx,
+    );
+    const sources = await sourcesOf(deps.contents, found.results, plan.query, false, ctx);
+    const request: SynthesisRequest = {
+      query: plan.query,
+      shape: answerShape(plan.outputSchema),
+      systemPrompt: plan.systemPrompt,
+      sources,
+    };
+    return { found, request };
+  };
+  const output = (found: SearchOutput, answer: SynthesisResult, ctx: ServiceContext): AnswerOutput => ({
+    requestId: ctx.requestId,
+    answer: answer.content,
+    citations: found.results,
+    costDollars: { total: roundDollars(found.costDollars.total + answer.costDollars) },
+  });
+  return {
+    async run(plan, ctx) {
+      const { found, request } = await prepare(plan, ctx);
+      return output(found, await deps.synthesis.answer(request, ctx), ctx);
+    },
+    async *stream(plan, ctx) {
+      const { found, request } = await prepare(plan, ctx);
+      yield { type: 'citations', citations: found.results };
+      for await (const chunk of deps.synthesis.stream(request, ctx)) {
+        if (chunk.type === 'text') yield chunk;
+        else yield { type: 'done', output: output(found, chunk.result, ctx) };
+      }
+    },
+  };
+}
