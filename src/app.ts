@@ -15,7 +15,7 @@ import type { Fetcher } from './fetch/types.js';
 import { createOpenAiEmbedder, type Embedder } from './providers/embeddings.js';
 import { createOpenAiChatModel } from './providers/model/openai-chat.js';
 import type { ChatModel } from './providers/model/types.js';
-import { createWebSearchProviders, type WebSearchProvider } from './providers/search/index.js';
+import { createWebSearchProviders, type GetJson, type WebSearchProvider } from './providers/search/index.js';
 import { createLogger, type Logger } from './lib/logger.js';
 import { createSecretBox, loadOperatorKey } from './core/monitors/secret-box.js';
 import { createWebhookSender, type WebhookSender } from './fetch/webhook-sender.js';
@@ -54,6 +54,7 @@ function createProviders(
   model?: ChatModel;
   webSearch: WebSearchProvider[];
   x402?: X402Setup;
+  getJson: GetJson;
   close(): Promise<void>;
 } {
   // a model may think longer than the client's default 60 s before its headers or between chunks
@@ -84,7 +85,7 @@ function createProviders(
       })
     : undefined;
   const webSearch = createWebSearchProviders(config, { getJson: client.getJson, postJson: client.postJson });
-  return { embedder, model, webSearch, x402: x402Setup(config, client.postJson), close: () => client.close() };
+  return { embedder, model, webSearch, x402: x402Setup(config, client.postJson), getJson: client.getJson, close: () => client.close() }; // prettier-ignore
 }
 
 /** x402 payments: rails and a facilitator both configured, or neither (a half configuration fails fast). */
@@ -155,6 +156,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     prices: createPrices(config.prices as Partial<Prices> | undefined),
     secretBox: createSecretBox(loadOperatorKey({ configured: config.secretKey, dataDir: config.dataDir })),
     webhookSender,
+    status: { settings: config, getJson: providers.getJson },
     settings: {
       robots: config.robots,
       fetchConcurrency: config.fetchConcurrency,

@@ -33,6 +33,8 @@ import { createSearchIndex, indexedDocuments, type SearchIndex } from './search/
 import { createSearchService, type SearchService } from './search/search.service.js';
 import { createSemanticSearch, type SemanticSearch } from './search/semantic.js';
 import { createSimilarService, type SimilarService } from './search/similar.service.js';
+import { createStatusService, type StatusDeps, type StatusService } from './status/status.service.js';
+import { createStatusRepo } from '../store/status.repo.js';
 import type { ModelPrice } from './synthesis/pricing.js';
 import { createSynthesis, type Synthesis } from './synthesis/synthesis.service.js';
 
@@ -63,6 +65,8 @@ export interface Services {
   monitors: MonitorsService;
   /** /agent/runs: research runs, their events and the engine that runs them. */
   agentRuns: AgentRunsService;
+  /** GET /status and `trawl doctor`: the data directory, the store, the providers and what to do next. */
+  status: StatusService;
 }
 
 export interface ServiceDeps {
@@ -84,6 +88,8 @@ export interface ServiceDeps {
   secretBox: SecretBox;
   /** Posts webhook events (HTTPS and public addresses only, unless the operator allows insecure ones). */
   webhookSender: WebhookSender;
+  /** What the status report checks: the settings of the providers and listener, and the JSON client's GET. */
+  status: Pick<StatusDeps, 'settings' | 'getJson'>;
   /** Settings the core needs, read once by config. */
   settings: {
     robots: boolean;
@@ -221,5 +227,6 @@ export function createServices(deps: ServiceDeps): Services {
     context: createContextService({ code, semantic: codeSemantic, providerTimeoutMs: deps.settings.providerTimeoutMs, prices }), // prettier-ignore
     codeSemantic,
     monitors,
+    status: createStatusService({ ...deps.status, store: createStatusRepo(deps.db), now: () => deps.clock.now() }),
   };
 }

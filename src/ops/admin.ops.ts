@@ -1,6 +1,7 @@
 /**
- * Account administration over REST (`admin` scope; not MCP tools): teams, keys, credits and usage, as
- * `trawl teams|keys|credits|usage` do on the command line. docs/accounts.md.
+ * Administration over REST (`admin` scope; not MCP tools): teams, keys, credits and usage, as
+ * `trawl teams|keys|credits|usage` do on the command line (docs/accounts.md), and the installation's
+ * status, as `trawl doctor` prints it (docs/configuration.md).
  */
 import { toMicros } from '../core/accounts/money.js';
 import type { TeamOptions } from '../core/accounts/teams.service.js';
@@ -19,6 +20,7 @@ import {
   UsageQuery,
   UsageReport,
 } from '../schemas/admin.schema.js';
+import { StatusReport } from '../schemas/status.schema.js';
 import { defineOp, type ToolHints } from './define-op.js';
 import { plainAnswer } from './answer.js';
 import { renderRecord } from './render.js';
@@ -177,6 +179,21 @@ export const usageOp = defineOp({
   },
 });
 
+export const statusOp = defineOp({
+  ...common,
+  name: 'admin.status',
+  tool: 'admin_status',
+  title: 'Status',
+  description:
+    'The data directory, the index, the providers (checked with calls that cost nothing), the keys, the listener and ' +
+    'what to do next, as `trawl doctor --json` prints it; no secrets.',
+  route: { method: 'GET', path: '/status' },
+  output: StatusReport,
+  annotations: READ,
+  render: json('Status'),
+  run: (services, _input, ctx) => services.status.report(ctx.signal),
+});
+
 export const ADMIN_OPERATIONS = [
   listTeamsOp,
   createTeamOp,
@@ -186,4 +203,5 @@ export const ADMIN_OPERATIONS = [
   createKeyOp,
   revokeKeyOp,
   usageOp,
+  statusOp,
 ];

@@ -1,0 +1,90 @@
+/**
+ * The status report of one Trawl installation, as `trawl doctor` prints it and `GET /status` answers it:
+ * plain data, free of secrets (URLs pass through `publicUrl`, texts through `scrub`).
+ */
+
+/**
+ * How a check came out: `ok`; `failed` (configured, and broken: the exit code of `trawl doctor` is 1);
+ * `unverified` (it answers, but the free check could not confirm it works); `skipped` (not checked,
+ * since any call would be billed); `off` (not configured, or nothing listens).
+ */
+export type CheckState = 'ok' | 'failed' | 'unverified' | 'skipped' | 'off';
+
+/** One provider or listener check. */
+export interface Check {
+  /** `searxng`, `brave`, `upstream`, `model`, `embeddings`, `browser`, `listener`. */
+  name: string;
+  configured: boolean;
+  state: CheckState;
+  /** What was found, in words. */
+  detail: string;
+  /** The endpoint, without credentials or secret query parameters. */
+  url?: string;
+  /** The model named in the settings (model and embeddings). */
+  model?: string;
+  /** How long the check took, in ms (only for checks that made a call). */
+  ms?: number;
+}
+
+/** The data directory: where it is, whether Trawl can write there, how much it holds. */
+export interface DataDirStatus {
+  path: string;
+  exists: boolean;
+  writable: boolean;
+  /** Whether its database (`trawl.sqlite`) exists yet. */
+  database: boolean;
+  /** Bytes of every file in it (a lower bound when `sizeCapped`). */
+  bytes: number;
+  sizeCapped: boolean;
+  /** Why it cannot be written, when it cannot. */
+  problem?: string;
+  /** Why its database cannot be opened or read, when it cannot. */
+  databaseProblem?: string;
+}
+
+/** What the store holds; zeros when there is no database yet. */
+export interface IndexStatus {
+  documents: number;
+  /** Documents in the search index (fewer than `documents` after an interrupted rebuild). */
+  searchable: number;
+  /** Document chunks with embeddings (semantic search), over every embeddings model used. */
+  embeddedChunks: number;
+  code: { chunks: number; files: number; sources: number };
+  /** Documents per collection, largest first (`null`: fetched pages, which have none); at most 50. */
+  collections: { name: string | null; documents: number }[];
+  /** How many collections there are in all. */
+  collectionCount: number;
+}
+
+/** API keys by state, and the first-key file when it is still on disk (its path, never its content). */
+export interface KeysStatus {
+  active: number;
+  revoked: number;
+  firstKeyFile: string | null;
+}
+
+/** A thing to do: `broken` (configured and failing) or `note` (missing or worth knowing), with the fix. */
+export interface NextStep {
+  level: 'broken' | 'note';
+  message: string;
+  /** The command or settings that fix it. */
+  fix?: string;
+}
+
+/** The whole report. `ok` is false exactly when some step is `broken`. */
+export interface StatusReport {
+  version: string;
+  checkedAt: string;
+  ok: boolean;
+  dataDir: DataDirStatus;
+  index: IndexStatus;
+  keys: KeysStatus;
+  providers: {
+    webSearch: Check[];
+    model: Check;
+    embeddings: Check;
+    browser: Check;
+  };
+  listener: Check & { host: string; port: number };
+  nextSteps: NextStep[];
+}

@@ -1,0 +1,138 @@
+/**
+ * The status of an installation, for `trawl doctor` and `GET /status`: the data directory, what the
+ * store holds, each provider and whether it answers (calls that cost nothing, in parallel), the keys,
+ * the listener, and the next steps. Free of secrets by construction (./redact.ts).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { GetJson } from '../../providers/search/types.js';
+import type { StatusRepo, StoreCounts } from '../../store/status.repo.js';
+import { VERSION } from '../../version.js';
+import { dataDirStatus } from './data-dir.js';
+import { nextSteps } from './next-steps.js';
+import { braveCheck, probeListener, probeModels, probeSearxng, probeUpstream, type ProbeDeps } from './probes.js';
+import { urlSecrets } from './redact.js';
+import type { Check, StatusReport } from './report.js';
+
+export type { StatusReport } from './report.js';
+
+/** The settings a report reads (a `Config` passes as it is). Secrets are used for the checks, never shown. */
+export interface StatusSettings {
+  dataDir: string;
+  host: string;
+  port: number;
+  searxngUrl?: string;
+  braveApiKey?: string;
+  upstreamUrl?: string;
+  upstreamApiKey?: string;
+  modelBaseUrl?: string;
+  model: string;
+  modelApiKey?: string;
+  embeddingsUrl?: string;
+  embeddingsModel: string;
+  embeddingsApiKey?: string;
+  browser?: string;
+  providerTimeoutMs: number;
+  secretKey?: string;
+  x402FacilitatorApiKey?: string;
+}
+
+export interface StatusDeps {
+  settings: StatusSettings;
+  /** The operator-endpoint JSON client's GET (src/fetch/api-client.ts). */
+  getJson: GetJson;
+  /** The store's counts (absent when the data directory holds no database yet); a throw is reported. */
+  store?: StatusRepo;
+  now?: () => Date;
+}
+
+/** Reports the status of the installation. */
+export interface StatusService {
+  /** The whole report; never throws for a failing check (it becomes a `failed` state and a step). */
+  report(signal?: AbortSignal): Promise<StatusReport>;
+}
+
+/** The file `trawl serve` writes the first key to (src/cli/serve.command.ts). */
+export const FIRST_KEY_FILE = 'first-api-key';
+/** The listener is on this machine: it answers at once or not at all. */
+const LISTENER_TIMEOUT_MS = 2000;
+
+const NO_COUNTS: StoreCounts = { documents: 0, searchable: 0, embeddedChunks: 0, codeChunks: 0, codeFiles: 0, codeSources: 0, collections: [], collectionCount: 0, activeKeys: 0, revokedKeys: 0 }; // prettier-ignore
+
+const off = (name: string, detail: string): Check => ({ name, configured: false, state: 'off', detail });
+
+/** A configured browser must be an executable file; checking it starts nothing. */
+function browserCheck(executable: string | undefined): Check {
+  if (!executable) return off('browser', 'not configured (--browser)');
+  try {
+    fs.accessSync(executable, fs.constants.X_OK);
+    if (!fs.statSync(executable).isFile()) throw new Error('it is not a file');
+    return { name: 'browser', configured: true, state: 'ok', detail: `${executable} is an executable file` };
+  } catch (err) {
+    const why = err instanceof Error ? err.message.replace(/^\w+: /, '') : String(err);
+    return { name: 'browser', configured: true, state: 'failed', detail: `${executable} cannot be run: ${why}` };
+  }
+}
+
+/** Every provider check, run at once. */
+async function providerChecks(s: StatusSettings, deps: ProbeDeps): Promise<StatusReport['providers']> {
+  const keySetting = (flag: string) => `set ${flag}`;
+  const [searxng, upstream, model, embeddings] = await Promise.all([
+    s.searxngUrl ? probeSearxng(s.searxngUrl, deps) : off('searxng', 'not configured (--searxng-url)'),
+    s.upstreamUrl ? probeUpstream(s.upstreamUrl, deps) : off('upstream', 'not configured (--upstream-url)'),
+    s.modelBaseUrl
+      ? probeModels('model', { baseUrl: s.modelBaseUrl, apiKey: s.modelApiKey, model: s.model, keySetting: keySetting('--model-api-key') }, deps) // prettier-ignore
+      : off('model', 'not configured (--model-base-url)'),
+    s.embeddingsUrl
+      ? probeModels('embeddings', { baseUrl: s.embeddingsUrl, apiKey: s.embeddingsApiKey, model: s.embeddingsModel, keySetting: keySetting('--embeddings-api-key') }, deps) // prettier-ignore
+      : off('embeddings', 'not configured (--embeddings-url)'),
+  ]);
+  return { webSearch: [searxng, braveCheck(Boolean(s.braveApiKey)), upstream], model, embeddings, browser: browserCheck(s.browser) }; // prettier-ignore
+}
+
+/** The store's counts, or zeros and the reason when the database cannot be read. */
+function readCounts(store: StatusRepo | undefined): { counts: StoreCounts; problem?: string } {
+  try {
+    return { counts: store?.counts() ?? NO_COUNTS };
+  } catch (err) {
+    return { counts: NO_COUNTS, problem: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+function indexOf(c: StoreCounts): StatusReport['index'] {
+  return {
+    documents: c.documents,
+    searchable: c.searchable,
+    embeddedChunks: c.embeddedChunks,
+    code: { chunks: c.codeChunks, files: c.codeFiles, sources: c.codeSources },
+    collections: c.collections,
+    collectionCount: c.collectionCount,
+  };
+}
+
+/** Builds the service over the settings, the JSON client and (when there is a database) the store. */
+export function createStatusService(deps: StatusDeps): StatusService {
+  const s = deps.settings;
+  const secrets = [s.braveApiKey, s.upstreamApiKey, s.modelApiKey, s.embeddingsApiKey, s.secretKey, s.x402FacilitatorApiKey, ...urlSecrets(s.searxngUrl), ...urlSecrets(s.upstreamUrl), ...urlSecrets(s.modelBaseUrl), ...urlSecrets(s.embeddingsUrl)]; // prettier-ignore
+  return {
+    async report(signal) {
+      const probe: ProbeDeps = { getJson: deps.getJson, timeoutMs: s.providerTimeoutMs, secrets, signal };
+      const [providers, listener] = await Promise.all([
+        providerChecks(s, probe),
+        probeListener(s.host, s.port, { ...probe, timeoutMs: Math.min(LISTENER_TIMEOUT_MS, s.providerTimeoutMs) }),
+      ]);
+      const { counts, problem } = readCounts(deps.store);
+      const firstKey = path.join(s.dataDir, FIRST_KEY_FILE);
+      const facts = {
+        dataDir: { ...dataDirStatus(s.dataDir), ...(problem ? { databaseProblem: problem } : {}) },
+        index: indexOf(counts),
+        keys: { active: counts.activeKeys, revoked: counts.revokedKeys, firstKeyFile: fs.existsSync(firstKey) ? firstKey : null }, // prettier-ignore
+        providers,
+        listener,
+      };
+      const steps = nextSteps(facts);
+      const checkedAt = (deps.now?.() ?? new Date()).toISOString();
+      return { version: VERSION, checkedAt, ok: !steps.some((step) => step.level === 'broken'), ...facts, nextSteps: steps }; // prettier-ignore
+    },
+  };
+}

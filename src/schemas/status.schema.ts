@@ -1,0 +1,58 @@
+/** GET /status: the installation's status for an admin key, as `trawl doctor --json` prints it (docs/configuration.md). */
+import { z } from 'zod';
+
+const Count = z.number().int().min(0);
+
+const Check = z.object({
+  name: z.string().describe('searxng, brave, upstream, model, embeddings, browser or listener.'),
+  configured: z.boolean(),
+  state: z
+    .enum(['ok', 'failed', 'unverified', 'skipped', 'off'])
+    .describe(
+      'ok; failed: configured and broken; unverified: answers, but the free check could not confirm it works; ' +
+        'skipped: not checked, since any call is billed; off: not configured, or nothing listens.',
+    ),
+  detail: z.string().describe('What the check found, in words.'),
+  url: z.string().optional().describe('The endpoint, without credentials or secret query parameters.'),
+  model: z.string().optional(),
+  ms: z.number().optional().describe('How long the check took.'),
+});
+
+export const StatusReport = z.object({
+  version: z.string(),
+  checkedAt: z.string(),
+  ok: z.boolean().describe('False when something configured is broken (then trawl doctor exits with 1).'),
+  dataDir: z.object({
+    path: z.string(),
+    exists: z.boolean(),
+    writable: z.boolean(),
+    database: z.boolean().describe('Whether trawl.sqlite exists yet.'),
+    bytes: Count,
+    sizeCapped: z.boolean().describe('True when the directory has too many files to count: bytes is a lower bound.'),
+    problem: z.string().optional().describe('Why it cannot be written.'),
+    databaseProblem: z.string().optional().describe('Why its database cannot be opened or read.'),
+  }),
+  index: z.object({
+    documents: Count,
+    searchable: Count.describe('Documents in the search index.'),
+    embeddedChunks: Count,
+    code: z.object({ chunks: Count, files: Count, sources: Count }),
+    collections: z.array(z.object({ name: z.string().nullable(), documents: Count })).describe('At most 50, largest first.'), // prettier-ignore
+    collectionCount: Count,
+  }),
+  keys: z.object({
+    active: Count,
+    revoked: Count,
+    firstKeyFile: z.string().nullable().describe('Path of the first-key file while it exists (never the key).'),
+  }),
+  providers: z.object({ webSearch: z.array(Check), model: Check, embeddings: Check, browser: Check }),
+  listener: Check.extend({ host: z.string(), port: Count }),
+  nextSteps: z.array(
+    z.object({
+      level: z.enum(['broken', 'note']),
+      message: z.string(),
+      fix: z.string().optional().describe('The command or settings that fix it.'),
+    }),
+  ),
+});
+export type StatusReport = z.infer<typeof StatusReport>;

@@ -1,0 +1,58 @@
+/** Counts for the status report (`trawl doctor`, `GET /status`): what the store holds, read in one go. */
+import type { Db } from './database.js';
+
+/** Sizes of the document store, the search and code indexes, and the keys. */
+export interface StoreCounts {
+  documents: number;
+  searchable: number;
+  embeddedChunks: number;
+  codeChunks: number;
+  codeFiles: number;
+  codeSources: number;
+  collections: { name: string | null; documents: number }[];
+  collectionCount: number;
+  activeKeys: number;
+  revokedKeys: number;
+}
+
+/** The counts a status report needs. */
+export interface StatusRepo {
+  counts(): StoreCounts;
+}
+
+const MAX_COLLECTIONS = 50;
+
+/** Prepared statements over the tables of migrations 1-7 (keys, documents, search and code indexes). */
+export function createStatusRepo(db: Db): StatusRepo {
+  const one = (sql: string) => db.prepare(sql).pluck();
+  const q = {
+    documents: one('SELECT COUNT(*) FROM documents'),
+    searchable: one('SELECT COUNT(*) FROM search_docs'),
+    embedded: one('SELECT COUNT(*) FROM search_chunks'),
+    codeChunks: one('SELECT COUNT(*) FROM code_chunks'),
+    codeFiles: one('SELECT COUNT(*) FROM code_files'),
+    codeSources: one('SELECT COUNT(*) FROM code_sources'),
+    collections: db.prepare(
+      `SELECT collection AS name, COUNT(*) AS documents FROM documents GROUP BY collection
+       ORDER BY documents DESC, name LIMIT ${MAX_COLLECTIONS}`,
+    ),
+    collectionCount: one('SELECT COUNT(DISTINCT COALESCE(collection, char(0))) FROM documents'),
+    activeKeys: one('SELECT COUNT(*) FROM api_keys WHERE revoked_at IS NULL'),
+    revokedKeys: one('SELECT COUNT(*) FROM api_keys WHERE revoked_at IS NOT NULL'),
+  };
+  const n = (statement: { get(): unknown }) => Number(statement.get() ?? 0);
+  return {
+    counts: db.transaction(() => ({
+      documents: n(q.documents),
+      searchable: n(q.searchable),
+      embeddedChunks: n(q.embedded),
+      codeChunks: n(q.codeChunks),
+      codeFiles: n(q.codeFiles),
+      codeSources: n(q.codeSources),
+      collections: q.collections.all() as { name: string | null; documents: number }[],
+      collectionCount: n(q.collectionCount),
+      activeKeys: n(q.activeKeys),
+      revokedKeys: n(q.revokedKeys),
+    })),
+  };
+}
