@@ -89,6 +89,10 @@ export function summaryLine(s: CrawlSummary): string {
   );
 }
 
+/** A crawl that stored no page at all (every seed failed) has failed: exit 1. */
+const nothingFetched = (s: CrawlSummary) => s.status !== 'interrupted' && s.done === 0 && s.failed > 0;
+const NOTHING_FETCHED = 'no page was fetched; the reason for each URL is above';
+
 const HINTS: Record<CrawlSummary['status'], string | undefined> = {
   finished: undefined,
   limit: 'stopped at --limit; run again with a larger --limit to continue this crawl',
@@ -134,8 +138,21 @@ function progressHandler(progress: ProgressReporter, limit: number) {
   };
 }
 
-/** The hint (stderr) and the summary line or JSON (stdout). */
+/** Each failed page with its reason, on stderr (the summary keeps the first 100; the rest are counted). */
+function failureLines(summary: CrawlSummary): string[] {
+  const lines = summary.failures.map((f) => {
+    const http = f.httpStatusCode ? ` (HTTP ${f.httpStatusCode})` : '';
+    return `failed ${f.url}: ${f.tag}${http}${f.error ? `: ${f.error}` : ''}`;
+  });
+  const more = summary.failed - summary.failures.length;
+  if (more > 0) lines.push(`… and ${more} more failed page${more === 1 ? '' : 's'}`);
+  return lines;
+}
+
+/** The failures and the hint (stderr), then the summary line or JSON (stdout). */
 function printSummary(summary: CrawlSummary, json: boolean): void {
+  for (const line of failureLines(summary)) process.stderr.write(`crawl: ${line}\n`);
+  if (nothingFetched(summary)) process.stderr.write(`crawl: ${NOTHING_FETCHED}\n`);
   const hint = HINTS[summary.status];
   if (hint) process.stderr.write(`crawl: ${hint}\n`);
   const rate = summary.elapsedMs > 0 ? (summary.attemptedThisRun / summary.elapsedMs) * 1000 : 0;
@@ -144,7 +161,10 @@ function printSummary(summary: CrawlSummary, json: boolean): void {
   );
 }
 
-/** Runs `trawl crawl`; exits 0 (finished or at its limit), 130/143 (signal) or 2 (bad input). */
+/**
+ * Runs `trawl crawl`; exits 0 (finished or at its limit, some page stored), 1 (no page could be
+ * fetched; each URL's reason is printed), 130/143 (signal) or 2 (bad input).
+ */
 export async function runCrawl(config: Config, urls: string[], flags: CrawlFlags): Promise<void> {
   let parsed: ReturnType<typeof parseFlags>;
   try {
@@ -186,7 +206,7 @@ export async function runCrawl(config: Config, urls: string[], flags: CrawlFlags
   progress.finish();
   printSummary(summary, flags.json === true);
   await app.close();
-  process.exit(summary.status === 'interrupted' ? sig.exitCode : 0);
+  process.exit(summary.status === 'interrupted' ? sig.exitCode : nothingFetched(summary) ? 1 : 0);
 }
 
 function usage(message: string): void {

@@ -92,7 +92,11 @@ export async function runImport(config: Config, inputs: string[], flags: ImportF
   process.stdout.write(
     flags.json ? `${JSON.stringify({ inputs: results, elapsedMs })}\n` : `${summaryLine(results, elapsedMs)}\n`,
   );
-  if (results.some((r) => r.errors > 0)) process.exitCode = 1;
+  const rejected = results.reduce((n, r) => n + r.errors, 0);
+  if (rejected > 0) {
+    process.stderr.write(`import: ${rejected} rejected (each is reported above with its reason); the rest was imported\n`); // prettier-ignore
+    process.exitCode = 1;
+  }
 }
 
 /** `--code`: JSONL code records into the code index; the same summary and exit codes as a document import. */

@@ -14,7 +14,13 @@ export interface AddressGuardOptions {
   allowPrivateNetwork: boolean;
   /** IPs and CIDR ranges reachable even with the guard on (`TRAWL_PRIVATE_ALLOWLIST`). A metadata address must be listed as itself. */
   privateAllowlist: readonly string[];
+  /** What lifts the policy (the settings to name), added to every refusal's message. */
+  liftedBy?: string;
 }
+
+/** How an operator lets page fetches reach non-public addresses: named in the fetcher's refusals. */
+export const PAGE_GUARD_LIFTED_BY =
+  'set TRAWL_ALLOW_PRIVATE_NETWORK=true (flag --allow-private-network) to lift it, or list the address in TRAWL_PRIVATE_ALLOWLIST';
 
 export interface AddressGuard {
   readonly enabled: boolean;
@@ -45,14 +51,16 @@ const bare = (host: string) =>
     .replace(/^\[|\]$/g, '')
     .replace(/\.$/, '');
 
-function refused(what: string, ip: string, why: string): FetchError {
-  return new FetchError('CRAWL_PRIVATE_ADDRESS', `${what}${ip} is ${why}; Trawl does not fetch non-public addresses`);
-}
-
 /** Builds the guard; throws (naming the entry) when an allowlist entry is not an IP or CIDR range. */
 export function createAddressGuard(options: AddressGuardOptions): AddressGuard {
   const allow = createIpSet(options.privateAllowlist);
   const enabled = !options.allowPrivateNetwork;
+  const lift = options.liftedBy ? ` (${options.liftedBy})` : '';
+  const refused = (what: string, ip: string, why: string) =>
+    new FetchError(
+      'CRAWL_PRIVATE_ADDRESS',
+      `${what}${ip} is ${why}: refused by the private-network policy, Trawl does not fetch non-public addresses${lift}`,
+    );
 
   const refusal = (ip: string): string | undefined => {
     if (!enabled) return undefined;

@@ -11,10 +11,22 @@ export type Overflow = 'error' | 'truncate';
 export interface BodyLimits {
   maxBytes: number;
   overflow: Overflow;
+  /** The setting that raises the cap, named in the too-large message. */
+  setting?: string;
 }
 
-function tooLarge(where: string, maxBytes: number): FetchError {
-  return new FetchError('CRAWL_TOO_LARGE', `${where}: the body is larger than the ${maxBytes}-byte cap`);
+/** A cap in words: `the 1048576-byte cap (1 MiB, TRAWL_FETCH_MAX_BYTES)`. */
+export function capText(maxBytes: number, setting?: string): string {
+  const mib = maxBytes / (1024 * 1024);
+  const size = mib >= 1 ? `${Number(mib.toFixed(1))} MiB` : `${Math.round(maxBytes / 1024)} KiB`;
+  return `the ${maxBytes}-byte cap (${size}${setting ? `, ${setting}` : ''})`;
+}
+
+function tooLarge(where: string, limits: BodyLimits): FetchError {
+  return new FetchError(
+    'CRAWL_TOO_LARGE',
+    `${where}: too large: the body is larger than ${capText(limits.maxBytes, limits.setting)}`,
+  );
 }
 
 /** Collects `chunks` up to the cap; stops reading (and so ends the stream) once it is reached. */
@@ -23,7 +35,7 @@ async function collect(chunks: AsyncIterable<Buffer>, limits: BodyLimits, where:
   let size = 0;
   for await (const chunk of chunks) {
     if (size + chunk.length > limits.maxBytes) {
-      if (limits.overflow === 'error') throw tooLarge(where, limits.maxBytes);
+      if (limits.overflow === 'error') throw tooLarge(where, limits);
       parts.push(chunk.subarray(0, limits.maxBytes - size));
       size = limits.maxBytes;
       break;
@@ -44,7 +56,7 @@ export async function readBody(
   const declared = contentLength === undefined ? NaN : Number(contentLength);
   if (limits.overflow === 'error' && declared > limits.maxBytes) {
     body.destroy();
-    throw tooLarge(where, limits.maxBytes);
+    throw tooLarge(where, limits);
   }
   try {
     return await collect(body, limits, where);

@@ -7,7 +7,7 @@
 import type { Browser, BrowserContext, Response } from 'playwright-core';
 import { Agent } from 'undici';
 import type { Logger } from '../lib/logger.js';
-import { createAddressGuard, type AddressGuardOptions } from './address-guard.js';
+import { createAddressGuard, PAGE_GUARD_LIFTED_BY, type AddressGuardOptions } from './address-guard.js';
 import { proxyPageRequests } from './browser-proxy.js';
 import { createHostLimiter } from './host-limiter.js';
 import { FetchError, type BrowserRenderer, type RenderedPage } from './types.js';
@@ -42,7 +42,7 @@ function renderError(url: string, err: unknown): FetchError {
 export function createBrowserRenderer(options: BrowserRendererOptions): BrowserRenderer & {
   renderPage(url: string, o: { timeoutMs: number; signal?: AbortSignal }): Promise<RenderedPage>;
 } {
-  const guard = createAddressGuard(options.guard);
+  const guard = createAddressGuard({ liftedBy: PAGE_GUARD_LIFTED_BY, ...options.guard });
   const agent = new Agent({
     connect: guard.connector({ timeoutMs: 10_000 }),
     headersTimeout: 15_000,

@@ -1,10 +1,11 @@
 /** Deadlines for a whole operation, distinct from the per-phase timeouts of the Agent. */
-import { toFetchError } from './errors.js';
+import { toFetchError, type PhaseTimeouts } from './errors.js';
 import { FetchError } from './types.js';
 
 /**
  * Runs `work` with a deadline: past `timeoutMs` it fails with `onTimeout()`; a caller abort fails
- * with `CRAWL_UNKNOWN_ERROR` ("cancelled"); other failures are mapped to tags for `host`.
+ * with `CRAWL_UNKNOWN_ERROR` ("cancelled"); other failures are mapped to tags for `host` (a phase
+ * time-out names its limit from `timeouts`).
  */
 export async function withDeadline<T>(
   timeoutMs: number,
@@ -12,6 +13,7 @@ export async function withDeadline<T>(
   host: string,
   onTimeout: () => FetchError,
   work: (signal: AbortSignal) => Promise<T>,
+  timeouts?: PhaseTimeouts,
 ): Promise<T> {
   const controller = new AbortController();
   let timedOut = false;
@@ -27,7 +29,7 @@ export async function withDeadline<T>(
   } catch (err) {
     if (timedOut) throw onTimeout();
     if (caller?.aborted) throw new FetchError('CRAWL_UNKNOWN_ERROR', 'the fetch was cancelled', null, { cause: err });
-    throw toFetchError(err, host);
+    throw toFetchError(err, host, timeouts);
   } finally {
     clearTimeout(timer);
     caller?.removeEventListener('abort', onAbort);

@@ -1,6 +1,7 @@
 /**
  * The one place where network failures become crawl tags: undici and Node error codes, and HTTP
- * statuses. Every other module of Trawl sees only `FetchError`.
+ * statuses. Every other module of Trawl sees only `FetchError`, whose message names the cause in words
+ * a user can act on (DNS, refused, TLS with its reason, which time-out and its limit).
  */
 import { FetchError, type CrawlTag } from './types.js';
 
@@ -10,37 +11,59 @@ const TRANSIENT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'UND_ERR
 /** HTTP statuses worth another attempt (429 only when its Retry-After fits). */
 const TRANSIENT_STATUSES = new Set([429, 502, 503, 504]);
 
-const CODE_TAGS: Record<string, CrawlTag> = {
-  UND_ERR_CONNECT_TIMEOUT: 'CRAWL_TIMEOUT',
-  UND_ERR_HEADERS_TIMEOUT: 'CRAWL_TIMEOUT',
-  UND_ERR_BODY_TIMEOUT: 'CRAWL_TIMEOUT',
-  ETIMEDOUT: 'CRAWL_TIMEOUT',
-  ENOTFOUND: 'CRAWL_NOT_FOUND',
-  EAI_NONAME: 'CRAWL_NOT_FOUND',
-  EAI_NODATA: 'CRAWL_NOT_FOUND',
-  ECONNREFUSED: 'SOURCE_NOT_AVAILABLE',
-  ECONNRESET: 'SOURCE_NOT_AVAILABLE',
-  EPIPE: 'SOURCE_NOT_AVAILABLE',
-  EHOSTUNREACH: 'SOURCE_NOT_AVAILABLE',
-  ENETUNREACH: 'SOURCE_NOT_AVAILABLE',
-  EAI_AGAIN: 'SOURCE_NOT_AVAILABLE',
-  UND_ERR_SOCKET: 'SOURCE_NOT_AVAILABLE',
-  UND_ERR_CLOSED: 'SOURCE_NOT_AVAILABLE',
+/** The fetcher's per-phase time-outs, named in the message of the one that fired. */
+export interface PhaseTimeouts {
+  connectMs?: number;
+  headersMs?: number;
+  bodyMs?: number;
+}
+
+const within = (ms: number | undefined) => (ms === undefined ? '' : ` within ${ms} ms`);
+
+/** Each known code: its tag, and the cause in words (given the phase time-outs). */
+const CAUSES: Record<string, { tag: CrawlTag; cause: (t: PhaseTimeouts) => string }> = {
+  UND_ERR_CONNECT_TIMEOUT: { tag: 'CRAWL_TIMEOUT', cause: (t) => `connect time-out: no connection${within(t.connectMs)}` }, // prettier-ignore
+  UND_ERR_HEADERS_TIMEOUT: { tag: 'CRAWL_TIMEOUT', cause: (t) => `headers time-out: the site sent no response headers${within(t.headersMs)}` }, // prettier-ignore
+  UND_ERR_BODY_TIMEOUT: { tag: 'CRAWL_TIMEOUT', cause: (t) => `body time-out: the site stopped sending the body${t.bodyMs === undefined ? '' : ` for longer than ${t.bodyMs} ms`}` }, // prettier-ignore
+  ETIMEDOUT: { tag: 'CRAWL_TIMEOUT', cause: () => 'connection time-out: the site did not answer in time' },
+  ENOTFOUND: { tag: 'CRAWL_NOT_FOUND', cause: () => 'DNS name not found: the host name does not resolve' },
+  EAI_NONAME: { tag: 'CRAWL_NOT_FOUND', cause: () => 'DNS name not found: the host name does not resolve' },
+  EAI_NODATA: { tag: 'CRAWL_NOT_FOUND', cause: () => 'DNS name not found: the host name has no address' },
+  EAI_AGAIN: { tag: 'SOURCE_NOT_AVAILABLE', cause: () => 'DNS lookup failed: the name server did not answer; retry later' }, // prettier-ignore
+  ECONNREFUSED: { tag: 'SOURCE_NOT_AVAILABLE', cause: () => 'connection refused: the site is not reachable (nothing accepts connections on that port)' }, // prettier-ignore
+  ECONNRESET: { tag: 'SOURCE_NOT_AVAILABLE', cause: () => 'connection reset by the site: the site is not reachable' },
+  EPIPE: { tag: 'SOURCE_NOT_AVAILABLE', cause: () => 'connection closed by the site while Trawl was sending' },
+  EHOSTUNREACH: { tag: 'SOURCE_NOT_AVAILABLE', cause: () => 'host unreachable: the site is not reachable' },
+  ENETUNREACH: { tag: 'SOURCE_NOT_AVAILABLE', cause: () => 'network unreachable: the site is not reachable' },
+  UND_ERR_SOCKET: { tag: 'SOURCE_NOT_AVAILABLE', cause: () => 'the connection failed: the site is not reachable' },
+  UND_ERR_CLOSED: { tag: 'SOURCE_NOT_AVAILABLE', cause: () => 'the connection was closed: the site is not reachable' },
 };
 
-const DESCRIPTIONS: Partial<Record<CrawlTag, string>> = {
-  CRAWL_TIMEOUT: 'the site did not answer in time',
-  CRAWL_NOT_FOUND: 'the host name does not resolve',
-  SOURCE_NOT_AVAILABLE: 'the site is not reachable',
+/** TLS failures in words; others keep Node's own wording. */
+const TLS_REASONS: Record<string, string> = {
+  CERT_HAS_EXPIRED: 'the certificate has expired',
+  CERT_NOT_YET_VALID: 'the certificate is not yet valid',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'the certificate is self-signed',
+  SELF_SIGNED_CERT_IN_CHAIN: 'a self-signed certificate is in the chain',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'hostname mismatch: the certificate is for another host name',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'the certificate cannot be verified (unknown issuer or incomplete chain)',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'the certificate cannot be verified (unknown issuer or incomplete chain)',
+  CERT_REVOKED: 'the certificate has been revoked',
 };
+const TLS_CODE = /^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED)/;
+
+/** The first error along a cause chain that carries a string `code`. */
+function coded(err: unknown): { code: string; error: Error | undefined } | undefined {
+  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return { code, error: e instanceof Error ? e : undefined };
+  }
+  return undefined;
+}
 
 /** The first `code` along an error's cause chain. */
 function errorCode(err: unknown): string | undefined {
-  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-  }
-  return undefined;
+  return coded(err)?.code;
 }
 
 /** The first `FetchError` along an error's cause chain (the guard's refusal surfaces wrapped at times). */
@@ -51,21 +74,32 @@ function findFetchError(err: unknown): FetchError | undefined {
   return undefined;
 }
 
-/** Maps any failure of a request to `host` onto a `FetchError`; an existing one passes through. */
-export function toFetchError(err: unknown, host: string): FetchError {
+/**
+ * Maps any failure of a request to `host` onto a `FetchError` whose message names the cause; an
+ * existing one passes through. `timeouts` are the limits a time-out message names.
+ */
+export function toFetchError(err: unknown, host: string, timeouts: PhaseTimeouts = {}): FetchError {
   const known = findFetchError(err);
   if (known) return known;
-  const code = errorCode(err) ?? '';
+  const { code = '', error } = coded(err) ?? {};
+  const fail = (tag: CrawlTag, cause: string) =>
+    new FetchError(tag, `${host}: ${cause} (${code})`, null, { cause: err });
+  const mapped = CAUSES[code];
+  if (mapped) return fail(mapped.tag, mapped.cause(timeouts));
+  if (TLS_CODE.test(code)) {
+    const reason = TLS_REASONS[code] ?? error?.message ?? 'the secure connection failed';
+    const detail = code === 'ERR_TLS_CERT_ALTNAME_INVALID' && error ? ` (${tlsDetail(error)})` : '';
+    return fail('CRAWL_UNKNOWN_ERROR', `TLS error: ${reason}${detail}`);
+  }
+  if (code.startsWith('HPE_')) return fail('CRAWL_UNKNOWN_ERROR', 'malformed HTTP response');
   const detail = err instanceof Error ? err.message : String(err);
-  const tag = CODE_TAGS[code];
-  if (tag) return new FetchError(tag, `${host}: ${DESCRIPTIONS[tag] ?? tag} (${code})`, null, { cause: err });
-  if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED)/.test(code)) {
-    return new FetchError('CRAWL_UNKNOWN_ERROR', `${host}: TLS failure (${code})`, null, { cause: err });
-  }
-  if (code.startsWith('HPE_')) {
-    return new FetchError('CRAWL_UNKNOWN_ERROR', `${host}: malformed HTTP response (${code})`, null, { cause: err });
-  }
   return new FetchError('CRAWL_UNKNOWN_ERROR', `${host}: ${detail}`, null, { cause: err });
+}
+
+/** Node's reason for a host name mismatch, e.g. "Host: a.test. is not in the cert's altnames: DNS:b.test". */
+function tlsDetail(error: Error): string {
+  const reason = (error as { reason?: unknown }).reason;
+  return typeof reason === 'string' ? reason : error.message;
 }
 
 /** The error for a final non-2xx answer: 404/410 not found, other 4xx HTTP error, 5xx not available. */

@@ -6,14 +6,15 @@ import { gunzipSync } from 'node:zlib';
 import { Agent } from 'undici';
 import type { Logger } from '../lib/logger.js';
 import { VERSION } from '../version.js';
-import { createAddressGuard } from './address-guard.js';
+import { createAddressGuard, PAGE_GUARD_LIFTED_BY } from './address-guard.js';
 import { classifyContent } from './content-type.js';
+import { capText } from './body.js';
 import { decodeText } from './decode.js';
 import { withDeadline } from './deadline.js';
 import { statusError } from './errors.js';
 import { createHostLimiter } from './host-limiter.js';
 import { realSleep, type Sleep } from './retry.js';
-import { createRobotsPolicy } from './robots.js';
+import { createRobotsPolicy, robotsRefusal } from './robots.js';
 import { createTransport, type Exchange, type Hop } from './transport.js';
 import {
   FetchError,
@@ -68,6 +69,8 @@ const ACCEPT =
   'text/html,application/xhtml+xml,application/xml;q=0.9,text/markdown;q=0.9,text/plain;q=0.8,' +
   'application/json;q=0.8,application/pdf;q=0.8,*/*;q=0.5';
 const ROBOTS_MAX_BYTES = 500 * 1024;
+/** The operator setting that raises the page body cap, named when a page is too large. */
+const MAX_BYTES_SETTING = 'TRAWL_FETCH_MAX_BYTES';
 
 /** The product token of a user agent (`Trawl/0.1.0 (+...)` → `Trawl`). */
 export function productToken(userAgent: string): string {
@@ -94,7 +97,7 @@ function unwrapGzipFile(
     const tooLarge = (err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE';
     throw new FetchError(
       tooLarge ? 'CRAWL_TOO_LARGE' : 'CRAWL_UNKNOWN_ERROR',
-      `${logUrl(url)}: ${tooLarge ? 'the gzip file expands beyond the size cap' : 'the gzip file is corrupt'}`,
+      `${logUrl(url)}: ${tooLarge ? `too large: the gzip file expands beyond ${capText(maxBytes, MAX_BYTES_SETTING)}` : 'the gzip file is corrupt'}`,
       null,
       { cause: err },
     );
@@ -160,11 +163,17 @@ export function createFetcher(options: FetcherOptions = {}): Fetcher {
   const guard = createAddressGuard({
     allowPrivateNetwork: options.allowPrivateNetwork ?? false,
     privateAllowlist: options.privateAllowlist ?? [],
+    liftedBy: PAGE_GUARD_LIFTED_BY,
   });
+  const timeouts = {
+    connectMs: options.connectTimeoutMs ?? 10_000,
+    headersMs: options.headersTimeoutMs ?? 15_000,
+    bodyMs: options.bodyTimeoutMs ?? 15_000,
+  };
   const agent = new Agent({
-    connect: guard.connector({ timeoutMs: options.connectTimeoutMs ?? 10_000 }),
-    headersTimeout: options.headersTimeoutMs ?? 15_000,
-    bodyTimeout: options.bodyTimeoutMs ?? 15_000,
+    connect: guard.connector({ timeoutMs: timeouts.connectMs }),
+    headersTimeout: timeouts.headersMs,
+    bodyTimeout: timeouts.bodyMs,
   });
   const limiter = createHostLimiter(now);
   const baseHeaders = { 'user-agent': userAgent, 'accept-encoding': 'gzip, br, deflate' };
@@ -174,7 +183,11 @@ export function createFetcher(options: FetcherOptions = {}): Fetcher {
       options.robotsTimeoutMs ?? 10_000,
       undefined,
       robotsUrl.host,
-      () => new FetchError('CRAWL_TIMEOUT', `${robotsUrl.host}: robots.txt did not arrive in time`),
+      () =>
+        new FetchError(
+          'CRAWL_TIMEOUT',
+          `${robotsUrl.host}: time-out: robots.txt did not arrive within ${options.robotsTimeoutMs ?? 10_000} ms`,
+        ),
       async (signal) => {
         const exchange: Exchange = {
           signal,
@@ -187,6 +200,7 @@ export function createFetcher(options: FetcherOptions = {}): Fetcher {
         const { hop } = await transport.follow(robotsUrl, exchange);
         return { status: hop.status, body: hop.body.toString('utf8') };
       },
+      timeouts,
     );
 
   const robots = createRobotsPolicy({ productToken: productToken(userAgent), load: loadRobots, now, logger });
@@ -215,7 +229,7 @@ export function createFetcher(options: FetcherOptions = {}): Fetcher {
     // Literal and metadata hosts fail here; the browser sends every request through its own guarded Agent.
     guard.checkHost(url.hostname);
     if (robotsOn && request.robots !== false && !(await robots.check(url, signal))) {
-      throw new FetchError('CRAWL_ROBOTS_DISALLOWED', `robots.txt of ${url.origin} disallows ${url.pathname}`);
+      throw new FetchError('CRAWL_ROBOTS_DISALLOWED', robotsRefusal(url));
     }
     const limits = {
       concurrency: request.politeness?.perHostConcurrency ?? 1,
@@ -243,7 +257,7 @@ export function createFetcher(options: FetcherOptions = {}): Fetcher {
       signal,
       deadline: startedAt + request.timeoutMs,
       headers,
-      limits: { maxBytes: maxBodyBytes, overflow: 'error' },
+      limits: { maxBytes: maxBodyBytes, overflow: 'error', setting: MAX_BYTES_SETTING },
       maxRedirects: options.maxRedirects ?? 10,
       robots: robotsOn && request.robots !== false,
       ...(request.politeness ? { politeness: request.politeness } : {}),
@@ -257,10 +271,19 @@ export function createFetcher(options: FetcherOptions = {}): Fetcher {
       const startedAt = now();
       const url = parseFetchUrl(request.url);
       const onTimeout = () =>
-        new FetchError('CRAWL_LIVECRAWL_TIMEOUT', `${logUrl(url)} was not fetched within ${request.timeoutMs} ms`);
+        new FetchError(
+          'CRAWL_LIVECRAWL_TIMEOUT',
+          `${logUrl(url)}: time-out: the whole fetch took longer than its ${request.timeoutMs} ms limit`,
+        );
       try {
-        const response = await withDeadline(request.timeoutMs, request.signal, url.host, onTimeout, (signal) =>
-          request.render ? render(request, url, signal, startedAt) : fetchOne(request, url, signal, startedAt),
+        const response = await withDeadline(
+          request.timeoutMs,
+          request.signal,
+          url.host,
+          onTimeout,
+          (signal) =>
+            request.render ? render(request, url, signal, startedAt) : fetchOne(request, url, signal, startedAt),
+          timeouts,
         );
         logger?.debug({ url: logUrl(url), status: response.status, ms: response.elapsedMs }, 'fetched');
         return response;

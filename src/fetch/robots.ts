@@ -118,7 +118,7 @@ export function createRobotsPolicy(options: RobotsOptions): RobotsPolicy {
       options.logger?.debug({ origin, tag: error.tag }, 'robots.txt unreachable');
       return {
         kind: 'failed',
-        error: new FetchError(error.tag, `robots.txt of ${origin}: ${error.message}`, error.httpStatusCode),
+        error: new FetchError(error.tag, `${error.message}, while reading ${origin}/robots.txt`, error.httpStatusCode),
       };
     }
   };
@@ -155,4 +155,9 @@ export function createRobotsPolicy(options: RobotsOptions): RobotsPolicy {
       return loads;
     },
   };
+}
+
+/** The message of a `CRAWL_ROBOTS_DISALLOWED` refusal of `url`. */
+export function robotsRefusal(url: URL): string {
+  return `disallowed by robots.txt: ${url.origin}/robots.txt does not let Trawl's user agent fetch ${url.pathname}`;
 }

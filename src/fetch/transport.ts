@@ -9,7 +9,7 @@ import { decodeContentEncoding, readBody, type BodyLimits } from './body.js';
 import { isTransient } from './errors.js';
 import type { HostLimiter, HostLimits } from './host-limiter.js';
 import { parseRetryAfter, retryDelay, type RetryPolicy, type Sleep } from './retry.js';
-import type { RobotsPolicy } from './robots.js';
+import { robotsRefusal, type RobotsPolicy } from './robots.js';
 import { FetchError } from './types.js';
 import { logUrl, parseFetchUrl } from './url-policy.js';
 
@@ -130,7 +130,7 @@ export function createTransport(deps: TransportDeps): Transport {
       for (let redirects = 0; ; redirects++) {
         deps.guard.checkHost(url.hostname);
         if (ex.robots && !(await deps.robots.check(url, ex.signal))) {
-          throw new FetchError('CRAWL_ROBOTS_DISALLOWED', `robots.txt of ${url.origin} disallows ${url.pathname}`);
+          throw new FetchError('CRAWL_ROBOTS_DISALLOWED', robotsRefusal(url));
         }
         const hop = await withRetries(url, ex);
         const location = REDIRECTS.has(hop.status) ? hop.headers.location : undefined;

@@ -15,7 +15,7 @@ const HINTS: Record<string, string> = {
   CRAWL_LIVECRAWL_TIMEOUT: 'raise livecrawlTimeout (up to 90000 ms) or retry',
   SOURCE_NOT_AVAILABLE: 'the site failed or nothing is cached; retry later, or drop maxAgeHours: -1',
   UNSUPPORTED_URL: 'only public http(s) URLs can be read',
-  CRAWL_PRIVATE_ADDRESS: 'the address is on a private network, which this server refuses',
+  CRAWL_PRIVATE_ADDRESS: 'the server refuses private-network addresses; its operator can allow them',
   CRAWL_ROBOTS_DISALLOWED: "the site's robots.txt forbids automated reading; open it in a browser instead",
   CRAWL_TOO_LARGE: 'the response is larger than this server reads',
   CRAWL_TOO_MANY_REDIRECTS: 'the URL redirects in a loop; use the final URL',
@@ -40,20 +40,34 @@ function contentsAnswer(out: ContentsResponse, input: Record<string, unknown>, n
     }
     return block;
   });
-  const failed = out.statuses.filter((s) => s.status === 'error');
-  const lines = failed.map((s) => {
-    const tag = s.error?.tag ?? 'CRAWL_UNKNOWN_ERROR';
-    const http = s.error?.httpStatusCode ? ` (HTTP ${s.error.httpStatusCode})` : '';
-    return `- ${s.id}: ${tag}${http}${HINTS[tag] ? ` — ${HINTS[tag]}` : ''}`;
-  });
   const { results: _results, ...rest } = out;
+  const tail = [failures(out.statuses), degraded(out.statuses)].filter(Boolean).join('\n');
   return {
     head: `${out.results.length} of ${out.statuses.length} pages read`,
     blocks,
-    ...(failed.length ? { tail: `Could not read ${failed.length} of ${out.statuses.length}:\n${lines.join('\n')}` } : {}), // prettier-ignore
+    ...(tail ? { tail } : {}),
     structured: rest,
     entriesKey: 'results',
   };
+}
+
+/** One line per failed target: its tag and status, the cause (the status `message`), what to do. */
+function failures(statuses: ContentsResponse['statuses']): string {
+  const failed = statuses.filter((s) => s.status === 'error');
+  if (failed.length === 0) return '';
+  const lines = failed.map((s) => {
+    const tag = s.error?.tag ?? 'CRAWL_UNKNOWN_ERROR';
+    const http = s.error?.httpStatusCode ? ` (HTTP ${s.error.httpStatusCode})` : '';
+    const why = s.message ? `: ${s.message}` : '';
+    return `- ${s.id}: ${tag}${http}${why}${HINTS[tag] ? ` — ${HINTS[tag]}` : ''}`;
+  });
+  return `Could not read ${failed.length} of ${statuses.length}:\n${lines.join('\n')}`;
+}
+
+/** Pages read but poorer than asked (a stale copy, failed subpages, an extractive summary), with why. */
+function degraded(statuses: ContentsResponse['statuses']): string {
+  const noted = statuses.filter((s) => s.status === 'success' && s.message);
+  return noted.length ? `Notes:\n${noted.map((s) => `- ${s.id}: ${s.message}`).join('\n')}` : '';
 }
 
 export const contentsOp = defineOp({

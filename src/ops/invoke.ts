@@ -7,6 +7,7 @@ import type { Services } from '../core/services.js';
 import type { ServiceContext } from '../core/context.js';
 import type { Charge } from '../core/accounts/meter.js';
 import type { Scope } from '../core/accounts/scopes.js';
+import { collectWarnings } from '../core/warnings.js';
 import { checkBetas, type Operation } from './define-op.js';
 
 /** A fresh request id: 32 lowercase hex characters. */
@@ -36,7 +37,16 @@ function admit(op: Operation, services: Services, input: unknown, ctx: ServiceCo
   );
 }
 
-/** Runs `op` on already-validated input; adds `requestId` where the spec's response carries it. */
+/** Whether the op's response has a `warnings` field (its wire schema says so: /search, /findSimilar). */
+function carriesWarnings(op: Operation): boolean {
+  const shape = (op.output as { shape?: Record<string, unknown> }).shape;
+  return shape !== undefined && 'warnings' in shape;
+}
+
+/**
+ * Runs `op` on already-validated input; adds `requestId` where the spec's response carries it, and the
+ * warnings the services reported (src/core/warnings.ts) where the response has `warnings`.
+ */
 export async function invoke(
   op: Operation,
   services: Services,
@@ -45,14 +55,16 @@ export async function invoke(
 ): Promise<Record<string, unknown>> {
   checkBetas(op, input, ctx.betas);
   const charge = admit(op, services, input, ctx);
+  const collected = collectWarnings(ctx);
   let output: Record<string, unknown>;
   try {
-    output = (await op.run(services, input, ctx)) as Record<string, unknown>;
+    output = (await op.run(services, input, collected.ctx)) as Record<string, unknown>;
   } catch (err) {
     charge.settle(0);
     throw err;
   }
   charge.settle(costOf(output) ?? 0);
+  if (collected.warnings.length > 0 && carriesWarnings(op)) output = { ...output, warnings: collected.warnings };
   if (!op.requestIdInBody) return output;
   const { requestId: _ignored, ...rest } = output;
   return { requestId: ctx.requestId, ...rest };

@@ -34,10 +34,20 @@ export function resultBlock(r: SearchResult, index: number): AnswerBlock {
   return block;
 }
 
-/** A list of results under a heading; `structured` holds the fields besides the results. */
+/** An answer's `warnings` (src/core/warnings.ts) as Trawl's lines, one each: `Warning CODE: message`. */
+export function warningLines(warnings: unknown): string[] {
+  if (!Array.isArray(warnings)) return [];
+  return (warnings as { code: string; message: string }[]).map((w) => `Warning ${w.code}: ${w.message}`);
+}
+
+/**
+ * A list of results under a heading, then what is wrong with it when anything is (no results, its
+ * `warnings`); `structured` holds the fields besides the results.
+ */
 export function resultsAnswer(results: SearchResult[], heading: string, structured: Record<string, unknown>): Answer {
+  const head = [heading, ...(results.length === 0 ? ['No results.'] : []), ...warningLines(structured.warnings)];
   return {
-    head: results.length === 0 ? `${heading}\nNo results.` : heading,
+    head: head.join('\n'),
     blocks: results.map(resultBlock),
     structured,
     entriesKey: 'results',

@@ -65,6 +65,12 @@ export const ContentStatus = z.strictObject({
     .strictObject({ tag: z.string(), httpStatusCode: z.int().min(100).max(599).nullable() })
     .nullable()
     .optional(),
+  message: z
+    .string()
+    .optional()
+    .describe(
+      'Trawl: on an error, the cause in words (DNS, connection refused, TLS, which time-out, size cap, policy, robots.txt, HTTP status); on a success, how the page is poorer than asked. Absent when there is nothing to say.',
+    ),
 });
 
 export const ContentsResponse = z.strictObject({

@@ -13,6 +13,7 @@ import {
 } from './common.schema.js';
 import { SearchContents, refineContentOptions, refineHipaa } from './content-options.schema.js';
 import { SearchOutputSchema } from './output-schema.schema.js';
+import { WARNING_CODES } from '../core/warnings.js';
 
 export const SearchType = z
   .enum(['auto', 'fast', 'instant', 'deep-lite', 'deep', 'deep-reasoning', 'neural'])
@@ -105,6 +106,20 @@ export function refineSearch(req: SearchLike, ctx: z.RefinementCtx): void {
 export const SearchRequest = wireObject(SearchRequestShape, SEARCH_KEY_HINTS).superRefine(refineSearch);
 export type SearchRequest = z.infer<typeof SearchRequest>;
 
+/** One warning of an empty or degraded answer: a code of the one list (src/core/warnings.ts) and what to do. */
+export const AnswerWarning = z.object({
+  code: z.enum(WARNING_CODES).describe('What happened (docs/search.md "Warnings").'),
+  message: z.string().describe('What happened, and what to do about it (a command or the settings to set).'),
+});
+
+/** Trawl's `warnings` of /search and /findSimilar: absent when the answer is whole. */
+export const AnswerWarnings = z
+  .array(AnswerWarning)
+  .optional()
+  .describe(
+    'Trawl: present only when the answer is empty or poorer than it could be (nothing to search, no provider to ask, a provider failed, no model for a summary or answer, a page refused by policy).',
+  );
+
 export const SearchResponse = z
   .object({
     requestId: z.string(),
@@ -114,6 +129,7 @@ export const SearchResponse = z
       .optional()
       .describe('Synthesized output; present when outputSchema was given.'),
     costDollars: CostDollars,
+    warnings: AnswerWarnings,
   })
   .loose();
 export type SearchResponse = z.infer<typeof SearchResponse>;

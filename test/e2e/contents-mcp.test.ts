@@ -113,13 +113,14 @@ describe('get_contents over streamable HTTP', () => {
     const res = await getContents({ urls: [u('/docs/faq'), missing] });
     expect(res.isError ?? false).toBe(false);
     expect(res.structuredContent?.results?.map((r: Json) => r.url)).toEqual([u('/docs/faq')]);
-    expect(res.structuredContent?.statuses?.[1]).toEqual({ id: missing, status: 'error', error: { tag: 'CRAWL_NOT_FOUND', httpStatusCode: 404 } }); // prettier-ignore
+    expect(res.structuredContent?.statuses?.[1]).toEqual({ id: missing, status: 'error', error: { tag: 'CRAWL_NOT_FOUND', httpStatusCode: 404 }, message: expect.stringMatching(/answered 404$/) }); // prettier-ignore
     // the failure is Trawl's own line, after the pages and outside every fence
     const outside = outsideFences(textOf(res));
     expect(outside).toMatch(/^1 of 2 pages read\n\n\[1\]\n<fence>\n\nCould not read 1 of 2:\n/);
     const line = outside.split('\n').find((l) => l.includes(missing) && l.includes('CRAWL_NOT_FOUND'));
     expect(line, textOf(res)).toBeDefined();
-    // Beyond the URL, the tag and the status code, the line says what to do.
+    // the cause (the status message), then beyond the URL, the tag and the status code, what to do
+    expect(line).toContain(`: ${res.structuredContent?.statuses?.[1]?.message as string} — `);
     const hint = line!
       .replace(missing, '')
       .replace('CRAWL_NOT_FOUND', '')

@@ -2,7 +2,7 @@
  * MCP logging through the SDK's real Client: the warnings a user should see (src/core/warnings.ts) as
  * `notifications/message` during a tool call (in memory and on the call's own stream over stateless
  * HTTP), `logging/setLevel` silencing them (over HTTP, for the requests of that POST), and REST answers
- * left as they were.
+ * carrying the same warnings in their `warnings` field.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -132,9 +132,10 @@ describe('warnings over stateless HTTP', () => {
     expect(next).toContain('"code":"INDEX_EMPTY"');
   });
 
-  it('leave REST answers as they were', async () => {
+  it('are the ones a REST answer carries in its warnings', async () => {
     const rest = await postJson(s.url, '/search', { query: 'undici' }, { 'x-api-key': s.key });
     expect(rest.status).toBe(200);
-    expect(Object.keys(rest.body).sort()).toEqual(['costDollars', 'requestId', 'resolvedSearchType', 'results', 'searchTime']); // prettier-ignore
+    expect(Object.keys(rest.body).sort()).toEqual(['costDollars', 'requestId', 'resolvedSearchType', 'results', 'searchTime', 'warnings']); // prettier-ignore
+    expect(rest.body.warnings).toEqual([{ code: 'INDEX_EMPTY', message: WARNINGS.INDEX_EMPTY }]);
   });
 });

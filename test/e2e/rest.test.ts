@@ -154,7 +154,12 @@ describe('validation errors', () => {
       });
       expect(withIt.status).toBe(200);
       expect(withIt.body.statuses).toEqual([
-        { id: 'https://example.com', status: 'error', error: { tag: 'SOURCE_NOT_AVAILABLE', httpStatusCode: null } },
+        {
+          id: 'https://example.com',
+          status: 'error',
+          error: { tag: 'SOURCE_NOT_AVAILABLE', httpStatusCode: null },
+          message: 'https://example.com is not cached and this request allows the cache only',
+        },
       ]);
     }
   });

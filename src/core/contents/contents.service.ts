@@ -52,6 +52,8 @@ export interface ContentStatus {
   status: 'success' | 'error';
   source?: 'cached' | 'crawled';
   error?: { tag: string; httpStatusCode: number | null };
+  /** Beside `error` (never in it): the cause in words; on a success, how the page is poorer than asked. */
+  message?: string;
 }
 
 export interface ContentsOutput {
@@ -154,8 +156,9 @@ export function createContentsService(deps: ContentsDeps): ContentsService {
           return await live(key, opts);
         } catch (err) {
           const copy = await cachedCopy();
-          if (copy) return copy;
-          throw err;
+          if (!copy) throw err;
+          const why = err instanceof FetchError ? `${err.tag}: ${err.message}` : 'it failed';
+          return { ...copy, note: `The live fetch failed (${why}); this is the cached copy of ${copy.fetchedAt}.` };
         }
       case 'max-age': {
         const copy = await cachedCopy();
@@ -197,6 +200,7 @@ export function createContentsService(deps: ContentsDeps): ContentsService {
       const built = await Promise.all(
         outcomes.map(({ loaded }) => loaded && buildResult(loaded, input, rctx, (url) => settle(once(url), url, ctx))),
       );
+      outcomes.forEach((o, i) => noteDegraded(o.status, o.loaded, built[i]?.failedSubpages ?? [], !summaries && Boolean(input.summary))); // prettier-ignore
       const kept = built.filter((b) => b !== undefined && !b.dropped) as NonNullable<(typeof built)[number]>[];
       const results = kept.map((b) => b.main.result);
       const pages = kept.reduce((n, b) => n + 1 + b.subpages, 0);
@@ -245,28 +249,68 @@ function summariesFor(
   return undefined;
 }
 
-/** One page's result with its subpages (same options), or marked dropped by `filterEmptyResults`. */
+/** One page's result with its subpages (same options) and those that failed, or marked dropped by `filterEmptyResults`. */
 async function buildResult(
   loaded: LoadedPage,
   input: ContentsInput,
   rctx: ResultContext,
-  loadSubpage: (url: string) => Promise<{ loaded?: LoadedPage }>,
-): Promise<{ main: BuiltResult; loaded: LoadedPage; dropped: boolean; subpages: number }> {
+  loadSubpage: (url: string) => Promise<{ status: ContentStatus; loaded?: LoadedPage }>,
+): Promise<{
+  main: BuiltResult;
+  loaded: LoadedPage;
+  dropped: boolean;
+  subpages: number;
+  failedSubpages: ContentStatus[];
+}> {
   const main = await toResult(loaded, input, { ...rctx, textOffset: input.offset });
   if (input.filterEmptyResults && isEmptyResult(main.result, input))
-    return { main, loaded, dropped: true, subpages: 0 };
-  if (input.subpages === 0) return { main, loaded, dropped: false, subpages: 0 };
+    return { main, loaded, dropped: true, subpages: 0, failedSubpages: [] };
+  if (input.subpages === 0) return { main, loaded, dropped: false, subpages: 0, failedSubpages: [] };
   const links = pickSubpages(loaded.page, input.subpages, input.subpageTarget);
   const subs = await Promise.all(links.map(loadSubpage));
   const subResults = await Promise.all(subs.flatMap((s) => (s.loaded ? [toResult(s.loaded, input, rctx)] : [])));
   main.result.subpages = subResults.map((b) => b.result);
-  return { main, loaded, dropped: false, subpages: subResults.length };
+  const failedSubpages = subs.flatMap((s) => (s.loaded ? [] : [s.status]));
+  return { main, loaded, dropped: false, subpages: subResults.length, failedSubpages };
+}
+
+/** Subpage failures named in a status message at most; the rest are counted. */
+const NAMED_SUBPAGE_FAILURES = 3;
+
+const EXTRACTIVE_SUMMARY =
+  'The summary is extractive (sentences picked from the page): no language model is available for this call; ' +
+  'configure TRAWL_MODEL_BASE_URL and TRAWL_MODEL for written summaries.';
+
+/**
+ * A page read, but poorer than asked, says how in its status `message` (the spec allows no top-level
+ * field for it): a cached copy served because the live fetch failed, subpages that failed, an
+ * extractive summary for want of a model.
+ */
+function noteDegraded(
+  status: ContentStatus,
+  loaded: LoadedPage | undefined,
+  failedSubpages: ContentStatus[],
+  extractiveSummary: boolean,
+): void {
+  if (status.status !== 'success') return;
+  const notes: string[] = loaded?.note ? [loaded.note] : [];
+  if (failedSubpages.length > 0) {
+    const named = failedSubpages.slice(0, NAMED_SUBPAGE_FAILURES).map((s) => `${s.id}: ${s.message ?? s.error?.tag}`);
+    const more = failedSubpages.length - named.length;
+    notes.push(`${failedSubpages.length} subpage(s) could not be read: ${named.join('; ')}${more > 0 ? `; and ${more} more` : ''}.`); // prettier-ignore
+  }
+  if (extractiveSummary) notes.push(EXTRACTIVE_SUMMARY);
+  if (notes.length > 0) status.message = notes.join(' ');
 }
 
 function notFound(target: string): never {
   throw new FetchError('CRAWL_NOT_FOUND', `${target} is not in the document store`);
 }
 
+/** The message of a page that failed past the fetch: the cause is logged, not answered (it may be internal). */
+const UNREADABLE = 'The page was fetched but could not be read (the server log has the cause for this requestId).';
+
+/** A load's outcome as a status; a `FetchError`'s message is the status `message`. */
 async function settle(
   loading: Promise<LoadedPage>,
   id: string,
@@ -279,10 +323,12 @@ async function settle(
     if (err instanceof FetchError) {
       ctx.logger.debug({ id, tag: err.tag, reason: err.message }, 'content fetch failed');
       if (REFUSALS.has(err.tag)) ctx.onWarning?.(warning('FETCH_REFUSED', `${id}: ${err.message}`));
-      return { status: { id, status: 'error', error: { tag: err.tag, httpStatusCode: err.httpStatusCode } } };
+      const error = { tag: err.tag, httpStatusCode: err.httpStatusCode };
+      return { status: { id, status: 'error', error, message: err.message } };
     }
     ctx.logger.warn({ id, err }, 'content extraction failed');
-    return { status: { id, status: 'error', error: { tag: 'CRAWL_UNKNOWN_ERROR', httpStatusCode: null } } };
+    const error = { tag: 'CRAWL_UNKNOWN_ERROR', httpStatusCode: null };
+    return { status: { id, status: 'error', error, message: UNREADABLE } };
   }
 }
 

@@ -21,6 +21,8 @@ export interface LoadedPage {
   /** ISO time of the fetch the page came from. */
   fetchedAt: string;
   source: 'cached' | 'crawled';
+  /** Why this page is poorer than asked (a cached copy served because the live fetch failed). */
+  note?: string;
 }
 
 interface PageEntry {

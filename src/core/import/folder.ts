@@ -24,6 +24,13 @@ export function kindOfFile(file: string): ContentKind | undefined {
   return KINDS[path.extname(file).toLowerCase()];
 }
 
+/** Why a folder import skips `file` (one `kindOfFile` does not know): what it reads instead. */
+export function skipReason(file: string): string {
+  const ext = path.extname(file);
+  const what = ext ? `${ext} files are` : 'a file without an extension is';
+  return `skipped: ${what} not imported (a folder import reads ${Object.keys(KINDS).join(', ')})`;
+}
+
 /**
  * Every regular file under `root` as a path relative to it (with `/`), sorted, depth first. Hidden
  * entries (`.git`, `.DS_Store`) and symbolic links are left out, so a link loop cannot trap the walk.

@@ -10,7 +10,7 @@ import { createGunzip } from 'node:zlib';
 import type { Logger } from '../../lib/logger.js';
 import type { DocumentRecord, DocumentsRepo } from '../../store/documents.repo.js';
 import type { Clock } from '../context.js';
-import { fileToDocument, kindOfFile, listFiles } from './folder.js';
+import { fileToDocument, kindOfFile, listFiles, skipReason } from './folder.js';
 import { checkCollection, recordToDocument } from './records.js';
 
 /** One rejected record or file: where it is and what is wrong with it. */
@@ -21,6 +21,8 @@ export interface ImportIssue {
   /** Path of a file inside an imported folder, relative to it. */
   file?: string;
   message: string;
+  /** A folder file left out because Trawl does not read its kind: reported, but not an error. */
+  skipped?: boolean;
 }
 
 export interface ImportProgress {
@@ -152,8 +154,10 @@ export function createImportService(deps: { documents: DocumentsRepo; clock: Clo
     const out = batcher(deps.documents, deps.clock, options.batch);
     const result: ImportResult = { input, format: 'folder', collection, imported: 0, skipped: 0, errors: 0 };
     for (const [i, file] of files.entries()) {
-      if (!kindOfFile(file)) result.skipped++;
-      else {
+      if (!kindOfFile(file)) {
+        result.skipped++;
+        options.onIssue({ input, file, message: skipReason(file), skipped: true });
+      } else {
         try {
           out.add(await fileToDocument(input, file, collection));
         } catch (err) {

@@ -115,7 +115,9 @@ export function createSearchService(deps: SearchDeps): SearchService {
   /** The search, widened for the deep types by the searches a model plans (their cost included). */
   const search = async (input: SearchInput, ctx: ServiceContext): Promise<Found> => {
     const { pipeline } = pipelineOf(input.type);
-    const planning = !input.compliance && pipeline.plannedQueries > 0;
+    // an empty index and no provider: nothing to search, so no planning and no charge (INDEX_EMPTY says why)
+    const emptyCorpus = () => deps.providers.length === 0 && deps.index.count() === 0;
+    const planning = !input.compliance && pipeline.plannedQueries > 0 && !emptyCorpus();
     const step = progressSteps(ctx);
     const failedBefore = ctx.notes?.providerFailures?.length ?? 0;
     let cost = 0;
@@ -139,8 +141,10 @@ export function createSearchService(deps: SearchDeps): SearchService {
       found = await find(deps, asked, ctx);
     }
     if (cost > 0) found.response.costDollars.total = roundDollars(found.response.costDollars.total + cost);
+    const nothingToSearch = found.response.results.length === 0 && emptyCorpus();
+    if (nothingToSearch) found.response.costDollars.total = 0;
     if (input.outputSchema !== undefined || input.stream) step('writing the answer');
-    reportWarnings(deps, input, found, ctx, { planning, failedBefore });
+    reportWarnings(deps, input, found, ctx, { planning, failedBefore, nothingToSearch });
     return found;
   };
   return {
@@ -185,14 +189,14 @@ function reportWarnings(
   input: SearchInput,
   found: Found,
   ctx: ServiceContext,
-  seen: { planning: boolean; failedBefore: number },
+  seen: { planning: boolean; failedBefore: number; nothingToSearch: boolean },
 ): void {
   if (!ctx.onWarning) return;
   for (const name of new Set(ctx.notes?.providerFailures?.slice(seen.failedBefore))) {
     ctx.onWarning(warning('PROVIDER_FAILED', name));
   }
   if (found.response.results.length === 0 && deps.providers.length === 0) {
-    ctx.onWarning(warning(deps.index.count() === 0 ? 'INDEX_EMPTY' : 'NO_SEARCH_PROVIDER'));
+    ctx.onWarning(warning(seen.nothingToSearch ? 'INDEX_EMPTY' : 'NO_SEARCH_PROVIDER'));
   }
   // an object answer without a model is an error (FEATURE_DISABLED), not a poorer answer
   const answering = (input.outputSchema !== undefined || input.stream) && answerShape(input.outputSchema).type !== 'object'; // prettier-ignore
