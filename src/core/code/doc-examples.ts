@@ -16,10 +16,24 @@ const MIN_LINES = 2;
 /** Page kinds whose text is Markdown with fences. */
 const MARKDOWN_KINDS = new Set(['html', 'markdown', 'text']);
 
+/**
+ * A document as it is stored, with the Markdown of a fetched page beside it: the stored `text` of an
+ * HTML page is plain text (for search), without the fences that mark its code; `markdown` has them.
+ * Not stored itself.
+ */
+export type StoredPage = DocumentRecord & { markdown?: string };
+
+/** The documents repository whose writes take a page's Markdown too (for its code examples). */
+export interface PageDocuments extends DocumentsRepo {
+  upsert(doc: StoredPage, now: string): void;
+  upsertMany(docs: StoredPage[], now: string): void;
+}
+
 /** The fenced examples of a stored page, fences taken off; none for other kinds or pages without any. */
-export function examplesOf(doc: Pick<DocumentRecord, 'url' | 'title' | 'text' | 'kind'>): ChunkRecord[] {
-  if (!MARKDOWN_KINDS.has(doc.kind) || !doc.text.includes('```')) return [];
-  return chunkFile(doc.url, doc.text, 'markdown')
+export function examplesOf(doc: Pick<StoredPage, 'url' | 'title' | 'text' | 'kind' | 'markdown'>): ChunkRecord[] {
+  const markdown = doc.markdown ?? doc.text;
+  if (!MARKDOWN_KINDS.has(doc.kind) || !markdown.includes('```')) return [];
+  return chunkFile(doc.url, markdown, 'markdown')
     .filter((c) => c.kind === 'example')
     .map((c) => ({ ...c, code: unfence(c.code) }))
     .filter((c) => c.code.split('\n').filter((l) => l.trim()).length >= MIN_LINES)
@@ -48,10 +62,11 @@ function unfence(code: string): string {
  * The documents repository with each stored page's examples kept in the code index, in the write's
  * transaction: a page re-stored with other examples replaces them; one without has them removed.
  */
-export function withCodeExamples(db: Db, documents: DocumentsRepo, code: CodeIndex): DocumentsRepo {
-  const upsertMany = db.transaction((docs: DocumentRecord[], now: string) => {
+export function withCodeExamples(db: Db, documents: DocumentsRepo, code: CodeIndex): PageDocuments {
+  const upsertMany = db.transaction((pages: StoredPage[], now: string) => {
+    const docs = pages.map(({ markdown: _markdown, ...doc }) => doc);
     documents.upsertMany(docs, now);
-    const files = docs.map((d) => ({ path: d.url, chunks: examplesOf(d), hash: d.contentHash }));
+    const files = pages.map((d) => ({ path: d.url, chunks: examplesOf(d), hash: d.contentHash }));
     code.replaceFiles(WEB_SOURCE, files, Date.parse(now) || Date.now());
   });
   return {

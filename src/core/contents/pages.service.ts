@@ -7,12 +7,12 @@ import { createHash } from 'node:crypto';
 import type { Logger } from '../../lib/logger.js';
 import { createLru } from '../../lib/lru.js';
 import type { CacheStore } from '../../store/cache.js';
-import type { DocumentsRepo } from '../../store/documents.repo.js';
+import type { PageDocuments } from '../code/doc-examples.js';
 import { FetchError, type Fetcher, type FetchRequest, type RawResponse } from '../../fetch/types.js';
 import type { Clock } from '../context.js';
 import { PAGE_MODEL_VERSION, evidenceOf, type Page } from './page.js';
 import { parseRaw } from './parse.js';
-import { mainText } from './render.js';
+import { mainText, renderText } from './render.js';
 import { normalizeUrl } from './url.js';
 
 /** A page as the core hands it on: where it came from and when it was fetched. */
@@ -46,7 +46,8 @@ export interface PagesService {
 export interface PagesDeps {
   fetcher: Fetcher;
   cache: CacheStore;
-  documents: DocumentsRepo;
+  /** Where pages are stored: searchable, with their code examples in the code index. */
+  documents: PageDocuments;
   clock: Clock;
   logger: Logger;
   robots: boolean;
@@ -79,6 +80,8 @@ export function createPagesService(deps: PagesDeps): PagesService {
         url: page.url,
         title: page.title,
         text,
+        // the Markdown keeps the fences of the page's code: its examples feed /context
+        markdown: renderText(page),
         author: page.author,
         publishedDate: page.publishedDate,
         kind: page.kind,

@@ -5,10 +5,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ContentKind } from '../../fetch/types.js';
-import type { DocumentRecord } from '../../store/documents.repo.js';
 import { parseBody } from '../contents/parse.js';
 import { evidenceOf } from '../contents/page.js';
-import { mainText } from '../contents/render.js';
+import { mainText, renderText } from '../contents/render.js';
+import type { StoredPage } from '../code/doc-examples.js';
 import { importUrl, sha256 } from './records.js';
 
 const KINDS: Record<string, ContentKind> = {
@@ -72,7 +72,7 @@ export function decodeFile(bytes: Uint8Array, kind: ContentKind): string {
 }
 
 /** Reads, extracts and turns one file into its document; throws when it cannot be read or has no text. */
-export async function fileToDocument(root: string, rel: string, collection: string): Promise<DocumentRecord> {
+export async function fileToDocument(root: string, rel: string, collection: string): Promise<StoredPage> {
   const kind = kindOfFile(rel);
   if (!kind) throw new Error('not an HTML, Markdown or text file');
   const file = path.join(root, rel);
@@ -85,6 +85,8 @@ export async function fileToDocument(root: string, rel: string, collection: stri
     url,
     title: page.title || path.basename(rel),
     text,
+    // the Markdown keeps the fences of the file's code: its examples feed /context
+    markdown: renderText(page),
     author: page.author,
     publishedDate: page.publishedDate,
     kind: page.kind,

@@ -8,7 +8,8 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import type { Logger } from '../../lib/logger.js';
-import type { DocumentRecord, DocumentsRepo } from '../../store/documents.repo.js';
+import type { DocumentRecord } from '../../store/documents.repo.js';
+import type { PageDocuments, StoredPage } from '../code/doc-examples.js';
 import type { Clock } from '../context.js';
 import { fileToDocument, kindOfFile, listFiles, skipReason } from './folder.js';
 import { checkCollection, recordToDocument } from './records.js';
@@ -67,8 +68,8 @@ export function defaultCollection(input: string): string {
 }
 
 /** Collects documents and writes them `size` at a time, each batch in one transaction. */
-function batcher(documents: DocumentsRepo, clock: Clock, size: number) {
-  let pending: DocumentRecord[] = [];
+function batcher(documents: PageDocuments, clock: Clock, size: number) {
+  let pending: StoredPage[] = [];
   let written = 0;
   const flush = () => {
     if (pending.length === 0) return;
@@ -77,7 +78,7 @@ function batcher(documents: DocumentsRepo, clock: Clock, size: number) {
     pending = [];
   };
   return {
-    add(doc: DocumentRecord) {
+    add(doc: StoredPage) {
       pending.push(doc);
       if (pending.length >= size) flush();
     },
@@ -99,7 +100,7 @@ function isGzip(file: string): boolean {
 }
 
 /** The import service: writes through the documents repository, `batch` documents per transaction. */
-export function createImportService(deps: { documents: DocumentsRepo; clock: Clock; logger: Logger }): ImportService {
+export function createImportService(deps: { documents: PageDocuments; clock: Clock; logger: Logger }): ImportService {
   const collectionFor = (input: string, options: ImportOptions): string => {
     const name = options.collection ?? defaultCollection(input);
     const bad = checkCollection(name);
