@@ -16,9 +16,9 @@ import { SearchOutputSchema } from './output-schema.schema.js';
 import { WARNING_CODES } from '../core/warnings.js';
 
 export const SearchType = z
-  .enum(['auto', 'fast', 'instant', 'deep-lite', 'deep', 'deep-reasoning', 'neural'])
+  .enum(['auto', 'fast', 'instant', 'deep-lite', 'deep', 'deep-reasoning', 'neural', 'keyword', 'hybrid'])
   .describe(
-    'Latency/depth trade-off: instant, fast, auto (default), deep-lite, deep, deep-reasoning. `neural` is the legacy name of auto.',
+    'Latency/depth trade-off: instant, fast, auto (default), deep-lite, deep, deep-reasoning. Older names: `neural` and `hybrid` run as auto, `keyword` as fast.',
   );
 
 const NESTED_HINT = 'content options must be nested under "contents" on /search';

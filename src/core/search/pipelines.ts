@@ -106,10 +106,18 @@ export const PIPELINES: Record<SearchType, Pipeline> = {
   },
 };
 
-/** The pipeline of a request's `type` (`neural` is the legacy name of `auto`). */
+/**
+ * Other names a request's `type` may use, and the type each runs as (docs/api.md): `neural` (the
+ * legacy name of auto) and `hybrid` (older clients' lexical + embeddings search) are `auto`; `keyword`
+ * (older clients' lexical search) is `fast`, the lexical index with proximity and the providers, no
+ * embeddings.
+ */
+export const TYPE_ALIASES: Readonly<Record<string, SearchType>> = { neural: 'auto', hybrid: 'auto', keyword: 'fast' };
+
+/** The pipeline of a request's `type`, aliases resolved; no type is `auto`. */
 export function pipelineOf(type: string | undefined): { type: SearchType; pipeline: Pipeline } {
-  const t = (type === 'neural' || !type ? 'auto' : type) as SearchType;
-  return { type: t, pipeline: PIPELINES[t] ?? PIPELINES.auto };
+  const t = (type ? (TYPE_ALIASES[type] ?? type) : 'auto') as SearchType;
+  return PIPELINES[t] ? { type: t, pipeline: PIPELINES[t] } : { type: 'auto', pipeline: PIPELINES.auto };
 }
 
 /** Reciprocal-rank fusion (k = 60): lists of keys, best first → keys by fused score, best first. */
