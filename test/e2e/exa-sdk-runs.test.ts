@@ -68,7 +68,7 @@ describe('exa-js agent.runs', () => {
     expect(events.data.map((e) => e.event)).toContain('agent_run.completed');
     // cancelling a finished run returns it as it is (docs/api.md)
     expect((await exa.agent.runs.cancel(run.id)).status).toBe('completed');
-    expect(await exa.agent.runs.delete(run.id)).toMatchObject({ id: run.id, deleted: true });
+    expect(await exa.agent.runs.delete(run.id)).toEqual({ id: run.id, object: 'agent_run', deleted: true });
     await expect(exa.agent.runs.get(run.id)).rejects.toMatchObject({ statusCode: 404 });
   });
 

@@ -1,9 +1,17 @@
 /**
  * The official Exa TypeScript SDK against Trawl, by changing only the base URL: its request bodies pass
- * validation (so real programs are not rejected for their shape), and its error handling reads ours.
+ * validation (so real programs are not rejected for their shape), older clients' options (`type:
+ * "keyword" | "hybrid"`, deprecated highlight options) are served, a result of an imported collection
+ * seeds findSimilar, its error handling reads ours, and answers without a model say what to configure.
+ * With a model: exa-sdk-answer.test.ts; agent runs and monitors: exa-sdk-runs.test.ts.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { Exa } from 'exa-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/core/context.js';
+import { createImportService } from '../../src/core/import/import.service.js';
+import { createLogger } from '../../src/lib/logger.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
 import { ARTICLE } from '../fixtures/site/articles.js';
 import { startTestServer, type TestServer } from '../helpers/app.js';
@@ -95,7 +103,8 @@ describe('exa-js against Trawl', () => {
     expect(page?.highlights?.length).toBeGreaterThan(0);
     expect(page?.highlightScores?.length).toBe(page?.highlights?.length);
     expect(typeof page?.summary).toBe('string');
-    expect(res.statuses).toEqual([
+    // each entry as the spec has it (a `message` beside them says why, where Trawl knows)
+    expect(res.statuses).toMatchObject([
       { id: url, status: 'success', source: 'crawled' },
       { id: `${site.url}/missing`, status: 'error', error: { tag: 'CRAWL_NOT_FOUND', httpStatusCode: 404 } },
     ]);
@@ -123,5 +132,85 @@ describe('exa-js against Trawl', () => {
     const err = await failure(new Exa('wrong-key', t.url).search('x'));
     expect(err.statusCode).toBe(401);
     expect(err.message).toMatch(/Invalid API key/);
+  });
+});
+
+/** Claims of a SciFact-like corpus, imported without URLs: search returns them as `import://scifact/<_id>`. */
+const SCIFACT = [
+  { _id: '4983', title: 'Microstructural development of human newborn cerebral white matter', text: 'Diffusion tensor MRI of preterm infants shows the apparent diffusion coefficient of cerebral white matter falling with age, and anisotropy rising as white matter fibres organise.' }, // prettier-ignore
+  { _id: '5836', title: 'White matter injury in preterm infants', text: 'Preterm infants imaged with diffusion tensor MRI at term show white matter injury: a raised apparent diffusion coefficient and lower anisotropy in cerebral white matter.' }, // prettier-ignore
+  { _id: '7912', title: 'Sourdough fermentation', text: 'Lactic acid bacteria and wild yeasts ferment the dough; a longer fermentation gives a sourer bread.' }, // prettier-ignore
+];
+
+describe('older clients and imported results', () => {
+  beforeAll(async () => {
+    const file = path.join(t.dataDir, 'scifact.jsonl');
+    fs.writeFileSync(file, SCIFACT.map((r) => JSON.stringify(r)).join('\n'));
+    const importer = createImportService({ documents: t.app.services.documents, clock: systemClock, logger: createLogger('silent') }); // prettier-ignore
+    const done = await importer.importPath(file, { collection: 'scifact', batch: 100, onIssue: () => undefined });
+    expect(done.imported).toBe(3);
+  });
+
+  it('searches with type "keyword" (run as fast) and "hybrid" (run as auto)', async () => {
+    for (const [type, resolved] of [
+      ['keyword', 'fast'],
+      ['hybrid', 'auto'],
+    ] as const) {
+      const res = await exa.search('preterm white matter diffusion', { type: type as never, numResults: 2 });
+      expect(res.results.map((r) => r.url)).toContain('import://scifact/5836');
+      expect(res.resolvedSearchType).toBe(resolved);
+    }
+  });
+
+  it('takes the deprecated numSentences and highlightsPerUrl under search and findSimilar contents', async () => {
+    const highlights = { numSentences: 1, highlightsPerUrl: 3 };
+    const searched = await exa.search('preterm white matter', { numResults: 1, contents: { highlights } });
+    const [found] = searched.results;
+    expect(found?.highlights?.length).toBeGreaterThan(0);
+    // one sentence is about 1333 characters of highlights per result
+    expect(found!.highlights!.join('').length).toBeLessThanOrEqual(1333);
+    const legacy = await exa.searchAndContents('preterm white matter', { numResults: 1, highlights });
+    expect(legacy.results[0]?.highlights?.length).toBeGreaterThan(0);
+    const similar = await exa.findSimilarAndContents('import://scifact/4983', { numResults: 1, highlights });
+    expect(similar.results[0]?.highlights?.length).toBeGreaterThan(0);
+  });
+
+  it('finds pages similar to an imported result, by the URL search returned for it', async () => {
+    const searched = await exa.search('newborn cerebral white matter microstructural', { numResults: 1 });
+    const source = searched.results[0]!.url;
+    expect(source).toBe('import://scifact/4983');
+    const similar = await exa.findSimilar(source, { numResults: 2 });
+    expect(similar.results[0]?.url).toBe('import://scifact/5836');
+    expect(similar.results.map((r) => r.url)).not.toContain(source);
+    const err = await failure(exa.findSimilar('import://scifact/0000'));
+    expect(err.statusCode).toBe(400);
+    expect(err.message).toMatch(/^url: import:\/\/scifact\/0000 is not a document of the index/);
+  });
+
+  it('runs the tool helpers, which call search and getContents', async () => {
+    const searched = await exa.tools.webSearch().run({ query: 'preterm white matter diffusion' });
+    expect(searched).toContain('import://scifact/5836');
+    // the spec's /contents returns no text unless asked: the tool is configured with text
+    const read = await exa.tools.getContents({ text: true }).run({ urls: ['import://scifact/7912'] });
+    expect(read).toContain('Lactic acid bacteria');
+  });
+
+  it('answers the clients it has no endpoints for (websets, research) with 404', async () => {
+    expect((await failure(exa.websets.list())).statusCode).toBe(404);
+    expect((await failure(exa.research.list())).statusCode).toBe(404);
+  });
+
+  it('answers answer and streamAnswer without a model with 403, naming the model settings', async () => {
+    const err = await failure(exa.answer('what is white matter'));
+    expect(err.statusCode).toBe(403);
+    expect(err.message).toMatch(/TRAWL_MODEL_BASE_URL and TRAWL_MODEL/);
+    const streamed = await failure(
+      (async () => {
+        for await (const _chunk of exa.streamAnswer('what is white matter'));
+      })(),
+    );
+    expect(streamed.statusCode).toBe(403);
+    // streamAnswer's error message is the response body as it came
+    expect(JSON.parse(streamed.message)).toMatchObject({ tag: 'FEATURE_DISABLED', error: err.message });
   });
 });
