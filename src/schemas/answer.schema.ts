@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { CostDollars, wireObject } from './common.schema.js';
 import { OutputSchema } from './output-schema.schema.js';
-import { SearchStreamChunk } from './search.schema.js';
+import { AnswerWarnings, SearchStreamChunk } from './search.schema.js';
 
 export const AnswerRequest = wireObject(
   {
@@ -54,6 +54,7 @@ export const AnswerResponse = z.object({
     .describe('The answer: text, or an object following outputSchema.'),
   citations: z.array(AnswerCitation).describe('The search results the answer was written from, best first.'),
   costDollars: CostDollars,
+  warnings: AnswerWarnings,
 });
 export type AnswerResponse = z.infer<typeof AnswerResponse>;
 

@@ -8,6 +8,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { answerBound } from '../../src/core/accounts/bounds.js';
 import { createPrices } from '../../src/core/pricing.js';
+import { NO_SOURCES_ANSWER } from '../../src/core/synthesis/answer.service.js';
 import { postJson, startTestServer, type TestServer } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';
 import { startModelServer, type ModelServer } from '../helpers/model-server.js';
@@ -121,6 +122,29 @@ describe('POST /answer', () => {
     expect(Object.keys(doc.components.schemas.AnswerRequest.properties).sort()).toEqual(
       ['model', 'outputSchema', 'query', 'stream', 'systemPrompt', 'text', 'userLocation'],
     ); // prettier-ignore
+  });
+});
+
+describe('POST /answer with nothing to answer from', () => {
+  it('says so without a model call, free, and why in warnings (an empty index, no provider)', async () => {
+    const empty = await startTestServer({ modelBaseUrl: model.baseUrl, model: 'gpt-4o-mini', modelTimeoutMs: 3000 });
+    try {
+      const res = await answer(empty, { query: 'undici pool' });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ answer: NO_SOURCES_ANSWER, citations: [], costDollars: { total: 0 } });
+      expect(res.body.warnings).toEqual([{ code: 'INDEX_EMPTY', message: expect.stringContaining('trawl crawl') }]);
+      const streamed = await fetch(`${empty.url}/answer`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': empty.key },
+        body: JSON.stringify({ query: 'undici pool', stream: true }),
+      });
+      const chunks = (await frames(streamed)).slice(0, -1).map((d) => JSON.parse(d) as Json);
+      expect(chunks[0]!.citations).toEqual([]);
+      expect(chunks.map((c) => c.choices[0].delta.content ?? '').join('')).toBe(NO_SOURCES_ANSWER);
+      expect(model.requests).toHaveLength(0);
+    } finally {
+      await empty.close();
+    }
   });
 });
 

@@ -53,6 +53,17 @@ export interface AnswerService {
 /** The search type /answer searches with. */
 export const ANSWER_SEARCH_TYPE = 'auto';
 
+/** The answer when the search found nothing: said without a model call (an object answer asks the model). */
+export const NO_SOURCES_ANSWER = 'The search found no sources to answer this query from.';
+
+const noSources = (): SynthesisResult => ({
+  content: NO_SOURCES_ANSWER,
+  grounding: [],
+  usage: { inputTokens: 0, outputTokens: 0 },
+  writer: 'none',
+  costDollars: 0,
+});
+
 const noModel = () =>
   new ServiceError(
     'FEATURE_DISABLED',
@@ -80,7 +91,9 @@ export function createAnswerService(deps: AnswerDeps): AnswerService {
       systemPrompt: plan.systemPrompt,
       sources,
     };
-    return { found, request };
+    // with nothing to read, a text answer is known without asking the model (and costs nothing)
+    const unanswerable = sources.length === 0 && request.shape.type === 'text';
+    return { found, request, unanswerable };
   };
   const output = (found: SearchOutput, answer: SynthesisResult, ctx: ServiceContext): AnswerOutput => ({
     requestId: ctx.requestId,
@@ -90,12 +103,17 @@ export function createAnswerService(deps: AnswerDeps): AnswerService {
   });
   return {
     async run(plan, ctx) {
-      const { found, request } = await prepare(plan, ctx);
-      return output(found, await deps.synthesis.answer(request, ctx), ctx);
+      const { found, request, unanswerable } = await prepare(plan, ctx);
+      return output(found, unanswerable ? noSources() : await deps.synthesis.answer(request, ctx), ctx);
     },
     async *stream(plan, ctx) {
-      const { found, request } = await prepare(plan, ctx);
+      const { found, request, unanswerable } = await prepare(plan, ctx);
       yield { type: 'citations', citations: found.results };
+      if (unanswerable) {
+        yield { type: 'text', text: NO_SOURCES_ANSWER };
+        yield { type: 'done', output: output(found, noSources(), ctx) };
+        return;
+      }
       for await (const chunk of deps.synthesis.stream(request, ctx)) {
         if (chunk.type === 'text') yield chunk;
         else yield { type: 'done', output: output(found, chunk.result, ctx) };
