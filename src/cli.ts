@@ -10,65 +10,32 @@ import type { IndexFlags } from './cli/index.command.js';
 import type { ImportFlags } from './cli/import.command.js';
 import type { KeyFlags } from './cli/keys.command.js';
 import type { ConfigFlags } from './config/config.js';
+import { SETTING_FLAGS } from './config/flags.js';
 import { VERSION } from './version.js';
 
-const dataDir = () => new Option('--data-dir <dir>', 'data directory (env TRAWL_DATA_DIR)');
-const logLevel = () => new Option('--log-level <level>', 'log level on stderr (env TRAWL_LOG_LEVEL)');
-const tools = () => new Option('--tools <names>', 'comma-separated MCP tools to expose (env TRAWL_TOOLS)');
-const betas = () => new Option('--mcp-betas <tokens>', 'beta tokens MCP calls run with (env TRAWL_MCP_BETAS)');
+const SETTINGS_HEADING = 'Settings (each also a TRAWL_* variable; table: docs/configuration.md):';
 
 /**
- * The settings `serve` and `mcp` take as flags besides their own (each is also a `TRAWL_*` variable;
- * the README's table says what it does). Kept here, not read from config, so start-up loads no zod.
+ * Adds the flags of the settings `command` uses. The list is src/config/flags.ts, generated from SETTINGS
+ * (scripts/settings-table.mjs), so start-up loads no zod and every setting is a flag of its commands.
  */
-const SHARED_FLAGS = [
-  '--user-agent <ua>',
-  '--allow-private-network <bool>',
-  '--private-allowlist <cidrs>',
-  '--robots <bool>',
-  '--fetch-max-bytes <n>',
-  '--fetch-concurrency <n>',
-  '--browser <path>',
-  '--embeddings-url <url>',
-  '--embeddings-model <name>',
-  '--embeddings-api-key <key>',
-  '--model-base-url <url>',
-  '--model <name>',
-  '--model-api-key <key>',
-  '--model-prefer <server|client>',
-  '--model-timeout-ms <ms>',
-  '--model-max-tokens <n>',
-  '--model-input-price <dollars>',
-  '--model-output-price <dollars>',
-  '--searxng-url <url>',
-  '--brave-api-key <key>',
-  '--upstream-url <url>',
-  '--upstream-api-key <key>',
-  '--provider-timeout-ms <ms>',
-  '--mcp-max-tokens <n>',
-  '--mcp-keyless <bool>',
-  '--prices <json>',
-  '--metering <bool>',
-  '--rate-limit-qps <n>',
-  '--rate-limit-concurrency <n>',
-  '--agent-concurrency <n>',
-  '--x402-rails <json>',
-  '--x402-facilitator-url <url>',
-  '--x402-facilitator-api-key <key>',
-  '--agent-max-cost <dollars>',
-  '--monitors <bool>',
-  '--monitor-concurrency <n>',
-  '--allow-insecure-webhooks <bool>',
-  '--secret-key <key>',
-  '--webhook-timeout-ms <ms>',
-  '--webhook-retry-hours <hours>',
-];
-const sharedOptions = () => SHARED_FLAGS.map((f) => new Option(f, 'see the configuration table in the README'));
+function withSettings(cmd: Command, command: string): Command {
+  for (const s of SETTING_FLAGS) {
+    if (s.commands.includes(command)) cmd.addOption(new Option(s.flags, s.help).helpGroup(SETTINGS_HEADING));
+  }
+  return cmd;
+}
+
+/** The settings among a command's parsed flags; its own options (crawl's `--concurrency`, ...) stay out. */
+function settingsOf(flags: object): ConfigFlags {
+  const given = flags as Record<string, unknown>;
+  return Object.fromEntries(SETTING_FLAGS.filter((s) => given[s.key] !== undefined).map((s) => [s.key, given[s.key]]));
+}
 
 /** Loads the configuration from the environment and the command's flags (zod loads only here). */
-async function configFrom(flags: ConfigFlags) {
+async function configFrom(flags: object) {
   const { loadConfig } = await import('./config/config.js');
-  return loadConfig(process.env, flags);
+  return loadConfig(process.env, settingsOf(flags));
 }
 
 function fail(err: unknown): never {
@@ -87,38 +54,21 @@ const program = new Command()
   .version(VERSION)
   .showHelpAfterError();
 
-const serve = program
+program
   .command('serve')
   .description('Run the HTTP server: REST API at the spec paths and MCP at /mcp')
-  .addOption(new Option('--host <host>', 'listen address (env TRAWL_HOST, default 127.0.0.1)'))
-  .addOption(new Option('--port <port>', 'listen port (env TRAWL_PORT, default 8787)'))
-  .addOption(dataDir())
-  .addOption(logLevel())
-  .addOption(tools())
-  .addOption(betas())
-  .addOption(new Option('--allowed-hosts <hosts>', 'Host names /mcp accepts (env TRAWL_ALLOWED_HOSTS)'))
-  .addOption(new Option('--allowed-origins <origins>', 'browser origins /mcp accepts (env TRAWL_ALLOWED_ORIGINS)'))
-  .addOption(new Option('--max-body-bytes <n>', 'largest request body (env TRAWL_MAX_BODY_BYTES)'))
-  .addOption(new Option('--create-first-key <bool>', 'create a key on first start (env TRAWL_CREATE_FIRST_KEY)'))
-  .addOption(new Option('--workers <n>', 'worker processes sharing the port (env TRAWL_WORKERS, default 1)'))
   .action(async (flags: ConfigFlags) => {
     const { runServe } = await import('./cli/serve.command.js');
     await runServe(await configFrom(flags));
   });
-for (const o of sharedOptions()) serve.addOption(o);
 
-const mcp = program
+program
   .command('mcp')
   .description('Run the MCP server over stdio (for Claude Code, Cursor, VS Code, Claude Desktop)')
-  .addOption(dataDir())
-  .addOption(logLevel())
-  .addOption(tools())
-  .addOption(betas())
   .action(async (flags: ConfigFlags) => {
     const { runMcp } = await import('./cli/mcp.command.js');
     await runMcp(await configFrom(flags));
   });
-for (const o of sharedOptions()) mcp.addOption(o);
 
 const teamFlags = (cmd: Command) =>
   cmd
@@ -127,29 +77,27 @@ const teamFlags = (cmd: Command) =>
     .option('--credits <dollars>', 'set the credits ("none": no credit limit)')
     .option('--budget <dollars>', 'most the team may spend per --budget-period ("none": no budget)')
     .option('--budget-period <period>', 'day or month (UTC)', 'month')
-    .option('--json', 'print JSON')
-    .addOption(dataDir());
+    .option('--json', 'print JSON');
 const teams = program.command('teams').description('Manage teams: credits, budgets, blocking, compliance modes');
 teamFlags(teams.command('create').description('Create a team').argument('<name>', 'team name')).action(
   async (name: string, flags: ConfigFlags & TeamFlags) => {
     const { createTeam } = await import('./cli/accounts.command.js');
-    await createTeam(await configFrom({ dataDir: flags.dataDir }), name, flags);
+    await createTeam(await configFrom(flags), name, flags);
   },
 );
 teamFlags(
   teams.command('update').description("Change a team's flags, credits or budget").argument('<team>', 'team name or id'),
 ).action(async (team: string, flags: ConfigFlags & TeamFlags) => {
   const { updateTeam } = await import('./cli/accounts.command.js');
-  await updateTeam(await configFrom({ dataDir: flags.dataDir }), team, flags);
+  await updateTeam(await configFrom(flags), team, flags);
 });
 teams
   .command('list')
   .description('List teams with their credits, budgets and modes')
   .option('--json', 'print JSON')
-  .addOption(dataDir())
   .action(async (flags: ConfigFlags & { json?: boolean }) => {
     const { listTeams } = await import('./cli/accounts.command.js');
-    await listTeams(await configFrom({ dataDir: flags.dataDir }), flags.json === true);
+    await listTeams(await configFrom(flags), flags.json === true);
   });
 for (const [verb, blocked] of [
   ['block', true],
@@ -159,10 +107,9 @@ for (const [verb, blocked] of [
     .command(verb)
     .description(blocked ? "Block a team: its keys' requests get 403 TEAM_BLOCKED at once" : 'Unblock a team')
     .argument('<team>', 'team name or id')
-    .addOption(dataDir())
     .action(async (team: string, flags: ConfigFlags) => {
       const { blockTeam } = await import('./cli/accounts.command.js');
-      await blockTeam(await configFrom({ dataDir: flags.dataDir }), team, blocked);
+      await blockTeam(await configFrom(flags), team, blocked);
     });
 }
 program
@@ -172,20 +119,18 @@ program
   .description('Add AMOUNT dollars of credits to a team')
   .requiredOption('--team <team>', 'team name or id')
   .argument('<amount>', 'dollars, e.g. 25 or 2.50')
-  .addOption(dataDir())
   .action(async (amount: string, flags: ConfigFlags & { team: string }) => {
     const { addCredits } = await import('./cli/accounts.command.js');
-    await addCredits(await configFrom({ dataDir: flags.dataDir }), flags.team, amount);
+    await addCredits(await configFrom(flags), flags.team, amount);
   });
 program
   .command('usage')
   .description('What each team and key spent, by operation, over the last days')
   .option('--days <n>', 'the last N UTC days, today included', '30')
   .option('--json', 'print JSON')
-  .addOption(dataDir())
   .action(async (flags: ConfigFlags & { days?: string; json?: boolean }) => {
     const { usage } = await import('./cli/accounts.command.js');
-    await usage(await configFrom({ dataDir: flags.dataDir }), flags);
+    await usage(await configFrom(flags), flags);
   });
 
 const monitors = program.command('monitors').description('Inspect monitors, their runs and webhook deliveries');
@@ -194,30 +139,27 @@ monitors
   .description('List monitors, newest first, with their schedule')
   .option('--status <status>', 'active, paused or disabled')
   .option('--json', 'print JSON')
-  .addOption(dataDir())
   .action(async (flags: ConfigFlags & { status?: string; json?: boolean }) => {
     const { listMonitors } = await import('./cli/monitors.command.js');
-    await listMonitors(await configFrom({ dataDir: flags.dataDir }), flags);
+    await listMonitors(await configFrom(flags), flags);
   });
 monitors
   .command('runs')
   .description("List a monitor's last 50 runs, with why they failed")
   .argument('<id>', 'monitor id')
   .option('--json', 'print JSON')
-  .addOption(dataDir())
   .action(async (id: string, flags: ConfigFlags & { json?: boolean }) => {
     const { listRuns } = await import('./cli/monitors.command.js');
-    await listRuns(await configFrom({ dataDir: flags.dataDir }), id, flags);
+    await listRuns(await configFrom(flags), id, flags);
   });
 monitors
   .command('deliveries')
   .description("List a monitor's last 50 webhook deliveries and every attempt (HTTP status, error)")
   .argument('<id>', 'monitor id')
   .option('--json', 'print JSON')
-  .addOption(dataDir())
   .action(async (id: string, flags: ConfigFlags & { json?: boolean }) => {
     const { listDeliveries } = await import('./cli/monitors.command.js');
-    await listDeliveries(await configFrom({ dataDir: flags.dataDir }), id, flags);
+    await listDeliveries(await configFrom(flags), id, flags);
   });
 
 const keys = program.command('keys').description('Manage API keys');
@@ -230,28 +172,25 @@ keys
   .option('--budget <dollars>', 'most the key may spend per --budget-period')
   .option('--budget-period <period>', 'day or month (UTC)', 'month')
   .option('--qps <n>', 'requests per second (default: TRAWL_RATE_LIMIT_QPS; 0: no limit)')
-  .addOption(dataDir())
   .action(async (flags: ConfigFlags & KeyFlags & { name: string }) => {
     const { createKey } = await import('./cli/keys.command.js');
-    await createKey(await configFrom({ dataDir: flags.dataDir }), flags.name, flags);
+    await createKey(await configFrom(flags), flags.name, flags);
   });
 keys
   .command('list')
   .description('List API keys (never the keys themselves)')
   .option('--json', 'print JSON')
-  .addOption(dataDir())
   .action(async (flags: ConfigFlags & { json?: boolean }) => {
     const { listKeys } = await import('./cli/keys.command.js');
-    await listKeys(await configFrom({ dataDir: flags.dataDir }), flags.json === true);
+    await listKeys(await configFrom(flags), flags.json === true);
   });
 keys
   .command('revoke')
   .description('Revoke an API key by id (or by the key itself); takes effect at once')
   .argument('<id>', 'key id as shown by keys list')
-  .addOption(dataDir())
   .action(async (id: string, flags: ConfigFlags) => {
     const { revokeKey } = await import('./cli/keys.command.js');
-    await revokeKey(await configFrom({ dataDir: flags.dataDir }), id);
+    await revokeKey(await configFrom(flags), id);
   });
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -275,11 +214,9 @@ program
   .option('--restart', 'start over, dropping the saved frontier of this crawl')
   .option('--json', 'print the summary as JSON')
   .addOption(progress())
-  .addOption(dataDir())
-  .addOption(logLevel())
   .action(async (urls: string[], flags: ConfigFlags & CrawlFlags) => {
     const { runCrawl } = await import('./cli/crawl.command.js');
-    await runCrawl(await configFrom({ dataDir: flags.dataDir, logLevel: flags.logLevel }), urls, flags);
+    await runCrawl(await configFrom(flags), urls, flags);
   });
 
 program
@@ -291,11 +228,9 @@ program
   .option('--batch <n>', 'documents per transaction (default 500)')
   .option('--json', 'print the summary as JSON')
   .addOption(progress())
-  .addOption(dataDir())
-  .addOption(logLevel())
   .action(async (paths: string[], flags: ConfigFlags & ImportFlags) => {
     const { runImport } = await import('./cli/import.command.js');
-    await runImport(await configFrom({ dataDir: flags.dataDir, logLevel: flags.logLevel }), paths, flags);
+    await runImport(await configFrom(flags), paths, flags);
   });
 
 program
@@ -308,11 +243,9 @@ program
   .option('--packages', "also index the project's node_modules packages (READMEs, docs, type declarations, sources)")
   .option('--name <name>', 'source name shown in snippet locations (default: the folder or repository name)')
   .option('--json', 'print the summary as JSON')
-  .addOption(dataDir())
-  .addOption(logLevel())
   .action(async (targets: string[], flags: ConfigFlags & IndexFlags) => {
     const cmd = await import('./cli/index.command.js');
-    const config = await configFrom({ dataDir: flags.dataDir, logLevel: flags.logLevel });
+    const config = await configFrom(flags);
     if (targets.length === 1 && targets[0] === 'rebuild') return cmd.rebuildIndex(config);
     if (targets.length === 1 && targets[0] === 'stats') return cmd.indexStats(config);
     await cmd.indexCode(config, targets, flags);
@@ -325,5 +258,11 @@ program
     const { printOpenApi } = await import('./cli/openapi.command.js');
     printOpenApi();
   });
+
+// Every command, and each subcommand of a group (keys create, teams list...), takes the flags of the
+// settings its top-level command uses.
+for (const top of program.commands) {
+  for (const cmd of top.commands.length > 0 ? top.commands : [top]) withSettings(cmd, top.name());
+}
 
 program.parseAsync(process.argv).catch(fail);

@@ -49,7 +49,10 @@ function isIpOrCidr(entry: string): boolean {
   return /^\d+$/.test(prefix) && bits <= (family === 4 ? 32 : 128);
 }
 
-/** One row per setting: env var, CLI flag, schema, default and the line the README's table shows. */
+/**
+ * One row per setting: env var, CLI flag, schema, default and the line docs/configuration.md shows. After a
+ * change, `node scripts/settings-table.mjs` regenerates that table and the CLI's flags (src/config/flags.ts).
+ */
 export const SETTINGS = {
   host: {
     env: 'TRAWL_HOST',
@@ -130,7 +133,7 @@ export const SETTINGS = {
     flag: '--user-agent',
     schema: z.string().min(1).max(512),
     default: undefined,
-    doc: 'User-Agent of every fetch. Default: `Trawl/<version> (+https://github.com/trawl/trawl)`; robots.txt rules for `Trawl` apply either way.',
+    doc: 'User-Agent of every fetch. Default: `Trawl/<version> (+https://github.com/trawl)`; robots.txt rules for `Trawl` apply either way.',
   },
   allowPrivateNetwork: {
     env: 'TRAWL_ALLOW_PRIVATE_NETWORK',

@@ -183,6 +183,7 @@ describe('every setting is a flag', () => {
     'maxBodyBytes',
     'createFirstKey',
     'workers',
+    'mcpKeyless',
   ]);
   it('serve takes every setting, mcp every one but the HTTP ones', () => {
     const serveHelp = trawl(['serve', '--help']).stdout;

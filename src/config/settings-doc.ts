@@ -1,0 +1,169 @@
+/**
+ * The settings as documentation, generated from SETTINGS: the table of docs/configuration.md and the
+ * CLI's flag list (src/config/flags.ts). `node scripts/settings-table.mjs` writes both; test/unit/docs.test.ts
+ * fails when either is stale. Which commands take a setting is decided here, once.
+ */
+
+/** What this module reads of a SETTINGS row (a row of src/config/config.ts passes as it is). */
+export interface SettingRow {
+  env: string;
+  aliases?: readonly string[];
+  flag: string;
+  default: unknown;
+  doc: string;
+}
+
+/** Every command that builds an app, and the admin commands that only open the data directory. */
+export const APP_COMMANDS = ['serve', 'mcp', 'crawl', 'import', 'index', 'doctor'] as const;
+export const ADMIN_COMMANDS = ['keys', 'teams', 'credits', 'usage', 'monitors'] as const;
+
+/** Settings of the HTTP listener: `trawl serve` uses them, `trawl doctor` checks them. */
+const LISTENER_SETTINGS = [
+  'host',
+  'port',
+  'workers',
+  'maxBodyBytes',
+  'allowedHosts',
+  'allowedOrigins',
+  'createFirstKey',
+  'mcpKeyless',
+];
+/** Settings of the MCP door, over HTTP (`serve`) and stdio (`mcp`). */
+const MCP_SETTINGS = ['tools', 'mcpBetas', 'mcpMaxTokens'];
+
+/** Defaults that are computed, or read better in words than as a value. */
+const DEFAULT_WORDS: Record<string, string> = {
+  dataDir: 'the per-user data directory',
+  userAgent: '`Trawl/<version> (+https://github.com/trawl)`',
+  allowedHosts: 'the loopback names, on a loopback host',
+  tools: 'the default set',
+  modelInputPrice: 'list price of known models, else `0`',
+  modelOutputPrice: 'list price of known models, else `0`',
+  prices: "the spec's prices",
+  secretKey: 'a key made in `<data dir>/secret.key`',
+};
+
+/** The commands a setting applies to, in the order of `trawl --help`. */
+export function commandsOf(key: string): readonly string[] {
+  if (key === 'dataDir') return [...APP_COMMANDS, ...ADMIN_COMMANDS];
+  if (LISTENER_SETTINGS.includes(key)) return ['serve', 'doctor'];
+  if (MCP_SETTINGS.includes(key)) return ['serve', 'mcp', 'doctor'];
+  return APP_COMMANDS;
+}
+
+/** Keys named in this module's lists that SETTINGS lacks (a renamed setting leaves one behind). */
+export function unknownKeys(settings: Record<string, SettingRow>): string[] {
+  const named = [...LISTENER_SETTINGS, ...MCP_SETTINGS, ...Object.keys(DEFAULT_WORDS), ...Object.keys(PLACEHOLDERS)];
+  return named.filter((key) => !(key in settings));
+}
+
+/** Value placeholders that say more than the type would. */
+const PLACEHOLDERS: Record<string, string> = {
+  host: '<host>',
+  port: '<port>',
+  dataDir: '<dir>',
+  logLevel: '<level>',
+  userAgent: '<ua>',
+  browser: '<path>',
+  model: '<name>',
+  embeddingsModel: '<name>',
+  modelPrefer: '<server|client>',
+  prices: '<json>',
+  x402Rails: '<json>',
+  privateAllowlist: '<cidrs>',
+  allowedHosts: '<hosts>',
+  allowedOrigins: '<origins>',
+  tools: '<names>',
+  mcpBetas: '<tokens>',
+};
+
+/** The value placeholder of a flag: `<bool>`, `<n>`, `<url>`, ... from the setting's name and default. */
+export function placeholderOf(key: string, row: SettingRow): string {
+  if (PLACEHOLDERS[key]) return PLACEHOLDERS[key];
+  if (typeof row.default === 'boolean') return '<bool>';
+  if (Array.isArray(row.default)) return '<list>';
+  if (/Url$/.test(key)) return '<url>';
+  if (/Ms$/.test(key)) return '<ms>';
+  if (/Hours$/.test(key)) return '<hours>';
+  if (/Key$/.test(key)) return '<key>';
+  if (/(Price|Cost)$/.test(key)) return '<dollars>';
+  if (typeof row.default === 'number') return '<n>';
+  return '<value>';
+}
+
+/** The default as the table shows it: words for computed ones, `none` for unset ones. */
+export function defaultText(key: string, row: SettingRow): string {
+  if (DEFAULT_WORDS[key]) return DEFAULT_WORDS[key];
+  const value = row.default;
+  if (value === undefined || (Array.isArray(value) && value.length === 0)) return 'none';
+  if (typeof value === 'number' && /Bytes$/.test(key) && value % 1_048_576 === 0) {
+    return `\`${value}\` (${value / 1_048_576} MiB)`;
+  }
+  return `\`${Array.isArray(value) ? value.join(',') : String(value)}\``;
+}
+
+/** The first sentence of a doc line ("e.g." does not end one), without Markdown backticks. */
+export function firstSentence(doc: string): string {
+  const end = /(?<!\be\.g|\bi\.e)\.(?:\s|$)/.exec(doc);
+  return (end ? doc.slice(0, end.index + 1) : doc).replaceAll('`', '');
+}
+
+const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+
+function commandsText(key: string): string {
+  const commands = commandsOf(key);
+  if (commands.length === APP_COMMANDS.length + ADMIN_COMMANDS.length) return 'all';
+  return commands.join(', ');
+}
+
+/** The Markdown table of every setting: variable, flag, default, commands, meaning (unformatted). */
+export function settingsMarkdownTable(settings: Record<string, SettingRow>): string {
+  const rows = Object.entries(settings).map(([key, row]) => {
+    const names = [`\`${row.env}\``, ...(row.aliases ?? []).map((a) => `(or \`${a}\`)`)].join(' ');
+    const flag = `\`${row.flag} ${placeholderOf(key, row)}\``;
+    return `| ${cell(names)} | ${cell(flag)} | ${cell(defaultText(key, row))} | ${commandsText(key)} | ${cell(row.doc)} |`;
+  });
+  return ['| Variable | Flag | Default | Commands | Meaning |', '| --- | --- | --- | --- | --- |', ...rows].join('\n');
+}
+
+/** One flag of the CLI, as src/config/flags.ts lists it. */
+export interface SettingFlag {
+  key: string;
+  flags: string;
+  help: string;
+  commands: readonly string[];
+}
+
+/** Every setting as a CLI flag, with a help line naming its variable and default. */
+export function settingFlags(settings: Record<string, SettingRow>): SettingFlag[] {
+  return Object.entries(settings).map(([key, row]) => ({
+    key,
+    flags: `${row.flag} ${placeholderOf(key, row)}`,
+    help: `${firstSentence(row.doc).replace(/\.$/, '')} (env ${row.env}; default ${defaultText(key, row).replaceAll('`', '')})`,
+    commands: commandsOf(key),
+  }));
+}
+
+/** The source of src/config/flags.ts (unformatted; the script and the test run Prettier on it). */
+export function flagsModuleSource(settings: Record<string, SettingRow>): string {
+  return `// Generated by scripts/settings-table.mjs from SETTINGS in src/config/config.ts; do not edit.
+/** Every setting as a CLI flag, free of zod so that the CLI builds its commands without loading the config. */
+import type { SettingFlag } from './settings-doc.js';
+
+/** Flags of the settings, with the commands that take each. */
+export const SETTING_FLAGS: readonly SettingFlag[] = ${JSON.stringify(settingFlags(settings), null, 2)};
+`;
+}
+
+/** Markers around the generated table in docs/configuration.md. */
+export const TABLE_START = '<!-- settings-table: generated by scripts/settings-table.mjs; do not edit -->';
+export const TABLE_END = '<!-- settings-table: end -->';
+
+/** `doc` with the text between the markers replaced by `table`; throws when a marker is missing. */
+export function withTable(doc: string, table: string): string {
+  const start = doc.indexOf(TABLE_START);
+  const end = doc.indexOf(TABLE_END);
+  if (start < 0 || end < start)
+    throw new Error(`docs/configuration.md lacks the markers ${TABLE_START} … ${TABLE_END}`);
+  return `${doc.slice(0, start + TABLE_START.length)}\n\n${table.trim()}\n\n${doc.slice(end)}`;
+}

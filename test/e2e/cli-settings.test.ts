@@ -1,0 +1,150 @@
+/**
+ * Every setting is a flag of each command that uses it, in the built CLI: each command's help lists
+ * exactly its settings' flags, every `trawl <command> --flag` the docs show is accepted, and
+ * `trawl crawl --allow-private-network true` reads a loopback site as the variable does.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SETTING_FLAGS } from '../../src/config/flags.js';
+import { CLI, ROOT, tempDir } from '../helpers/app.js';
+import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function trawl(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** The names under "Commands:" in a help text, `help` left out. */
+const commandsIn = (help: string) =>
+  [...(help.split('\nCommands:\n')[1] ?? '').matchAll(/^ {2}([a-z][a-z-]*)/gm)].map((m) => m[1]!).filter((c) => c !== 'help'); // prettier-ignore
+/** The long flags of a help text's option lines. */
+const flagsIn = (help: string) => new Set([...help.matchAll(/^ {2}(?:-\w, )?(--[a-z][a-z0-9-]*)/gm)].map((m) => m[1]!));
+const SETTING_FLAG_NAMES = new Set(SETTING_FLAGS.map((s) => s.flags.split(' ')[0]!));
+
+/** Every command and subcommand of the CLI ("keys create", "crawl", ...) with the flags its help lists. */
+async function commandFlags(): Promise<Map<string, Set<string>>> {
+  const out = new Map<string, Set<string>>();
+  const top = commandsIn((await trawl(['--help'])).stdout);
+  await Promise.all(
+    top.map(async (name) => {
+      const help = (await trawl([name, '--help'])).stdout;
+      const subs = commandsIn(help);
+      if (subs.length === 0) return void out.set(name, flagsIn(help));
+      for (const sub of subs) out.set(`${name} ${sub}`, flagsIn((await trawl([name, sub, '--help'])).stdout));
+    }),
+  );
+  return out;
+}
+
+let commands: Map<string, Set<string>>;
+let site: FixtureSite;
+const cleanups: (() => void)[] = [];
+beforeAll(async () => {
+  [commands, site] = await Promise.all([commandFlags(), startFixtureSite()]);
+}, 60_000);
+afterAll(async () => {
+  await site.close();
+  for (const cleanup of cleanups) cleanup();
+});
+
+describe('settings as flags', () => {
+  it('finds the commands that build an app and the admin ones', () => {
+    expect([...commands.keys()]).toEqual(
+      expect.arrayContaining(['serve', 'mcp', 'crawl', 'import', 'index', 'doctor', 'keys create', 'teams list', 'credits add', 'usage', 'monitors runs']), // prettier-ignore
+    );
+  });
+
+  it("each command's help lists exactly the flags of the settings it uses", () => {
+    for (const [command, flags] of commands) {
+      const top = command.split(' ')[0]!;
+      const expected = SETTING_FLAGS.filter((s) => s.commands.includes(top)).map((s) => s.flags.split(' ')[0]!);
+      expect([...flags].filter((f) => SETTING_FLAG_NAMES.has(f)).sort(), command).toEqual(expected.sort());
+    }
+    expect(commands.get('crawl')).toContain('--allow-private-network');
+    expect(commands.get('keys create')).toContain('--data-dir');
+    expect(commands.get('crawl')).not.toContain('--port');
+  });
+
+  it('every `trawl <command> … --flag` in the README and docs/ is a flag of that command', () => {
+    const files = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).map((f) => `docs/${f}`)].filter((f) => f.endsWith('.md')); // prettier-ignore
+    const problems: string[] = [];
+    let checked = 0;
+    for (const file of files) {
+      const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+      const code = [...text.matchAll(/^```[^\n]*\n([\s\S]*?)^```/gm)].flatMap((m) => m[1]!.split('\n'));
+      const spans = [...text.replace(/^```[^\n]*\n[\s\S]*?^```/gm, '').matchAll(/`([^`\n]+)`/g)].map((m) => m[1]!);
+      for (const line of [...code, ...spans]) {
+        for (const m of line.matchAll(/\btrawl ([a-z]+)(?: ([a-z|]+))?([^\n]*?)(?=\btrawl |$)/g)) {
+          const [, top, sub, rest] = m;
+          const names = commands.has(top!) ? [top!] : (sub ?? '').split('|').map((s) => `${top} ${s}`).filter((n) => commands.has(n)); // prettier-ignore
+          for (const name of names) {
+            for (const flag of (rest ?? '').matchAll(/(?:^|[\s[])(--[a-z][a-z0-9-]*)/g)) {
+              checked++;
+              if (!commands.get(name)!.has(flag[1]!))
+                problems.push(`${file}: trawl ${name} ${flag[1]} (in "${line.trim()}")`);
+            }
+          }
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(checked).toBeGreaterThan(20);
+  });
+
+  it('trawl crawl takes --allow-private-network as the variable does, and without either refuses loopback', async () => {
+    const crawl = async (extra: string[], env: Record<string, string> = {}) => {
+      const { dir, cleanup } = tempDir();
+      cleanups.push(cleanup);
+      const args = [
+        'crawl',
+        `${site.url}/`,
+        '--data-dir',
+        dir,
+        '--depth',
+        '0',
+        '--limit',
+        '1',
+        '--delay',
+        '0',
+        '--json',
+      ];
+      const run = await trawl([...args, ...extra], { TRAWL_LOG_LEVEL: 'silent', ...env });
+      return {
+        run,
+        summary: JSON.parse(run.stdout || '{}') as { done?: number; failedByTag?: Record<string, number> },
+      };
+    };
+    const [flag, variable, neither] = await Promise.all([
+      crawl(['--allow-private-network', 'true']),
+      crawl([], { TRAWL_ALLOW_PRIVATE_NETWORK: 'true' }),
+      crawl([]),
+    ]);
+    expect(flag.summary.done, flag.run.stderr).toBe(1);
+    expect(variable.summary.done, variable.run.stderr).toBe(1);
+    expect(neither.summary.done ?? 0).toBe(0);
+    expect(neither.run.stdout + neither.run.stderr).toMatch(/CRAWL_PRIVATE_ADDRESS/);
+  });
+
+  it('a bad flag value stops the command at once (exit 2), naming the flag', async () => {
+    const { dir, cleanup } = tempDir();
+    cleanups.push(cleanup);
+    const run = await trawl(['crawl', `${site.url}/`, '--data-dir', dir, '--fetch-max-bytes', '12']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/Invalid flag --fetch-max-bytes="12"/);
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+});
