@@ -54,6 +54,7 @@ export async function* answerStreamFrames(events: AsyncIterable<AnswerEvent>): A
   }
 }
 
+/** POST /answer: REST only, `search` scope, priced by `answerBound`, streamed with `stream: true`. */
 export const answerOp = defineOp({
   name: 'answer',
   tool: 'answer',

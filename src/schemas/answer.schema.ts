@@ -7,6 +7,7 @@ import { CostDollars, wireObject } from './common.schema.js';
 import { OutputSchema } from './output-schema.schema.js';
 import { AnswerWarnings, SearchStreamChunk } from './search.schema.js';
 
+/** The body exa-js's `answer()` and `streamAnswer()` send (`text`, `stream` and `model` always). */
 export const AnswerRequest = wireObject(
   {
     query: z.string().min(1).describe('The question to answer.'),
@@ -47,6 +48,7 @@ export const AnswerCitation = z
   })
   .loose();
 
+/** What exa-js's `answer()` reads: `answer`, `citations`, `requestId`, `costDollars` (and Trawl's `warnings`). */
 export const AnswerResponse = z.object({
   requestId: z.string(),
   answer: z

@@ -70,6 +70,7 @@ const noModel = () =>
     '/answer needs a language model: set TRAWL_MODEL_BASE_URL and TRAWL_MODEL (and TRAWL_MODEL_API_KEY if the server needs one). Without a model, POST /search with outputSchema {"type": "text"} gives an answer extracted from the results.',
   );
 
+/** The /answer service over search, sources and synthesis; its methods' errors are `AnswerService`'s. */
 export function createAnswerService(deps: AnswerDeps): AnswerService {
   /** The search and what the model reads of it; refused before anything runs when there is no model. */
   const prepare = async (plan: AnswerPlan, ctx: ServiceContext) => {
