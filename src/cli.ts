@@ -259,6 +259,15 @@ program
     printOpenApi();
   });
 
+program
+  .command('doctor')
+  .description('Check the data directory, index, providers, keys and listener; say what is missing and how to add it')
+  .option('--json', 'print the report as JSON (what GET /status answers)')
+  .action(async (flags: ConfigFlags & { json?: boolean }) => {
+    const { runDoctor } = await import('./cli/doctor.command.js');
+    await runDoctor(await configFrom(flags), { json: flags.json === true });
+  });
+
 // Every command, and each subcommand of a group (keys create, teams list...), takes the flags of the
 // settings its top-level command uses.
 for (const top of program.commands) {

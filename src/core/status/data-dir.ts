@@ -61,7 +61,12 @@ function sizeOf(dir: string): { bytes: number; capped: boolean } {
 
 /** The data directory's status; never throws. */
 export function dataDirStatus(dir: string): DataDirStatus {
-  const stat = fs.statSync(dir, { throwIfNoEntry: false });
+  let stat: fs.Stats | undefined;
+  try {
+    stat = fs.statSync(dir, { throwIfNoEntry: false });
+  } catch {
+    stat = undefined; // a path through a file (ENOTDIR): `creatable` says why
+  }
   if (stat && !stat.isDirectory()) {
     return { path: dir, exists: true, writable: false, database: false, bytes: 0, sizeCapped: false, problem: 'it is a file, not a directory' }; // prettier-ignore
   }

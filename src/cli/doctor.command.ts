@@ -1,0 +1,115 @@
+/**
+ * `trawl doctor`: the status report of src/core/status (what `GET /status` answers), printed for a person
+ * or as JSON. It opens the database only if there is one, so checking a new installation creates nothing.
+ * Exit code 1 when something configured is broken; a missing optional part is only a note.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config/config.js';
+import { createStatusService, type StatusReport } from '../core/status/status.service.js';
+import type { Check } from '../core/status/report.js';
+import { createApiClient } from '../fetch/api-client.js';
+import { DEFAULT_USER_AGENT } from '../fetch/fetcher.js';
+import { DATABASE_FILE, openDatabase, type Db } from '../store/database.js';
+import { createStatusRepo, type StatusRepo } from '../store/status.repo.js';
+
+/** The store of the data directory, if it has a database; one that cannot be opened reports why. */
+function openStore(dataDir: string): { store?: StatusRepo; db?: Db } {
+  if (!fs.existsSync(path.join(dataDir, DATABASE_FILE))) return {};
+  try {
+    const db = openDatabase(dataDir);
+    return { db, store: createStatusRepo(db) };
+  } catch (err) {
+    return { store: { counts: () => { throw err; } } }; // prettier-ignore
+  }
+}
+
+/** The report of this configuration: the same service `GET /status` runs, on this process's own client. */
+export async function doctorReport(config: Config): Promise<StatusReport> {
+  const client = createApiClient({ userAgent: config.userAgent ?? DEFAULT_USER_AGENT });
+  const { store, db } = openStore(config.dataDir);
+  try {
+    return await createStatusService({ settings: config, getJson: client.getJson, store }).report();
+  } finally {
+    db?.close();
+    await client.close();
+  }
+}
+
+const MARK: Record<Check['state'], string> = { ok: 'ok', failed: 'FAILED', unverified: 'unverified', skipped: 'skipped', off: 'off' }; // prettier-ignore
+
+function size(bytes: number): string {
+  const units = ['B', 'kB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) [value, unit] = [value / 1000, unit + 1];
+  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
+}
+
+/** One check on one line: its state, where, what was found; `named` for a section of several checks. */
+function checkLine(c: Check, named = false): string {
+  const where = [c.model, c.url].filter(Boolean).join(' at ');
+  const took = c.ms === undefined ? '' : ` (${c.ms} ms)`;
+  return `${named ? `${c.name.padEnd(9)} ` : ''}${MARK[c.state].padEnd(11)}${where ? `${where}: ` : ''}${c.detail}${took}`;
+}
+
+function dataDirLines(r: StatusReport): string[] {
+  const d = r.dataDir;
+  const state = !d.writable
+    ? `${d.exists ? 'NOT WRITABLE' : 'CANNOT BE CREATED'}: ${d.problem ?? 'permission denied'}`
+    : d.exists
+      ? 'writable'
+      : 'does not exist yet (the first command that writes creates it)';
+  const held = d.exists
+    ? `, ${d.sizeCapped ? 'over ' : ''}${size(d.bytes)}${d.database ? '' : ', no database yet'}`
+    : '';
+  return [`${d.path}: ${state}${held}`];
+}
+
+function indexLines(r: StatusReport): string[] {
+  const { index: i } = r;
+  const lines = [
+    `${i.documents} documents (${i.searchable} in the search index, ${i.embeddedChunks} chunks embedded)`,
+    `code: ${i.code.chunks} chunks from ${i.code.files} files of ${i.code.sources} sources`,
+  ];
+  if (i.collectionCount > 0) {
+    const shown = i.collections.map((c) => `${c.name ?? '(fetched pages)'} ${c.documents}`).join(', ');
+    lines.push(`collections: ${shown}${i.collectionCount > i.collections.length ? ', …' : ''}`);
+  }
+  return lines;
+}
+
+function section(label: string, lines: string[]): string {
+  return lines.map((line, n) => `${(n === 0 ? label : '').padEnd(16)}${line}`).join('\n');
+}
+
+/** The report for a person: one section per part, then what is broken and what to do next. */
+export function renderReport(r: StatusReport): string {
+  const p = r.providers;
+  const keys = `${r.keys.active} active, ${r.keys.revoked} revoked${r.keys.firstKeyFile ? `; first key in ${r.keys.firstKeyFile}` : ''}`; // prettier-ignore
+  const parts = [
+    `Trawl ${r.version}: ${r.ok ? 'nothing configured is broken' : 'something configured is broken'}`,
+    '',
+    section('Data directory', dataDirLines(r)),
+    section('Index', indexLines(r)),
+    section(
+      'Web search',
+      p.webSearch.map((c) => checkLine(c, true)),
+    ),
+    section('Model', [checkLine(p.model)]),
+    section('Embeddings', [checkLine(p.embeddings)]),
+    section('Browser', [checkLine(p.browser)]),
+    section('API keys', [keys]),
+    section('Listener', [checkLine(r.listener)]),
+  ];
+  const steps = r.nextSteps.map((s) => `${s.level === 'broken' ? 'BROKEN ' : ''}${s.message}${s.fix ? `\n    → ${s.fix}` : ''}`); // prettier-ignore
+  if (steps.length > 0) parts.push('', 'Next steps:', ...steps.map((s) => `  - ${s}`));
+  return `${parts.join('\n')}\n`;
+}
+
+/** Prints the report (`--json`: as GET /status answers it); exit code 1 when something configured is broken. */
+export async function runDoctor(config: Config, options: { json: boolean }): Promise<void> {
+  const report = await doctorReport(config);
+  process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
+  if (!report.ok) process.exitCode = 1;
+}
