@@ -179,6 +179,7 @@ export const usageOp = defineOp({
   },
 });
 
+/** GET /status: the report `trawl doctor` prints, for an admin key (src/core/status). */
 export const statusOp = defineOp({
   ...common,
   name: 'admin.status',

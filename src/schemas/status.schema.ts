@@ -18,6 +18,7 @@ const Check = z.object({
   ms: z.number().optional().describe('How long the check took.'),
 });
 
+/** The whole report (src/core/status/report.ts is its TypeScript form). */
 export const StatusReport = z.object({
   version: z.string(),
   checkedAt: z.string(),

@@ -105,6 +105,31 @@ describe('settings as flags', () => {
     expect(checked).toBeGreaterThan(20);
   });
 
+  it("every flag and command in trawl doctor's next steps exists", async () => {
+    const { dir, cleanup } = tempDir();
+    cleanups.push(cleanup);
+    // prettier-ignore
+    const args = ['doctor', '--json', '--data-dir', dir, '--port', '9', '--model-base-url', 'http://127.0.0.1:9/v1',
+      '--searxng-url', 'http://127.0.0.1:9', '--upstream-url', 'http://127.0.0.1:9', '--embeddings-url', 'http://127.0.0.1:9/v1', '--browser', dir];
+    const report = JSON.parse((await trawl(args)).stdout) as { nextSteps: { message: string; fix?: string }[] };
+    const fixes = report.nextSteps.map((step) => step.fix ?? '');
+    expect(fixes.length).toBeGreaterThan(8);
+    const problems: string[] = [];
+    for (const fix of fixes) {
+      // each `trawl <command> [sub]` starts a segment whose flags belong to that command; before any, to settings
+      for (const [n, segment] of fix.split(/\btrawl (?=[a-z])/).entries()) {
+        const [top, sub] = segment.split(/[\s.,;)]/);
+        const name = n === 0 ? undefined : commands.has(`${top} ${sub}`) ? `${top} ${sub}` : top!;
+        if (name && !commands.has(name)) problems.push(`no command trawl ${name} (in "${fix}")`);
+        for (const [flag] of segment.matchAll(/--[a-z][a-z0-9-]*/g)) {
+          const known = SETTING_FLAG_NAMES.has(flag) || (name !== undefined && commands.get(name)?.has(flag));
+          if (!known) problems.push(`${name ? `trawl ${name} ` : ''}${flag} (in "${fix}")`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
   it('trawl crawl takes --allow-private-network as the variable does, and without either refuses loopback', async () => {
     const crawl = async (extra: string[], env: Record<string, string> = {}) => {
       const { dir, cleanup } = tempDir();

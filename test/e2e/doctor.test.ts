@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
+import { FIRST_KEY_FILE } from '../../src/cli/serve.command.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { StatusReport } from '../../src/core/status/status.service.js';
 import { createLogger } from '../../src/lib/logger.js';
@@ -190,7 +191,7 @@ describe('trawl doctor', () => {
     ], now); // prettier-ignore
     const { key } = app.services.keys.create('first');
     app.services.keys.revoke(app.services.keys.create('old').id);
-    fs.writeFileSync(path.join(dir, 'first-api-key'), `${key}\n`, { mode: 0o600 });
+    fs.writeFileSync(path.join(dir, FIRST_KEY_FILE), `${key}\n`, { mode: 0o600 }); // as trawl serve writes it
     await app.close();
     const server = await startTestServer();
     try {

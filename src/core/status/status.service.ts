@@ -37,6 +37,7 @@ export interface StatusSettings {
   x402FacilitatorApiKey?: string;
 }
 
+/** What the service is built on: the settings, the JSON client and the store. */
 export interface StatusDeps {
   settings: StatusSettings;
   /** The operator-endpoint JSON client's GET (src/fetch/api-client.ts). */
