@@ -56,10 +56,11 @@ export function createAddressGuard(options: AddressGuardOptions): AddressGuard {
   const allow = createIpSet(options.privateAllowlist);
   const enabled = !options.allowPrivateNetwork;
   const lift = options.liftedBy ? ` (${options.liftedBy})` : '';
-  const refused = (what: string, ip: string, why: string) =>
+  /** The refusal of `ip` (which `host` resolved to, when named). */
+  const refused = (ip: string, why: string, host?: string) =>
     new FetchError(
       'CRAWL_PRIVATE_ADDRESS',
-      `${what}${ip} is ${why}: refused by the private-network policy, Trawl does not fetch non-public addresses${lift}`,
+      `${host ? `${host} resolves to ${ip}, ` : `${ip} is `}${why}: refused by the private-network policy, Trawl does not fetch non-public addresses${lift}`,
     );
 
   const refusal = (ip: string): string | undefined => {
@@ -76,7 +77,7 @@ export function createAddressGuard(options: AddressGuardOptions): AddressGuard {
     const host = bare(hostname);
     if (isIP(host)) {
       const why = refusal(host);
-      if (why) throw refused('', host, why);
+      if (why) throw refused(host, why);
     } else if (METADATA_NAMES.has(host)) {
       throw new FetchError('CRAWL_PRIVATE_ADDRESS', `${host} is a cloud metadata service; Trawl does not fetch it`);
     }
@@ -89,7 +90,7 @@ export function createAddressGuard(options: AddressGuardOptions): AddressGuard {
       const first = usable[0];
       if (!first) {
         const ip = addresses[0]?.address ?? '';
-        return callback(refused(`${hostname} resolves to `, ip, refusal(ip) ?? 'refused'), '', 0);
+        return callback(refused(ip, refusal(ip) ?? 'refused', hostname), '', 0);
       }
       if (lookupOptions.all) callback(null, usable);
       else callback(null, first.address, first.family);
@@ -103,7 +104,7 @@ export function createAddressGuard(options: AddressGuardOptions): AddressGuard {
     const addresses = await dns.promises.lookup(host, { all: true });
     for (const { address } of addresses) {
       const why = refusal(address);
-      if (why) throw refused(`${host} resolves to `, address, why);
+      if (why) throw refused(address, why, host);
     }
     return addresses.map((a) => a.address);
   };
@@ -120,7 +121,7 @@ export function createAddressGuard(options: AddressGuardOptions): AddressGuard {
         const why = refusal(peer);
         if (!why) return callback(null, socket);
         socket.destroy();
-        callback(refused('', peer, why), null);
+        callback(refused(peer, why), null);
       });
   };
 

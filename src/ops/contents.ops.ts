@@ -22,6 +22,7 @@ const HINTS: Record<string, string> = {
   CRAWL_UNSUPPORTED_CONTENT_TYPE: 'not a readable document (HTML, PDF, text, JSON, feed)',
   CRAWL_HTTP_ERROR: 'the site refused the request (e.g. login required)',
   CRAWL_NEEDS_BROWSER: 'the page needs JavaScript; the server has no browser configured',
+  CRAWL_UNKNOWN_ERROR: 'the site or its certificate is at fault; the same request will fail again',
 };
 
 /**

@@ -114,11 +114,21 @@ interface Run {
   stderr: string;
 }
 
-/** Runs the CLI; `onChild` gets the child process (to signal it). */
-function trawl(args: string[], onChild?: (child: ReturnType<typeof spawn>) => void): Promise<Run> {
+/** Runs the CLI (127.0.0.1 allowlisted unless `env` says otherwise); `onChild` gets the child process. */
+function trawl(
+  args: string[],
+  onChild?: (child: ReturnType<typeof spawn>) => void,
+  env: Record<string, string> = {},
+): Promise<Run> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, ...args], {
-      env: { ...process.env, TRAWL_DATA_DIR: '', TRAWL_PRIVATE_ALLOWLIST: '127.0.0.1', TRAWL_LOG_LEVEL: 'warn' },
+      env: {
+        ...process.env,
+        TRAWL_DATA_DIR: '',
+        TRAWL_PRIVATE_ALLOWLIST: '127.0.0.1',
+        TRAWL_LOG_LEVEL: 'warn',
+        ...env,
+      },
     });
     let stdout = '';
     let stderr = '';
@@ -196,6 +206,32 @@ describe('trawl crawl', () => {
     // stderr is a pipe here: plain progress lines, not a redrawn bar.
     expect(run.stderr).toMatch(/^crawl: \d+ done, \d+ queued, \d+ failed, [\d.]+ pages\/s, \d+:\d\d elapsed$/m);
     expect(run.stderr).not.toContain('\r');
+    // each failed page with its reason; some pages were stored, so the crawl succeeded
+    expect(run.stderr).toMatch(/^crawl: failed http:\/\/127\.0\.0\.1:\d+\/missing: CRAWL_NOT_FOUND \(HTTP 404\): 127\.0\.0\.1:\d+ answered 404$/m); // prettier-ignore
+    expect(run.stderr).toMatch(/^crawl: failed http:\/\/127\.0\.0\.1:\d+\/private\/secret: CRAWL_ROBOTS_DISALLOWED: disallowed by robots\.txt: /m); // prettier-ignore
+    expect(run.stderr).not.toContain('no page was fetched');
+  });
+
+  it('exits 1 when no page could be fetched, saying why for each URL', async () => {
+    // a port with nothing listening
+    const gone = http.createServer();
+    await new Promise<void>((r) => gone.listen(0, '127.0.0.1', r));
+    const refused = `http://127.0.0.1:${(gone.address() as AddressInfo).port}/`;
+    await new Promise((r) => gone.close(r));
+    const local = `http://localhost:${(site.address() as AddressInfo).port}/`;
+    // as a new user runs it: no private network allowed
+    const run = await trawl(['crawl', local, refused, '--data-dir', dataDir(), ...FAST, '--progress', 'off'], undefined, { TRAWL_PRIVATE_ALLOWLIST: '' }); // prettier-ignore
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toMatch(/^finished: 0 done, 2 failed, 0 queued; /);
+    const lines = run.stderr.trim().split('\n');
+    expect(lines.find((l) => l.startsWith(`crawl: failed ${local}: `))).toMatch(/: CRAWL_PRIVATE_ADDRESS: localhost resolves to (127\.0\.0\.1|::1), a loopback address: refused by the private-network policy, .*TRAWL_ALLOW_PRIVATE_NETWORK=true \(flag --allow-private-network\)/); // prettier-ignore
+    expect(lines.find((l) => l.startsWith(`crawl: failed ${refused}: `))).toMatch(/: CRAWL_PRIVATE_ADDRESS: 127\.0\.0\.1 is a loopback address/); // prettier-ignore
+    expect(lines.at(-1)).toBe('crawl: no page was fetched; the reason for each URL is above');
+    // the network allowed: the refused port says so, and the crawl still fetched nothing
+    const allowed = await trawl(['crawl', refused, '--data-dir', dataDir(), ...FAST, '--progress', 'off', '--json']);
+    expect(allowed.code, allowed.stderr).toBe(1);
+    expect(allowed.stderr).toMatch(/^crawl: failed http:\/\/127\.0\.0\.1:\d+\/: SOURCE_NOT_AVAILABLE: .*connection refused: the site is not reachable/m); // prettier-ignore
+    expect(summaryOf(allowed)).toMatchObject({ done: 0, failed: 1, failures: [{ url: refused, tag: 'SOURCE_NOT_AVAILABLE', error: expect.stringMatching(/ECONNREFUSED/) }] }); // prettier-ignore
   });
 
   it('honours --depth, --no-sitemaps, --timeout and --limit', async () => {

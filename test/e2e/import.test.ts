@@ -114,6 +114,7 @@ describe('trawl import', () => {
     expect(run.stderr).toMatch(/mixed\.jsonl:6: a record needs "url" or "_id"/);
     expect(run.stderr).toMatch(/mixed\.jsonl:8: "publishedDate" must be/);
     expect(run.stderr).toMatch(/mixed\.jsonl:9: "url" must be an http\(s\) URL/);
+    expect(run.stderr.trim().split('\n').at(-1)).toBe('import: 5 rejected (each is reported above with its reason); the rest was imported'); // prettier-ignore
     const summary = JSON.parse(run.stdout) as { inputs: { imported: number; errors: number; collection: string }[] };
     expect(summary.inputs[0]).toMatchObject({ imported: 7, errors: 5, collection: 'kb' });
     const d = docs(data);
@@ -153,6 +154,8 @@ describe('trawl import', () => {
     const run = trawl(['import', root, '--data-dir', data]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^imported 4, skipped 1, errors 0 from 1 input\(s\) into handbook/m);
+    // the skipped file is named with why; a skip is not an error
+    expect(run.stderr).toMatch(/^import: .*handbook: logo\.png: skipped: \.png files are not imported \(a folder import reads \.html, \.htm, \.md, \.markdown, \.txt\)$/m); // prettier-ignore
     const d = docs(data);
     expect([...d.keys()].sort()).toEqual([
       'import://handbook/about.html',

@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CreateMessageRequestSchema, type CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { WARNINGS } from '../../src/core/warnings.js';
 import { buildMcpServer } from '../../src/mcp/server.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';
@@ -76,7 +77,8 @@ const call = async (client: Client, args: Record<string, unknown>) => {
 function answerOf(res: Awaited<ReturnType<typeof call>>): { content: string; sources: string[] } {
   expect(res.structuredContent).not.toHaveProperty('output');
   const text = res.content[0]!.text;
-  expect(outsideFences(text)).toMatch(/^\d+ results\n\nAnswer:\n<fence>\n\n\[1\]\n<fence>/);
+  // the heading, its warnings if any (one line each), then the answer
+  expect(outsideFences(text)).toMatch(/^\d+ results\n(Warning [A-Z_]+: .*\n)*\nAnswer:\n<fence>\n\n\[1\]\n<fence>/);
   const answer = fenced(text)[0]!;
   expect(answer.source).toBe('model');
   const [content, backing] = answer.content.split('\n\nSources of the answer:\n');
@@ -117,6 +119,7 @@ describe('search tool answers through MCP sampling', () => {
     const res = await call(client, { query: 'undici pool sockets', outputSchema: { type: 'text' } });
     expect(res.isError).toBeFalsy();
     expect(answerOf(res).content).toContain('Pool');
+    expect(res.content[0]!.text).toContain(`\nWarning MODEL_MISSING: ${WARNINGS.MODEL_MISSING}\n`);
     const object = await call(client, { query: 'undici', outputSchema: { type: 'object', properties: { a: { type: 'string' } } } }); // prettier-ignore
     expect(object.isError).toBe(true);
     expect(object.content[0]!.text).toMatch(/^FEATURE_DISABLED: .*TRAWL_MODEL_BASE_URL/);
