@@ -65,10 +65,11 @@ function failures(statuses: ContentsResponse['statuses']): string {
   return `Could not read ${failed.length} of ${statuses.length}:\n${lines.join('\n')}`;
 }
 
-/** Pages read but poorer than asked (a stale copy, failed subpages, an extractive summary), with why. */
+/** Pages read but poorer than asked (a stale copy, failed subpages, an extractive summary), each note once. */
 function degraded(statuses: ContentsResponse['statuses']): string {
-  const noted = statuses.filter((s) => s.status === 'success' && s.message);
-  return noted.length ? `Notes:\n${noted.map((s) => `- ${s.id}: ${s.message}`).join('\n')}` : '';
+  const pages = new Map<string, string[]>();
+  for (const s of statuses) if (s.status === 'success' && s.message) pages.set(s.message, [...(pages.get(s.message) ?? []), s.id]); // prettier-ignore
+  return pages.size ? `Notes:\n${[...pages].map(([note, ids]) => `- ${ids.join(', ')}: ${note}`).join('\n')}` : '';
 }
 
 export const contentsOp = defineOp({

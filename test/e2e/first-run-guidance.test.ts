@@ -145,6 +145,18 @@ describe('pages in the index, no provider', () => {
       { id: POOL.url, status: 'success', source: 'cached', message: expect.stringMatching(/^The summary is extractive.*TRAWL_MODEL_BASE_URL/) }, // prettier-ignore
     ]);
   });
+
+  it('says a note shared by several pages once in the get_contents text', async () => {
+    const other = storedDoc('https://docs.example.com/agent', 'Agents', 'An undici Agent keeps one Pool per origin.');
+    t.app.services.documents.upsertMany([other], new Date().toISOString());
+    const client = await connectMcp(t.app);
+    closers.push(() => client.close());
+    const args = { ids: [POOL.url, other.url], summary: true };
+    const res = (await client.callTool({ name: 'get_contents', arguments: args })) as ToolResult;
+    const statuses = res.structuredContent?.statuses as Json[];
+    expect(statuses.map((s) => s.message)).toEqual([statuses[0]!.message, statuses[0]!.message]);
+    expect(outsideFences(textOf(res))).toContain(`\nNotes:\n- ${POOL.url}, ${other.url}: ${statuses[0]!.message as string}`); // prettier-ignore
+  });
 });
 
 describe('a web-search provider that fails', () => {

@@ -200,7 +200,8 @@ export function createContentsService(deps: ContentsDeps): ContentsService {
       const built = await Promise.all(
         outcomes.map(({ loaded }) => loaded && buildResult(loaded, input, rctx, (url) => settle(once(url), url, ctx))),
       );
-      outcomes.forEach((o, i) => noteDegraded(o.status, o.loaded, built[i]?.failedSubpages ?? [], !summaries && Boolean(input.summary))); // prettier-ignore
+      const extractive = !summaries && Boolean(input.summary);
+      outcomes.forEach((o, i) => noteDegraded(o.status, o.loaded, built[i]?.failedSubpages ?? [], extractive));
       const kept = built.filter((b) => b !== undefined && !b.dropped) as NonNullable<(typeof built)[number]>[];
       const results = kept.map((b) => b.main.result);
       const pages = kept.reduce((n, b) => n + 1 + b.subpages, 0);
