@@ -1,0 +1,184 @@
+// The package as a user gets it, tested from the packed tarball, not from the checkout (CI runs this after
+// the test suite; `npm run test:package` by hand):
+//
+//   1. `npm pack` (its `prepare` builds dist/): the tarball holds the built CLI and no sources, tests or
+//      source maps;
+//   2. `npm install ./trawl-*.tgz` into an empty directory: runtime dependencies only (native modules
+//      build from source where no prebuilt binary is found, about 80 s each on 2 cores);
+//   3. there, `npx trawl --version`, `npx trawl mcp` (the SDK's client: initialize, tools/list, a loopback
+//      page and PDF read, a search), `npx trawl serve` (GET /health) and `npx trawl doctor`;
+//   4. the client configs of docs/install.md against this install (test/package/client-configs.test.ts);
+//   5. the MCP bundle built from this install (scripts/bundle-mcpb.mjs), unpacked and run; at most 30 MB.
+//
+// npx runs with --no, so that it never fetches a package named trawl from the registry. The sizes and
+// times are printed; the last line counts the checks.
+//
+// Usage: node scripts/package-test.mjs [--tarball FILE] [--keep]
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { installTarball, packTarball, treeSize } from './bundle-mcpb.mjs';
+import { checkMcp, checkServe, childEnv, startFixtureSite } from './lib/smoke.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const NPX = process.platform === 'win32' ? 'npx.cmd' : 'npx';
+const MAX_BUNDLE_BYTES = 30e6;
+/** Development tools that must not be installed with the package. */
+const DEV_ONLY = ['typescript', 'esbuild', 'vitest', 'eslint', 'prettier', '@anthropic-ai/mcpb', 'exa-js'];
+
+const { values } = parseArgs({ options: { tarball: { type: 'string' }, keep: { type: 'boolean', default: false } } });
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'trawl-package-'));
+const app = path.join(work, 'app');
+const dataDir = path.join(work, 'data');
+const started = Date.now();
+const results = [];
+const facts = [];
+
+const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
+/** Runs one named check; a failure is recorded and printed, and the later checks still run. */
+async function check(name, fn) {
+  const t0 = Date.now();
+  try {
+    const note = await fn();
+    results.push({ name, ok: true });
+    console.log(`ok    ${name} (${seconds(Date.now() - t0)})${note ? `: ${note}` : ''}`);
+  } catch (err) {
+    results.push({ name, ok: false });
+    console.log(`FAIL  ${name} (${seconds(Date.now() - t0)}): ${err.message}`);
+  }
+}
+
+function assert(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+/** `npx --no -- trawl ...args` in the install directory. */
+function trawl(args, env) {
+  const shell = process.platform === 'win32'; // npx.cmd runs only through a shell
+  return spawnSync(NPX, ['--no', '--', 'trawl', ...args], { cwd: app, env, encoding: 'utf8', timeout: 120_000, shell }); // prettier-ignore
+}
+
+const env = childEnv({ TRAWL_DATA_DIR: dataDir, TRAWL_LOG_LEVEL: 'warn', TRAWL_ALLOW_PRIVATE_NETWORK: 'true' });
+const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+let tarball = values.tarball ? path.resolve(values.tarball) : null;
+let installed = false;
+
+try {
+  await check('npm pack: the built CLI, no sources, tests or source maps', () => {
+    const t0 = Date.now();
+    tarball ??= packTarball(work);
+    const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n');
+    const unpacked = path.join(work, 'unpacked-tarball');
+    fs.mkdirSync(unpacked);
+    execFileSync('tar', ['-xzf', tarball, '-C', unpacked]);
+    const size = treeSize(unpacked);
+    facts.push(`tarball ${path.basename(tarball)}: ${mb(fs.statSync(tarball).size)}, ${listing.length} files, ${mb(size.bytes)} unpacked`); // prettier-ignore
+    for (const needed of [
+      'package/dist/bin/cli.js',
+      'package/package.json',
+      'package/manifest.json',
+      'package/README.md',
+    ]) {
+      assert(listing.includes(needed), `${needed} missing from the tarball`);
+    }
+    const unwanted = listing.filter((f) =>
+      /^package\/(src|test|scripts|bench|\.ci)\/|\.map$|tsconfig|meta\.json$/.test(f),
+    );
+    assert(unwanted.length === 0, `the tarball holds ${unwanted.slice(0, 5).join(', ')}`);
+    return `${listing.length} files in ${seconds(Date.now() - t0)}`;
+  });
+
+  await check('npm install ./trawl-*.tgz into an empty directory: runtime dependencies only', () => {
+    assert(tarball, 'no tarball');
+    const t0 = Date.now();
+    fs.mkdirSync(app);
+    installTarball(tarball, app);
+    installed = true;
+    const took = Date.now() - t0;
+    const nm = treeSize(path.join(app, 'node_modules'));
+    facts.push(`installed: node_modules ${mb(nm.bytes)} in ${nm.files} files (trawl itself ${mb(treeSize(path.join(app, 'node_modules', 'trawl')).bytes)}); npm install took ${seconds(took)}`); // prettier-ignore
+    const present = DEV_ONLY.filter((name) => fs.existsSync(path.join(app, 'node_modules', name)));
+    assert(present.length === 0, `development dependencies installed: ${present.join(', ')}`);
+    return `${seconds(took)}`;
+  });
+
+  if (installed) {
+    await check('npx trawl --version', () => {
+      const r = trawl(['--version'], env);
+      assert(r.status === 0 && r.stdout.trim() === pkg.version, `exit ${r.status}, "${r.stdout.trim()}" ${r.stderr}`);
+      return r.stdout.trim();
+    });
+
+    await check('npx trawl mcp: initialize, tools/list, get_contents of a page and a PDF, search', async () => {
+      const site = await startFixtureSite();
+      try {
+        const { tools, handshakeMs } = await checkMcp({
+          command: NPX,
+          args: ['--no', '--', 'trawl', 'mcp'],
+          cwd: app,
+          env,
+          site,
+        });
+        return `initialize in ${handshakeMs.toFixed(0)} ms through npx; tools ${tools.join(', ')}`;
+      } finally {
+        await site.close();
+      }
+    });
+
+    await check('npx trawl serve: GET /health', async () => {
+      const { url, body } = await checkServe({
+        command: NPX,
+        args: ['--no', '--', 'trawl', 'serve', '--port', '0'],
+        cwd: app,
+        env: { ...env, TRAWL_LOG_LEVEL: 'info' },
+      });
+      return `${url}/health ${body}`;
+    });
+
+    await check('npx trawl doctor: exit 0 with nothing configured, naming the data directory', () => {
+      const r = trawl(['doctor'], env);
+      assert(r.status === 0, `exit ${r.status}\n${r.stdout}\n${r.stderr}`);
+      assert(r.stdout.includes(dataDir), `the report does not name ${dataDir}:\n${r.stdout}`);
+      return `${r.stdout.trim().split('\n').length} lines`;
+    });
+
+    await check('docs/install.md: every client config runs this install', () => {
+      const vitest = path.join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
+      const r = spawnSync(process.execPath, [vitest, 'run', 'test/package/client-configs.test.ts'], {
+        cwd: ROOT,
+        env: { ...process.env, TRAWL_PACKAGE_DIR: app, NO_COLOR: '1', FORCE_COLOR: '0' },
+        encoding: 'utf8',
+      });
+      assert(r.status === 0, `vitest exit ${r.status}\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-2000)}`);
+      return /Tests\s+(.*)/.exec(r.stdout)?.[1]?.trim();
+    });
+
+    await check('npm run bundle from this install: at most 30 MB, unpacked and run', () => {
+      const out = path.join(work, 'trawl.mcpb');
+      const r = spawnSync(process.execPath, ['scripts/bundle-mcpb.mjs', '--install-dir', app, '--out', out], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      });
+      assert(r.status === 0, `exit ${r.status}\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-3000)}`);
+      const bytes = fs.statSync(out).size;
+      const last = r.stdout.trim().split('\n').pop();
+      facts.push(last);
+      assert(bytes <= MAX_BUNDLE_BYTES, `${mb(bytes)} is over ${mb(MAX_BUNDLE_BYTES)}`);
+      return mb(bytes);
+    });
+  }
+} finally {
+  if (values.keep) console.log(`kept ${work}`);
+  else fs.rmSync(work, { recursive: true, force: true });
+}
+
+for (const fact of facts) console.log(`  ${fact}`);
+const failed = results.filter((r) => !r.ok).length;
+console.log(`package test: ${seconds(Date.now() - started)} in all`);
+console.log(`${results.length - failed} passed, ${failed} failed`);
+process.exitCode = failed > 0 || results.length < 8 ? 1 : 0;
