@@ -51,10 +51,14 @@ export function packTarball(dir) {
   return path.join(dir, filename);
 }
 
-/** `npm install` of the tarball into the empty directory `dir`, production dependencies only. */
-export function installTarball(tarball, dir) {
+/**
+ * `npm install` of the tarball into the empty directory `dir` (as a user would: a dependency's own
+ * devDependencies are never installed); `--omit=dev` too unless `asUser`.
+ */
+export function installTarball(tarball, dir, { asUser = false } = {}) {
   fs.mkdirSync(dir, { recursive: true });
-  run(NPM, ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', tarball], { cwd: dir });
+  const omit = asUser ? [] : ['--omit=dev'];
+  run(NPM, ['install', ...omit, '--no-audit', '--no-fund', '--prefer-offline', tarball], { cwd: dir });
 }
 
 /**

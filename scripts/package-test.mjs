@@ -97,13 +97,17 @@ try {
     assert(tarball, 'no tarball');
     const t0 = Date.now();
     fs.mkdirSync(app);
-    installTarball(tarball, app);
+    installTarball(tarball, app, { asUser: true }); // npm install --no-audit --no-fund --prefer-offline ./trawl-*.tgz
     installed = true;
     const took = Date.now() - t0;
     const nm = treeSize(path.join(app, 'node_modules'));
     facts.push(`installed: node_modules ${mb(nm.bytes)} in ${nm.files} files (trawl itself ${mb(treeSize(path.join(app, 'node_modules', 'trawl')).bytes)}); npm install took ${seconds(took)}`); // prettier-ignore
     const present = DEV_ONLY.filter((name) => fs.existsSync(path.join(app, 'node_modules', name)));
     assert(present.length === 0, `development dependencies installed: ${present.join(', ')}`);
+    // npm did not run the package's prepare (a build) on install: the CLI is the tarball's, byte for byte
+    const cli = (root) => fs.readFileSync(path.join(root, 'dist', 'bin', 'cli.js'));
+    const fromTarball = path.join(work, 'unpacked-tarball', 'package');
+    if (fs.existsSync(fromTarball)) assert(cli(fromTarball).equals(cli(path.join(app, 'node_modules', 'trawl'))), 'dist/bin/cli.js differs from the tarball\'s'); // prettier-ignore
     return `${seconds(took)}`;
   });
 
