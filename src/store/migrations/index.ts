@@ -473,4 +473,13 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX mcp_tasks_expiry ON mcp_tasks (expires_ms);
     `,
   },
+  {
+    version: 13,
+    name: 'agent run progress',
+    sql: `
+      -- An agent run's research state at its last completed step (JSON: the steps' results, the sources
+      -- found, the searches and tokens counted), so that a run whose process died resumes from there.
+      ALTER TABLE agent_runs ADD COLUMN progress TEXT;
+    `,
+  },
 ];
