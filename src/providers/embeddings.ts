@@ -3,6 +3,7 @@
  * OpenAI-compatible `POST {baseUrl}/embeddings` APIs (OpenAI, Azure-style gateways, vLLM, Ollama, TEI).
  */
 import { ServiceError } from '../errors.js';
+import { safeExcerpt } from '../lib/redact.js';
 
 /** Turns texts into vectors, one per text, in the same order. */
 export interface Embedder {
@@ -61,6 +62,22 @@ function toVectors(response: EmbeddingsResponse, count: number, model: string): 
   return vectors;
 }
 
+/** Longest excerpt of a provider's error (its status line and body) kept in a message. */
+const REASON_CHARS = 300;
+
+/**
+ * The error of a failed provider call: its status and a short, sanitised reason. A provider may echo
+ * the request (its key) in an error body, so the key and anything key-like are removed, and the raw
+ * error is kept as the cause only when nothing had to be removed (a cause's message reaches logs).
+ */
+function failure(model: string, err: unknown, apiKey: string | undefined): ServiceError {
+  const raw = err instanceof Error ? err.message : String(err);
+  const reason = safeExcerpt(raw, [apiKey], REASON_CHARS);
+  return new ServiceError('UNABLE_TO_GENERATE_RESPONSE', `embeddings provider (${model}) failed: ${reason}`, {
+    cause: reason === raw ? err : undefined,
+  });
+}
+
 /**
  * An `Embedder` for the OpenAI embeddings wire format: `{model, input: string[]}` →
  * `{data: [{index, embedding}]}`, sent in batches (sequentially, to stay within provider rate limits)
@@ -77,8 +94,7 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
       return await options.post<EmbeddingsResponse>(url, body, { headers, timeoutMs, signal });
     } catch (err) {
       if (signal?.aborted) throw err;
-      // The post function keeps header values (the key) out of its messages; so does this one.
-      throw new ServiceError('UNABLE_TO_GENERATE_RESPONSE', `embeddings provider (${model}) failed: ${(err as Error).message ?? String(err)}`, { cause: err }); // prettier-ignore
+      throw failure(model, err, options.apiKey);
     }
   };
   return {

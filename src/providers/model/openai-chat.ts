@@ -5,6 +5,7 @@
 import { ServiceError } from '../../errors.js';
 import { realSleep, retryDelay, type Sleep } from '../../fetch/retry.js';
 import type { Logger } from '../../lib/logger.js';
+import { safeExcerpt } from '../../lib/redact.js';
 import type { PostJson } from '../embeddings.js';
 import type { ChatChunk, ChatModel, ChatRequest, ChatResult, TokenUsage } from './types.js';
 
@@ -48,6 +49,8 @@ type JsonMode = 'json_schema' | 'json_object' | 'none';
 const JSON_MODES: JsonMode[] = ['json_schema', 'json_object', 'none'];
 const RETRYABLE_TAGS = new Set(['CRAWL_TIMEOUT', 'SOURCE_NOT_AVAILABLE']);
 const PROVIDER = 'openai-compatible';
+/** Longest message of a failed call (its status, and an excerpt of the error body within). */
+const REASON_CHARS = 700;
 
 /** The strongest JSON mode the request asks for that the server has not refused. */
 function jsonModeFor(request: ChatRequest, quirks: Quirks): JsonMode | undefined {
@@ -284,8 +287,7 @@ export function createOpenAiChatModel(options: OpenAiChatModelOptions): ChatMode
   const host = URL.canParse(url) ? new URL(url).host : 'an invalid base URL';
   const { model, apiKey } = options;
   const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
-  // Servers may echo what they were sent; the key must not travel on in a message.
-  const scrub = (text: string) => (apiKey ? text.split(apiKey).join('[redacted]') : text);
+  // Servers may echo what they were sent; the key must not travel on in a message (nor reach a log).
   const ctx: CallContext = {
     model,
     host,
@@ -295,8 +297,12 @@ export function createOpenAiChatModel(options: OpenAiChatModelOptions): ChatMode
     sleep: options.sleep ?? realSleep,
     now: options.now ?? Date.now,
     logger: options.logger,
-    fail: (message, cause) =>
-      new ServiceError('UNABLE_TO_GENERATE_RESPONSE', scrub(`model ${model} at ${host}: ${message}`), { cause }),
+    fail: (message, cause) => {
+      const raw = `model ${model} at ${host}: ${message}`;
+      const text = safeExcerpt(raw, [apiKey], REASON_CHARS);
+      // a cause whose message held the key (or a long body) would carry it into logs: keep it only when clean
+      return new ServiceError('UNABLE_TO_GENERATE_RESPONSE', text, { cause: text === raw ? cause : undefined });
+    },
   };
   return {
     provider: PROVIDER,
