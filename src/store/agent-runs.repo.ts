@@ -20,6 +20,8 @@ export interface AgentRunRow {
   stop_reason: string | null;
   owner: string | null;
   lease_until_ms: number | null;
+  /** The research state at the last completed step (JSON), null before the run started. */
+  progress: string | null;
   created_at: string;
   started_at: string | null;
   completed_at: string | null;
@@ -48,13 +50,19 @@ export function createAgentRunsRepo(db: Db) {
     get: db.prepare('SELECT * FROM agent_runs WHERE id = ?'),
     page: db.prepare('SELECT * FROM agent_runs WHERE key_id = @key AND seq < @before ORDER BY seq DESC LIMIT @limit'),
     start: db.prepare(
-      `UPDATE agent_runs SET status = 'running', started_at = @at, updated_at = @at, owner = @owner, lease_until_ms = @lease
+      `UPDATE agent_runs SET status = 'running', started_at = COALESCE(started_at, @at), updated_at = @at, owner = @owner,
+         lease_until_ms = @lease
        WHERE id = @id AND status = 'queued'`,
     ),
     end: db.prepare(
       `UPDATE agent_runs SET status = @status, output = @output, cost = @cost, usage = @usage, error = @error,
          stop_reason = @stop_reason, completed_at = @completed_at, updated_at = @completed_at, lease_until_ms = NULL
        WHERE id = @id AND status IN ${OPEN}`,
+    ),
+    progress: db.prepare(`UPDATE agent_runs SET progress = ? WHERE id = ? AND status = 'running' AND owner = ?`),
+    requeue: db.prepare(
+      `UPDATE agent_runs SET status = 'queued', owner = NULL, lease_until_ms = NULL, updated_at = @at
+       WHERE id = @id AND status = 'running' AND (owner = @owner OR lease_until_ms < @now)`,
     ),
     renew: db.prepare(`UPDATE agent_runs SET lease_until_ms = ? WHERE id = ? AND status IN ${OPEN}`),
     queued: db.prepare("SELECT * FROM agent_runs WHERE status = 'queued' ORDER BY seq"),
@@ -111,6 +119,17 @@ export function createAgentRunsRepo(db: Db) {
     /** Ends an open run; false when it had ended already. */
     end(id: string, end: AgentRunEnd): boolean {
       return s.end.run({ id, ...end }).changes > 0;
+    },
+    /** Records a running run's research state; false when `owner` no longer runs it. */
+    saveProgress(id: string, owner: string, progress: string): boolean {
+      return s.progress.run(progress, id, owner).changes > 0;
+    },
+    /**
+     * running → queued, to be resumed from its progress by whichever process claims it: a run of `owner`
+     * (shutting down), or one whose lease lapsed before `nowMs`. False when it is not such a run.
+     */
+    requeue(id: string, owner: string | null, nowMs: number, at: string): boolean {
+      return s.requeue.run({ id, owner, now: nowMs, at }).changes > 0;
     },
     renewLease(id: string, untilMs: number): boolean {
       return s.renew.run(untilMs, id).changes > 0;

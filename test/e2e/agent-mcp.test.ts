@@ -134,11 +134,11 @@ describe('agent_run', () => {
   it('answers a failed run as an error with its code and message', async () => {
     const repo = createAgentRunsRepo(t.app.db);
     repo.insert({ id: 'run_orphan_mcp', key_id: '', request: '{"query":"q","effort":"low"}', owner: null, lease_until_ms: null, created_at: new Date().toISOString() }); // prettier-ignore
-    t.app.db.prepare("UPDATE agent_runs SET status = 'running', lease_until_ms = 1 WHERE id = 'run_orphan_mcp'").run();
+    t.app.db.prepare("UPDATE agent_runs SET status = 'running', lease_until_ms = 1, progress = '{\"starts\":1,\"clientModel\":true}' WHERE id = 'run_orphan_mcp'").run(); // prettier-ignore
     t.app.services.agentRuns.engine.tick();
     const res = await callAgent({ runId: 'run_orphan_mcp' });
     expect(res.isError).toBe(true);
-    expect(res.content[0]!.text).toMatch(/^internal_error: the process running it stopped/);
+    expect(res.content[0]!.text).toMatch(/^interrupted: the run was interrupted/);
     expect(res.content[0]!.text).toContain('run_orphan_mcp failed');
     expect(res.structuredContent).toEqual(stored('run_orphan_mcp'));
   });

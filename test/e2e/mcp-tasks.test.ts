@@ -153,15 +153,16 @@ describe('agent_run tasks and restarts', () => {
   it('follow a run by id, and report it failed when a restart’s recovery fails it', async () => {
     const id = 'run_orphan_task';
     createAgentRunsRepo(t.app.db).insert({ id, key_id: '', request: '{"query":"q","effort":"low"}', owner: null, lease_until_ms: null, created_at: new Date().toISOString() }); // prettier-ignore
-    t.app.db.prepare("UPDATE agent_runs SET status = 'running', lease_until_ms = 1 WHERE id = ?").run(id);
+    // a run of the MCP client's model cannot be resumed elsewhere: recovery fails it as interrupted
+    t.app.db.prepare("UPDATE agent_runs SET status = 'running', lease_until_ms = 1, progress = '{\"starts\":1,\"clientModel\":true}' WHERE id = ?").run(id); // prettier-ignore
     const { task } = await startTask(client, 'agent_run', { runId: id });
     expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({ status: 'working', statusMessage: `agent run ${id} is running` }); // prettier-ignore
     t.app.services.agentRuns.engine.tick(); // what a restarted process does with runs whose process died
     const failed = await client.experimental.tasks.getTask(task.taskId);
-    expect(failed).toMatchObject({ status: 'failed', statusMessage: `agent run ${id} failed: internal_error: the process running it stopped before it finished` }); // prettier-ignore
+    expect(failed).toMatchObject({ status: 'failed', statusMessage: `agent run ${id} failed: interrupted: the run was interrupted (its process stopped) and cannot be resumed: it used the MCP client’s model, which only the process it was created in could reach` }); // prettier-ignore
     const result = await resultOf(client, task.taskId);
     expect(result.isError).toBe(true);
-    expect(result.content[0].text).toMatch(/^internal_error: the process running it stopped before it finished/);
+    expect(result.content[0].text).toMatch(/^interrupted: the run was interrupted/);
   });
 });
 

@@ -2,8 +2,9 @@
  * /agent/runs: runs are created `queued`, started (`running`) when the key has a free slot (a fifth of
  * its request rate, two at the default), researched (./research.ts), and end `completed`, `failed` or
  * `cancelled`. Every step is an event with a sequence number, stored before it is streamed, so a
- * stream can be replayed from any `Last-Event-ID`. Runs and events are durable: after a restart queued
- * runs start again, and runs whose process died are failed with `internal_error`. docs/agent.md.
+ * stream can be replayed from any `Last-Event-ID`. Runs and events are durable: the research state is
+ * saved at each completed step, and a run whose process died (or stopped) is queued again and resumed
+ * from there by whichever process claims it; a run that cannot be resumed fails `interrupted`. docs/agent.md.
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -17,13 +18,22 @@ import type { CreateAgentRunRequest } from '../../schemas/agent-runs.schema.js';
 import { decodeCursor, encodeCursor } from '../monitors/objects.js';
 import { createWakeup } from '../monitors/wakeup.js';
 import { toEvent, toRun, schemaSources, type AgentEvent } from './objects.js';
-import { EFFORTS, MODEL_FREE_EFFORTS, research, type Effort, type ResearchDeps } from './research.js';
+import { EFFORTS, MODEL_FREE_EFFORTS, research, type Effort, type ResearchDeps, type ResearchState } from './research.js'; // prettier-ignore
 
 export type { AgentEvent } from './objects.js';
 
 type Page<T> = { data: T[]; hasMore: boolean; nextCursor: string | null };
 const TERMINAL = new Set(['agent_run.completed', 'agent_run.failed', 'agent_run.cancelled']);
 const LEASE_MS = 60_000;
+/** Starts of one run (the first and its resumptions) before an interrupted run fails instead of resuming. */
+export const MAX_RUN_STARTS = 3;
+
+/** What `agent_runs.progress` holds: starts so far, whether the MCP client's model ran it, the research state. */
+interface Progress {
+  starts: number;
+  clientModel: boolean;
+  research: ResearchState | null;
+}
 /** Zero retention: how long a finished run's output waits to be polled, and its events for a live stream. */
 const ZDR_OUTPUT_MS = 10 * 60_000;
 const ZDR_EVENTS_MS = 60_000;
@@ -62,6 +72,8 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
   const clientModels = new Map<string, ChatModel>();
   const listeners = new Set<() => void>();
   const idle: (() => void)[] = [];
+  /** Set when the process stops: it starts no more runs (those it gave back are for the next process). */
+  let stopped = false;
   const iso = (ms: number) => new Date(ms).toISOString();
 
   /** Stores an event (its number taken in a write transaction, so another process's cancel cannot take it too). */
@@ -99,6 +111,30 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
       (row) => ({ id: row.id, status: 'failed', error: { code, message } }),
     );
 
+  /** Ends a run that cannot be resumed: `interrupted`, saying why. */
+  const interrupted = (id: string, why: string) =>
+    fail(id, 'interrupted', `the run was interrupted (its process stopped) and cannot be resumed: ${why}`);
+
+  /** Why an interrupted run cannot be resumed, or null when it can. */
+  const unresumable = (row: AgentRunRow): string | null => {
+    const progress = row.progress ? (JSON.parse(row.progress) as Progress) : null;
+    if (progress?.clientModel)
+      return 'it used the MCP client’s model, which only the process it was created in could reach';
+    if ((progress?.starts ?? 0) >= MAX_RUN_STARTS) return `it was started ${MAX_RUN_STARTS} times without finishing`;
+    return null;
+  };
+
+  /** Records the run's start (the `agent_run.started` event the first time) and returns its saved progress. */
+  const begin = (row: AgentRunRow): Progress => {
+    const saved = row.progress ? (JSON.parse(row.progress) as Progress) : null;
+    const progress: Progress = { starts: (saved?.starts ?? 0) + 1, clientModel: clientModels.has(row.id), research: saved?.research ?? null }; // prettier-ignore
+    repo.transaction(() => {
+      if (!saved) append(row.id, 'agent_run.started', { id: row.id, status: 'running' });
+      repo.saveProgress(row.id, owner, JSON.stringify(progress));
+    });
+    return progress;
+  };
+
   const execute = async (row: AgentRunRow): Promise<void> => {
     const controller = new AbortController();
     active.set(row.id, controller);
@@ -123,7 +159,7 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
       const plan = EFFORTS[request.effort as Effort];
       const max = 'fixed' in plan.price ? deps.research.prices[plan.price.fixed] : Math.min(deps.research.prices[plan.price.cap], request.budget?.maxCostDollars ?? Infinity); // prettier-ignore
       charge = deps.accounts.meter.reserve(row.key_id || null, 'agent.run', max);
-      append(row.id, 'agent_run.started', { id: row.id, status: 'running' });
+      const progress = begin(row);
       const result = await research(
         deps.research,
         {
@@ -139,6 +175,10 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
         },
         ctx,
         (e) => append(row.id, e.event, e.data),
+        {
+          state: progress.research,
+          save: (state) => repo.saveProgress(row.id, owner, JSON.stringify({ ...progress, research: state })),
+        },
       );
       cost = result.costDollars.total;
       finish(
@@ -201,6 +241,7 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
 
   /** Starts queued runs while this process and each key have room; the start is claimed atomically. */
   const pump = () => {
+    if (stopped) return;
     for (const row of repo.queued()) {
       if (active.size >= deps.processConcurrency) return;
       const limit = row.key_id ? perKey(deps.callerOf(row.key_id)) : Infinity;
@@ -224,10 +265,14 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
     return deps.defaultRuns > 0 ? deps.defaultRuns : Infinity;
   };
 
+  /** Runs whose process died (lease lapsed): queued again to resume, or failed `interrupted`. */
   const recover = () => {
-    for (const row of repo.lapsed(deps.now())) {
+    const now = deps.now();
+    for (const row of repo.lapsed(now)) {
       if (active.has(row.id)) continue;
-      fail(row.id, 'internal_error', 'the process running it stopped before it finished');
+      const why = unresumable(row);
+      if (why) interrupted(row.id, why);
+      else if (repo.requeue(row.id, null, now, iso(now))) deps.logger.warn({ agentRunId: row.id }, 'agent run of a stopped process queued to resume'); // prettier-ignore
     }
   };
 
@@ -370,11 +415,18 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
     engine: {
       start: () => wakeup.start(),
       async stop() {
+        stopped = true;
         await wakeup.stop();
         for (const controller of active.values()) controller.abort(new Error('shutting down'));
-        for (const id of active.keys()) fail(id, 'internal_error', 'the server stopped before the run finished');
+        // this process's runs go back to the queue, to resume in the next process that claims them
+        const now = deps.now();
+        for (const id of active.keys()) {
+          const why = clientModels.has(id) ? 'it used the MCP client’s model, which only this process could reach' : null; // prettier-ignore
+          if (why) interrupted(id, why);
+          else repo.requeue(id, owner, now, iso(now));
+        }
       },
-      /** Starts what can start, and fails runs abandoned by a stopped process. */
+      /** Starts what can start, and queues again (or fails) runs abandoned by a stopped process. */
       tick() {
         recover();
         erase();

@@ -91,41 +91,76 @@ export interface ResearchDeps {
   documents: Pick<DocumentsRepo, 'get'>;
 }
 
-/** Runs the loop; `emit` receives progress events as they happen. Throws on cancellation (`ctx.signal`). */
+/**
+ * The loop's state after its last completed step: each step's result in order (a resumed run replays
+ * them instead of redoing the work, and emits nothing for them), the sources found, and what was counted.
+ */
+export interface ResearchState {
+  log: unknown[];
+  found: ResultObject[];
+  searches: number;
+  modelTokens: number;
+  steps: number;
+  calls: number;
+  stopReason: ResearchResult['stopReason'];
+}
+
+/** Where a run resumes from (`state`, null for a new run) and where each completed step's state is saved. */
+export interface Checkpoint {
+  state: ResearchState | null;
+  save: (state: ResearchState) => void;
+}
+
+/**
+ * Runs the loop; `emit` receives progress events as they happen. Throws on cancellation (`ctx.signal`).
+ * With a checkpoint, the state is saved after each step and a resumed run continues after the last
+ * saved step; the step in progress when a process died is done again (its events too, with new ids).
+ */
 export async function research(
   deps: ResearchDeps,
   request: ResearchRequest,
   ctx: ServiceContext,
   emit: (event: ResearchEvent) => void,
+  checkpoint: Checkpoint = { state: null, save: () => {} },
 ): Promise<ResearchResult> {
   const plan = EFFORTS[request.effort];
   const { prices } = deps;
   const cap = 'cap' in plan.price ? Math.min(prices[plan.price.cap], request.maxCostDollars ?? Infinity) : Infinity;
-  const found = new Map<string, ResultObject>();
-  for (const source of request.prior?.sources ?? []) found.set(source.url, source as ResultObject);
+  const state: ResearchState = checkpoint.state
+    ? structuredClone(checkpoint.state)
+    : { log: [], found: (request.prior?.sources ?? []) as ResultObject[], searches: 0, modelTokens: 0, steps: 0, calls: 0, stopReason: 'schema_satisfied' }; // prettier-ignore
+  const found = new Map<string, ResultObject>(state.found.map((r) => [r.url, r]));
   const systemPrompt = instructions(request);
   const excluded = exclusionTest(request.exclusion ?? []);
-  let searches = 0;
-  let modelTokens = 0;
-  let steps = 0;
-  let calls = 0;
-  const state: { stopReason: ResearchResult['stopReason'] } = { stopReason: 'schema_satisfied' };
 
-  const computeUnits = () => modelTokens / TOKENS_PER_COMPUTE_UNIT + steps * STEP_COMPUTE_UNITS;
-  const metered = () => computeUnits() * prices.agentComputeUnit + searches * prices.agentSearchCall;
+  const computeUnits = () => state.modelTokens / TOKENS_PER_COMPUTE_UNIT + state.steps * STEP_COMPUTE_UNITS;
+  const metered = () => computeUnits() * prices.agentComputeUnit + state.searches * prices.agentSearchCall;
   /** Whether one more search (and the final answer after it) still fits the budget. */
   const affordable = () => metered() + prices.agentSearchCall + 2 * STEP_COMPUTE_UNITS * prices.agentComputeUnit <= cap;
 
-  const searchFor = async (query: string) => {
+  /** One step: replayed from the saved state if it completed before, else done and saved. */
+  let replayed = 0;
+  const step = async <T>(work: () => Promise<T>): Promise<T> => {
+    if (replayed < state.log.length) return state.log[replayed++] as T;
+    const out = await work();
+    if (ctx.signal.aborted) throw ctx.signal.reason;
+    state.log.push(out ?? null);
+    replayed++;
+    checkpoint.save({ ...state, found: [...found.values()] });
+    return out;
+  };
+
+  const searchFor = (query: string) => step(() => searchOnce(query));
+  const searchOnce = async (query: string) => {
     if (!affordable()) {
       state.stopReason = 'budget_reached';
       return;
     }
-    const callId = `call_${++calls}`;
+    const callId = `call_${++state.calls}`;
     emit({ event: 'agent_run.search', data: { callId, query, description: `Searching the web for: ${query}` } });
     const out = await deps.search.run({ query, type: 'auto', numResults: 10, sources: request.sources }, ctx);
-    searches++;
-    steps++;
+    state.searches++;
+    state.steps++;
     let added = 0;
     for (const r of out.results) {
       if (found.has(r.url) || excluded(r)) continue;
@@ -138,9 +173,11 @@ export async function research(
 
   const planMore = async (max: number, seen?: string[]) => {
     if (max <= 0 || !deps.synthesis.modelFor(ctx)) return [];
-    const planned = await deps.synthesis.plan({ query: request.query, max, systemPrompt, seen }, ctx);
-    steps++; // a planning call is a step (its tokens are not reported by the planner)
-    return planned.queries;
+    return step(async () => {
+      const planned = await deps.synthesis.plan({ query: request.query, max, systemPrompt, seen }, ctx);
+      state.steps++; // a planning call is a step (its tokens are not reported by the planner)
+      return planned.queries;
+    });
   };
 
   // the task itself, what the model plans, and (for rows to enrich) each row's values with the task
@@ -148,25 +185,25 @@ export async function research(
   const queries = [request.query, ...(await planMore(plan.searches - 1))].slice(0, plan.searches).concat(rowQueries);
   for (const q of queries) await searchFor(q);
   for (let round = 0; round < plan.rounds && state.stopReason !== 'budget_reached'; round++) {
-    const read = await sourcesOf(deps.contents, [...found.values()], request.query, true, ctx);
-    steps++;
-    const more = await planMore(
-      2,
-      read.map((s) => `${s.title}: ${s.evidence.replace(/\s+/g, ' ').slice(0, 300)}`),
-    );
+    const read = await step(async () => {
+      const sources = await sourcesOf(deps.contents, [...found.values()], request.query, true, ctx);
+      state.steps++;
+      return sources.map((s) => `${s.title}: ${s.evidence.replace(/\s+/g, ' ').slice(0, 300)}`);
+    });
+    const more = await planMore(2, read);
     if (more.length === 0) break;
     for (const q of more) await searchFor(q);
   }
   if (ctx.signal.aborted) throw ctx.signal.reason;
 
   const sources = await sourcesOf(deps.contents, [...found.values()].slice(0, plan.sources), request.query, true, ctx);
-  steps++;
+  state.steps++;
   const schema = request.outputSchema;
   const answer = await deps.synthesis.answer(
     { query: request.query, shape: schema ? { ...(schema as object), type: 'object' } as never : { type: 'text' }, systemPrompt, sources }, // prettier-ignore
     ctx,
   );
-  modelTokens += answer.usage.inputTokens + answer.usage.outputTokens;
+  state.modelTokens += answer.usage.inputTokens + answer.usage.outputTokens;
 
   let structured: unknown = null;
   let contacts = { email: 0, phone: 0 };
@@ -196,7 +233,7 @@ export async function research(
   if (!text.trim()) throw new ServiceError('UNABLE_TO_GENERATE_RESPONSE', 'the run found nothing to answer from');
 
   const agentCompute = roundDollars(computeUnits() * prices.agentComputeUnit);
-  const search = roundDollars(searches * prices.agentSearchCall);
+  const search = roundDollars(state.searches * prices.agentSearchCall);
   const emails = roundDollars(contacts.email * prices.agentEmailEnrichment);
   const phoneNumbers = roundDollars(contacts.phone * prices.agentPhoneEnrichment);
   const work = 'fixed' in plan.price ? prices[plan.price.fixed] : Math.min(cap, roundDollars(agentCompute + search));
@@ -205,7 +242,7 @@ export async function research(
     structured,
     // grounding names fields of the run's output: `text`, or `structured.<path>`
     grounding: answer.grounding.map((g) => ({ ...g, field: g.field.replace(/^content/, schema ? 'structured' : 'text') })), // prettier-ignore
-    usage: { agentComputeUnits: Math.round(computeUnits() * 1000) / 1000, searches, modelTokens, emails: contacts.email, phoneNumbers: contacts.phone }, // prettier-ignore
+    usage: { agentComputeUnits: Math.round(computeUnits() * 1000) / 1000, searches: state.searches, modelTokens: state.modelTokens, emails: contacts.email, phoneNumbers: contacts.phone }, // prettier-ignore
     costDollars: { total: roundDollars(work + emails + phoneNumbers), agentCompute, search, emails, phoneNumbers },
     stopReason: state.stopReason,
   };

@@ -137,7 +137,7 @@ export function createRunner(deps: RunnerDeps): Runner {
 
   const failStopped = (runId: string) => {
     const at = deps.now();
-    const end: RunEnd = { ...NO_END, status: 'failed', fail_reason: 'internal_error', fail_detail: 'the server stopped before the run finished', failed_at: iso(at) }; // prettier-ignore
+    const end: RunEnd = { ...NO_END, status: 'failed', fail_reason: 'internal_error', fail_detail: 'interrupted: the server stopped before the run finished', failed_at: iso(at) }; // prettier-ignore
     if (finish(runId, end, at)) deps.onEvents();
   };
 
@@ -182,7 +182,8 @@ export function createRunner(deps: RunnerDeps): Runner {
           ...NO_END,
           status: 'failed',
           fail_reason: 'internal_error',
-          fail_detail: 'the process running it stopped before it finished',
+          // the spec's reasons have none for this; the next scheduled run searches the same window again
+          fail_detail: 'interrupted: the process running it stopped before it finished',
           failed_at: iso(now),
         };
         if (finish(run.id, end, now)) wrote = true;
