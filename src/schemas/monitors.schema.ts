@@ -94,13 +94,28 @@ export const TriggerPeriod = z
 
 export const Trigger = wireObject({ type: z.literal('interval'), period: TriggerPeriod });
 
+/** Whether a URL carries userinfo (`user:pass@`); false for one that does not parse. */
+function hasCredentials(raw: string): boolean {
+  try {
+    const url = new URL(raw);
+    return url.username !== '' || url.password !== '';
+  } catch {
+    return false;
+  }
+}
+
 /**
- * An http(s) URL. Whether it must be HTTPS and public is the operator's policy, checked by the monitors
+ * An http(s) URL without credentials (receivers authenticate Trawl by the signature, not by a password
+ * in the URL). Whether it must be HTTPS and public is the operator's policy, checked by the monitors
  * service at creation and by the sender at every delivery (TRAWL_ALLOW_INSECURE_WEBHOOKS).
  */
 export const WebhookUrl = z
   .url({ protocol: /^https?$/, error: required('must be an absolute https:// URL') })
-  .max(2048);
+  .max(2048)
+  .refine((raw) => !hasCredentials(raw), {
+    message:
+      "must not carry credentials (user:pass@): receivers authenticate Trawl by the Svc-Signature header, an HMAC made with the monitor's webhookSecret (returned at creation); verify that instead (docs/monitors.md#webhooks)",
+  });
 
 const Webhook = wireObject({
   url: WebhookUrl.describe('HTTPS endpoint on the public internet that receives the events.'),

@@ -159,6 +159,27 @@ describe('webhook address policy', () => {
     }
   });
 
+  it('refuses webhook URLs carrying credentials at creation and on PATCH, pointing to the webhook secret', async () => {
+    const before = (await api('GET', '/monitors?limit=100')).body.data.length as number;
+    for (const url of [
+      'https://user:s3cret@hooks.example.com/x',
+      'http://s3cret@127.0.0.1:9/x',
+      'https://:s3cret@hooks.example.com/',
+    ]) {
+      const res = await api('POST', '/monitors', { search: { query: 'x' }, webhook: { url } });
+      expect(res.status).toBe(400);
+      expect(Object.keys(res.body)).toEqual(['error']);
+      expect(res.body.error).toMatch(/webhook\.url: must not carry credentials.*webhookSecret/);
+      expect(JSON.stringify(res.body)).not.toContain('s3cret');
+    }
+    expect((await api('GET', '/monitors?limit=100')).body.data).toHaveLength(before);
+    const monitor = await create();
+    const patched = await api('PATCH', `/monitors/${monitor.id}`, { webhook: { url: 'https://user:s3cret@hooks.example.com/x' } }); // prettier-ignore
+    expect(patched.status).toBe(400);
+    expect(patched.body.error).toMatch(/webhook\.url: must not carry credentials.*Svc-Signature/);
+    expect((await api('GET', `/monitors/${monitor.id}`)).body.webhook.url).toBe(receiver.url);
+  });
+
   it('checks the address again at every delivery: a private receiver is refused once insecure webhooks are off', async () => {
     const monitor = await create(); // allowed while the operator allowed insecure webhooks
     const strict = reopen({ allowInsecureWebhooks: false });
