@@ -9,19 +9,23 @@ import { createApp, type App } from '../app.js';
 import type { Config } from '../config/config.js';
 import { startHttpServer } from '../http/server.js';
 import { checkToolsSetting } from '../mcp/selection.js';
+import { restrictFile } from '../lib/private-files.js';
 
 export const FIRST_KEY_FILE = 'first-api-key';
 
 /**
  * On a first start (no key ever made) creates a key and writes it to `<dataDir>/first-api-key` (0600),
- * telling the operator once where it is. The key itself never goes to the log.
+ * telling the operator once where it is. The key itself never goes to the log. A file left from an
+ * earlier start is made 0600 too.
  */
-function ensureFirstKey(app: App): void {
+export function ensureFirstKey(app: App): void {
+  const file = path.join(app.config.dataDir, FIRST_KEY_FILE);
+  restrictFile(file); // one left from an earlier start, written before files were kept private
   if (!app.config.createFirstKey) return;
   const made = app.services.keys.createFirst('first key');
   if (!made) return;
-  const file = path.join(app.config.dataDir, FIRST_KEY_FILE);
   fs.writeFileSync(file, `${made.key}\n`, { mode: 0o600 });
+  restrictFile(file); // the mode above applies only to a new file, and through the umask
   app.logger.warn(
     { keyId: made.id, file },
     `No API key existed, so one was created. Read it with: cat ${file} — then delete the file. ` +

@@ -6,6 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { ensurePrivateDatabaseFile, ensurePrivateDir } from '../lib/private-files.js';
 import type KeyvType from 'keyv';
 import type KeyvSqliteType from '@keyv/sqlite';
 
@@ -29,15 +30,24 @@ function load() {
   return modules;
 }
 
-/** Opens the cache database lazily: one connection per namespace, made when first asked for. */
+/**
+ * Opens the cache database lazily: one connection per namespace, made when first asked for. The file
+ * and its WAL files are 0600 in a 0700 directory (src/lib/private-files.ts), existing ones included.
+ */
 export function createCacheStore(dataDir: string): CacheStore {
   const open = new Map<string, { kv: Keyv<unknown>; adapter: KeyvSqliteType }>();
+  let madePrivate = false;
   return {
     namespace<T>(name: string, version: number): Keyv<T> {
       const ns = `v${version}:${name}`;
       let entry = open.get(ns);
       if (!entry) {
         const { Keyv, KeyvSqlite } = load();
+        if (!madePrivate) {
+          ensurePrivateDir(dataDir);
+          ensurePrivateDatabaseFile(path.join(dataDir, CACHE_FILE));
+          madePrivate = true;
+        }
         const adapter = new KeyvSqlite({
           uri: `sqlite://${path.join(dataDir, CACHE_FILE)}`,
           table: 'cache',

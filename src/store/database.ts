@@ -2,19 +2,24 @@
  * The durable store: one SQLite database (better-sqlite3) in the data directory, in WAL mode so that
  * several processes (a server, a CLI import) can share it, migrated to the latest schema on open.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { ensurePrivateDatabaseFile, ensurePrivateDir } from '../lib/private-files.js';
 import { MIGRATIONS, type Migration } from './migrations/index.js';
 
 export type Db = Database.Database;
 
 export const DATABASE_FILE = 'trawl.sqlite';
 
-/** Opens (creating if needed) `<dataDir>/trawl.sqlite` and applies pending migrations. */
+/**
+ * Opens (creating if needed) `<dataDir>/trawl.sqlite` and applies pending migrations. The directory is
+ * made 0700 and the database files 0600 (src/lib/private-files.ts), existing ones included.
+ */
 export function openDatabase(dataDir: string, migrations: readonly Migration[] = MIGRATIONS): Db {
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const db = new Database(path.join(dataDir, DATABASE_FILE));
+  ensurePrivateDir(dataDir);
+  const file = path.join(dataDir, DATABASE_FILE);
+  ensurePrivateDatabaseFile(file);
+  const db = new Database(file);
   db.pragma('busy_timeout = 5000');
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');

@@ -116,13 +116,20 @@ export function loadOperatorKey(options: { configured?: string; dataDir: string 
     return key;
   }
   const file = path.join(options.dataDir, KEY_FILE);
-  if (fs.existsSync(file)) return readKeyFile(file);
-  fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+    try {
+      createKeyFile(file);
+    } catch (err) {
+      // Another process created it between the check and the create: use that one.
+      if (errno(err) !== 'EEXIST') throw err;
+    }
+  }
+  // 0600 whatever the umask, and an older file brought back to it (no import: tests load this file alone)
   try {
-    createKeyFile(file);
+    fs.chmodSync(file, 0o600);
   } catch (err) {
-    // Another process created it between the check and the create: use that one.
-    if (errno(err) !== 'EEXIST') throw err;
+    if (errno(err) !== 'EPERM') throw err; // a file someone else owns (a mounted secret) stays as it is
   }
   return readKeyFile(file);
 }
