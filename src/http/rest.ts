@@ -6,6 +6,7 @@ import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { App } from '../app.js';
 import type { ServiceContext } from '../core/context.js';
+import { requireScope, type Scope } from '../core/accounts/scopes.js';
 import { ServiceError } from '../errors.js';
 import type { Operation, StreamEvent } from '../ops/define-op.js';
 import { invoke, invokeStream } from '../ops/invoke.js';
@@ -98,6 +99,8 @@ export function mountOperations(hono: Hono<HttpEnv>, app: App, ops: readonly Ope
       if (app.x402 && op.priced && !presentedKey(c.req.raw.headers)) return paidWithX402(c, app, app.x402, op);
       const caller = authenticate(c.req.raw.headers, app.services.keys);
       enforceRate(c, app, caller);
+      // a key that may not call this op hears so before its body is read (money is checked after)
+      requireScope(caller.scopes, op.capability as Scope, caller.keyId);
       const input = await readInput(op, c, app.config.maxBodyBytes);
       const ctx = serviceContext(app, c, caller);
       if (op.stream?.when(input)) return eventStream(c, invokeStream(op, app.services, input, ctx), ctx);

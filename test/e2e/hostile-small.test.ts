@@ -5,7 +5,7 @@
  * mid-body is logged as a client abort, not as a server error.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/app.js';
+import { postJson, startTestServer, type TestServer } from '../helpers/app.js';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -47,5 +47,17 @@ describe('/mcp transport errors', () => {
     expect(res.status).toBe(406);
     expect(res.requestId).toBe('trace-0123456789');
     expect(res.body.error.data).toMatchObject({ requestId: 'trace-0123456789', tag: 'INVALID_REQUEST' });
+  });
+});
+
+describe('the scope check', () => {
+  it("refuses a key without the scope before reading its body (403, not the body's 400)", async () => {
+    const contentsOnly = t.app.services.keys.create('contents only', { scopes: ['contents'] }).key;
+    for (const body of ['{"query": ', { query: 'x', numResults: 'many' }]) {
+      const res = await postJson(t.url, '/search', body, { 'x-api-key': contentsOnly });
+      expect([res.status, res.body.tag]).toEqual([403, 'INSUFFICIENT_SCOPE']);
+    }
+    const allowed = await postJson(t.url, '/contents', { urls: 'nope' }, { 'x-api-key': contentsOnly });
+    expect([allowed.status, allowed.body.tag]).toEqual([400, 'INVALID_REQUEST_BODY']);
   });
 });
