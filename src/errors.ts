@@ -26,6 +26,9 @@ export const TAG_STATUS = {
   TEAM_BLOCKED: 403,
   FEATURE_DISABLED: 403,
   FORBIDDEN_ORIGIN: 403,
+  /** A fetch policy's refusal of the one URL a request needs (/findSimilar's `url`), as /contents tags it. */
+  CRAWL_PRIVATE_ADDRESS: 403,
+  CRAWL_ROBOTS_DISALLOWED: 403,
   NOT_FOUND: 404,
   NO_CONTENT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,

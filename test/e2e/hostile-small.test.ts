@@ -61,3 +61,15 @@ describe('the scope check', () => {
     expect([allowed.status, allowed.body.tag]).toEqual([400, 'INVALID_REQUEST_BODY']);
   });
 });
+
+describe('/findSimilar on a URL the policy refuses', () => {
+  it("answers the policy's 403 with the tag /contents gives that URL, not a 502", async () => {
+    const url = 'http://10.1.2.3/private-page';
+    const contents = await postJson(t.url, '/contents', { urls: [url] }, { 'x-api-key': t.key });
+    const [status] = contents.body.statuses as { error: { tag: string } }[];
+    expect(status!.error.tag).toBe('CRAWL_PRIVATE_ADDRESS');
+    const res = await postJson(t.url, '/findSimilar', { url }, { 'x-api-key': t.key });
+    expect([res.status, res.body.tag]).toEqual([403, status!.error.tag]);
+    expect(res.body.error).toMatch(/private|TRAWL_ALLOW_PRIVATE_NETWORK/i);
+  });
+});

@@ -143,6 +143,10 @@ export function createSimilarService(deps: SimilarDeps): SimilarService {
   };
 }
 
+type PolicyTag = 'CRAWL_PRIVATE_ADDRESS' | 'CRAWL_ROBOTS_DISALLOWED';
+/** Fetch failures that are a policy's refusal (answered 403 with the same tag), not the site's failure. */
+const POLICY_REFUSALS: ReadonlySet<string> = new Set<PolicyTag>(['CRAWL_PRIVATE_ADDRESS', 'CRAWL_ROBOTS_DISALLOWED']);
+
 /**
  * The source page: the stored or cached copy, else a live fetch; unreadable → `FETCH_DOCUMENT_ERROR`.
  * A URL of another scheme is read from the index only (see `readIndexed`).
@@ -157,6 +161,10 @@ async function readSource(deps: SimilarDeps, url: string, ctx: ServiceContext) {
     });
     return { url: loaded.page.url, title: loaded.page.title, text: mainText(loaded.page) };
   } catch (err) {
+    if (err instanceof FetchError && POLICY_REFUSALS.has(err.tag)) {
+      // the server's policy, not the site, refused the URL: the caller's 4xx, tagged as /contents tags it
+      throw new ServiceError(err.tag as PolicyTag, `url: ${err.message}`, { field: 'url' });
+    }
     if (err instanceof FetchError) {
       throw new ServiceError(
         'FETCH_DOCUMENT_ERROR',
