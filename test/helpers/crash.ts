@@ -1,0 +1,122 @@
+/**
+ * Test helper for the crash suite: the built CLI (dist/bin/cli.js) run as a real process on a data
+ * directory, killed with SIGKILL, and the leases a killed process leaves behind aged as if their time
+ * had passed (so a restart recovers at once instead of a minute later).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { CLI } from './app.js';
+
+const ENV = { ...process.env, TRAWL_DATA_DIR: '', TRAWL_PRIVATE_ALLOWLIST: '127.0.0.1' };
+
+/** A running `trawl serve`. */
+export interface ServeProcess {
+  url: string;
+  /** The first API key, as serve wrote it to the data directory. */
+  key: string;
+  /** `kill -9`, resolved once the process is gone. */
+  kill(): Promise<void>;
+}
+
+/** Starts `trawl serve` on 127.0.0.1 (a free port) and resolves once it listens. */
+export async function serve(dataDir: string, args: string[] = []): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', '0', '--log-level', 'info', ...args], { env: ENV }); // prettier-ignore
+  const url = await new Promise<string>((resolve, reject) => {
+    let log = '';
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${log}`)), 10_000);
+    child.stdout.resume();
+    child.stderr.on('data', (chunk: Buffer) => {
+      log += chunk.toString();
+      const found = /listening on (http:\/\/[\d.:]+)/.exec(log);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found[1]!);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited (${code}):\n${log}`)));
+  });
+  const key = fs.readFileSync(path.join(dataDir, 'first-api-key'), 'utf8').trim();
+  return { url, key, kill: () => killHard(child) };
+}
+
+/** SIGKILL: no shutdown code runs, as when the machine or the OOM killer stops a process. */
+export function killHard(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGKILL');
+  return gone;
+}
+
+/** Runs a CLI command to its end, without blocking this process (its loopback servers keep answering). */
+export function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { env: { ...ENV, TRAWL_LOG_LEVEL: 'warn' } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** Runs a CLI command to its end (blocking: only for commands that reach no loopback server of the test). */
+export function cli(args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const res = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: ENV, timeout: 20_000 });
+  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
+}
+
+/** Starts a CLI command in the background (to be killed). */
+export function start(args: string[]): ChildProcess {
+  const child = spawn(process.execPath, [CLI, ...args], { env: { ...ENV, TRAWL_LOG_LEVEL: 'warn' } });
+  child.stdout?.resume();
+  child.stderr?.resume();
+  return child;
+}
+
+/** Ages the leases a killed process held (agent runs, monitor runs, deliveries), as a minute's wait would. */
+export function ageLeases(dataDir: string): void {
+  const db = new Database(path.join(dataDir, 'trawl.sqlite'));
+  try {
+    db.prepare("UPDATE agent_runs SET lease_until_ms = 1 WHERE status = 'running'").run();
+    db.prepare("UPDATE monitor_runs SET lease_until_ms = 1 WHERE status IN ('pending', 'running')").run();
+    db.prepare("UPDATE webhook_deliveries SET lease_until_ms = 1 WHERE status = 'pending' AND lease_until_ms IS NOT NULL").run(); // prettier-ignore
+  } finally {
+    db.close();
+  }
+}
+
+/** Rows of a table while a process may still be creating the database: 0 until the table exists. */
+export function countSoFar(dataDir: string, table: string): number {
+  if (!fs.existsSync(path.join(dataDir, 'trawl.sqlite'))) return 0;
+  try {
+    return count(dataDir, table);
+  } catch {
+    return 0; // the database is still being created or migrated
+  }
+}
+
+/** Rows of a table on the data directory matching `where`. */
+export function count(dataDir: string, table: string, where = '1'): number {
+  const db = new Database(path.join(dataDir, 'trawl.sqlite'), { readonly: true });
+  try {
+    return (db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`).get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+/** Polls `test` every 50 ms until it returns a value (not undefined/false), or throws after `ms`. */
+export async function until<T>(
+  test: () => T | Promise<T>,
+  ms = 10_000,
+  what = 'a condition',
+): Promise<Exclude<T, false | undefined>> {
+  // prettier-ignore
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await test();
+    if (value !== undefined && value !== false) return value as Exclude<T, false | undefined>;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
