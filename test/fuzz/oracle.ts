@@ -1,0 +1,98 @@
+/**
+ * Sends fuzz cases to a running HTTP door and judges each answer: no 500, a 502–504 only where an upstream
+ * really failed, every 4xx in the spec's envelope, no request over 2 s, `/health` answering after it.
+ */
+import { TAG_STATUS } from '../../src/errors.js';
+import { bodyText, type FuzzCase } from './cases.js';
+import { namesUnreachableUpstream } from './json-arbitrary.js';
+
+/** The longest a fuzz request may take. */
+export const MAX_CASE_MS = 2_000;
+
+/** What one case got back. */
+export interface Outcome {
+  status: number;
+  ms: number;
+  /** The error tag of a 4xx/5xx envelope, when it has one. */
+  tag?: string;
+  /** Why the case broke a rule; undefined when it passed. */
+  violation?: string;
+}
+
+const TAGS = new Set(Object.keys(TAG_STATUS));
+
+/** Why an error body breaks the spec's envelope, or undefined. */
+export function envelopeProblem(body: unknown, simple: boolean, status: number): string | undefined {
+  if (typeof body !== 'object' || body === null) return 'not a JSON object';
+  const b = body as Record<string, unknown>;
+  if (typeof b.error !== 'string' || !b.error) return 'no "error" message';
+  if (simple) return Object.keys(b).length === 1 ? undefined : `monitor routes answer {error} only, got ${Object.keys(b)}`; // prettier-ignore
+  if (typeof b.requestId !== 'string' || !b.requestId) return 'no requestId';
+  if (typeof b.tag !== 'string' || !TAGS.has(b.tag)) return `unknown tag ${String(b.tag)}`;
+  if (TAG_STATUS[b.tag as keyof typeof TAG_STATUS] !== status) return `tag ${b.tag} with status ${status}`;
+  return undefined;
+}
+
+/** The rule an answer breaks, or undefined. */
+export function judge(c: FuzzCase, status: number, body: unknown, ms: number): string | undefined {
+  if (ms > MAX_CASE_MS) return `took ${Math.round(ms)} ms (limit ${MAX_CASE_MS})`;
+  if (status === 500 || status === 501 || status > 504) return `answered ${status}: ${JSON.stringify(body)}`;
+  if (status >= 502 && status <= 504 && !namesUnreachableUpstream(bodyText(c.body) ?? c.url)) {
+    return `answered ${status} though no upstream failed: ${JSON.stringify(body)}`;
+  }
+  if (status >= 400) {
+    const problem = envelopeProblem(body, c.endpoint.simpleErrors, status);
+    if (problem) return `${status} error body: ${problem}`;
+  }
+  return undefined;
+}
+
+/** Sends `c` to `base` with `key`; resolves with what came back and the rule it broke, if any. */
+export async function sendCase(base: string, key: string, c: FuzzCase): Promise<Outcome> {
+  const text = bodyText(c.body);
+  const headers: Record<string, string> = { 'x-api-key': key };
+  if (text !== undefined) headers['content-type'] = c.body?.contentType ?? 'application/json';
+  const started = performance.now();
+  try {
+    const res = await fetch(base + c.url, {
+      method: c.endpoint.method,
+      headers,
+      body: text,
+      signal: AbortSignal.timeout(MAX_CASE_MS * 5),
+    });
+    const raw = await res.text();
+    const ms = performance.now() - started;
+    let body: unknown = raw;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      /* judged as not an object */
+    }
+    const tag = typeof (body as { tag?: unknown })?.tag === 'string' ? (body as { tag: string }).tag : undefined;
+    return { status: res.status, ms, tag, violation: judge(c, res.status, body, ms) };
+  } catch (err) {
+    const ms = performance.now() - started;
+    return { status: 0, ms, violation: `no answer after ${Math.round(ms)} ms: ${(err as Error).message}` };
+  }
+}
+
+/** Why the server is not well after a case: `/health` slow or failing, or a polluted prototype. */
+export async function healthProblem(base: string): Promise<string | undefined> {
+  const started = performance.now();
+  try {
+    const res = await fetch(`${base}/health`, { signal: AbortSignal.timeout(MAX_CASE_MS) });
+    await res.text();
+    if (res.status !== 200) return `/health answered ${res.status}`;
+  } catch (err) {
+    return `/health did not answer within ${MAX_CASE_MS} ms (${(err as Error).message}; ${Math.round(performance.now() - started)} ms)`; // prettier-ignore
+  }
+  if ((Object.prototype as Record<string, unknown>).polluted !== undefined) return 'Object.prototype was polluted';
+  return undefined;
+}
+
+/** A case as one line for a counterexample report (long values cut). */
+export function describeCase(c: FuzzCase): string {
+  const text = bodyText(c.body) ?? '';
+  const shown = text.length > 300 ? `${text.slice(0, 300)}… (${text.length} chars)` : text;
+  return `${c.cls} ${c.endpoint.method} ${c.url.slice(0, 120)} ${shown}`;
+}
