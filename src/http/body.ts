@@ -6,6 +6,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Context } from 'hono';
 import { ServiceError } from '../errors.js';
+import { ClientClosedError } from './errors.js';
 import type { HttpEnv } from './server.js';
 
 const tooLarge = (max: number) =>
@@ -22,10 +23,16 @@ export async function readBodyText(c: Context<HttpEnv>, maxBytes: number): Promi
   if (Number(incoming.headers['content-length'] ?? 0) > maxBytes) throw tooLarge(maxBytes);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of incoming as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) throw tooLarge(maxBytes);
-    chunks.push(chunk);
+  try {
+    for await (const chunk of incoming as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > maxBytes) throw tooLarge(maxBytes);
+      chunks.push(chunk);
+    }
+  } catch (err) {
+    // a client that disconnects mid-body is not a server error (./errors.ts logs it as a 499)
+    if (!(err instanceof ServiceError) && incoming.destroyed) throw new ClientClosedError(String(err), { cause: err }); // prettier-ignore
+    throw err;
   }
   return Buffer.concat(chunks, size).toString('utf8');
 }

@@ -8,11 +8,23 @@ import type { Logger } from '../lib/logger.js';
 
 export type ErrorBody = 'envelope' | 'simple';
 
+/** The client went away before its whole body arrived: nobody is left to answer, and no server error. */
+export class ClientClosedError extends Error {
+  override readonly name = 'ClientClosedError';
+}
+
+/** The status logged for a request its client abandoned (nginx's convention; never sent to anyone). */
+export const CLIENT_CLOSED_STATUS = 499;
+
 /** Monitor routes answer `{error}`; everything else the standard envelope. */
 export function errorBodyFor(path: string): ErrorBody {
   return path === '/monitors' || path.startsWith('/monitors/') ? 'simple' : 'envelope';
 }
 
+/**
+ * The response for anything thrown while serving a request; unexpected errors are logged with their
+ * cause, a client that went away mid-body at info level as a 499.
+ */
 export function errorResponse(
   c: Context,
   thrown: unknown,
@@ -20,6 +32,10 @@ export function errorResponse(
   style: ErrorBody,
   logger: Logger,
 ): Response {
+  if (thrown instanceof ClientClosedError) {
+    logger.info({ requestId, reason: thrown.message }, 'client closed the request before sending its body');
+    return c.body(null, CLIENT_CLOSED_STATUS as 400);
+  }
   const err = toServiceError(thrown);
   if (err.tag === 'INTERNAL_ERROR' && !(thrown instanceof ServiceError)) {
     logger.error({ requestId, err: thrown }, 'unexpected error');

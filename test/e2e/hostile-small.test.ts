@@ -4,7 +4,10 @@
  * /findSimilar on a URL the policy refuses answers the policy's 4xx, and a client that goes away
  * mid-body is logged as a client abort, not as a server error.
  */
+import http from 'node:http';
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/lib/logger.js';
 import { postJson, startTestServer, type TestServer } from '../helpers/app.js';
 
 let t: TestServer;
@@ -71,5 +74,41 @@ describe('/findSimilar on a URL the policy refuses', () => {
     const res = await postJson(t.url, '/findSimilar', { url }, { 'x-api-key': t.key });
     expect([res.status, res.body.tag]).toEqual([403, status!.error.tag]);
     expect(res.body.error).toMatch(/private|TRAWL_ALLOW_PRIVATE_NETWORK/i);
+  });
+});
+
+/** Sends the headers and half of a declared body to `path`, then drops the connection. */
+async function abortMidBody(base: string, path: string, key: string): Promise<void> {
+  const req = http.request(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'content-length': '4000', 'x-api-key': key },
+  });
+  req.on('error', () => undefined);
+  req.write('{"query": "' + 'a'.repeat(1000));
+  await new Promise((r) => setTimeout(r, 100)); // the server is reading the body by now
+  req.destroy();
+}
+
+describe('a client that disconnects mid-body', () => {
+  it('is logged as a client abort (499, info), never as a 500 or at error level', async () => {
+    const lines: { level: number; msg: string; status?: number; path?: string }[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const s = await startTestServer({}, { logger: createLogger('info', stream) });
+    try {
+      await abortMidBody(s.url, '/search', s.key);
+      await expect.poll(() => lines.find((l) => l.msg === 'request' && l.path === '/search')).toBeDefined();
+      const request = lines.find((l) => l.msg === 'request' && l.path === '/search')!;
+      expect(request.status).toBe(499);
+      expect(lines.filter((l) => l.level >= 50)).toEqual([]);
+      expect(lines.some((l) => l.level === 30 && /client closed/.test(l.msg))).toBe(true);
+      expect((await fetch(`${s.url}/health`)).status).toBe(200);
+    } finally {
+      await s.close();
+    }
   });
 });
