@@ -56,7 +56,8 @@ export function createAgentRunsRepo(db: Db) {
     ),
     end: db.prepare(
       `UPDATE agent_runs SET status = @status, output = @output, cost = @cost, usage = @usage, error = @error,
-         stop_reason = @stop_reason, completed_at = @completed_at, updated_at = @completed_at, lease_until_ms = NULL
+         stop_reason = @stop_reason, completed_at = @completed_at, updated_at = @completed_at, lease_until_ms = NULL,
+         progress = NULL
        WHERE id = @id AND status IN ${OPEN}`,
     ),
     progress: db.prepare(`UPDATE agent_runs SET progress = ? WHERE id = ? AND status = 'running' AND owner = ?`),
@@ -116,7 +117,7 @@ export function createAgentRunsRepo(db: Db) {
     start(id: string, at: string, owner: string, leaseUntilMs: number): boolean {
       return s.start.run({ id, at, owner, lease: leaseUntilMs }).changes > 0;
     },
-    /** Ends an open run; false when it had ended already. */
+    /** Ends an open run (its saved progress, which holds what it found, is dropped); false when it had ended already. */
     end(id: string, end: AgentRunEnd): boolean {
       return s.end.run({ id, ...end }).changes > 0;
     },

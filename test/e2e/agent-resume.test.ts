@@ -101,6 +101,7 @@ describe('resuming agent runs', () => {
     expect(events.slice(0, 5).map((e) => e.event)).toEqual(sent);
     const searches = events.filter((e) => e.event === 'agent_run.search').map((e) => e.data.callId);
     expect(searches).toEqual(['call_1', 'call_2']); // the second search only, numbered after the first
+    expect(repo.get('run_dead')!.progress).toBeNull(); // what it found is not kept once it ended
   });
 
   it('fails as interrupted a run that cannot be resumed: the MCP client’s model, or too many starts', async () => {
