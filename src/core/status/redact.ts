@@ -1,10 +1,9 @@
 /**
  * What a status report may show of a configured endpoint and of a provider's answer: URLs without
  * credentials or secret-looking query parameters, and texts with every configured secret blanked out.
+ * The names and the blanking are src/lib/redact.ts's, which the logs use too.
  */
-
-/** Query parameter names that carry credentials in practice (`api_key`, `token`, `sig`, `X-Amz-Signature`, ...). */
-const SECRET_PARAM = /key|token|secret|pass|auth|sig|credential|session|cookie|code/i;
+import { SECRET_PARAM, scrubSecrets } from '../../lib/redact.js';
 
 /**
  * `raw` without user name, password, fragment and secret-looking query parameters; a value that is
@@ -32,9 +31,5 @@ export function urlSecrets(raw: string | undefined): string[] {
 
 /** `text` with each of `secrets` (ignoring blanks and very short ones) replaced by `[redacted]`. */
 export function scrub(text: string, secrets: readonly (string | undefined)[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret && secret.length >= 4) out = out.split(secret).join('[redacted]');
-  }
-  return out;
+  return scrubSecrets(text, secrets);
 }
