@@ -8,7 +8,7 @@ import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { createAgentRunsRepo } from '../../src/store/agent-runs.repo.js';
-import { MAX_RUN_STARTS } from '../../src/core/agent/agent-runs.service.js';
+import { MAX_RUN_STARTS } from '../../src/core/agent/progress.js';
 import { tempDir } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';
 import { startModelServer, type ModelServer } from '../helpers/model-server.js';

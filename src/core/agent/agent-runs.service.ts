@@ -18,22 +18,14 @@ import type { CreateAgentRunRequest } from '../../schemas/agent-runs.schema.js';
 import { decodeCursor, encodeCursor } from '../monitors/objects.js';
 import { createWakeup } from '../monitors/wakeup.js';
 import { toEvent, toRun, schemaSources, type AgentEvent } from './objects.js';
-import { EFFORTS, MODEL_FREE_EFFORTS, research, type Effort, type ResearchDeps, type ResearchState } from './research.js'; // prettier-ignore
+import { EFFORTS, MODEL_FREE_EFFORTS, research, type Effort, type ResearchDeps } from './research.js';
+import { nextStart, parseProgress, unresumable, type Progress } from './progress.js';
 
 export type { AgentEvent } from './objects.js';
 
 type Page<T> = { data: T[]; hasMore: boolean; nextCursor: string | null };
 const TERMINAL = new Set(['agent_run.completed', 'agent_run.failed', 'agent_run.cancelled']);
 const LEASE_MS = 60_000;
-/** Starts of one run (the first and its resumptions) before an interrupted run fails instead of resuming. */
-export const MAX_RUN_STARTS = 3;
-
-/** What `agent_runs.progress` holds: starts so far, whether the MCP client's model ran it, the research state. */
-interface Progress {
-  starts: number;
-  clientModel: boolean;
-  research: ResearchState | null;
-}
 /** Zero retention: how long a finished run's output waits to be polled, and its events for a live stream. */
 const ZDR_OUTPUT_MS = 10 * 60_000;
 const ZDR_EVENTS_MS = 60_000;
@@ -115,19 +107,10 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
   const interrupted = (id: string, why: string) =>
     fail(id, 'interrupted', `the run was interrupted (its process stopped) and cannot be resumed: ${why}`);
 
-  /** Why an interrupted run cannot be resumed, or null when it can. */
-  const unresumable = (row: AgentRunRow): string | null => {
-    const progress = row.progress ? (JSON.parse(row.progress) as Progress) : null;
-    if (progress?.clientModel)
-      return 'it used the MCP client’s model, which only the process it was created in could reach';
-    if ((progress?.starts ?? 0) >= MAX_RUN_STARTS) return `it was started ${MAX_RUN_STARTS} times without finishing`;
-    return null;
-  };
-
   /** Records the run's start (the `agent_run.started` event the first time) and returns its saved progress. */
   const begin = (row: AgentRunRow): Progress => {
-    const saved = row.progress ? (JSON.parse(row.progress) as Progress) : null;
-    const progress: Progress = { starts: (saved?.starts ?? 0) + 1, clientModel: clientModels.has(row.id), research: saved?.research ?? null }; // prettier-ignore
+    const saved = parseProgress(row.progress);
+    const progress = nextStart(saved, clientModels.has(row.id));
     repo.transaction(() => {
       if (!saved) append(row.id, 'agent_run.started', { id: row.id, status: 'running' });
       repo.saveProgress(row.id, owner, JSON.stringify(progress));
@@ -270,7 +253,7 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
     const now = deps.now();
     for (const row of repo.lapsed(now)) {
       if (active.has(row.id)) continue;
-      const why = unresumable(row);
+      const why = unresumable(parseProgress(row.progress));
       if (why) interrupted(row.id, why);
       else if (repo.requeue(row.id, null, now, iso(now))) deps.logger.warn({ agentRunId: row.id }, 'agent run of a stopped process queued to resume'); // prettier-ignore
     }

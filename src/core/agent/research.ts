@@ -159,6 +159,7 @@ export async function research(
     const callId = `call_${++state.calls}`;
     emit({ event: 'agent_run.search', data: { callId, query, description: `Searching the web for: ${query}` } });
     const out = await deps.search.run({ query, type: 'auto', numResults: 10, sources: request.sources }, ctx);
+    if (ctx.signal.aborted) throw ctx.signal.reason; // stopped meanwhile: another process may resume the run
     state.searches++;
     state.steps++;
     let added = 0;
@@ -219,7 +220,7 @@ export async function research(
     const checked = checkContacts(answer.content, schema, pages);
     if (checked.dropped.length)
       ctx.logger.info({ dropped: checked.dropped.length }, 'unverified contact fields set to null');
-    const problem = schemaProblems(schema, checked.value);
+    const problem = await schemaProblems(schema, checked.value);
     if (problem) {
       throw new ServiceError(
         'UNABLE_TO_GENERATE_RESPONSE',
