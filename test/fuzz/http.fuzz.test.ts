@@ -50,7 +50,7 @@ describe('REST door under fuzzed input', () => {
     for (const endpoint of endpoints) {
       const report = await fuzzEndpoint(target, endpoint, doc, GREEN, { seed, numRuns });
       if (report.failure) failures.push(`${endpoint.name}: ${report.failure}`);
-      expect(report.cases, endpoint.name).toBeGreaterThanOrEqual(numRuns);
+      else expect(report.cases, endpoint.name).toBeGreaterThanOrEqual(numRuns);
       cases += report.cases;
       maxMs = Math.max(maxMs, report.maxMs);
     }

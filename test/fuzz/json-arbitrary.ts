@@ -71,13 +71,18 @@ function numberArbitrary(schema: Schema, integer: boolean): fc.Arbitrary<number>
   return integer ? fc.integer({ min: Math.ceil(lo), max: Math.floor(hi) }) : fc.double({ min: lo, max: hi, noNaN: true }); // prettier-ignore
 }
 
+/** An object with its required fields and at most two optional ones, so most bodies pass the cross-field rules. */
 function objectArbitrary(schema: Schema, d: Derivation, depth: number): fc.Arbitrary<unknown> {
   const props = (schema.properties ?? {}) as Record<string, Schema>;
+  const names = Object.keys(props);
+  if (names.length === 0) return fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }); // prettier-ignore
   const required = new Set((schema.required ?? []) as string[]);
-  const model: Record<string, fc.Arbitrary<unknown>> = {};
-  for (const [name, sub] of Object.entries(props)) model[name] = valueOf(sub, d, depth + 1);
-  if (Object.keys(model).length === 0) return fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }); // prettier-ignore
-  return fc.record(model, { requiredKeys: Object.keys(model).filter((k) => required.has(k)) });
+  const optional = names.filter((name) => !required.has(name));
+  return fc.subarray(optional, { maxLength: Math.min(2, optional.length) }).chain((chosen) => {
+    const model: Record<string, fc.Arbitrary<unknown>> = {};
+    for (const name of [...names.filter((n) => required.has(n)), ...chosen]) model[name] = valueOf(props[name]!, d, depth + 1); // prettier-ignore
+    return fc.record(model);
+  });
 }
 
 /** An arbitrary of values shaped like `schema`: mostly valid, sometimes at or past its limits. */
