@@ -66,7 +66,7 @@ describe('kill -9 and run again', () => {
     async () => {
       // prettier-ignore
       data = tempDir('trawl-crash-');
-      const records = 60_000;
+      const records = 30_000;
       const file = path.join(data.dir, 'big.jsonl');
       const lines = Array.from({ length: records }, (_, i) => JSON.stringify({ _id: i, title: `Record ${i}`, text: `Record ${i} of the big export, with a sentence of text to index.` })); // prettier-ignore
       fs.writeFileSync(file, lines.join('\n'));

@@ -61,7 +61,7 @@ export function run(args: string[]): Promise<{ code: number | null; stdout: stri
 
 /** Runs a CLI command to its end (blocking: only for commands that reach no loopback server of the test). */
 export function cli(args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const res = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: ENV, timeout: 20_000 });
+  const res = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: ENV, timeout: 25_000 });
   return { code: res.status, stdout: res.stdout, stderr: res.stderr };
 }
 
