@@ -63,6 +63,8 @@ export function scrubSecrets(text: string, secrets: readonly (string | undefined
  * key-like removed, at most `max` characters.
  */
 export function safeExcerpt(text: string, secrets: readonly (string | undefined)[] = [], max = 200): string {
-  const folded = redactText(scrubSecrets(text, secrets).replace(/\s+/g, ' ').trim());
+  // a configured key is blanked whatever its length (scrubSecrets skips short strings)
+  const scrubbed = secrets.reduce<string>((t, secret) => (secret ? t.split(secret).join(CENSOR) : t), text);
+  const folded = redactText(scrubbed.replace(/\s+/g, ' ').trim());
   return folded.length > max ? `${folded.slice(0, max - 1)}…` : folded;
 }

@@ -12,6 +12,7 @@ import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
 import { postJson, startTestServer, type TestServer } from '../helpers/app.js';
 
 const KEY = 'plain-provider-key-4711';
+const UPSTREAM_KEY = 'upstream-key-0042';
 const PASSWORD = 'hunter2-basic-pass';
 const TOKEN = 'tok-query-value-0815';
 const lines: string[] = [];
@@ -25,7 +26,8 @@ beforeAll(async () => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
-      const echo = { error: `invalid key: ${req.headers.authorization}`, headers: req.headers, request: body };
+      const key = req.headers.authorization ?? req.headers['x-api-key'];
+      const echo = { error: `invalid key: ${key}`, headers: req.headers, request: body, padding: 'x'.repeat(3000) };
       res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify(echo));
     });
   });
@@ -43,6 +45,8 @@ beforeAll(async () => {
       embeddingsUrl: `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`,
       embeddingsModel: 'test-embed',
       embeddingsApiKey: KEY,
+      upstreamUrl: `http://127.0.0.1:${(provider.address() as AddressInfo).port}`,
+      upstreamApiKey: UPSTREAM_KEY,
     },
     { logger: createLogger('debug', stream) },
   );
@@ -65,6 +69,17 @@ describe('logs under hostile input', () => {
     expect(JSON.parse(failed!).err.message.length).toBeLessThan(600);
     expect(log).not.toContain(KEY);
     expect(log).not.toContain(t.key);
+  });
+
+  it('log a failing web-search provider by status and a short reason, never its echoed key', async () => {
+    const res = await postJson(t.url, '/search', { query: 'hostile echo' }, { 'x-api-key': t.key });
+    expect(res.status).toBeLessThan(500);
+    const failed = lines.find((l) => l.includes('web search provider failed'));
+    expect(failed).toBeDefined();
+    const reason = (JSON.parse(failed!) as { reason: string }).reason;
+    expect(reason).toContain('401');
+    expect(reason.length).toBeLessThanOrEqual(400);
+    expect(lines.join('')).not.toContain(UPSTREAM_KEY);
   });
 
   it('strip userinfo and token parameters from every URL a debug line carries', async () => {

@@ -3,6 +3,7 @@
  * operators, paging within one deadline, and errors that name the provider and never its key.
  */
 import { ServiceError } from '../../errors.js';
+import { safeExcerpt } from '../../lib/redact.js';
 import type { WebSearchHit } from './types.js';
 
 /** A provider's result before normalisation; every field is whatever the provider sent. */
@@ -115,9 +116,13 @@ export function siteOperators(include: string[] = [], exclude: string[] = [], ma
   return parts.join(' ');
 }
 
+/** Longest excerpt of a provider's failure (its status line and error body) kept in the message. */
+const REASON_CHARS = 300;
+
 /**
  * The error a provider throws: `SERVICE_UNAVAILABLE` naming the provider, with every secret scrubbed
- * from the message (an API may echo a key in its error body), and an optional hint for the operator.
+ * from the message (an API may echo a key in its error body), anything key-like too, the excerpt of the
+ * error body bounded, and an optional hint for the operator.
  * A caller's cancellation passes through unchanged.
  */
 export function providerError(
@@ -127,8 +132,8 @@ export function providerError(
 ): unknown {
   if (options.signal?.aborted) return err;
   const raw = err instanceof Error ? err.message : String(err);
-  const secrets = options.secrets ?? [];
-  const message = secrets.reduce<string>((m, secret) => (secret ? m.split(secret).join('[redacted]') : m), raw);
+  // the status and a short excerpt of the body, without the keys or anything key-like (it reaches logs)
+  const message = safeExcerpt(raw, options.secrets ?? [], REASON_CHARS);
   // A cause whose message held a secret would carry it into logs; leave it off then.
   const cause = message === raw ? err : undefined;
   return new ServiceError(
