@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/app.js';
-import { ageLeases, cli, serve, until, type ServeProcess } from '../helpers/crash.js';
+import { ageLeases, cli, count, serve, until, type ServeProcess } from '../helpers/crash.js';
 import { startModelServer, type ModelServer } from '../helpers/model-server.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
@@ -128,6 +128,7 @@ describe('kill -9 and restart', () => {
         'the monitor run to end',
       );
       expect(ended).toMatchObject({ status: 'failed', failReason: 'internal_error' });
+      expect(count(data.dir, 'monitor_runs', `id = '${ended.id}' AND fail_detail LIKE 'interrupted: %'`)).toBe(1); // its stored detail
       const types = ['monitor.created', 'monitor.run.created', 'monitor.run.completed'];
       const sent = await until(
         () => {
