@@ -12,6 +12,7 @@ import { BETA_HEADERS, parseBetas } from '../ops/betas.js';
 import { narrowTools } from '../mcp/selection.js';
 import type { Caller } from '../core/context.js';
 import { authenticate, presentedKey } from './auth.js';
+import { ClientClosedError } from './errors.js';
 import { createOriginGuard } from './origin-guard.js';
 import type { HttpEnv } from './server.js';
 
@@ -55,6 +56,9 @@ export function mountMcp(hono: Hono<HttpEnv>, app: App, tools: readonly string[]
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     await server.connect(transport);
     const res = await transport.handleRequest(c.req.raw);
+    const incoming = c.env?.incoming;
+    // the SDK reads a body cut short as bad JSON; the client went away, nobody is left to answer
+    if (incoming && incoming.destroyed && !incoming.complete) throw new ClientClosedError('closed mid-body');
     // the transport builds its own Response: carry over what the door set (the rate-limit headers)
     c.res.headers.forEach((value, name) => res.headers.set(name, value));
     return withRequestId(res, c.get('requestId'));

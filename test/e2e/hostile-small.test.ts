@@ -81,7 +81,12 @@ describe('/findSimilar on a URL the policy refuses', () => {
 async function abortMidBody(base: string, path: string, key: string): Promise<void> {
   const req = http.request(`${base}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'content-length': '4000', 'x-api-key': key },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'content-length': '4000',
+      'x-api-key': key,
+    },
   });
   req.on('error', () => undefined);
   req.write('{"query": "' + 'a'.repeat(1000));
@@ -100,10 +105,12 @@ describe('a client that disconnects mid-body', () => {
     });
     const s = await startTestServer({}, { logger: createLogger('info', stream) });
     try {
-      await abortMidBody(s.url, '/search', s.key);
-      await expect.poll(() => lines.find((l) => l.msg === 'request' && l.path === '/search')).toBeDefined();
-      const request = lines.find((l) => l.msg === 'request' && l.path === '/search')!;
-      expect(request.status).toBe(499);
+      for (const path of ['/search', '/mcp']) {
+        await abortMidBody(s.url, path, s.key);
+        await expect.poll(() => lines.find((l) => l.msg === 'request' && l.path === path)).toBeDefined();
+        const request = lines.find((l) => l.msg === 'request' && l.path === path)!;
+        expect([path, request.status]).toEqual([path, 499]);
+      }
       expect(lines.filter((l) => l.level >= 50)).toEqual([]);
       expect(lines.some((l) => l.level === 30 && /client closed/.test(l.msg))).toBe(true);
       expect((await fetch(`${s.url}/health`)).status).toBe(200);
