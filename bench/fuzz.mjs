@@ -96,6 +96,9 @@ const maxMs = Math.max(...reports.map((r) => r.maxMs));
 console.log(`# Fuzz: ${cases} cases against trawl serve (dist/), seed ${SEED}\n\n${machineLine()}\n`);
 console.log(`Classes: ${CLASSES.join(', ')}; ${perEndpoint} per endpoint (and shrink-free: every case counted); ${fmt(minutes)} min.\n`); // prettier-ignore
 console.log(mdTable(['endpoint', 'cases', '2xx', '4xx by tag', '5xx', 'rule breaks', 'max ms'], rows));
+const byClass = new Map();
+for (const r of reports) for (const [cls, n] of r.violationsByClass) byClass.set(cls, (byClass.get(cls) ?? 0) + n);
+console.log(`\nRule breaks by class: ${[...byClass].map(([cls, n]) => `${cls} ${n}`).join(', ') || 'none'}.`);
 const broken = reports.filter((r) => r.failure);
 if (broken.length > 0) {
   console.log('\nFirst rule break per endpoint:\n');

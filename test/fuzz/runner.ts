@@ -17,6 +17,8 @@ export interface EndpointReport {
   maxMs: number;
   /** Cases that broke a rule (with `keepGoing`, all of them; else the first, then its shrinks). */
   violations: number;
+  /** Rule breaks per case class. */
+  violationsByClass: Map<string, number>;
   /** The minimal failing case and the rule it broke (with `keepGoing`: the first one met). */
   failure?: string;
 }
@@ -49,7 +51,10 @@ async function tryCase(target: Target, c: FuzzCase, report: EndpointReport): Pro
   report.maxMs = Math.max(report.maxMs, outcome.ms);
   const health = outcome.violation ? undefined : await target.health();
   const problem = outcome.violation ?? (health && `after the case: ${health}`);
-  if (problem) report.violations++;
+  if (problem) {
+    report.violations++;
+    report.violationsByClass.set(c.cls, (report.violationsByClass.get(c.cls) ?? 0) + 1);
+  }
   return problem;
 }
 
@@ -64,7 +69,14 @@ export async function fuzzEndpoint(
   classes: readonly CaseClass[],
   options: { seed: number; numRuns: number; keepGoing?: boolean },
 ): Promise<EndpointReport> {
-  const report: EndpointReport = { endpoint: endpoint.name, cases: 0, counts: new Map(), maxMs: 0, violations: 0 };
+  const report: EndpointReport = {
+    endpoint: endpoint.name,
+    cases: 0,
+    counts: new Map(),
+    maxMs: 0,
+    violations: 0,
+    violationsByClass: new Map(),
+  };
   const cases = caseOf(endpoint, doc, classes);
   if (!cases) return report;
   const broken = new Map<FuzzCase, string>();
