@@ -9,6 +9,8 @@
 // 3. Webhook delivery to a loopback receiver: from a run's completion to the receiver's 200 (p50), and
 //    deliveries per second of `--deliveries` events, beside a bare undici POST loop to the same
 //    receiver at the same concurrency (the baseline).
+// 4. Isolation: `--hanging` events to a receiver that never answers are in the outbox before 50 to the
+//    fast receiver; how long the fast ones take to arrive (one slow receiver must delay only itself).
 import { execFileSync } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
@@ -24,6 +26,7 @@ const arg = (name, fallback) => {
 const DUE = arg('due', 1000);
 const SCHEDULED = arg('scheduled', 10000);
 const DELIVERIES = arg('deliveries', 2000);
+const HANGING = arg('hanging', 16);
 const dist = (p) => path.join(ROOT, 'dist', p);
 const { loadConfig } = await import(dist('config/config.js'));
 const { createApp } = await import(dist('app.js'));
@@ -177,6 +180,30 @@ async function delivery() {
   }
 }
 
+/** Time for 50 deliveries to the fast receiver written after HANGING to one that never answers. */
+async function isolation() {
+  const hanging = http.createServer(() => {}); // reads nothing, answers nothing: each attempt times out
+  await new Promise((resolve) => hanging.listen(0, HOST, resolve));
+  const dir = makeTmpDir();
+  const app = openApp(dir);
+  try {
+    create(app, HANGING, { webhook: { url: `http://${HOST}:${hanging.address().port}/hook` } });
+    arrivals.clear();
+    const fast = create(app, 50);
+    const t0 = performance.now();
+    const flushed = app.services.monitors.engine.flush();
+    while (fast.some((id) => ![...arrivals.values()].some((a) => a.event.data.id === id))) await sleep(1);
+    const fastMs = performance.now() - t0;
+    hanging.closeAllConnections(); // the hanging attempts fail now and are retried later
+    await flushed;
+    return fastMs;
+  } finally {
+    hanging.close();
+    await app.close();
+    removeTmpDir(dir);
+  }
+}
+
 async function barePosts(n, concurrency = 8) {
   const agent = new Agent();
   const body = JSON.stringify({ id: 'evt_x', object: 'event', type: 'monitor.created', data: {}, createdAt: new Date().toISOString() }); // prettier-ignore
@@ -259,12 +286,16 @@ console.log(
     [
       ['completion → receiver 200, p50 (ms)', fmt(deliveries.latency.p50, 1), '', ''],
       ['completion → receiver 200, p99 (ms)', fmt(deliveries.latency.p99, 1), '', ''],
-      [`deliveries/s (${DELIVERIES}, 8 in flight)`, fmt(deliveries.rate, 0), fmt(bare, 0), fmt(deliveries.rate / bare, 2)], // prettier-ignore
+      [`deliveries/s (${DELIVERIES}, 8 in flight to one host)`, fmt(deliveries.rate, 0), fmt(bare, 0), fmt(deliveries.rate / bare, 2)], // prettier-ignore
     ],
   ),
 );
+const isolatedMs = await isolation();
+console.log(`\n## Isolation: 50 deliveries to a fast receiver behind ${HANGING} to one that never answers\n`);
+console.log(mdTable(['measurement', 'ms'], [['until the 50 fast deliveries arrived', fmt(isolatedMs, 0)]]));
 console.log(
-  `\nmonitors_claim_p99_ms=${fmt(accuracy.created.p99, 0)} monitors_idle_cpu_pct=${fmt(loaded.cpuPct, 2)} ` +
+  `\nwebhook_isolated_fast_ms=${fmt(isolatedMs, 0)} ` +
+    `monitors_claim_p99_ms=${fmt(accuracy.created.p99, 0)} monitors_idle_cpu_pct=${fmt(loaded.cpuPct, 2)} ` +
     `webhook_p50_ms=${fmt(deliveries.latency.p50, 1)} webhook_per_s=${fmt(deliveries.rate, 0)}`,
 );
 receiver.close();

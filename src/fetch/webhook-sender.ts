@@ -48,6 +48,8 @@ export interface WebhookSender {
   send(delivery: WebhookDelivery, signal?: AbortSignal): Promise<AttemptOutcome>;
   /** Closes the pooled connections (waiting for attempts in flight). */
   close(): Promise<void>;
+  /** The longest one attempt takes, redirects included (the outbox's lease outlasts it). */
+  readonly timeoutMs: number;
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -180,5 +182,5 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     return { ok: error === null, status: trail.status, error, durationMs, redirects: trail.redirects };
   };
 
-  return { send, close: () => agent.close() };
+  return { send, close: () => agent.close(), timeoutMs };
 }

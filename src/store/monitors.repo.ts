@@ -69,6 +69,9 @@ export interface DeliveryRow {
   delivered_at: string | null;
 }
 
+/** What choosing a due delivery needs: the whole row is read only once it is claimed. */
+export type DueDelivery = Pick<DeliveryRow, 'seq' | 'url' | 'next_attempt_ms'>;
+
 export interface AttemptRow {
   delivery_seq: number;
   attempt: number;
@@ -163,13 +166,16 @@ export function createMonitorsRepo(db: Db) {
          @created_at)`,
     ),
     dueDeliveries: db.prepare(
-      `SELECT * FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_ms <= @now
+      `SELECT seq, url, next_attempt_ms FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_ms <= @now
          AND (lease_until_ms IS NULL OR lease_until_ms < @now)
-       ORDER BY next_attempt_ms LIMIT @limit`,
+         AND (next_attempt_ms > @after_ms OR (next_attempt_ms = @after_ms AND seq > @after_seq))
+       ORDER BY next_attempt_ms, seq LIMIT @limit`,
     ),
     claimDelivery: db.prepare(
       `UPDATE webhook_deliveries SET lease_until_ms = @lease
-       WHERE seq = @seq AND status = 'pending' AND (lease_until_ms IS NULL OR lease_until_ms < @now)`,
+       WHERE seq = @seq AND status = 'pending' AND next_attempt_ms <= @now
+         AND (lease_until_ms IS NULL OR lease_until_ms < @now)
+       RETURNING *`,
     ),
     settle: db.prepare(
       `UPDATE webhook_deliveries SET status = @status, attempts = @attempts, next_attempt_ms = @next_attempt_ms,
@@ -180,7 +186,11 @@ export function createMonitorsRepo(db: Db) {
       `INSERT INTO webhook_attempts (delivery_seq, attempt, at, status, error, duration_ms)
        VALUES (@delivery_seq, @attempt, @at, @status, @error, @duration_ms)`,
     ),
-    earliestDelivery: db.prepare("SELECT MIN(next_attempt_ms) AS at FROM webhook_deliveries WHERE status = 'pending'"),
+    // a leased delivery is not due before its lease lapses (it is in flight, here or in another process)
+    earliestDelivery: db.prepare(
+      `SELECT MIN(MAX(next_attempt_ms, COALESCE(lease_until_ms + 1, 0))) AS at FROM webhook_deliveries
+       WHERE status = 'pending'`,
+    ),
     deliveriesOf: db.prepare(
       'SELECT * FROM webhook_deliveries WHERE monitor_id = @monitor AND seq < @before ORDER BY seq DESC LIMIT @limit',
     ),
@@ -278,11 +288,14 @@ export function createMonitorsRepo(db: Db) {
     insertDelivery(row: NewDelivery): void {
       s.insertDelivery.run(row);
     },
-    dueDeliveries(nowMs: number, limit: number): DeliveryRow[] {
-      return s.dueDeliveries.all({ now: nowMs, limit }) as DeliveryRow[];
+    /** Pending deliveries due at `nowMs` and not leased, by due time then seq, after `after` (keyset paging). */
+    dueDeliveries(nowMs: number, limit: number, after?: { ms: number; seq: number }): DueDelivery[] {
+      const from = { after_ms: after?.ms ?? Number.MIN_SAFE_INTEGER, after_seq: after?.seq ?? -1 };
+      return s.dueDeliveries.all({ now: nowMs, limit, ...from }) as DueDelivery[];
     },
-    claimDelivery(seq: number, nowMs: number, leaseUntilMs: number): boolean {
-      return s.claimDelivery.run({ seq, now: nowMs, lease: leaseUntilMs }).changes > 0;
+    /** Leases a due delivery until `leaseUntilMs`: the row, or undefined when another process holds it. */
+    claimDelivery(seq: number, nowMs: number, leaseUntilMs: number): DeliveryRow | undefined {
+      return s.claimDelivery.get({ seq, now: nowMs, lease: leaseUntilMs }) as DeliveryRow | undefined;
     },
     /** Records an attempt and the delivery's new state, in one transaction. */
     recordAttempt(

@@ -19,7 +19,7 @@ import type { DeliveryRow, MonitorRow, MonitorsRepo } from '../../store/monitors
 import type { Caller } from '../context.js';
 import { createEventWriter } from './events.js';
 import { decodeCursor, newId, toMonitor, toPage, toRun } from './objects.js';
-import { createOutbox } from './outbox.js';
+import { createOutbox, DELIVERY_CONCURRENCY } from './outbox.js';
 import { createRunner, type ExecuteRun, type Runner } from './runner.js';
 import { jitterMs, nextSlot, periodMs } from './schedule.js';
 import { createScheduler, type Scheduler } from './scheduler.js';
@@ -74,6 +74,7 @@ export interface MonitorsDeps {
     allowInsecureWebhooks: boolean;
     runConcurrency: number;
     retryWindowMs: number;
+    /** Webhook attempts in flight at once in this process to one receiver host (DELIVERY_CONCURRENCY over all). */
     deliveryConcurrency: number;
     pollMs: number;
     leaseMs: number;
@@ -94,8 +95,8 @@ export function createMonitorsService(deps: MonitorsDeps): MonitorsService {
     box: deps.box,
     now: deps.now,
     logger: deps.logger,
-    concurrency: deps.settings.deliveryConcurrency,
-    leaseMs: 60_000,
+    concurrency: DELIVERY_CONCURRENCY,
+    hostConcurrency: deps.settings.deliveryConcurrency,
     pollMs: deps.settings.pollMs,
   });
   const onEvents = () => outbox.poke();

@@ -4,6 +4,9 @@
  * A failed attempt is retried with exponential backoff and jitter (30 s doubling to at most 1 h, ×0.5
  * to ×1.5) until the delivery's retry window (24 h by default) has passed; then it is `failed`.
  * Deliveries are not ordered: receivers deduplicate and order by the event `id` and `createdAt`.
+ * Dispatch is continuous and isolated per receiver host: a delivery is claimed the moment a slot frees
+ * (at most `concurrency` in flight, and at most `hostConcurrency` to one `host:port`), so a slow or dead
+ * receiver holds only its own host's slots and never the others' deliveries.
  */
 import type { Logger } from '../../lib/logger.js';
 import type { DeliveryRow, MonitorsRepo } from '../../store/monitors.repo.js';
@@ -15,6 +18,15 @@ const FIRST_RETRY_MS = 30_000;
 const MAX_RETRY_MS = 3_600_000;
 /** Settled deliveries are kept this long, for `trawl monitors deliveries`. */
 const KEEP_SETTLED_MS = 30 * 24 * 3_600_000;
+/** Due deliveries read per query while looking for ones whose host has a free slot. */
+const SCAN_PAGE = 200;
+/** Due deliveries one scan notes as waiting for a slot (a bound on memory; the rest are found later). */
+const MAX_WAITING = 10_000;
+/**
+ * Attempts in flight at once in one process, over all receivers: well above the per-host cap (8 in
+ * app.ts), so several slow receivers at once still leave slots for the others.
+ */
+export const DELIVERY_CONCURRENCY = 64;
 
 /** The wait before retry number `attempt` (1 = after the first failure): exponential, capped, jittered. */
 export function retryDelayMs(attempt: number, random: () => number = Math.random): number {
@@ -22,12 +34,43 @@ export function retryDelayMs(attempt: number, random: () => number = Math.random
   return Math.round(base * (0.5 + random()));
 }
 
+/**
+ * How long a claimed delivery stays with its process: twice the attempt time-out (which bounds the whole
+ * attempt, redirects included) plus 30 s, so an attempt always ends and is recorded before another
+ * process may take the delivery; only a process that died lets its lease lapse.
+ */
+export function deliveryLeaseMs(attemptTimeoutMs: number): number {
+  return 2 * attemptTimeoutMs + 30_000;
+}
+
+/** URL → host, so a scan of many due deliveries does not parse each URL again. */
+const hosts = new Map<string, string>();
+
+/** The receiver host a delivery's slots are counted by (`host:port`, lower case); the URL when unparsable. */
+function hostOf(url: string): string {
+  let host = hosts.get(url);
+  if (host === undefined) {
+    try {
+      host = new URL(url).host;
+    } catch {
+      host = url;
+    }
+    if (hosts.size >= 10_000) hosts.clear();
+    hosts.set(url, host);
+  }
+  return host;
+}
+
 export interface Outbox {
-  /** Sends everything due now (up to `concurrency` at a time); resolves when those attempts are recorded. */
+  /**
+   * Sends everything due now, claiming more as slots free, and resolves once no attempt is in flight and
+   * nothing more can be claimed: the number of attempts made meanwhile (by this and concurrent dispatch).
+   */
   flush(): Promise<number>;
-  /** Asks for a flush soon (after a new event was written). */
+  /** Asks for a dispatch soon (after a new event was written). */
   poke(): void;
   start(): void;
+  /** Stops claiming; resolves once the attempts in flight are recorded. */
   stop(): Promise<void>;
 }
 
@@ -37,42 +80,52 @@ export interface OutboxDeps {
   box: SecretBox;
   now: () => number;
   logger: Logger;
-  /** Attempts in flight at once in this process. */
+  /** Attempts in flight at once in this process, over all receivers. */
   concurrency: number;
-  /** Longest a claimed delivery stays with this process before another may take it. */
-  leaseMs: number;
+  /** Attempts in flight at once in this process to one receiver host. */
+  hostConcurrency: number;
   pollMs: number;
 }
 
+/** A failed attempt's outcome when the secret cannot be opened: nothing can sign the event any more. */
+const UNSIGNABLE = { ok: false, status: null, error: 'the secret cannot be opened with the operator key', durationMs: 0, redirects: [] }; // prettier-ignore
+
 export function createOutbox(deps: OutboxDeps): Outbox {
   const { repo } = deps;
+  const leaseMs = deliveryLeaseMs(deps.sender.timeoutMs);
+  /** Attempts in flight per receiver host, and in all. */
+  const busy = new Map<string, number>();
+  let inFlight = 0;
+  let attempted = 0;
+  let stopped = false;
+  /** Flushes under way: they keep refilling slots even after stop (a caller asked for this work). */
+  let flushing = 0;
+  /** Due deliveries the last scan found waiting for a slot of their host, oldest first. */
+  let waiting = new Map<string, number[]>();
+  /** Called when an attempt settles (flush and stop wait on it). */
+  let waiters: (() => void)[] = [];
+
+  const open = (row: DeliveryRow): string => {
+    try {
+      return deps.box.open(row.secret);
+    } catch (err) {
+      deps.logger.error({ err, eventId: row.event_id }, 'webhook secret cannot be opened with the operator key');
+      return '';
+    }
+  };
 
   const attempt = async (row: DeliveryRow): Promise<void> => {
     const started = deps.now();
-    let secret: string;
-    try {
-      secret = deps.box.open(row.secret);
-    } catch (err) {
-      // the operator key changed: nothing can sign this event any more
-      deps.logger.error({ err, eventId: row.event_id }, 'webhook secret cannot be opened with the operator key');
-      secret = '';
-    }
+    const secret = open(row);
     const outcome = secret
       ? await deps.sender.send({ url: row.url, body: row.body, secret, eventId: row.event_id, eventType: row.event_type }) // prettier-ignore
-      : { ok: false, status: null, error: 'the secret cannot be opened with the operator key', durationMs: 0, redirects: [] }; // prettier-ignore
+      : UNSIGNABLE;
     const at = deps.now();
     const attempts = row.attempts + 1;
     const retryAt = at + retryDelayMs(attempts);
     const status = outcome.ok ? 'delivered' : retryAt > row.give_up_ms || !secret ? 'failed' : 'pending';
     repo.recordAttempt(
-      {
-        delivery_seq: row.seq,
-        attempt: attempts,
-        at: new Date(started).toISOString(),
-        status: outcome.status,
-        error: outcome.error,
-        duration_ms: Math.round(outcome.durationMs),
-      },
+      { delivery_seq: row.seq, attempt: attempts, at: new Date(started).toISOString(), status: outcome.status, error: outcome.error, duration_ms: Math.round(outcome.durationMs) }, // prettier-ignore
       {
         seq: row.seq,
         status,
@@ -89,30 +142,101 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     if (status === 'pending') wakeup.at(retryAt);
   };
 
-  const flush = async (): Promise<number> => {
-    let sent = 0;
+  /** Runs one claimed attempt in a slot of its host; when it settles, the freed slot is filled at once. */
+  const launch = (row: DeliveryRow, host: string): void => {
+    busy.set(host, (busy.get(host) ?? 0) + 1);
+    inFlight++;
+    attempted++;
+    void attempt(row)
+      .catch((err: unknown) => deps.logger.error({ err, eventId: row.event_id }, 'webhook attempt not recorded'))
+      .finally(() => {
+        const left = (busy.get(host) ?? 1) - 1;
+        if (left > 0) busy.set(host, left);
+        else busy.delete(host);
+        inFlight--;
+        const settled = waiters;
+        waiters = [];
+        for (const wake of settled) wake();
+        if (stopped && flushing === 0) return;
+        try {
+          refill(host);
+          if (inFlight === 0) scheduleNext();
+        } catch (err) {
+          deps.logger.error({ err }, 'webhook outbox could not claim more deliveries');
+        }
+      });
+  };
+
+  /** Claims `seq` and starts its attempt; false when another process has it or it is no longer due. */
+  const tryStart = (seq: number, host: string, now: number): boolean => {
+    const claimed = repo.claimDelivery(seq, now, now + leaseMs);
+    if (claimed) launch(claimed, host);
+    return claimed !== undefined;
+  };
+
+  /**
+   * Scans the due deliveries: claims those whose host has a free slot, and notes the others per host in
+   * `waiting`, so a slot that frees is refilled from its host's list without scanning again.
+   */
+  const dispatch = (): void => {
+    const now = deps.now();
+    const queued = new Map<string, number[]>();
+    let noted = 0;
+    let after: { ms: number; seq: number } | undefined;
     for (;;) {
-      const now = deps.now();
-      const due = repo.dueDeliveries(now, deps.concurrency * 4);
-      const mine = due.filter((row) => repo.claimDelivery(row.seq, now, now + deps.leaseMs));
-      if (mine.length === 0) break;
-      // a fixed number of attempts in flight; each worker takes the next claimed delivery
-      let next = 0;
-      const worker = async () => {
-        while (next < mine.length) await attempt(mine[next++]!);
-      };
-      await Promise.all(Array.from({ length: Math.min(deps.concurrency, mine.length) }, worker));
-      sent += mine.length;
+      const page = repo.dueDeliveries(now, SCAN_PAGE, after);
+      for (const row of page) {
+        const host = hostOf(row.url);
+        const free = inFlight < deps.concurrency && (busy.get(host) ?? 0) < deps.hostConcurrency;
+        if (free && tryStart(row.seq, host, now)) continue;
+        if (free || noted >= MAX_WAITING) continue;
+        const queue = queued.get(host) ?? [];
+        queue.push(row.seq);
+        queued.set(host, queue);
+        noted++;
+      }
+      const last = page.at(-1);
+      if (!last || page.length < SCAN_PAGE || noted >= MAX_WAITING) break;
+      after = { ms: last.next_attempt_ms ?? now, seq: last.seq };
     }
+    waiting = queued;
+  };
+
+  /** A slot of `host` freed: its next waiting delivery starts, or a new scan once none is left. */
+  const refill = (host: string): void => {
+    const queue = waiting.get(host) ?? [];
+    const now = deps.now();
+    while (queue.length > 0) if (tryStart(queue.shift()!, host, now)) return;
+    dispatch();
+  };
+
+  /** Wakes up for the next delivery to come due; those due now but unclaimed wait for a slot to free. */
+  const scheduleNext = (): void => {
     const earliest = repo.earliestDelivery();
-    if (earliest !== undefined) wakeup.at(earliest);
-    return sent;
+    if (earliest !== undefined && earliest > deps.now()) wakeup.at(earliest);
+  };
+
+  const settledOnce = () => new Promise<void>((resolve) => waiters.push(resolve));
+
+  const flush = async (): Promise<number> => {
+    const from = attempted;
+    flushing++;
+    try {
+      dispatch();
+      while (inFlight > 0) await settledOnce();
+    } finally {
+      flushing--;
+    }
+    scheduleNext();
+    return attempted - from;
   };
 
   let lastPrune = 0;
   const wakeup = createWakeup(
     async () => {
-      await flush();
+      if (stopped) return;
+      dispatch();
+      scheduleNext();
       if (deps.now() - lastPrune > 3_600_000) {
         lastPrune = deps.now();
         repo.pruneDeliveries(new Date(lastPrune - KEEP_SETTLED_MS).toISOString());
@@ -124,7 +248,14 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   return {
     flush,
     poke: () => wakeup.now(),
-    start: () => wakeup.start(),
-    stop: () => wakeup.stop(),
+    start: () => {
+      stopped = false;
+      wakeup.start();
+    },
+    async stop() {
+      stopped = true;
+      await wakeup.stop();
+      while (inFlight > 0) await settledOnce();
+    },
   };
 }

@@ -1,0 +1,86 @@
+/**
+ * Webhook delivery isolation (issue 21, defect 5): a receiver that hangs holds only its own host's
+ * delivery slots, so deliveries to other receivers go out at once; and a delivery's lease outlasts its
+ * longest attempt, so a second process never sends it again while the first is still waiting.
+ * Receivers are loopback servers; the outbox is driven by `flush` and the app's clock.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config/config.js';
+import { createLogger } from '../../src/lib/logger.js';
+import { makeTestApp, type TestApp } from '../helpers/app.js';
+import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+
+/** Attempts in flight to one receiver host (app.ts: the monitors' `deliveryConcurrency`). */
+const DELIVERY_HOST_CONCURRENCY = 8;
+const clock = { t: Date.parse('2026-11-20T12:00:00.000Z'), now: () => new Date(clock.t) };
+let slow: Receiver;
+let fast: Receiver;
+
+beforeAll(async () => {
+  slow = await startReceiver();
+  fast = await startReceiver();
+});
+afterAll(async () => {
+  await slow.close();
+  await fast.close();
+});
+
+/** A monitor of `app` posting to `receiver` (its `monitor.created` event is then in the outbox). */
+function createMonitor(t: TestApp, receiver: Receiver): string {
+  const created = t.app.services.monitors.create({ search: { query: 'release notes', numResults: 10 }, webhook: { url: receiver.url } }, null); // prettier-ignore
+  receiver.secrets.push(created.webhookSecret);
+  return created.id;
+}
+
+describe('delivery isolation per receiver host', () => {
+  it('delivers to a fast receiver at once while another receiver hangs, holding at most its own slots', async () => {
+    const t = makeTestApp({ allowInsecureWebhooks: true, webhookTimeoutMs: 5000 }, { clock });
+    try {
+      const hanging = DELIVERY_HOST_CONCURRENCY + 2;
+      slow.stallNext(hanging, 2000);
+      // the hanging receiver's events are written first, so they come first in the outbox
+      for (let i = 0; i < hanging; i++) createMonitor(t, slow);
+      for (let i = 0; i < 5; i++) createMonitor(t, fast);
+      const started = performance.now();
+      const flushed = t.app.services.monitors.engine.flush();
+      await vi.waitFor(() => expect(fast.deliveries).toHaveLength(5), { timeout: 5000, interval: 10 });
+      const fastMs = performance.now() - started;
+      console.log(`isolation: 5 deliveries to a fast receiver took ${fastMs.toFixed(0)} ms beside a hanging one`);
+      expect(fastMs).toBeLessThan(1000);
+      // the hanging receiver holds its host's slots (the requests may still be arriving), the rest wait
+      await vi.waitFor(() => expect(slow.hits).toBeGreaterThanOrEqual(DELIVERY_HOST_CONCURRENCY), { timeout: 1000, interval: 10 }); // prettier-ignore
+      expect(slow.hits).toBe(DELIVERY_HOST_CONCURRENCY);
+      expect(await flushed).toBe(hanging + 5);
+      expect(slow.deliveries).toHaveLength(hanging);
+      expect([...slow.deliveries, ...fast.deliveries].every((d) => d.verified)).toBe(true);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('delivery lease', () => {
+  it('outlasts the longest attempt: another process does not send a delivery still in flight', async () => {
+    const t = makeTestApp({ allowInsecureWebhooks: true, webhookTimeoutMs: 60_000 }, { clock });
+    const other = createApp(loadConfig({}, { dataDir: t.dataDir, logLevel: 'silent', allowInsecureWebhooks: true }), {
+      logger: createLogger('silent'),
+      clock,
+    });
+    try {
+      const before = slow.hits;
+      slow.stallNext(1, 1500);
+      createMonitor(t, slow);
+      const flushed = t.app.services.monitors.engine.flush();
+      await vi.waitFor(() => expect(slow.hits).toBe(before + 1), { timeout: 2000, interval: 10 });
+      // the attempt is still in flight when its longest possible time has passed on the clock
+      clock.t += 60_000 + 1;
+      expect(await other.services.monitors.engine.flush()).toBe(0);
+      expect(await flushed).toBe(1);
+      expect(slow.hits).toBe(before + 1);
+    } finally {
+      await other.close();
+      await t.close();
+    }
+  });
+});
