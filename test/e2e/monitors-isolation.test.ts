@@ -60,6 +60,28 @@ describe('delivery isolation per receiver host', () => {
   });
 });
 
+describe('the running engine', () => {
+  it('sends a new event to a fast receiver at once while its deliveries to a hanging one are in flight', async () => {
+    const t = makeTestApp({ allowInsecureWebhooks: true, webhookTimeoutMs: 5000 }, { clock });
+    const engine = t.app.services.monitors.engine;
+    try {
+      const before = slow.hits;
+      const fastBefore = fast.deliveries.length;
+      slow.stallNext(DELIVERY_HOST_CONCURRENCY, 2000);
+      engine.start();
+      for (let i = 0; i < DELIVERY_HOST_CONCURRENCY; i++) createMonitor(t, slow);
+      await vi.waitFor(() => expect(slow.hits).toBe(before + DELIVERY_HOST_CONCURRENCY), { timeout: 1000, interval: 10 }); // prettier-ignore
+      const started = performance.now();
+      const id = createMonitor(t, fast); // its event pokes the outbox, which is busy with the hanging receiver
+      await vi.waitFor(() => expect(fast.deliveries.slice(fastBefore).map((d) => d.event.data.id)).toEqual([id]), { timeout: 5000, interval: 10 }); // prettier-ignore
+      expect(performance.now() - started).toBeLessThan(1000);
+    } finally {
+      await engine.stop();
+      await t.close();
+    }
+  });
+});
+
 describe('delivery lease', () => {
   it('outlasts the longest attempt: another process does not send a delivery still in flight', async () => {
     const t = makeTestApp({ allowInsecureWebhooks: true, webhookTimeoutMs: 60_000 }, { clock });
