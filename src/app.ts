@@ -20,6 +20,8 @@ import { createLogger, type Logger } from './lib/logger.js';
 import { createSecretBox, loadOperatorKey } from './core/monitors/secret-box.js';
 import { createWebhookSender, type WebhookSender } from './fetch/webhook-sender.js';
 import { createCacheStore } from './store/cache.js';
+import { setSchemaLimits } from './schemas/json-schema.js';
+import { setSchemaTimeout } from './core/synthesis/schema-worker.js';
 import { openDatabase, type Db } from './store/database.js';
 
 export interface App {
@@ -130,8 +132,21 @@ function createAppWebhookSender(config: Config): WebhookSender {
   });
 }
 
+/** Limits of caller JSON Schemas and the schema worker's deadline: process-wide, as the request schemas are. */
+function configureCallerSchemas(config: Config): void {
+  setSchemaLimits({
+    maxBytes: config.maxSchemaBytes,
+    maxDepth: config.maxSchemaDepth,
+    maxEnumValues: config.maxSchemaEnumValues,
+    maxProperties: config.maxSchemaProperties,
+    maxSubschemas: config.maxSchemaSubschemas,
+  });
+  setSchemaTimeout(config.schemaTimeoutMs);
+}
+
 export function createApp(config: Config, options: AppOptions = {}): App {
   checkX402(config); // before anything is opened
+  configureCallerSchemas(config);
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
   const db = openDatabase(config.dataDir);

@@ -93,6 +93,52 @@ export const SETTINGS = {
     default: 4 * 1024 * 1024,
     doc: 'Largest request body the REST and MCP HTTP doors accept, in bytes (413 above it).',
   },
+  maxSchemaBytes: {
+    env: 'TRAWL_MAX_SCHEMA_BYTES',
+    flag: '--max-schema-bytes',
+    schema: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(1024 * 1024),
+    default: 64 * 1024,
+    doc: 'Largest caller JSON Schema (`outputSchema`, `summary.schema`, agent-run and monitor schemas), in bytes of JSON (422 `INVALID_JSON_SCHEMA` above it).', // prettier-ignore
+  },
+  maxSchemaDepth: {
+    env: 'TRAWL_MAX_SCHEMA_DEPTH',
+    flag: '--max-schema-depth',
+    schema: z.coerce.number().int().min(4).max(56),
+    default: 32,
+    doc: 'Deepest a caller JSON Schema may nest, in JSON levels (`{"properties": {"a": {}}}` is 3). Request bodies nest at most 64 levels.', // prettier-ignore
+  },
+  maxSchemaEnumValues: {
+    env: 'TRAWL_MAX_SCHEMA_ENUM_VALUES',
+    flag: '--max-schema-enum-values',
+    schema: z.coerce.number().int().min(1).max(100_000),
+    default: 1000,
+    doc: 'Most `enum` values a caller JSON Schema may list, all its enums together.',
+  },
+  maxSchemaProperties: {
+    env: 'TRAWL_MAX_SCHEMA_PROPERTIES',
+    flag: '--max-schema-properties',
+    schema: z.coerce.number().int().min(10).max(100_000),
+    default: 500,
+    doc: 'Most property names a caller JSON Schema may declare, all its `properties` together (/search keeps the spec\'s 10).', // prettier-ignore
+  },
+  maxSchemaSubschemas: {
+    env: 'TRAWL_MAX_SCHEMA_SUBSCHEMAS',
+    flag: '--max-schema-subschemas',
+    schema: z.coerce.number().int().min(10).max(100_000),
+    default: 1000,
+    doc: 'Most schema objects a caller JSON Schema may hold: the root and every one under `properties`, `items`, `anyOf`, `$defs` and the like. Bounds the time to compile it.', // prettier-ignore
+  },
+  schemaTimeoutMs: {
+    env: 'TRAWL_SCHEMA_TIMEOUT_MS',
+    flag: '--schema-timeout-ms',
+    schema: z.coerce.number().int().min(100).max(60_000),
+    default: 2000,
+    doc: 'Longest one compile of a caller JSON Schema, or one validation against it, may take in the schema worker thread before it is stopped (422 `INVALID_JSON_SCHEMA`).', // prettier-ignore
+  },
   allowedHosts: {
     env: 'TRAWL_ALLOWED_HOSTS',
     flag: '--allowed-hosts',

@@ -35,6 +35,42 @@ export const SETTING_FLAGS: readonly SettingFlag[] = [
     commands: ['serve', 'doctor'],
   },
   {
+    key: 'maxSchemaBytes',
+    flags: '--max-schema-bytes <n>',
+    help: 'Largest caller JSON Schema (outputSchema, summary.schema, agent-run and monitor schemas), in bytes of JSON (422 INVALID_JSON_SCHEMA above it) (env TRAWL_MAX_SCHEMA_BYTES; default 65536)',
+    commands: ['serve', 'mcp', 'crawl', 'import', 'index', 'doctor'],
+  },
+  {
+    key: 'maxSchemaDepth',
+    flags: '--max-schema-depth <n>',
+    help: 'Deepest a caller JSON Schema may nest, in JSON levels ({"properties": {"a": {}}} is 3) (env TRAWL_MAX_SCHEMA_DEPTH; default 32)',
+    commands: ['serve', 'mcp', 'crawl', 'import', 'index', 'doctor'],
+  },
+  {
+    key: 'maxSchemaEnumValues',
+    flags: '--max-schema-enum-values <n>',
+    help: 'Most enum values a caller JSON Schema may list, all its enums together (env TRAWL_MAX_SCHEMA_ENUM_VALUES; default 1000)',
+    commands: ['serve', 'mcp', 'crawl', 'import', 'index', 'doctor'],
+  },
+  {
+    key: 'maxSchemaProperties',
+    flags: '--max-schema-properties <n>',
+    help: "Most property names a caller JSON Schema may declare, all its properties together (/search keeps the spec's 10) (env TRAWL_MAX_SCHEMA_PROPERTIES; default 500)",
+    commands: ['serve', 'mcp', 'crawl', 'import', 'index', 'doctor'],
+  },
+  {
+    key: 'maxSchemaSubschemas',
+    flags: '--max-schema-subschemas <n>',
+    help: 'Most schema objects a caller JSON Schema may hold: the root and every one under properties, items, anyOf, $defs and the like (env TRAWL_MAX_SCHEMA_SUBSCHEMAS; default 1000)',
+    commands: ['serve', 'mcp', 'crawl', 'import', 'index', 'doctor'],
+  },
+  {
+    key: 'schemaTimeoutMs',
+    flags: '--schema-timeout-ms <ms>',
+    help: 'Longest one compile of a caller JSON Schema, or one validation against it, may take in the schema worker thread before it is stopped (422 INVALID_JSON_SCHEMA) (env TRAWL_SCHEMA_TIMEOUT_MS; default 2000)',
+    commands: ['serve', 'mcp', 'crawl', 'import', 'index', 'doctor'],
+  },
+  {
     key: 'allowedHosts',
     flags: '--allowed-hosts <hosts>',
     help: 'Comma-separated Host header values /mcp accepts (DNS-rebinding guard) (env TRAWL_ALLOWED_HOSTS; default the loopback names, on a loopback host)',

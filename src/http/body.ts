@@ -6,6 +6,8 @@
 import { setMaxListeners } from 'node:events';
 import type { Context } from 'hono';
 import { ServiceError } from '../errors.js';
+import { markMeasured, tooDeepInText } from '../lib/json-depth.js';
+import { bodyTooDeep, MAX_BODY_DEPTH } from '../ops/validation.js';
 import { ClientClosedError } from './errors.js';
 import type { HttpEnv } from './server.js';
 
@@ -55,7 +57,10 @@ export function requestSignal(c: Context<HttpEnv>): AbortSignal {
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
-/** The JSON body of a request; `{}` when empty. 415 for a non-JSON content type, 400 for bad JSON. */
+/**
+ * The JSON body of a request; `{}` when empty. 415 for a non-JSON content type, 400 for bad JSON or for
+ * JSON nested deeper than MAX_BODY_DEPTH (measured on the text, before parsing it).
+ */
 export async function readJsonBody(c: Context<HttpEnv>, maxBytes: number): Promise<unknown> {
   const text = await readBodyText(c, maxBytes);
   if (text.trim() === '') return {};
@@ -66,9 +71,14 @@ export async function readJsonBody(c: Context<HttpEnv>, maxBytes: number): Promi
       `Content-Type must be application/json${type ? ` (got ${type.split(';')[0]})` : ''}.`,
     );
   }
+  const deep = tooDeepInText(text, MAX_BODY_DEPTH);
+  if (deep) throw bodyTooDeep(deep);
+  let body: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    body = JSON.parse(text) as unknown;
   } catch (err) {
     throw new ServiceError('INVALID_REQUEST_BODY', `Body is not valid JSON: ${(err as Error).message}`);
   }
+  markMeasured(body);
+  return body;
 }

@@ -9,6 +9,7 @@ import type { Charge } from '../core/accounts/meter.js';
 import type { Scope } from '../core/accounts/scopes.js';
 import { collectWarnings } from '../core/warnings.js';
 import { checkBetas, type Operation } from './define-op.js';
+import { compileCallerSchemas } from './validation.js';
 
 /** A fresh request id: 32 lowercase hex characters. */
 export function newRequestId(): string {
@@ -54,6 +55,7 @@ export async function invoke(
   ctx: ServiceContext,
 ): Promise<Record<string, unknown>> {
   checkBetas(op, input, ctx.betas);
+  await compileCallerSchemas(input);
   const charge = admit(op, services, input, ctx);
   const collected = collectWarnings(ctx);
   let output: Record<string, unknown>;
@@ -70,7 +72,7 @@ export async function invoke(
   return { requestId: ctx.requestId, ...rest };
 }
 
-/** The frames of a streamed answer, after the same beta gates as `invoke`. */
+/** The frames of a streamed answer, after the same beta gates and schema compiling as `invoke`. */
 export function invokeStream(
   op: Operation,
   services: Services,
@@ -78,8 +80,12 @@ export function invokeStream(
   ctx: ServiceContext,
 ): AsyncIterable<unknown> {
   checkBetas(op, input, ctx.betas);
-  const charge = admit(op, services, input, ctx);
-  return metered(op.stream!.frames(services, input, ctx), charge);
+  return (async function* () {
+    // before the first frame, so a schema that does not compile is an ordinary error response
+    await compileCallerSchemas(input);
+    const charge = admit(op, services, input, ctx);
+    yield* metered(op.stream!.frames(services, input, ctx), charge);
+  })();
 }
 
 /** The frames of a stream, charging the cost its last costed frame names when it ends (0 if none). */

@@ -3,7 +3,10 @@
  * broke, and the tag the spec has for it. Both doors use it, so REST and MCP say the same thing.
  */
 import { type z } from 'zod';
+import { compileProblem } from '../core/synthesis/schema-worker.js';
 import { ServiceError, type ErrorTag } from '../errors.js';
+import { tooDeepInValue, wasMeasured, type JsonPath } from '../lib/json-depth.js';
+import { callerSchemasIn } from '../schemas/json-schema.js';
 import '../schemas/messages.js';
 
 type Issue = z.core.$ZodIssue;
@@ -95,9 +98,63 @@ export function toValidationError(error: z.ZodError, part: InputPart): ServiceEr
   );
 }
 
+/**
+ * Levels a request body may nest (`{}` is one): deeper bodies are refused before anything walks them
+ * recursively. Caller JSON Schemas have their own, lower limit (TRAWL_MAX_SCHEMA_DEPTH).
+ */
+export const MAX_BODY_DEPTH = 64;
+
+/**
+ * The field a too-deep body is named by: its path down to the first array, at most two names
+ * (`metadata.a`, `summary.schema`, `input.data`), since the full path runs 64 levels down.
+ */
+function depthField(path: JsonPath): string {
+  const names: string[] = [];
+  for (const segment of path) {
+    if (typeof segment === 'number' || names.length === 2) break;
+    names.push(segment);
+  }
+  return fieldPath(names);
+}
+
+/** 400 INVALID_REQUEST_BODY for a body that nests deeper than MAX_BODY_DEPTH at `path`. */
+export function bodyTooDeep(path: JsonPath): ServiceError {
+  const field = depthField(path);
+  const shown = fieldPath(path.slice(0, 8)) + (path.length > 8 ? '…' : '');
+  const rule = `nests deeper than ${MAX_BODY_DEPTH} levels (at ${shown || 'the root'}), the limit for request bodies`;
+  return new ServiceError('INVALID_REQUEST_BODY', `${LABEL.body}: ${field ? `${field}: ` : ''}${rule}`, {
+    ...(field ? { field } : {}),
+  });
+}
+
 /** Parses `value` with `schema`, throwing the spec's validation error on failure. */
 export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, part: InputPart): z.output<T> {
+  if (part === 'body' && !wasMeasured(value)) {
+    // the REST door measured the text before parsing it; MCP arguments arrive parsed
+    const deep = tooDeepInValue(value, MAX_BODY_DEPTH);
+    if (deep) throw bodyTooDeep(deep);
+  }
   const result = schema.safeParse(value);
   if (!result.success) throw toValidationError(result.error, part);
   return result.data;
+}
+
+/**
+ * Compiles, in the schema worker, every caller JSON Schema of `input` that the request schemas passed
+ * (`outputSchema`, `summary.schema`, …), before the operation runs: 422 INVALID_JSON_SCHEMA naming the
+ * field, with the compiler's reason, when one does not compile or takes too long.
+ */
+export async function compileCallerSchemas(input: unknown): Promise<void> {
+  for (const { path, schema } of callerSchemasIn(input)) {
+    const field = fieldPath(path);
+    let problem: string | undefined;
+    try {
+      const reason = await compileProblem(schema);
+      problem = reason && `not a valid JSON Schema: ${reason}`;
+    } catch (err) {
+      if (!(err instanceof ServiceError)) throw err;
+      problem = err.message; // past the deadline
+    }
+    if (problem) throw new ServiceError('INVALID_JSON_SCHEMA', `${LABEL.body}: ${field}: ${problem}`, { field });
+  }
 }

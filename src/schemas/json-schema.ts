@@ -1,43 +1,265 @@
 /**
- * Checks that a caller-supplied JSON Schema (summary.schema, outputSchema) is a valid schema, with Ajv
- * against its meta-schema. Ajv is loaded on first use so that start-up does not pay for it.
+ * Caller-supplied JSON Schemas (`outputSchema`, `summary.schema`, agent-run and monitor schemas), checked
+ * on the event loop only by what is cheap and bounded: limits on size, nesting, enum values and
+ * properties (TRAWL_MAX_SCHEMA_*), references that stay within the schema, regular expressions that
+ * parse, and Ajv's meta-schema. Compiling one, the costly part, happens in the schema worker
+ * (src/core/synthesis/schema-worker.ts): `checkJsonSchema` marks the schemas it passed, and the invoke
+ * step compiles them there before the operation runs (`callerSchemasIn`, src/ops/validation.ts).
  */
 import { createRequire } from 'node:module';
 import type { z } from 'zod';
 import type { Ajv as AjvClass } from 'ajv';
+import { tooDeepInValue } from '../lib/json-depth.js';
+
+/** What a caller's schema may be at most; the defaults are those of the TRAWL_MAX_SCHEMA_* settings. */
+export interface SchemaLimits {
+  /** Bytes of the schema as JSON (TRAWL_MAX_SCHEMA_BYTES). */
+  maxBytes: number;
+  /** Nesting levels of the schema as JSON: `{}` is 1, `{"properties": {"a": {}}}` is 3 (TRAWL_MAX_SCHEMA_DEPTH). */
+  maxDepth: number;
+  /** Values of all its `enum`s together (TRAWL_MAX_SCHEMA_ENUM_VALUES). */
+  maxEnumValues: number;
+  /** Names of all its `properties` together (TRAWL_MAX_SCHEMA_PROPERTIES). */
+  maxProperties: number;
+  /** Schema objects in it, the root and every one under `properties`, `items`, `anyOf`, `$defs`, … (TRAWL_MAX_SCHEMA_SUBSCHEMAS). */
+  maxSubschemas: number;
+}
+
+export const DEFAULT_SCHEMA_LIMITS: Readonly<SchemaLimits> = Object.freeze({
+  maxBytes: 64 * 1024,
+  maxDepth: 32,
+  maxEnumValues: 1000,
+  maxProperties: 500,
+  maxSubschemas: 1000,
+});
+
+let limits: Readonly<SchemaLimits> = DEFAULT_SCHEMA_LIMITS;
+
+/** Sets the limits from the configuration (createApp); process-wide, as the request schemas are. */
+export function setSchemaLimits(next: Partial<SchemaLimits>): void {
+  limits = Object.freeze({ ...DEFAULT_SCHEMA_LIMITS, ...next });
+}
+
+export function schemaLimits(): Readonly<SchemaLimits> {
+  return limits;
+}
+
+type SchemaObject = Record<string, unknown>;
+const isObject = (v: unknown): v is SchemaObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Keywords whose value is one schema (`items` may also be an array of them). */
+const ONE = ['additionalProperties', 'additionalItems', 'items', 'contains', 'propertyNames', 'not', 'if', 'then', 'else', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema']; // prettier-ignore
+/** Keywords whose value is an array of schemas. */
+const MANY = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items'];
+/** Keywords whose value maps names to schemas (`dependencies` may also map to arrays of names). */
+const MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies'];
+
+/** The object subschemas directly under `node`, each with its JSON-pointer segments (data such as `enum` is not). */
+export function subschemasOf(node: SchemaObject): [string[], SchemaObject][] {
+  const out: [string[], SchemaObject][] = [];
+  for (const key of ONE) if (isObject(node[key])) out.push([[key], node[key] as SchemaObject]);
+  for (const key of MANY) {
+    const list = node[key];
+    if (Array.isArray(list)) list.forEach((child, i) => isObject(child) && out.push([[key, String(i)], child]));
+  }
+  for (const key of MAP) {
+    const map = node[key];
+    if (!isObject(map)) continue;
+    for (const [name, child] of Object.entries(map)) if (isObject(child)) out.push([[key, name], child]);
+  }
+  return out;
+}
+
+/** A copy of `schema` with every `$ref` (in schema positions, not in data) replaced by `rewrite(ref)`. */
+export function mapRefs(schema: unknown, rewrite: (ref: string) => string): unknown {
+  if (!isObject(schema)) return schema;
+  const out: SchemaObject = { ...schema };
+  if (typeof out.$ref === 'string') out.$ref = rewrite(out.$ref);
+  for (const key of ONE) if (isObject(schema[key])) out[key] = mapRefs(schema[key], rewrite);
+  for (const key of MANY) {
+    const list = schema[key];
+    if (Array.isArray(list)) out[key] = list.map((child) => mapRefs(child, rewrite));
+  }
+  for (const key of MAP) {
+    const map = schema[key];
+    if (isObject(map)) out[key] = Object.fromEntries(Object.entries(map).map(([k, v]) => [k, mapRefs(v, rewrite)]));
+  }
+  return out;
+}
+
+const pointerSegment = (s: string) => s.replaceAll('~', '~0').replaceAll('/', '~1');
+const where = (pointer: string) => (pointer ? `at ${pointer}` : 'at the root');
+
+/**
+ * The schema `ref` (a JSON pointer within `root`: `#`, `#/$defs/name`, `#/definitions/name`) points to,
+ * or undefined when it is not such a pointer or points to nothing. Own properties only.
+ */
+export function resolveLocalRef(root: unknown, ref: string): unknown {
+  if (ref === '#') return root;
+  if (!ref.startsWith('#/')) return undefined;
+  let node: unknown = root;
+  for (const raw of ref.slice(2).split('/')) {
+    let segment: string;
+    try {
+      segment = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
+    } catch {
+      return undefined;
+    }
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, segment)) return undefined;
+    node = (node as Record<string, unknown>)[segment];
+  }
+  return node;
+}
+
+/** Why `ref` at `pointer` cannot be followed, or undefined when it points within the schema. */
+function refProblem(root: SchemaObject, ref: unknown, pointer: string): string | undefined {
+  if (typeof ref !== 'string') return `$ref ${where(pointer)} must be a string`;
+  if (!ref.startsWith('#')) {
+    return `$ref "${ref}" ${where(pointer)} is not within the schema: remote references are not fetched; put the definition under $defs and refer to it as "#/$defs/<name>"`; // prettier-ignore
+  }
+  if (ref !== '#' && !ref.startsWith('#/')) {
+    return `$ref "${ref}" ${where(pointer)}: only JSON-pointer references ("#", "#/$defs/<name>", "#/definitions/<name>") are supported`; // prettier-ignore
+  }
+  if (resolveLocalRef(root, ref) === undefined) return `$ref "${ref}" ${where(pointer)} points to nothing in the schema`; // prettier-ignore
+  return undefined;
+}
+
+/** Why `pattern` is not a regular expression Ajv can compile (it compiles with the `u` flag), if it is not. */
+function regexProblem(pattern: string, what: string, pointer: string): string | undefined {
+  try {
+    new RegExp(pattern, 'u');
+    return undefined;
+  } catch (err) {
+    return `${what} ${where(pointer)} is not a valid regular expression: ${(err as Error).message}`;
+  }
+}
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** The first limit or structural rule `root` breaks: counts, references, regular expressions, `$id`. */
+function structureProblem(root: SchemaObject, max: Readonly<SchemaLimits>): string | undefined {
+  let enumValues = 0;
+  let properties = 0;
+  let subschemas = 0;
+  const visit = (node: SchemaObject, pointer: string): string | undefined => {
+    if (++subschemas > max.maxSubschemas) {
+      return `holds more than ${count(max.maxSubschemas)} schemas (under properties, items, anyOf, $defs, …); raise TRAWL_MAX_SCHEMA_SUBSCHEMAS to allow more`; // prettier-ignore
+    }
+    if (pointer !== '' && '$id' in node) return `$id ${where(pointer)}: only the root schema may have an $id`;
+    if (Array.isArray(node.enum) && (enumValues += node.enum.length) > max.maxEnumValues) {
+      return `has more than ${count(max.maxEnumValues)} enum values in all (${count(node.enum.length)} ${where(pointer)}); raise TRAWL_MAX_SCHEMA_ENUM_VALUES to allow more`; // prettier-ignore
+    }
+    if (isObject(node.properties) && (properties += Object.keys(node.properties).length) > max.maxProperties) {
+      return `declares more than ${count(max.maxProperties)} properties in all; raise TRAWL_MAX_SCHEMA_PROPERTIES to allow more`; // prettier-ignore
+    }
+    const problem =
+      ('$ref' in node ? refProblem(root, node.$ref, pointer) : undefined) ??
+      (typeof node.pattern === 'string' ? regexProblem(node.pattern, 'pattern', pointer) : undefined) ??
+      (isObject(node.patternProperties)
+        ? Object.keys(node.patternProperties).map((p) => regexProblem(p, `patternProperties key "${p}"`, pointer)).find(Boolean) // prettier-ignore
+        : undefined);
+    if (problem) return problem;
+    for (const [segments, child] of subschemasOf(node)) {
+      const deeper = visit(child, `${pointer}/${segments.map(pointerSegment).join('/')}`);
+      if (deeper) return deeper;
+    }
+    return undefined;
+  };
+  return visit(root, '');
+}
+
+/** The first limit `schema` breaks (nesting, then size, then the counts and structure), if any. */
+export function schemaLimitProblem(schema: SchemaObject, max: Readonly<SchemaLimits> = limits): string | undefined {
+  const deep = tooDeepInValue(schema, max.maxDepth);
+  if (deep) {
+    const pointer = deep.map((s) => pointerSegment(String(s))).join('/');
+    return `nests deeper than ${max.maxDepth} levels (at /${pointer}); raise TRAWL_MAX_SCHEMA_DEPTH to allow more`;
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(schema));
+  if (bytes > max.maxBytes) {
+    return `is ${count(bytes)} bytes as JSON; at most ${count(max.maxBytes)} are allowed (TRAWL_MAX_SCHEMA_BYTES)`;
+  }
+  return structureProblem(schema, max);
+}
 
 const require = createRequire(import.meta.url);
-let ajv: AjvClass | undefined;
+const META_ID = 'urn:trawl:json-schema-draft-07';
+let meta: ((data: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
 
-function getAjv(): AjvClass {
-  if (!ajv) {
+/**
+ * Ajv's draft-07 meta-schema, with two changes: `enum` values need not be unique (the spec says they
+ * SHOULD be; Ajv's check compares every pair, 140 ms for 1,000 objects), and `$defs` holds schemas.
+ * Loaded on first use, so start-up does not pay for Ajv.
+ */
+function metaValidator(): typeof meta {
+  if (!meta) {
     const { Ajv } = require('ajv') as { Ajv: typeof AjvClass };
-    const addFormats = (require('ajv-formats') as { default: (a: AjvClass) => AjvClass }).default;
-    ajv = addFormats(new Ajv({ strict: false, allErrors: false, validateSchema: true }));
+    const draft07 = require('ajv/dist/refs/json-schema-draft-07.json') as SchemaObject & { properties: SchemaObject };
+    const relaxed = {
+      ...draft07,
+      $id: META_ID,
+      properties: {
+        ...draft07.properties,
+        enum: { type: 'array', items: true },
+        $defs: { type: 'object', additionalProperties: { $ref: '#' }, default: {} },
+      },
+    };
+    const ajv = new Ajv({ strict: false, allErrors: false, validateSchema: false, logger: false });
+    meta = ajv.compile(relaxed) as typeof meta;
   }
-  return ajv;
+  return meta;
 }
 
-/** Why `schema` is not a valid JSON Schema, or undefined when it is. */
+/** Why `schema` breaks the meta-schema (`/properties/a/type must be …`), or undefined when it does not. */
+function metaProblem(schema: SchemaObject): string | undefined {
+  const validate = metaValidator();
+  if (validate(schema)) return undefined;
+  const first = validate.errors?.[0];
+  return `not a valid JSON Schema: ${first ? `${first.instancePath || '(root)'} ${first.message}` : 'rejected by the meta-schema'}`; // prettier-ignore
+}
+
+/**
+ * Why `schema` may not be compiled, or undefined when it may: the limits first (so that nothing costly
+ * reads a bomb), then references and regular expressions, then the meta-schema. Bounded: well under
+ * 10 ms for a schema at the limits. Compiling is the schema worker's (`compileProblem`).
+ */
 export function jsonSchemaProblem(schema: unknown): string | undefined {
+  if (typeof schema === 'boolean') return undefined;
+  if (!isObject(schema)) return 'not a valid JSON Schema: must be an object';
   try {
-    const a = getAjv();
-    if (a.validateSchema(schema as object)) return undefined;
-    const first = a.errors?.[0];
-    return first ? `${first.instancePath || '(root)'} ${first.message}` : 'not a valid JSON Schema';
+    return schemaLimitProblem(schema) ?? metaProblem(schema);
   } catch (err) {
-    return err instanceof Error ? err.message : 'not a valid JSON Schema';
+    return `not a valid JSON Schema: ${err instanceof Error ? err.message : String(err)}`;
   }
 }
 
-/** zod refinement: a valid JSON Schema, or an issue tagged INVALID_JSON_SCHEMA. */
+/** Caller schemas that passed `checkJsonSchema` and still need compiling before an operation uses them. */
+const awaitingCompile = new WeakSet<object>();
+
+/** zod refinement: a caller JSON Schema within the limits and valid, or an issue tagged INVALID_JSON_SCHEMA. */
 export function checkJsonSchema(schema: unknown, ctx: z.RefinementCtx): void {
   const problem = jsonSchemaProblem(schema);
   if (problem) {
-    ctx.addIssue({
-      code: 'custom',
-      message: `not a valid JSON Schema: ${problem}`,
-      params: { tag: 'INVALID_JSON_SCHEMA' },
-    });
+    ctx.addIssue({ code: 'custom', message: problem, params: { tag: 'INVALID_JSON_SCHEMA' } });
+    return;
   }
+  if (isObject(schema)) awaitingCompile.add(schema);
+}
+
+/** How far into a request `callerSchemasIn` looks: `search.contents.summary.schema` is at 4. */
+const SCHEMA_FIELD_DEPTH = 6;
+
+/**
+ * The caller schemas of a parsed request that `checkJsonSchema` passed, with their field paths
+ * (`outputSchema`, `contents.summary.schema`), for the invoke step to compile in the schema worker.
+ */
+export function callerSchemasIn(input: unknown): { path: string[]; schema: SchemaObject }[] {
+  const found: { path: string[]; schema: SchemaObject }[] = [];
+  const visit = (node: unknown, path: string[]) => {
+    if (!isObject(node) || path.length > SCHEMA_FIELD_DEPTH) return;
+    if (awaitingCompile.has(node)) return void found.push({ path, schema: node });
+    for (const [key, child] of Object.entries(node)) visit(child, [...path, key]);
+  };
+  visit(input, []);
+  return found;
 }

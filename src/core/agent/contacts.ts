@@ -2,9 +2,11 @@
  * Contact fields of a structured answer are kept only when the pages a run read show them: an `email`,
  * `phone` or `uri` field (by its schema's `format`) whose value does not appear in any source page's text
  * or links is set to null, never guessed. Emails compare case-insensitively, phone numbers by their
- * digits (at least 7), URIs without scheme, `www.` and trailing slash. Kept emails and phone numbers are
- * counted: each is a contact enrichment, priced by the price table.
+ * digits (at least 7), URIs without scheme, `www.` and trailing slash; a field's schema is found through
+ * local `$ref`s too. Kept emails and phone numbers are counted: each is a contact enrichment, priced by the
+ * price table.
  */
+import { resolveLocalRef } from '../../schemas/json-schema.js';
 
 export type ContactFormat = 'email' | 'phone' | 'uri';
 
@@ -44,23 +46,38 @@ const formatOf = (schema: Record<string, unknown> | undefined): ContactFormat | 
   return undefined;
 };
 
+type Schema = Record<string, unknown>;
+
+/** `schema` with its local `$ref`s followed (a few hops at most: a cycle of bare references ends). */
+function deref(root: Schema, schema: Schema | undefined): Schema | undefined {
+  let node = schema;
+  for (let hops = 0; hops < 16 && typeof node?.$ref === 'string'; hops++) {
+    const target = resolveLocalRef(root, node.$ref);
+    node = typeof target === 'object' && target !== null ? (target as Schema) : undefined;
+  }
+  return node;
+}
+
+/** The schema and its `anyOf`/`oneOf` alternatives (nullable wrappers), references followed. */
+function alternativesOf(root: Schema, schema: Schema | undefined): Schema[] {
+  const s = deref(root, schema);
+  if (!s) return [];
+  const options = (s.anyOf ?? s.oneOf ?? []) as Schema[];
+  return [s, ...options.map((o) => deref(root, o)).filter((o): o is Schema => o !== undefined)];
+}
+
 /** The sub-schema for a property or array item, following `anyOf`/`oneOf` nullable wrappers loosely. */
-function branch(
-  schema: Record<string, unknown> | undefined,
-  key: string | number,
-): Record<string, unknown> | undefined {
-  if (!schema) return undefined;
-  const alternatives = [schema, ...((schema.anyOf ?? schema.oneOf ?? []) as Record<string, unknown>[])];
-  for (const s of alternatives) {
-    if (typeof key === 'number' && s.items) return s.items as Record<string, unknown>;
-    const props = s.properties as Record<string, Record<string, unknown>> | undefined;
+function branch(root: Schema, schema: Schema | undefined, key: string | number): Schema | undefined {
+  for (const s of alternativesOf(root, schema)) {
+    if (typeof key === 'number' && s.items) return s.items as Schema;
+    const props = s.properties as Record<string, Schema> | undefined;
     if (typeof key === 'string' && props?.[key]) return props[key];
   }
   return undefined;
 }
 
-const formatIn = (schema: Record<string, unknown> | undefined): ContactFormat | undefined =>
-  formatOf(schema) ?? ((schema?.anyOf ?? schema?.oneOf ?? []) as Record<string, unknown>[]).map(formatOf).find(Boolean);
+const formatIn = (root: Schema, schema: Schema | undefined): ContactFormat | undefined =>
+  alternativesOf(root, schema).map(formatOf).find(Boolean);
 
 /** Checks every contact field of `value` (shaped by `schema`) against the pages' texts. */
 export function checkContacts(value: unknown, schema: Record<string, unknown>, pages: readonly string[]): ContactCheck {
@@ -69,7 +86,7 @@ export function checkContacts(value: unknown, schema: Record<string, unknown>, p
   const kept: Record<ContactFormat, number> = { email: 0, phone: 0, uri: 0 };
   const dropped: string[] = [];
   const walk = (v: unknown, s: Record<string, unknown> | undefined, path: string): unknown => {
-    const format = formatIn(s);
+    const format = formatIn(schema, s);
     if (format && typeof v === 'string') {
       if (shown(format, v, evidence)) {
         kept[format]++;
@@ -78,9 +95,9 @@ export function checkContacts(value: unknown, schema: Record<string, unknown>, p
       dropped.push(path);
       return null;
     }
-    if (Array.isArray(v)) return v.map((item, i) => walk(item, branch(s, i), `${path}[${i}]`));
+    if (Array.isArray(v)) return v.map((item, i) => walk(item, branch(schema, s, i), `${path}[${i}]`));
     if (v && typeof v === 'object') {
-      return Object.fromEntries(Object.entries(v).map(([k, item]) => [k, walk(item, branch(s, k), path ? `${path}.${k}` : k)])); // prettier-ignore
+      return Object.fromEntries(Object.entries(v).map(([k, item]) => [k, walk(item, branch(schema, s, k), path ? `${path}.${k}` : k)])); // prettier-ignore
     }
     return v;
   };

@@ -134,12 +134,12 @@ async function write(
     return { summary, usage: reply.usage };
   }
   let usage = reply.usage;
-  let parsed = parseJsonReply(reply.content, schema);
+  let parsed = await parseJsonReply(reply.content, schema);
   if (parsed.problem) {
     const messages = [...request.messages, { role: 'assistant' as const, content: reply.content }, repairMessage(parsed.problem)]; // prettier-ignore
     const repaired = await model.complete({ ...request, messages }, signal);
     usage = { inputTokens: usage.inputTokens + repaired.usage.inputTokens, outputTokens: usage.outputTokens + repaired.usage.outputTokens }; // prettier-ignore
-    parsed = parseJsonReply(repaired.content, schema);
+    parsed = await parseJsonReply(repaired.content, schema);
   }
   if (parsed.problem) {
     throw new ServiceError(

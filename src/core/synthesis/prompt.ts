@@ -3,6 +3,7 @@
  * keep answers cheap), the question, the caller's instructions, and the answer format.
  */
 import type { ChatMessage } from '../../providers/model/types.js';
+import { mapRefs } from '../../schemas/json-schema.js';
 import type { Source } from './grounding.js';
 
 /** What the caller asked the answer to be. */
@@ -33,17 +34,36 @@ export function renderSources(sources: readonly Source[]): string {
     .join('\n\n');
 }
 
-/** The schema of the answer object in `OBJECT_FORMAT`: the caller's schema under `content`, citations beside it. */
+/** Where the caller's schema sits in the answer envelope. */
+const CONTENT_POINTER = '/properties/content';
+
+/**
+ * The schema of the answer object in `OBJECT_FORMAT`: the caller's schema under `content`, citations
+ * beside it. The caller's `$defs` and `definitions` move to the envelope's root, so `#/$defs/x` still
+ * resolves (and reads as model servers expect it); other local references (`#`, `#/properties/…`) are
+ * rebased under `content`. Its `$id` and `$schema` are left out: they belong to a root.
+ */
 export function answerEnvelopeSchema(shape: Extract<AnswerShape, { type: 'object' }>): Record<string, unknown> {
-  const { description: _d, ...schema } = shape;
+  const { description: _d, $defs, definitions, $id: _i, $schema: _s, ...schema } = shape as Record<string, unknown>;
+  const rebase = (ref: string) =>
+    ref.startsWith('#/$defs/') || ref.startsWith('#/definitions/') || !ref.startsWith('#')
+      ? ref
+      : `#${CONTENT_POINTER}${ref.slice(1)}`;
+  const content = mapRefs({ ...schema, additionalProperties: shape.additionalProperties ?? false }, rebase);
+  const hoisted = (defs: unknown) =>
+    typeof defs === 'object' && defs !== null
+      ? Object.fromEntries(Object.entries(defs).map(([name, def]) => [name, mapRefs(def, rebase)]))
+      : defs;
   return {
     type: 'object',
     properties: {
-      content: { ...schema, additionalProperties: shape.additionalProperties ?? false },
+      content,
       citations: { type: 'object', additionalProperties: { type: 'array', items: { type: 'integer' } } },
     },
     required: ['content', 'citations'],
     additionalProperties: false,
+    ...($defs !== undefined ? { $defs: hoisted($defs) } : {}),
+    ...(definitions !== undefined ? { definitions: hoisted(definitions) } : {}),
   };
 }
 

@@ -99,13 +99,13 @@ export function createSynthesis(deps: SynthesisDeps): Synthesis {
     const call: ChatRequest = { messages, maxTokens, json: { schema: envelope, name: 'answer' } };
     let reply = await model.complete(call, ctx.signal);
     let usage = reply.usage;
-    let parsed = parseJsonReply<Envelope>(reply.content, envelope);
+    let parsed = await parseJsonReply<Envelope>(reply.content, envelope);
     if (parsed.problem) {
       ctx.logger.info({ problem: parsed.problem }, 'model answer failed validation; asking once for a repair');
       const repair = { ...call, messages: [...messages, { role: 'assistant' as const, content: reply.content }, repairMessage(parsed.problem)] }; // prettier-ignore
       reply = await model.complete(repair, ctx.signal);
       usage = add(usage, reply.usage);
-      parsed = parseJsonReply<Envelope>(reply.content, envelope);
+      parsed = await parseJsonReply<Envelope>(reply.content, envelope);
     }
     if (parsed.problem || !parsed.value) {
       throw new ServiceError(
