@@ -20,6 +20,7 @@ const SCRIPTS = [
   'monitors.mjs',
   'accounts.mjs',
   'agent.mjs',
+  'schema-limits.mjs',
 ];
 const TIMEOUT_MS = 10 * 60 * 1000; // per script; each normally takes 1–2 minutes
 
