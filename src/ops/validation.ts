@@ -117,10 +117,13 @@ function depthField(path: JsonPath): string {
   return fieldPath(names);
 }
 
+/** A path for a message, cut at 200 characters (keys are the caller's and may be long). */
+const clipPath = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` : text);
+
 /** 400 INVALID_REQUEST_BODY for a body that nests deeper than MAX_BODY_DEPTH at `path`. */
 export function bodyTooDeep(path: JsonPath): ServiceError {
-  const field = depthField(path);
-  const shown = fieldPath(path.slice(0, 8)) + (path.length > 8 ? '…' : '');
+  const field = clipPath(depthField(path));
+  const shown = clipPath(fieldPath(path.slice(0, 8))) + (path.length > 8 ? '…' : '');
   const rule = `nests deeper than ${MAX_BODY_DEPTH} levels (at ${shown || 'the root'}), the limit for request bodies`;
   return new ServiceError('INVALID_REQUEST_BODY', `${LABEL.body}: ${field ? `${field}: ` : ''}${rule}`, {
     ...(field ? { field } : {}),

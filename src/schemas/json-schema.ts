@@ -88,7 +88,10 @@ export function mapRefs(schema: unknown, rewrite: (ref: string) => string): unkn
 }
 
 const pointerSegment = (s: string) => s.replaceAll('~', '~0').replaceAll('/', '~1');
-const where = (pointer: string) => (pointer ? `at ${pointer}` : 'at the root');
+/** A caller's string quoted in a message, cut at 120 characters (a 64 KB `$ref` makes no better error). */
+const clip = (text: string) => (text.length > 120 ? `${text.slice(0, 120)}…` : text);
+const quote = (text: string) => `"${clip(text)}"`;
+const where = (pointer: string) => (pointer ? `at ${clip(pointer)}` : 'at the root');
 
 /**
  * The schema `ref` (a JSON pointer within `root`: `#`, `#/$defs/name`, `#/definitions/name`) points to,
@@ -115,12 +118,12 @@ export function resolveLocalRef(root: unknown, ref: string): unknown {
 function refProblem(root: SchemaObject, ref: unknown, pointer: string): string | undefined {
   if (typeof ref !== 'string') return `$ref ${where(pointer)} must be a string`;
   if (!ref.startsWith('#')) {
-    return `$ref "${ref}" ${where(pointer)} is not within the schema: remote references are not fetched; put the definition under $defs and refer to it as "#/$defs/<name>"`; // prettier-ignore
+    return `$ref ${quote(ref)} ${where(pointer)} is not within the schema: remote references are not fetched; put the definition under $defs and refer to it as "#/$defs/<name>"`; // prettier-ignore
   }
   if (ref !== '#' && !ref.startsWith('#/')) {
-    return `$ref "${ref}" ${where(pointer)}: only JSON-pointer references ("#", "#/$defs/<name>", "#/definitions/<name>") are supported`; // prettier-ignore
+    return `$ref ${quote(ref)} ${where(pointer)}: only JSON-pointer references ("#", "#/$defs/<name>", "#/definitions/<name>") are supported`; // prettier-ignore
   }
-  if (resolveLocalRef(root, ref) === undefined) return `$ref "${ref}" ${where(pointer)} points to nothing in the schema`; // prettier-ignore
+  if (resolveLocalRef(root, ref) === undefined) return `$ref ${quote(ref)} ${where(pointer)} points to nothing in the schema`; // prettier-ignore
   return undefined;
 }
 
@@ -130,7 +133,7 @@ function regexProblem(pattern: string, what: string, pointer: string): string | 
     new RegExp(pattern, 'u');
     return undefined;
   } catch (err) {
-    return `${what} ${where(pointer)} is not a valid regular expression: ${(err as Error).message}`;
+    return `${what} ${where(pointer)} is not a valid regular expression: ${clip((err as Error).message)}`;
   }
 }
 
@@ -156,7 +159,7 @@ function structureProblem(root: SchemaObject, max: Readonly<SchemaLimits>): stri
       ('$ref' in node ? refProblem(root, node.$ref, pointer) : undefined) ??
       (typeof node.pattern === 'string' ? regexProblem(node.pattern, 'pattern', pointer) : undefined) ??
       (isObject(node.patternProperties)
-        ? Object.keys(node.patternProperties).map((p) => regexProblem(p, `patternProperties key "${p}"`, pointer)).find(Boolean) // prettier-ignore
+        ? Object.keys(node.patternProperties).map((p) => regexProblem(p, `patternProperties key ${quote(p)}`, pointer)).find(Boolean) // prettier-ignore
         : undefined);
     if (problem) return problem;
     for (const [segments, child] of subschemasOf(node)) {
@@ -173,7 +176,7 @@ export function schemaLimitProblem(schema: SchemaObject, max: Readonly<SchemaLim
   const deep = tooDeepInValue(schema, max.maxDepth);
   if (deep) {
     const pointer = deep.map((s) => pointerSegment(String(s))).join('/');
-    return `nests deeper than ${max.maxDepth} levels (at /${pointer}); raise TRAWL_MAX_SCHEMA_DEPTH to allow more`;
+    return `nests deeper than ${max.maxDepth} levels (at /${clip(pointer)}); raise TRAWL_MAX_SCHEMA_DEPTH to allow more`;
   }
   const bytes = Buffer.byteLength(JSON.stringify(schema));
   if (bytes > max.maxBytes) {
