@@ -75,6 +75,18 @@ describe('/findSimilar on a URL the policy refuses', () => {
     expect([res.status, res.body.tag]).toEqual([403, status!.error.tag]);
     expect(res.body.error).toMatch(/private|TRAWL_ALLOW_PRIVATE_NETWORK/i);
   });
+
+  it('answers 400 naming url for a URL Trawl never fetches (a port of another protocol, credentials)', async () => {
+    for (const [url, why] of [
+      ['http://127.0.0.1:1/admin', /port 1 belongs to another protocol/],
+      ['http://user:pass@example.com/', /Trawl can fetch/],
+    ] as const) {
+      // prettier-ignore
+      const res = await postJson(t.url, '/findSimilar', { url }, { 'x-api-key': t.key });
+      expect([res.status, res.body.tag]).toEqual([400, 'INVALID_REQUEST_BODY']);
+      expect(res.body.error).toMatch(why);
+    }
+  });
 });
 
 /** Sends the headers and half of a declared body to `path`, then drops the connection. */

@@ -165,6 +165,10 @@ async function readSource(deps: SimilarDeps, url: string, ctx: ServiceContext) {
       // the server's policy, not the site, refused the URL: the caller's 4xx, tagged as /contents tags it
       throw new ServiceError(err.tag as PolicyTag, `url: ${err.message}`, { field: 'url' });
     }
+    if (err instanceof FetchError && err.tag === 'UNSUPPORTED_URL') {
+      // a URL Trawl never fetches (credentials in it, a port of another protocol): the caller's to change
+      throw new ServiceError('INVALID_REQUEST_BODY', `url: ${err.message}`, { field: 'url' });
+    }
     if (err instanceof FetchError) {
       throw new ServiceError(
         'FETCH_DOCUMENT_ERROR',
