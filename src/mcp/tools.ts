@@ -7,6 +7,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { App } from '../app.js';
+import { requireScope, type Scope } from '../core/accounts/scopes.js';
 import type { ServiceContext } from '../core/context.js';
 import { ServiceError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
@@ -91,6 +92,8 @@ async function callOp(
   // prettier-ignore
   const ctx = deps.contextFor(extra, tool);
   try {
+    // the key's scope first, before its arguments are read (money comes after, in invoke)
+    if (ctx.caller) requireScope(ctx.caller.scopes, op.capability as Scope, ctx.caller.keyId);
     const { maxTokens, cursor, ...input } = parseOrThrow(doorInput(op), args, 'body') as Record<string, unknown>;
     const budget = (maxTokens as number | undefined) ?? deps.app.config.mcpMaxTokens;
     const { cursor: _c, maxTokens: _m, ...same } = key;

@@ -6,6 +6,8 @@
  */
 import http from 'node:http';
 import { Writable } from 'node:stream';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/lib/logger.js';
 import { postJson, startTestServer, type TestServer } from '../helpers/app.js';
@@ -62,6 +64,18 @@ describe('the scope check', () => {
     }
     const allowed = await postJson(t.url, '/contents', { urls: 'nope' }, { 'x-api-key': contentsOnly });
     expect([allowed.status, allowed.body.tag]).toEqual([400, 'INVALID_REQUEST_BODY']);
+  });
+
+  it('refuses an MCP tool call outside the key’s scope before reading its arguments', async () => {
+    const contentsOnly = t.app.services.keys.create('contents only, MCP', { scopes: ['contents'] }).key;
+    const transport = new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { 'x-api-key': contentsOnly } } }); // prettier-ignore
+    const client = new Client({ name: 'scope-test', version: '1' });
+    await client.connect(transport);
+    const call = async (name: string, args: Record<string, unknown>) =>
+      ((await client.callTool({ name, arguments: args })) as { content: { text: string }[] }).content[0]!.text;
+    expect(await call('search', { query: 'x', numResults: 'many' })).toMatch(/^INSUFFICIENT_SCOPE: /);
+    expect(await call('get_contents', { urls: 'nope' })).toMatch(/^INVALID_REQUEST_BODY: .*urls/);
+    await client.close();
   });
 });
 
