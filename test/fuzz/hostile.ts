@@ -8,6 +8,9 @@ import fc from 'fast-check';
 export type CaseClass =
   'valid' | 'wrong-type' | 'huge' | 'deep' | 'unicode' | 'proto' | 'boundary' | 'schema-bomb' | 'private-url' | 'raw';
 
+/** Every case class, in the order the suites run them (all of them, in CI too). */
+export const CASE_CLASSES: readonly CaseClass[] = ['valid', 'wrong-type', 'huge', 'deep', 'unicode', 'proto', 'boundary', 'schema-bomb', 'private-url', 'raw']; // prettier-ignore
+
 /** One generated request body: a JSON value, or raw text with its own content type. */
 export interface FuzzBody {
   cls: CaseClass;
