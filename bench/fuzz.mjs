@@ -5,9 +5,8 @@
 // Usage: node bench/fuzz.mjs [--cases N] [--seed S]    (FUZZ_SEED / FUZZ_CASES work too)
 import fs from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
-import { CLI, HOST, ROOT, childEnv, fmt, freePort, machineLine, makeTmpDir, mdTable, requireBuild, spawnTracked, stopChild, waitFor200 } from './lib.mjs'; // prettier-ignore
+import { loadTs } from '../scripts/lib/load-ts.mjs';
+import { CLI, HOST, childEnv, fmt, freePort, machineLine, makeTmpDir, mdTable, requireBuild, spawnTracked, stopChild, waitFor200 } from './lib.mjs'; // prettier-ignore
 
 const arg = (name) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -17,23 +16,9 @@ const TOTAL = Number(arg('cases') ?? process.env.FUZZ_CASES ?? 20_000);
 const SEED = Number(arg('seed') ?? process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const CLASSES = ['valid', 'wrong-type', 'huge', 'deep', 'unicode', 'proto', 'boundary', 'schema-bomb', 'private-url', 'raw']; // prettier-ignore
 
-/** The fuzz modules of test/fuzz, bundled from TypeScript (packages stay external), as scripts/settings-table.mjs does. */
-async function loadFuzz() {
-  const cache = path.join(ROOT, 'node_modules/.cache/trawl');
-  fs.mkdirSync(cache, { recursive: true });
-  const outfile = path.join(cache, 'fuzz.mjs');
-  const modules = ['cases', 'env', 'mcp-door', 'oracle', 'runner'];
-  await build({
-    stdin: { contents: modules.map((m) => `export * from './test/fuzz/${m}.ts';`).join('\n'), resolveDir: ROOT, loader: 'ts' }, // prettier-ignore
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    packages: 'external',
-    outfile,
-    logLevel: 'warning',
-  });
-  return import(`${pathToFileURL(outfile).href}?t=${Date.now()}`);
-}
+/** The fuzz modules of test/fuzz, bundled from TypeScript (packages stay external). */
+const loadFuzz = () =>
+  loadTs('fuzz', ['cases', 'env', 'mcp-door', 'oracle', 'runner'].map((m) => `export * from './test/fuzz/${m}.ts';`).join('\n')); // prettier-ignore
 
 /** `trawl serve` from dist/ on a free port with a fresh data directory and the loopback model; its URL and first key. */
 async function startServer(fuzz, modelBaseUrl) {

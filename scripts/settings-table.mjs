@@ -4,34 +4,17 @@
 // (exit 1 if not), as test/unit/docs.test.ts does.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
+import { fileURLToPath } from 'node:url';
 import prettier from 'prettier';
+import { loadTs } from './lib/load-ts.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DOC = path.join(root, 'docs/configuration.md');
 const FLAGS = path.join(root, 'src/config/flags.ts');
 
 /** The generator and SETTINGS, bundled from the TypeScript sources (packages stay external). */
-async function loadGenerator() {
-  const cache = path.join(root, 'node_modules/.cache/trawl');
-  fs.mkdirSync(cache, { recursive: true });
-  const outfile = path.join(cache, 'settings-doc.mjs');
-  await build({
-    stdin: {
-      contents: "export * from './src/config/settings-doc.ts'; export { SETTINGS } from './src/config/config.ts';",
-      resolveDir: root,
-      loader: 'ts',
-    },
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    packages: 'external',
-    outfile,
-    logLevel: 'warning',
-  });
-  return import(`${pathToFileURL(outfile).href}?t=${Date.now()}`);
-}
+const loadGenerator = () =>
+  loadTs('settings-doc', "export * from './src/config/settings-doc.ts'; export { SETTINGS } from './src/config/config.ts';"); // prettier-ignore
 
 async function format(text, filepath) {
   const options = (await prettier.resolveConfig(filepath)) ?? {};
