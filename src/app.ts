@@ -4,7 +4,7 @@
  */
 import { ConfigError, type Config } from './config/config.js';
 import { createFacilitatorClient, type PostJson } from './core/accounts/x402.js';
-import { createPrices, type Prices } from './core/pricing.js';
+import { createPrices, DEFAULT_PRICES, type Prices } from './core/pricing.js';
 import type { X402Setup } from './http/x402.js';
 import { systemClock, type Clock } from './core/context.js';
 import { createServices, type Services } from './core/services.js';
@@ -144,8 +144,22 @@ function configureCallerSchemas(config: Config): void {
   setSchemaTimeout(config.schemaTimeoutMs);
 }
 
+/** The price table: TRAWL_PRICES over the defaults; a name the table lacks stops start-up, naming it. */
+function pricesOf(config: Config): Prices {
+  const overrides = config.prices ?? {};
+  const unknown = Object.keys(overrides).filter((name) => !Object.hasOwn(DEFAULT_PRICES, name));
+  if (unknown.length > 0) {
+    const names = unknown.map((name) => `${name}: unknown field`).join('; ');
+    throw new ConfigError(
+      `Invalid TRAWL_PRICES (--prices): ${names}. The names are those of the price table in docs/accounts.md.`,
+    );
+  }
+  return createPrices(overrides as Partial<Prices>);
+}
+
 export function createApp(config: Config, options: AppOptions = {}): App {
   checkX402(config); // before anything is opened
+  const prices = pricesOf(config);
   configureCallerSchemas(config);
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
@@ -168,7 +182,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       price: { input: config.modelInputPrice, output: config.modelOutputPrice },
       maxTokens: config.modelMaxTokens,
     },
-    prices: createPrices(config.prices as Partial<Prices> | undefined),
+    prices,
     secretBox: createSecretBox(loadOperatorKey({ configured: config.secretKey, dataDir: config.dataDir })),
     webhookSender,
     status: { settings: config, getJson: providers.getJson },

@@ -6,11 +6,8 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import envPaths from 'env-paths';
 import { z } from 'zod';
-import { DEFAULT_PRICES } from '../core/pricing.js';
-import '../schemas/messages.js';
+import '../lib/zod-messages.js';
 import { isLoopbackHostname } from '../lib/loopback.js';
-
-const PRICE_NAMES = Object.keys(DEFAULT_PRICES);
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -365,7 +362,8 @@ export const SETTINGS = {
     env: 'TRAWL_PRICES',
     flag: '--prices',
     schema: jsonText('must be a JSON object of prices in dollars').pipe(
-      z.strictObject(Object.fromEntries(PRICE_NAMES.map((n) => [n, z.number().min(0).max(10_000).optional()]))),
+      // the names are checked against the price table when the app is built (config depends on nothing above it)
+      z.record(z.string(), z.number().min(0).max(10_000)),
     ),
     default: undefined,
     doc: 'Prices in dollars that replace entries of the price table, as a JSON object, e.g. `{"contentsPage": 0.002, "codeContext": 0.01}`; unknown names are refused. The table and its defaults (the spec\'s prices): docs/accounts.md.',

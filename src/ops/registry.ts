@@ -25,7 +25,7 @@ import {
 } from './agent-runs.ops.js';
 import { ADMIN_OPERATIONS } from './admin.ops.js';
 // Installs the validation messages (zod's error map) used by every parse.
-import '../schemas/messages.js';
+import '../lib/zod-messages.js';
 
 export const OPERATIONS: readonly Operation[] = [
   searchOp,

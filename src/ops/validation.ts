@@ -7,7 +7,7 @@ import { compileProblem } from '../core/synthesis/schema-worker.js';
 import { ServiceError, type ErrorTag } from '../errors.js';
 import { tooDeepInValue, wasMeasured, type JsonPath } from '../lib/json-depth.js';
 import { callerSchemasIn } from '../schemas/json-schema.js';
-import '../schemas/messages.js';
+import '../lib/zod-messages.js';
 
 type Issue = z.core.$ZodIssue;
 
