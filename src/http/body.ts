@@ -9,7 +9,7 @@ import { ServiceError } from '../errors.js';
 import { markMeasured, tooDeepInText } from '../lib/json-depth.js';
 import { bodyTooDeep, MAX_BODY_DEPTH } from '../ops/validation.js';
 import { ClientClosedError } from './errors.js';
-import type { HttpEnv } from './server.js';
+import type { HttpEnv } from './env.js';
 
 const tooLarge = (max: number) =>
   new ServiceError('PAYLOAD_TOO_LARGE', `Request body is larger than ${max} bytes (TRAWL_MAX_BODY_BYTES).`);

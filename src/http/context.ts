@@ -6,7 +6,7 @@ import { withoutContent } from '../lib/logger.js';
 import { BETA_HEADERS, parseBetas } from '../ops/betas.js';
 import { FEDERATED_HEADER } from '../providers/search/upstream.js';
 import { requestSignal } from './body.js';
-import type { HttpEnv } from './server.js';
+import type { HttpEnv } from './env.js';
 
 export function serviceContext(app: App, c: Context<HttpEnv>, caller: Caller | null): ServiceContext {
   const requestId = c.get('requestId');

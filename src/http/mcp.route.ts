@@ -14,7 +14,7 @@ import type { Caller } from '../core/context.js';
 import { authenticate, presentedKey } from './auth.js';
 import { ClientClosedError } from './errors.js';
 import { createOriginGuard } from './origin-guard.js';
-import type { HttpEnv } from './server.js';
+import type { HttpEnv } from './env.js';
 
 /**
  * Mounts /mcp serving `tools` (the configured selection); a request's `?tools=` (names or groups)

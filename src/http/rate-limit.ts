@@ -8,7 +8,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { App } from '../app.js';
 import type { Caller } from '../core/context.js';
 import { ServiceError } from '../errors.js';
-import type { HttpEnv } from './server.js';
+import type { HttpEnv } from './env.js';
 
 /**
  * Admits one request of `caller`: sets the rate-limit headers, throws 429 when refused, and leaves the

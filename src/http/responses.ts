@@ -1,5 +1,5 @@
 /**
- * The OpenAI-style Responses door over agent runs (model `svc-agent`, src/core/agent/responses.ts):
+ * The OpenAI-style Responses door over agent runs (model `svc-agent`; the wire format in ./responses/):
  * `POST /v1/responses` (synchronous, streamed or background), `GET /v1/responses/{id}` (whole or as a
  * replayed stream), cancel and delete. Keys, rates, scopes and metering as the REST routes (the agent
  * operations run through `invoke`); errors in OpenAI's shape. docs/responses.md.
@@ -9,13 +9,8 @@ import { streamSSE } from 'hono/streaming';
 import type { App } from '../app.js';
 import type { Caller, ServiceContext } from '../core/context.js';
 import type { AgentEvent } from '../core/agent/agent-runs.service.js';
-import {
-  ResponsesRequest,
-  RetrieveResponseQuery,
-  asResponsesError,
-  toAgentRunRequest,
-} from '../core/agent/responses-request.js';
-import { toResponse, toResponseEvents, type ResponseStreamEvent, type RunView } from '../core/agent/responses.js';
+import { ResponsesRequest, RetrieveResponseQuery, asResponsesError, toAgentRunRequest } from './responses/request.js';
+import { toResponse, toResponseEvents, type ResponseStreamEvent, type RunView } from './responses/events.js';
 import { ServiceError, toServiceError } from '../errors.js';
 import { cancelAgentRunOp, createAgentRunOp, deleteAgentRunOp, getAgentRunOp } from '../ops/agent-runs.ops.js';
 import { invoke } from '../ops/invoke.js';
@@ -25,7 +20,7 @@ import { authenticate } from './auth.js';
 import { readJsonBody } from './body.js';
 import { serviceContext } from './context.js';
 import { enforceRate } from './rate-limit.js';
-import type { HttpEnv } from './server.js';
+import type { HttpEnv } from './env.js';
 
 /** How often an idle stream sends a `: keep-alive` comment (research can be quiet for a while). */
 const KEEP_ALIVE_MS = 15_000;

@@ -16,7 +16,7 @@ import { requirePayment, type X402Setup } from './x402.js';
 import { enforceRate } from './rate-limit.js';
 import { readJsonBody } from './body.js';
 import { serviceContext } from './context.js';
-import type { HttpEnv } from './server.js';
+import type { HttpEnv } from './env.js';
 
 /** Parses path, query and body with the op's schemas and merges them into the op's input. */
 async function readInput(op: Operation, c: Context<HttpEnv>, maxBytes: number): Promise<Record<string, unknown>> {

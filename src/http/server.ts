@@ -3,7 +3,7 @@
  * /health and /openapi.json, on one listener. Every response carries `x-request-id`.
  */
 import type { AddressInfo } from 'node:net';
-import { serve, type HttpBindings } from '@hono/node-server';
+import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { App } from '../app.js';
 import { ServiceError } from '../errors.js';
@@ -11,20 +11,14 @@ import { newRequestId } from '../ops/invoke.js';
 import type { Operation } from '../ops/define-op.js';
 import { OPERATIONS } from '../ops/registry.js';
 import { resolveTools } from '../mcp/selection.js';
-import type { Release } from '../core/accounts/in-flight.js';
 import { releaseRequests } from './rate-limit.js';
 import { VERSION } from '../version.js';
-import { errorBodyFor, errorResponse, type ErrorBody } from './errors.js';
+import { errorBodyFor, errorResponse } from './errors.js';
+import type { HttpEnv } from './env.js';
 import { mountMcp } from './mcp.route.js';
 import { buildOpenApi } from './openapi.js';
 import { mountOperations } from './rest.js';
 import { mountResponses } from './responses.js';
-
-export interface HttpEnv {
-  Bindings: Partial<HttpBindings>;
-  /** `releaseRequest`: the caller's in-flight slot, given back when the answer is made (rate-limit.ts). */
-  Variables: { requestId: string; errorBody: ErrorBody; releaseRequest?: Release };
-}
 
 /** An incoming `x-request-id` is kept when it is a sane token (tracing through a proxy); else a new one. */
 const SANE_ID = /^[A-Za-z0-9._-]{8,64}$/;

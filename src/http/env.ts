@@ -1,0 +1,11 @@
+/** The Hono environment of the HTTP door: its bindings and the per-request variables its routes share. */
+import type { HttpBindings } from '@hono/node-server';
+import type { Release } from '../core/accounts/in-flight.js';
+import type { ErrorBody } from './errors.js';
+
+/** Node's request and response when the door runs on @hono/node-server; per-request variables. */
+export interface HttpEnv {
+  Bindings: Partial<HttpBindings>;
+  /** `releaseRequest`: the caller's in-flight slot, given back when the answer is made (rate-limit.ts). */
+  Variables: { requestId: string; errorBody: ErrorBody; releaseRequest?: Release };
+}
