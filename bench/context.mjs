@@ -21,9 +21,9 @@ const dist = (p) => path.join(ROOT, 'dist', p);
 const { loadConfig } = await import(dist('config/config.js'));
 const { createApp } = await import(dist('app.js'));
 const { createLogger } = await import(dist('lib/logger.js'));
-const { chunkFile } = await import(dist('core/code/chunk.js'));
-const { languagesInQuery } = await import(dist('core/code/languages.js'));
-const { indexTree } = await import(dist('core/code/indexer.js'));
+const { chunkFile } = await import(dist('core/code/chunk/chunk.js'));
+const { languagesInQuery } = await import(dist('core/code/chunk/languages.js'));
+const { indexTree } = await import(dist('core/code/index/indexer.js'));
 const { createCodeFilesRepo } = await import(dist('store/code-files.repo.js'));
 
 const ctxOf = (app) => ({ requestId: 'bench', logger: app.logger, signal: new AbortController().signal, caller: null, clock: app.clock, betas: new Set() }); // prettier-ignore

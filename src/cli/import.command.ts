@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { createApp } from '../app.js';
 import type { Config } from '../config/config.js';
-import { importCodeFile } from '../core/code/import-code.js';
+import { importCodeFile } from '../core/code/index/import-code.js';
 import { createImportService, defaultCollection, type ImportResult } from '../core/import/import.service.js';
 import { createCodeFilesRepo } from '../store/code-files.repo.js';
 import { checkCollection } from '../core/import/records.js';

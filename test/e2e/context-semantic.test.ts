@@ -3,7 +3,7 @@
 // lexical ranking; a failing provider leaves the lexical answer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddingsServer, type EmbeddingsServer } from '../helpers/embeddings-server.js';
-import type { ChunkRecord } from '../../src/core/code/code-index.js';
+import type { ChunkRecord } from '../../src/core/code/index/code-index.js';
 import { postJson, startTestServer, type TestServer } from '../helpers/app.js';
 
 // A toy model: words of one meaning share a dimension, so "mend an automobile" is near "repairCar".

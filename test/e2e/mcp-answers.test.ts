@@ -7,7 +7,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChunkRecord } from '../../src/core/code/code-index.js';
+import type { ChunkRecord } from '../../src/core/code/index/code-index.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
 import { startModelServer } from '../helpers/model-server.js';
 import { postJson, startTestServer, type TestServer } from '../helpers/app.js';

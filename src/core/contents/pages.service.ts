@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Logger } from '../../lib/logger.js';
 import { createLru } from '../../lib/lru.js';
 import type { CacheStore } from '../../store/cache.js';
-import type { PageDocuments } from '../code/doc-examples.js';
+import type { PageDocuments } from '../code/index/doc-examples.js';
 import { FetchError, type Fetcher, type FetchRequest, type RawResponse } from '../../fetch/types.js';
 import type { Clock } from '../context.js';
 import { PAGE_MODEL_VERSION, evidenceOf, type Page } from './page.js';

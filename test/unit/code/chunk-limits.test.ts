@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { chunkFile, type CodeChunk } from '../../../src/core/code/chunk.js';
+import { chunkFile, type CodeChunk } from '../../../src/core/code/chunk/chunk.js';
 
 // Size bounds, fallback windows, garbage input and speed of chunk.ts; the per-language rules are in
 // chunk.test.ts.

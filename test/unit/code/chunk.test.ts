@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { chunkFile, type CodeChunk } from '../../../src/core/code/chunk.js';
+import { chunkFile, type CodeChunk } from '../../../src/core/code/chunk/chunk.js';
 
 const FIXTURES = new URL('../../fixtures/code-repo/', import.meta.url);
 const read = (path: string): string => readFileSync(new URL(path, FIXTURES), 'utf8');

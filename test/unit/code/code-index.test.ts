@@ -9,7 +9,7 @@ import {
   createCodeIndex,
   type ChunkRecord,
   type CodeIndex,
-} from '../../../src/core/code/code-index.js';
+} from '../../../src/core/code/index/code-index.js';
 import { openDatabase, type Db } from '../../../src/store/database.js';
 
 let dir: string;

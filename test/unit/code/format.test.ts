@@ -2,8 +2,8 @@
 // come from with their doc and fenced code, near-duplicates merge, and `dynamic` keeps what is relevant.
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
-import type { CodeHit } from '../../../src/core/code/code-index.js';
-import { formatContext, mergeDuplicates } from '../../../src/core/code/format.js';
+import type { CodeHit } from '../../../src/core/code/index/code-index.js';
+import { formatContext, mergeDuplicates } from '../../../src/core/code/context/format.js';
 
 const hit = (n: number, over: Partial<CodeHit> = {}): CodeHit => ({
   source: 'repo',

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkGitUrl, cloneShallow, isGitRepo, repoName } from '../../../src/core/code/git.js';
+import { checkGitUrl, cloneShallow, isGitRepo, repoName } from '../../../src/core/code/walk/git.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trawl-git-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));

@@ -5,7 +5,7 @@ import {
   languageFromShebang,
   languagesInQuery,
   normalizeLanguage,
-} from '../../../src/core/code/languages.js';
+} from '../../../src/core/code/chunk/languages.js';
 
 describe('detectLanguage', () => {
   it.each([

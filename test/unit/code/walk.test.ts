@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type SkipReason, type WalkOptions, walkCodeTree } from '../../../src/core/code/walk.js';
+import { type SkipReason, type WalkOptions, walkCodeTree } from '../../../src/core/code/walk/walk.js';
 import { ServiceError } from '../../../src/errors.js';
 
 const dirs: string[] = [];

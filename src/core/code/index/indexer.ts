@@ -6,13 +6,13 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Db } from '../../store/database.js';
-import type { CodeFilesRepo } from '../../store/code-files.repo.js';
-import type { Clock } from '../context.js';
-import { detectChanges } from './changes.js';
-import { chunkFile } from './chunk.js';
+import type { Db } from '../../../store/database.js';
+import type { CodeFilesRepo } from '../../../store/code-files.repo.js';
+import type { Clock } from '../../context.js';
+import { detectChanges } from '../walk/changes.js';
+import { chunkFile } from '../chunk/chunk.js';
 import type { CodeIndex } from './code-index.js';
-import { walkCodeTree, type SkipReason, type SourceFile } from './walk.js';
+import { walkCodeTree, type SkipReason, type SourceFile } from '../walk/walk.js';
 
 export interface IndexTarget {
   /** The folder to index. */

@@ -3,8 +3,8 @@
  * the few lines of prose or doc comment that explain it, and the code fenced with its language — that
  * never exceeds the token budget as a real tokenizer counts it. Near-duplicates are merged first.
  */
-import type { TokenCounter } from '../../lib/tokens.js';
-import type { CodeHit } from './code-index.js';
+import type { TokenCounter } from '../../../lib/tokens.js';
+import type { CodeHit } from '../index/code-index.js';
 
 /** Counts tokens the way the caller's model will (gpt-tokenizer in production). */
 export type { TokenCounter };

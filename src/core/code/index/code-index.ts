@@ -4,10 +4,10 @@
  * with code fields: the symbol, the doc comment and comments, the identifiers, and the rest (path
  * words and string literals). Each file's chunks are replaced together, in one transaction.
  */
-import type { Db } from '../../store/database.js';
-import { FIELD_COUNT, type IndexedDoc } from '../../store/search-index.repo.js';
-import { analyze, analyzeQuery, type AnalyzedQuery } from '../search/analyzer.js';
-import { createSearchIndex, type SearchIndex } from '../search/search-index.js';
+import type { Db } from '../../../store/database.js';
+import { FIELD_COUNT, type IndexedDoc } from '../../../store/search-index.repo.js';
+import { analyze, analyzeQuery, type AnalyzedQuery } from '../../search/analyzer.js';
+import { createSearchIndex, type SearchIndex } from '../../search/search-index.js';
 import { RELATED_WEIGHT, relatedTerms } from './lexicon.js';
 
 /** A chunk to index: what the chunker cut, and the source it belongs to. */

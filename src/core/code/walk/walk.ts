@@ -6,7 +6,7 @@ import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { ServiceError } from '../../errors.js';
+import { ServiceError } from '../../../errors.js';
 
 /** One file worth indexing. */
 export interface SourceFile {

@@ -3,7 +3,7 @@
  * also find `delete`, `blank` and `dictionary`. General programming vocabulary, written by hand; each
  * group's words expand each other at a low weight (docs/code-context.md).
  */
-import { analyze } from '../search/analyzer.js';
+import { analyze } from '../../search/analyzer.js';
 
 const GROUPS = `
 remove delete del drop strip erase discard

@@ -7,11 +7,11 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import readline from 'node:readline';
 import { createGunzip } from 'node:zlib';
-import type { CodeFilesRepo } from '../../store/code-files.repo.js';
-import type { Db } from '../../store/database.js';
-import type { Clock } from '../context.js';
-import { importUrl } from '../import/records.js';
-import { chunkFile } from './chunk.js';
+import type { CodeFilesRepo } from '../../../store/code-files.repo.js';
+import type { Db } from '../../../store/database.js';
+import type { Clock } from '../../context.js';
+import { importUrl } from '../../import/records.js';
+import { chunkFile } from '../chunk/chunk.js';
 import type { CodeIndex, FileChunks } from './code-index.js';
 
 export interface CodeImportResult {

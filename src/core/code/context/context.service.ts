@@ -3,13 +3,13 @@
  * repositories, packages, imports, and the code examples of stored documentation pages), ranked,
  * near-duplicates merged, as one formatted string within the token budget. docs/code-context.md.
  */
-import type { ServiceContext } from '../context.js';
-import type { Prices } from '../pricing.js';
-import type { SemanticSearch } from '../search/semantic.js';
-import type { CodeHit, CodeIndex } from './code-index.js';
+import type { ServiceContext } from '../../context.js';
+import type { Prices } from '../../pricing.js';
+import type { SemanticSearch } from '../../search/semantic.js';
+import type { CodeHit, CodeIndex } from '../index/code-index.js';
 import { formatContext, locationOf } from './format.js';
-import { languagesInQuery } from './languages.js';
-import { tokenCounter } from '../../lib/tokens.js';
+import { languagesInQuery } from '../chunk/languages.js';
+import { tokenCounter } from '../../../lib/tokens.js';
 
 export interface ContextInput {
   query: string;

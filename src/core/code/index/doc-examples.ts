@@ -4,9 +4,9 @@
  * page's URL) whenever the page is stored, in the same transaction, so /context can answer from docs
  * Trawl has read.
  */
-import type { Db } from '../../store/database.js';
-import type { DocumentRecord, DocumentsRepo } from '../../store/documents.repo.js';
-import { chunkFile } from './chunk.js';
+import type { Db } from '../../../store/database.js';
+import type { DocumentRecord, DocumentsRepo } from '../../../store/documents.repo.js';
+import { chunkFile } from '../chunk/chunk.js';
 import type { ChunkRecord, CodeIndex } from './code-index.js';
 
 /** The source name of examples from stored pages. */

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { ServiceError } from '../../errors.js';
+import { ServiceError } from '../../../errors.js';
 
 const run = promisify(execFile);
 
