@@ -12,6 +12,8 @@ import type { AgentEvent } from '../core/agent/agent-runs.service.js';
 import { ResponsesRequest, RetrieveResponseQuery, asResponsesError, toAgentRunRequest } from './responses/request.js';
 import { toResponse, toResponseEvents, type ResponseStreamEvent, type RunView } from './responses/events.js';
 import { ServiceError, toServiceError } from '../errors.js';
+import { HttpError, headersOf } from './http-error.js';
+import { statusOf } from './status.js';
 import { cancelAgentRunOp, createAgentRunOp, deleteAgentRunOp, getAgentRunOp } from '../ops/agent-runs.ops.js';
 import { invoke } from '../ops/invoke.js';
 import { parseOrThrow } from '../ops/validation.js';
@@ -40,9 +42,9 @@ function openAiError(c: Context<HttpEnv>, app: App, thrown: unknown): Response {
   if (err.tag === 'INTERNAL_ERROR' && !(thrown instanceof ServiceError)) {
     app.logger.error({ requestId: c.get('requestId'), err: thrown }, 'unexpected error');
   }
-  for (const [name, value] of Object.entries(err.headers ?? {})) c.header(name, value);
-  const error = { message: err.message, type: errorType(err.status), code: err.tag, param: err.field ?? null };
-  return c.json({ error }, err.status as 400);
+  for (const [name, value] of Object.entries(headersOf(err))) c.header(name, value);
+  const error = { message: err.message, type: errorType(statusOf(err.tag)), code: err.tag, param: err.field ?? null };
+  return c.json({ error }, statusOf(err.tag) as 400);
 }
 
 async function collect(events: AsyncIterable<AgentEvent>): Promise<AgentEvent[]> {
@@ -164,7 +166,7 @@ export function mountResponses(hono: Hono<HttpEnv>, app: App): void {
     hono.all(
       path,
       (c) =>
-      openAiError(c, app, new ServiceError('METHOD_NOT_ALLOWED', `Method not allowed here; use ${allow}.`, { headers: { allow } })), // prettier-ignore
+      openAiError(c, app, new HttpError('METHOD_NOT_ALLOWED', `Method not allowed here; use ${allow}.`, { headers: { allow } })), // prettier-ignore
     );
   }
 }

@@ -6,7 +6,7 @@
 import OpenAI from 'openai';
 import type { Response as OpenAIResponse, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { toResponse } from '../../src/core/agent/responses.js';
+import { toResponse } from '../../src/http/responses/events.js';
 import { startTestServer, type TestServer } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';
 import { startModelServer, type ModelServer } from '../helpers/model-server.js';

@@ -1,11 +1,11 @@
 /**
  * The response side of the OpenAI-style Responses interface (model `svc-agent`): a run with its stored
  * events mapped onto a Response object and the Responses stream events. One fold produces both, so a
- * stream's last event and a later retrieve carry the same object. ./responses-request.ts maps requests;
- * src/http/responses.ts is the door; docs/responses.md the contract.
+ * stream's last event and a later retrieve carry the same object. ./request.ts maps requests;
+ * ../responses.ts is the door; docs/responses.md the contract.
  */
-import type { AgentEvent } from './agent-runs.service.js';
-import { RESPONSES_MODEL } from './responses-request.js';
+import type { AgentEvent } from '../../core/agent/agent-runs.service.js';
+import { RESPONSES_MODEL } from './request.js';
 
 /** What the mapping reads of an agent run (the run object of agent-runs.service.ts). */
 export interface RunView {

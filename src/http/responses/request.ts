@@ -1,7 +1,7 @@
 /**
  * The request side of the OpenAI-style Responses interface (model `svc-agent`): the request subset it
  * takes, its mapping onto an agent run's input, and agent-run errors retold with the Responses field
- * names. ./responses.ts maps runs back onto Response objects; docs/responses.md is the contract.
+ * names. ./events.ts maps runs back onto Response objects; docs/responses.md is the contract.
  */
 import { z } from 'zod';
 import { ServiceError } from '../../errors.js';
@@ -153,5 +153,5 @@ export function asResponsesError(err: unknown): unknown {
   if (!(err instanceof ServiceError) || !err.field || !RENAMED[err.field]) return err;
   const field = RENAMED[err.field]!;
   const message = err.message.startsWith(`${err.field}:`) ? field + err.message.slice(err.field.length) : err.message;
-  return new ServiceError(err.tag, message, { field, cause: err, headers: err.headers, body: err.body });
+  return new ServiceError(err.tag, message, { field, cause: err });
 }
