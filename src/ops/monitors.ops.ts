@@ -1,4 +1,10 @@
-/** Monitor operations: /monitors and its runs. Errors on these routes are `{error}` bodies. */
+/**
+ * Monitor operations: /monitors and its runs. Errors on these routes are `{error}` bodies. The wire
+ * objects map to the core's domain types (src/core/monitors/monitors.types.ts) by the typed identities
+ * below: the compiler checks that each wire shape and its domain type agree.
+ */
+import type { z } from 'zod';
+import type * as Domain from '../core/monitors/monitors.types.js';
 import { defineOp, type ToolHints } from './define-op.js';
 import { plainAnswer } from './answer.js';
 import { recordAnswer, pageAnswer, renderRecord } from './render.js';
@@ -17,6 +23,19 @@ import {
   UpdateMonitorRequest,
   WebhookDeliveryList,
 } from '../schemas/monitors.schema.js';
+
+type WireRun = z.input<typeof MonitorRun>;
+
+/** A validated create body, as the core takes it (the same shape). */
+const toCreate = (body: z.infer<typeof CreateMonitorRequest>): Domain.CreateMonitorInput => body;
+/** A validated update body, as the core takes it (the same shape). */
+const toUpdate = (body: z.infer<typeof UpdateMonitorRequest>): Domain.UpdateMonitorInput => body;
+/** A monitor on the wire (the same shape). */
+const wireMonitor = <M extends Domain.Monitor>(m: M): M & z.input<typeof Monitor> => m;
+/** A run on the wire: its output holds the search results it stored, which the core keeps as plain records. */
+const wireRun = (r: Domain.MonitorRun): WireRun => ({ ...r, output: r.output as WireRun['output'] });
+/** A page of deliveries on the wire (the same shape). */
+const wireDeliveries = (p: Domain.Page<Domain.DeliveryView>): z.input<typeof WebhookDeliveryList> => p;
 
 const READ: ToolHints = { readOnlyHint: true, openWorldHint: false };
 const common = { capability: 'monitors' as const, errorBody: 'simple' as const };
@@ -42,7 +61,7 @@ export const createMonitorOp = defineOp({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   render: (m) =>
     plainAnswer(renderRecord(`Monitor ${m.id} created. Store webhookSecret now; it is not shown again.`, m), m),
-  run: (services, input, ctx) => Promise.resolve(services.monitors.create(input, ctx.caller)),
+  run: (services, input, ctx) => Promise.resolve(wireMonitor(services.monitors.create(toCreate(input), ctx.caller))),
   // a monitor keeps its query and outputs: not for zero-retention teams
   retainsContent: true,
 });
@@ -59,7 +78,10 @@ export const listMonitorsOp = defineOp({
   output: MonitorList,
   annotations: READ,
   render: (page) => pageAnswer('Monitors:', page, monitorLine),
-  run: (services, input) => Promise.resolve(services.monitors.list(input)),
+  run: (services, input) => {
+    const page = services.monitors.list(input);
+    return Promise.resolve({ ...page, data: page.data.map(wireMonitor) });
+  },
 });
 
 export const getMonitorOp = defineOp({
@@ -74,7 +96,7 @@ export const getMonitorOp = defineOp({
   output: Monitor,
   annotations: READ,
   render: (m) => plainAnswer(renderRecord(`Monitor ${m.id}`, m), m),
-  run: (services, input) => Promise.resolve(services.monitors.get(input.id)),
+  run: (services, input) => Promise.resolve(wireMonitor(services.monitors.get(input.id))),
 });
 
 export const updateMonitorOp = defineOp({
@@ -92,7 +114,7 @@ export const updateMonitorOp = defineOp({
   output: Monitor,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   render: (m) => plainAnswer(renderRecord(`Monitor ${m.id} updated.`, m), m),
-  run: (services, { id, ...patch }) => Promise.resolve(services.monitors.update(id, patch)),
+  run: (services, { id, ...patch }) => Promise.resolve(wireMonitor(services.monitors.update(id, toUpdate(patch)))),
 });
 
 export const deleteMonitorOp = defineOp({
@@ -107,7 +129,7 @@ export const deleteMonitorOp = defineOp({
   output: Monitor,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   render: (m) => plainAnswer(renderRecord(`Monitor ${m.id} deleted.`, m), m),
-  run: (services, input) => Promise.resolve(services.monitors.delete(input.id)),
+  run: (services, input) => Promise.resolve(wireMonitor(services.monitors.delete(input.id))),
 });
 
 export const triggerMonitorOp = defineOp({
@@ -138,7 +160,10 @@ export const listMonitorRunsOp = defineOp({
   output: MonitorRunList,
   annotations: READ,
   render: (page) => pageAnswer('Runs:', page, runLine),
-  run: (services, { id, ...query }) => Promise.resolve(services.monitors.runs(id, query)),
+  run: (services, { id, ...query }) => {
+    const page = services.monitors.runs(id, query);
+    return Promise.resolve({ ...page, data: page.data.map(wireRun) });
+  },
 });
 
 export const getMonitorRunOp = defineOp({
@@ -153,7 +178,7 @@ export const getMonitorRunOp = defineOp({
   output: MonitorRun,
   annotations: READ,
   render: (r) => recordAnswer(`Run ${r.id} of monitor ${r.monitorId}`, r, 'output', 'monitor run output'),
-  run: (services, input) => Promise.resolve(services.monitors.run(input.id, input.runId)),
+  run: (services, input) => Promise.resolve(wireRun(services.monitors.run(input.id, input.runId))),
 });
 
 const deliveryLine = (d: Record<string, unknown>) =>
@@ -175,5 +200,5 @@ export const listWebhookDeliveriesOp = defineOp({
   output: WebhookDeliveryList,
   annotations: READ,
   render: (page) => pageAnswer('Webhook deliveries:', page, deliveryLine),
-  run: (services, { id, ...query }) => Promise.resolve(services.monitors.deliveries(id, query)),
+  run: (services, { id, ...query }) => Promise.resolve(wireDeliveries(services.monitors.deliveries(id, query))),
 });

@@ -11,27 +11,14 @@ import {
   refineContentOptions,
 } from './content-options.schema.js';
 import { OutputSchema } from './output-schema.schema.js';
+import { FAIL_REASONS, MONITOR_EVENTS, MONITOR_STATUSES, RUN_STATUSES } from '../core/monitors/monitors.types.js';
+import { parsePeriodHours } from '../core/monitors/schedule.js';
 
-export const MONITOR_EVENTS = [
-  'monitor.created',
-  'monitor.updated',
-  'monitor.deleted',
-  'monitor.run.created',
-  'monitor.run.completed',
-] as const;
+export { MONITOR_EVENTS, parsePeriodHours };
 export const MonitorEventType = z.enum(MONITOR_EVENTS);
-
-export const MonitorStatus = z.enum(['active', 'paused', 'disabled']);
-export const MonitorRunStatus = z.enum(['pending', 'running', 'completed', 'failed', 'cancelled']);
-export const FailReason = z.enum([
-  'api_key_invalid',
-  'insufficient_credits',
-  'invalid_params',
-  'rate_limited',
-  'search_unavailable',
-  'search_failed',
-  'internal_error',
-]);
+export const MonitorStatus = z.enum(MONITOR_STATUSES);
+export const MonitorRunStatus = z.enum(RUN_STATUSES);
+export const FailReason = z.enum(FAIL_REASONS);
 
 const MonitorContents = wireObject({
   text: z.union([z.boolean(), TextOptions]).optional(),
@@ -68,12 +55,6 @@ const MONITOR_SEARCH_HINTS = {
 };
 
 export const MonitorSearch = wireObject(monitorSearchShape, MONITOR_SEARCH_HINTS);
-
-/** Hours in a period of one number and one unit (`1h`, `12h`, `1d`), or undefined when malformed. */
-export function parsePeriodHours(period: string): number | undefined {
-  const match = /^(\d+)\s*(h|d)$/.exec(period.trim());
-  return match ? Number(match[1]) * (match[2] === 'd' ? 24 : 1) : undefined;
-}
 
 /** `1h`, `6h`, `1d`: one number and one unit (hours or days), at least one hour. */
 export const TriggerPeriod = z

@@ -3,12 +3,9 @@
  * after the change cannot lose the event, and a change rolled back sends none. Filtered by the
  * monitor's `webhook.events` (all kinds when it has none).
  */
-import type { MonitorEventType, Monitor, MonitorRun } from '../../schemas/monitors.schema.js';
 import type { MonitorRow, MonitorsRepo } from '../../store/monitors.repo.js';
-import type { z } from 'zod';
+import type { Monitor, MonitorEventType as EventType, MonitorRun } from './monitors.types.js';
 import { newId, toMonitor } from './objects.js';
-
-type EventType = z.infer<typeof MonitorEventType>;
 
 export interface EventWriter {
   /** `monitor.created`, `.updated`, `.deleted`: the full monitor object. */

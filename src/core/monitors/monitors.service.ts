@@ -7,17 +7,20 @@ import { hostname } from 'node:os';
 import { ServiceError } from '../../errors.js';
 import { nonPublicHostReason } from '../../lib/ip.js';
 import type { Logger } from '../../lib/logger.js';
-import type { z } from 'zod';
-import type {
-  CreateMonitorRequest,
-  Monitor,
-  MonitorRun,
-  UpdateMonitorRequest,
-  WebhookDelivery,
-} from '../../schemas/monitors.schema.js';
 import type { DeliveryRow, MonitorRow, MonitorsRepo } from '../../store/monitors.repo.js';
 import type { Caller } from '../context.js';
 import { createEventWriter } from './events.js';
+import type {
+  CreateMonitorInput,
+  DeliveryView,
+  Monitor,
+  MonitorEventType,
+  MonitorListQuery,
+  MonitorRun,
+  Page,
+  PageQuery,
+  UpdateMonitorInput,
+} from './monitors.types.js';
 import { decodeCursor, newId, toMonitor, toPage, toRun } from './objects.js';
 import { createOutbox, DELIVERY_CONCURRENCY } from './outbox.js';
 import { createRunner, type ExecuteRun, type Runner } from './runner.js';
@@ -27,21 +30,16 @@ import type { SecretBox } from './secret-box.js';
 import { newWebhookSecret } from '../../fetch/webhook-signing.js';
 import type { WebhookSender } from '../../fetch/webhook-sender.js';
 
-type Page<T> = { data: T[]; hasMore: boolean; nextCursor: string | null };
-
-/** A delivery as `GET /monitors/{id}/deliveries` and `trawl monitors deliveries` show it. */
-export type DeliveryView = z.infer<typeof WebhookDelivery>;
-
 export interface MonitorsService {
-  create(input: CreateMonitorRequest, caller: Caller | null): Monitor & { webhookSecret: string };
-  list(query: { status?: string; cursor?: string; limit: number }): Page<Monitor>;
+  create(input: CreateMonitorInput, caller: Caller | null): Monitor & { webhookSecret: string };
+  list(query: MonitorListQuery): Page<Monitor>;
   get(id: string): Monitor;
-  update(id: string, patch: UpdateMonitorRequest): Monitor;
+  update(id: string, patch: UpdateMonitorInput): Monitor;
   delete(id: string): Monitor;
   trigger(id: string): { triggered: true };
-  runs(id: string, query: { cursor?: string; limit: number }): Page<MonitorRun>;
+  runs(id: string, query: PageQuery): Page<MonitorRun>;
   run(id: string, runId: string): MonitorRun;
-  deliveries(id: string, query: { cursor?: string; limit: number }): Page<DeliveryView>;
+  deliveries(id: string, query: PageQuery): Page<DeliveryView>;
   /** The background half: scheduled runs, run execution and webhook delivery. */
   engine: MonitorEngine;
 }
@@ -305,7 +303,7 @@ export function createMonitorsService(deps: MonitorsDeps): MonitorsService {
 function deliveryView(row: DeliveryRow, repo: MonitorsRepo): DeliveryView {
   return {
     eventId: row.event_id,
-    type: row.event_type as DeliveryView['type'],
+    type: row.event_type as MonitorEventType,
     url: row.url,
     status: row.status,
     attempts: repo.attempts(row.seq).map((a) => ({ at: a.at, status: a.status, error: a.error, durationMs: a.duration_ms })), // prettier-ignore

@@ -1,10 +1,10 @@
 /**
- * The wire objects of monitors, runs and webhook events, made from stored rows, and the opaque list
- * cursors. Nothing here touches the store.
+ * The domain objects of monitors and runs (./monitors.types.ts), made from stored rows, and the opaque
+ * list cursors. Nothing here touches the store.
  */
 import { randomBytes } from 'node:crypto';
 import { ServiceError } from '../../errors.js';
-import type { Monitor, MonitorRun } from '../../schemas/monitors.schema.js';
+import type { FailReason, Monitor, MonitorEventType, MonitorRun, Page } from './monitors.types.js';
 import type { MonitorRow, RunRow } from '../../store/monitors.repo.js';
 
 /** A fresh id with a type prefix (`mon_`, `run_`, `evt_`) and 96 random bits in hex. */
@@ -15,8 +15,9 @@ export function newId(prefix: 'mon' | 'run' | 'evt'): string {
 const json = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
+/** The monitor object of a stored row. */
 export function toMonitor(row: MonitorRow): Monitor {
-  const events = json<Monitor['webhook']['events']>(row.webhook_events);
+  const events = json<MonitorEventType[]>(row.webhook_events);
   return {
     id: row.id,
     name: row.name,
@@ -32,13 +33,14 @@ export function toMonitor(row: MonitorRow): Monitor {
   };
 }
 
+/** The run object of a stored row. */
 export function toRun(row: RunRow): MonitorRun {
   return {
     id: row.id,
     monitorId: row.monitor_id,
     status: row.status,
     output: json(row.output),
-    failReason: row.fail_reason as MonitorRun['failReason'],
+    failReason: row.fail_reason as FailReason | null,
     startedAt: row.started_at,
     completedAt: row.completed_at,
     failedAt: row.failed_at,
@@ -73,7 +75,7 @@ export function toPage<R extends { seq: number }, T>(
   rows: R[],
   limit: number,
   map: (row: R) => T,
-): { data: T[]; hasMore: boolean; nextCursor: string | null } {
+): Page<T> {
   const hasMore = rows.length > limit;
   const kept = rows.slice(0, limit);
   const last = kept.at(-1);

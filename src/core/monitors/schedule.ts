@@ -4,9 +4,14 @@
  * created together do not all run at the same second. Pure functions of their arguments.
  */
 import { createHash } from 'node:crypto';
-import { parsePeriodHours } from '../../schemas/monitors.schema.js';
 
 const HOUR_MS = 3_600_000;
+
+/** Hours in a period of one number and one unit (`1h`, `12h`, `1d`), or undefined when malformed. */
+export function parsePeriodHours(period: string): number | undefined {
+  const match = /^(\d+)\s*(h|d)$/.exec(period.trim());
+  return match ? Number(match[1]) * (match[2] === 'd' ? 24 : 1) : undefined;
+}
 /** The largest schedule jitter (the spec's "up to 30 minutes"). */
 export const MAX_JITTER_MS = 30 * 60_000;
 
