@@ -99,14 +99,14 @@ export const SETTINGS = {
       .min(1024)
       .max(1024 * 1024),
     default: 64 * 1024,
-    doc: 'Largest caller JSON Schema (`outputSchema`, `summary.schema`, agent-run and monitor schemas), in bytes of JSON (422 `INVALID_JSON_SCHEMA` above it).', // prettier-ignore
+    doc: 'Largest caller JSON Schema (`outputSchema`, `summary.schema`, agent-run and monitor schemas), in bytes of JSON (422 `INVALID_JSON_SCHEMA` above it).',
   },
   maxSchemaDepth: {
     env: 'TRAWL_MAX_SCHEMA_DEPTH',
     flag: '--max-schema-depth',
     schema: z.coerce.number().int().min(4).max(56),
     default: 32,
-    doc: 'Deepest a caller JSON Schema may nest, in JSON levels (`{"properties": {"a": {}}}` is 3). Request bodies nest at most 64 levels.', // prettier-ignore
+    doc: 'Deepest a caller JSON Schema may nest, in JSON levels (`{"properties": {"a": {}}}` is 3). Request bodies nest at most 64 levels.',
   },
   maxSchemaEnumValues: {
     env: 'TRAWL_MAX_SCHEMA_ENUM_VALUES',
@@ -120,21 +120,21 @@ export const SETTINGS = {
     flag: '--max-schema-properties',
     schema: z.coerce.number().int().min(10).max(100_000),
     default: 500,
-    doc: 'Most property names a caller JSON Schema may declare, all its `properties` together (/search keeps the spec\'s 10).', // prettier-ignore
+    doc: "Most property names a caller JSON Schema may declare, all its `properties` together (/search keeps the spec's 10).",
   },
   maxSchemaSubschemas: {
     env: 'TRAWL_MAX_SCHEMA_SUBSCHEMAS',
     flag: '--max-schema-subschemas',
     schema: z.coerce.number().int().min(10).max(100_000),
     default: 1000,
-    doc: 'Most schema objects a caller JSON Schema may hold: the root and every one under `properties`, `items`, `anyOf`, `$defs` and the like. Bounds the time to compile it.', // prettier-ignore
+    doc: 'Most schema objects a caller JSON Schema may hold: the root and every one under `properties`, `items`, `anyOf`, `$defs` and the like. Bounds the time to compile it.',
   },
   schemaTimeoutMs: {
     env: 'TRAWL_SCHEMA_TIMEOUT_MS',
     flag: '--schema-timeout-ms',
     schema: z.coerce.number().int().min(100).max(60_000),
     default: 2000,
-    doc: 'Longest one compile of a caller JSON Schema, or one validation against it, may take in the schema worker thread before it is stopped (422 `INVALID_JSON_SCHEMA`).', // prettier-ignore
+    doc: 'Longest one compile of a caller JSON Schema, or one validation against it, may take in the schema worker thread before it is stopped (422 `INVALID_JSON_SCHEMA`).',
   },
   allowedHosts: {
     env: 'TRAWL_ALLOWED_HOSTS',
@@ -535,7 +535,7 @@ export function loadConfig(env: Record<string, string | undefined> = {}, flags: 
   out.dataDir = path.resolve(out.dataDir as string);
   if (out.mcpKeyless === true && !isLoopbackHostname(out.host as string)) {
     throw new ConfigError(
-      `TRAWL_MCP_KEYLESS (--mcp-keyless) needs a loopback listener, since any caller could use /mcp without a key; TRAWL_HOST is ${JSON.stringify(out.host)}. Listen on 127.0.0.1, ::1 or localhost, or turn keyless off.`, // prettier-ignore
+      `TRAWL_MCP_KEYLESS (--mcp-keyless) needs a loopback listener, since any caller could use /mcp without a key; TRAWL_HOST is ${JSON.stringify(out.host)}. Listen on 127.0.0.1, ::1 or localhost, or turn keyless off.`,
     );
   }
   return Object.freeze(out) as Config;

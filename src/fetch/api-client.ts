@@ -151,7 +151,8 @@ function toEventStream(body: ResponseData['body'], ctx: StreamContext): EventStr
     failure ??= err;
     body.destroy(err);
   };
-  const onAbort = () => fail(new FetchError('CRAWL_UNKNOWN_ERROR', 'the fetch was cancelled', null, { cause: ctx.signal?.reason })); // prettier-ignore
+  const onAbort = () =>
+    fail(new FetchError('CRAWL_UNKNOWN_ERROR', 'the fetch was cancelled', null, { cause: ctx.signal?.reason }));
   const release = () => {
     clearTimeout(timer);
     ctx.signal?.removeEventListener('abort', onAbort);
@@ -170,7 +171,10 @@ function toEventStream(body: ResponseData['body'], ctx: StreamContext): EventStr
     try {
       for (;;) {
         // Only the server's silence counts, not the time the consumer spends on an event.
-        timer = setTimeout(() => fail(new FetchError('CRAWL_TIMEOUT', `${ctx.where} sent nothing for ${ctx.idleMs} ms`)), ctx.idleMs); // prettier-ignore
+        timer = setTimeout(
+          () => fail(new FetchError('CRAWL_TIMEOUT', `${ctx.where} sent nothing for ${ctx.idleMs} ms`)),
+          ctx.idleMs,
+        );
         const next = await chunks.next();
         clearTimeout(timer);
         if (next.done) break;
@@ -228,7 +232,6 @@ export function createApiClient(options: ApiClientOptions = {}): ApiClient {
     opts: ApiCallOptions,
     signal: AbortSignal,
   ) =>
-    // prettier-ignore
     agent.request({
       origin: url.origin,
       path: `${url.pathname}${url.search}`,
@@ -282,7 +285,11 @@ export function createApiClient(options: ApiClientOptions = {}): ApiClient {
       if (isOk(res) && !type.startsWith('application/json')) return res;
       const text = await readText(res, url);
       if (!isOk(res)) throw toStatusError(res, where, text);
-      throw new FetchError('CRAWL_UNKNOWN_ERROR', `${where} answered JSON, not an event stream: ${text.slice(0, 100)}`, res.statusCode); // prettier-ignore
+      throw new FetchError(
+        'CRAWL_UNKNOWN_ERROR',
+        `${where} answered JSON, not an event stream: ${text.slice(0, 100)}`,
+        res.statusCode,
+      );
     });
     const idleMs = opts.idleTimeoutMs ?? timeoutMs;
     return toEventStream(res.body, { where, host: url.host, idleMs, maxBytes, signal: opts.signal });

@@ -88,7 +88,19 @@ export function createLogger(level: LevelWithSilent, destination: number | NodeJ
 }
 
 /** Fields that can carry a request's content (queries, URLs, texts, error messages naming them). */
-const CONTENT_PATHS = ['query', 'url', 'urls', 'text', 'title', 'input', 'body', 'prompt', 'reason', 'err.message', 'err.stack']; // prettier-ignore
+const CONTENT_PATHS = [
+  'query',
+  'url',
+  'urls',
+  'text',
+  'title',
+  'input',
+  'body',
+  'prompt',
+  'reason',
+  'err.message',
+  'err.stack',
+];
 
 /**
  * The logger of a request from a zero-retention team: every line keeps its event and numbers, but the

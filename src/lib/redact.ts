@@ -30,7 +30,8 @@ const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi;
 const AUTH_SCHEME = /\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{6,}/g;
 const SECRET_FIELD =
   /(["']?[\w-]*(?:key|token|secret|passw(?:or)?d|pwd|sig(?:nature)?|auth(?:orization)?|credential|session)[\w-]*["']?\s*[:=]\s*)(?!\[redacted\])(?:"[^"]*"|'[^']*'|[^\s,;&"'}\]]+)/gi;
-const VENDOR_KEY = /\b(?:sk|pk|rk)[-_](?:[a-z]+[-_])?[A-Za-z0-9_-]{12,}|\bgh[pousr]_[A-Za-z0-9]{20,}|\bxox[abprs]-[A-Za-z0-9-]{10,}|\bAKIA[0-9A-Z]{16}\b/g; // prettier-ignore
+const VENDOR_KEY =
+  /\b(?:sk|pk|rk)[-_](?:[a-z]+[-_])?[A-Za-z0-9_-]{12,}|\bgh[pousr]_[A-Za-z0-9]{20,}|\bxox[abprs]-[A-Za-z0-9-]{10,}|\bAKIA[0-9A-Z]{16}\b/g;
 const LONG_TOKEN = /\b[A-Za-z0-9_-]{32,}\b/g;
 
 /** A long run that mixes upper case, lower case and digits looks like a key; hex ids and words do not. */

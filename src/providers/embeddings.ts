@@ -45,14 +45,20 @@ const nonEmpty = (text: string) => (text.trim().length > 0 ? text : ' ');
 function toVectors(response: EmbeddingsResponse, count: number, model: string): number[][] {
   const data = response?.data;
   if (!Array.isArray(data) || data.length !== count) {
-    throw new ServiceError('UNABLE_TO_GENERATE_RESPONSE', `embeddings provider (${model}) returned ${Array.isArray(data) ? data.length : 'no'} vectors for ${count} inputs`); // prettier-ignore
+    throw new ServiceError(
+      'UNABLE_TO_GENERATE_RESPONSE',
+      `embeddings provider (${model}) returned ${Array.isArray(data) ? data.length : 'no'} vectors for ${count} inputs`,
+    );
   }
   const vectors = new Array<number[]>(count);
   data.forEach((item, position) => {
     const index = typeof item.index === 'number' ? item.index : position;
     const embedding = item.embedding;
     if (index < 0 || index >= count || !Array.isArray(embedding) || !embedding.every((x) => typeof x === 'number')) {
-      throw new ServiceError('UNABLE_TO_GENERATE_RESPONSE', `embeddings provider (${model}) returned a malformed vector at index ${index}`); // prettier-ignore
+      throw new ServiceError(
+        'UNABLE_TO_GENERATE_RESPONSE',
+        `embeddings provider (${model}) returned a malformed vector at index ${index}`,
+      );
     }
     vectors[index] = embedding as number[];
   });

@@ -200,7 +200,11 @@ interface CallContext {
 
 /** The backoff before the next attempt, or undefined when the failure is permanent or time is short. */
 function waitBeforeRetry(ctx: CallContext, err: unknown, retry: number, remainingMs: number): number | undefined {
-  const { httpStatusCode: status, tag, retryAfterMs } = err as { httpStatusCode?: unknown; tag?: unknown; retryAfterMs?: unknown }; // prettier-ignore
+  const {
+    httpStatusCode: status,
+    tag,
+    retryAfterMs,
+  } = err as { httpStatusCode?: unknown; tag?: unknown; retryAfterMs?: unknown };
   const transient =
     typeof status === 'number' ? status === 408 || status === 429 || status >= 500 : RETRYABLE_TAGS.has(String(tag));
   if (!transient) return undefined;
@@ -292,7 +296,12 @@ export function createOpenAiChatModel(options: OpenAiChatModelOptions): ChatMode
     model,
     host,
     quirks: { refusedJson: new Set(), maxCompletionTokens: false, noTemperature: false, noStreamOptions: false },
-    policy: { retries: options.maxRetries ?? 2, baseDelayMs: 500, maxDelayMs: 8_000, random: options.random ?? Math.random }, // prettier-ignore
+    policy: {
+      retries: options.maxRetries ?? 2,
+      baseDelayMs: 500,
+      maxDelayMs: 8_000,
+      random: options.random ?? Math.random,
+    },
     defaultTimeoutMs: options.timeoutMs ?? 60_000,
     sleep: options.sleep ?? realSleep,
     now: options.now ?? Date.now,

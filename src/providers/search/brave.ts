@@ -37,7 +37,9 @@ const MAX_QUERY_CHARS = 400;
 
 /** The `country` values Brave documents; others would be refused (422), so they are not sent. */
 const COUNTRIES = new Set(
-  'AR AU AT BE BR CA CL DK FI FR DE GR HK IN ID IT JP KR MY MX NL NZ NO CN PL PT PH RU SA ZA ES SE CH TW TR GB US'.split(' '), // prettier-ignore
+  'AR AU AT BE BR CA CL DK FI FR DE GR HK IN ID IT JP KR MY MX NL NZ NO CN PL PT PH RU SA ZA ES SE CH TW TR GB US'.split(
+    ' ',
+  ),
 );
 
 /** `YYYY-MM-DDtoYYYY-MM-DD` from the date filters; an open end is 1970-01-01 or today. */
