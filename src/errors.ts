@@ -1,54 +1,73 @@
 /**
- * The one error type of the service and the one table from error tag to HTTP status.
- * Services throw `ServiceError`; each door renders it (REST envelope, MCP `isError` result).
+ * The one error type of the service: `ServiceError`, the core's domain error (a tag, a message, the
+ * field at fault, a cause). Each door renders it: HTTP by its status table (src/http/status.ts), MCP by tag.
  */
 
-/**
- * Tag → HTTP status. The spec lists the tags and an open-ended set; where it does not say which status
- * goes with a tag, the choice is recorded here and in docs/api.md. Nothing else maps tags to statuses.
- */
-export const TAG_STATUS = {
-  INVALID_REQUEST: 400,
-  INVALID_REQUEST_BODY: 400,
-  INVALID_REQUEST_QUERY: 400,
-  INVALID_NUM_RESULTS: 400,
-  NUM_RESULTS_EXCEEDED: 400,
-  INVALID_URLS: 400,
-  SUBPAGES_LIMIT_EXCEEDED: 400,
-  UNSUPPORTED_PUBLICATION_INCLUDE_FILTER: 400,
-  PROHIBITED_CONTENT: 400,
-  INVALID_API_KEY: 401,
-  NO_MORE_CREDITS: 402,
-  API_KEY_BUDGET_EXCEEDED: 402,
-  TEAM_BUDGET_EXCEEDED: 402,
-  X402_PAYMENT_REQUIRED: 402,
-  INSUFFICIENT_SCOPE: 403,
-  TEAM_BLOCKED: 403,
-  FEATURE_DISABLED: 403,
-  FORBIDDEN_ORIGIN: 403,
-  /** A fetch policy's refusal of the one URL a request needs (/findSimilar's `url`), as /contents tags it. */
-  CRAWL_PRIVATE_ADDRESS: 403,
-  CRAWL_ROBOTS_DISALLOWED: 403,
-  NOT_FOUND: 404,
-  NO_CONTENT_FOUND: 404,
-  METHOD_NOT_ALLOWED: 405,
-  PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  INVALID_JSON_SCHEMA: 422,
-  RATE_LIMIT_EXCEEDED: 429,
-  DEFAULT_ERROR: 500,
-  INTERNAL_ERROR: 500,
-  FETCH_DOCUMENT_ERROR: 502,
-  UNABLE_TO_GENERATE_RESPONSE: 502,
-  SERVICE_UNAVAILABLE: 503,
-} as const;
+/** The spec's error tags (its `tag` field); the spec leaves the set open-ended, this is Trawl's. */
+export const ERROR_TAGS = [
+  'INVALID_REQUEST',
+  'INVALID_REQUEST_BODY',
+  'INVALID_REQUEST_QUERY',
+  'INVALID_NUM_RESULTS',
+  'NUM_RESULTS_EXCEEDED',
+  'INVALID_URLS',
+  'SUBPAGES_LIMIT_EXCEEDED',
+  'UNSUPPORTED_PUBLICATION_INCLUDE_FILTER',
+  'PROHIBITED_CONTENT',
+  'INVALID_API_KEY',
+  'NO_MORE_CREDITS',
+  'API_KEY_BUDGET_EXCEEDED',
+  'TEAM_BUDGET_EXCEEDED',
+  'X402_PAYMENT_REQUIRED',
+  'INSUFFICIENT_SCOPE',
+  'TEAM_BLOCKED',
+  'FEATURE_DISABLED',
+  'FORBIDDEN_ORIGIN',
+  'CRAWL_PRIVATE_ADDRESS',
+  'CRAWL_ROBOTS_DISALLOWED',
+  'NOT_FOUND',
+  'NO_CONTENT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'INVALID_JSON_SCHEMA',
+  'RATE_LIMIT_EXCEEDED',
+  'DEFAULT_ERROR',
+  'INTERNAL_ERROR',
+  'FETCH_DOCUMENT_ERROR',
+  'UNABLE_TO_GENERATE_RESPONSE',
+  'SERVICE_UNAVAILABLE',
+] as const;
 
-export type ErrorTag = keyof typeof TAG_STATUS;
+export type ErrorTag = (typeof ERROR_TAGS)[number];
 
-/** The status for a tag; unknown tags are generic server errors, as the spec tells clients to assume. */
-export function statusOf(tag: string): number {
-  return (TAG_STATUS as Record<string, number>)[tag] ?? 500;
-}
+/** Tags of a request refused for want of money: credits, a budget, or an x402 payment (HTTP 402). */
+export const PAYMENT_TAGS: readonly ErrorTag[] = [
+  'NO_MORE_CREDITS',
+  'API_KEY_BUDGET_EXCEEDED',
+  'TEAM_BUDGET_EXCEEDED',
+  'X402_PAYMENT_REQUIRED',
+];
+
+/** Tags of a request whose parameters are at fault: the caller must change them (HTTP 400 and 422). */
+export const INVALID_INPUT_TAGS: readonly ErrorTag[] = [
+  'INVALID_REQUEST',
+  'INVALID_REQUEST_BODY',
+  'INVALID_REQUEST_QUERY',
+  'INVALID_NUM_RESULTS',
+  'NUM_RESULTS_EXCEEDED',
+  'INVALID_URLS',
+  'SUBPAGES_LIMIT_EXCEEDED',
+  'UNSUPPORTED_PUBLICATION_INCLUDE_FILTER',
+  'PROHIBITED_CONTENT',
+  'INVALID_JSON_SCHEMA',
+];
+
+/** Whether `tag` refuses a request for want of money (credits, budgets, payment). */
+export const isPaymentRefusal = (tag: string): boolean => (PAYMENT_TAGS as readonly string[]).includes(tag);
+
+/** Whether `tag` blames the request's parameters. */
+export const isInvalidInput = (tag: string): boolean => (INVALID_INPUT_TAGS as readonly string[]).includes(tag);
 
 /** An error the caller can act on: a spec tag, a message that says what to change, and the field at fault. */
 export class ServiceError extends Error {
@@ -56,25 +75,11 @@ export class ServiceError extends Error {
   readonly tag: ErrorTag;
   /** Dotted path of the field at fault, when one is (`contents.text.maxCharacters`). */
   readonly field: string | undefined;
-  /** Extra headers the REST door should send (e.g. `allow` for 405). */
-  readonly headers: Record<string, string> | undefined;
-  /** Fields the standard envelope carries besides `requestId`, `error` and `tag` (the x402 challenge). */
-  readonly body: Record<string, unknown> | undefined;
 
-  constructor(
-    tag: ErrorTag,
-    message: string,
-    options: { field?: string; cause?: unknown; headers?: Record<string, string>; body?: Record<string, unknown> } = {},
-  ) {
+  constructor(tag: ErrorTag, message: string, options: { field?: string; cause?: unknown } = {}) {
     super(message, { cause: options.cause });
     this.tag = tag;
     this.field = options.field;
-    this.headers = options.headers;
-    this.body = options.body;
-  }
-
-  get status(): number {
-    return statusOf(this.tag);
   }
 }
 

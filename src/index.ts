@@ -6,5 +6,6 @@ export { buildMcpServer } from './mcp/server.js';
 export { OPERATIONS } from './ops/registry.js';
 export { ALL_TOOLS, TOOL_GROUPS } from './mcp/catalog.js';
 export { resolveTools } from './mcp/selection.js';
-export { ServiceError, TAG_STATUS, type ErrorTag } from './errors.js';
+export { ServiceError, type ErrorTag } from './errors.js';
+export { TAG_STATUS } from './http/status.js';
 export { VERSION } from './version.js';

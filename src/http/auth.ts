@@ -1,5 +1,5 @@
 /** API-key authentication of the HTTP door: `x-api-key: KEY` or `Authorization: Bearer KEY`. */
-import { ServiceError } from '../errors.js';
+import { HttpError } from './http-error.js';
 import type { Caller } from '../core/context.js';
 import type { KeysService } from '../core/accounts/keys.service.js';
 
@@ -27,7 +27,7 @@ export function bearerChallenge(keySent: boolean): string {
 export function authenticate(headers: Headers, keys: KeysService, options: { challenge?: boolean } = {}): Caller {
   const key = presentedKey(headers);
   const refuse = (message: string) =>
-    new ServiceError('INVALID_API_KEY', message, {
+    new HttpError('INVALID_API_KEY', message, {
       ...(options.challenge ? { headers: { 'www-authenticate': bearerChallenge(key !== undefined) } } : {}),
     });
   if (!key) {

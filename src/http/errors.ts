@@ -1,10 +1,12 @@
 /**
  * Error rendering of the REST door: the standard envelope `{requestId, error, tag}`, or `{error}` on
- * monitor routes; the status comes from the one tag table in src/errors.ts.
+ * monitor routes; the status comes from the one tag table (./status.ts).
  */
 import type { Context } from 'hono';
 import { ServiceError, toServiceError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
+import { bodyOf, headersOf } from './http-error.js';
+import { statusOf } from './status.js';
 
 export type ErrorBody = 'envelope' | 'simple';
 
@@ -40,8 +42,8 @@ export function errorResponse(
   if (err.tag === 'INTERNAL_ERROR' && !(thrown instanceof ServiceError)) {
     logger.error({ requestId, err: thrown }, 'unexpected error');
   }
-  for (const [name, value] of Object.entries(err.headers ?? {})) c.header(name, value);
+  for (const [name, value] of Object.entries(headersOf(err))) c.header(name, value);
   const body =
-    style === 'simple' ? { error: err.message } : { requestId, error: err.message, tag: err.tag, ...err.body };
-  return c.json(body, err.status as 400);
+    style === 'simple' ? { error: err.message } : { requestId, error: err.message, tag: err.tag, ...bodyOf(err) };
+  return c.json(body, statusOf(err.tag) as 400);
 }

@@ -13,6 +13,7 @@ import { narrowTools } from '../mcp/selection.js';
 import type { Caller } from '../core/context.js';
 import { authenticate, presentedKey } from './auth.js';
 import { ClientClosedError } from './errors.js';
+import { HttpError } from './http-error.js';
 import { createOriginGuard } from './origin-guard.js';
 import type { HttpEnv } from './env.js';
 
@@ -66,7 +67,7 @@ export function mountMcp(hono: Hono<HttpEnv>, app: App, tools: readonly string[]
 
   hono.on(['GET', 'DELETE'], '/mcp', (c) => {
     guard(c.req.raw.headers);
-    throw new ServiceError(
+    throw new HttpError(
       'METHOD_NOT_ALLOWED',
       'This MCP endpoint is stateless: send JSON-RPC messages with POST; there is no session stream to open or delete.',
       { headers: { allow: 'POST' } },

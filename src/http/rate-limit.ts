@@ -7,7 +7,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { App } from '../app.js';
 import type { Caller } from '../core/context.js';
-import { ServiceError } from '../errors.js';
+import { HttpError } from './http-error.js';
 import type { HttpEnv } from './env.js';
 
 /**
@@ -31,7 +31,7 @@ export function enforceRate(c: Context<HttpEnv>, app: App, caller: Caller): void
     return;
   }
   const retryAfter = Math.max(1, Math.ceil(entry.retryAfterMs / 1000));
-  throw new ServiceError('RATE_LIMIT_EXCEEDED', `${entry.message}; retry in ${retryAfter} s`, {
+  throw new HttpError('RATE_LIMIT_EXCEEDED', `${entry.message}; retry in ${retryAfter} s`, {
     headers: { ...headers, 'retry-after': String(retryAfter) },
   });
 }

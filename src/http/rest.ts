@@ -12,6 +12,7 @@ import type { Operation, StreamEvent } from '../ops/define-op.js';
 import { invoke, invokeStream } from '../ops/invoke.js';
 import { parseOrThrow } from '../ops/validation.js';
 import { authenticate, presentedKey } from './auth.js';
+import { HttpError } from './http-error.js';
 import { requirePayment, type X402Setup } from './x402.js';
 import { enforceRate } from './rate-limit.js';
 import { readJsonBody } from './body.js';
@@ -120,7 +121,7 @@ export function mountOperations(hono: Hono<HttpEnv>, app: App, ops: readonly Ope
   }
   for (const [path, methods] of methodsByPath) {
     hono.all(path, () => {
-      throw new ServiceError('METHOD_NOT_ALLOWED', `Method not allowed here; use ${methods.join(' or ')}.`, {
+      throw new HttpError('METHOD_NOT_ALLOWED', `Method not allowed here; use ${methods.join(' or ')}.`, {
         headers: { allow: methods.join(', ') },
       });
     });

@@ -21,7 +21,7 @@ import {
   type PaymentChallenge,
   type X402Rail,
 } from '../core/accounts/x402.js';
-import { ServiceError } from '../errors.js';
+import { HttpError } from './http-error.js';
 import type { Operation } from '../ops/define-op.js';
 
 export interface X402Setup {
@@ -36,7 +36,7 @@ export interface VerifiedPayment {
 }
 
 const challengeError = (challenge: PaymentChallenge, message: string) =>
-  new ServiceError('X402_PAYMENT_REQUIRED', message, {
+  new HttpError('X402_PAYMENT_REQUIRED', message, {
     body: { ...challenge },
     headers: { [PAYMENT_REQUIRED_HEADER.toLowerCase()]: encodeHeader({ ...challenge, error: message }), 'cache-control': 'no-store' }, // prettier-ignore
   });

@@ -5,7 +5,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'; // prettier-ignore
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { TAG_STATUS } from '../../src/errors.js';
+import { TAG_STATUS } from '../../src/http/status.js';
 import { bodyText, type Endpoint, type FuzzCase } from './cases.js';
 import { expandDeep } from './hostile.js';
 import { namesUnreachableUpstream, type Schema } from './json-arbitrary.js';

@@ -2,7 +2,7 @@
  * Sends fuzz cases to a running HTTP door and judges each answer: no 500, a 502–504 only where an upstream
  * really failed, every 4xx in the spec's envelope, no request over 2 s, `/health` answering after it.
  */
-import { TAG_STATUS } from '../../src/errors.js';
+import { TAG_STATUS } from '../../src/http/status.js';
 import { bodyText, type FuzzCase } from './cases.js';
 import { namesUnreachableUpstream } from './json-arbitrary.js';
 

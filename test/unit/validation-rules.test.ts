@@ -10,6 +10,7 @@ import { parseOrThrow, type InputPart } from '../../src/ops/validation.js';
 import { OPERATIONS } from '../../src/ops/registry.js';
 import { checkBetas, type Operation } from '../../src/ops/define-op.js';
 import { ServiceError, type ErrorTag } from '../../src/errors.js';
+import { statusOf } from '../../src/http/status.js';
 
 const DYNAMIC_TOKEN = 'dynamic-highlights-2026-08-28';
 const MAX_EFFORT_TOKEN = 'agent-max-effort-2026-07-27';
@@ -66,7 +67,7 @@ function reject(operation: Operation, value: unknown, expected: Rejection, part:
   const err = caught as ServiceError;
   const defaultTag = part === 'body' ? 'INVALID_REQUEST_BODY' : 'INVALID_REQUEST_QUERY';
   expect(err.tag).toBe(expected.tag ?? defaultTag);
-  expect(err.status).toBe(expected.status ?? 400);
+  expect(statusOf(err.tag)).toBe(expected.status ?? 400);
   expect(err.field).toBe(expected.field);
   expect(err.message.startsWith(LABEL[part])).toBe(true);
   expect(err.message).toContain(`${expected.field}: `);
@@ -88,7 +89,7 @@ function rejectBeta(operation: Operation, parsed: unknown, betas: string[], fiel
   expect(caught, 'checkBetas should have refused the input').toBeInstanceOf(ServiceError);
   const err = caught as ServiceError;
   expect(err.tag).toBe('INVALID_REQUEST_BODY');
-  expect(err.status).toBe(400);
+  expect(statusOf(err.tag)).toBe(400);
   expect(err.field).toBe(field);
   expect(err.message).toContain(field);
   expect(err.message).toContain(token);

@@ -8,7 +8,7 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { ServiceError } from '../../errors.js';
+import { isPaymentRefusal, ServiceError } from '../../errors.js';
 import { withoutContent, type Logger } from '../../lib/logger.js';
 import type { AgentRunRow, AgentRunsRepo } from '../../store/agent-runs.repo.js';
 import type { Accounts } from '../accounts/accounts.service.js';
@@ -182,7 +182,11 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
       if (controller.signal.aborted) return; // cancelled: the canceller wrote the end
       const known = err instanceof ServiceError;
       if (!known) ctx.logger.error({ err }, 'agent run failed unexpectedly');
-      const code = !known ? 'internal_error' : err.status === 402 ? 'insufficient_credits' : err.tag.toLowerCase();
+      const code = !known
+        ? 'internal_error'
+        : isPaymentRefusal(err.tag)
+          ? 'insufficient_credits'
+          : err.tag.toLowerCase();
       fail(row.id, code, known ? err.message : 'Internal error; the server log has the details.');
     } finally {
       clearInterval(renew);

@@ -16,6 +16,7 @@ import {
   type X402Rail,
 } from '../../../src/core/accounts/x402.js';
 import { ServiceError } from '../../../src/errors.js';
+import { statusOf } from '../../../src/http/status.js';
 import { createApiClient } from '../../../src/fetch/api-client.js';
 import {
   makePayment,
@@ -182,7 +183,7 @@ describe('x402 headers', () => {
     for (const [name, value, message] of cases) {
       const err = thrown(() => readPayment(headersWith(name, value)));
       expect(err.tag).toBe('X402_PAYMENT_REQUIRED');
-      expect(err.status).toBe(402);
+      expect(statusOf(err.tag)).toBe(402);
       expect(err.message).toMatch(message);
       expect(err.message).toMatch(/PAYMENT-REQUIRED challenge/);
     }
@@ -336,7 +337,7 @@ describe('x402 facilitator client', () => {
     const gone = createFacilitatorClient({ url: downUrl, apiKey: API_KEY, post: api.postJson });
     const err = await gone.settle(payment, requirement).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ServiceError);
-    expect((err as ServiceError).status).toBe(503);
+    expect(statusOf((err as ServiceError).tag)).toBe(503);
     expect((err as ServiceError).message).toMatch(/x402 facilitator at 127\.0\.0\.1:\d+ could not settle the payment/);
     expect((err as ServiceError).message).not.toContain(API_KEY);
 

@@ -1,0 +1,48 @@
+/**
+ * Tag → HTTP status: the one table of the HTTP door (REST envelope, Responses door, /mcp). The spec lists
+ * the tags and an open-ended set; where it does not say which status goes with a tag, the choice is
+ * recorded here and in docs/api.md. Nothing else maps tags to statuses.
+ */
+import type { ErrorTag } from '../errors.js';
+
+/** The status of each tag. */
+export const TAG_STATUS = {
+  INVALID_REQUEST: 400,
+  INVALID_REQUEST_BODY: 400,
+  INVALID_REQUEST_QUERY: 400,
+  INVALID_NUM_RESULTS: 400,
+  NUM_RESULTS_EXCEEDED: 400,
+  INVALID_URLS: 400,
+  SUBPAGES_LIMIT_EXCEEDED: 400,
+  UNSUPPORTED_PUBLICATION_INCLUDE_FILTER: 400,
+  PROHIBITED_CONTENT: 400,
+  INVALID_API_KEY: 401,
+  NO_MORE_CREDITS: 402,
+  API_KEY_BUDGET_EXCEEDED: 402,
+  TEAM_BUDGET_EXCEEDED: 402,
+  X402_PAYMENT_REQUIRED: 402,
+  INSUFFICIENT_SCOPE: 403,
+  TEAM_BLOCKED: 403,
+  FEATURE_DISABLED: 403,
+  FORBIDDEN_ORIGIN: 403,
+  /** A fetch policy's refusal of the one URL a request needs (/findSimilar's `url`), as /contents tags it. */
+  CRAWL_PRIVATE_ADDRESS: 403,
+  CRAWL_ROBOTS_DISALLOWED: 403,
+  NOT_FOUND: 404,
+  NO_CONTENT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  INVALID_JSON_SCHEMA: 422,
+  RATE_LIMIT_EXCEEDED: 429,
+  DEFAULT_ERROR: 500,
+  INTERNAL_ERROR: 500,
+  FETCH_DOCUMENT_ERROR: 502,
+  UNABLE_TO_GENERATE_RESPONSE: 502,
+  SERVICE_UNAVAILABLE: 503,
+} as const satisfies Record<ErrorTag, number>;
+
+/** The status for a tag; unknown tags are generic server errors, as the spec tells clients to assume. */
+export function statusOf(tag: string): number {
+  return (TAG_STATUS as Record<string, number>)[tag] ?? 500;
+}
