@@ -1,5 +1,6 @@
 /** Search operations: /search and /findSimilar. */
 import { searchBound, similarBound } from '../core/accounts/bounds.js';
+import { searchPlanOf, type SearchInput, type SearchPlan } from '../core/search/search.plan.js';
 import { defineOp } from './define-op.js';
 import type { Answer } from './answer.js';
 import { resultsAnswer } from './render.js';
@@ -17,6 +18,14 @@ const TOOL_CONTENTS = {
   livecrawlTimeout: 10000,
   subpages: 0,
 };
+
+/** The plan of a request, built once per validated input (its price bound and its run share it). */
+const plans = new WeakMap<object, SearchPlan>();
+function planOf(input: SearchInput): SearchPlan {
+  let plan = plans.get(input);
+  if (!plan) plans.set(input, (plan = searchPlanOf(input)));
+  return plan;
+}
 
 /**
  * Results (and the synthesized answer first, with what backs each field: sources and confidence,
@@ -61,12 +70,12 @@ export const searchOp = defineOp({
   // an agent searching wants to read what each result says: text unless it asked for other contents
   toolDefaults: (args) => (args.contents ? args : { ...args, contents: { ...TOOL_CONTENTS } }),
   render: (out) => searchAnswer(out, `${out.results.length} results`),
-  run: (services, input, ctx) => services.search.run(input, ctx),
-  maxCost: searchBound,
+  run: (services, input, ctx) => services.search.run(planOf(input), ctx),
+  maxCost: (input, pricing) => searchBound(planOf(input), pricing),
   stream: {
     when: (input) => input.stream === true,
     frame: SearchStreamChunk,
-    frames: (services, input, ctx) => searchStreamFrames(services.search.stream(input, ctx)),
+    frames: (services, input, ctx) => searchStreamFrames(services.search.stream(planOf(input), ctx)),
   },
 });
 

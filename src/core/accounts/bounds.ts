@@ -6,8 +6,8 @@
  */
 import type { ChatModel } from '../../providers/model/types.js';
 import { searchCost, similarCost, type Prices } from '../pricing.js';
-import { MAX_SOURCES } from '../search/answer.js';
-import { pipelineOf } from '../search/pipelines.js';
+import type { SearchPlan } from '../search/search.plan.js';
+import { answerSearchPlan } from '../synthesis/answer.service.js';
 import { modelCost } from '../synthesis/model-choice.js';
 import type { ModelPrice } from '../synthesis/pricing.js';
 
@@ -30,15 +30,16 @@ export interface Pricing {
 /** Model calls of summaries: one per page, subpages included. */
 const summaryCalls = (pages: number, contents: Contents) => (contents?.summary ? pages * (1 + (contents.subpages ?? 0)) : 0); // prettier-ignore
 
+/** A search: its planning rounds (none in compliance mode), its answer and its summaries, at most. */
 export function searchBound(
-  input: { type?: string; numResults: number; contents?: Contents; outputSchema?: unknown; stream?: boolean; compliance?: string }, // prettier-ignore
+  plan: Pick<SearchPlan, 'type' | 'pipeline' | 'numResults' | 'contents' | 'answer'>,
   { prices, modelCall }: Pricing,
 ): number {
-  const { type, pipeline } = pipelineOf(input.type);
-  const planning = !input.compliance && pipeline.plannedQueries > 0 ? 1 + pipeline.followUpRounds : 0;
-  const answer = input.outputSchema !== undefined || input.stream ? 1 : 0;
-  const calls = planning + answer + summaryCalls(input.numResults, input.contents);
-  return searchCost(prices, type, input.numResults, input.contents) + calls * modelCall;
+  const { type, pipeline } = plan;
+  const planning = pipeline.plannedQueries > 0 ? 1 + pipeline.followUpRounds : 0;
+  const answer = plan.answer ? 1 : 0;
+  const calls = planning + answer + summaryCalls(plan.numResults, plan.contents);
+  return searchCost(prices, type, plan.numResults, plan.contents) + calls * modelCall;
 }
 
 /**
@@ -50,7 +51,8 @@ export function answerBound(
   { prices, modelCall }: Pricing,
 ): number {
   const calls = input.outputSchema?.type === 'object' ? 2 : 1;
-  return searchCost(prices, 'auto', MAX_SOURCES, input.text ? { text: true } : undefined) + calls * modelCall;
+  const search = answerSearchPlan({ query: '', withText: Boolean(input.text) });
+  return searchCost(prices, search.type, search.numResults, search.contents) + calls * modelCall;
 }
 
 export function similarBound(

@@ -11,6 +11,7 @@ import type { Prices } from '../pricing.js';
 import { roundDollars } from '../pricing.js';
 import { sourcesOf } from '../search/answer.js';
 import type { ResultObject } from '../search/results.js';
+import { searchPlanOf } from '../search/search.plan.js';
 import type { SearchService } from '../search/search.service.js';
 import type { GroundingEntry } from '../synthesis/grounding.js';
 import type { Synthesis } from '../synthesis/synthesis.service.js';
@@ -158,7 +159,10 @@ export async function research(
     }
     const callId = `call_${++state.calls}`;
     emit({ event: 'agent_run.search', data: { callId, query, description: `Searching the web for: ${query}` } });
-    const out = await deps.search.run({ query, type: 'auto', numResults: 10, sources: request.sources }, ctx);
+    const out = await deps.search.run(
+      searchPlanOf({ query, type: 'auto', numResults: 10, sources: request.sources }),
+      ctx,
+    );
     if (ctx.signal.aborted) throw ctx.signal.reason; // stopped meanwhile: another process may resume the run
     state.searches++;
     state.steps++;

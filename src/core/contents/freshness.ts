@@ -15,6 +15,8 @@ export type Freshness =
   /** `livecrawl: preferred`: fetch; if that fails, the cache. */
   | { mode: 'live-preferred' };
 
+import { inComplianceMode } from '../compliance.js';
+
 export interface FreshnessInput {
   maxAgeHours?: number | null;
   livecrawl?: 'never' | 'always' | 'fallback' | 'preferred' | null;
@@ -23,7 +25,7 @@ export interface FreshnessInput {
 
 /** Maps the request's options to one policy (the schema already refuses `livecrawl` with `maxAgeHours`). */
 export function toFreshness(input: FreshnessInput): Freshness {
-  if (input.compliance != null) return { mode: 'cache-only' };
+  if (inComplianceMode(input.compliance)) return { mode: 'cache-only' };
   const hours = input.maxAgeHours;
   if (hours != null) {
     if (hours < 0) return { mode: 'cache-only' };

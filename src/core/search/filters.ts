@@ -109,6 +109,36 @@ export interface RequestFilters extends Omit<SearchFilters, 'includeIds' | 'excl
   excludeText?: string[];
 }
 
+/** The filter fields, listed once: the request filter, the plans and the providers' push-down read them. */
+export const FILTER_FIELDS = [
+  'includeDomains',
+  'excludeDomains',
+  'startPublishedDate',
+  'endPublishedDate',
+  'startCrawlDate',
+  'endCrawlDate',
+  'category',
+  'moderation',
+  'includeText',
+  'excludeText',
+] as const satisfies readonly (keyof RequestFilters)[];
+
+/** The filters a web-search provider is asked to push down (it is filtered again afterwards). */
+export const PROVIDER_FILTER_FIELDS = [
+  'includeDomains',
+  'excludeDomains',
+  'startPublishedDate',
+  'endPublishedDate',
+  'category',
+] as const satisfies readonly (typeof FILTER_FIELDS)[number][];
+
+/** The filter fields of `request` (the fields it leaves undefined stay absent). */
+export function filtersOf(request: Partial<Record<(typeof FILTER_FIELDS)[number], unknown>>): RequestFilters {
+  const out: Record<string, unknown> = {};
+  for (const field of FILTER_FIELDS) if (request[field] !== undefined) out[field] = request[field];
+  return out as RequestFilters;
+}
+
 /**
  * The filter of a request: its text filters resolved to the documents holding the phrase (anywhere for
  * `includeText`, in the title or first 1000 words for `excludeText`) by `phraseMatches`.

@@ -14,7 +14,7 @@ export const LOCAL_DEPTH = 100;
 export function retrieveLocal(
   index: SearchIndex,
   query: string,
-  additionalQueries: string[] | undefined,
+  additionalQueries: readonly string[] | undefined,
   pipeline: Pipeline,
   accept?: (id: number) => boolean,
   depth = LOCAL_DEPTH,

@@ -9,49 +9,19 @@ import type { DocumentsRepo } from '../../store/documents.repo.js';
 import type { ServiceContext } from '../context.js';
 import type { ContentsService } from '../contents/contents.service.js';
 import { normalizeUrl } from '../contents/url.js';
-import type { DocumentCategory } from './classify/index.js';
 import { createRequestFilter, type SearchFilter } from './filters.js';
-import { fuse, pipelineOf, type Pipeline, type SearchType } from './pipelines.js';
+import { fuse, type SearchType } from './pipelines.js';
 import { LOCAL_DEPTH, retrieveLocal } from './retrieve.js';
 import { searchCost, type Prices } from '../pricing.js';
-import { buildResults, type ContentsRequest, type Candidate, type ResultObject } from './results.js';
+import { buildResults, type Candidate, type ResultObject } from './results.js';
 import type { SearchIndex } from './search-index.js';
 import type { SemanticSearch } from './semantic.js';
 import type { GroundingEntry } from '../synthesis/grounding.js';
 import type { Synthesis, SynthesisRequest, SynthesisResult } from '../synthesis/synthesis.service.js';
-import { answerShape, sourcesOf } from './answer.js';
+import { sourcesOf } from './answer.js';
+import { withQueries, type SearchPlan } from './search.plan.js';
 import { askProviders, readProviderPages } from './web-providers.js';
 import { warning } from '../warnings.js';
-
-/** The validated /search request, as far as the service reads it. */
-export interface SearchInput {
-  query: string;
-  type?: string;
-  numResults: number;
-  category?: DocumentCategory;
-  userLocation?: string;
-  includeDomains?: string[];
-  excludeDomains?: string[];
-  startPublishedDate?: string;
-  endPublishedDate?: string;
-  startCrawlDate?: string;
-  endCrawlDate?: string;
-  includeText?: string[];
-  excludeText?: string[];
-  moderation?: boolean;
-  additionalQueries?: string[];
-  contents?: ContentsRequest;
-  filterEmptyResults?: boolean;
-  outputSchema?: unknown;
-  systemPrompt?: string;
-  stream?: boolean;
-  compliance?: string;
-  /**
-   * Not on the wire: the sources a caller restricts itself to (an agent run's `dataSources`): the local
-   * index, and providers by name. Absent: all of them.
-   */
-  sources?: { index: boolean; providers: readonly string[] };
-}
 
 export interface SearchOutput {
   [key: string]: unknown;
@@ -86,9 +56,9 @@ export interface SearchDeps {
 
 export interface SearchService {
   /** Results, and the synthesized `output` when `outputSchema` is given. */
-  run(input: SearchInput, ctx: ServiceContext): Promise<SearchOutput>;
+  run(plan: SearchPlan, ctx: ServiceContext): Promise<SearchOutput>;
   /** `stream: true`: the answer streamed, then the response with `output` (docs/synthesis.md). */
-  stream(input: SearchInput, ctx: ServiceContext): AsyncIterable<SearchStreamEvent>;
+  stream(plan: SearchPlan, ctx: ServiceContext): AsyncIterable<SearchStreamEvent>;
 }
 
 /** Fused score multiplier for a result from the caller's country (`userLocation`). */
@@ -96,15 +66,11 @@ const LOCATION_BOOST = 1.15;
 
 export function createSearchService(deps: SearchDeps): SearchService {
   /** What to answer from, when the request asks for an answer. */
-  const synthesisRequest = async (
-    input: SearchInput,
-    found: Found,
-    ctx: ServiceContext,
-  ): Promise<SynthesisRequest> => ({
-    query: input.query,
-    shape: answerShape(input.outputSchema),
-    systemPrompt: input.systemPrompt,
-    sources: await sourcesOf(deps.contents, found.response.results, input.query, found.cacheOnly, ctx),
+  const synthesisRequest = async (plan: SearchPlan, found: Found, ctx: ServiceContext): Promise<SynthesisRequest> => ({
+    query: plan.query,
+    shape: plan.answer?.shape ?? { type: 'text' },
+    systemPrompt: plan.systemPrompt,
+    sources: await sourcesOf(deps.contents, found.response.results, plan.query, found.cacheOnly, ctx),
   });
   const withAnswer = (found: Found, answer: SynthesisResult, started: number): SearchOutput => ({
     ...found.response,
@@ -113,28 +79,28 @@ export function createSearchService(deps: SearchDeps): SearchService {
     searchTime: Math.round((performance.now() - started) * 100) / 100,
   });
   /** The search, widened for the deep types by the searches a model plans (their cost included). */
-  const search = async (input: SearchInput, ctx: ServiceContext): Promise<Found> => {
-    const { pipeline } = pipelineOf(input.type);
+  const search = async (plan: SearchPlan, ctx: ServiceContext): Promise<Found> => {
+    const { pipeline } = plan;
     // an empty index and no provider: nothing to search, so no planning and no charge (INDEX_EMPTY says why)
     const emptyCorpus = () => deps.providers.length === 0 && deps.index.count() === 0;
-    const planning = !input.compliance && pipeline.plannedQueries > 0 && !emptyCorpus();
+    const planning = pipeline.plannedQueries > 0 && !emptyCorpus();
     const step = progressSteps(ctx);
     const failedBefore = ctx.notes?.providerFailures?.length ?? 0;
     let cost = 0;
-    let asked = input;
+    let asked = plan;
     const widen = async (max: number, seen?: string[]) => {
       step(seen ? 'reading the results for what is missing' : 'planning searches');
-      const plan = await deps.synthesis.plan({ query: input.query, max, systemPrompt: input.systemPrompt, seen }, ctx); // prettier-ignore
-      cost += plan.costDollars;
-      if (plan.queries.length > 0) asked = { ...asked, additionalQueries: [...(asked.additionalQueries ?? []), ...plan.queries] }; // prettier-ignore
-      return plan.queries.length > 0;
+      const planned = await deps.synthesis.plan({ query: plan.query, max, systemPrompt: plan.systemPrompt, seen }, ctx);
+      cost += planned.costDollars;
+      asked = withQueries(asked, planned.queries);
+      return planned.queries.length > 0;
     };
     if (planning) await widen(pipeline.plannedQueries);
     step('searching');
     let found = await find(deps, asked, ctx);
     for (let round = 0; planning && round < pipeline.followUpRounds; round++) {
       // read what was found (titles and the passages that match the question) before asking what is missing
-      const read = await sourcesOf(deps.contents, found.response.results, input.query, found.cacheOnly, ctx);
+      const read = await sourcesOf(deps.contents, found.response.results, plan.query, found.cacheOnly, ctx);
       const seen = read.map((s) => `${s.title}: ${s.evidence.replace(/\s+/g, ' ').slice(0, FOLLOW_UP_READ)}`);
       if (!(await widen(FOLLOW_UP_QUERIES, seen))) break;
       step('searching again');
@@ -143,23 +109,23 @@ export function createSearchService(deps: SearchDeps): SearchService {
     if (cost > 0) found.response.costDollars.total = roundDollars(found.response.costDollars.total + cost);
     const nothingToSearch = found.response.results.length === 0 && emptyCorpus();
     if (nothingToSearch) found.response.costDollars.total = 0;
-    if (input.outputSchema !== undefined || input.stream) step('writing the answer');
-    reportWarnings(deps, input, found, ctx, { planning, failedBefore, nothingToSearch });
+    if (plan.answer) step('writing the answer');
+    reportWarnings(deps, plan, found, ctx, { planning, failedBefore, nothingToSearch });
     return found;
   };
   return {
-    async run(input, ctx) {
+    async run(plan, ctx) {
       const started = performance.now();
-      const found = await search(input, ctx);
+      const found = await search(plan, ctx);
       // `stream` through a door that cannot stream (an MCP tool) still gets its answer, whole
-      if (input.outputSchema === undefined && !input.stream) return found.response;
-      const answer = await deps.synthesis.answer(await synthesisRequest(input, found, ctx), ctx);
+      if (!plan.answer) return found.response;
+      const answer = await deps.synthesis.answer(await synthesisRequest(plan, found, ctx), ctx);
       return withAnswer(found, answer, started);
     },
-    async *stream(input, ctx) {
+    async *stream(plan, ctx) {
       const started = performance.now();
-      const found = await search(input, ctx);
-      for await (const chunk of deps.synthesis.stream(await synthesisRequest(input, found, ctx), ctx)) {
+      const found = await search(plan, ctx);
+      for await (const chunk of deps.synthesis.stream(await synthesisRequest(plan, found, ctx), ctx)) {
         if (chunk.type === 'text') yield chunk;
         else yield { type: 'done', response: withAnswer(found, chunk.result, started) };
       }
@@ -186,7 +152,7 @@ function progressSteps(ctx: ServiceContext): (message: string) => void {
  */
 function reportWarnings(
   deps: SearchDeps,
-  input: SearchInput,
+  plan: SearchPlan,
   found: Found,
   ctx: ServiceContext,
   seen: { planning: boolean; failedBefore: number; nothingToSearch: boolean },
@@ -199,7 +165,7 @@ function reportWarnings(
     ctx.onWarning(warning(seen.nothingToSearch ? 'INDEX_EMPTY' : 'NO_SEARCH_PROVIDER'));
   }
   // an object answer without a model is an error (FEATURE_DISABLED), not a poorer answer
-  const answering = (input.outputSchema !== undefined || input.stream) && answerShape(input.outputSchema).type !== 'object'; // prettier-ignore
+  const answering = plan.answer !== undefined && plan.answer.shape.type !== 'object';
   if ((seen.planning || answering) && !deps.synthesis.modelFor(ctx)) ctx.onWarning(warning('MODEL_MISSING'));
 }
 
@@ -210,43 +176,39 @@ interface Found {
 }
 
 /** The search itself: local and provider lists fused, filtered, and turned into results. */
-async function find(deps: SearchDeps, input: SearchInput, ctx: ServiceContext): Promise<Found> {
+async function find(deps: SearchDeps, plan: SearchPlan, ctx: ServiceContext): Promise<Found> {
   const started = performance.now();
-  const { type, pipeline: typePipeline } = pipelineOf(input.type);
-  // compliance mode is cache-only: the local index and stored pages, never a provider or a live fetch
-  const pipeline = input.compliance
-    ? { ...typePipeline, providers: false, semantic: false, cacheOnly: true }
-    : typePipeline;
-  let filter = buildFilter(deps.index, input);
-  const providers = input.sources ? deps.providers.filter((p) => input.sources!.providers.includes(p.name)) : deps.providers; // prettier-ignore
-  const useIndex = input.sources?.index ?? true;
+  const { type, pipeline } = plan;
+  let filter = createRequestFilter(deps.index, plan.filters);
+  const providers = plan.sources ? deps.providers.filter((p) => plan.sources!.providers.includes(p.name)) : deps.providers; // prettier-ignore
+  const useIndex = plan.sources?.index ?? true;
   const asking = pipeline.providers && !ctx.federated && providers.length > 0;
-  const providerHits = asking ? askProviders({ ...deps, providers }, input, pipeline, ctx) : null;
-  const semantic = useIndex && pipeline.semantic && deps.semantic ? nearestIds(deps, input.query, ctx) : null;
+  const providerHits = asking ? askProviders({ ...deps, providers }, plan, ctx) : null;
+  const semantic = useIndex && pipeline.semantic && deps.semantic ? nearestIds(deps, plan.query, ctx) : null;
   // a lone local list (nothing fused with it, no location boost) is the answer as ranked: its first
   // numResults are all that is needed; anything fused needs the deeper lists
   const alone =
     !providerHits &&
     !semantic &&
-    !input.userLocation &&
+    !plan.userLocation &&
     pipeline.feedbackRounds === 0 &&
-    !(pipeline.additionalQueries && input.additionalQueries?.length);
-  const depth = alone ? input.numResults : LOCAL_DEPTH;
-  const local = useIndex ? localLists(deps.index, input, pipeline, filter, depth) : [];
+    !(pipeline.additionalQueries && plan.additionalQueries.length);
+  const depth = alone ? plan.numResults : LOCAL_DEPTH;
+  const local = useIndex ? localLists(deps.index, plan, filter, depth) : [];
   if (semantic) local.push(acceptable(deps.index, filter, await semantic));
   const remote = providerHits ? await providerHits : [];
   // provider pages are read (and so indexed) by the deep types, and whenever a filter needs the page
-  const read = Math.max(pipeline.readProviderPages, filter.needsPage ? input.numResults : 0);
+  const read = Math.max(pipeline.readProviderPages, filter.needsPage ? plan.numResults : 0);
   if (read > 0 && remote.some((l) => l.length > 0)) {
     await readProviderPages(deps, remote, read, ctx);
-    if (filter.needsPage) filter = buildFilter(deps.index, input);
+    if (filter.needsPage) filter = createRequestFilter(deps.index, plan.filters);
   }
-  const candidates = rankCandidates(deps.index, input, local, remote, filter);
+  const candidates = rankCandidates(deps.index, plan, local, remote, filter);
   const spent = { dollars: 0 }; // model-written summaries
   const results = await buildResults(
     { documents: deps.documents, contents: deps.contents, index: deps.index },
-    candidates.slice(0, input.numResults),
-    input,
+    candidates.slice(0, plan.numResults),
+    plan,
     pipeline.cacheOnly,
     ctx,
     spent,
@@ -254,39 +216,18 @@ async function find(deps: SearchDeps, input: SearchInput, ctx: ServiceContext): 
   const response: SearchOutput = {
     requestId: ctx.requestId,
     results,
-    costDollars: { total: roundDollars(searchCost(deps.prices, type, results.length, input.contents) + spent.dollars) },
+    costDollars: { total: roundDollars(searchCost(deps.prices, type, results.length, plan.contents) + spent.dollars) },
     searchTime: Math.round((performance.now() - started) * 100) / 100,
     resolvedSearchType: type,
   };
   return { response, cacheOnly: pipeline.cacheOnly };
 }
 
-function buildFilter(index: SearchIndex, input: SearchInput): SearchFilter {
-  return createRequestFilter(index, {
-    includeDomains: input.includeDomains,
-    excludeDomains: input.excludeDomains,
-    startPublishedDate: input.startPublishedDate,
-    endPublishedDate: input.endPublishedDate,
-    startCrawlDate: input.startCrawlDate,
-    endCrawlDate: input.endCrawlDate,
-    category: input.category,
-    moderation: input.moderation,
-    includeText: input.includeText,
-    excludeText: input.excludeText,
-  });
-}
-
 /** The local retrievals of the pipeline, restricted to documents that pass the request's filters. */
-function localLists(
-  index: SearchIndex,
-  input: SearchInput,
-  pipeline: Pipeline,
-  filter: SearchFilter,
-  depth: number,
-): number[][] {
+function localLists(index: SearchIndex, plan: SearchPlan, filter: SearchFilter, depth: number): number[][] {
   const urlOf = (id: number) => index.urls([id]).get(id) ?? '';
   const accept = filter.active ? (id: number) => filter.doc(id, index.table.facts(id), () => urlOf(id)) : undefined;
-  return retrieveLocal(index, input.query, input.additionalQueries, pipeline, accept, depth);
+  return retrieveLocal(index, plan.query, plan.additionalQueries, plan.pipeline, accept, depth);
 }
 
 /** The query's nearest documents by embeddings; a failing or slow provider leaves them out with a warning. */
@@ -314,7 +255,7 @@ function acceptable(index: SearchIndex, filter: SearchFilter, ids: number[]): nu
 /** Local and provider lists fused by reciprocal rank, deduplicated by normalised URL, filtered. */
 function rankCandidates(
   index: SearchIndex,
-  input: SearchInput,
+  plan: SearchPlan,
   local: number[][],
   remote: WebSearchHit[][],
   filter: SearchFilter,
@@ -353,7 +294,7 @@ function rankCandidates(
   const fused = fuse(lists).map(({ key: k, score }) => {
     const c = byKey.get(k)!;
     const country = c.docId !== undefined ? index.table.facts(c.docId).country : null;
-    const boost = input.userLocation && country === input.userLocation.toUpperCase() ? LOCATION_BOOST : 1;
+    const boost = plan.userLocation && country === plan.userLocation.toUpperCase() ? LOCATION_BOOST : 1;
     return { c, score: score * boost };
   });
   return fused.sort((a, b) => b.score - a.score).map((f) => f.c);

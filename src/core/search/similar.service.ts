@@ -12,7 +12,7 @@ import { toFreshness } from '../contents/freshness.js';
 import { mainText } from '../contents/render.js';
 import { normalizeUrl } from '../contents/url.js';
 import { analyze, type AnalyzedQuery } from './analyzer.js';
-import { createRequestFilter } from './filters.js';
+import { createRequestFilter, filtersOf } from './filters.js';
 import { hostOf } from './index-entry.js';
 import { idf } from './lexical.js';
 import { fuse } from './pipelines.js';
@@ -97,17 +97,7 @@ export function createSimilarService(deps: SimilarDeps): SimilarService {
       const indexed = deps.index.ids([...sourceKeys]).size > 0 ? 1 : 0;
       const query = pageQuery(deps.index, source.title, source.text, indexed);
       const sourceHost = hostOf(source.url);
-      const filter = createRequestFilter(deps.index, {
-        includeDomains: input.includeDomains,
-        excludeDomains: input.excludeDomains,
-        startPublishedDate: input.startPublishedDate,
-        endPublishedDate: input.endPublishedDate,
-        startCrawlDate: input.startCrawlDate,
-        endCrawlDate: input.endCrawlDate,
-        moderation: input.moderation,
-        includeText: input.includeText,
-        excludeText: input.excludeText,
-      });
+      const filter = createRequestFilter(deps.index, filtersOf(input));
       const accept = (id: number) => {
         const facts = deps.index.table.facts(id);
         if (input.excludeSourceDomain && (facts.host === sourceHost || facts.host.endsWith(`.${sourceHost}`))) {

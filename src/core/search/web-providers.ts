@@ -3,36 +3,42 @@
  * planned queries) in parallel under the type's budget, a failing or slow one left out with a warning;
  * and, for the deep types, the best provider pages read live so they are indexed and rank by their text.
  */
-import type { WebSearchHit } from '../../providers/search/types.js';
+import type { WebSearchHit, WebSearchProvider } from '../../providers/search/types.js';
+import type { DocumentsRepo } from '../../store/documents.repo.js';
 import type { ServiceContext } from '../context.js';
+import type { ContentsService } from '../contents/contents.service.js';
 import { normalizeUrl } from '../contents/url.js';
-import { fuse, type Pipeline } from './pipelines.js';
-import type { SearchDeps, SearchInput } from './search.service.js';
+import { PROVIDER_FILTER_FIELDS } from './filters.js';
+import { fuse } from './pipelines.js';
+import type { SearchPlan } from './search.plan.js';
 
-/** Every provider's hits for every query of the request; a failed call is an empty list. */
+/** What asking the providers needs: them, and the operator's cap on any call. */
+export interface ProviderDeps {
+  providers: WebSearchProvider[];
+  providerTimeoutMs: number;
+}
+
+/** What reading provider pages needs: the store (to skip known pages) and the contents service. */
+export interface ProviderPageDeps {
+  documents: DocumentsRepo;
+  contents: ContentsService;
+}
+
+/** Every provider's hits for every query of the plan; a failed call is an empty list. */
 export async function askProviders(
-  deps: SearchDeps,
-  input: SearchInput,
-  pipeline: Pipeline,
+  deps: ProviderDeps,
+  plan: SearchPlan,
   ctx: ServiceContext,
 ): Promise<WebSearchHit[][]> {
+  const { pipeline } = plan;
   const timeoutMs = Math.min(pipeline.providerBudgetMs, deps.providerTimeoutMs);
-  const queries = [input.query, ...(pipeline.additionalQueries ? (input.additionalQueries ?? []) : [])];
+  const queries = [plan.query, ...(pipeline.additionalQueries ? plan.additionalQueries : [])];
+  const pushedDown = Object.fromEntries(PROVIDER_FILTER_FIELDS.map((f) => [f, plan.filters[f]]));
   const calls = deps.providers.flatMap((p) =>
     queries.map(async (query) => {
       try {
         return await p.search(
-          {
-            query,
-            numResults: input.numResults,
-            includeDomains: input.includeDomains,
-            excludeDomains: input.excludeDomains,
-            startPublishedDate: input.startPublishedDate,
-            endPublishedDate: input.endPublishedDate,
-            userLocation: input.userLocation,
-            category: input.category,
-            timeoutMs,
-          },
+          { query, numResults: plan.numResults, ...pushedDown, userLocation: plan.userLocation, timeoutMs },
           ctx.signal,
         );
       } catch (err) {
@@ -50,7 +56,12 @@ export async function askProviders(
 }
 
 /** Deep types read the best provider pages live, so they are indexed and rank by their own text. */
-export async function readProviderPages(deps: SearchDeps, lists: WebSearchHit[][], n: number, ctx: ServiceContext) {
+export async function readProviderPages(
+  deps: ProviderPageDeps,
+  lists: WebSearchHit[][],
+  n: number,
+  ctx: ServiceContext,
+) {
   const urls = fuse(lists.map((l) => l.map((h) => h.url)))
     .slice(0, n)
     .map((f) => f.key);

@@ -9,6 +9,7 @@ import type { ContentsService } from '../contents/contents.service.js';
 import { roundDollars } from '../pricing.js';
 import { MAX_SOURCES, answerShape, sourcesOf } from '../search/answer.js';
 import type { ResultObject } from '../search/results.js';
+import { searchPlanOf, type SearchPlan } from '../search/search.plan.js';
 import type { SearchOutput, SearchService } from '../search/search.service.js';
 import type { Synthesis, SynthesisRequest, SynthesisResult } from './synthesis.service.js';
 
@@ -70,21 +71,23 @@ const noModel = () =>
     '/answer needs a language model: set TRAWL_MODEL_BASE_URL and TRAWL_MODEL (and TRAWL_MODEL_API_KEY if the server needs one). Without a model, POST /search with outputSchema {"type": "text"} gives an answer extracted from the results.',
   );
 
+/** The search an /answer runs: `auto`, its first `MAX_SOURCES` results, their text when citations carry it. */
+export function answerSearchPlan(plan: Pick<AnswerPlan, 'query' | 'withText' | 'userLocation'>): SearchPlan {
+  return searchPlanOf({
+    query: plan.query,
+    type: ANSWER_SEARCH_TYPE,
+    numResults: MAX_SOURCES,
+    userLocation: plan.userLocation,
+    contents: plan.withText ? { text: true, livecrawlTimeout: 10_000, subpages: 0 } : undefined,
+  });
+}
+
 /** The /answer service over search, sources and synthesis; its methods' errors are `AnswerService`'s. */
 export function createAnswerService(deps: AnswerDeps): AnswerService {
   /** The search and what the model reads of it; refused before anything runs when there is no model. */
   const prepare = async (plan: AnswerPlan, ctx: ServiceContext) => {
     if (!deps.synthesis.modelFor(ctx)) throw noModel();
-    const found = await deps.search.run(
-      {
-        query: plan.query,
-        type: ANSWER_SEARCH_TYPE,
-        numResults: MAX_SOURCES,
-        userLocation: plan.userLocation,
-        contents: plan.withText ? { text: true, livecrawlTimeout: 10_000, subpages: 0 } : undefined,
-      },
-      ctx,
-    );
+    const found = await deps.search.run(answerSearchPlan(plan), ctx);
     const sources = await sourcesOf(deps.contents, found.results, plan.query, false, ctx);
     const request: SynthesisRequest = {
       query: plan.query,
