@@ -1,4 +1,5 @@
 /** Agent run operations: /agent/runs, its events and cancellation. */
+import type { AgentRunRequest } from '../core/agent/agent-runs.types.js';
 import { defineOp, type ToolHints } from './define-op.js';
 import { plainAnswer } from './answer.js';
 import { recordAnswer, pageAnswer } from './render.js';
@@ -13,6 +14,12 @@ import {
   ListAgentEventsQuery,
   ListAgentRunsQuery,
 } from '../schemas/agent-runs.schema.js';
+
+/** The run a create request asks for: the request without `stream`, which only says how to answer. */
+export function toAgentRunRequest(input: CreateAgentRunRequest): AgentRunRequest {
+  const { stream: _stream, ...request } = input;
+  return request;
+}
 
 const READ: ToolHints = { readOnlyHint: true, openWorldHint: false };
 const common = { capability: 'agent' as const };
@@ -44,7 +51,8 @@ export const createAgentRunOp = defineOp({
     },
   ],
   render: runText,
-  run: (services, input, ctx) => Promise.resolve(services.agentRuns.create(input, ctx.caller, ctx.clientModel)),
+  run: (services, input, ctx) =>
+    Promise.resolve(services.agentRuns.create(toAgentRunRequest(input), ctx.caller, ctx.clientModel)),
   // `Accept: text/event-stream` (or `stream: true`): the run's events as they happen, until it ends
   events: {
     when: (input, accepts) => accepts || input.stream === true,

@@ -10,6 +10,10 @@ import { createRequire } from 'node:module';
 import type { z } from 'zod';
 import type { Ajv as AjvClass } from 'ajv';
 import { tooDeepInValue } from '../lib/json-depth.js';
+import { isSchemaObject as isObject, resolveLocalRef, subschemasOf } from '../lib/json-schema-refs.js';
+
+// the pure reference helpers moved to lib/, so the core uses them without importing schemas/
+export { mapRefs, resolveLocalRef, subschemasOf } from '../lib/json-schema-refs.js';
 
 /** What a caller's schema may be at most; the defaults are those of the TRAWL_MAX_SCHEMA_* settings. */
 export interface SchemaLimits {
@@ -45,74 +49,12 @@ export function schemaLimits(): Readonly<SchemaLimits> {
 }
 
 type SchemaObject = Record<string, unknown>;
-const isObject = (v: unknown): v is SchemaObject => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Keywords whose value is one schema (`items` may also be an array of them). */
-const ONE = ['additionalProperties', 'additionalItems', 'items', 'contains', 'propertyNames', 'not', 'if', 'then', 'else', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema']; // prettier-ignore
-/** Keywords whose value is an array of schemas. */
-const MANY = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items'];
-/** Keywords whose value maps names to schemas (`dependencies` may also map to arrays of names). */
-const MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies'];
-
-/** The object subschemas directly under `node`, each with its JSON-pointer segments (data such as `enum` is not). */
-export function subschemasOf(node: SchemaObject): [string[], SchemaObject][] {
-  const out: [string[], SchemaObject][] = [];
-  for (const key of ONE) if (isObject(node[key])) out.push([[key], node[key] as SchemaObject]);
-  for (const key of MANY) {
-    const list = node[key];
-    if (Array.isArray(list)) list.forEach((child, i) => isObject(child) && out.push([[key, String(i)], child]));
-  }
-  for (const key of MAP) {
-    const map = node[key];
-    if (!isObject(map)) continue;
-    for (const [name, child] of Object.entries(map)) if (isObject(child)) out.push([[key, name], child]);
-  }
-  return out;
-}
-
-/** A copy of `schema` with every `$ref` (in schema positions, not in data) replaced by `rewrite(ref)`. */
-export function mapRefs(schema: unknown, rewrite: (ref: string) => string): unknown {
-  if (!isObject(schema)) return schema;
-  const out: SchemaObject = { ...schema };
-  if (typeof out.$ref === 'string') out.$ref = rewrite(out.$ref);
-  for (const key of ONE) if (isObject(schema[key])) out[key] = mapRefs(schema[key], rewrite);
-  for (const key of MANY) {
-    const list = schema[key];
-    if (Array.isArray(list)) out[key] = list.map((child) => mapRefs(child, rewrite));
-  }
-  for (const key of MAP) {
-    const map = schema[key];
-    if (isObject(map)) out[key] = Object.fromEntries(Object.entries(map).map(([k, v]) => [k, mapRefs(v, rewrite)]));
-  }
-  return out;
-}
 
 const pointerSegment = (s: string) => s.replaceAll('~', '~0').replaceAll('/', '~1');
 /** A caller's string quoted in a message, cut at 120 characters (a 64 KB `$ref` makes no better error). */
 const clip = (text: string) => (text.length > 120 ? `${text.slice(0, 120)}…` : text);
 const quote = (text: string) => `"${clip(text)}"`;
 const where = (pointer: string) => (pointer ? `at ${clip(pointer)}` : 'at the root');
-
-/**
- * The schema `ref` (a JSON pointer within `root`: `#`, `#/$defs/name`, `#/definitions/name`) points to,
- * or undefined when it is not such a pointer or points to nothing. Own properties only.
- */
-export function resolveLocalRef(root: unknown, ref: string): unknown {
-  if (ref === '#') return root;
-  if (!ref.startsWith('#/')) return undefined;
-  let node: unknown = root;
-  for (const raw of ref.slice(2).split('/')) {
-    let segment: string;
-    try {
-      segment = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
-    } catch {
-      return undefined;
-    }
-    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, segment)) return undefined;
-    node = (node as Record<string, unknown>)[segment];
-  }
-  return node;
-}
 
 /** Why `ref` at `pointer` cannot be followed, or undefined when it points within the schema. */
 function refProblem(root: SchemaObject, ref: unknown, pointer: string): string | undefined {

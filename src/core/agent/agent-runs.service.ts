@@ -14,7 +14,7 @@ import type { AgentRunRow, AgentRunsRepo } from '../../store/agent-runs.repo.js'
 import type { Accounts } from '../accounts/accounts.service.js';
 import type { ChatModel } from '../../providers/model/types.js';
 import type { Caller, ServiceContext } from '../context.js';
-import type { CreateAgentRunRequest } from '../../schemas/agent-runs.schema.js';
+import type { AgentRunRequest } from './agent-runs.types.js';
 import { decodeCursor, encodeCursor } from '../monitors/objects.js';
 import { createWakeup } from '../monitors/wakeup.js';
 import { toEvent, toRun, schemaSources, type AgentEvent } from './objects.js';
@@ -125,7 +125,7 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
       if (!repo.renewLease(row.id, deps.now() + LEASE_MS)) controller.abort(new Error('run ended elsewhere'));
     }, LEASE_MS / 3);
     renew.unref();
-    const request = JSON.parse(row.request) as CreateAgentRunRequest;
+    const request = JSON.parse(row.request) as AgentRunRequest;
     const ctx: ServiceContext = {
       requestId: row.id,
       logger: (row.zero_retention ? withoutContent(deps.logger) : deps.logger).child({ agentRunId: row.id }),
@@ -202,7 +202,7 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
    * The sources a run searches: the `dataSources` named, plus any source a property of `outputSchema`
    * names (`"x-source": "brave"`); all of them when neither names one. An unknown name is a 400.
    */
-  const sourcesOf = (input: CreateAgentRunRequest) => {
+  const sourcesOf = (input: AgentRunRequest) => {
     const available = [INDEX_SOURCE, ...deps.providerNames];
     const named = (input.dataSources ?? []).map((d, i) => ({ name: d.provider, field: `dataSources[${i}].provider` }));
     for (const name of schemaSources(input.outputSchema)) named.push({ name, field: 'outputSchema' });
@@ -277,7 +277,7 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
     { pollMs: 5000, name: 'agent runs', logger: deps.logger, now: deps.now },
   );
 
-  const checkSupported = (input: CreateAgentRunRequest, caller: Caller | null, hasModel: boolean) => {
+  const checkSupported = (input: AgentRunRequest, caller: Caller | null, hasModel: boolean) => {
     sourcesOf(input);
     const budget = input.budget?.maxCostDollars;
     if (budget !== undefined && budget > deps.maxBudgetDollars) {
@@ -317,7 +317,7 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
 
   return {
     /** `clientModel`: the calling MCP client's model (sampling), used when the operator configured none. */
-    create(input: CreateAgentRunRequest, caller: Caller | null, clientModel?: ChatModel) {
+    create(input: AgentRunRequest, caller: Caller | null, clientModel?: ChatModel) {
       checkSupported(input, caller, deps.hasModel || clientModel !== undefined);
       if (input.previousRunId) {
         const previous = repo.get(input.previousRunId);
@@ -331,10 +331,9 @@ export function createAgentRunsService(deps: AgentRunsDeps) {
       const keyId = caller?.keyId ?? '';
       const id = `run_${randomBytes(12).toString('hex')}`;
       const now = deps.now();
-      const { stream: _stream, ...request } = input;
       if (clientModel) clientModels.set(id, clientModel);
       const row = repo.transaction(() => {
-        repo.insert({ id, key_id: keyId, zero_retention: caller?.zeroRetention ? 1 : 0, request: JSON.stringify(request), owner: null, lease_until_ms: null, created_at: iso(now) }); // prettier-ignore
+        repo.insert({ id, key_id: keyId, zero_retention: caller?.zeroRetention ? 1 : 0, request: JSON.stringify(input), owner: null, lease_until_ms: null, created_at: iso(now) }); // prettier-ignore
         append(id, 'agent_run.created', { id, status: 'queued', createdAt: iso(now) });
         return repo.get(id)!;
       });

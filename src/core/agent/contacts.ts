@@ -6,7 +6,7 @@
  * local `$ref`s too. Kept emails and phone numbers are counted: each is a contact enrichment, priced by the
  * price table.
  */
-import { resolveLocalRef } from '../../schemas/json-schema.js';
+import { resolveLocalRef } from '../../lib/json-schema-refs.js';
 
 export type ContactFormat = 'email' | 'phone' | 'uri';
 

@@ -3,7 +3,7 @@
  * keep answers cheap), the question, the caller's instructions, and the answer format.
  */
 import type { ChatMessage } from '../../providers/model/types.js';
-import { mapRefs } from '../../schemas/json-schema.js';
+import { mapRefs } from '../../lib/json-schema-refs.js';
 import type { Source } from './grounding.js';
 
 /** What the caller asked the answer to be. */
