@@ -3,13 +3,11 @@
  * (HTTP, MCP stdio, CLI commands) is built on one of these; tests build a fresh one per file.
  */
 import { ConfigError, type Config } from './config/config.js';
-import { createFacilitatorClient, type PostJson } from './core/accounts/x402.js';
 import { createPrices, DEFAULT_PRICES, type Prices } from './core/pricing.js';
-import type { X402Setup } from './http/x402.js';
 import { systemClock, type Clock } from './core/context.js';
 import { createServices, type Services } from './core/services.js';
 import { createBrowserRenderer } from './fetch/browser.js';
-import { createApiClient } from './fetch/api-client.js';
+import { createApiClient, type ApiClient } from './fetch/api-client.js';
 import { createFetcher, DEFAULT_USER_AGENT } from './fetch/fetcher.js';
 import type { Fetcher } from './fetch/types.js';
 import { createOpenAiEmbedder, type Embedder } from './providers/embeddings.js';
@@ -26,8 +24,11 @@ import { openDatabase, type Db } from './store/database.js';
 
 export interface App {
   config: Config;
-  /** Keyless requests paid with x402, when the operator configured rails and a facilitator. */
-  x402?: X402Setup;
+  /**
+   * JSON POST over the app's API client (timeouts, size caps, secret-free errors), for what a door calls
+   * out to itself: the x402 facilitator of the HTTP door.
+   */
+  postJson: ApiClient['postJson'];
   logger: Logger;
   clock: Clock;
   db: Db;
@@ -55,7 +56,7 @@ function createProviders(
   embedder?: Embedder;
   model?: ChatModel;
   webSearch: WebSearchProvider[];
-  x402?: X402Setup;
+  postJson: ApiClient['postJson'];
   getJson: GetJson;
   close(): Promise<void>;
 } {
@@ -87,7 +88,14 @@ function createProviders(
       })
     : undefined;
   const webSearch = createWebSearchProviders(config, { getJson: client.getJson, postJson: client.postJson });
-  return { embedder, model, webSearch, x402: x402Setup(config, client.postJson), getJson: client.getJson, close: () => client.close() }; // prettier-ignore
+  return {
+    embedder,
+    model,
+    webSearch,
+    postJson: client.postJson,
+    getJson: client.getJson,
+    close: () => client.close(),
+  };
 }
 
 /** x402 payments: rails and a facilitator both configured, or neither (a half configuration fails fast). */
@@ -97,12 +105,6 @@ function checkX402(config: Config): void {
       'x402 needs both TRAWL_X402_RAILS (what is accepted) and TRAWL_X402_FACILITATOR_URL (who verifies and settles); set both or neither.', // prettier-ignore
     );
   }
-}
-
-function x402Setup(config: Config, post: PostJson): X402Setup | undefined {
-  if (!config.x402Rails || !config.x402FacilitatorUrl) return undefined;
-  const facilitator = createFacilitatorClient({ url: config.x402FacilitatorUrl, apiKey: config.x402FacilitatorApiKey, post }); // prettier-ignore
-  return { rails: config.x402Rails, facilitator };
 }
 
 /** The fetcher of the config: user agent, SSRF guard, size cap, robots.txt, and a browser if configured. */
@@ -209,7 +211,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
   const stops: (() => void | Promise<void>)[] = [];
   return {
     config,
-    x402: providers.x402,
+    postJson: providers.postJson,
     logger,
     clock,
     db,

@@ -13,7 +13,7 @@ import { invoke, invokeStream } from '../ops/invoke.js';
 import { parseOrThrow } from '../ops/validation.js';
 import { authenticate, presentedKey } from './auth.js';
 import { HttpError } from './http-error.js';
-import { requirePayment, type X402Setup } from './x402.js';
+import { requirePayment, type X402Setup } from './x402/payment.js';
 import { enforceRate } from './rate-limit.js';
 import { readJsonBody } from './body.js';
 import { serviceContext } from './context.js';
@@ -54,7 +54,7 @@ async function eventStream(c: Context<HttpEnv>, frames: AsyncIterable<unknown>, 
   });
 }
 
-/** A keyless request to a priced operation, paid with x402 (./x402.ts): validated, paid, served, settled. */
+/** A keyless request to a priced operation, paid with x402 (./x402/): validated, paid, served, settled. */
 async function paidWithX402(c: Context<HttpEnv>, app: App, setup: X402Setup, op: Operation) {
   const input = await readInput(op, c, app.config.maxBodyBytes);
   const ctx: ServiceContext = { ...serviceContext(app, c, null), paidWith: 'x402' };
@@ -90,14 +90,17 @@ function namedEventStream(c: Context<HttpEnv>, events: AsyncIterable<StreamEvent
   });
 }
 
-/** Mounts every operation, plus a 405 (with Allow) for other methods on the same paths. */
-export function mountOperations(hono: Hono<HttpEnv>, app: App, ops: readonly Operation[]): void {
+/**
+ * Mounts every operation, plus a 405 (with Allow) for other methods on the same paths; with `x402`, a
+ * keyless request to a priced operation may pay for itself.
+ */
+export function mountOperations(hono: Hono<HttpEnv>, app: App, ops: readonly Operation[], x402?: X402Setup): void {
   const methodsByPath = new Map<string, string[]>();
   for (const op of ops) {
     methodsByPath.set(op.route.path, [...(methodsByPath.get(op.route.path) ?? []), op.route.method]);
     hono.on(op.route.method, op.route.path, async (c) => {
       c.set('errorBody', op.errorBody);
-      if (app.x402 && op.priced && !presentedKey(c.req.raw.headers)) return paidWithX402(c, app, app.x402, op);
+      if (x402 && op.priced && !presentedKey(c.req.raw.headers)) return paidWithX402(c, app, x402, op);
       const caller = authenticate(c.req.raw.headers, app.services.keys);
       enforceRate(c, app, caller);
       // a key that may not call this op hears so before its body is read (money is checked after)

@@ -19,6 +19,7 @@ import { mountMcp } from './mcp.route.js';
 import { buildOpenApi } from './openapi.js';
 import { mountOperations } from './rest.js';
 import { mountResponses } from './responses.js';
+import { createX402Setup } from './x402/payment.js';
 
 /** An incoming `x-request-id` is kept when it is a sane token (tracing through a proxy); else a new one. */
 const SANE_ID = /^[A-Za-z0-9._-]{8,64}$/;
@@ -56,7 +57,8 @@ export function createHttpApp(app: App, operations: readonly Operation[] = OPERA
     return c.body(openApi, 200, { 'content-type': 'application/json' });
   });
   mountMcp(hono, app, resolveTools(app.config.tools));
-  mountOperations(hono, app, operations);
+  // keyless requests paid with x402, when the operator configured rails and a facilitator
+  mountOperations(hono, app, operations, createX402Setup(app.config, app.postJson));
   mountResponses(hono, app);
 
   hono.notFound((c) => {

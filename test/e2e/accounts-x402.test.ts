@@ -8,7 +8,7 @@ import { PaymentRequiredSchema } from '@x402/core/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
-import type { PaymentChallenge, PaymentRequirement, X402Rail } from '../../src/core/accounts/x402.js';
+import type { PaymentChallenge, PaymentRequirement, X402Rail } from '../../src/http/x402/protocol.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { postJson, startTestServer, tempDir, type TestServer } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PaymentPayloadSchema, PaymentRequirementsSchema } from '@x402/core/schemas';
-import type { PaymentRequirement } from '../../src/core/accounts/x402.js';
+import type { PaymentRequirement } from '../../src/http/x402/protocol.js';
 
 export interface FacilitatorCall {
   method: string;

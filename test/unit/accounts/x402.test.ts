@@ -6,7 +6,6 @@ import {
 import { PaymentPayloadSchema, PaymentRequiredSchema } from '@x402/core/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  createFacilitatorClient,
   encodeHeader,
   matchRequirement,
   paymentChallenge,
@@ -14,7 +13,8 @@ import {
   type PaymentRequirement,
   type X402Payment,
   type X402Rail,
-} from '../../../src/core/accounts/x402.js';
+} from '../../../src/http/x402/protocol.js';
+import { createFacilitatorClient } from '../../../src/http/x402/facilitator.js';
 import { ServiceError } from '../../../src/errors.js';
 import { statusOf } from '../../../src/http/status.js';
 import { createApiClient } from '../../../src/fetch/api-client.js';

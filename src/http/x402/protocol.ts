@@ -1,11 +1,10 @@
 /**
- * Keyless payment through x402 (protocol v2, as @x402/core 2.x speaks it): the challenge a priced request
- * without an API key receives, the payment a retried request carries, and a client of the operator's
- * facilitator that verifies and settles that payment. Transport-free: the HTTP door sets the headers.
+ * The x402 wire format (protocol v2, as @x402/core 2.x speaks it): the challenge a priced request without
+ * an API key receives, and the payment a retried request carries. ./facilitator.ts verifies and settles
+ * payments; ./payment.ts puts both on a request.
  */
 import { z } from 'zod';
 import { ServiceError } from '../../errors.js';
-import type { ApiCallOptions } from '../../fetch/api-client.js';
 
 /** Response header of a 402: base64 of the `PaymentChallenge` JSON (v2 clients read the challenge here). */
 export const PAYMENT_REQUIRED_HEADER = 'PAYMENT-REQUIRED';
@@ -71,44 +70,7 @@ export interface X402Payment {
   raw: Record<string, unknown>;
 }
 
-/** The facilitator's `/verify` answer. */
-export interface VerifyResult {
-  isValid: boolean;
-  /** Machine-readable reason when invalid (e.g. `insufficient_funds`). */
-  invalidReason?: string;
-  /** Human-readable detail, when the facilitator gives one. */
-  invalidMessage?: string;
-  /** The paying address. */
-  payer?: string;
-}
-
-/** The facilitator's `/settle` answer; as JSON (base64) it is the `PAYMENT-RESPONSE` header. */
-export interface SettleResult {
-  success: boolean;
-  errorReason?: string;
-  errorMessage?: string;
-  payer?: string;
-  /** The on-chain transaction hash (empty when settlement failed). */
-  transaction?: string;
-  /** CAIP-2 chain id settled on. */
-  network?: string;
-  /** The amount settled, when the scheme lets it differ from the requirement (`upto`). */
-  amount?: string;
-}
-
-export interface FacilitatorClient {
-  /** Asks the facilitator whether `payment` satisfies `requirement` (signature, balance, amounts); nothing moves. */
-  verify(payment: X402Payment, requirement: PaymentRequirement, signal?: AbortSignal): Promise<VerifyResult>;
-  /** Asks the facilitator to execute the payment on chain. */
-  settle(payment: X402Payment, requirement: PaymentRequirement, signal?: AbortSignal): Promise<SettleResult>;
-}
-
-/** api-client's `postJson`. */
-export type PostJson = <T>(url: string, body: unknown, options?: ApiCallOptions) => Promise<T>;
-
 const DEFAULT_DECIMALS = 6;
-/** The reference client's default: settling waits for the chain to confirm. */
-const DEFAULT_FACILITATOR_TIMEOUT_MS = 90_000;
 const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
@@ -207,7 +169,8 @@ function decodeJson(header: string, value: string): unknown {
   }
 }
 
-function issueText(error: z.ZodError): string {
+/** What is wrong with a JSON value, from the first issue zod found. */
+export function issueText(error: z.ZodError): string {
   const issue = error.issues[0];
   if (!issue) return 'malformed';
   if (issue.path[0] === 'x402Version') return 'x402Version must be 1 or 2';
@@ -265,105 +228,4 @@ export function matchRequirement(payment: X402Payment, accepts: PaymentRequireme
   return accepts.find(
     (req) => req.scheme === payment.scheme && req.network === payment.network && agrees(payment, req),
   );
-}
-
-const optional = z
-  .string()
-  .nullish()
-  .transform((value) => value ?? undefined);
-const VerifyAnswer = z.object({
-  isValid: z.boolean(),
-  invalidReason: optional,
-  invalidMessage: optional,
-  payer: optional,
-});
-const SettleAnswer = z.object({
-  success: z.boolean(),
-  errorReason: optional,
-  errorMessage: optional,
-  payer: optional,
-  transaction: optional,
-  network: optional,
-  amount: optional,
-});
-
-/** Drops absent fields so the result (and the `PAYMENT-RESPONSE` built from it) carries only what was said. */
-const compact = <T extends object>(value: T): T =>
-  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-
-/**
- * A refused payment may come back as a 4xx whose body is still the verify or settle answer (the
- * reference client reads it too); api-client keeps only the body's text, in its message.
- */
-function answerInError(err: unknown): unknown {
-  const match = err instanceof Error ? /answered 4\d\d: (\{.*\})$/.exec(err.message) : null;
-  if (!match?.[1]) return undefined;
-  try {
-    return JSON.parse(match[1]);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The request body of `/verify` and `/settle`: `{x402Version, paymentPayload, paymentRequirements}`, the
- * payload as the client sent it. v1 facilitators read the price from `maxAmountRequired`.
- */
-const wireBody = (payment: X402Payment, requirement: PaymentRequirement) => ({
-  x402Version: payment.x402Version,
-  paymentPayload: payment.raw,
-  paymentRequirements:
-    payment.x402Version === 1 ? { ...requirement, maxAmountRequired: requirement.amount } : requirement,
-});
-
-/**
- * A client of the operator's facilitator (`POST {url}/verify`, `POST {url}/settle`), over api-client's
- * `postJson`, so timeouts, size caps and secret-free errors are handled there. `apiKey` goes as a Bearer
- * token. An unreachable, failing or incoherent facilitator throws `SERVICE_UNAVAILABLE` naming it; a
- * refused payment is an answer (`isValid: false`, `success: false`), not an error. Throws RangeError on a
- * URL that is not http(s).
- */
-export function createFacilitatorClient(options: {
-  url: string;
-  apiKey?: string;
-  post: PostJson;
-  /** Bounds each call. Default 90 s. */
-  timeoutMs?: number;
-}): FacilitatorClient {
-  const base = URL.canParse(options.url) ? new URL(options.url) : undefined;
-  if (!base || (base.protocol !== 'http:' && base.protocol !== 'https:')) {
-    throw new RangeError('the x402 facilitator URL is not an http(s) URL');
-  }
-  const root = base.href.replace(/\/+$/, '');
-  const headers: Record<string, string> = options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {};
-  const timeoutMs = options.timeoutMs ?? DEFAULT_FACILITATOR_TIMEOUT_MS;
-  const unavailable = (op: string, detail: string, cause?: unknown) =>
-    new ServiceError('SERVICE_UNAVAILABLE', `The x402 facilitator at ${base.host} could not ${op} the payment: ${detail}`, { cause }); // prettier-ignore
-
-  const call = async <S extends z.ZodType>(
-    op: 'verify' | 'settle',
-    schema: S,
-    payment: X402Payment,
-    requirement: PaymentRequirement,
-    signal?: AbortSignal,
-  ): Promise<z.output<S>> => {
-    let answer: unknown;
-    try {
-      answer = await options.post<unknown>(`${root}/${op}`, wireBody(payment, requirement), { headers, timeoutMs, signal }); // prettier-ignore
-    } catch (err) {
-      if (signal?.aborted) throw err;
-      answer = answerInError(err);
-      if (!schema.safeParse(answer).success) throw unavailable(op, err instanceof Error ? err.message : String(err), err); // prettier-ignore
-    }
-    const parsed = schema.safeParse(answer);
-    if (!parsed.success) throw unavailable(op, `its answer is not an x402 ${op} response (${issueText(parsed.error)})`);
-    return parsed.data;
-  };
-
-  return {
-    verify: async (payment, requirement, signal) =>
-      compact(await call('verify', VerifyAnswer, payment, requirement, signal)),
-    settle: async (payment, requirement, signal) =>
-      compact(await call('settle', SettleAnswer, payment, requirement, signal)),
-  };
 }

@@ -9,7 +9,11 @@
  * again, with the facilitator's reason.
  */
 import type { Context } from 'hono';
-import type { ServiceContext } from '../core/context.js';
+import type { Config } from '../../config/config.js';
+import type { ServiceContext } from '../../core/context.js';
+import type { Operation } from '../../ops/define-op.js';
+import { HttpError } from '../http-error.js';
+import { createFacilitatorClient, type FacilitatorClient, type PostJson } from './facilitator.js';
 import {
   encodeHeader,
   matchRequirement,
@@ -17,16 +21,28 @@ import {
   PAYMENT_RESPONSE_HEADER,
   paymentChallenge,
   readPayment,
-  type FacilitatorClient,
   type PaymentChallenge,
   type X402Rail,
-} from '../core/accounts/x402.js';
-import { HttpError } from './http-error.js';
-import type { Operation } from '../ops/define-op.js';
+} from './protocol.js';
 
+/** What the door needs to take x402 payments: the rails accepted and the facilitator. */
 export interface X402Setup {
   rails: X402Rail[];
   facilitator: FacilitatorClient;
+}
+
+/**
+ * The x402 setup of the config, over the app's JSON POST client; undefined unless rails and a facilitator
+ * are both configured (createApp refuses half a configuration). Throws RangeError on a non-http(s) URL.
+ */
+export function createX402Setup(config: Config, post: PostJson): X402Setup | undefined {
+  if (!config.x402Rails || !config.x402FacilitatorUrl) return undefined;
+  const facilitator = createFacilitatorClient({
+    url: config.x402FacilitatorUrl,
+    apiKey: config.x402FacilitatorApiKey,
+    post,
+  });
+  return { rails: config.x402Rails, facilitator };
 }
 
 /** A verified payment: settle it once the request has been served. */
