@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import type { ResponseNotes } from '../core/context.js';
 import { contentsBound } from '../core/accounts/bounds.js';
-import { defineOp } from './define-op.js';
+import { fetchPlanOf } from '../core/contents/fetch.plan.js';
+import { defineOp, oncePerInput } from './define-op.js';
 import type { Answer } from './answer.js';
 import { resultBlock } from './render.js';
 import { ContentsRequest, ContentsResponse } from '../schemas/contents.schema.js';
@@ -72,6 +73,9 @@ function degraded(statuses: ContentsResponse['statuses']): string {
   return pages.size ? `Notes:\n${[...pages].map(([note, ids]) => `- ${ids.join(', ')}: ${note}`).join('\n')}` : '';
 }
 
+/** The fetch plan of a request (freshness, options, targets), built once for its bound and its run. */
+const planOf = oncePerInput(fetchPlanOf);
+
 export const contentsOp = defineOp({
   name: 'contents',
   tool: 'get_contents',
@@ -101,6 +105,9 @@ export const contentsOp = defineOp({
       ? args
       : { ...args, text: { includeHtmlTags: false, verbosity: 'compact' as const } },
   render: (out, { input, notes }) => contentsAnswer(out, input, notes),
-  run: async (services, input, ctx) => ({ requestId: ctx.requestId, ...(await services.contents.run(input, ctx)) }),
-  maxCost: (input, pricing) => contentsBound(input as Parameters<typeof contentsBound>[0], pricing),
+  run: async (services, input, ctx) => ({
+    requestId: ctx.requestId,
+    ...(await services.contents.run(planOf(input), ctx)),
+  }),
+  maxCost: (input, pricing) => contentsBound(planOf(input), pricing),
 });

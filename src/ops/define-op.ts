@@ -183,6 +183,18 @@ export function defineOp<
   };
 }
 
+/**
+ * `build` memoised per input object: an op's price bound and its run read one plan of the same validated
+ * input (the doors pass that one object to both).
+ */
+export function oncePerInput<I extends object, P>(build: (input: I) => P): (input: I) => P {
+  const built = new WeakMap<I, P>();
+  return (input) => {
+    if (!built.has(input)) built.set(input, build(input));
+    return built.get(input)!;
+  };
+}
+
 /** The MCP tool an operation is served by: its own, or its group's. */
 export function toolNameOf(op: Operation): string {
   return op.toolGroup?.tool ?? op.tool;

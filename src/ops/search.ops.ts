@@ -1,7 +1,7 @@
 /** Search operations: /search and /findSimilar. */
 import { searchBound, similarBound } from '../core/accounts/bounds.js';
-import { searchPlanOf, type SearchInput, type SearchPlan } from '../core/search/search.plan.js';
-import { defineOp } from './define-op.js';
+import { searchPlanOf } from '../core/search/search.plan.js';
+import { defineOp, oncePerInput } from './define-op.js';
 import type { Answer } from './answer.js';
 import { resultsAnswer } from './render.js';
 import { SearchRequest, SearchResponse, SearchStreamChunk } from '../schemas/search.schema.js';
@@ -20,12 +20,7 @@ const TOOL_CONTENTS = {
 };
 
 /** The plan of a request, built once per validated input (its price bound and its run share it). */
-const plans = new WeakMap<object, SearchPlan>();
-function planOf(input: SearchInput): SearchPlan {
-  let plan = plans.get(input);
-  if (!plan) plans.set(input, (plan = searchPlanOf(input)));
-  return plan;
-}
+const planOf = oncePerInput(searchPlanOf);
 
 /**
  * Results (and the synthesized answer first, with what backs each field: sources and confidence,

@@ -6,6 +6,7 @@
  */
 import type { ChatModel } from '../../providers/model/types.js';
 import { searchCost, similarCost, type Prices } from '../pricing.js';
+import type { FetchPlan } from '../contents/fetch.plan.js';
 import type { SearchPlan } from '../search/search.plan.js';
 import { answerSearchPlan } from '../synthesis/answer.service.js';
 import { modelCost } from '../synthesis/model-choice.js';
@@ -63,12 +64,13 @@ export function similarBound(
   return similarCost(prices, input.numResults, input.contents).total + summaries * modelCall;
 }
 
+/** A /contents call: each target and its subpages, and a summary of each when asked. */
 export function contentsBound(
-  input: { urls?: string[]; ids?: string[]; subpages?: number; summary?: unknown },
+  plan: Pick<FetchPlan, 'targets' | 'subpages' | 'summary'>,
   { prices, modelCall }: Pricing,
 ): number {
-  const pages = (input.urls?.length ?? input.ids?.length ?? 0) * (1 + (input.subpages ?? 0));
-  return pages * prices.contentsPage + (input.summary ? pages * modelCall : 0);
+  const pages = plan.targets.length * (1 + plan.subpages);
+  return pages * prices.contentsPage + (plan.summary ? pages * modelCall : 0);
 }
 
 export const contextBound = (_input: unknown, { prices }: Pricing): number => prices.codeContext;

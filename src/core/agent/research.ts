@@ -109,11 +109,11 @@ export interface ResearchState {
 /** Where a run resumes from (`state`, null for a new run) and where each completed step's state is saved. */
 export interface Checkpoint {
   state: ResearchState | null;
-  save: (state: ResearchState) => void;
+  save: (state: ResearchState) => void | Promise<void>;
 }
 
 /**
- * Runs the loop; `emit` receives progress events as they happen. Throws on cancellation (`ctx.signal`).
+ * Runs the loop; `emit` receives progress events as they happen (each stored before the loop goes on). Throws on cancellation (`ctx.signal`).
  * With a checkpoint, the state is saved after each step and a resumed run continues after the last
  * saved step; the step in progress when a process died is done again (its events too, with new ids).
  */
@@ -121,7 +121,7 @@ export async function research(
   deps: ResearchDeps,
   request: ResearchRequest,
   ctx: ServiceContext,
-  emit: (event: ResearchEvent) => void,
+  emit: (event: ResearchEvent) => void | Promise<void>,
   checkpoint: Checkpoint = { state: null, save: () => {} },
 ): Promise<ResearchResult> {
   const plan = EFFORTS[request.effort];
@@ -147,7 +147,7 @@ export async function research(
     if (ctx.signal.aborted) throw ctx.signal.reason;
     state.log.push(out ?? null);
     replayed++;
-    checkpoint.save({ ...state, found: [...found.values()] });
+    await checkpoint.save({ ...state, found: [...found.values()] });
     return out;
   };
 
@@ -158,7 +158,7 @@ export async function research(
       return;
     }
     const callId = `call_${++state.calls}`;
-    emit({ event: 'agent_run.search', data: { callId, query, description: `Searching the web for: ${query}` } });
+    await emit({ event: 'agent_run.search', data: { callId, query, description: `Searching the web for: ${query}` } });
     const out = await deps.search.run(
       searchPlanOf({ query, type: 'auto', numResults: 10, sources: request.sources }),
       ctx,
@@ -171,9 +171,9 @@ export async function research(
       if (found.has(r.url) || excluded(r)) continue;
       found.set(r.url, r);
       added++;
-      emit({ event: 'agent_run.source.added', data: { callId, url: r.url, title: r.title ?? null } });
+      await emit({ event: 'agent_run.source.added', data: { callId, url: r.url, title: r.title ?? null } });
     }
-    emit({ event: 'agent_run.tool.progress', data: { callId, item: { call_id: callId, type: 'web_search', status: 'completed', results: added } } }); // prettier-ignore
+    await emit({ event: 'agent_run.tool.progress', data: { callId, item: { call_id: callId, type: 'web_search', status: 'completed', results: added } } }); // prettier-ignore
   };
 
   const planMore = async (max: number, seen?: string[]) => {
@@ -191,7 +191,7 @@ export async function research(
   for (const q of queries) await searchFor(q);
   for (let round = 0; round < plan.rounds && state.stopReason !== 'budget_reached'; round++) {
     const read = await step(async () => {
-      const sources = await sourcesOf(deps.contents, [...found.values()], request.query, true, ctx);
+      const sources = await sourcesOf(deps.contents, [...found.values()], request.query, { mode: 'cache-only' }, ctx);
       state.steps++;
       return sources.map((s) => `${s.title}: ${s.evidence.replace(/\s+/g, ' ').slice(0, 300)}`);
     });
@@ -201,7 +201,13 @@ export async function research(
   }
   if (ctx.signal.aborted) throw ctx.signal.reason;
 
-  const sources = await sourcesOf(deps.contents, [...found.values()].slice(0, plan.sources), request.query, true, ctx);
+  const sources = await sourcesOf(
+    deps.contents,
+    [...found.values()].slice(0, plan.sources),
+    request.query,
+    { mode: 'cache-only' },
+    ctx,
+  );
   state.steps++;
   const schema = request.outputSchema;
   const answer = await deps.synthesis.answer(

@@ -15,37 +15,19 @@ import type { Clock, ServiceContext } from '../context.js';
 import { chooseModel } from '../synthesis/model-choice.js';
 import type { ModelPrice } from '../synthesis/pricing.js';
 import type { AdmissionQueue } from './admission.js';
-import { toFreshness, type Freshness, type FreshnessInput } from './freshness.js';
+import type { FetchPlan } from './fetch.plan.js';
+import type { Freshness } from './freshness.js';
 import { startSummaries, type SummaryRun } from './model-summary.js';
 import type { LoadedPage, PagesService } from './pages.service.js';
 import { parseBody } from './parse.js';
 import { renderText } from './render.js';
 import { pickSubpages } from './subpages.js';
-import type { SummaryAsk } from './summary-prompt.js';
-import { isEmptyResult, toResult, type BuiltResult, type ContentOptions, type ResultContext } from './to-result.js';
+import { isEmptyResult, toResult, type BuiltResult, type ResultContext } from './to-result.js';
 import { isImportUrl, normalizeUrl } from './url.js';
 import { warning } from '../warnings.js';
 
 /** Per-URL failures that are a policy's refusal, not the site's failure: a user should hear of them. */
 const REFUSALS: ReadonlySet<string> = new Set(['CRAWL_PRIVATE_ADDRESS', 'CRAWL_ROBOTS_DISALLOWED']);
-
-/** What /contents takes (the validated wire request) plus the MCP tool's reading offset. */
-export interface ContentsInput extends ContentOptions, FreshnessInput {
-  ids?: string[];
-  urls?: string[];
-  summary?: boolean | SummaryAsk | null;
-  context?: boolean | { maxCharacters?: number } | null;
-  livecrawlTimeout: number;
-  subpages: number;
-  subpageTarget?: string | string[] | null;
-  filterEmptyResults?: boolean | null;
-  /** MCP only: characters of each page's text to skip. */
-  offset?: number;
-  /** Search only: the query the results answer, the topic of highlights and summaries that name none. */
-  searchQuery?: string;
-  /** Search only: model dollars spent on summaries are added here (the search prices them in its total). */
-  spent?: { dollars: number };
-}
 
 export interface ContentStatus {
   id: string;
@@ -65,7 +47,8 @@ export interface ContentsOutput {
 }
 
 export interface ContentsService {
-  run(input: ContentsInput, ctx: ServiceContext): Promise<ContentsOutput>;
+  /** The plan's targets read, one status each; per-target failures are statuses, never a throw. */
+  run(plan: FetchPlan, ctx: ServiceContext): Promise<ContentsOutput>;
   /** One page by the freshness policy (shared with search): a LoadedPage or a per-URL failure. */
   load(target: string, freshness: Freshness, live: LiveLoad): Promise<LoadedPage>;
 }
@@ -175,10 +158,9 @@ export function createContentsService(deps: ContentsDeps): ContentsService {
     async run(input, ctx) {
       const started = performance.now();
       const summaries = summariesFor(deps.summaries, input, ctx);
-      const freshness = toFreshness(input);
-      const targets = input.urls ?? input.ids ?? [];
+      const { freshness, targets } = input;
       const opts: LiveLoad = {
-        timeoutMs: input.livecrawlTimeout,
+        timeoutMs: input.timeoutMs,
         signal: ctx.signal,
         queue: { queued: false, waitedMs: 0 },
       };
@@ -233,7 +215,7 @@ export function createContentsService(deps: ContentsDeps): ContentsService {
  */
 function summariesFor(
   models: SummaryModels | undefined,
-  input: ContentsInput,
+  input: FetchPlan,
   ctx: ServiceContext,
 ): SummaryRun | undefined {
   if (!input.summary) return undefined;
@@ -253,7 +235,7 @@ function summariesFor(
 /** One page's result with its subpages (same options) and those that failed, or marked dropped by `filterEmptyResults`. */
 async function buildResult(
   loaded: LoadedPage,
-  input: ContentsInput,
+  input: FetchPlan,
   rctx: ResultContext,
   loadSubpage: (url: string) => Promise<{ status: ContentStatus; loaded?: LoadedPage }>,
 ): Promise<{
@@ -339,7 +321,7 @@ function contextPart(result: Record<string, unknown>, loaded: LoadedPage): strin
   return `Title: ${String(result.title)}\nURL: ${String(result.url)}\n${body}`.trim();
 }
 
-function contextLimit(input: ContentsInput): number {
+function contextLimit(input: FetchPlan): number {
   return (typeof input.context === 'object' && input.context?.maxCharacters) || CONTEXT_DEFAULT_CHARS;
 }
 

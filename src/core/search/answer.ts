@@ -5,6 +5,8 @@
  */
 import type { ServiceContext } from '../context.js';
 import type { ContentsService } from '../contents/contents.service.js';
+import { DEFAULT_TIMEOUT_MS } from '../contents/fetch.plan.js';
+import type { Freshness } from '../contents/freshness.js';
 import type { Source } from '../synthesis/grounding.js';
 import type { AnswerShape } from '../synthesis/prompt.js';
 import type { ResultObject } from './results.js';
@@ -21,15 +23,14 @@ export function answerShape(outputSchema: unknown): AnswerShape {
 }
 
 /**
- * The first `MAX_SOURCES` results as sources. Their evidence comes from the cache and the document
- * store only when `cacheOnly` (the page was just found, so it is there); a page whose contents fail
- * is still a source, by its title.
+ * The first `MAX_SOURCES` results as sources, their evidence read by `freshness` (`cache-only` when the
+ * pages were just found, so they are stored); a page whose contents fail is still a source, by its title.
  */
 export async function sourcesOf(
   contents: ContentsService,
   results: readonly ResultObject[],
   query: string,
-  cacheOnly: boolean,
+  freshness: Freshness,
   ctx: ServiceContext,
 ): Promise<Source[]> {
   const top = results.slice(0, MAX_SOURCES);
@@ -38,13 +39,13 @@ export async function sourcesOf(
   try {
     const out = await contents.run(
       {
-        ids: top.map((r) => r.url),
+        targets: top.map((r) => r.url),
         highlights: { query, maxCharacters: EVIDENCE_CHARACTERS },
-        livecrawlTimeout: 10_000,
+        freshness,
+        timeoutMs: DEFAULT_TIMEOUT_MS,
         subpages: 0,
         searchQuery: query,
         filterEmptyResults: false,
-        ...(cacheOnly ? { maxAgeHours: -1 } : {}),
       },
       ctx,
     );

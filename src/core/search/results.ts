@@ -5,7 +5,8 @@
 import type { WebSearchHit } from '../../providers/search/types.js';
 import type { DocumentHead, DocumentsRepo } from '../../store/documents.repo.js';
 import type { ServiceContext } from '../context.js';
-import type { ContentsInput, ContentsService } from '../contents/contents.service.js';
+import type { ContentsService } from '../contents/contents.service.js';
+import type { FetchOptions } from '../contents/fetch.plan.js';
 import { isEmptyResult } from '../contents/to-result.js';
 import { normalizeUrl } from '../contents/url.js';
 import type { SearchIndex } from './search-index.js';
@@ -17,12 +18,6 @@ export interface Candidate {
   hit?: WebSearchHit;
 }
 
-/** `contents` of a /search request (nested options). */
-export type ContentsRequest = Omit<ContentsInput, 'ids' | 'urls' | 'offset' | 'searchQuery' | 'spent'> & {
-  livecrawlTimeout?: number;
-  subpages?: number;
-};
-
 /** A search result object (the wire shape's required fields, and whatever contents were asked for). */
 export type ResultObject = Record<string, unknown> & { title: string; url: string; id: string };
 
@@ -33,7 +28,7 @@ export interface ResultDeps {
 }
 
 /** Whether the request asks for anything the contents pipeline makes. */
-function wantsContents(c: ContentsRequest | undefined): c is ContentsRequest {
+function wantsContents(c: FetchOptions | undefined): c is FetchOptions {
   return Boolean(c && (c.text || c.highlights || c.summary || c.extras || c.subpages || c.context));
 }
 
@@ -58,8 +53,7 @@ function baseResult(c: Candidate, doc: DocumentHead | undefined): ResultObject {
 export async function buildResults(
   deps: ResultDeps,
   candidates: Candidate[],
-  input: { query: string; contents?: ContentsRequest; category?: string; filterEmptyResults?: boolean },
-  cacheOnly: boolean,
+  input: { query: string; contents?: FetchOptions; category?: string; filterEmptyResults?: boolean },
   ctx: ServiceContext,
   spent?: { dollars: number },
 ): Promise<ResultObject[]> {
@@ -69,18 +63,8 @@ export async function buildResults(
   if (input.category === 'company') addEntities(deps, candidates, results);
   const c = input.contents;
   if (!wantsContents(c) || results.length === 0) return results;
-  const freshness = c.maxAgeHours === undefined && !c.livecrawl && cacheOnly ? { maxAgeHours: -1 } : {};
   const out = await deps.contents.run(
-    {
-      ...c,
-      ...freshness,
-      livecrawlTimeout: c.livecrawlTimeout ?? 10000,
-      subpages: c.subpages ?? 0,
-      ids: results.map((r) => r.url),
-      searchQuery: input.query,
-      filterEmptyResults: false,
-      spent,
-    },
+    { ...c, targets: results.map((r) => r.url), searchQuery: input.query, filterEmptyResults: false, spent },
     ctx,
   );
   let next = 0;

@@ -6,7 +6,8 @@ import type { DocumentCategory } from './classify/index.js';
 import { COMPLIANCE_LIMITS, inComplianceMode } from '../compliance.js';
 import { filtersOf, type RequestFilters } from './filters.js';
 import { pipelineOf, type Pipeline, type SearchType } from './pipelines.js';
-import type { ContentsRequest } from './results.js';
+import { fetchOptionsOf, type ContentsRequest, type FetchOptions } from '../contents/fetch.plan.js';
+import type { Freshness } from '../contents/freshness.js';
 import { answerShape } from './answer.js';
 import type { AnswerShape } from '../synthesis/prompt.js';
 
@@ -61,8 +62,10 @@ export interface SearchPlan {
   userLocation?: string;
   /** The caller's extra queries (fused only when the pipeline says so). */
   additionalQueries: readonly string[];
-  /** The contents each result gets, when asked for. */
-  contents?: ContentsRequest;
+  /** The contents each result gets, when asked for (cache-only by default when the pipeline is). */
+  contents?: FetchOptions;
+  /** How the passages an answer (or a follow-up round) reads are loaded. */
+  evidence: Freshness;
   filterEmptyResults?: boolean;
   systemPrompt?: string;
   /** The answer to write from the results (`outputSchema`, or `stream`), absent when none is asked for. */
@@ -78,17 +81,20 @@ export function searchPlanOf(input: SearchInput): SearchPlan {
   const { type, pipeline: typePipeline } = pipelineOf(input.type);
   const compliance = inComplianceMode(input.compliance);
   const answering = input.outputSchema !== undefined || input.stream === true;
+  const pipeline = compliance ? { ...typePipeline, ...COMPLIANCE_LIMITS } : typePipeline;
+  const stored: Freshness | undefined = pipeline.cacheOnly ? { mode: 'cache-only' } : undefined;
   return {
     query: input.query,
     type,
-    pipeline: compliance ? { ...typePipeline, ...COMPLIANCE_LIMITS } : typePipeline,
+    pipeline,
     compliance,
     numResults: input.numResults,
     filters: filtersOf(input),
     category: input.category,
     userLocation: input.userLocation,
     additionalQueries: input.additionalQueries ?? [],
-    contents: input.contents,
+    contents: input.contents && fetchOptionsOf(input.contents, stored),
+    evidence: stored ?? { mode: 'fallback' },
     filterEmptyResults: input.filterEmptyResults,
     systemPrompt: input.systemPrompt,
     answer: answering ? { shape: answerShape(input.outputSchema) } : undefined,

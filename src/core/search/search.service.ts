@@ -70,7 +70,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
     query: plan.query,
     shape: plan.answer?.shape ?? { type: 'text' },
     systemPrompt: plan.systemPrompt,
-    sources: await sourcesOf(deps.contents, found.response.results, plan.query, found.cacheOnly, ctx),
+    sources: await sourcesOf(deps.contents, found.response.results, plan.query, plan.evidence, ctx),
   });
   const withAnswer = (found: Found, answer: SynthesisResult, started: number): SearchOutput => ({
     ...found.response,
@@ -100,7 +100,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
     let found = await find(deps, asked, ctx);
     for (let round = 0; planning && round < pipeline.followUpRounds; round++) {
       // read what was found (titles and the passages that match the question) before asking what is missing
-      const read = await sourcesOf(deps.contents, found.response.results, plan.query, found.cacheOnly, ctx);
+      const read = await sourcesOf(deps.contents, found.response.results, plan.query, plan.evidence, ctx);
       const seen = read.map((s) => `${s.title}: ${s.evidence.replace(/\s+/g, ' ').slice(0, FOLLOW_UP_READ)}`);
       if (!(await widen(FOLLOW_UP_QUERIES, seen))) break;
       step('searching again');
@@ -209,7 +209,6 @@ async function find(deps: SearchDeps, plan: SearchPlan, ctx: ServiceContext): Pr
     { documents: deps.documents, contents: deps.contents, index: deps.index },
     candidates.slice(0, plan.numResults),
     plan,
-    pipeline.cacheOnly,
     ctx,
     spent,
   );

@@ -8,7 +8,7 @@ import { FetchError } from '../../fetch/types.js';
 import type { DocumentsRepo } from '../../store/documents.repo.js';
 import type { ServiceContext } from '../context.js';
 import type { ContentsService } from '../contents/contents.service.js';
-import { toFreshness } from '../contents/freshness.js';
+import { fetchOptionsOf, type ContentsRequest } from '../contents/fetch.plan.js';
 import { mainText } from '../contents/render.js';
 import { normalizeUrl } from '../contents/url.js';
 import { analyze, type AnalyzedQuery } from './analyzer.js';
@@ -17,7 +17,7 @@ import { hostOf } from './index-entry.js';
 import { idf } from './lexical.js';
 import { fuse } from './pipelines.js';
 import { similarCost, type Prices } from '../pricing.js';
-import { buildResults, type ContentsRequest, type ResultObject } from './results.js';
+import { buildResults, type ResultObject } from './results.js';
 import type { SearchIndex } from './search-index.js';
 import type { SemanticSearch } from './semantic.js';
 import { warning } from '../warnings.js';
@@ -116,7 +116,8 @@ export function createSimilarService(deps: SimilarDeps): SimilarService {
       const urls = deps.index.urls(ids);
       const candidates = ids.flatMap((id) => (urls.has(id) ? [{ url: urls.get(id)!, docId: id }] : []));
       const spent = { dollars: 0 }; // model-written summaries
-      const results = await buildResults(deps, candidates, { query: source.title, ...input }, false, ctx, spent);
+      const wanted = { ...input, query: source.title, contents: input.contents && fetchOptionsOf(input.contents) };
+      const results = await buildResults(deps, candidates, wanted, ctx, spent);
       const out: SimilarOutput = {
         requestId: ctx.requestId,
         results,
@@ -144,11 +145,15 @@ const POLICY_REFUSALS: ReadonlySet<string> = new Set<PolicyTag>(['CRAWL_PRIVATE_
 async function readSource(deps: SimilarDeps, url: string, ctx: ServiceContext) {
   if (!/^https?:/i.test(url)) return readIndexed(deps, url);
   try {
-    const loaded = await deps.contents.load(url, toFreshness({}), {
-      timeoutMs: 10000,
-      signal: ctx.signal,
-      queue: { queued: false, waitedMs: 0 },
-    });
+    const loaded = await deps.contents.load(
+      url,
+      { mode: 'fallback' },
+      {
+        timeoutMs: 10000,
+        signal: ctx.signal,
+        queue: { queued: false, waitedMs: 0 },
+      },
+    );
     return { url: loaded.page.url, title: loaded.page.title, text: mainText(loaded.page) };
   } catch (err) {
     if (err instanceof FetchError && POLICY_REFUSALS.has(err.tag)) {

@@ -69,7 +69,8 @@ export async function readProviderPages(
   const known = deps.documents.heads(urls.map((u) => normalizeUrl(u) ?? u));
   const unknown = urls.filter((u) => !known.has(normalizeUrl(u) ?? u));
   if (unknown.length === 0) return;
-  await deps.contents.run({ urls: unknown, livecrawlTimeout: 10000, subpages: 0 }, ctx).catch((err: unknown) => {
+  const plan = { targets: unknown, freshness: { mode: 'fallback' } as const, timeoutMs: 10_000, subpages: 0 };
+  await deps.contents.run(plan, ctx).catch((err: unknown) => {
     ctx.logger.warn({ err }, 'reading provider pages failed');
   });
 }

@@ -88,7 +88,7 @@ export function createAnswerService(deps: AnswerDeps): AnswerService {
   const prepare = async (plan: AnswerPlan, ctx: ServiceContext) => {
     if (!deps.synthesis.modelFor(ctx)) throw noModel();
     const found = await deps.search.run(answerSearchPlan(plan), ctx);
-    const sources = await sourcesOf(deps.contents, found.results, plan.query, false, ctx);
+    const sources = await sourcesOf(deps.contents, found.results, plan.query, { mode: 'fallback' }, ctx);
     const request: SynthesisRequest = {
       query: plan.query,
       shape: answerShape(plan.outputSchema),
