@@ -23,8 +23,6 @@ const { createApp } = await import(dist('app.js'));
 const { createLogger } = await import(dist('lib/logger.js'));
 const { chunkFile } = await import(dist('core/code/chunk/chunk.js'));
 const { languagesInQuery } = await import(dist('core/code/chunk/languages.js'));
-const { indexTree } = await import(dist('core/code/index/indexer.js'));
-const { createCodeFilesRepo } = await import(dist('store/code-files.repo.js'));
 
 const ctxOf = (app) => ({ requestId: 'bench', logger: app.logger, signal: new AbortController().signal, caller: null, clock: app.clock, betas: new Set() }); // prettier-ignore
 const appAt = (dir) =>
@@ -84,10 +82,8 @@ async function inResponse({ app, queries }) {
 async function tree() {
   const dir = makeTmpDir('trawl-bench-tree-');
   const app = appAt(dir);
-  const files = createCodeFilesRepo(app.db);
-  const deps = { db: app.db, code: app.services.code, files, clock: app.clock };
-  const first = await indexTree(deps, { root: TREE, name: 'tree' });
-  const second = await indexTree(deps, { root: TREE, name: 'tree' });
+  const first = await app.services.indexer.indexTree({ root: TREE, name: 'tree' });
+  const second = await app.services.indexer.indexTree({ root: TREE, name: 'tree' });
   app.db.pragma('wal_checkpoint(TRUNCATE)');
   const bytes = ['trawl.sqlite', 'trawl.sqlite-wal'].reduce((n, f) => n + (fs.existsSync(path.join(dir, f)) ? fs.statSync(path.join(dir, f)).size : 0), 0); // prettier-ignore
   // queries: symbols and doc phrases of the tree itself, as an agent would ask them

@@ -4,9 +4,8 @@
  */
 import { createApp } from '../app.js';
 import type { Config } from '../config/config.js';
-import { createCrawlService, type CrawlProgress, type CrawlSummary } from '../core/crawl/crawl.service.js';
+import type { CrawlProgress, CrawlSummary } from '../core/crawl/crawl.types.js';
 import { ServiceError } from '../errors.js';
-import { createCrawlRepo } from '../store/crawl.repo.js';
 import { createProgress, parseProgressMode, type ProgressMode, type ProgressReporter } from './progress.js';
 
 export interface CrawlFlags {
@@ -176,17 +175,9 @@ export async function runCrawl(config: Config, urls: string[], flags: CrawlFlags
   const app = createApp(config);
   const progress = createProgress({ label: 'crawl', unit: 'pages', mode: parsed.progress });
   const sig = signals((m) => progress.note(m));
-  const crawler = createCrawlService({
-    pages: app.services.pages,
-    fetcher: app.services.fetcher,
-    repo: createCrawlRepo(app.db),
-    clock: app.clock,
-    logger: app.logger,
-    robots: config.robots,
-  });
   let summary: CrawlSummary;
   try {
-    summary = await crawler.run(parsed.scope, {
+    summary = await app.services.crawl.run(parsed.scope, {
       ...parsed.run,
       stop: sig.stop,
       abort: sig.abort,

@@ -5,9 +5,7 @@
 import fs from 'node:fs';
 import { createApp } from '../app.js';
 import type { Config } from '../config/config.js';
-import { importCodeFile } from '../core/code/index/import-code.js';
-import { createImportService, defaultCollection, type ImportResult } from '../core/import/import.service.js';
-import { createCodeFilesRepo } from '../store/code-files.repo.js';
+import { defaultCollection, type ImportResult } from '../core/import/import.service.js';
 import { checkCollection } from '../core/import/records.js';
 import { createProgress, parseProgressMode } from './progress.js';
 
@@ -57,7 +55,6 @@ export async function runImport(config: Config, inputs: string[], flags: ImportF
   if (flags.code) return runCodeImport(config, inputs, flags);
   const started = performance.now();
   const app = createApp(config);
-  const importer = createImportService({ documents: app.services.documents, clock: app.clock, logger: app.logger });
   const progress = createProgress({
     label: 'import',
     unit: 'records',
@@ -69,7 +66,7 @@ export async function runImport(config: Config, inputs: string[], flags: ImportF
     for (const input of inputs) {
       const done = results.reduce((n, r) => n + r.imported, 0);
       const failed = results.reduce((n, r) => n + r.errors, 0);
-      const result = await importer.importPath(input, {
+      const result = await app.services.imports.importPath(input, {
         collection: flags.collection,
         batch: flags.batch ? Number(flags.batch) : DEFAULT_BATCH,
         onIssue: (i) =>
@@ -109,13 +106,13 @@ async function runCodeImport(config: Config, inputs: string[], flags: ImportFlag
   }
   const started = performance.now();
   const app = createApp(config);
-  const deps = { db: app.db, code: app.services.code, files: createCodeFilesRepo(app.db), clock: app.clock };
   const results: ImportResult[] = [];
   try {
     for (const input of inputs) {
       const collection = flags.collection ?? defaultCollection(input);
       const onIssue = (line: number, message: string) => process.stderr.write(`${input}:${line}: ${message}\n`);
-      const r = await importCodeFile(deps, input, { collection, batch: flags.batch ? Number(flags.batch) : DEFAULT_BATCH, onIssue }); // prettier-ignore
+      const batch = flags.batch ? Number(flags.batch) : DEFAULT_BATCH;
+      const r = await app.services.indexer.importFile(input, { collection, batch, onIssue });
       results.push({ input, format: 'jsonl', collection, imported: r.imported, skipped: 0, errors: r.errors });
     }
   } finally {

@@ -8,10 +8,9 @@ import path from 'node:path';
 import { createApp, type App } from '../app.js';
 import type { Config } from '../config/config.js';
 import { cloneShallow, repoName } from '../core/code/walk/git.js';
-import { indexTree, type IndexReport, type IndexTarget } from '../core/code/index/indexer.js';
+import type { IndexReport, IndexTarget } from '../core/code/index/indexer.js';
 import { toServiceError } from '../errors.js';
 import { createLogger } from '../lib/logger.js';
-import { createCodeFilesRepo } from '../store/code-files.repo.js';
 
 export interface IndexFlags {
   packages?: boolean;
@@ -38,13 +37,13 @@ function summary(r: IndexReport): string {
     Object.entries(r.skipped)
       .map(([why, n]) => `${n} ${why}`)
       .join(', ') || 'none';
-  return `${r.source}: ${r.files} files (${r.added} added, ${r.changed} changed, ${r.removed} removed, ${r.unchanged} unchanged), ${r.chunks} chunks written in ${r.seconds} s; skipped: ${skipped}`; // prettier-ignore
+  const files = `${r.added} added, ${r.changed} changed, ${r.removed} removed, ${r.unchanged} unchanged`;
+  return `${r.source}: ${r.files} files (${files}), ${r.chunks} chunks written in ${r.seconds} s; skipped: ${skipped}`;
 }
 
 /** Indexes each target; a failing target (a clone without network) is reported and the others go on. */
 export async function indexCode(config: Config, targets: string[], flags: IndexFlags): Promise<void> {
   const app = createApp(config, { logger: createLogger(config.logLevel) });
-  const files = createCodeFilesRepo(app.db);
   const reports: IndexReport[] = [];
   let failed = 0;
   try {
@@ -52,7 +51,7 @@ export async function indexCode(config: Config, targets: string[], flags: IndexF
       try {
         const target = await targetOf(app, raw, flags);
         const onProgress = (done: number, total: number) => process.stderr.write(`${raw}: ${done}/${total} files\n`);
-        const report = await indexTree({ db: app.db, code: app.services.code, files, clock: app.clock }, target, { onProgress }); // prettier-ignore
+        const report = await app.services.indexer.indexTree(target, { onProgress });
         reports.push(report);
         if (!flags.json) process.stdout.write(`${summary(report)}\n`);
       } catch (err) {
@@ -87,13 +86,13 @@ export async function rebuildIndex(config: Config): Promise<void> {
 export async function indexStats(config: Config): Promise<void> {
   const app = createApp(config, { logger: createLogger('silent') });
   try {
-    const { searchIndex, documents, code } = app.services;
+    const { searchIndex, documents, code, indexer } = app.services;
     const stats = searchIndex.repo.stats();
     const out = {
       documents: documents.count(),
       indexed: stats.docs,
       tombstones: searchIndex.repo.deletedIds().length,
-      code: { chunks: code.count(), sources: createCodeFilesRepo(app.db).sources() },
+      code: { chunks: code.count(), sources: await indexer.sources() },
     };
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } finally {

@@ -11,6 +11,8 @@ import type { CacheStore } from '../store/cache.js';
 import type { Db } from '../store/database.js';
 import { createApiKeysRepo } from '../store/api-keys.repo.js';
 import { createMonitorsRepo } from '../store/monitors.repo.js';
+import { createCodeFilesRepo } from '../store/code-files.repo.js';
+import { createCrawlRepo } from '../store/crawl.repo.js';
 import { createDocumentsRepo, type DocumentsRepo } from '../store/documents.repo.js';
 import { CODE_VECTORS } from '../store/vectors.repo.js';
 import { createAccounts, type Accounts } from './accounts/accounts.service.js';
@@ -20,6 +22,10 @@ import { createKeysService, type KeysService } from './accounts/keys.service.js'
 import { createCodeIndex, type CodeIndex } from './code/index/code-index.js';
 import { createContextService, type ContextService } from './code/context/context.service.js';
 import { withCodeExamples } from './code/index/doc-examples.js';
+import { createCodeIndexer, type CodeIndexer } from './code/index/indexer.js';
+import { createCrawlService } from './crawl/crawl.service.js';
+import type { CrawlService } from './crawl/crawl.types.js';
+import { createImportService, type ImportService } from './import/import.service.js';
 import { createAdmissionQueue } from './contents/admission.js';
 import { createContentsService, type ContentsService } from './contents/contents.service.js';
 import { createPagesService, type PagesService } from './contents/pages.service.js';
@@ -61,6 +67,12 @@ export interface Services {
   context: ContextService;
   /** Embeddings of code chunks; present when an embeddings provider is configured. */
   codeSemantic?: SemanticSearch;
+  /** `trawl index` and `trawl import --code`: folders, clones and code records into the code index. */
+  indexer: CodeIndexer;
+  /** `trawl crawl`: resumable breadth-first crawls through the pages service. */
+  crawl: CrawlService;
+  /** `trawl import`: JSONL files and folders into the documents store. */
+  imports: ImportService;
   /** /monitors, and the engine that runs them and delivers their webhooks. */
   monitors: MonitorsService;
   /** /agent/runs: research runs, their events and the engine that runs them. */
@@ -226,6 +238,16 @@ export function createServices(deps: ServiceDeps): Services {
     code,
     context: createContextService({ code, semantic: codeSemantic, providerTimeoutMs: deps.settings.providerTimeoutMs, prices }), // prettier-ignore
     codeSemantic,
+    indexer: createCodeIndexer({ files: createCodeFilesRepo(deps.db, code), clock: deps.clock }),
+    crawl: createCrawlService({
+      pages,
+      fetcher: deps.fetcher,
+      repo: createCrawlRepo(deps.db),
+      clock: deps.clock,
+      logger: deps.logger,
+      robots: deps.settings.robots,
+    }),
+    imports: createImportService({ documents, clock: deps.clock, logger: deps.logger }),
     monitors,
     status: createStatusService({ ...deps.status, store: createStatusRepo(deps.db), now: () => deps.clock.now() }),
   };

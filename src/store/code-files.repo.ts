@@ -19,7 +19,59 @@ export interface CodeSource {
   indexedAt: string;
 }
 
-export function createCodeFilesRepo(db: Db) {
+/** One file's chunks as the code index writes them (core/code/index/code-index.ts `FileChunks`). */
+export interface FileChunksWrite {
+  path: string;
+  hash: string;
+  chunks: readonly unknown[];
+}
+
+/**
+ * The code index's synchronous write, run inside this repository's transactions so a file's chunks
+ * and its recorded state never part (an interrupted index leaves whole files only).
+ */
+export interface ChunkWriter {
+  replaceFiles(source: string, files: FileChunksWrite[], indexedAt: number): void;
+}
+
+/** A file indexed in a batch: its chunks and the state to record for it. */
+export type IndexedFile = FileChunksWrite & { state: CodeFileState };
+
+/** A source with its file and chunk counts. */
+export type CodeSourceStats = CodeSource & { files: number; chunks: number };
+
+/** The indexed sources and files. Every method resolves once its statements ran; each is atomic. */
+export interface CodeFilesRepo {
+  /** The files indexed for `source`, by path. */
+  files(source: string): Promise<Map<string, CodeFileState>>;
+  /** Writes a batch of files of `source`: their chunks (through the code index) and their states. */
+  storeFiles(source: string, files: IndexedFile[], indexedAt: number): Promise<void>;
+  /**
+   * Ends an indexing run: the chunks and states of `removed` files go, `touched` files (same bytes, new
+   * mtime) keep their chunks with their new state, and the source is recorded.
+   */
+  finishSource(
+    source: CodeSource,
+    change: { removed: string[]; touched: { path: string; state: CodeFileState }[] },
+    indexedAt: number,
+  ): Promise<void>;
+  /** Records (or updates) a source. */
+  putSource(source: CodeSource): Promise<void>;
+  source(name: string): Promise<CodeSource | undefined>;
+  /** Every source with its file and chunk counts, by name. */
+  sources(): Promise<CodeSourceStats[]>;
+}
+
+type SourceRow = { name: string; kind: string; location: string; indexed_at: string };
+const toSource = (r: SourceRow): CodeSource => ({
+  name: r.name,
+  kind: r.kind,
+  location: r.location,
+  indexedAt: r.indexed_at,
+});
+
+/** Prepared statements over `code_files` and `code_sources`; `chunks` writes the chunks in the same transactions. */
+export function createCodeFilesRepo(db: Db, chunks: ChunkWriter): CodeFilesRepo {
   const q = {
     files: db.prepare('SELECT path, size, mtime_ms, hash FROM code_files WHERE source = ?'),
     put: db.prepare(`INSERT INTO code_files (source, path, size, mtime_ms, hash, chunks) VALUES (?, ?, ?, ?, ?, ?)
@@ -35,36 +87,43 @@ export function createCodeFilesRepo(db: Db) {
       COALESCE(SUM(f.chunks), 0) AS chunks FROM code_sources s LEFT JOIN code_files f ON f.source = s.name
       GROUP BY s.name ORDER BY s.name`),
   };
-  type SourceRow = { name: string; kind: string; location: string; indexed_at: string };
-  const toSource = (r: SourceRow): CodeSource => ({ name: r.name, kind: r.kind, location: r.location, indexedAt: r.indexed_at }); // prettier-ignore
+  const putSource = (s: CodeSource) => q.putSource.run(s.name, s.kind, s.location, s.indexedAt);
+  const store = db.transaction((source: string, files: IndexedFile[], at: number) => {
+    chunks.replaceFiles(source, files, at);
+    for (const f of files) q.put.run(source, f.path, f.state.size, f.state.mtimeMs, f.state.hash, f.chunks.length);
+  });
+  const finish = db.transaction(
+    (source: CodeSource, change: Parameters<CodeFilesRepo['finishSource']>[1], at: number) => {
+      const gone = change.removed.map((path) => ({ path, chunks: [], hash: '' }));
+      chunks.replaceFiles(source.name, gone, at);
+      for (const path of change.removed) q.remove.run(source.name, path);
+      for (const { path, state } of change.touched) {
+        q.touch.run(state.size, state.mtimeMs, state.hash, source.name, path);
+      }
+      putSource(source);
+    },
+  );
   return {
-    /** The files indexed for `source`, by path. */
-    files(source: string): Map<string, CodeFileState> {
+    async files(source) {
       const rows = q.files.all(source) as { path: string; size: number; mtime_ms: number; hash: string }[];
       return new Map(rows.map((r) => [r.path, { size: r.size, mtimeMs: r.mtime_ms, hash: r.hash }]));
     },
-    /** Records a file as indexed with `chunks` chunks. Run in the caller's transaction with the chunks. */
-    put(source: string, path: string, state: CodeFileState, chunks: number): void {
-      q.put.run(source, path, state.size, state.mtimeMs, state.hash, chunks);
+    async storeFiles(source, files, indexedAt) {
+      store(source, files, indexedAt);
     },
-    /** Records a file's new size and mtime when its bytes did not change (its chunks stay). */
-    touch(source: string, path: string, state: CodeFileState): void {
-      q.touch.run(state.size, state.mtimeMs, state.hash, source, path);
+    async finishSource(source, change, indexedAt) {
+      finish(source, change, indexedAt);
     },
-    remove(source: string, path: string): void {
-      q.remove.run(source, path);
+    async putSource(source) {
+      putSource(source);
     },
-    putSource(source: CodeSource): void {
-      q.putSource.run(source.name, source.kind, source.location, source.indexedAt);
-    },
-    source(name: string): CodeSource | undefined {
+    async source(name) {
       const row = q.source.get(name) as SourceRow | undefined;
       return row ? toSource(row) : undefined;
     },
-    /** Every source with its file and chunk counts. */
-    sources(): (CodeSource & { files: number; chunks: number })[] {
-      return (q.sources.all() as (SourceRow & { files: number; chunks: number })[]).map((r) => ({ ...toSource(r), files: r.files, chunks: r.chunks })); // prettier-ignore
+    async sources() {
+      const rows = q.sources.all() as (SourceRow & { files: number; chunks: number })[];
+      return rows.map((r) => ({ ...toSource(r), files: r.files, chunks: r.chunks }));
     },
   };
 }
-export type CodeFilesRepo = ReturnType<typeof createCodeFilesRepo>;

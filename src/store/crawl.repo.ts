@@ -48,6 +48,48 @@ export interface FrontierFailure {
   httpStatusCode: number | null;
 }
 
+/** Crawl jobs and their frontier. Every method resolves once its statements ran; each is atomic. */
+export interface CrawlRepo {
+  getJob(id: string): Promise<CrawlJob | undefined>;
+  /** Active jobs over exactly these (normalised, sorted) seeds, newest first, whatever their scope. */
+  activeJobsForSeeds(seeds: readonly string[]): Promise<CrawlJob[]>;
+  /** Creates the job with its seeds queued at depth 0, replacing (with its frontier) any job of the same id. */
+  createJob(job: NewJob, now: string): Promise<CrawlJob>;
+  updateJob(id: string, change: { state: CrawlJob['state']; sitemapsDone: boolean }, now: string): Promise<void>;
+  /** Adds URLs not yet in the job's frontier (in one transaction); resolves to how many were new. */
+  enqueue(jobId: string, entries: readonly NewEntry[], now: string): Promise<number>;
+  /** Up to `n` queued entries in breadth-first order (depth, then discovery), skipping those in `leased`. */
+  next(jobId: string, n: number, leased: ReadonlySet<number>): Promise<FrontierEntry[]>;
+  /**
+   * Marks an entry done, marks `aliases` (the URL it redirected to) done too, and queues the links it
+   * found, all in one transaction: a crash never keeps a done page without its links.
+   */
+  complete(
+    jobId: string,
+    entryId: number,
+    aliases: readonly NewEntry[],
+    found: readonly NewEntry[],
+    now: string,
+  ): Promise<CompleteChange>;
+  /** Marks an entry failed with its crawl tag. */
+  fail(
+    entryId: number,
+    failure: { tag: string; message: string; httpStatusCode: number | null },
+    now: string,
+  ): Promise<void>;
+  counts(jobId: string): Promise<FrontierCounts>;
+  failuresByTag(jobId: string): Promise<Record<string, number>>;
+  /** The first `limit` failed entries, in discovery order. */
+  failures(jobId: string, limit: number): Promise<FrontierFailure[]>;
+}
+
+/** A job to create: its id, normalised seeds (queued at depth 0) and scope. */
+export interface NewJob {
+  id: string;
+  seeds: string[];
+  scope: Record<string, unknown>;
+}
+
 interface JobRow {
   id: string;
   seeds: string;
@@ -69,7 +111,7 @@ const toJob = (row: JobRow): CrawlJob => ({
 });
 
 /** Prepared statements over `crawl_jobs` and `crawl_frontier` (migration 3). */
-export function createCrawlRepo(db: Db) {
+export function createCrawlRepo(db: Db): CrawlRepo {
   const jobById = db.prepare('SELECT * FROM crawl_jobs WHERE id = ?');
   const activeBySeeds = db.prepare(
     "SELECT * FROM crawl_jobs WHERE seeds = ? AND state = 'active' ORDER BY updated_at DESC",
@@ -126,67 +168,59 @@ export function createCrawlRepo(db: Db) {
       return change;
     },
   );
-  const createTx = db.transaction(
-    (job: { id: string; seeds: string[]; scope: Record<string, unknown> }, now: string) => {
-      deleteJob.run(job.id);
-      insertJob.run({ id: job.id, seeds: JSON.stringify(job.seeds), scope: JSON.stringify(job.scope), now });
-    },
-  );
+  const createTx = db.transaction((job: NewJob, now: string) => {
+    deleteJob.run(job.id);
+    insertJob.run({ id: job.id, seeds: JSON.stringify(job.seeds), scope: JSON.stringify(job.scope), now });
+    enqueueMany(
+      job.id,
+      job.seeds.map((url) => ({ url, depth: 0 })),
+      now,
+    );
+  });
+  const getJob = (id: string): CrawlJob | undefined => {
+    const row = jobById.get(id) as JobRow | undefined;
+    return row ? toJob(row) : undefined;
+  };
 
   return {
-    getJob(id: string): CrawlJob | undefined {
-      const row = jobById.get(id) as JobRow | undefined;
-      return row ? toJob(row) : undefined;
+    async getJob(id) {
+      return getJob(id);
     },
-    /** Active jobs over exactly these (normalised, sorted) seeds, newest first, whatever their scope. */
-    activeJobsForSeeds(seeds: readonly string[]): CrawlJob[] {
+    async activeJobsForSeeds(seeds) {
       return (activeBySeeds.all(JSON.stringify(seeds)) as JobRow[]).map(toJob);
     },
-    /** Creates the job, replacing (with its whole frontier) any job of the same id. */
-    createJob(job: { id: string; seeds: string[]; scope: Record<string, unknown> }, now: string): CrawlJob {
+    async createJob(job, now) {
       createTx(job, now);
-      return this.getJob(job.id)!;
+      return getJob(job.id)!;
     },
-    updateJob(id: string, change: { state: CrawlJob['state']; sitemapsDone: boolean }, now: string): void {
+    async updateJob(id, change, now) {
       setJob.run({ id, state: change.state, sitemaps: change.sitemapsDone ? 1 : 0, now });
     },
-    /** Adds URLs not yet in the job's frontier (in one transaction); returns how many were new. */
-    enqueue(jobId: string, entries: readonly NewEntry[], now: string): number {
+    async enqueue(jobId, entries, now) {
       return enqueueTx(jobId, entries, now);
     },
-    /** Up to `n` queued entries in breadth-first order (depth, then discovery), skipping those in `leased`. */
-    next(jobId: string, n: number, leased: ReadonlySet<number>): FrontierEntry[] {
+    async next(jobId, n, leased) {
       const rows = nextQueued.all(jobId, n + leased.size) as FrontierEntry[];
       return rows.filter((r) => !leased.has(r.id)).slice(0, n);
     },
-    /**
-     * Marks an entry done, marks `aliases` (the URL it redirected to) done too, and queues the links it
-     * found, all in one transaction: a crash never keeps a done page without its links.
-     */
-    complete(
-      jobId: string,
-      entryId: number,
-      aliases: readonly NewEntry[],
-      found: readonly NewEntry[],
-      now: string,
-    ): CompleteChange {
+    async complete(jobId, entryId, aliases, found, now) {
       return completeTx(jobId, entryId, aliases, found, now);
     },
-    fail(entryId: number, failure: { tag: string; message: string; httpStatusCode: number | null }, now: string) {
+    async fail(entryId, failure, now) {
       setFailed.run(failure.tag, failure.message, failure.httpStatusCode, now, entryId);
     },
-    counts(jobId: string): FrontierCounts {
+    async counts(jobId) {
       const counts: FrontierCounts = { queued: 0, done: 0, failed: 0 };
       for (const row of countStates.all(jobId) as { state: keyof FrontierCounts; n: number }[])
         counts[row.state] = row.n;
       return counts;
     },
-    failuresByTag(jobId: string): Record<string, number> {
+    async failuresByTag(jobId) {
       const out: Record<string, number> = {};
       for (const row of tagCounts.all(jobId) as { tag: string | null; n: number }[]) out[row.tag ?? 'unknown'] = row.n;
       return out;
     },
-    failures(jobId: string, limit: number): FrontierFailure[] {
+    async failures(jobId, limit) {
       const rows = failedRows.all(jobId, limit) as {
         url: string;
         error_tag: string | null;
@@ -202,4 +236,3 @@ export function createCrawlRepo(db: Db) {
     },
   };
 }
-export type CrawlRepo = ReturnType<typeof createCrawlRepo>;

@@ -6,7 +6,7 @@ import { FetchError } from '../../fetch/types.js';
 import type { CrawlJob, FrontierCounts, FrontierEntry, NewEntry } from '../../store/crawl.repo.js';
 import type { Page } from '../contents/page.js';
 import { normalizeUrl, siteOf } from '../contents/url.js';
-import type { CrawlDeps, CrawlRunOptions, CrawlScope } from './crawl.service.js';
+import type { CrawlDeps, CrawlRunOptions, CrawlScope } from './crawl.types.js';
 import { createUrlFilter } from './patterns.js';
 import { discoverSitemapUrls } from './sitemaps.js';
 
@@ -19,18 +19,22 @@ export class CrawlRun {
   attempted = 0;
   private readonly sites: Set<string>;
   private readonly allowed: (url: string) => boolean;
-  private readonly counts: FrontierCounts;
   private readonly leased = new Set<number>();
 
-  constructor(
+  /** A run of `job` starting from the frontier's counts as stored. */
+  static async start(deps: CrawlDeps, job: CrawlJob, scope: CrawlScope, options: CrawlRunOptions): Promise<CrawlRun> {
+    return new CrawlRun(deps, job, scope, options, await deps.repo.counts(job.id));
+  }
+
+  private constructor(
     private readonly deps: CrawlDeps,
     private readonly job: CrawlJob,
     private readonly scope: CrawlScope,
     private readonly options: CrawlRunOptions,
+    private readonly counts: FrontierCounts,
   ) {
     this.sites = new Set(scope.seeds.map(siteOf));
     this.allowed = createUrlFilter(scope.include, scope.exclude);
-    this.counts = deps.repo.counts(job.id);
   }
 
   private now = () => this.deps.clock.now().toISOString();
@@ -70,8 +74,8 @@ export class CrawlRun {
       const url = this.follow(loc);
       if (url) entries.push({ url, depth: 1 });
     }
-    this.counts.queued += deps.repo.enqueue(job.id, entries, this.now());
-    deps.repo.updateJob(job.id, { state: 'active', sitemapsDone: true }, this.now());
+    this.counts.queued += await deps.repo.enqueue(job.id, entries, this.now());
+    await deps.repo.updateJob(job.id, { state: 'active', sitemapsDone: true }, this.now());
     deps.logger.debug({ listed: found.urls.length, queued: entries.length }, 'sitemaps read');
     return found.urls.length;
   }
@@ -86,7 +90,8 @@ export class CrawlRun {
     for (;;) {
       const free = Math.min(options.concurrency - inflight.size, budget - this.attempted);
       if (!stopped() && free > 0) {
-        for (const entry of deps.repo.next(job.id, free, this.leased)) {
+        // only this loop leases entries, so none of these can be taken by another visit meanwhile
+        for (const entry of await deps.repo.next(job.id, free, this.leased)) {
           this.leased.add(entry.id);
           this.attempted++;
           const visit: Promise<void> = this.visit(entry).finally(() => {
@@ -121,7 +126,7 @@ export class CrawlRun {
         signal: options.abort,
         politeness: this.politeness,
       });
-      this.complete(entry, loaded.page);
+      await this.complete(entry, loaded.page);
     } catch (err) {
       if (options.abort?.aborted) {
         this.attempted--; // cancelled, not attempted: it stays queued for the next run
@@ -136,13 +141,13 @@ export class CrawlRun {
               httpStatusCode: null,
             };
       deps.logger.debug({ url: entry.url, ...failure }, 'page failed');
-      deps.repo.fail(entry.id, failure, this.now());
+      await deps.repo.fail(entry.id, failure, this.now());
       this.counts.queued--;
       this.counts.failed++;
     }
   }
 
-  private complete(entry: FrontierEntry, page: Page): void {
+  private async complete(entry: FrontierEntry, page: Page): Promise<void> {
     const found: NewEntry[] = [];
     if (entry.depth < this.scope.depth) {
       for (const link of page.links) {
@@ -153,7 +158,7 @@ export class CrawlRun {
     const final = normalizeUrl(page.url);
     const aliases =
       final && final !== entry.url && this.sites.has(siteOf(final)) ? [{ url: final, depth: entry.depth }] : [];
-    const change = this.deps.repo.complete(this.job.id, entry.id, aliases, found, this.now());
+    const change = await this.deps.repo.complete(this.job.id, entry.id, aliases, found, this.now());
     this.counts.queued += change.added - 1 - change.aliasesQueuedToDone;
     this.counts.done += 1 + change.aliasesQueuedToDone + change.aliasesInserted;
   }

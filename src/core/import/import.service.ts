@@ -71,16 +71,17 @@ export function defaultCollection(input: string): string {
 function batcher(documents: PageDocuments, clock: Clock, size: number) {
   let pending: StoredPage[] = [];
   let written = 0;
-  const flush = () => {
+  const flush = async () => {
     if (pending.length === 0) return;
-    documents.upsertMany(pending, clock.now().toISOString());
+    // callers await each add, so no document joins `pending` while a batch is written
+    await documents.upsertMany(pending, clock.now().toISOString());
     written += pending.length;
     pending = [];
   };
   return {
-    add(doc: StoredPage) {
+    async add(doc: StoredPage) {
       pending.push(doc);
-      if (pending.length >= size) flush();
+      if (pending.length >= size) await flush();
     },
     flush,
     get written() {
@@ -136,10 +137,10 @@ export function createImportService(deps: { documents: PageDocuments; clock: Clo
       if (doc instanceof Error) {
         result.errors++;
         options.onIssue({ input, line, message: doc.message });
-      } else out.add(doc);
+      } else await out.add(doc);
       if (line % 1000 === 0) progress();
     }
-    out.flush();
+    await out.flush();
     result.imported = out.written;
     if (streamError) {
       result.errors++;
@@ -160,7 +161,7 @@ export function createImportService(deps: { documents: PageDocuments; clock: Clo
         options.onIssue({ input, file, message: skipReason(file), skipped: true });
       } else {
         try {
-          out.add(await fileToDocument(input, file, collection));
+          await out.add(await fileToDocument(input, file, collection));
         } catch (err) {
           result.errors++;
           options.onIssue({ input, file, message: err instanceof Error ? err.message : String(err) });
@@ -168,7 +169,7 @@ export function createImportService(deps: { documents: PageDocuments; clock: Clo
       }
       options.onProgress?.({ ...result, imported: out.written, fraction: (i + 1) / files.length });
     }
-    out.flush();
+    await out.flush();
     result.imported = out.written;
     deps.logger.debug(result, 'folder imported');
     return result;

@@ -8,11 +8,10 @@ import fs from 'node:fs';
 import readline from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import type { CodeFilesRepo } from '../../../store/code-files.repo.js';
-import type { Db } from '../../../store/database.js';
 import type { Clock } from '../../context.js';
 import { importUrl } from '../../import/records.js';
 import { chunkFile } from '../chunk/chunk.js';
-import type { CodeIndex, FileChunks } from './code-index.js';
+import type { FileChunks } from './code-index.js';
 
 export interface CodeImportResult {
   collection: string;
@@ -21,11 +20,17 @@ export interface CodeImportResult {
   errors: number;
 }
 
+/** What a code import writes through: the code-files repository (which writes the chunks too). */
 export interface CodeImportDeps {
-  db: Db;
-  code: CodeIndex;
   files: CodeFilesRepo;
   clock: Clock;
+}
+
+/** The collection to import into, records per transaction, and who hears each rejected line. */
+export interface CodeImportOptions {
+  collection: string;
+  batch: number;
+  onIssue?: (line: number, message: string) => void;
 }
 
 /** One record → its location and chunks, or why it cannot be imported. */
@@ -49,22 +54,20 @@ export function codeRecord(value: unknown, collection: string): { path: string; 
 export async function importCodeFile(
   deps: CodeImportDeps,
   input: string,
-  options: { collection: string; batch: number; onIssue?: (line: number, message: string) => void },
+  options: CodeImportOptions,
 ): Promise<CodeImportResult> {
   const result: CodeImportResult = { collection: options.collection, imported: 0, chunks: 0, errors: 0 };
   const source = fs.createReadStream(input);
   const gzipped = input.endsWith('.gz');
-  const lines = readline.createInterface({ input: gzipped ? source.pipe(createGunzip()) : source, crlfDelay: Infinity }); // prettier-ignore
+  const stream = gzipped ? source.pipe(createGunzip()) : source;
+  const lines = readline.createInterface({ input: stream, crlfDelay: Infinity });
   let pending: FileChunks[] = [];
   const now = () => deps.clock.now();
-  const flush = () => {
+  const flush = async () => {
     if (pending.length === 0) return;
-    const batch = pending;
+    const batch = pending.map((f) => ({ ...f, state: { size: 0, mtimeMs: 0, hash: f.hash } }));
     pending = [];
-    deps.db.transaction(() => {
-      deps.code.replaceFiles(options.collection, batch, now().getTime());
-      for (const f of batch) deps.files.put(options.collection, f.path, { size: 0, mtimeMs: 0, hash: f.hash }, f.chunks.length); // prettier-ignore
-    })();
+    await deps.files.storeFiles(options.collection, batch, now().getTime());
   };
   let n = 0;
   for await (const raw of lines) {
@@ -87,9 +90,14 @@ export async function importCodeFile(
     pending.push(record.file);
     result.imported++;
     result.chunks += record.file.chunks.length;
-    if (pending.length >= options.batch) flush();
+    if (pending.length >= options.batch) await flush();
   }
-  flush();
-  deps.files.putSource({ name: options.collection, kind: 'import', location: input, indexedAt: now().toISOString() });
+  await flush();
+  await deps.files.putSource({
+    name: options.collection,
+    kind: 'import',
+    location: input,
+    indexedAt: now().toISOString(),
+  });
   return result;
 }

@@ -6,12 +6,11 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Db } from '../../../store/database.js';
-import type { CodeFilesRepo } from '../../../store/code-files.repo.js';
+import type { CodeFilesRepo, CodeSourceStats } from '../../../store/code-files.repo.js';
 import type { Clock } from '../../context.js';
 import { detectChanges } from '../walk/changes.js';
 import { chunkFile } from '../chunk/chunk.js';
-import type { CodeIndex } from './code-index.js';
+import { importCodeFile, type CodeImportOptions, type CodeImportResult } from './import-code.js';
 import { walkCodeTree, type SkipReason, type SourceFile } from '../walk/walk.js';
 
 export interface IndexTarget {
@@ -39,11 +38,35 @@ export interface IndexReport {
   seconds: number;
 }
 
+/** What the indexer writes through: the code-files repository (which writes the chunks too) and a clock. */
 export interface IndexerDeps {
-  db: Db;
-  code: CodeIndex;
   files: CodeFilesRepo;
   clock: Clock;
+}
+
+/** How an indexing run reports and stops. */
+export interface IndexOptions {
+  signal?: AbortSignal;
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** `trawl index` and `trawl import --code`: code into the code index, and what it holds. */
+export interface CodeIndexer {
+  /** Indexes a folder (a clone, packages), re-indexing only what changed. */
+  indexTree(target: IndexTarget, options?: IndexOptions): Promise<IndexReport>;
+  /** Imports a JSONL file of code records. */
+  importFile(input: string, options: CodeImportOptions): Promise<CodeImportResult>;
+  /** Every indexed source with its file and chunk counts. */
+  sources(): Promise<CodeSourceStats[]>;
+}
+
+/** The code indexer over the code-files repository. */
+export function createCodeIndexer(deps: IndexerDeps): CodeIndexer {
+  return {
+    indexTree: (target, options) => indexTree(deps, target, options),
+    importFile: (input, options) => importCodeFile(deps, input, options),
+    sources: () => deps.files.sources(),
+  };
 }
 
 /** Files written per transaction. */
@@ -53,7 +76,7 @@ const BATCH_FILES = 200;
 export async function indexTree(
   deps: IndexerDeps,
   target: IndexTarget,
-  options: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {},
+  options: IndexOptions = {},
 ): Promise<IndexReport> {
   const started = performance.now();
   const root = path.resolve(target.root);
@@ -64,30 +87,28 @@ export async function indexTree(
     signal: options.signal,
     onSkip: (_p, reason) => void (skipped[reason] = (skipped[reason] ?? 0) + 1),
   });
-  const changes = await detectChanges(deps.files.files(source), walk);
+  const changes = await detectChanges(await deps.files.files(source), walk);
   const work = [...changes.added, ...changes.changed];
   const now = deps.clock.now();
   let chunks = 0;
   for (let i = 0; i < work.length; i += BATCH_FILES) {
     options.signal?.throwIfAborted();
     const batch = await Promise.all(work.slice(i, i + BATCH_FILES).map((f) => readChunks(source, f)));
-    deps.db.transaction(() => {
-      const files = batch.map(({ file, records }) => ({ path: file.path, chunks: records, hash: changes.state.get(file.path)!.hash })); // prettier-ignore
-      deps.code.replaceFiles(source, files, now.getTime());
-      for (const { file, records } of batch) {
-        deps.files.put(source, file.path, changes.state.get(file.path)!, records.length);
-        chunks += records.length;
-      }
-    })();
+    const files = batch.map(({ file, records }) => {
+      const state = changes.state.get(file.path)!;
+      return { path: file.path, chunks: records, hash: state.hash, state };
+    });
+    await deps.files.storeFiles(source, files, now.getTime());
+    for (const { records } of batch) chunks += records.length;
     options.onProgress?.(Math.min(i + BATCH_FILES, work.length), work.length);
   }
-  deps.db.transaction(() => {
-    deps.code.replaceFiles(source, changes.removed.map((gone) => ({ path: gone, chunks: [], hash: '' })), now.getTime()); // prettier-ignore
-    for (const gone of changes.removed) deps.files.remove(source, gone);
-    // a touched file (same bytes, new mtime) keeps its chunks; its new mtime spares the next run a read
-    for (const file of changes.unchanged) deps.files.touch(source, file.path, changes.state.get(file.path)!);
-    deps.files.putSource({ name: source, kind: target.kind ?? 'folder', location: target.location ?? root, indexedAt: now.toISOString() }); // prettier-ignore
-  })();
+  // a touched file (same bytes, new mtime) keeps its chunks; its new mtime spares the next run a read
+  const touched = changes.unchanged.map((file) => ({ path: file.path, state: changes.state.get(file.path)! }));
+  await deps.files.finishSource(
+    { name: source, kind: target.kind ?? 'folder', location: target.location ?? root, indexedAt: now.toISOString() },
+    { removed: changes.removed, touched },
+    now.getTime(),
+  );
   return {
     source,
     files: changes.state.size,

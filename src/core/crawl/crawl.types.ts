@@ -1,0 +1,82 @@
+/**
+ * The crawl's types, shared by the service (crawl.service.ts) and one run of it (crawl-run.ts): the
+ * scope of a job, the options of a run, its progress and summary, and the `CrawlService` contract.
+ */
+import type { Fetcher } from '../../fetch/types.js';
+import type { Logger } from '../../lib/logger.js';
+import type { CrawlRepo, FrontierFailure } from '../../store/crawl.repo.js';
+import type { Clock } from '../context.js';
+import type { PagesService } from '../contents/pages.service.js';
+
+/** What belongs to a crawl; the same scope over the same seeds is the same job (and resumes). */
+export interface CrawlScope {
+  seeds: string[];
+  /** Link hops from a seed: 0 fetches the seeds only; sitemap URLs count as depth 1. */
+  depth: number;
+  include: string[];
+  exclude: string[];
+  sitemaps: boolean;
+}
+
+/** How one run goes: its budget, concurrency, politeness, resume mode and signals. */
+export interface CrawlRunOptions {
+  /** Pages attempted (stored or failed) over the whole job, resumed runs included. */
+  limit: number;
+  concurrency: number;
+  perHost: number;
+  delayMs: number;
+  timeoutMs: number;
+  /** `auto` resumes an unfinished job of the same scope, else starts one; `resume` requires one. */
+  mode: 'auto' | 'resume' | 'restart';
+  /** When aborted: take no new URL; pages in flight finish. */
+  stop?: AbortSignal;
+  /** When aborted: pages in flight are cancelled too and stay queued for the next run. */
+  abort?: AbortSignal;
+  onProgress?: (p: CrawlProgress) => void;
+}
+
+/** What a run reports after each page. */
+export interface CrawlProgress {
+  jobId: string;
+  done: number;
+  failed: number;
+  queued: number;
+  inFlight: number;
+  /** Pages attempted by this run (not counting earlier runs of a resumed job). */
+  attemptedThisRun: number;
+}
+
+/** How a run ended, with the job's counts and first failures. */
+export interface CrawlSummary {
+  jobId: string;
+  /** `finished`: nothing left queued; `limit`: stopped at `limit`; `interrupted`: stopped by a signal. */
+  status: 'finished' | 'limit' | 'interrupted';
+  resumed: boolean;
+  seeds: string[];
+  done: number;
+  failed: number;
+  queued: number;
+  attemptedThisRun: number;
+  sitemapUrls: number;
+  failedByTag: Record<string, number>;
+  /** The first failed URLs (at most 100) with their tag. */
+  failures: FrontierFailure[];
+  elapsedMs: number;
+}
+
+/** What the crawl service is built from. */
+export interface CrawlDeps {
+  pages: PagesService;
+  fetcher: Fetcher;
+  repo: CrawlRepo;
+  clock: Clock;
+  logger: Logger;
+  /** Obey robots.txt (the operator's `TRAWL_ROBOTS`). */
+  robots: boolean;
+}
+
+/** Crawls: breadth-first, resumable, through the pages service. */
+export interface CrawlService {
+  /** Runs (or resumes) a crawl to its end, its limit or a stop signal. Throws `INVALID_URLS`, `NOT_FOUND`. */
+  run(scope: CrawlScope, options: CrawlRunOptions): Promise<CrawlSummary>;
+}
