@@ -4,7 +4,7 @@
  */
 import { createApp } from '../app.js';
 import type { Config } from '../config/config.js';
-import type { CrawlProgress, CrawlSummary } from '../core/crawl/crawl.types.js';
+import type { CrawlProgress, CrawlRunOptions, CrawlScope, CrawlSummary } from '../core/crawl/crawl.types.js';
 import { ServiceError } from '../errors.js';
 import { createProgress, parseProgressMode, type ProgressMode, type ProgressReporter } from './progress.js';
 
@@ -50,7 +50,14 @@ function numberFlag(flags: CrawlFlags, name: keyof typeof CRAWL_NUMBERS): number
   return n;
 }
 
-function parseFlags(urls: string[], flags: CrawlFlags) {
+/** The command line read into a crawl: its scope, the run's options (signals added later), the progress mode. */
+interface CrawlRequest {
+  scope: CrawlScope;
+  run: Omit<CrawlRunOptions, 'stop' | 'abort' | 'onProgress'>;
+  progress: ProgressMode;
+}
+
+function parseFlags(urls: string[], flags: CrawlFlags): CrawlRequest {
   if (flags.resume && flags.restart) throw new UsageError('use either --resume or --restart, not both');
   const progress = parseProgressMode(flags.progress);
   if (!progress) throw new UsageError('--progress must be auto, bar, lines or off');
@@ -68,7 +75,7 @@ function parseFlags(urls: string[], flags: CrawlFlags) {
       perHost: numberFlag(flags, 'perHost'),
       delayMs: numberFlag(flags, 'delay'),
       timeoutMs: numberFlag(flags, 'timeout'),
-      mode: flags.restart ? ('restart' as const) : flags.resume ? ('resume' as const) : ('auto' as const),
+      mode: flags.restart ? 'restart' : flags.resume ? 'resume' : 'auto',
     },
     progress: progress as ProgressMode,
   };
@@ -165,7 +172,7 @@ function printSummary(summary: CrawlSummary, json: boolean): void {
  * fetched; each URL's reason is printed), 130/143 (signal) or 2 (bad input).
  */
 export async function runCrawl(config: Config, urls: string[], flags: CrawlFlags): Promise<void> {
-  let parsed: ReturnType<typeof parseFlags>;
+  let parsed: CrawlRequest;
   try {
     parsed = parseFlags(urls, flags);
   } catch (err) {

@@ -3,10 +3,11 @@ import { createApp, type App } from '../app.js';
 import type { Config } from '../config/config.js';
 import { createLogger } from '../lib/logger.js';
 
-export async function withApp<T>(config: Config, fn: (app: App) => T): Promise<T> {
+/** Runs `fn` on a fresh app and closes the app once `fn` has settled (its promise included). */
+export async function withApp<T>(config: Config, fn: (app: App) => T): Promise<Awaited<T>> {
   const app = createApp({ ...config, monitors: false }, { logger: createLogger('silent') });
   try {
-    return fn(app);
+    return await fn(app);
   } finally {
     await app.close();
   }
