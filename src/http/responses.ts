@@ -82,8 +82,8 @@ export function mountResponses(hono: Hono<HttpEnv>, app: App): void {
   type Handler = (c: Context<HttpEnv>, ctx: ServiceContext & { caller: Caller }) => Promise<Response>;
   const route = (handler: Handler) => async (c: Context<HttpEnv>) => {
     try {
-      const caller = authenticate(c.req.raw.headers, app.services.keys);
-      enforceRate(c, app, caller);
+      const caller = await authenticate(c.req.raw.headers, app.services.keys);
+      await enforceRate(c, app, caller);
       return await handler(c, { ...serviceContext(app, c, caller), caller });
     } catch (err) {
       return openAiError(c, app, err);
@@ -106,20 +106,17 @@ export function mountResponses(hono: Hono<HttpEnv>, app: App): void {
       if (!call.background) {
         // as with OpenAI, a response the caller stops waiting for is cancelled; a background one runs on
         const cancel = () => {
-          try {
-            runs.cancel(id, ctx.caller);
-          } catch {
-            // deleted meanwhile: nothing to cancel
-          }
+          // deleted meanwhile: nothing to cancel
+          runs.cancel(id, ctx.caller).catch(() => undefined);
         };
         ctx.signal.addEventListener('abort', cancel, { once: true });
       }
       const live = () => runs.stream(id, ctx.caller, { afterId: 0, follow: true, signal: ctx.signal });
       if (call.stream) return responseStream(c, ctx, toResponseEvents(created, live(), { background: call.background })); // prettier-ignore
-      if (call.background) return c.json(toResponse(runs.get(id, ctx.caller), await stored(id, ctx), true));
+      if (call.background) return c.json(toResponse(await runs.get(id, ctx.caller), await stored(id, ctx), true));
       const events = await collect(live());
       if (ctx.signal.aborted) return c.body(null); // nobody is listening
-      return c.json(toResponse(runs.get(id, ctx.caller), events, false));
+      return c.json(toResponse(await runs.get(id, ctx.caller), events, false));
     }),
   );
 

@@ -124,7 +124,7 @@ async function follow(services: Services, id: string, waitSeconds: number, ctx: 
   } finally {
     clearTimeout(timer);
   }
-  return services.agentRuns.get(id, ctx.caller) as Run;
+  return (await services.agentRuns.get(id, ctx.caller)) as Run;
 }
 
 /** A short human line for one run event. */

@@ -51,8 +51,7 @@ export const createAgentRunOp = defineOp({
     },
   ],
   render: runText,
-  run: (services, input, ctx) =>
-    Promise.resolve(services.agentRuns.create(toAgentRunRequest(input), ctx.caller, ctx.clientModel)),
+  run: (services, input, ctx) => services.agentRuns.create(toAgentRunRequest(input), ctx.caller, ctx.clientModel),
   // `Accept: text/event-stream` (or `stream: true`): the run's events as they happen, until it ends
   events: {
     when: (input, accepts) => accepts || input.stream === true,
@@ -73,7 +72,7 @@ export const getAgentRunOp = defineOp({
   output: AgentRun,
   annotations: READ,
   render: runText,
-  run: (services, input, ctx) => Promise.resolve(services.agentRuns.get(input.id, ctx.caller)),
+  run: (services, input, ctx) => services.agentRuns.get(input.id, ctx.caller),
 });
 
 export const listAgentRunsOp = defineOp({
@@ -89,7 +88,7 @@ export const listAgentRunsOp = defineOp({
   annotations: READ,
   render: (page) =>
     pageAnswer('Agent runs:', page, (r) => `${String(r.id)}  ${String(r.status)}  created ${String(r.createdAt)}`),
-  run: (services, input, ctx) => Promise.resolve(services.agentRuns.list(ctx.caller, input)),
+  run: (services, input, ctx) => services.agentRuns.list(ctx.caller, input),
 });
 
 export const listAgentRunEventsOp = defineOp({
@@ -105,7 +104,7 @@ export const listAgentRunEventsOp = defineOp({
   output: AgentEventList,
   annotations: READ,
   render: (page) => pageAnswer('Events:', page, (e) => `#${String(e.id)} ${String(e.event)}`),
-  run: (services, { id, ...query }, ctx) => Promise.resolve(services.agentRuns.events(id, ctx.caller, query)),
+  run: (services, { id, ...query }, ctx) => services.agentRuns.events(id, ctx.caller, query),
   // `Accept: text/event-stream`: a replay of the stored events after `Last-Event-ID`, closing at their end
   events: {
     when: (_input, accepts) => accepts,
@@ -126,7 +125,7 @@ export const cancelAgentRunOp = defineOp({
   output: AgentRun,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   render: runText,
-  run: (services, input, ctx) => Promise.resolve(services.agentRuns.cancel(input.id, ctx.caller)),
+  run: (services, input, ctx) => services.agentRuns.cancel(input.id, ctx.caller),
 });
 
 export const deleteAgentRunOp = defineOp({
@@ -141,5 +140,5 @@ export const deleteAgentRunOp = defineOp({
   output: DeletedAgentRun,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   render: (out) => plainAnswer(`Agent run ${out.id} deleted.`, out),
-  run: (services, input, ctx) => Promise.resolve(services.agentRuns.remove(input.id, ctx.caller)),
+  run: (services, input, ctx) => services.agentRuns.remove(input.id, ctx.caller),
 });

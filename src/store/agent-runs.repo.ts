@@ -37,11 +37,75 @@ export interface AgentEventRow {
 }
 
 /** How a run ended: the columns its terminal status sets. */
-export type AgentRunEnd = Pick<AgentRunRow, 'status' | 'output' | 'cost' | 'usage' | 'error' | 'stop_reason' | 'completed_at'>; // prettier-ignore
+export type AgentRunEnd = Pick<
+  AgentRunRow,
+  'status' | 'output' | 'cost' | 'usage' | 'error' | 'stop_reason' | 'completed_at'
+>;
+
+/** A new run, queued. */
+export type NewAgentRun = Pick<AgentRunRow, 'id' | 'key_id' | 'request' | 'owner' | 'lease_until_ms' | 'created_at'> & {
+  zero_retention?: number;
+};
+
+/** An event to store: its name, its data as JSON, and when. */
+export interface NewAgentEvent {
+  event: string;
+  data: string;
+  at: string;
+}
+
+/**
+ * The store of agent runs and their events. Every method is atomic: a unit of work that must not be
+ * split (a claim, an end with its terminal event) is one method.
+ */
+export interface AgentRunsRepo {
+  /** Inserts a queued run, with its first event when given. */
+  insert(row: NewAgentRun, first?: NewAgentEvent): Promise<void>;
+  get(id: string): Promise<AgentRunRow | undefined>;
+  /** A key's runs with `seq < before`, newest first. */
+  page(keyId: string, before: number, limit: number): Promise<AgentRunRow[]>;
+  /**
+   * queued → running for `owner`, when the run's key runs fewer than `limit` runs; false when it is no
+   * longer queued (cancelled, or taken by another process) or the key has no room.
+   */
+  claim(id: string, limit: number, at: string, owner: string, leaseUntilMs: number): Promise<boolean>;
+  /**
+   * Records a (re)start of a run `owner` runs: its progress, and its `started` event when given (the
+   * first start); false when it no longer runs it (the run ended meanwhile).
+   */
+  markStarted(id: string, owner: string, progress: string, started: NewAgentEvent | null): Promise<boolean>;
+  /**
+   * Ends an open run, stores its terminal event (made from the ended row) and forgets a zero-retention
+   * run's request; false when it had ended already (the first end wins).
+   */
+  finish(id: string, end: AgentRunEnd, event: (ended: AgentRunRow) => NewAgentEvent): Promise<boolean>;
+  /** Records a running run's research state; false when `owner` no longer runs it. */
+  saveProgress(id: string, owner: string, progress: string): Promise<boolean>;
+  /**
+   * running → queued, to be resumed from its progress by whichever process claims it: a run of `owner`
+   * (shutting down), or one whose lease lapsed before `nowMs`. False when it is not such a run.
+   */
+  requeue(id: string, owner: string | null, nowMs: number, at: string): Promise<boolean>;
+  /** Extends an open run's lease; false once it ended. */
+  renewLease(id: string, untilMs: number): Promise<boolean>;
+  /** Queued runs, oldest first. */
+  queued(): Promise<AgentRunRow[]>;
+  /** Open runs whose lease lapsed before `nowMs` (their process died). */
+  lapsed(nowMs: number): Promise<AgentRunRow[]>;
+  /** Deletes a run and its events. */
+  delete(id: string): Promise<void>;
+  /** Appends an event; returns its sequence number (assigned in the transaction that stores it). */
+  appendEvent(runId: string, event: string, data: string, at: string): Promise<number>;
+  /** A run's events with `seq > afterSeq`, in order. */
+  events(runId: string, afterSeq: number, limit: number): Promise<AgentEventRow[]>;
+  /** Zero retention: forgets outputs of runs finished before `beforeIso`, and events of runs finished before `eventsBeforeIso`. */
+  eraseRetained(beforeIso: string, eventsBeforeIso: string): Promise<void>;
+}
 
 const OPEN = "('queued', 'running')";
 
-export function createAgentRunsRepo(db: Db) {
+/** The SQLite implementation: prepared statements, each unit of work in one immediate transaction. */
+export function createAgentRunsRepo(db: Db): AgentRunsRepo {
   const s = {
     insert: db.prepare(
       `INSERT INTO agent_runs (id, key_id, status, zero_retention, request, owner, lease_until_ms, created_at, updated_at)
@@ -86,77 +150,82 @@ export function createAgentRunsRepo(db: Db) {
     ),
   };
 
+  const tx = <T>(work: () => T): T => db.transaction(work).immediate();
+  const get = (id: string) => s.get.get(id) as AgentRunRow | undefined;
+  /** Stores an event with the next sequence number of its run (inside the caller's transaction). */
+  const append = (runId: string, e: NewAgentEvent): number => {
+    const seq = (s.lastEvent.get(runId) as { n: number }).n + 1;
+    s.insertEvent.run({ run_id: runId, seq, event: e.event, data: e.data, created_at: e.at });
+    return seq;
+  };
+
   return {
-    transaction<T>(work: () => T): T {
-      return db.transaction(work).immediate();
+    async insert(row, first) {
+      tx(() => {
+        s.insert.run({ zero_retention: 0, ...row });
+        if (first) append(row.id, first);
+      });
     },
-    insert(
-      row: Pick<AgentRunRow, 'id' | 'key_id' | 'request' | 'owner' | 'lease_until_ms' | 'created_at'> & {
-        zero_retention?: number;
-      },
-    ): void {
-      s.insert.run({ zero_retention: 0, ...row });
+    async get(id) {
+      return get(id);
     },
-    /** Zero retention: forgets a finished run's request. */
-    eraseRequest(id: string): void {
-      s.eraseRequest.run(id);
-    },
-    /** Zero retention: forgets outputs of runs finished before `beforeIso`, and events of runs finished before `eventsBeforeIso`. */ // prettier-ignore
-    eraseRetained(beforeIso: string, eventsBeforeIso: string): void {
-      s.eraseOutputs.run(beforeIso);
-      s.eraseEvents.run(eventsBeforeIso);
-    },
-    get(id: string): AgentRunRow | undefined {
-      return s.get.get(id) as AgentRunRow | undefined;
-    },
-    /** A key's runs with `seq < before`, newest first. */
-    page(keyId: string, before: number, limit: number): AgentRunRow[] {
+    async page(keyId, before, limit) {
       return s.page.all({ key: keyId, before, limit }) as AgentRunRow[];
     },
-    /** queued → running; false when it is no longer queued (cancelled, or taken by another process). */
-    start(id: string, at: string, owner: string, leaseUntilMs: number): boolean {
-      return s.start.run({ id, at, owner, lease: leaseUntilMs }).changes > 0;
+    async claim(id, limit, at, owner, leaseUntilMs) {
+      return tx(() => {
+        const row = get(id);
+        if (!row || (s.running.get(row.key_id) as { n: number }).n >= limit) return false;
+        return s.start.run({ id, at, owner, lease: leaseUntilMs }).changes > 0;
+      });
     },
-    /** Ends an open run (its saved progress, which holds what it found, is dropped); false when it had ended already. */
-    end(id: string, end: AgentRunEnd): boolean {
-      return s.end.run({ id, ...end }).changes > 0;
+    async markStarted(id, owner, progress, started) {
+      return tx(() => {
+        if (s.progress.run(progress, id, owner).changes === 0) return false;
+        if (started) append(id, started);
+        return true;
+      });
     },
-    /** Records a running run's research state; false when `owner` no longer runs it. */
-    saveProgress(id: string, owner: string, progress: string): boolean {
+    async finish(id, end, event) {
+      return tx(() => {
+        if (s.end.run({ id, ...end }).changes === 0) return false;
+        append(id, event(get(id)!));
+        s.eraseRequest.run(id); // a zero-retention run's request is not kept once it ended
+        return true;
+      });
+    },
+    async saveProgress(id, owner, progress) {
       return s.progress.run(progress, id, owner).changes > 0;
     },
-    /**
-     * running → queued, to be resumed from its progress by whichever process claims it: a run of `owner`
-     * (shutting down), or one whose lease lapsed before `nowMs`. False when it is not such a run.
-     */
-    requeue(id: string, owner: string | null, nowMs: number, at: string): boolean {
+    async requeue(id, owner, nowMs, at) {
       return s.requeue.run({ id, owner, now: nowMs, at }).changes > 0;
     },
-    renewLease(id: string, untilMs: number): boolean {
+    async renewLease(id, untilMs) {
       return s.renew.run(untilMs, id).changes > 0;
     },
-    queued(): AgentRunRow[] {
+    async queued() {
       return s.queued.all() as AgentRunRow[];
     },
-    lapsed(nowMs: number): AgentRunRow[] {
+    async lapsed(nowMs) {
       return s.lapsed.all(nowMs) as AgentRunRow[];
     },
-    runningOf(keyId: string): number {
-      return (s.running.get(keyId) as { n: number }).n;
+    async delete(id) {
+      tx(() => {
+        s.deleteEvents.run(id);
+        s.delete.run(id);
+      });
     },
-    delete(id: string): void {
-      s.deleteEvents.run(id);
-      s.delete.run(id);
+    async appendEvent(runId, event, data, at) {
+      return tx(() => append(runId, { event, data, at }));
     },
-    /** Appends an event (inside the caller's transaction, or alone); returns its sequence number. */
-    appendEvent(runId: string, event: string, data: string, at: string): number {
-      const seq = (s.lastEvent.get(runId) as { n: number }).n + 1;
-      s.insertEvent.run({ run_id: runId, seq, event, data, created_at: at });
-      return seq;
-    },
-    events(runId: string, afterSeq: number, limit: number): AgentEventRow[] {
+    async events(runId, afterSeq, limit) {
       return s.events.all(runId, afterSeq, limit) as AgentEventRow[];
+    },
+    async eraseRetained(beforeIso, eventsBeforeIso) {
+      tx(() => {
+        s.eraseOutputs.run(beforeIso);
+        s.eraseEvents.run(eventsBeforeIso);
+      });
     },
   };
 }
-export type AgentRunsRepo = ReturnType<typeof createAgentRunsRepo>;

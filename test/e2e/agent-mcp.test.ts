@@ -51,8 +51,8 @@ afterAll(async () => {
 });
 
 /** The run as the store has it, without its output (which the text carries, fenced). */
-function stored(id: string): Json {
-  const { output: _output, ...run } = t.app.services.agentRuns.get(id, null) as Json;
+async function stored(id: string): Promise<Json> {
+  const { output: _output, ...run } = (await t.app.services.agentRuns.get(id, null)) as Json;
   return run;
 }
 
@@ -73,7 +73,7 @@ describe('agent_run', () => {
     const res = await callAgent({ query: 'how does undici pool connections', effort: 'low' }, (p) => progress.push(p));
     expect(res.isError).toBeFalsy();
     const id = String(res.structuredContent!.id);
-    const run = stored(id);
+    const run = await stored(id);
     expect(recordOf(res)).toEqual(run);
     expect(run).toMatchObject({ object: 'agent_run', status: 'completed', request: { effort: 'low' } });
     const text = textOf(res);
@@ -84,7 +84,7 @@ describe('agent_run', () => {
     expect(others).toEqual([]);
     expect(answer!.source).toBe('agent run output');
     expect(answer!.content).toMatch(/^An undici Pool keeps sockets open to one origin/);
-    expect(answer!.content.startsWith(String(t.app.services.agentRuns.get(id, null).output!.text))).toBe(true);
+    expect(answer!.content.startsWith(String((await t.app.services.agentRuns.get(id, null)).output!.text))).toBe(true);
     expect(answer!.content).toMatch(/\n\nSources:\n\[1\] .+ — https:\/\/(docs|blog)\.example/);
 
     expect(progress.length).toBeGreaterThanOrEqual(5);
@@ -113,7 +113,7 @@ describe('agent_run', () => {
     const progress: Progress[] = [];
     const second = await callAgent({ runId: id }, (p) => progress.push(p));
     expect(second.isError).toBeFalsy();
-    expect(recordOf(second)).toEqual(stored(id));
+    expect(recordOf(second)).toEqual(await stored(id));
     expect(second.structuredContent).toMatchObject({ id, status: 'completed' });
     expect(outsideFences(textOf(second))).toMatch(new RegExp(`^Agent run ${id}: completed, effort low, .*\\n\\nAnswer:\\n<fence>$`)); // prettier-ignore
     expect(fenced(textOf(second))[0]!.content).toMatch(/^An undici Pool/);
@@ -126,21 +126,21 @@ describe('agent_run', () => {
     const call = callAgent({ query: 'cancelled call, running run', effort: 'low' }, () => controller.abort(), controller.signal); // prettier-ignore
     await expect(call).rejects.toThrow();
     await t.app.services.agentRuns.engine.drain();
-    const runs = t.app.services.agentRuns.list(null, { limit: 5 }).data;
+    const runs = (await t.app.services.agentRuns.list(null, { limit: 5 })).data;
     const runId = runs.find((r) => r.request.query === 'cancelled call, running run')!.id;
-    expect(t.app.services.agentRuns.get(runId, null).status).toBe('completed');
+    expect((await t.app.services.agentRuns.get(runId, null)).status).toBe('completed');
   });
 
   it('answers a failed run as an error with its code and message', async () => {
     const repo = createAgentRunsRepo(t.app.db);
-    repo.insert({ id: 'run_orphan_mcp', key_id: '', request: '{"query":"q","effort":"low"}', owner: null, lease_until_ms: null, created_at: new Date().toISOString() }); // prettier-ignore
+    await repo.insert({ id: 'run_orphan_mcp', key_id: '', request: '{"query":"q","effort":"low"}', owner: null, lease_until_ms: null, created_at: new Date().toISOString() }); // prettier-ignore
     t.app.db.prepare("UPDATE agent_runs SET status = 'running', lease_until_ms = 1, progress = '{\"starts\":1,\"clientModel\":true}' WHERE id = 'run_orphan_mcp'").run(); // prettier-ignore
-    t.app.services.agentRuns.engine.tick();
+    await t.app.services.agentRuns.engine.tick();
     const res = await callAgent({ runId: 'run_orphan_mcp' });
     expect(res.isError).toBe(true);
     expect(res.content[0]!.text).toMatch(/^interrupted: the run was interrupted/);
     expect(res.content[0]!.text).toContain('run_orphan_mcp failed');
-    expect(res.structuredContent).toEqual(stored('run_orphan_mcp'));
+    expect(res.structuredContent).toEqual(await stored('run_orphan_mcp'));
   });
 
   it('answers invalid arguments with an isError result naming the field', async () => {
@@ -177,16 +177,18 @@ describe('agent_runs', () => {
     await t.app.services.agentRuns.engine.drain();
 
     const got = await runs({ action: 'get', id });
-    const run = stored(id);
+    const run = await stored(id);
     expect(run.status).toBe('completed');
     expect(recordOf(got)).toEqual(run);
     expect(outsideFences(textOf(got))).toMatch(new RegExp(`^Agent run ${id} \\(completed\\)\\nid: ${id}\\n[^]*\\n\\noutput:\\n<fence>$`)); // prettier-ignore
-    const output = t.app.services.agentRuns.get(id, null).output;
+    const output = (await t.app.services.agentRuns.get(id, null)).output;
     expect(fenced(textOf(got))).toEqual([{ source: 'agent run output', content: JSON.stringify(output, null, 1) }]);
 
     const listed = await runs({ action: 'list', limit: 100 });
     // each run's record without its output (read one with get), and a line saying so
-    const records = t.app.services.agentRuns.list(null, { limit: 100 }).data.map(({ output: _o, ...run }) => run);
+    const records = (await t.app.services.agentRuns.list(null, { limit: 100 })).data.map(
+      ({ output: _o, ...run }) => run,
+    );
     expect(listed.structuredContent).toEqual({ hasMore: false, nextCursor: null, data: records });
     expect(textOf(listed)).toContain('Outputs are left out of lists: read one with the get action.');
     expect(textOf(listed)).toContain(`\n\n${id}  completed  created ${run.createdAt}`);
@@ -211,7 +213,7 @@ describe('agent_runs', () => {
     expect(cancelled.structuredContent).not.toHaveProperty('output');
     // it stays cancelled when its model call comes back
     await t.app.services.agentRuns.engine.drain();
-    expect(t.app.services.agentRuns.get(id, null).status).toBe('cancelled');
+    expect((await t.app.services.agentRuns.get(id, null)).status).toBe('cancelled');
     const deleted = await runs({ action: 'delete', id });
     expect(recordOf(deleted)).toEqual({ id, object: 'agent_run', deleted: true });
     expect(textOf(deleted)).toBe(`Agent run ${id} deleted.`);

@@ -90,7 +90,7 @@ describe('svc-agent through the OpenAI SDK', () => {
     expect(r.usage!.input_tokens + r.usage!.output_tokens).toBe(r.usage!.total_tokens);
     expect(r.completed_at).toBeGreaterThanOrEqual(r.created_at);
     // the same run, through /agent/runs
-    const run = withModel.app.services.agentRuns.get(r.id, withModel.app.services.keys.verify(withModel.key));
+    const run = await withModel.app.services.agentRuns.get(r.id, withModel.app.services.keys.verify(withModel.key));
     expect(run.request).toMatchObject({ query: 'How does undici pool connections?', effort: 'low', systemPrompt: 'Answer in one sentence.' }); // prettier-ignore
   });
 
@@ -157,7 +157,7 @@ describe('svc-agent through the OpenAI SDK', () => {
     expect(done.status).toBe('completed');
     expect(done.output_text.length).toBeGreaterThan(0);
     // with its events gone (zero retention erases them), the run alone still makes the answer
-    const run = withModel.app.services.agentRuns.get(r.id, withModel.app.services.keys.verify(withModel.key));
+    const run = await withModel.app.services.agentRuns.get(r.id, withModel.app.services.keys.verify(withModel.key));
     const bare = toResponse(run, [], null);
     expect(bare).toMatchObject({ status: 'completed', output_text: done.output_text, usage: done.usage });
     expect(bare.output.map((o) => o.type)).toEqual(['message']);
@@ -189,8 +189,8 @@ describe('svc-agent through the OpenAI SDK', () => {
     abort.abort();
     expect(await rejection(pending)).toBeInstanceOf(OpenAI.APIUserAbortError);
     const caller = withModel.app.services.keys.verify(withModel.key);
-    await vi.waitFor(() => {
-      const newest = withModel.app.services.agentRuns.list(caller, { limit: 1 }).data[0]!;
+    await vi.waitFor(async () => {
+      const newest = (await withModel.app.services.agentRuns.list(caller, { limit: 1 })).data[0]!;
       expect(newest).toMatchObject({ request: { query: 'abandoned undici question' }, status: 'cancelled' });
     });
     await withModel.app.services.agentRuns.engine.drain();
@@ -199,13 +199,13 @@ describe('svc-agent through the OpenAI SDK', () => {
 
 describe('svc-agent errors in OpenAI’s shape', () => {
   it('refuses another model with 400 naming model, creating nothing', async () => {
-    const before = withModel.app.services.agentRuns.list(withModel.app.services.keys.verify(withModel.key), { limit: 100 }); // prettier-ignore
+    const before = (await withModel.app.services.agentRuns.list(withModel.app.services.keys.verify(withModel.key), { limit: 100 })); // prettier-ignore
     const err = await rejection(client.responses.create({ model: 'gpt-4o', input: 'hello' }));
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     expect(err.message).toMatch(/model/);
     expect(err.message).toMatch(/svc-agent/);
     expect(err).toMatchObject({ status: 400, param: 'model', code: 'INVALID_REQUEST_BODY', type: 'invalid_request_error' }); // prettier-ignore
-    const after = withModel.app.services.agentRuns.list(withModel.app.services.keys.verify(withModel.key), { limit: 100 }); // prettier-ignore
+    const after = (await withModel.app.services.agentRuns.list(withModel.app.services.keys.verify(withModel.key), { limit: 100 })); // prettier-ignore
     expect(after.data.length).toBe(before.data.length);
   });
 

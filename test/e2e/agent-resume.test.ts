@@ -58,19 +58,19 @@ describe('resuming agent runs', () => {
     const first = open();
     first.services.documents.upsertMany(PAGES, new Date().toISOString());
     model.enqueue({ json: { queries: ['undici Agent per origin pools'] } }, { delayMs: 30_000, content: 'too late' }); // prettier-ignore
-    const run = first.services.agentRuns.create({ query: 'how does undici pool connections', effort: 'low' } as never, null); // prettier-ignore
+    const run = (await first.services.agentRuns.create({ query: 'how does undici pool connections', effort: 'low' } as never, null)); // prettier-ignore
     await until(() => model.requests.length === 2); // planned, searched twice, now writing the answer
     await first.close(); // a process stopping: its run goes back to the queue
 
     const second = open();
-    expect(second.services.agentRuns.get(run.id, null)).toMatchObject({ status: 'queued', error: null });
-    second.services.agentRuns.engine.tick(); // what a process does at start
+    expect(await second.services.agentRuns.get(run.id, null)).toMatchObject({ status: 'queued', error: null });
+    await second.services.agentRuns.engine.tick(); // what a process does at start
     await second.services.agentRuns.engine.drain();
-    const done = second.services.agentRuns.get(run.id, null);
+    const done = await second.services.agentRuns.get(run.id, null);
     expect(done).toMatchObject({ status: 'completed', output: { text: expect.stringContaining('undici Pool') } });
     expect(done.usage).toMatchObject({ searches: 2 });
     expect(model.requests.filter((r) => isPlan(r.body))).toHaveLength(1); // the plan was not asked again
-    const events = second.services.agentRuns.events(run.id, null, { limit: 100 }).data;
+    const events = (await second.services.agentRuns.events(run.id, null, { limit: 100 })).data;
     expect(events.map((e) => e.id)).toEqual(events.map((_e, i) => i + 1));
     expect(events.filter((e) => e.event === 'agent_run.started')).toHaveLength(1);
     expect(events.filter((e) => e.event === 'agent_run.search')).toHaveLength(2);
@@ -84,24 +84,24 @@ describe('resuming agent runs', () => {
     const repo = createAgentRunsRepo(app.db);
     const at = new Date().toISOString();
     // what a killed process leaves: planned and searched once, its lease lapsed, five events sent
-    repo.insert({ id: 'run_dead', key_id: '', request: '{"query":"how does undici pool connections","effort":"low"}', owner: null, lease_until_ms: null, created_at: at }); // prettier-ignore
+    await repo.insert({ id: 'run_dead', key_id: '', request: '{"query":"how does undici pool connections","effort":"low"}', owner: null, lease_until_ms: null, created_at: at }); // prettier-ignore
     const found = [{ url: PAGES[0]!.url, title: PAGES[0]!.title }];
     const research = { log: [['undici Agent per origin pools'], null], found, searches: 1, modelTokens: 0, steps: 2, calls: 1, stopReason: 'schema_satisfied' }; // prettier-ignore
     app.db.prepare("UPDATE agent_runs SET status = 'running', owner = 'gone:1:x', lease_until_ms = 1, started_at = ?, progress = ? WHERE id = 'run_dead'").run(at, JSON.stringify({ starts: 1, clientModel: false, research })); // prettier-ignore
     const sent = ['agent_run.created', 'agent_run.started', 'agent_run.search', 'agent_run.source.added', 'agent_run.tool.progress']; // prettier-ignore
-    for (const event of sent) repo.appendEvent('run_dead', event, '{"callId":"call_1"}', at);
+    for (const event of sent) await repo.appendEvent('run_dead', event, '{"callId":"call_1"}', at);
 
-    app.services.agentRuns.engine.tick();
+    await app.services.agentRuns.engine.tick();
     await app.services.agentRuns.engine.drain();
-    const run = app.services.agentRuns.get('run_dead', null);
+    const run = await app.services.agentRuns.get('run_dead', null);
     expect(run).toMatchObject({ status: 'completed', startedAt: at, usage: { searches: 2 } });
     expect(model.requests.filter((r) => isPlan(r.body))).toHaveLength(0);
-    const events = app.services.agentRuns.events('run_dead', null, { limit: 100 }).data;
+    const events = (await app.services.agentRuns.events('run_dead', null, { limit: 100 })).data;
     expect(events.map((e) => e.id)).toEqual(events.map((_e, i) => i + 1));
     expect(events.slice(0, 5).map((e) => e.event)).toEqual(sent);
     const searches = events.filter((e) => e.event === 'agent_run.search').map((e) => e.data.callId);
     expect(searches).toEqual(['call_1', 'call_2']); // the second search only, numbered after the first
-    expect(repo.get('run_dead')!.progress).toBeNull(); // what it found is not kept once it ended
+    expect((await repo.get('run_dead'))!.progress).toBeNull(); // what it found is not kept once it ended
   });
 
   it('fails as interrupted a run that cannot be resumed: the MCP client’s model, or too many starts', async () => {
@@ -111,11 +111,11 @@ describe('resuming agent runs', () => {
     const at = new Date().toISOString();
     const cases = { run_client: { starts: 1, clientModel: true }, run_loop: { starts: MAX_RUN_STARTS, clientModel: false } }; // prettier-ignore
     for (const [id, progress] of Object.entries(cases)) {
-      repo.insert({ id, key_id: '', request: '{"query":"q","effort":"low"}', owner: null, lease_until_ms: null, created_at: at }); // prettier-ignore
+      await repo.insert({ id, key_id: '', request: '{"query":"q","effort":"low"}', owner: null, lease_until_ms: null, created_at: at }); // prettier-ignore
       app.db.prepare("UPDATE agent_runs SET status = 'running', owner = 'gone:1:x', lease_until_ms = 1, progress = ? WHERE id = ?").run(JSON.stringify({ ...progress, research: null }), id); // prettier-ignore
     }
-    app.services.agentRuns.engine.tick();
-    expect(app.services.agentRuns.get('run_client', null)).toMatchObject({ status: 'failed', error: { code: 'interrupted', message: expect.stringMatching(/interrupted.*MCP client’s model/) } }); // prettier-ignore
-    expect(app.services.agentRuns.get('run_loop', null)).toMatchObject({ status: 'failed', error: { code: 'interrupted', message: expect.stringMatching(/started 3 times/) } }); // prettier-ignore
+    await app.services.agentRuns.engine.tick();
+    expect((await app.services.agentRuns.get('run_client', null))).toMatchObject({ status: 'failed', error: { code: 'interrupted', message: expect.stringMatching(/interrupted.*MCP client’s model/) } }); // prettier-ignore
+    expect((await app.services.agentRuns.get('run_loop', null))).toMatchObject({ status: 'failed', error: { code: 'interrupted', message: expect.stringMatching(/started 3 times/) } }); // prettier-ignore
   });
 });

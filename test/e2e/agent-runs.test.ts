@@ -289,9 +289,9 @@ describe('agent run engine', () => {
     expect(b.status).toBe('queued');
     await plain.app.services.agentRuns.engine.drain();
     const repo = createAgentRunsRepo(plain.app.db);
-    expect(repo.get(a.id as string)!.status).toBe('completed');
-    expect(repo.get(b.id as string)!.status).toBe('completed');
-    expect(Date.parse(repo.get(b.id as string)!.started_at!)).toBeGreaterThanOrEqual(Date.parse(repo.get(a.id as string)!.completed_at!)); // prettier-ignore
+    expect((await repo.get(a.id as string))!.status).toBe('completed');
+    expect((await repo.get(b.id as string))!.status).toBe('completed');
+    expect(Date.parse((await repo.get(b.id as string))!.started_at!)).toBeGreaterThanOrEqual(Date.parse((await repo.get(a.id as string))!.completed_at!)); // prettier-ignore
   });
 
   it('runs two of a key’s runs at once by default, whatever the rate limit (TRAWL_AGENT_CONCURRENCY)', async () => {
@@ -314,9 +314,9 @@ describe('agent run engine', () => {
   it('resumes a run whose process died (test/e2e/agent-resume.test.ts has the steps)', async () => {
     const repo = createAgentRunsRepo(plain.app.db);
     const keyId = plain.app.services.keys.verify(plain.key)!.keyId;
-    repo.insert({ id: 'run_orphan', key_id: keyId, request: '{"query":"undici pool","effort":"minimal"}', owner: null, lease_until_ms: null, created_at: new Date().toISOString() }); // prettier-ignore
+    await repo.insert({ id: 'run_orphan', key_id: keyId, request: '{"query":"undici pool","effort":"minimal"}', owner: null, lease_until_ms: null, created_at: new Date().toISOString() }); // prettier-ignore
     plain.app.db.prepare("UPDATE agent_runs SET status = 'running', lease_until_ms = 1 WHERE id = 'run_orphan'").run();
-    plain.app.services.agentRuns.engine.tick();
+    await plain.app.services.agentRuns.engine.tick();
     const run = await waitFor(plain, 'run_orphan');
     expect(run).toMatchObject({ status: 'completed', error: null });
   });
@@ -367,7 +367,7 @@ describe('zero data retention', () => {
       expect(replay.status).toBe(403);
 
       clock.t += 11 * 60_000;
-      t.app.services.agentRuns.engine.tick();
+      await t.app.services.agentRuns.engine.tick();
       expect((await get()).output).toBeNull();
       const rows = t.app.db.prepare('SELECT COUNT(*) AS n FROM agent_events WHERE run_id = ?').get(id) as { n: number };
       expect(rows.n).toBe(0);
@@ -426,10 +426,10 @@ describe('budgets, pagination and restarts', () => {
   it('starts runs left queued by a process that stopped', async () => {
     const repo = createAgentRunsRepo(plain.app.db);
     const keyId = plain.app.services.keys.verify(plain.key)!.keyId;
-    repo.insert({ id: 'run_leftqueued', key_id: keyId, request: '{"query":"undici pool","effort":"minimal"}', owner: null, lease_until_ms: null, created_at: new Date().toISOString() }); // prettier-ignore
-    plain.app.services.agentRuns.engine.tick();
+    await repo.insert({ id: 'run_leftqueued', key_id: keyId, request: '{"query":"undici pool","effort":"minimal"}', owner: null, lease_until_ms: null, created_at: new Date().toISOString() }); // prettier-ignore
+    await plain.app.services.agentRuns.engine.tick();
     await plain.app.services.agentRuns.engine.drain();
-    expect(repo.get('run_leftqueued')!.status).toBe('completed');
+    expect((await repo.get('run_leftqueued'))!.status).toBe('completed');
   });
 });
 
@@ -449,7 +449,7 @@ describe('runs created over MCP without an operator model', () => {
       const res = (await client.callTool({ name: 'agent_runs', arguments: { action: 'create', query: 'undici pooling', effort: 'medium' } })) as { isError?: boolean; structuredContent: Json }; // prettier-ignore
       expect(res.isError).toBeFalsy(); // medium needs a model: the client's counts
       await t.app.services.agentRuns.engine.drain();
-      const run = t.app.services.agentRuns.get(res.structuredContent.id as string, null);
+      const run = await t.app.services.agentRuns.get(res.structuredContent.id as string, null);
       expect(run.status).toBe('completed');
       expect(run.output!.text).toMatch(/undici Pool keeps sockets/);
       expect(sampled.length).toBeGreaterThanOrEqual(2); // planning and the answer

@@ -141,7 +141,7 @@ describe('agent_run as a task', () => {
     const cancelled = await client.experimental.tasks.cancelTask(task.taskId);
     expect(cancelled).toMatchObject({ taskId: task.taskId, status: 'cancelled' });
     await aborted;
-    expect(t.app.services.agentRuns.get(runId, null).status).toBe('cancelled');
+    expect((await t.app.services.agentRuns.get(runId, null)).status).toBe('cancelled');
     const result = await resultOf(client, task.taskId);
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ id: runId, status: 'cancelled' });
@@ -152,12 +152,12 @@ describe('agent_run as a task', () => {
 describe('agent_run tasks and restarts', () => {
   it('follow a run by id, and report it failed when a restart’s recovery fails it', async () => {
     const id = 'run_orphan_task';
-    createAgentRunsRepo(t.app.db).insert({ id, key_id: '', request: '{"query":"q","effort":"low"}', owner: null, lease_until_ms: null, created_at: new Date().toISOString() }); // prettier-ignore
+    await createAgentRunsRepo(t.app.db).insert({ id, key_id: '', request: '{"query":"q","effort":"low"}', owner: null, lease_until_ms: null, created_at: new Date().toISOString() }); // prettier-ignore
     // a run of the MCP client's model cannot be resumed elsewhere: recovery fails it as interrupted
     t.app.db.prepare("UPDATE agent_runs SET status = 'running', lease_until_ms = 1, progress = '{\"starts\":1,\"clientModel\":true}' WHERE id = ?").run(id); // prettier-ignore
     const { task } = await startTask(client, 'agent_run', { runId: id });
     expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({ status: 'working', statusMessage: `agent run ${id} is running` }); // prettier-ignore
-    t.app.services.agentRuns.engine.tick(); // what a restarted process does with runs whose process died
+    await t.app.services.agentRuns.engine.tick(); // what a restarted process does with runs whose process died
     const failed = await client.experimental.tasks.getTask(task.taskId);
     expect(failed).toMatchObject({ status: 'failed', statusMessage: `agent run ${id} failed: interrupted: the run was interrupted (its process stopped) and cannot be resumed: it used the MCP client’s model, which only the process it was created in could reach` }); // prettier-ignore
     const result = await resultOf(client, task.taskId);

@@ -1,16 +1,9 @@
-/** The wire objects of agent runs and their events, made from stored rows; and what a schema names as sources. */
+/** The objects of agent runs and their events, made from stored rows; and what a schema names as sources. */
 import type { AgentRunRow } from '../../store/agent-runs.repo.js';
-
-/** One stored event, as the events list and the SSE frames carry it. */
-export interface AgentEvent {
-  id: number;
-  event: string;
-  data: Record<string, unknown>;
-  createdAt: string;
-}
+import type { AgentEvent, AgentRun } from './agent-runs.types.js';
 
 /** The agent run object (docs/agent.md). */
-export const toRun = (row: AgentRunRow) => ({
+export const toRun = (row: AgentRunRow): AgentRun => ({
   id: row.id,
   object: 'agent_run',
   status: row.status,

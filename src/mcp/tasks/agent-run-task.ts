@@ -4,14 +4,14 @@
  * the run through the agent runs service.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { AgentRunsService } from '../../core/agent/agent-runs.service.js';
+import type { AgentRun, AgentRunsService } from '../../core/agent/agent-runs.types.js';
 import type { Caller } from '../../core/context.js';
 import { toServiceError } from '../../errors.js';
 import type { McpTaskEnd } from '../../store/mcp-tasks.repo.js';
 import { textResult } from './objects.js';
 
 /** An agent run as the service answers it. */
-export type Run = ReturnType<AgentRunsService['get']>;
+export type Run = AgentRun;
 
 /** What a task needs of the agent runs service. */
 export type RunsOfTasks = Pick<AgentRunsService, 'get' | 'cancel'>;
@@ -34,7 +34,7 @@ export async function runState(
 ): Promise<RunState> {
   let run: Run;
   try {
-    run = runs.get(runId, caller);
+    run = await runs.get(runId, caller);
   } catch (thrown) {
     return { open: false, end: gone(runId, thrown) };
   }
@@ -53,7 +53,7 @@ export async function cancelRun(
 ): Promise<Omit<McpTaskEnd, 'nowMs'>> {
   let run: Run;
   try {
-    run = runs.cancel(runId, caller);
+    run = await runs.cancel(runId, caller);
   } catch (thrown) {
     return gone(runId, thrown);
   }

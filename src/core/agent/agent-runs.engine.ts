@@ -1,0 +1,245 @@
+/**
+ * The engine of agent runs: it claims queued runs while this process and each key have room (the claim
+ * is one atomic repository call, so no run starts twice), holds a lease on each run it executes, saves
+ * the research state at each step, and queues again (or fails `interrupted`) runs whose process died.
+ */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { isPaymentRefusal, ServiceError } from '../../errors.js';
+import { withoutContent } from '../../lib/logger.js';
+import type { AgentRunRow } from '../../store/agent-runs.repo.js';
+import type { ChatModel } from '../../providers/model/types.js';
+import type { Accounts } from '../accounts/accounts.service.js';
+import type { Caller, ServiceContext } from '../context.js';
+import { createWakeup } from '../monitors/wakeup.js';
+import type { AgentRunsDeps } from './agent-runs.service.js';
+import type { AgentRunRequest, AgentRunsEngine } from './agent-runs.types.js';
+import { toRun } from './objects.js';
+import { nextStart, parseProgress, unresumable, type Progress } from './progress.js';
+import { priorOf, sourcesOf } from './run-checks.js';
+import type { RunLog } from './run-log.js';
+import { EFFORTS, research } from './research.js';
+
+const LEASE_MS = 60_000;
+/** Zero retention: how long a finished run's output waits to be polled, and its events for a live stream. */
+const ZDR_OUTPUT_MS = 10 * 60_000;
+const ZDR_EVENTS_MS = 60_000;
+
+/** The engine as the service sees it: the public engine, plus starting runs now and stopping one here. */
+export interface RunEngine {
+  engine: AgentRunsEngine;
+  /** Starts queued runs while there is room; resolves once those it could start are started. */
+  pump(): Promise<void>;
+  /** Stops run `id`'s work if this process executes it (the canceller wrote its end). */
+  abort(id: string, reason: string): void;
+}
+
+/** The engine of one process; `clientModels` holds the MCP client's model of runs created here. */
+export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: Map<string, ChatModel>): RunEngine {
+  const { repo } = deps;
+  const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const active = new Map<string, AbortController>();
+  const idle: (() => void)[] = [];
+  /** Set when the process stops: it starts no more runs (those it gave back are for the next process). */
+  let stopped = false;
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  /**
+   * Records the run's start (the `agent_run.started` event the first time) and returns its saved
+   * progress; throws the abort reason when the run ended meanwhile (a cancel between claim and start).
+   */
+  const begin = async (row: AgentRunRow, signal: AbortSignal): Promise<Progress> => {
+    const saved = parseProgress(row.progress);
+    const progress = nextStart(saved, clientModels.has(row.id));
+    const started = { event: 'agent_run.started', data: JSON.stringify({ id: row.id, status: 'running' }), at: iso(deps.now()) }; // prettier-ignore
+    if (!(await repo.markStarted(row.id, owner, JSON.stringify(progress), saved ? null : started))) {
+      active.get(row.id)?.abort(new Error('run ended elsewhere'));
+    }
+    if (signal.aborted) throw signal.reason;
+    return progress;
+  };
+
+  /** A lease renewed while the run executes; a run ended elsewhere (a cancel) aborts the work. */
+  const holdLease = (id: string, controller: AbortController) => {
+    const renew = setInterval(() => {
+      repo.renewLease(id, deps.now() + LEASE_MS).then(
+        (open) => open || controller.abort(new Error('run ended elsewhere')),
+        () => undefined, // the store is closing with the process: the lease lapses
+      );
+    }, LEASE_MS / 3);
+    renew.unref();
+    return () => clearInterval(renew);
+  };
+
+  const contextOf = (row: AgentRunRow, signal: AbortSignal): ServiceContext => ({
+    requestId: row.id,
+    logger: (row.zero_retention ? withoutContent(deps.logger) : deps.logger).child({ agentRunId: row.id }),
+    signal,
+    caller: null,
+    clock: { now: () => new Date(deps.now()) },
+    betas: new Set(),
+    clientModel: clientModels.get(row.id),
+  });
+
+  /** Researches a claimed run to its end, saving its state at each step. */
+  const work = async (row: AgentRunRow, ctx: ServiceContext, onCharge: (max: number) => Promise<void>) => {
+    const request = JSON.parse(row.request) as AgentRunRequest;
+    const plan = EFFORTS[request.effort];
+    const max = 'fixed' in plan.price ? deps.research.prices[plan.price.fixed] : Math.min(deps.research.prices[plan.price.cap], request.budget?.maxCostDollars ?? Infinity); // prettier-ignore
+    await onCharge(max);
+    const progress = await begin(row, ctx.signal);
+    const input = {
+      query: request.query,
+      effort: request.effort,
+      systemPrompt: request.systemPrompt,
+      maxCostDollars: request.budget?.maxCostDollars,
+      outputSchema: request.outputSchema,
+      sources: sourcesOf(request, deps.providerNames),
+      rows: request.input?.data,
+      exclusion: request.input?.exclusion,
+      prior: request.previousRunId ? await priorOf(repo, request.previousRunId) : undefined,
+    };
+    const save = async (state: Progress['research']) =>
+      void (await repo.saveProgress(row.id, owner, JSON.stringify({ ...progress, research: state })));
+    const result = await research(deps.research, input, ctx, (e) => log.append(row.id, e.event, e.data), {
+      state: progress.research,
+      save: (state) => save(state),
+    });
+    const end = {
+      status: 'completed' as const,
+      output: JSON.stringify({ text: result.text, structured: result.structured, grounding: result.grounding }),
+      cost: JSON.stringify(result.costDollars),
+      usage: JSON.stringify(result.usage),
+      error: null,
+      stop_reason: result.stopReason,
+      completed_at: iso(deps.now()),
+    };
+    await log.finish(row.id, end, 'agent_run.completed', (done) => ({ ...toRun(done) }));
+    return result.costDollars.total;
+  };
+
+  const execute = async (row: AgentRunRow): Promise<void> => {
+    const controller = new AbortController();
+    active.set(row.id, controller);
+    const release = holdLease(row.id, controller);
+    const ctx = contextOf(row, controller.signal);
+    let charge: Awaited<ReturnType<Accounts['meter']['reserve']>> | undefined;
+    let cost = 0;
+    try {
+      cost = await work(row, ctx, async (max) => {
+        charge = await deps.accounts.meter.reserve(row.key_id || null, 'agent.run', max);
+      });
+    } catch (err) {
+      if (controller.signal.aborted) return; // cancelled: the canceller wrote the end
+      const known = err instanceof ServiceError;
+      if (!known) ctx.logger.error({ err }, 'agent run failed unexpectedly');
+      const code = !known
+        ? 'internal_error'
+        : isPaymentRefusal(err.tag)
+          ? 'insufficient_credits'
+          : err.tag.toLowerCase();
+      await log.fail(row.id, code, known ? err.message : 'Internal error; the server log has the details.');
+    } finally {
+      release();
+      await charge?.settle(cost).catch((err: unknown) => ctx.logger.error({ err }, 'agent run charge not settled'));
+      active.delete(row.id);
+      clientModels.delete(row.id);
+      await pump().catch((err: unknown) => deps.logger.error({ err }, 'agent runs: starting queued runs failed'));
+      settle();
+    }
+  };
+
+  /** Wakes `drain` once this process runs nothing and is not starting anything. */
+  const settle = () => {
+    if (active.size === 0 && !pumping) for (const w of idle.splice(0)) w();
+  };
+
+  /** Runs of a key at once: a fifth of its request rate (two at the default 10/s); a revoked key none. */
+  const perKey = (caller: Caller | null) => {
+    if (!caller) return 0;
+    if (caller.qps !== null && caller.qps > 0) return Math.max(1, Math.floor(caller.qps / 5));
+    return deps.defaultRuns > 0 ? deps.defaultRuns : Infinity;
+  };
+
+  /** One pass over the queue: each start is claimed atomically, then executed without waiting for it. */
+  const pumpOnce = async () => {
+    for (const row of await repo.queued()) {
+      if (stopped || active.size >= deps.processConcurrency) return;
+      const limit = row.key_id ? perKey(await deps.callerOf(row.key_id)) : Infinity;
+      const now = deps.now();
+      if (!(await repo.claim(row.id, limit, iso(now), owner, now + LEASE_MS))) continue;
+      const claimed = await repo.get(row.id);
+      if (claimed) void execute(claimed);
+    }
+  };
+
+  // one pass at a time (so this process never runs more than its share); a call meanwhile asks for another
+  let pumping: Promise<void> | null = null;
+  let again = false;
+  const pump = (): Promise<void> => {
+    if (stopped) return Promise.resolve();
+    if (pumping) {
+      again = true;
+      return pumping;
+    }
+    pumping = (async () => {
+      try {
+        do {
+          again = false;
+          await pumpOnce();
+        } while (again && !stopped);
+      } finally {
+        pumping = null;
+        settle();
+      }
+    })();
+    return pumping;
+  };
+
+  /** Runs whose process died (lease lapsed): queued again to resume, or failed `interrupted`. */
+  const recover = async () => {
+    const now = deps.now();
+    for (const row of await repo.lapsed(now)) {
+      if (active.has(row.id)) continue;
+      const why = unresumable(parseProgress(row.progress));
+      if (why) await log.interrupted(row.id, why);
+      else if (await repo.requeue(row.id, null, now, iso(now))) deps.logger.warn({ agentRunId: row.id }, 'agent run of a stopped process queued to resume'); // prettier-ignore
+    }
+  };
+
+  const tick = async () => {
+    await recover();
+    const now = deps.now();
+    await repo.eraseRetained(iso(now - ZDR_OUTPUT_MS), iso(now - ZDR_EVENTS_MS));
+    await pump();
+  };
+  const wakeup = createWakeup(tick, { pollMs: 5000, name: 'agent runs', logger: deps.logger, now: deps.now });
+
+  const stop = async () => {
+    stopped = true;
+    await wakeup.stop();
+    for (const controller of active.values()) controller.abort(new Error('shutting down'));
+    // this process's runs go back to the queue, to resume in the next process that claims them
+    const now = deps.now();
+    for (const id of [...active.keys()]) {
+      if (clientModels.has(id))
+        await log.interrupted(id, 'it used the MCP client’s model, which only this process could reach'); // prettier-ignore
+      else await repo.requeue(id, owner, now, iso(now));
+    }
+  };
+
+  return {
+    engine: {
+      start: () => wakeup.start(),
+      stop,
+      tick,
+      drain: () =>
+        new Promise<void>((resolve) => {
+          idle.push(resolve);
+          settle();
+        }),
+    },
+    pump,
+    abort: (id, reason) => active.get(id)?.abort(new Error(reason)),
+  };
+}
