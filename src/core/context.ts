@@ -32,20 +32,6 @@ export interface Progress {
   message?: string;
 }
 
-/**
- * Facts about an answer that are not part of its wire body: the REST door turns them into headers
- * (`x-svc-queued`, `x-svc-queue-ms`), the MCP door into hints in the tool's text. Filled by services.
- */
-export interface ResponseNotes {
-  /** Whether a live fetch of this request waited in the admission queue, and for how long in total. */
-  queued?: boolean;
-  queueMs?: number;
-  /** Full text length per result URL before offset and `maxCharacters` (for reading long pages in parts). */
-  textLengths?: Map<string, number>;
-  /** Web-search providers that failed or timed out during the call (a monitor run reports them). */
-  providerFailures?: string[];
-}
-
 export interface ServiceContext {
   requestId: string;
   logger: Logger;
@@ -59,8 +45,6 @@ export interface ServiceContext {
   paidWith?: 'x402';
   /** The request came from another Trawl federating with this one: answer from the local index only. */
   federated?: boolean;
-  /** Where services leave door-facing notes; doors that care create it. */
-  notes?: ResponseNotes;
   /**
    * The calling client's own language model, when the door can reach one (MCP sampling): synthesis
    * uses it when the operator configured no model, or prefers the client's.

@@ -11,6 +11,7 @@ import type { Services } from '../core/services.js';
 import { AnswerRequest, AnswerResponse, AnswerStreamChunk } from '../schemas/answer.schema.js';
 import { defineOp } from './define-op.js';
 import { resultsAnswer } from './render.js';
+import { replyOf } from './reply-notes.js';
 
 /** The `model` of every frame: which Trawl pipeline answered. */
 export const ANSWER_STREAM_MODEL = 'trawl-answer';
@@ -76,7 +77,7 @@ export const answerOp = defineOp({
     rendered.blocks.unshift({ label: 'Answer:', source: 'model', content });
     return rendered;
   },
-  run: (services, input, ctx) => answers(services).run(toPlan(input), ctx),
+  run: async (services, input, ctx) => replyOf(await answers(services).run(toPlan(input), ctx)),
   maxCost: answerBound,
   stream: {
     when: (input) => input.stream === true,

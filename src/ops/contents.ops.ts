@@ -1,6 +1,5 @@
 /** Contents operation: /contents (MCP `get_contents`). */
 import { z } from 'zod';
-import type { ResponseNotes } from '../core/context.js';
 import { contentsBound } from '../core/accounts/bounds.js';
 import { fetchPlanOf } from '../core/contents/fetch.plan.js';
 import { defineOp, oncePerInput } from './define-op.js';
@@ -8,6 +7,7 @@ import type { Answer } from './answer.js';
 import { resultBlock } from './render.js';
 import { ContentsRequest, ContentsResponse } from '../schemas/contents.schema.js';
 import { dynamicHighlightsRule } from './betas.js';
+import { notesOf, replyOf, withNotes, type ReplyNotes } from './reply-notes.js';
 
 /** Hints per failure tag: what the agent can do about it. */
 const HINTS: Record<string, string> = {
@@ -30,7 +30,7 @@ const HINTS: Record<string, string> = {
  * Each page as a block (its text window said, and how to read on when `offset` paging is used), then
  * the failures with what to do about each.
  */
-function contentsAnswer(out: ContentsResponse, input: Record<string, unknown>, notes: ResponseNotes): Answer {
+function contentsAnswer(out: ContentsResponse, input: Record<string, unknown>, notes: ReplyNotes): Answer {
   const offset = typeof input.offset === 'number' ? input.offset : 0;
   const blocks = out.results.map((r, i) => {
     const block = resultBlock(r, i);
@@ -105,9 +105,9 @@ export const contentsOp = defineOp({
       ? args
       : { ...args, text: { includeHtmlTags: false, verbosity: 'compact' as const } },
   render: (out, { input, notes }) => contentsAnswer(out, input, notes),
-  run: async (services, input, ctx) => ({
-    requestId: ctx.requestId,
-    ...(await services.contents.run(planOf(input), ctx)),
-  }),
+  run: async (services, input, ctx) => {
+    const reply = replyOf(await services.contents.run(planOf(input), ctx));
+    return withNotes({ requestId: ctx.requestId, ...reply }, notesOf(reply));
+  },
   maxCost: (input, pricing) => contentsBound(planOf(input), pricing),
 });

@@ -4,10 +4,11 @@
  */
 import { z } from 'zod';
 import { ServiceError } from '../errors.js';
-import type { ResponseNotes, ServiceContext } from '../core/context.js';
+import type { ServiceContext } from '../core/context.js';
 import type { Pricing } from '../core/accounts/bounds.js';
 import type { Services } from '../core/services.js';
 import type { Answer } from './answer.js';
+import type { ReplyNotes } from './reply-notes.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -33,10 +34,10 @@ export interface BetaRule<I> {
 
 type AnyObject = z.ZodObject<z.ZodRawShape>;
 
-/** What a rendering may use besides the output: the call's input and the service's notes. */
+/** What a rendering may use besides the output: the call's input and the notes kept beside it. */
 export interface RenderInfo {
   input: Record<string, unknown>;
-  notes: ResponseNotes;
+  notes: ReplyNotes;
 }
 type Out<T> = T extends z.ZodType ? z.output<T> : unknown;
 export type OpInput<P, Q, B> = Out<P> & Out<Q> & Out<B>;

@@ -10,6 +10,7 @@ import type { Scope } from '../core/accounts/scopes.js';
 import { collectWarnings } from '../core/warnings.js';
 import { checkBetas, type Operation } from './define-op.js';
 import { compileCallerSchemas } from './validation.js';
+import { notesOf, withNotes } from './reply-notes.js';
 
 /** A fresh request id: 32 lowercase hex characters. */
 export function newRequestId(): string {
@@ -23,7 +24,7 @@ function costOf(output: unknown): number | undefined {
 }
 
 /** The accounts checks (scope, team modes, money) of a call; the charge records its cost at the end. */
-function admit(op: Operation, services: Services, input: unknown, ctx: ServiceContext): Charge {
+function admit(op: Operation, services: Services, input: unknown, ctx: ServiceContext): Promise<Charge> {
   const { accounts } = services;
   return accounts.admit(
     {
@@ -46,7 +47,8 @@ function carriesWarnings(op: Operation): boolean {
 
 /**
  * Runs `op` on already-validated input; adds `requestId` where the spec's response carries it, and the
- * warnings the services reported (src/core/warnings.ts) where the response has `warnings`.
+ * warnings the services reported (src/core/warnings.ts) where the response has `warnings`. The notes
+ * beside the answer (./reply-notes.ts) stay with the body it returns.
  */
 export async function invoke(
   op: Operation,
@@ -56,20 +58,21 @@ export async function invoke(
 ): Promise<Record<string, unknown>> {
   checkBetas(op, input, ctx.betas);
   await compileCallerSchemas(input);
-  const charge = admit(op, services, input, ctx);
+  const charge = await admit(op, services, input, ctx);
   const collected = collectWarnings(ctx);
   let output: Record<string, unknown>;
   try {
     output = (await op.run(services, input, collected.ctx)) as Record<string, unknown>;
   } catch (err) {
-    charge.settle(0);
+    await charge.settle(0);
     throw err;
   }
-  charge.settle(costOf(output) ?? 0);
+  await charge.settle(costOf(output) ?? 0);
+  const notes = notesOf(output);
   if (collected.warnings.length > 0 && carriesWarnings(op)) output = { ...output, warnings: collected.warnings };
-  if (!op.requestIdInBody) return output;
+  if (!op.requestIdInBody) return withNotes(output, notes);
   const { requestId: _ignored, ...rest } = output;
-  return { requestId: ctx.requestId, ...rest };
+  return withNotes({ requestId: ctx.requestId, ...rest }, notes);
 }
 
 /** The frames of a streamed answer, after the same beta gates and schema compiling as `invoke`. */
@@ -83,7 +86,7 @@ export function invokeStream(
   return (async function* () {
     // before the first frame, so a schema that does not compile is an ordinary error response
     await compileCallerSchemas(input);
-    const charge = admit(op, services, input, ctx);
+    const charge = await admit(op, services, input, ctx);
     yield* metered(op.stream!.frames(services, input, ctx), charge);
   })();
 }
@@ -97,6 +100,6 @@ async function* metered(frames: AsyncIterable<unknown>, charge: Charge): AsyncIt
       yield frame;
     }
   } finally {
-    charge.settle(cost);
+    await charge.settle(cost);
   }
 }

@@ -7,6 +7,7 @@ import { resultsAnswer } from './render.js';
 import { SearchRequest, SearchResponse, SearchStreamChunk } from '../schemas/search.schema.js';
 import { FindSimilarRequest, FindSimilarResponse } from '../schemas/find-similar.schema.js';
 import { dynamicHighlightsRule } from './betas.js';
+import { replyOf } from './reply-notes.js';
 import { searchStreamFrames } from './search-stream.js';
 
 /**
@@ -65,7 +66,7 @@ export const searchOp = defineOp({
   // an agent searching wants to read what each result says: text unless it asked for other contents
   toolDefaults: (args) => (args.contents ? args : { ...args, contents: { ...TOOL_CONTENTS } }),
   render: (out) => searchAnswer(out, `${out.results.length} results`),
-  run: (services, input, ctx) => services.search.run(planOf(input), ctx),
+  run: async (services, input, ctx) => replyOf(await services.search.run(planOf(input), ctx)),
   maxCost: (input, pricing) => searchBound(planOf(input), pricing),
   stream: {
     when: (input) => input.stream === true,
@@ -93,6 +94,6 @@ export const findSimilarOp = defineOp({
   ],
   toolDefaults: (args) => (args.contents ? args : { ...args, contents: { ...TOOL_CONTENTS } }),
   render: (out) => searchAnswer(out, `${out.results.length} similar pages`),
-  run: (services, input, ctx) => services.similar.run(input, ctx),
+  run: async (services, input, ctx) => replyOf(await services.similar.run(input, ctx)),
   maxCost: similarBound,
 });

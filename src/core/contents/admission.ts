@@ -3,6 +3,17 @@
  * order. Each admission reports whether it waited and for how long (`x-svc-queued`, `x-svc-queue-ms`).
  */
 
+/** Whether a request's live fetches waited in the admission queue, and how long in all (ms). */
+export interface QueueWait {
+  queued: boolean;
+  waitedMs: number;
+}
+
+/** The waits of two calls of one request, added up (`undefined`: no call yet). */
+export function addWait(total: QueueWait | undefined, wait: QueueWait): QueueWait {
+  return total ? { queued: total.queued || wait.queued, waitedMs: total.waitedMs + wait.waitedMs } : { ...wait };
+}
+
 export interface Admitted<T> {
   value: T;
   queued: boolean;

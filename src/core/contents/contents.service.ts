@@ -14,7 +14,7 @@ import type { Prices } from '../pricing.js';
 import type { Clock, ServiceContext } from '../context.js';
 import { chooseModel } from '../synthesis/model-choice.js';
 import type { ModelPrice } from '../synthesis/pricing.js';
-import type { AdmissionQueue } from './admission.js';
+import type { AdmissionQueue, QueueWait } from './admission.js';
 import type { FetchPlan } from './fetch.plan.js';
 import type { Freshness } from './freshness.js';
 import { startSummaries, type SummaryRun } from './model-summary.js';
@@ -44,6 +44,16 @@ export interface ContentsOutput {
   statuses: ContentStatus[];
   costDollars: { total: number };
   searchTime: number;
+  /** Not on the wire: what the doors say beside the body (headers, reading hints). */
+  facts: ContentsFacts;
+}
+
+/** Facts of a contents call that its wire body does not carry. */
+export interface ContentsFacts {
+  /** The admission queue's wait over the call's live fetches (`x-svc-queued`, `x-svc-queue-ms`). */
+  queue: QueueWait;
+  /** Full text length per result URL before `offset` and `maxCharacters` (for reading long pages in parts). */
+  textLengths: Map<string, number>;
 }
 
 export interface ContentsService {
@@ -57,7 +67,7 @@ export interface LiveLoad {
   timeoutMs: number;
   signal?: AbortSignal;
   /** Collects the admission queue's wait over all live fetches of one request. */
-  queue: { queued: boolean; waitedMs: number };
+  queue: QueueWait;
 }
 
 export interface ContentsDeps {
@@ -190,7 +200,6 @@ export function createContentsService(deps: ContentsDeps): ContentsService {
       const textLengths = new Map<string, number>();
       for (const b of built)
         if (b?.main.textLength !== undefined) textLengths.set(b.main.result.url, b.main.textLength);
-      if (ctx.notes) Object.assign(ctx.notes, { queued: opts.queue.queued, queueMs: opts.queue.waitedMs, textLengths });
       const summaryDollars = summaries?.finish() ?? 0;
       if (input.spent) input.spent.dollars += summaryDollars;
       const output: ContentsOutput = {
@@ -198,6 +207,7 @@ export function createContentsService(deps: ContentsDeps): ContentsService {
         statuses: outcomes.map((o) => o.status),
         costDollars: { total: round(pages * deps.prices.contentsPage + summaryDollars) },
         searchTime: round(performance.now() - started),
+        facts: { queue: opts.queue, textLengths },
       };
       if (input.context) {
         const parts = kept.map((b) => contextPart(b.main.result, b.loaded));

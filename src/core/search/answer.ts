@@ -9,7 +9,8 @@ import { DEFAULT_TIMEOUT_MS } from '../contents/fetch.plan.js';
 import type { Freshness } from '../contents/freshness.js';
 import type { Source } from '../synthesis/grounding.js';
 import type { AnswerShape } from '../synthesis/prompt.js';
-import type { ResultObject } from './results.js';
+import { addWait } from '../contents/admission.js';
+import type { ResultObject, WaitTally } from './results.js';
 
 /** Results an answer is written from at most. */
 export const MAX_SOURCES = 10;
@@ -25,6 +26,7 @@ export function answerShape(outputSchema: unknown): AnswerShape {
 /**
  * The first `MAX_SOURCES` results as sources, their evidence read by `freshness` (`cache-only` when the
  * pages were just found, so they are stored); a page whose contents fail is still a source, by its title.
+ * The admission queue's wait is added to `wait`.
  */
 export async function sourcesOf(
   contents: ContentsService,
@@ -32,6 +34,7 @@ export async function sourcesOf(
   query: string,
   freshness: Freshness,
   ctx: ServiceContext,
+  wait?: WaitTally,
 ): Promise<Source[]> {
   const top = results.slice(0, MAX_SOURCES);
   if (top.length === 0) return [];
@@ -49,6 +52,7 @@ export async function sourcesOf(
       },
       ctx,
     );
+    if (wait) wait.queue = addWait(wait.queue, out.facts.queue);
     for (const r of out.results) {
       const highlights = (r as { highlights?: unknown }).highlights;
       if (Array.isArray(highlights)) evidence.set(r.url, highlights.map(String).join('\n…\n'));

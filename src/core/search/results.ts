@@ -5,6 +5,7 @@
 import type { WebSearchHit } from '../../providers/search/types.js';
 import type { DocumentHead, DocumentsRepo } from '../../store/documents.repo.js';
 import type { ServiceContext } from '../context.js';
+import { addWait, type QueueWait } from '../contents/admission.js';
 import type { ContentsService } from '../contents/contents.service.js';
 import type { FetchOptions } from '../contents/fetch.plan.js';
 import { isEmptyResult } from '../contents/to-result.js';
@@ -20,6 +21,11 @@ export interface Candidate {
 
 /** A search result object (the wire shape's required fields, and whatever contents were asked for). */
 export type ResultObject = Record<string, unknown> & { title: string; url: string; id: string };
+
+/** What a request's contents calls add up to: the admission queue's wait over all of them. */
+export interface WaitTally {
+  queue?: QueueWait;
+}
 
 export interface ResultDeps {
   documents: DocumentsRepo;
@@ -48,7 +54,7 @@ function baseResult(c: Candidate, doc: DocumentHead | undefined): ResultObject {
 
 /**
  * The results of `candidates`, in order, with contents when asked (a page that fails keeps its result
- * without them). Model dollars spent on summaries are added to `spent`.
+ * without them). Model dollars spent on summaries are added to `spent`, the queue's wait to `wait`.
  */
 export async function buildResults(
   deps: ResultDeps,
@@ -56,6 +62,7 @@ export async function buildResults(
   input: { query: string; contents?: FetchOptions; category?: string; filterEmptyResults?: boolean },
   ctx: ServiceContext,
   spent?: { dollars: number },
+  wait?: WaitTally,
 ): Promise<ResultObject[]> {
   const keys = candidates.map((c) => normalizeUrl(c.url) ?? c.url);
   const heads = deps.documents.heads([...new Set([...keys, ...candidates.map((c) => c.url)])]);
@@ -67,6 +74,7 @@ export async function buildResults(
     { ...c, targets: results.map((r) => r.url), searchQuery: input.query, filterEmptyResults: false, spent },
     ctx,
   );
+  if (wait) wait.queue = addWait(wait.queue, out.facts.queue);
   let next = 0;
   const merged = results.map((base, i) => {
     if (out.statuses[i]?.status !== 'success') return { base, content: undefined };

@@ -13,7 +13,7 @@ import { createRequestFilter, type SearchFilter } from './filters.js';
 import { fuse, type SearchType } from './pipelines.js';
 import { LOCAL_DEPTH, retrieveLocal } from './retrieve.js';
 import { searchCost, type Prices } from '../pricing.js';
-import { buildResults, type Candidate, type ResultObject } from './results.js';
+import { buildResults, type Candidate, type ResultObject, type WaitTally } from './results.js';
 import type { SearchIndex } from './search-index.js';
 import type { SemanticSearch } from './semantic.js';
 import type { GroundingEntry } from '../synthesis/grounding.js';
@@ -33,6 +33,14 @@ export interface SearchOutput {
   searchTime: number;
   /** Which search type answered (the `neural` alias reads as `auto`). */
   resolvedSearchType: SearchType;
+  /** Not on the wire: what the doors and callers learn beside the body. */
+  facts: SearchFacts;
+}
+
+/** Facts of a search that its wire body does not carry. */
+export interface SearchFacts extends WaitTally {
+  /** Web-search providers that failed or timed out during it, once per failed call (a monitor run reports them). */
+  providerFailures: string[];
 }
 
 /** A streamed /search: the answer's text as it is written, then the whole response. */
@@ -70,7 +78,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
     query: plan.query,
     shape: plan.answer?.shape ?? { type: 'text' },
     systemPrompt: plan.systemPrompt,
-    sources: await sourcesOf(deps.contents, found.response.results, plan.query, plan.evidence, ctx),
+    sources: await sourcesOf(deps.contents, found.response.results, plan.query, plan.evidence, ctx, found.facts),
   });
   const withAnswer = (found: Found, answer: SynthesisResult, started: number): SearchOutput => ({
     ...found.response,
@@ -85,7 +93,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
     const emptyCorpus = () => deps.providers.length === 0 && deps.index.count() === 0;
     const planning = pipeline.plannedQueries > 0 && !emptyCorpus();
     const step = progressSteps(ctx);
-    const failedBefore = ctx.notes?.providerFailures?.length ?? 0;
+    const facts: SearchFacts = { providerFailures: [] };
     let cost = 0;
     let asked = plan;
     const widen = async (max: number, seen?: string[]) => {
@@ -97,20 +105,20 @@ export function createSearchService(deps: SearchDeps): SearchService {
     };
     if (planning) await widen(pipeline.plannedQueries);
     step('searching');
-    let found = await find(deps, asked, ctx);
+    let found = await find(deps, asked, ctx, facts);
     for (let round = 0; planning && round < pipeline.followUpRounds; round++) {
       // read what was found (titles and the passages that match the question) before asking what is missing
-      const read = await sourcesOf(deps.contents, found.response.results, plan.query, plan.evidence, ctx);
+      const read = await sourcesOf(deps.contents, found.response.results, plan.query, plan.evidence, ctx, facts);
       const seen = read.map((s) => `${s.title}: ${s.evidence.replace(/\s+/g, ' ').slice(0, FOLLOW_UP_READ)}`);
       if (!(await widen(FOLLOW_UP_QUERIES, seen))) break;
       step('searching again');
-      found = await find(deps, asked, ctx);
+      found = await find(deps, asked, ctx, facts);
     }
     if (cost > 0) found.response.costDollars.total = roundDollars(found.response.costDollars.total + cost);
     const nothingToSearch = found.response.results.length === 0 && emptyCorpus();
     if (nothingToSearch) found.response.costDollars.total = 0;
     if (plan.answer) step('writing the answer');
-    reportWarnings(deps, plan, found, ctx, { planning, failedBefore, nothingToSearch });
+    reportWarnings(deps, plan, found, ctx, { planning, nothingToSearch });
     return found;
   };
   return {
@@ -147,18 +155,18 @@ function progressSteps(ctx: ServiceContext): (message: string) => void {
 }
 
 /**
- * The warnings of a search (src/core/warnings.ts): providers that failed during it (counted from
- * `failedBefore` in `ctx.notes`), why it found nothing, and a model it lacked to plan or to write.
+ * The warnings of a search (src/core/warnings.ts): providers that failed during it, why it found
+ * nothing, and a model it lacked to plan or to write.
  */
 function reportWarnings(
   deps: SearchDeps,
   plan: SearchPlan,
   found: Found,
   ctx: ServiceContext,
-  seen: { planning: boolean; failedBefore: number; nothingToSearch: boolean },
+  seen: { planning: boolean; nothingToSearch: boolean },
 ): void {
   if (!ctx.onWarning) return;
-  for (const name of new Set(ctx.notes?.providerFailures?.slice(seen.failedBefore))) {
+  for (const name of new Set(found.facts.providerFailures)) {
     ctx.onWarning(warning('PROVIDER_FAILED', name));
   }
   if (found.response.results.length === 0 && deps.providers.length === 0) {
@@ -171,12 +179,15 @@ function reportWarnings(
 
 interface Found {
   response: SearchOutput;
-  /** Whether contents come from the cache and store only (`instant`, compliance mode). */
-  cacheOnly: boolean;
+  /** The search's facts so far (the response's `facts`), which the answer's reading adds to. */
+  facts: SearchFacts;
 }
 
-/** The search itself: local and provider lists fused, filtered, and turned into results. */
-async function find(deps: SearchDeps, plan: SearchPlan, ctx: ServiceContext): Promise<Found> {
+/**
+ * The search itself: local and provider lists fused, filtered, and turned into results; failed
+ * providers and the admission queue's wait are added to `facts`.
+ */
+async function find(deps: SearchDeps, plan: SearchPlan, ctx: ServiceContext, facts: SearchFacts): Promise<Found> {
   const started = performance.now();
   const { type, pipeline } = plan;
   let filter = createRequestFilter(deps.index, plan.filters);
@@ -196,11 +207,13 @@ async function find(deps: SearchDeps, plan: SearchPlan, ctx: ServiceContext): Pr
   const depth = alone ? plan.numResults : LOCAL_DEPTH;
   const local = useIndex ? localLists(deps.index, plan, filter, depth) : [];
   if (semantic) local.push(acceptable(deps.index, filter, await semantic));
-  const remote = providerHits ? await providerHits : [];
+  const asked = providerHits ? await providerHits : { hits: [], failed: [] };
+  facts.providerFailures.push(...asked.failed);
+  const remote = asked.hits;
   // provider pages are read (and so indexed) by the deep types, and whenever a filter needs the page
   const read = Math.max(pipeline.readProviderPages, filter.needsPage ? plan.numResults : 0);
   if (read > 0 && remote.some((l) => l.length > 0)) {
-    await readProviderPages(deps, remote, read, ctx);
+    await readProviderPages(deps, remote, read, ctx, facts);
     if (filter.needsPage) filter = createRequestFilter(deps.index, plan.filters);
   }
   const candidates = rankCandidates(deps.index, plan, local, remote, filter);
@@ -211,6 +224,7 @@ async function find(deps: SearchDeps, plan: SearchPlan, ctx: ServiceContext): Pr
     plan,
     ctx,
     spent,
+    facts,
   );
   const response: SearchOutput = {
     requestId: ctx.requestId,
@@ -218,8 +232,9 @@ async function find(deps: SearchDeps, plan: SearchPlan, ctx: ServiceContext): Pr
     costDollars: { total: roundDollars(searchCost(deps.prices, type, results.length, plan.contents) + spent.dollars) },
     searchTime: Math.round((performance.now() - started) * 100) / 100,
     resolvedSearchType: type,
+    facts,
   };
-  return { response, cacheOnly: pipeline.cacheOnly };
+  return { response, facts };
 }
 
 /** The local retrievals of the pipeline, restricted to documents that pass the request's filters. */

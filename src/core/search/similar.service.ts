@@ -17,7 +17,7 @@ import { hostOf } from './index-entry.js';
 import { idf } from './lexical.js';
 import { fuse } from './pipelines.js';
 import { similarCost, type Prices } from '../pricing.js';
-import { buildResults, type ResultObject } from './results.js';
+import { buildResults, type ResultObject, type WaitTally } from './results.js';
 import type { SearchIndex } from './search-index.js';
 import type { SemanticSearch } from './semantic.js';
 import { warning } from '../warnings.js';
@@ -63,6 +63,8 @@ export interface SimilarOutput {
   results: ResultObject[];
   costDollars: ReturnType<typeof similarCost>;
   context?: string;
+  /** Not on the wire: the admission queue's wait of the results' contents. */
+  facts: WaitTally;
 }
 
 export interface SimilarService {
@@ -117,11 +119,13 @@ export function createSimilarService(deps: SimilarDeps): SimilarService {
       const candidates = ids.flatMap((id) => (urls.has(id) ? [{ url: urls.get(id)!, docId: id }] : []));
       const spent = { dollars: 0 }; // model-written summaries
       const wanted = { ...input, query: source.title, contents: input.contents && fetchOptionsOf(input.contents) };
-      const results = await buildResults(deps, candidates, wanted, ctx, spent);
+      const facts: WaitTally = {};
+      const results = await buildResults(deps, candidates, wanted, ctx, spent, facts);
       const out: SimilarOutput = {
         requestId: ctx.requestId,
         results,
         costDollars: similarCost(deps.prices, results.length, input.contents, spent.dollars),
+        facts,
       };
       // nothing else in the index to compare with: nothing was searched, so nothing is charged
       if (results.length === 0 && deps.index.count() <= indexed) {

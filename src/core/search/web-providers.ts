@@ -10,6 +10,8 @@ import type { ContentsService } from '../contents/contents.service.js';
 import { normalizeUrl } from '../contents/url.js';
 import { PROVIDER_FILTER_FIELDS } from './filters.js';
 import { fuse } from './pipelines.js';
+import { addWait } from '../contents/admission.js';
+import type { WaitTally } from './results.js';
 import type { SearchPlan } from './search.plan.js';
 
 /** What asking the providers needs: them, and the operator's cap on any call. */
@@ -24,12 +26,13 @@ export interface ProviderPageDeps {
   contents: ContentsService;
 }
 
-/** Every provider's hits for every query of the plan; a failed call is an empty list. */
+/** Every provider's hits for every query of the plan (a failed call is an empty list), and who failed. */
 export async function askProviders(
   deps: ProviderDeps,
   plan: SearchPlan,
   ctx: ServiceContext,
-): Promise<WebSearchHit[][]> {
+): Promise<{ hits: WebSearchHit[][]; failed: string[] }> {
+  const failed: string[] = [];
   const { pipeline } = plan;
   const timeoutMs = Math.min(pipeline.providerBudgetMs, deps.providerTimeoutMs);
   const queries = [plan.query, ...(pipeline.additionalQueries ? plan.additionalQueries : [])];
@@ -43,7 +46,7 @@ export async function askProviders(
         );
       } catch (err) {
         if (ctx.signal.aborted) throw err;
-        if (ctx.notes) (ctx.notes.providerFailures ??= []).push(p.name);
+        failed.push(p.name);
         ctx.logger.warn(
           { provider: p.name, reason: (err as Error).message },
           'web search provider failed; answering without it',
@@ -52,16 +55,20 @@ export async function askProviders(
       }
     }),
   );
-  return Promise.all(calls);
+  return { hits: await Promise.all(calls), failed };
 }
 
-/** Deep types read the best provider pages live, so they are indexed and rank by their own text. */
+/**
+ * Deep types read the best provider pages live, so they are indexed and rank by their own text; the
+ * admission queue's wait is added to `wait`.
+ */
 export async function readProviderPages(
   deps: ProviderPageDeps,
   lists: WebSearchHit[][],
   n: number,
   ctx: ServiceContext,
-) {
+  wait?: WaitTally,
+): Promise<void> {
   const urls = fuse(lists.map((l) => l.map((h) => h.url)))
     .slice(0, n)
     .map((f) => f.key);
@@ -70,7 +77,10 @@ export async function readProviderPages(
   const unknown = urls.filter((u) => !known.has(normalizeUrl(u) ?? u));
   if (unknown.length === 0) return;
   const plan = { targets: unknown, freshness: { mode: 'fallback' } as const, timeoutMs: 10_000, subpages: 0 };
-  await deps.contents.run(plan, ctx).catch((err: unknown) => {
+  try {
+    const out = await deps.contents.run(plan, ctx);
+    if (wait) wait.queue = addWait(wait.queue, out.facts.queue);
+  } catch (err) {
     ctx.logger.warn({ err }, 'reading provider pages failed');
-  });
+  }
 }

@@ -8,7 +8,7 @@ import type { ServiceContext } from '../context.js';
 import type { ContentsService } from '../contents/contents.service.js';
 import { roundDollars } from '../pricing.js';
 import { MAX_SOURCES, answerShape, sourcesOf } from '../search/answer.js';
-import type { ResultObject } from '../search/results.js';
+import type { ResultObject, WaitTally } from '../search/results.js';
 import { searchPlanOf, type SearchPlan } from '../search/search.plan.js';
 import type { SearchOutput, SearchService } from '../search/search.service.js';
 import type { Synthesis, SynthesisRequest, SynthesisResult } from './synthesis.service.js';
@@ -30,6 +30,8 @@ export interface AnswerOutput {
   /** The search results the answer was written from, best first. */
   citations: ResultObject[];
   costDollars: { total: number };
+  /** Not on the wire: the admission queue's wait of the search and of reading its sources. */
+  facts: WaitTally;
 }
 
 /** A streamed answer: its citations (before any text), the text as it is written, then the whole output. */
@@ -88,7 +90,7 @@ export function createAnswerService(deps: AnswerDeps): AnswerService {
   const prepare = async (plan: AnswerPlan, ctx: ServiceContext) => {
     if (!deps.synthesis.modelFor(ctx)) throw noModel();
     const found = await deps.search.run(answerSearchPlan(plan), ctx);
-    const sources = await sourcesOf(deps.contents, found.results, plan.query, { mode: 'fallback' }, ctx);
+    const sources = await sourcesOf(deps.contents, found.results, plan.query, { mode: 'fallback' }, ctx, found.facts);
     const request: SynthesisRequest = {
       query: plan.query,
       shape: answerShape(plan.outputSchema),
@@ -104,6 +106,7 @@ export function createAnswerService(deps: AnswerDeps): AnswerService {
     answer: answer.content,
     citations: found.results,
     costDollars: { total: roundDollars(found.costDollars.total + answer.costDollars) },
+    facts: { queue: found.facts.queue },
   });
   return {
     async run(plan, ctx) {
