@@ -8,7 +8,18 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, fmt, machineLine, makeTmpDir, mdTable, percentile, readJsonlGz, readTsv, removeTmpDir, requireBuild } from './lib.mjs'; // prettier-ignore
+import {
+  ROOT,
+  fmt,
+  machineLine,
+  makeTmpDir,
+  mdTable,
+  percentile,
+  readJsonlGz,
+  readTsv,
+  removeTmpDir,
+  requireBuild,
+} from './lib.mjs';
 
 requireBuild();
 const args = process.argv.slice(2);
@@ -24,7 +35,14 @@ const { createLogger } = await import(dist('lib/logger.js'));
 const { chunkFile } = await import(dist('core/code/chunk/chunk.js'));
 const { languagesInQuery } = await import(dist('core/code/chunk/languages.js'));
 
-const ctxOf = (app) => ({ requestId: 'bench', logger: app.logger, signal: new AbortController().signal, caller: null, clock: app.clock, betas: new Set() }); // prettier-ignore
+const ctxOf = (app) => ({
+  requestId: 'bench',
+  logger: app.logger,
+  signal: new AbortController().signal,
+  caller: null,
+  clock: app.clock,
+  betas: new Set(),
+});
 const appAt = (dir) =>
   createApp(loadConfig({}, { dataDir: dir, logLevel: 'silent' }), { logger: createLogger('silent') });
 
@@ -60,14 +78,27 @@ function cosqa() {
   }
   const runFile = path.join(dir, 'run.txt');
   fs.writeFileSync(runFile, `${run.join('\n')}\n`);
-  const scored = execFileSync(process.execPath, [SCORER, '--qrels', path.join(COSQA, 'qrels-dev.txt'), '--run', runFile], { encoding: 'utf8' }); // prettier-ignore
+  const scored = execFileSync(
+    process.execPath,
+    [SCORER, '--qrels', path.join(COSQA, 'qrels-dev.txt'), '--run', runFile],
+    { encoding: 'utf8' },
+  );
   const metric = (name) => Number(new RegExp(`^${name}\\s+([0-9.]+)`, 'im').exec(scored)?.[1] ?? NaN);
   return { app, dir, queries, code, scored, mrr: metric('MRR@10'), r10: metric('Recall@10'), indexSeconds, latencies };
 }
 
 /** Share of queries whose answer function is in the /context response at 2,000 tokens. */
 async function inResponse({ app, queries }) {
-  const qrels = new Map(fs.readFileSync(path.join(COSQA, 'qrels-dev.txt'), 'utf8').split('\n').filter(Boolean).map((l) => { const p = l.split(/\s+/); return [p[0], p[2]]; })); // prettier-ignore
+  const qrels = new Map(
+    fs
+      .readFileSync(path.join(COSQA, 'qrels-dev.txt'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
+        const p = l.split(/\s+/);
+        return [p[0], p[2]];
+      }),
+  );
   let found = 0;
   for (const [qid, q] of queries) {
     const out = await app.services.context.run({ query: q, tokensNum: 2000 }, ctxOf(app));
@@ -85,9 +116,16 @@ async function tree() {
   const first = await app.services.indexer.indexTree({ root: TREE, name: 'tree' });
   const second = await app.services.indexer.indexTree({ root: TREE, name: 'tree' });
   app.db.pragma('wal_checkpoint(TRUNCATE)');
-  const bytes = ['trawl.sqlite', 'trawl.sqlite-wal'].reduce((n, f) => n + (fs.existsSync(path.join(dir, f)) ? fs.statSync(path.join(dir, f)).size : 0), 0); // prettier-ignore
+  const bytes = ['trawl.sqlite', 'trawl.sqlite-wal'].reduce(
+    (n, f) => n + (fs.existsSync(path.join(dir, f)) ? fs.statSync(path.join(dir, f)).size : 0),
+    0,
+  );
   // queries: symbols and doc phrases of the tree itself, as an agent would ask them
-  const rows = app.db.prepare("SELECT symbol, doc FROM code_chunks WHERE symbol IS NOT NULL AND doc IS NOT NULL AND length(doc) > 30 ORDER BY url LIMIT ?").all(TREE_QUERIES * 5); // prettier-ignore
+  const rows = app.db
+    .prepare(
+      'SELECT symbol, doc FROM code_chunks WHERE symbol IS NOT NULL AND doc IS NOT NULL AND length(doc) > 30 ORDER BY url LIMIT ?',
+    )
+    .all(TREE_QUERIES * 5);
   const questions = rows.filter((_, i) => i % 5 === 0).map((r) => r.doc.split(/[.\n]/)[0].slice(0, 120));
   await app.services.context.run({ query: 'warm up', tokensNum: 'dynamic' }, ctxOf(app));
   const ms = [];
@@ -152,7 +190,7 @@ console.log(
     '',
     `(took ${fmt((performance.now() - started) / 1000, 0)} s)`,
     '',
-    `cosqa_mrr10=${fmt(cq.mrr, 4)} cosqa_in_2000_tokens=${fmt(share, 3)} index_files_per_s=${fmt(big.first.files / big.first.seconds, 0)} context_p50_ms=${fmt(percentile(big.ms, 50), 2)}`, // prettier-ignore
+    `cosqa_mrr10=${fmt(cq.mrr, 4)} cosqa_in_2000_tokens=${fmt(share, 3)} index_files_per_s=${fmt(big.first.files / big.first.seconds, 0)} context_p50_ms=${fmt(percentile(big.ms, 50), 2)}`,
   ].join('\n'),
 );
 process.exit(0);

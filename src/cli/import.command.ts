@@ -91,7 +91,9 @@ export async function runImport(config: Config, inputs: string[], flags: ImportF
   );
   const rejected = results.reduce((n, r) => n + r.errors, 0);
   if (rejected > 0) {
-    process.stderr.write(`import: ${rejected} rejected (each is reported above with its reason); the rest was imported\n`); // prettier-ignore
+    process.stderr.write(
+      `import: ${rejected} rejected (each is reported above with its reason); the rest was imported\n`,
+    );
     process.exitCode = 1;
   }
 }
@@ -100,7 +102,9 @@ export async function runImport(config: Config, inputs: string[], flags: ImportF
 async function runCodeImport(config: Config, inputs: string[], flags: ImportFlags): Promise<void> {
   const notFile = inputs.find((i) => !fs.statSync(i).isFile());
   if (notFile) {
-    process.stderr.write(`trawl import: ${notFile}: --code reads JSONL files (.jsonl, .jsonl.gz), not folders; use trawl index for a folder\n`); // prettier-ignore
+    process.stderr.write(
+      `trawl import: ${notFile}: --code reads JSONL files (.jsonl, .jsonl.gz), not folders; use trawl index for a folder\n`,
+    );
     process.exitCode = 2;
     return;
   }

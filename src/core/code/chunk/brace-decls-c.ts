@@ -17,13 +17,15 @@ const CONTROL = new Set(['if', 'for', 'foreach', 'while', 'switch', 'catch', 're
 // Prefixes that belong to the declaration: annotations, C# attributes, C++ templates and attributes.
 const PREFIX =
   /^(?:@[\w.]+(?:\s*\((?:[^()]|\([^()]*\))*\))?\s*|\[\[?[^\]]*\]\]?\s*|template\s*<(?:[^<>]|<[^<>]*>)*>\s*)+/;
-const TYPE = /^(class|interface|enum|record|struct|trait|object|protocol|extension|actor|namespace|union|mixin|@interface)\b\s*([A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*)?/; // prettier-ignore
+const TYPE =
+  /^(class|interface|enum|record|struct|trait|object|protocol|extension|actor|namespace|union|mixin|@interface)\b\s*([A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*)?/;
 const KOTLIN_FUN =
   /^(?:fun\s+(?:<[^>]*>\s*)?(?:([\w.]+(?:<[^>]*>)?\??)\.)?([A-Za-z_]\w*|"[^"]*")|(constructor|init)\b)\s*[({]?/;
 const SWIFT_FUNC = /^(?:func\s+([^\s(<]+)|(init|deinit|subscript)\b)/;
 const SCALA_DEF = /^def\s+([^\s(:[=]+)/;
 const PHP_FUNCTION = /^function\s+&?\s*([A-Za-z_]\w*)/;
-const C_FUNCTION = /^(?:([\w$.:<>,[\]?*&\s]+?)[\s*&>\]]+)?((?:[A-Za-z_$][\w$]*(?:<[^<>()]*>)?::)*~?[A-Za-z_$][\w$]*|operator\s*[^\s(]+)\s*\(/; // prettier-ignore
+const C_FUNCTION =
+  /^(?:([\w$.:<>,[\]?*&\s]+?)[\s*&>\]]+)?((?:[A-Za-z_$][\w$]*(?:<[^<>()]*>)?::)*~?[A-Za-z_$][\w$]*|operator\s*[^\s(]+)\s*\(/;
 const CSHARP_PROPERTY = /^[\w<>[\],.?]+\s+([A-Za-z_]\w*)\s*(?:\{.*)?$/;
 const SWIFT_PROPERTY = /^(?:var|let)\s+(\w+)\s*:[^={]*\{/;
 
@@ -49,7 +51,11 @@ function typeDecl(head: string, family: Family): Decl | null {
   const m = TYPE.exec(head);
   if (!m || !family.types.has(m[1]!)) return null;
   // C and C++: `struct node *make(int v) {` returns a struct; `struct point origin = {…}` is a value.
-  if (family.parenMeansFunction && (/^[^{]*\(/.test(head) || /^\s*[*&]*\s*(?!final\b)[A-Za-z_]/.test(head.slice(m[0].length)))) return null; // prettier-ignore
+  if (
+    family.parenMeansFunction &&
+    (/^[^{]*\(/.test(head) || /^\s*[*&]*\s*(?!final\b)[A-Za-z_]/.test(head.slice(m[0].length)))
+  )
+    return null;
   if (m[1] === 'namespace') return { kind: 'module', name: m[2] ?? null, container: 'transparent', needsBody: true };
   const name = m[2] && m[2] !== '{' ? m[2].replace(/::/g, '.') : null;
   const companion = m[1] === 'object' && name === null;
@@ -90,7 +96,9 @@ const C_VALUE = /^[\w$<>:,*&\s]+?[\s*&](\w+)\s*(?:\[[^\]]*\]\s*)*=(?!=)/;
 
 function cValue(head: string, scope: Scope): Decl | null {
   const m = scope === 'top' ? C_VALUE.exec(head) : null;
-  return m && !CONTROL.has(/^\w+/.exec(head)?.[0] ?? '') ? { kind: 'block', name: m[1]!, minLines: 3, expression: true } : null; // prettier-ignore
+  return m && !CONTROL.has(/^\w+/.exec(head)?.[0] ?? '')
+    ? { kind: 'block', name: m[1]!, minLines: 3, expression: true }
+    : null;
 }
 
 function csharpProperty(head: string, scope: Scope): Decl | null {

@@ -47,7 +47,8 @@ const JS_CONST = new RegExp(`^${EXPORT}(?:const|let|var)\\s+(${NAME})\\s*(?::.*?
 const JS_FUNCTION_VALUE = new RegExp(`^(?:async\\s+)?(?:function\\b|\\(|<|${NAME}\\s*=>)`);
 // `exports.parse = …`, `Pool.prototype.acquire = function (…) {`, `modes.ecb = function (…) {`
 const JS_MEMBER = new RegExp(`^((?:${NAME}\\.)+)(${NAME})\\s*=(?![>=])\\s*(.*)$`);
-const JS_MODIFIERS = '(?:(?:public|private|protected|static|readonly|abstract|override|async|declare|accessor|get|set)\\s+)*'; // prettier-ignore
+const JS_MODIFIERS =
+  '(?:(?:public|private|protected|static|readonly|abstract|override|async|declare|accessor|get|set)\\s+)*';
 const JS_METHOD = new RegExp(`^${JS_MODIFIERS}\\*?\\s*(#?${NAME}|\\[[^\\]]+\\])\\s*[?!]?\\s*(?:<[^(]*>)?\\s*\\(`);
 const JS_FIELD = new RegExp(`^${JS_MODIFIERS}(#?${NAME})\\s*[?!]?\\s*(?::.*?)?=(?![>=])\\s*(.*)$`);
 const JS_KEY = `(${NAME}|"[^"]*"|\\[[^\\]]+\\])`;
@@ -65,7 +66,8 @@ const unquote = (name: string): string => name.replace(/^"(.*)"$/, '$1').trim();
 
 function jsValue(name: string, value: string, scope: Scope): Decl | null {
   if (value === '' || JS_FUNCTION_VALUE.test(value)) return { kind: 'function', name, arrow: true, expression: true };
-  if (value.startsWith('{')) return { kind: 'block', name, container: 'object', minLines: 3, quietHeader: true, expression: true }; // prettier-ignore
+  if (value.startsWith('{'))
+    return { kind: 'block', name, container: 'object', minLines: 3, quietHeader: true, expression: true };
   return scope === 'top' ? { kind: 'block', name, minLines: 3, expression: true } : null;
 }
 
@@ -86,7 +88,7 @@ function jsTop(head: string): Decl | null {
   }
   if ((m = JS_NAMESPACE.exec(head))) {
     const quoted = m[1]!.startsWith('"');
-    return { kind: 'module', name: unquote(m[1]!), container: quoted ? 'transparent' : 'namespace', needsBody: true }; // prettier-ignore
+    return { kind: 'module', name: unquote(m[1]!), container: quoted ? 'transparent' : 'namespace', needsBody: true };
   }
   if (/^declare\s+global\b/.test(head)) return { kind: 'module', name: null, container: 'transparent' };
   if ((m = JS_CONST.exec(head))) return jsValue(m[1]!, m[2]!, 'top');

@@ -131,7 +131,8 @@ function rawString(text: string, i: number, d: Dialect): { close: string; from: 
     let k = i - 1;
     while (k >= 0 && text[k] === '#') k--;
     const before = text[k - 1] === 'b' ? text[k - 2] : text[k - 1];
-    if (text[k] === 'r' && (before === undefined || !IDENT.test(before))) return { close: '"' + '#'.repeat(i - 1 - k), from: i + 1 }; // prettier-ignore
+    if (text[k] === 'r' && (before === undefined || !IDENT.test(before)))
+      return { close: '"' + '#'.repeat(i - 1 - k), from: i + 1 };
   } else if (d.rawStrings === 'cpp' && text[i - 1] === 'R') {
     const paren = text.indexOf('(', i);
     if (paren > i && paren - i <= 17) return { close: `)${text.slice(i + 1, paren)}"`, from: paren + 1 };

@@ -74,7 +74,16 @@ export function scanBraces(lines: string[], dialect: Dialect): BraceScan {
     evMatch: [],
     lineEvent: new Int32Array(n + 1),
   };
-  const st: State = { mode: CODE, close: '', escapes: true, multiline: false, preprocessorContinues: false, stack: [], opens: [], last: '' }; // prettier-ignore
+  const st: State = {
+    mode: CODE,
+    close: '',
+    escapes: true,
+    multiline: false,
+    preprocessorContinues: false,
+    stack: [],
+    opens: [],
+    last: '',
+  };
   for (let no = 0; no < n; no++) {
     scan.depth[no] = st.stack.length;
     scan.inCode[no] = st.mode === CODE && !st.preprocessorContinues ? 1 : 0;
@@ -170,7 +179,12 @@ function lexSpecial(line: Line, i: number, st: State, d: Dialect, scan: BraceSca
   }
   if (ch === '"' || ch === "'" || ch === '`') {
     const parts = line.parts.length;
-    const next = ch === '"' ? openDoubleQuote(line, i, st, d) : ch === "'" ? openSingleQuote(line, i, st, d) : openBacktick(line, i, st, d); // prettier-ignore
+    const next =
+      ch === '"'
+        ? openDoubleQuote(line, i, st, d)
+        : ch === "'"
+          ? openSingleQuote(line, i, st, d)
+          : openBacktick(line, i, st, d);
     if (st.mode === STRING && !st.multiline) line.openQuote = { at: i, parts };
     return next;
   }

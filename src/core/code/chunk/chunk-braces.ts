@@ -72,8 +72,25 @@ export function chunkBraces(lines: string[], language: string): Unit[] | null {
   const lang = LANGUAGES[language];
   if (!lang) return null;
   const ctx: Ctx = { lines, scan: scanBraces(lines, lang.dialect), matcher: lang.matcher };
-  const moduleGap = (start: number, end: number): Unit => ({ start, end, kind: 'module', symbol: null, signature: null, doc: null }); // prettier-ignore
-  return collect(ctx, { level: 0, from: 0, to: lines.length - 1, depth: 0, scope: 'top', path: [], owner: null, memberKind: 'function', gap: moduleGap }); // prettier-ignore
+  const moduleGap = (start: number, end: number): Unit => ({
+    start,
+    end,
+    kind: 'module',
+    symbol: null,
+    signature: null,
+    doc: null,
+  });
+  return collect(ctx, {
+    level: 0,
+    from: 0,
+    to: lines.length - 1,
+    depth: 0,
+    scope: 'top',
+    path: [],
+    owner: null,
+    memberKind: 'function',
+    gap: moduleGap,
+  });
 }
 
 function collect(x: Ctx, range: Range): Unit[] {
@@ -141,7 +158,13 @@ function nameAfterBody(masked: string): string | null {
 
 /** A class-like declaration: its header (up to the first member), its members, the gaps between them. */
 function container(x: Ctx, range: Range, decl: Decl, unit: Unit, headEnd: number): Unit[] {
-  const inner = collect(x, { ...innerRange(range, decl, unit), level: range.level + 1, from: headEnd + 1, to: unit.end, depth: range.depth + 1 }); // prettier-ignore
+  const inner = collect(x, {
+    ...innerRange(range, decl, unit),
+    level: range.level + 1,
+    from: headEnd + 1,
+    to: unit.end,
+    depth: range.depth + 1,
+  });
   const first = inner.findIndex((u) => !u.gap);
   const transparent = decl.container === 'transparent' || unit.symbol === null;
   if (first < 0) return transparent ? [] : [unit];
@@ -180,7 +203,8 @@ function extentOf(scan: BraceScan, s: number, d: number, range: Range, expressio
     for (let k = scan.lineEvent[line]!; k < scan.lineEvent[line + 1]!; k++) {
       const level = scan.evLevel[k]!;
       // The enclosing block closes: on a line of its own, that line is not this statement's.
-      if (scan.evType[k] === EVENT_CLOSE && level < d) return { open, end: closesAlone(scan, line, s) ? line - 1 : line }; // prettier-ignore
+      if (scan.evType[k] === EVENT_CLOSE && level < d)
+        return { open, end: closesAlone(scan, line, s) ? line - 1 : line };
       if (level !== d) continue;
       if (scan.evType[k] === EVENT_SEMI) return { open, end: line };
       if (scan.evType[k] !== EVENT_OPEN) continue;

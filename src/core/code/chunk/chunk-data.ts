@@ -6,8 +6,17 @@ import { scanBraces } from './brace-scan.js';
 import { cleanComment, fillGaps, isBlank, MAX_CHUNK_LINES, signatureOf, type ChunkKind, type Unit } from './units.js';
 
 const CREATE =
-  /^\s*create\s+(?:or\s+replace\s+)?(?:(?:temp|temporary|unique|materialized|virtual|global|local|unlogged|recursive)\s+)*(table|view|function|procedure|index|trigger|type|schema|sequence|extension|domain|policy|macro)\s+(?:if\s+not\s+exists\s+)?((?:[`"[]?[\w$]+[`"\]]?\.)*[`"[]?[\w$]+[`"\]]?)/i; // prettier-ignore
-const SQL_KINDS: Record<string, ChunkKind> = { function: 'function', procedure: 'function', trigger: 'function', macro: 'function', table: 'class', view: 'class', type: 'class', domain: 'class' }; // prettier-ignore
+  /^\s*create\s+(?:or\s+replace\s+)?(?:(?:temp|temporary|unique|materialized|virtual|global|local|unlogged|recursive)\s+)*(table|view|function|procedure|index|trigger|type|schema|sequence|extension|domain|policy|macro)\s+(?:if\s+not\s+exists\s+)?((?:[`"[]?[\w$]+[`"\]]?\.)*[`"[]?[\w$]+[`"\]]?)/i;
+const SQL_KINDS: Record<string, ChunkKind> = {
+  function: 'function',
+  procedure: 'function',
+  trigger: 'function',
+  macro: 'function',
+  table: 'class',
+  view: 'class',
+  type: 'class',
+  domain: 'class',
+};
 // Unnamed statements (inserts, updates, grants) are grouped up to this many lines.
 const GROUP_LINES = 60;
 const MIN_SECTION_LINES = 3;
@@ -16,7 +25,14 @@ const MAX_KEY_LINE = 200;
 // PostgreSQL's $$ … $$ and $body$ … $body$ quote function bodies.
 const DOLLAR_QUOTE = /\$[A-Za-z_]*\$/y;
 
-const moduleGap = (start: number, end: number): Unit => ({ start, end, kind: 'module', symbol: null, signature: null, doc: null }); // prettier-ignore
+const moduleGap = (start: number, end: number): Unit => ({
+  start,
+  end,
+  kind: 'module',
+  symbol: null,
+  signature: null,
+  doc: null,
+});
 
 /** Line ranges of SQL statements: each from its first code line to the line of its `;`. */
 function sqlStatements(lines: string[]): Array<[number, number]> {
@@ -106,7 +122,14 @@ function sections(lines: string[], heads: Head[], comment: RegExp, last: number)
     const end = i + 1 < heads.length ? starts[i + 1]! - 1 : last;
     if (end - head.line + 1 < MIN_SECTION_LINES) return;
     const doc = starts[i]! < head.line ? cleanComment(lines.slice(starts[i], head.line)) : null;
-    units.push({ start: starts[i]!, end, kind: 'section', symbol: head.name, signature: signatureOf(lines, head.line, head.line), doc }); // prettier-ignore
+    units.push({
+      start: starts[i]!,
+      end,
+      kind: 'section',
+      symbol: head.name,
+      signature: signatureOf(lines, head.line, head.line),
+      doc,
+    });
   });
   return fillGaps(0, lines.length - 1, units, moduleGap);
 }

@@ -29,7 +29,14 @@ const STRING_START = /^[rRuUbBfF]{0,2}("""|'''|"|')/;
 /** The units of a Python file. */
 export function chunkPython(lines: string[]): Unit[] {
   const scan = scanPython(lines);
-  const units = collect(scan, { level: 0, from: 0, to: lines.length - 1, indent: firstIndent(scan, 0, lines.length - 1), path: [], inClass: false }); // prettier-ignore
+  const units = collect(scan, {
+    level: 0,
+    from: 0,
+    to: lines.length - 1,
+    indent: firstIndent(scan, 0, lines.length - 1),
+    path: [],
+    inClass: false,
+  });
   const first = units[0];
   if (first?.gap) first.doc = docstringAt(scan, first.start, first.end);
   return units;
@@ -95,7 +102,14 @@ function collect(scan: PyScan, scope: Scope): Unit[] {
     i = placed.end;
   }
   const symbol = scope.inClass ? scope.path.join('.') : null;
-  return fillGaps(scope.from, scope.to, units, (start, end) => ({ start, end, kind: scope.inClass ? 'class' : 'module', symbol, signature: null, doc: null })); // prettier-ignore
+  return fillGaps(scope.from, scope.to, units, (start, end) => ({
+    start,
+    end,
+    kind: scope.inClass ? 'class' : 'module',
+    symbol,
+    signature: null,
+    doc: null,
+  }));
 }
 
 function place(
@@ -106,7 +120,6 @@ function place(
   isClass: boolean,
   name: string,
 ): { units: Unit[]; end: number } {
-  // prettier-ignore
   const headEnd = logicalEnd(scan, i, scope.to);
   const end = blockEnd(scan, headEnd, scope);
   const prefix = prefixOf(scan, i, scope.indent, floor);
@@ -121,7 +134,14 @@ function place(
     doc: docstring ?? prefix.doc,
   };
   if (!isClass || end <= headEnd || scope.level >= MAX_NESTING) return { units: [unit], end };
-  const inner = collect(scan, { level: scope.level + 1, from: headEnd + 1, to: end, indent: firstIndent(scan, headEnd + 1, end), path, inClass: true }); // prettier-ignore
+  const inner = collect(scan, {
+    level: scope.level + 1,
+    from: headEnd + 1,
+    to: end,
+    indent: firstIndent(scan, headEnd + 1, end),
+    path,
+    inClass: true,
+  });
   const first = inner.findIndex((u) => !u.gap);
   if (first < 0) return { units: [unit], end };
   return { units: [{ ...unit, end: inner[first]!.start - 1 }, ...inner.slice(first)], end };

@@ -69,7 +69,14 @@ export function chunkShell(lines: string[]): Unit[] {
 
 function chunkScript(lines: string[], spec: ScriptSpec): Unit[] {
   const ctx: Ctx = { lines, spec, skip: skipped(lines, spec) };
-  return collect(ctx, { level: 0, from: 0, to: lines.length - 1, indent: firstIndent(ctx, 0, lines.length - 1), path: [], inClass: false }); // prettier-ignore
+  return collect(ctx, {
+    level: 0,
+    from: 0,
+    to: lines.length - 1,
+    indent: firstIndent(ctx, 0, lines.length - 1),
+    path: [],
+    inClass: false,
+  });
 }
 
 function skipped(lines: string[], spec: ScriptSpec): Uint8Array {
@@ -110,7 +117,14 @@ function collect(ctx: Ctx, scope: Scope): Unit[] {
     i = end;
   }
   const symbol = scope.inClass ? scope.path.join('.') : null;
-  return fillGaps(scope.from, scope.to, units, (start, end) => ({ start, end, kind: scope.inClass ? 'class' : 'module', symbol, signature: null, doc: null })); // prettier-ignore
+  return fillGaps(scope.from, scope.to, units, (start, end) => ({
+    start,
+    end,
+    kind: scope.inClass ? 'class' : 'module',
+    symbol,
+    signature: null,
+    doc: null,
+  }));
 }
 
 /** The closing line at the declaration's indentation; else the block's last line before a dedent. */
@@ -142,7 +156,14 @@ function place(ctx: Ctx, scope: Scope, decl: ScriptDecl, i: number, end: number,
   // A module holding only classes is a namespace: its classes are not qualified by it.
   const namespace = decl.kind === 'module' && !hasDef(ctx, i + 1, end - 1, childIndent);
   const path = namespace ? scope.path : qualified;
-  const inner = collect(ctx, { level: scope.level + 1, from: i + 1, to: end, indent: childIndent, path, inClass: !namespace || scope.inClass }); // prettier-ignore
+  const inner = collect(ctx, {
+    level: scope.level + 1,
+    from: i + 1,
+    to: end,
+    indent: childIndent,
+    path,
+    inClass: !namespace || scope.inClass,
+  });
   const first = inner.findIndex((u) => !u.gap);
   if (first < 0) return [unit];
   const header: Unit = { ...unit, end: inner[first]!.start - 1 };

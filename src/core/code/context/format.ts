@@ -46,7 +46,10 @@ function docLines(h: CodeHit): string {
 /** A snippet's text, its code cut to `maxLines` lines when given. */
 function render(h: CodeHit, alsoIn: string[], maxLines?: number): string {
   const lines = h.code.replace(/\s+$/, '').split('\n');
-  const code = maxLines !== undefined && maxLines < lines.length ? [...lines.slice(0, maxLines), '…'].join('\n') : lines.join('\n'); // prettier-ignore
+  const code =
+    maxLines !== undefined && maxLines < lines.length
+      ? [...lines.slice(0, maxLines), '…'].join('\n')
+      : lines.join('\n');
   const fence = fenceFor(code);
   return `${header(h, alsoIn)}\n${docLines(h)}${fence}${h.language}\n${code}\n${fence}\n`;
 }

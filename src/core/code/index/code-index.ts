@@ -48,7 +48,30 @@ const MAX_TF = 255;
  * Languages by bit in the index's `categories` column (the code index stores the chunk's language
  * there). Stored data depends on this order: append only.
  */
-const LANGUAGES = ['python', 'javascript', 'typescript', 'go', 'rust', 'java', 'kotlin', 'c', 'cpp', 'csharp', 'ruby', 'php', 'swift', 'scala', 'shell', 'sql', 'markdown', 'json', 'yaml', 'toml', 'html', 'css']; // prettier-ignore
+const LANGUAGES = [
+  'python',
+  'javascript',
+  'typescript',
+  'go',
+  'rust',
+  'java',
+  'kotlin',
+  'c',
+  'cpp',
+  'csharp',
+  'ruby',
+  'php',
+  'swift',
+  'scala',
+  'shell',
+  'sql',
+  'markdown',
+  'json',
+  'yaml',
+  'toml',
+  'html',
+  'css',
+];
 const OTHER_BIT = 30;
 function languageBit(language: string): number {
   const i = LANGUAGES.indexOf(language);

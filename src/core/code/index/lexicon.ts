@@ -84,7 +84,14 @@ export const RELATED_WEIGHT = 0.2;
 function build(): Map<string, string[]> {
   const related = new Map<string, string[]>();
   for (const line of GROUPS.split('\n')) {
-    const terms = [...new Set(line.split(/\s+/).filter(Boolean).flatMap((w) => analyze(w).postings.map((p) => p.term)))]; // prettier-ignore
+    const terms = [
+      ...new Set(
+        line
+          .split(/\s+/)
+          .filter(Boolean)
+          .flatMap((w) => analyze(w).postings.map((p) => p.term)),
+      ),
+    ];
     for (const t of terms) related.set(t, [...new Set([...(related.get(t) ?? []), ...terms.filter((x) => x !== t)])]);
   }
   return related;
