@@ -71,7 +71,7 @@ export async function rebuildIndex(config: Config): Promise<void> {
   const app = createApp(config, { logger: createLogger('silent') });
   try {
     const started = Date.now();
-    const total = app.services.documents.count();
+    const total = await app.services.documents.count();
     const n = app.services.searchIndex.rebuild((done) => process.stderr.write(`indexed ${done} of ${total}\n`));
     process.stderr.write(
       `Rebuilt the search index: ${n} documents in ${((Date.now() - started) / 1000).toFixed(1)} s.\n`,
@@ -89,7 +89,7 @@ export async function indexStats(config: Config): Promise<void> {
     const { searchIndex, documents, code, indexer } = app.services;
     const stats = searchIndex.repo.stats();
     const out = {
-      documents: documents.count(),
+      documents: await documents.count(),
       indexed: stats.docs,
       tombstones: searchIndex.repo.deletedIds().length,
       code: { chunks: code.count(), sources: await indexer.sources() },

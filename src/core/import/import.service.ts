@@ -100,8 +100,15 @@ function isGzip(file: string): boolean {
   }
 }
 
+/** What the import service writes through, and its clock and logger. */
+export interface ImportDeps {
+  documents: PageDocuments;
+  clock: Clock;
+  logger: Logger;
+}
+
 /** The import service: writes through the documents repository, `batch` documents per transaction. */
-export function createImportService(deps: { documents: PageDocuments; clock: Clock; logger: Logger }): ImportService {
+export function createImportService(deps: ImportDeps): ImportService {
   const collectionFor = (input: string, options: ImportOptions): string => {
     const name = options.collection ?? defaultCollection(input);
     const bad = checkCollection(name);
