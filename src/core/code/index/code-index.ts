@@ -158,7 +158,7 @@ export interface CodeIndex {
 /** `weights`: field weights other than `CODE_WEIGHTS` (benchmarks compare them). */
 export function createCodeIndex(db: Db, options: { weights?: readonly number[] } = {}): CodeIndex {
   // chunks are written by `replaceFile`, not rebuilt from the documents store
-  const noDocuments = { *all() {} };
+  const noDocuments = { async *all() {} };
   const index = createSearchIndex(db, noDocuments, { tables: 'code', weights: options.weights ?? CODE_WEIGHTS });
   const chunksOfFile = db.prepare('SELECT url FROM code_chunks WHERE source = ? AND path = ?').pluck();
   const deleteChunks = db.prepare('DELETE FROM code_chunks WHERE source = ? AND path = ?');

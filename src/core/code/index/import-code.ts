@@ -20,6 +20,12 @@ export interface CodeImportResult {
   errors: number;
 }
 
+/** A code record read: where it is located, and its chunks. */
+export interface CodeRecord {
+  path: string;
+  file: FileChunks;
+}
+
 /** What a code import writes through: the code-files repository (which writes the chunks too). */
 export interface CodeImportDeps {
   files: CodeFilesRepo;
@@ -34,7 +40,7 @@ export interface CodeImportOptions {
 }
 
 /** One record → its location and chunks, or why it cannot be imported. */
-export function codeRecord(value: unknown, collection: string): { path: string; file: FileChunks } | Error {
+export function codeRecord(value: unknown, collection: string): CodeRecord | Error {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return new Error('not a JSON object');
   const r = value as Record<string, unknown>;
   const id = typeof r._id === 'number' ? String(r._id) : r._id;
@@ -48,6 +54,17 @@ export function codeRecord(value: unknown, collection: string): { path: string; 
   const chunks = chunkFile(path, r.code, language).map((c) => ({ ...c, source: collection, path }));
   const hash = createHash('sha256').update(r.code).digest('hex');
   return { path, file: { path, chunks, hash } };
+}
+
+/** One JSONL line as a code record, or why it is not one. */
+function parseCodeLine(raw: string, collection: string): CodeRecord | Error {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return new Error('not valid JSON');
+  }
+  return codeRecord(parsed, collection);
 }
 
 /** Imports one JSONL file (gzipped or not); `onIssue` hears each rejected line. */
@@ -73,15 +90,7 @@ export async function importCodeFile(
   for await (const raw of lines) {
     n++;
     if (!raw.trim()) continue;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(raw);
-    } catch {
-      result.errors++;
-      options.onIssue?.(n, 'not valid JSON');
-      continue;
-    }
-    const record = codeRecord(parsed, options.collection);
+    const record = parseCodeLine(raw, options.collection);
     if (record instanceof Error) {
       result.errors++;
       options.onIssue?.(n, record.message);

@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { CodeFilesRepo, CodeSourceStats } from '../../../store/code-files.repo.js';
 import type { Clock } from '../../context.js';
-import { detectChanges } from '../walk/changes.js';
+import { detectChanges, type Changes } from '../walk/changes.js';
 import { chunkFile } from '../chunk/chunk.js';
 import { importCodeFile, type CodeImportOptions, type CodeImportResult } from './import-code.js';
 import { walkCodeTree, type SkipReason, type SourceFile } from '../walk/walk.js';
@@ -88,20 +88,8 @@ export async function indexTree(
     onSkip: (_p, reason) => void (skipped[reason] = (skipped[reason] ?? 0) + 1),
   });
   const changes = await detectChanges(await deps.files.files(source), walk);
-  const work = [...changes.added, ...changes.changed];
   const now = deps.clock.now();
-  let chunks = 0;
-  for (let i = 0; i < work.length; i += BATCH_FILES) {
-    options.signal?.throwIfAborted();
-    const batch = await Promise.all(work.slice(i, i + BATCH_FILES).map((f) => readChunks(source, f)));
-    const files = batch.map(({ file, records }) => {
-      const state = changes.state.get(file.path)!;
-      return { path: file.path, chunks: records, hash: state.hash, state };
-    });
-    await deps.files.storeFiles(source, files, now.getTime());
-    for (const { records } of batch) chunks += records.length;
-    options.onProgress?.(Math.min(i + BATCH_FILES, work.length), work.length);
-  }
+  const chunks = await writeChanged(deps, source, changes, now.getTime(), options);
   // a touched file (same bytes, new mtime) keeps its chunks; its new mtime spares the next run a read
   const touched = changes.unchanged.map((file) => ({ path: file.path, state: changes.state.get(file.path)! }));
   await deps.files.finishSource(
@@ -120,6 +108,30 @@ export async function indexTree(
     skipped,
     seconds: Math.round((performance.now() - started) / 10) / 100,
   };
+}
+
+/** Chunks and writes the added and changed files, `BATCH_FILES` per write; returns the chunks written. */
+async function writeChanged(
+  deps: IndexerDeps,
+  source: string,
+  changes: Changes,
+  at: number,
+  options: IndexOptions,
+): Promise<number> {
+  const work = [...changes.added, ...changes.changed];
+  let chunks = 0;
+  for (let i = 0; i < work.length; i += BATCH_FILES) {
+    options.signal?.throwIfAborted();
+    const batch = await Promise.all(work.slice(i, i + BATCH_FILES).map((f) => readChunks(source, f)));
+    const files = batch.map(({ file, records }) => {
+      const state = changes.state.get(file.path)!;
+      return { path: file.path, chunks: records, hash: state.hash, state };
+    });
+    await deps.files.storeFiles(source, files, at);
+    for (const { records } of batch) chunks += records.length;
+    options.onProgress?.(Math.min(i + BATCH_FILES, work.length), work.length);
+  }
+  return chunks;
 }
 
 async function readChunks(source: string, file: SourceFile) {
