@@ -17,14 +17,16 @@ export interface McpSnapshot {
   expiresMs: number;
 }
 
+/** The store of answer snapshots. */
 export interface McpSnapshotsRepo {
-  insert(snapshot: McpSnapshot): void;
+  insert(snapshot: McpSnapshot): Promise<void>;
   /** The owner's snapshot with that id, unless expired at `nowMs`. */
-  get(id: string, owner: string, nowMs: number): McpSnapshot | undefined;
+  get(id: string, owner: string, nowMs: number): Promise<McpSnapshot | undefined>;
   /** Deletes the snapshots expired at `nowMs`; returns how many. */
-  deleteExpired(nowMs: number): number;
+  deleteExpired(nowMs: number): Promise<number>;
 }
 
+/** The SQLite implementation, on prepared statements. */
 export function createMcpSnapshotsRepo(db: Db): McpSnapshotsRepo {
   const s = {
     insert: db.prepare(
@@ -38,8 +40,8 @@ export function createMcpSnapshotsRepo(db: Db): McpSnapshotsRepo {
     deleteExpired: db.prepare('DELETE FROM mcp_snapshots WHERE expires_ms <= ?'),
   };
   return {
-    insert: (snapshot) => void s.insert.run(snapshot),
-    get: (id, owner, nowMs) => s.get.get(id, owner, nowMs) as McpSnapshot | undefined,
-    deleteExpired: (nowMs) => s.deleteExpired.run(nowMs).changes,
+    insert: async (snapshot) => void s.insert.run(snapshot),
+    get: async (id, owner, nowMs) => s.get.get(id, owner, nowMs) as McpSnapshot | undefined,
+    deleteExpired: async (nowMs) => s.deleteExpired.run(nowMs).changes,
   };
 }

@@ -54,25 +54,25 @@ export interface McpTaskEnd {
   nowMs: number;
 }
 
-/** The store of MCP tasks. */
+/** The store of MCP tasks; every method is one atomic statement. */
 export interface McpTasksRepo {
-  insert(task: NewMcpTask): void;
+  insert(task: NewMcpTask): Promise<void>;
   /** The owner's task; undefined for an unknown id or another owner's task. */
-  get(id: string, owner: string): McpTaskRow | undefined;
+  get(id: string, owner: string): Promise<McpTaskRow | undefined>;
   /** The owner's tasks with `seq < before`, newest first. */
-  page(owner: string, before: number, limit: number): McpTaskRow[];
+  page(owner: string, before: number, limit: number): Promise<McpTaskRow[]>;
   /** Links the agent run an open task follows; false when the task ended meanwhile (a cancel). */
-  linkRun(id: string, runId: string, nowMs: number): boolean;
+  linkRun(id: string, runId: string, nowMs: number): Promise<boolean>;
   /** Sets an open task's status message (its latest step); false once it ended. */
-  note(id: string, message: string, nowMs: number): boolean;
+  note(id: string, message: string, nowMs: number): Promise<boolean>;
   /** Ends an open task; false when it had ended already (the first end wins). */
-  end(id: string, end: McpTaskEnd): boolean;
+  end(id: string, end: McpTaskEnd): Promise<boolean>;
   /** Renews the lease of an open task this worker runs; false when it ended (a cancel) or is not its. */
-  renewLease(id: string, worker: string, untilMs: number): boolean;
+  renewLease(id: string, worker: string, untilMs: number): Promise<boolean>;
   /** A task's status, whoever owns it (the worker's check for a cancel from another process). */
-  statusOf(id: string): McpTaskStatus | undefined;
+  statusOf(id: string): Promise<McpTaskStatus | undefined>;
   /** Deletes ended tasks past their expiry, and open ones `graceMs` past it (abandoned); returns the count. */
-  deleteExpired(nowMs: number, graceMs: number): number;
+  deleteExpired(nowMs: number, graceMs: number): Promise<number>;
 }
 
 const OPEN = "('working', 'input_required')";
@@ -109,7 +109,7 @@ export function createMcpTasksRepo(db: Db): McpTasksRepo {
     ),
   };
   return {
-    insert(task) {
+    async insert(task) {
       s.insert.run({
         id: task.id,
         owner: task.owner,
@@ -122,11 +122,11 @@ export function createMcpTasksRepo(db: Db): McpTasksRepo {
         lease: task.leaseUntilMs,
       });
     },
-    get: (id, owner) => s.get.get(id, owner) as McpTaskRow | undefined,
-    page: (owner, before, limit) => s.page.all(owner, before, limit) as McpTaskRow[],
-    linkRun: (id, runId, nowMs) => s.linkRun.run({ id, run: runId, now: nowMs, at: iso(nowMs) }).changes > 0,
-    note: (id, message, nowMs) => s.note.run({ id, message, now: nowMs, at: iso(nowMs) }).changes > 0,
-    end: (id, end) =>
+    get: async (id, owner) => s.get.get(id, owner) as McpTaskRow | undefined,
+    page: async (owner, before, limit) => s.page.all(owner, before, limit) as McpTaskRow[],
+    linkRun: async (id, runId, nowMs) => s.linkRun.run({ id, run: runId, now: nowMs, at: iso(nowMs) }).changes > 0,
+    note: async (id, message, nowMs) => s.note.run({ id, message, now: nowMs, at: iso(nowMs) }).changes > 0,
+    end: async (id, end) =>
       s.end.run({
         id,
         status: end.status,
@@ -135,8 +135,8 @@ export function createMcpTasksRepo(db: Db): McpTasksRepo {
         now: end.nowMs,
         at: iso(end.nowMs),
       }).changes > 0,
-    renewLease: (id, worker, untilMs) => s.renew.run({ id, worker, until: untilMs }).changes > 0,
-    statusOf: (id) => (s.status.get(id) as { status: McpTaskStatus } | undefined)?.status,
-    deleteExpired: (nowMs, graceMs) => s.expire.run({ now: nowMs, grace: graceMs }).changes,
+    renewLease: async (id, worker, untilMs) => s.renew.run({ id, worker, until: untilMs }).changes > 0,
+    statusOf: async (id) => (s.status.get(id) as { status: McpTaskStatus } | undefined)?.status,
+    deleteExpired: async (nowMs, graceMs) => s.expire.run({ now: nowMs, grace: graceMs }).changes,
   };
 }

@@ -90,7 +90,10 @@ describe('svc-agent through the OpenAI SDK', () => {
     expect(r.usage!.input_tokens + r.usage!.output_tokens).toBe(r.usage!.total_tokens);
     expect(r.completed_at).toBeGreaterThanOrEqual(r.created_at);
     // the same run, through /agent/runs
-    const run = await withModel.app.services.agentRuns.get(r.id, withModel.app.services.keys.verify(withModel.key));
+    const run = await withModel.app.services.agentRuns.get(
+      r.id,
+      await withModel.app.services.keys.verify(withModel.key),
+    );
     expect(run.request).toMatchObject({ query: 'How does undici pool connections?', effort: 'low', systemPrompt: 'Answer in one sentence.' }); // prettier-ignore
   });
 
@@ -157,7 +160,10 @@ describe('svc-agent through the OpenAI SDK', () => {
     expect(done.status).toBe('completed');
     expect(done.output_text.length).toBeGreaterThan(0);
     // with its events gone (zero retention erases them), the run alone still makes the answer
-    const run = await withModel.app.services.agentRuns.get(r.id, withModel.app.services.keys.verify(withModel.key));
+    const run = await withModel.app.services.agentRuns.get(
+      r.id,
+      await withModel.app.services.keys.verify(withModel.key),
+    );
     const bare = toResponse(run, [], null);
     expect(bare).toMatchObject({ status: 'completed', output_text: done.output_text, usage: done.usage });
     expect(bare.output.map((o) => o.type)).toEqual(['message']);
@@ -188,7 +194,7 @@ describe('svc-agent through the OpenAI SDK', () => {
     await vi.waitFor(() => expect(model.requests.length).toBeGreaterThan(seen));
     abort.abort();
     expect(await rejection(pending)).toBeInstanceOf(OpenAI.APIUserAbortError);
-    const caller = withModel.app.services.keys.verify(withModel.key);
+    const caller = await withModel.app.services.keys.verify(withModel.key);
     await vi.waitFor(async () => {
       const newest = (await withModel.app.services.agentRuns.list(caller, { limit: 1 })).data[0]!;
       expect(newest).toMatchObject({ request: { query: 'abandoned undici question' }, status: 'cancelled' });
@@ -199,13 +205,13 @@ describe('svc-agent through the OpenAI SDK', () => {
 
 describe('svc-agent errors in OpenAI’s shape', () => {
   it('refuses another model with 400 naming model, creating nothing', async () => {
-    const before = (await withModel.app.services.agentRuns.list(withModel.app.services.keys.verify(withModel.key), { limit: 100 })); // prettier-ignore
+    const before = await withModel.app.services.agentRuns.list(await withModel.app.services.keys.verify(withModel.key), { limit: 100 }); // prettier-ignore
     const err = await rejection(client.responses.create({ model: 'gpt-4o', input: 'hello' }));
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     expect(err.message).toMatch(/model/);
     expect(err.message).toMatch(/svc-agent/);
     expect(err).toMatchObject({ status: 400, param: 'model', code: 'INVALID_REQUEST_BODY', type: 'invalid_request_error' }); // prettier-ignore
-    const after = (await withModel.app.services.agentRuns.list(withModel.app.services.keys.verify(withModel.key), { limit: 100 })); // prettier-ignore
+    const after = await withModel.app.services.agentRuns.list(await withModel.app.services.keys.verify(withModel.key), { limit: 100 }); // prettier-ignore
     expect(after.data.length).toBe(before.data.length);
   });
 
@@ -253,7 +259,7 @@ describe('svc-agent errors in OpenAI’s shape', () => {
 
   it('answers 404 for another key’s response and 405 for other methods', async () => {
     const r = await client.responses.create({ model: 'svc-agent', input: 'undici', reasoning: { effort: 'minimal' }, background: true }); // prettier-ignore
-    const other = withModel.app.services.keys.create('other').key;
+    const other = (await withModel.app.services.keys.create('other')).key;
     expect(await rejection(clientOf(withModel, other).responses.retrieve(r.id))).toBeInstanceOf(OpenAI.NotFoundError);
     const res = await fetch(`${withModel.url}/v1/responses`, { headers: { authorization: `Bearer ${withModel.key}` } });
     expect(res.status).toBe(405);

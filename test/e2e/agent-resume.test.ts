@@ -58,7 +58,7 @@ describe('resuming agent runs', () => {
     const first = open();
     first.services.documents.upsertMany(PAGES, new Date().toISOString());
     model.enqueue({ json: { queries: ['undici Agent per origin pools'] } }, { delayMs: 30_000, content: 'too late' }); // prettier-ignore
-    const run = (await first.services.agentRuns.create({ query: 'how does undici pool connections', effort: 'low' } as never, null)); // prettier-ignore
+    const run = await first.services.agentRuns.create({ query: 'how does undici pool connections', effort: 'low' } as never, null); // prettier-ignore
     await until(() => model.requests.length === 2); // planned, searched twice, now writing the answer
     await first.close(); // a process stopping: its run goes back to the queue
 
@@ -115,7 +115,7 @@ describe('resuming agent runs', () => {
       app.db.prepare("UPDATE agent_runs SET status = 'running', owner = 'gone:1:x', lease_until_ms = 1, progress = ? WHERE id = ?").run(JSON.stringify({ ...progress, research: null }), id); // prettier-ignore
     }
     await app.services.agentRuns.engine.tick();
-    expect((await app.services.agentRuns.get('run_client', null))).toMatchObject({ status: 'failed', error: { code: 'interrupted', message: expect.stringMatching(/interrupted.*MCP client’s model/) } }); // prettier-ignore
-    expect((await app.services.agentRuns.get('run_loop', null))).toMatchObject({ status: 'failed', error: { code: 'interrupted', message: expect.stringMatching(/started 3 times/) } }); // prettier-ignore
+    expect(await app.services.agentRuns.get('run_client', null)).toMatchObject({ status: 'failed', error: { code: 'interrupted', message: expect.stringMatching(/interrupted.*MCP client’s model/) } }); // prettier-ignore
+    expect(await app.services.agentRuns.get('run_loop', null)).toMatchObject({ status: 'failed', error: { code: 'interrupted', message: expect.stringMatching(/started 3 times/) } }); // prettier-ignore
   });
 });

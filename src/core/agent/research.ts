@@ -221,12 +221,14 @@ export async function research(
   if (schema) {
     // contact fields only from what the pages read show; then the whole answer must still fit the schema
     // a page's text, the addresses its mailto: and tel: links give, and its structured data's contact points
-    const pages = sources.map((s) => {
-      const doc = deps.documents.get(s.url);
-      const meta = doc?.metadata as { contacts?: { emails: string[]; phones: string[] }; organization?: { email?: string; telephone?: string } } | undefined; // prettier-ignore
-      const org = meta?.organization;
-      return [doc?.text ?? s.evidence, ...(meta?.contacts?.emails ?? []), ...(meta?.contacts?.phones ?? []), org?.email ?? '', org?.telephone ?? ''].join('\n'); // prettier-ignore
-    });
+    const pages = await Promise.all(
+      sources.map(async (s) => {
+        const doc = await deps.documents.get(s.url);
+        const meta = doc?.metadata as { contacts?: { emails: string[]; phones: string[] }; organization?: { email?: string; telephone?: string } } | undefined; // prettier-ignore
+        const org = meta?.organization;
+        return [doc?.text ?? s.evidence, ...(meta?.contacts?.emails ?? []), ...(meta?.contacts?.phones ?? []), org?.email ?? '', org?.telephone ?? ''].join('\n'); // prettier-ignore
+      }),
+    );
     const checked = checkContacts(answer.content, schema, pages);
     if (checked.dropped.length)
       ctx.logger.info({ dropped: checked.dropped.length }, 'unverified contact fields set to null');

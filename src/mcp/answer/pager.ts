@@ -48,7 +48,6 @@ export function createAnswerPager(repo: McpSnapshotsRepo, now: () => number = Da
     at: Position,
     partNo: number,
   ) => {
-    // prettier-ignore
     const count = await tokenCounter();
     const cursorFor = (p: Position) => `${ANSWER_CURSOR_PREFIX}${id}.${p.block}.${p.offset}.${partNo + 1}`;
     const part = fitPart(answer, {
@@ -67,12 +66,12 @@ export function createAnswerPager(repo: McpSnapshotsRepo, now: () => number = Da
     async first(answer, call, maxTokens) {
       const id = randomBytes(12).toString('hex');
       const { part, result } = await respond(answer, call, maxTokens, id, { block: 0, offset: 0 }, 1);
-      if (part.next) save({ id, owner: call.owner, tool: call.tool, argsHash: hashArgs(call.args), body: JSON.stringify(answer), createdMs: now(), expiresMs: now() + SNAPSHOT_TTL_MS }, call.memoryOnly); // prettier-ignore
+      if (part.next) await save({ id, owner: call.owner, tool: call.tool, argsHash: hashArgs(call.args), body: JSON.stringify(answer), createdMs: now(), expiresMs: now() + SNAPSHOT_TTL_MS }, call.memoryOnly); // prettier-ignore
       return result;
     },
     async next(cursor, call, maxTokens) {
       const { id, at, partNo } = parseCursor(cursor);
-      const snapshot = call.memoryOnly ? memory.get(`${call.owner}:${id}`) : repo.get(id, call.owner, now());
+      const snapshot = call.memoryOnly ? memory.get(`${call.owner}:${id}`) : await repo.get(id, call.owner, now());
       if (!snapshot || snapshot.tool !== call.tool) {
         throw invalidCursor('is unknown or expired (answers are kept 30 minutes); call again without cursor');
       }
@@ -85,10 +84,10 @@ export function createAnswerPager(repo: McpSnapshotsRepo, now: () => number = Da
     },
   };
 
-  function save(snapshot: McpSnapshot, memoryOnly: boolean): void {
+  async function save(snapshot: McpSnapshot, memoryOnly: boolean): Promise<void> {
     if (memoryOnly) return memory.set(`${snapshot.owner}:${snapshot.id}`, snapshot);
-    repo.deleteExpired(now());
-    repo.insert(snapshot);
+    await repo.deleteExpired(now());
+    await repo.insert(snapshot);
   }
 }
 

@@ -41,7 +41,7 @@ export interface TaskEngine {
    * Stops all work of this process (it is shutting down): each task ends failed, interrupted, at once
    * rather than when its lease lapses, and its work is aborted.
    */
-  stop(): void;
+  stop(): Promise<void>;
   /** Resolves when this process works on nothing. */
   drain(): Promise<void>;
 }
@@ -56,17 +56,25 @@ export function createTaskEngine(deps: TaskEngineDeps): TaskEngine {
   let timer: NodeJS.Timeout | undefined;
 
   /** Renews leases that are due and aborts work whose row ended elsewhere; a closed database ends nothing. */
-  const check = () => {
+  const checkAll = async () => {
     const now = deps.now();
-    for (const [id, entry] of active) {
+    for (const [id, entry] of [...active]) {
       try {
-        const open = now >= entry.renewAt ? deps.repo.renewLease(id, worker, now + leaseMs) : isOpen(deps.repo, id);
-        if (now >= entry.renewAt) entry.renewAt = now + leaseMs / 3;
+        const renew = now >= entry.renewAt;
+        const open = renew ? await deps.repo.renewLease(id, worker, now + leaseMs) : await isOpen(deps.repo, id);
+        if (renew) entry.renewAt = now + leaseMs / 3;
         if (!open) entry.controller.abort(new Error('the task ended elsewhere (cancelled)'));
       } catch {
         // the store is closing with the process: the lease lapses and a reader reports the interruption
       }
     }
+  };
+  // one check at a time: a slow store skips a beat rather than piling checks up
+  let checking = false;
+  const check = () => {
+    if (checking) return;
+    checking = true;
+    void checkAll().finally(() => (checking = false));
   };
 
   const release = (id: string) => {
@@ -97,10 +105,10 @@ export function createTaskEngine(deps: TaskEngineDeps): TaskEngine {
       return entry !== undefined;
     },
     has: (id) => active.has(id),
-    stop() {
-      for (const [id, entry] of active) {
+    async stop() {
+      for (const [id, entry] of [...active]) {
         try {
-          deps.repo.end(id, { ...interrupted(id), nowMs: deps.now() });
+          await deps.repo.end(id, { ...interrupted(id), nowMs: deps.now() });
         } catch {
           // the store closed first: the lease lapses and a reader reports the interruption
         }
@@ -111,7 +119,7 @@ export function createTaskEngine(deps: TaskEngineDeps): TaskEngine {
   };
 }
 
-function isOpen(repo: McpTasksRepo, id: string): boolean {
-  const status = repo.statusOf(id);
+async function isOpen(repo: McpTasksRepo, id: string): Promise<boolean> {
+  const status = await repo.statusOf(id);
   return status === 'working' || status === 'input_required';
 }

@@ -35,7 +35,7 @@ export interface OwnedTaskStore extends TaskStore {
   /** The owner's task row, settled (see the module comment); undefined for another owner's or an unknown id. */
   read(taskId: string): Promise<McpTaskRow | undefined>;
   /** Deletes expired tasks of every owner (see McpTasksRepo.deleteExpired). */
-  sweep(): void;
+  sweep(): Promise<void>;
 }
 
 const isOpen = (status: McpTaskStatus) => status === 'working' || status === 'input_required';
@@ -56,17 +56,17 @@ export function createTaskStore(deps: TaskStoreDeps, caller: Caller | null): Own
         live.set(row.id, state.statusMessage);
         return row;
       }
-      repo.end(row.id, { ...state.end, nowMs: deps.now() });
+      await repo.end(row.id, { ...state.end, nowMs: deps.now() });
     } else if (row.worker && (row.lease_until_ms ?? Infinity) < deps.now() && !deps.engine.has(row.id)) {
-      repo.end(row.id, { ...interrupted(row.id), nowMs: deps.now() });
+      await repo.end(row.id, { ...interrupted(row.id), nowMs: deps.now() });
     } else {
       return row;
     }
-    return repo.get(row.id, owner)!;
+    return (await repo.get(row.id, owner))!;
   };
 
   const read = async (taskId: string) => {
-    const row = repo.get(taskId, owner);
+    const row = await repo.get(taskId, owner);
     return row && settle(row);
   };
   const task = (row: McpTaskRow) => toTask(row, isOpen(row.status) ? (live.get(row.id) ?? row.status_message) : row.status_message); // prettier-ignore
@@ -75,11 +75,13 @@ export function createTaskStore(deps: TaskStoreDeps, caller: Caller | null): Own
   const cancel = async (row: McpTaskRow, statusMessage: string) => {
     if (row.run_id) {
       const end = await cancelRun(deps.agentRuns, row.run_id, caller, deps.runResult);
-      repo.end(row.id, { ...end, nowMs: deps.now() });
+      await repo.end(row.id, { ...end, nowMs: deps.now() });
       return;
     }
     const result = textResult(`Task ${row.id} was cancelled (${statusMessage}); its work stopped before it finished.`);
-    if (repo.end(row.id, { status: 'cancelled', statusMessage, result: JSON.stringify(result), nowMs: deps.now() })) {
+    if (
+      await repo.end(row.id, { status: 'cancelled', statusMessage, result: JSON.stringify(result), nowMs: deps.now() })
+    ) {
       deps.engine.abort(row.id, 'cancelled'); // elsewhere, the worker sees the row at its next check
     }
   };
@@ -87,21 +89,21 @@ export function createTaskStore(deps: TaskStoreDeps, caller: Caller | null): Own
   return {
     owner,
     read,
-    sweep: () => void repo.deleteExpired(deps.now(), ABANDONED_MS),
+    sweep: async () => void (await repo.deleteExpired(deps.now(), ABANDONED_MS)),
     async createTask(params: CreateTaskOptions, _requestId, request: Request): Promise<Task> {
       const id = newTaskId();
       const tool = String((request.params as { name?: unknown } | undefined)?.name ?? request.method);
-      repo.insert({ id, owner, tool, ttlMs: ttlFor(params.ttl), pollIntervalMs: pollFor(params.pollInterval), nowMs: deps.now(), worker: null, leaseUntilMs: null }); // prettier-ignore
-      return task(repo.get(id, owner)!);
+      await repo.insert({ id, owner, tool, ttlMs: ttlFor(params.ttl), pollIntervalMs: pollFor(params.pollInterval), nowMs: deps.now(), worker: null, leaseUntilMs: null }); // prettier-ignore
+      return task((await repo.get(id, owner))!);
     },
     async getTask(taskId) {
       const row = await read(taskId);
       return row ? task(row) : null;
     },
     async storeTaskResult(taskId, status, result: Result) {
-      if (!repo.get(taskId, owner)) throw notFound(taskId);
+      if (!(await repo.get(taskId, owner))) throw notFound(taskId);
       const { statusMessage } = endOf(result as CallToolResult);
-      repo.end(taskId, { status, statusMessage, result: JSON.stringify(result), nowMs: deps.now() });
+      await repo.end(taskId, { status, statusMessage, result: JSON.stringify(result), nowMs: deps.now() });
     },
     async getTaskResult(taskId) {
       const row = await read(taskId);
@@ -115,15 +117,15 @@ export function createTaskStore(deps: TaskStoreDeps, caller: Caller | null): Own
       if (!isOpen(row.status)) return;
       if (status === 'cancelled') return cancel(row, statusMessage ?? 'cancelled by the client');
       if (isOpen(status)) {
-        if (statusMessage) repo.note(taskId, statusMessage, deps.now());
+        if (statusMessage) await repo.note(taskId, statusMessage, deps.now());
         return;
       }
       const result = textResult(statusMessage ?? `the task ended ${status}`, status === 'failed');
-      repo.end(taskId, { status, statusMessage: statusMessage ?? null, result: JSON.stringify(result), nowMs: deps.now() }); // prettier-ignore
+      await repo.end(taskId, { status, statusMessage: statusMessage ?? null, result: JSON.stringify(result), nowMs: deps.now() }); // prettier-ignore
     },
     async listTasks(cursor) {
-      repo.deleteExpired(deps.now(), ABANDONED_MS);
-      const rows = repo.page(owner, decodeCursor('t', cursor), LIST_PAGE + 1);
+      await repo.deleteExpired(deps.now(), ABANDONED_MS);
+      const rows = await repo.page(owner, decodeCursor('t', cursor), LIST_PAGE + 1);
       const kept = await Promise.all(rows.slice(0, LIST_PAGE).map(settle));
       const more = rows.length > LIST_PAGE;
       return { tasks: kept.map(task), ...(more ? { nextCursor: encodeCursor('t', kept.at(-1)!.seq) } : {}) };

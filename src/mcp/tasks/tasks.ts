@@ -66,8 +66,8 @@ export interface McpTasksOptions {
  * Stops the in-process task work of `app` (call it when the app closes, before its fetcher and model
  * clients wait for their requests): those tasks end failed, interrupted.
  */
-export function stopTasks(app: App): void {
-  perApp.get(app)?.engine.stop();
+export async function stopTasks(app: App): Promise<void> {
+  await perApp.get(app)?.engine.stop();
 }
 
 /** The tasks of one server for `caller`. */
@@ -79,14 +79,16 @@ export function createMcpTasks(app: App, caller: Caller | null, options: McpTask
   const explain = (result: CallToolResult) =>
     app.config.modelBaseUrl === undefined && options.clientSampling() ? withTaskReason(result) : result;
 
-  const open = (tool: string, params: TaskParams, worker: string | null) => {
-    store.sweep();
+  const open = async (tool: string, params: TaskParams, worker: string | null) => {
+    await store.sweep();
     const id = newTaskId();
     const leaseUntilMs = worker ? engine.leaseUntil() : null;
-    repo.insert({ id, owner: store.owner, tool, ttlMs: ttlFor(params.ttl), pollIntervalMs: pollFor(params.pollInterval), nowMs: now(), worker, leaseUntilMs }); // prettier-ignore
+    await repo.insert({ id, owner: store.owner, tool, ttlMs: ttlFor(params.ttl), pollIntervalMs: pollFor(params.pollInterval), nowMs: now(), worker, leaseUntilMs }); // prettier-ignore
     return id;
   };
-  const created = (id: string): CreateTaskResult => ({ task: toTask(repo.get(id, store.owner)!) });
+  const created = async (id: string): Promise<CreateTaskResult> => ({
+    task: toTask((await repo.get(id, store.owner))!),
+  });
   const end = (id: string, result: CallToolResult) =>
     repo.end(id, { ...endOf(result), result: JSON.stringify(result), nowMs: now() });
   const failed = (thrown: unknown, tool: string): CallToolResult => {
@@ -98,13 +100,10 @@ export function createMcpTasks(app: App, caller: Caller | null, options: McpTask
   return {
     store,
     async startWork(tool, params, work) {
-      const id = open(tool, params, engine.worker);
+      const id = await open(tool, params, engine.worker);
       const note = (message: string) => {
-        try {
-          repo.note(id, message, now());
-        } catch {
-          // the store closed under the work: its lease lapses and a reader says it was interrupted
-        }
+        // a store closed under the work: its lease lapses and a reader says it was interrupted
+        repo.note(id, message, now()).catch(() => undefined);
       };
       engine.run(id, async (signal) => {
         let result: CallToolResult;
@@ -113,19 +112,19 @@ export function createMcpTasks(app: App, caller: Caller | null, options: McpTask
         } catch (thrown) {
           result = failed(thrown, tool);
         }
-        if (!signal.aborted) end(id, result); // a cancelled task was ended by its canceller
+        if (!signal.aborted) await end(id, result); // a cancelled task was ended by its canceller
       });
       return created(id);
     },
     async startRun(tool, params, start) {
-      const id = open(tool, params, null);
+      const id = await open(tool, params, null);
       try {
         const started = await start();
-        if ('result' in started) end(id, explain(started.result));
+        if ('result' in started) await end(id, explain(started.result));
         // a cancel that came between the start and the link found no run to stop: stop it here
-        else if (!repo.linkRun(id, started.runId, now())) app.services.agentRuns.cancel(started.runId, caller);
+        else if (!(await repo.linkRun(id, started.runId, now()))) await app.services.agentRuns.cancel(started.runId, caller); // prettier-ignore
       } catch (thrown) {
-        end(id, failed(thrown, tool));
+        await end(id, failed(thrown, tool));
       }
       return created(id);
     },

@@ -33,47 +33,47 @@ const add = (id: string, owner: string, extra: { worker?: string; leaseUntilMs?:
   });
 
 describe('mcp tasks repo', () => {
-  it('shows a task to its owner only, and lists an owner’s tasks newest first', () => {
-    add('t_a1', 'key_a');
-    add('t_a2', 'key_a');
-    add('t_b1', 'key_b');
-    expect(repo.get('t_a1', 'key_a')).toMatchObject({ id: 't_a1', status: 'working', created_at: '2026-01-01T00:00:00.000Z' }); // prettier-ignore
-    expect(repo.get('t_a1', 'key_b')).toBeUndefined();
-    expect(repo.get('t_nope', 'key_a')).toBeUndefined();
-    expect(repo.page('key_a', Number.MAX_SAFE_INTEGER, 10).map((r) => r.id)).toEqual(['t_a2', 't_a1']);
-    const first = repo.page('key_a', Number.MAX_SAFE_INTEGER, 1);
-    expect(repo.page('key_a', first[0]!.seq, 10).map((r) => r.id)).toEqual(['t_a1']);
-    expect(repo.page('key_b', Number.MAX_SAFE_INTEGER, 10).map((r) => r.id)).toEqual(['t_b1']);
+  it('shows a task to its owner only, and lists an owner’s tasks newest first', async () => {
+    await add('t_a1', 'key_a');
+    await add('t_a2', 'key_a');
+    await add('t_b1', 'key_b');
+    expect(await repo.get('t_a1', 'key_a')).toMatchObject({ id: 't_a1', status: 'working', created_at: '2026-01-01T00:00:00.000Z' }); // prettier-ignore
+    expect(await repo.get('t_a1', 'key_b')).toBeUndefined();
+    expect(await repo.get('t_nope', 'key_a')).toBeUndefined();
+    expect((await repo.page('key_a', Number.MAX_SAFE_INTEGER, 10)).map((r) => r.id)).toEqual(['t_a2', 't_a1']);
+    const first = await repo.page('key_a', Number.MAX_SAFE_INTEGER, 1);
+    expect((await repo.page('key_a', first[0]!.seq, 10)).map((r) => r.id)).toEqual(['t_a1']);
+    expect((await repo.page('key_b', Number.MAX_SAFE_INTEGER, 10)).map((r) => r.id)).toEqual(['t_b1']);
   });
 
-  it('ends a task once: the first end wins, and ending keeps it for its TTL from then', () => {
-    add('t_end', 'key_a', { ttlMs: 1000 });
-    const ended = repo.end('t_end', { status: 'completed', statusMessage: null, result: '{"content":[]}', nowMs: T0 + 5000 }); // prettier-ignore
+  it('ends a task once: the first end wins, and ending keeps it for its TTL from then', async () => {
+    await add('t_end', 'key_a', { ttlMs: 1000 });
+    const ended = await repo.end('t_end', { status: 'completed', statusMessage: null, result: '{"content":[]}', nowMs: T0 + 5000 }); // prettier-ignore
     expect(ended).toBe(true);
-    expect(repo.end('t_end', { status: 'cancelled', statusMessage: 'late', result: '{}', nowMs: T0 + 6000 })).toBe(false); // prettier-ignore
-    expect(repo.note('t_end', 'too late', T0 + 6000)).toBe(false);
-    expect(repo.get('t_end', 'key_a')).toMatchObject({ status: 'completed', result: '{"content":[]}', expires_ms: T0 + 6000 }); // prettier-ignore
+    expect(await repo.end('t_end', { status: 'cancelled', statusMessage: 'late', result: '{}', nowMs: T0 + 6000 })).toBe(false); // prettier-ignore
+    expect(await repo.note('t_end', 'too late', T0 + 6000)).toBe(false);
+    expect(await repo.get('t_end', 'key_a')).toMatchObject({ status: 'completed', result: '{"content":[]}', expires_ms: T0 + 6000 }); // prettier-ignore
   });
 
-  it('renews the lease of its own worker while the task is open, not after a cancel', () => {
-    add('t_lease', 'key_a', { worker: 'w1', leaseUntilMs: T0 + 1000 });
-    expect(repo.renewLease('t_lease', 'w2', T0 + 9000)).toBe(false);
-    expect(repo.renewLease('t_lease', 'w1', T0 + 9000)).toBe(true);
-    expect(repo.get('t_lease', 'key_a')!.lease_until_ms).toBe(T0 + 9000);
-    repo.end('t_lease', { status: 'cancelled', statusMessage: 'stop', result: '{}', nowMs: T0 + 2000 });
-    expect(repo.statusOf('t_lease')).toBe('cancelled');
-    expect(repo.renewLease('t_lease', 'w1', T0 + 12000)).toBe(false);
+  it('renews the lease of its own worker while the task is open, not after a cancel', async () => {
+    await add('t_lease', 'key_a', { worker: 'w1', leaseUntilMs: T0 + 1000 });
+    expect(await repo.renewLease('t_lease', 'w2', T0 + 9000)).toBe(false);
+    expect(await repo.renewLease('t_lease', 'w1', T0 + 9000)).toBe(true);
+    expect((await repo.get('t_lease', 'key_a'))!.lease_until_ms).toBe(T0 + 9000);
+    await repo.end('t_lease', { status: 'cancelled', statusMessage: 'stop', result: '{}', nowMs: T0 + 2000 });
+    expect(await repo.statusOf('t_lease')).toBe('cancelled');
+    expect(await repo.renewLease('t_lease', 'w1', T0 + 12000)).toBe(false);
   });
 
-  it('deletes ended tasks past their expiry, and open ones only a grace period later', () => {
-    add('t_old_done', 'key_c', { ttlMs: 1000 });
-    repo.end('t_old_done', { status: 'completed', statusMessage: null, result: '{}', nowMs: T0 });
-    add('t_old_open', 'key_c', { ttlMs: 1000 });
-    add('t_fresh', 'key_c', { ttlMs: 600_000 });
-    expect(repo.deleteExpired(T0 + 2000, 60_000)).toBeGreaterThanOrEqual(1);
-    const left = () => repo.page('key_c', Number.MAX_SAFE_INTEGER, 10).map((r) => r.id);
-    expect(left()).toEqual(['t_fresh', 't_old_open']);
-    repo.deleteExpired(T0 + 62_000, 60_000);
-    expect(left()).toEqual(['t_fresh']);
+  it('deletes ended tasks past their expiry, and open ones only a grace period later', async () => {
+    await add('t_old_done', 'key_c', { ttlMs: 1000 });
+    await repo.end('t_old_done', { status: 'completed', statusMessage: null, result: '{}', nowMs: T0 });
+    await add('t_old_open', 'key_c', { ttlMs: 1000 });
+    await add('t_fresh', 'key_c', { ttlMs: 600_000 });
+    expect(await repo.deleteExpired(T0 + 2000, 60_000)).toBeGreaterThanOrEqual(1);
+    const left = async () => (await repo.page('key_c', Number.MAX_SAFE_INTEGER, 10)).map((r) => r.id);
+    expect(await left()).toEqual(['t_fresh', 't_old_open']);
+    await repo.deleteExpired(T0 + 62_000, 60_000);
+    expect(await left()).toEqual(['t_fresh']);
   });
 });

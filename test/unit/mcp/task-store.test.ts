@@ -59,13 +59,13 @@ describe('task store', () => {
 
   it('reads work whose worker’s lease lapsed as failed, interrupted, unless this process still works on it', async () => {
     const { store, engine } = storeFor('key_c');
-    repo.insert({ id: 'task_dead', owner: 'key_c', tool: 'search', ttlMs: MIN_TTL_MS, pollIntervalMs: 500, nowMs, worker: 'gone:1', leaseUntilMs: nowMs - 1 }); // prettier-ignore
+    await repo.insert({ id: 'task_dead', owner: 'key_c', tool: 'search', ttlMs: MIN_TTL_MS, pollIntervalMs: 500, nowMs, worker: 'gone:1', leaseUntilMs: nowMs - 1 }); // prettier-ignore
     const dead = await store.getTask('task_dead');
     expect(dead).toMatchObject({ status: 'failed', statusMessage: INTERRUPTED });
     expect(INTERRUPTED).toMatch(/^interrupted by a restart/);
     expect(await store.getTaskResult('task_dead')).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('interrupted by a restart') }] }); // prettier-ignore
 
-    repo.insert({ id: 'task_mine', owner: 'key_c', tool: 'search', ttlMs: MIN_TTL_MS, pollIntervalMs: 500, nowMs, worker: engine.worker, leaseUntilMs: nowMs - 1 }); // prettier-ignore
+    await repo.insert({ id: 'task_mine', owner: 'key_c', tool: 'search', ttlMs: MIN_TTL_MS, pollIntervalMs: 500, nowMs, worker: engine.worker, leaseUntilMs: nowMs - 1 }); // prettier-ignore
     let release!: () => void;
     engine.run('task_mine', () => new Promise<void>((resolve) => (release = resolve)));
     expect(await store.getTask('task_mine')).toMatchObject({ status: 'working' });
@@ -75,7 +75,7 @@ describe('task store', () => {
   it('stops work in one process when another process cancels its task', async () => {
     const worker = storeFor('key_d');
     const other = storeFor('key_d');
-    repo.insert({ id: 'task_far', owner: 'key_d', tool: 'search', ttlMs: MIN_TTL_MS, pollIntervalMs: 500, nowMs, worker: worker.engine.worker, leaseUntilMs: nowMs + 30_000 }); // prettier-ignore
+    await repo.insert({ id: 'task_far', owner: 'key_d', tool: 'search', ttlMs: MIN_TTL_MS, pollIntervalMs: 500, nowMs, worker: worker.engine.worker, leaseUntilMs: nowMs + 30_000 }); // prettier-ignore
     const aborted = new Promise<string>((resolve) => {
       worker.engine.run('task_far', (signal) => new Promise<void>((done) => signal.addEventListener('abort', () => (resolve(String(signal.reason)), done())))); // prettier-ignore
     });
@@ -88,11 +88,11 @@ describe('task store', () => {
 
   it('ends the work of a stopping process at once, as interrupted, and aborts it', async () => {
     const { store, engine } = storeFor('key_f');
-    repo.insert({ id: 'task_stop', owner: 'key_f', tool: 'search', ttlMs: MIN_TTL_MS, pollIntervalMs: 500, nowMs, worker: engine.worker, leaseUntilMs: nowMs + 30_000 }); // prettier-ignore
+    await repo.insert({ id: 'task_stop', owner: 'key_f', tool: 'search', ttlMs: MIN_TTL_MS, pollIntervalMs: 500, nowMs, worker: engine.worker, leaseUntilMs: nowMs + 30_000 }); // prettier-ignore
     const aborted = new Promise<string>((resolve) => {
       engine.run('task_stop', (signal) => new Promise<void>((done) => signal.addEventListener('abort', () => (resolve(String(signal.reason)), done())))); // prettier-ignore
     });
-    engine.stop();
+    await engine.stop();
     expect(await aborted).toMatch(/stopping/);
     expect(await store.getTask('task_stop')).toMatchObject({ status: 'failed', statusMessage: INTERRUPTED });
     await engine.drain();
