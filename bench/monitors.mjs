@@ -72,15 +72,14 @@ function seedPages(app, n = 200) {
   }
 }
 
-const create = (app, n, extra = {}) => {
+const create = async (app, n, extra = {}) => {
   const ids = [];
   for (let i = 0; i < n; i++) {
-    ids.push(
-      app.services.monitors.create(
-        { search: { query: `reverse proxy release ${i % 50}`, numResults: 5 }, trigger: { type: 'interval', period: '1h' }, webhook: { url: hook }, ...extra }, // prettier-ignore
-        null,
-      ).id,
+    const monitor = await app.services.monitors.create(
+      { search: { query: `reverse proxy release ${i % 50}`, numResults: 5 }, trigger: { type: 'interval', period: '1h' }, webhook: { url: hook }, ...extra }, // prettier-ignore
+      null,
     );
+    ids.push(monitor.id);
   }
   return ids;
 };
@@ -98,7 +97,7 @@ async function schedulerAccuracy() {
   const app = openApp(dir);
   try {
     seedPages(app);
-    const ids = create(app, DUE);
+    const ids = await create(app, DUE);
     const dueAt = Date.now() + 3000;
     app.db.prepare('UPDATE monitors SET next_run_ms = ?').run(dueAt);
     app.services.monitors.engine.start();
@@ -151,11 +150,11 @@ async function delivery() {
   try {
     seedPages(app);
     // latency: runs triggered one at a time with the engine running; completion time from the event
-    const ids = create(app, 50, { webhook: { url: hook, events: ['monitor.run.completed'] } });
+    const ids = await create(app, 50, { webhook: { url: hook, events: ['monitor.run.completed'] } });
     app.services.monitors.engine.start();
     const latencies = [];
     for (const id of ids) {
-      app.services.monitors.trigger(id);
+      await app.services.monitors.trigger(id);
       for (;;) {
         const hit = [...arrivals.values()].find((a) => a.event.type === 'monitor.run.completed' && a.event.data.monitorId === id); // prettier-ignore
         if (hit) {
@@ -168,7 +167,7 @@ async function delivery() {
     await app.services.monitors.engine.stop();
     // throughput: DELIVERIES monitor.created events waiting in the outbox, then flushed
     arrivals.clear();
-    create(app, DELIVERIES);
+    await create(app, DELIVERIES);
     const t0 = performance.now();
     await app.services.monitors.engine.flush();
     const seconds = (performance.now() - t0) / 1000;
@@ -187,9 +186,9 @@ async function isolation() {
   const dir = makeTmpDir();
   const app = openApp(dir);
   try {
-    create(app, HANGING, { webhook: { url: `http://${HOST}:${hanging.address().port}/hook` } });
+    await create(app, HANGING, { webhook: { url: `http://${HOST}:${hanging.address().port}/hook` } });
     arrivals.clear();
-    const fast = create(app, 50);
+    const fast = await create(app, 50);
     const t0 = performance.now();
     const flushed = app.services.monitors.engine.flush();
     while (fast.some((id) => ![...arrivals.values()].some((a) => a.event.data.id === id))) await sleep(1);
@@ -240,7 +239,7 @@ const childDir = args[args.indexOf('--dir') + 1];
 if (args.includes('--create-child')) {
   const app = openApp(childDir);
   // no event is due (monitor.created is not subscribed): the measured process only keeps the schedule
-  create(app, arg('create-child', 0), { webhook: { url: hook, events: ['monitor.run.completed'] } });
+  await create(app, arg('create-child', 0), { webhook: { url: hook, events: ['monitor.run.completed'] } });
   await app.close();
   process.exit(0);
 }

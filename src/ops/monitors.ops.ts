@@ -61,7 +61,7 @@ export const createMonitorOp = defineOp({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   render: (m) =>
     plainAnswer(renderRecord(`Monitor ${m.id} created. Store webhookSecret now; it is not shown again.`, m), m),
-  run: (services, input, ctx) => Promise.resolve(wireMonitor(services.monitors.create(toCreate(input), ctx.caller))),
+  run: async (services, input, ctx) => wireMonitor(await services.monitors.create(toCreate(input), ctx.caller)),
   // a monitor keeps its query and outputs: not for zero-retention teams
   retainsContent: true,
 });
@@ -78,9 +78,9 @@ export const listMonitorsOp = defineOp({
   output: MonitorList,
   annotations: READ,
   render: (page) => pageAnswer('Monitors:', page, monitorLine),
-  run: (services, input) => {
-    const page = services.monitors.list(input);
-    return Promise.resolve({ ...page, data: page.data.map(wireMonitor) });
+  run: async (services, input) => {
+    const page = await services.monitors.list(input);
+    return { ...page, data: page.data.map(wireMonitor) };
   },
 });
 
@@ -96,7 +96,7 @@ export const getMonitorOp = defineOp({
   output: Monitor,
   annotations: READ,
   render: (m) => plainAnswer(renderRecord(`Monitor ${m.id}`, m), m),
-  run: (services, input) => Promise.resolve(wireMonitor(services.monitors.get(input.id))),
+  run: async (services, input) => wireMonitor(await services.monitors.get(input.id)),
 });
 
 export const updateMonitorOp = defineOp({
@@ -114,7 +114,7 @@ export const updateMonitorOp = defineOp({
   output: Monitor,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   render: (m) => plainAnswer(renderRecord(`Monitor ${m.id} updated.`, m), m),
-  run: (services, { id, ...patch }) => Promise.resolve(wireMonitor(services.monitors.update(id, toUpdate(patch)))),
+  run: async (services, { id, ...patch }) => wireMonitor(await services.monitors.update(id, toUpdate(patch))),
 });
 
 export const deleteMonitorOp = defineOp({
@@ -129,7 +129,7 @@ export const deleteMonitorOp = defineOp({
   output: Monitor,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   render: (m) => plainAnswer(renderRecord(`Monitor ${m.id} deleted.`, m), m),
-  run: (services, input) => Promise.resolve(wireMonitor(services.monitors.delete(input.id))),
+  run: async (services, input) => wireMonitor(await services.monitors.delete(input.id)),
 });
 
 export const triggerMonitorOp = defineOp({
@@ -144,7 +144,7 @@ export const triggerMonitorOp = defineOp({
   output: TriggerResponse,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   render: (out) => plainAnswer('Run started. Follow it with the list_runs action.', out),
-  run: (services, input) => Promise.resolve(services.monitors.trigger(input.id)),
+  run: (services, input) => services.monitors.trigger(input.id),
 });
 
 export const listMonitorRunsOp = defineOp({
@@ -160,9 +160,9 @@ export const listMonitorRunsOp = defineOp({
   output: MonitorRunList,
   annotations: READ,
   render: (page) => pageAnswer('Runs:', page, runLine),
-  run: (services, { id, ...query }) => {
-    const page = services.monitors.runs(id, query);
-    return Promise.resolve({ ...page, data: page.data.map(wireRun) });
+  run: async (services, { id, ...query }) => {
+    const page = await services.monitors.runs(id, query);
+    return { ...page, data: page.data.map(wireRun) };
   },
 });
 
@@ -178,7 +178,7 @@ export const getMonitorRunOp = defineOp({
   output: MonitorRun,
   annotations: READ,
   render: (r) => recordAnswer(`Run ${r.id} of monitor ${r.monitorId}`, r, 'output', 'monitor run output'),
-  run: (services, input) => Promise.resolve(wireRun(services.monitors.run(input.id, input.runId))),
+  run: async (services, input) => wireRun(await services.monitors.run(input.id, input.runId)),
 });
 
 const deliveryLine = (d: Record<string, unknown>) =>
@@ -200,5 +200,5 @@ export const listWebhookDeliveriesOp = defineOp({
   output: WebhookDeliveryList,
   annotations: READ,
   render: (page) => pageAnswer('Webhook deliveries:', page, deliveryLine),
-  run: (services, { id, ...query }) => Promise.resolve(wireDeliveries(services.monitors.deliveries(id, query))),
+  run: async (services, { id, ...query }) => wireDeliveries(await services.monitors.deliveries(id, query)),
 });

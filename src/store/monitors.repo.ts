@@ -1,102 +1,28 @@
 /**
- * Monitors, their runs and the webhook outbox (deliveries and their attempts). Rows are stored as the
- * service reads them; JSON columns hold JSON text. Every state change is a conditional UPDATE, so two
- * processes on one data directory cannot both claim a slot, a run or a delivery.
+ * Monitors, their runs and the webhook outbox (deliveries and their attempts) in SQLite. Rows are stored
+ * as the service reads them; JSON columns hold JSON text. Every state change is a conditional UPDATE, so
+ * two processes on one data directory cannot both claim a slot, a run or a delivery; each atomic unit is
+ * one method over one `IMMEDIATE` transaction (the contract: ./monitors.types.ts).
  */
 import type { Db } from './database.js';
-
-export interface MonitorRow {
-  seq: number;
-  id: string;
-  name: string | null;
-  status: 'active' | 'paused' | 'disabled';
-  search: string;
-  period: string | null;
-  output_schema: string | null;
-  metadata: string | null;
-  webhook_url: string;
-  webhook_events: string | null;
-  secret: string;
-  key_id: string | null;
-  anchor_ms: number;
-  next_run_ms: number | null;
-  key_failures: number;
-  created_at: string;
-  updated_at: string;
-}
-
-export type RunStatus = 'pending' | 'running' | 'completed' | 'failed' | 'cancelled';
-
-export interface RunRow {
-  seq: number;
-  id: string;
-  monitor_id: string;
-  status: RunStatus;
-  /** `schedule` or `trigger`. */
-  origin: string;
-  output: string | null;
-  fail_reason: string | null;
-  /** Why it failed, in words, for the operator's log and CLI (not part of the run object). */
-  fail_detail: string | null;
-  started_at: string | null;
-  completed_at: string | null;
-  failed_at: string | null;
-  cancelled_at: string | null;
-  duration_ms: number | null;
-  owner: string | null;
-  lease_until_ms: number | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
-
-export interface DeliveryRow {
-  seq: number;
-  event_id: string;
-  monitor_id: string;
-  event_type: string;
-  url: string;
-  secret: string;
-  body: string;
-  status: DeliveryStatus;
-  attempts: number;
-  next_attempt_ms: number | null;
-  lease_until_ms: number | null;
-  give_up_ms: number;
-  last_error: string | null;
-  created_at: string;
-  delivered_at: string | null;
-}
-
-/** What choosing a due delivery needs: the whole row is read only once it is claimed. */
-export type DueDelivery = Pick<DeliveryRow, 'seq' | 'url' | 'next_attempt_ms'>;
-
-export interface AttemptRow {
-  delivery_seq: number;
-  attempt: number;
-  at: string;
-  status: number | null;
-  error: string | null;
-  duration_ms: number;
-}
-
-type NewMonitor = Omit<MonitorRow, 'seq' | 'key_failures'>;
-type NewRun = Pick<RunRow, 'id' | 'monitor_id' | 'status' | 'origin' | 'owner' | 'lease_until_ms' | 'created_at'>;
-type NewDelivery = Pick<
+import type {
+  AttemptRow,
   DeliveryRow,
-  'event_id' | 'monitor_id' | 'event_type' | 'url' | 'secret' | 'body' | 'next_attempt_ms' | 'give_up_ms' | 'created_at'
->;
-/** How a run ended: the columns its terminal status sets. */
-export type RunEnd = Pick<
+  DueDelivery,
+  MonitorRow,
+  MonitorsRepo,
+  NewDelivery,
+  RunPlan,
   RunRow,
-  'status' | 'output' | 'fail_reason' | 'fail_detail' | 'completed_at' | 'failed_at' | 'cancelled_at' | 'duration_ms'
->;
+} from './monitors.types.js';
+
+export type * from './monitors.types.js';
 
 const OPEN = "('pending', 'running')";
 
-export function createMonitorsRepo(db: Db) {
-  const s = {
+/** The prepared statements of the repository. */
+function statements(db: Db) {
+  return {
     insertMonitor: db.prepare(
       `INSERT INTO monitors (id, name, status, search, period, output_schema, metadata, webhook_url, webhook_events,
          secret, key_id, anchor_ms, next_run_ms, created_at, updated_at)
@@ -201,123 +127,167 @@ export function createMonitorsRepo(db: Db) {
     ),
     pruneDeliveries: db.prepare("DELETE FROM webhook_deliveries WHERE status <> 'pending' AND created_at < ?"),
   };
+}
+
+/** The SQLite store of monitors, their runs and the webhook outbox. */
+export function createMonitorsRepo(db: Db): MonitorsRepo {
+  const s = statements(db);
+  /** One `BEGIN IMMEDIATE` transaction: the write lock is taken first, so a claim never waits mid-way. */
+  const atomic = <T>(work: () => T): T => db.transaction(work).immediate();
+  const monitor = (id: string) => s.monitor.get(id) as MonitorRow | undefined;
+  const runById = (id: string) => s.runById.get(id) as RunRow | undefined;
+  const openRuns = (monitorId: string) => s.openRuns.all(monitorId) as RunRow[];
+  const insertEvents = (events: NewDelivery[]) => {
+    for (const event of events) s.insertDelivery.run(event);
+  };
+  const createRunIn = (plan: RunPlan): RunRow => {
+    s.insertRun.run(plan.run);
+    const run = runById(plan.run.id)!;
+    insertEvents(plan.events(run));
+    return run;
+  };
 
   return {
-    transaction<T>(work: () => T): T {
-      return db.transaction(work).immediate();
+    async createMonitor(row, events) {
+      return atomic(() => {
+        s.insertMonitor.run(row);
+        const stored = monitor(row.id)!;
+        insertEvents(events(stored));
+        return stored;
+      });
     },
-
-    insertMonitor(row: NewMonitor): void {
-      s.insertMonitor.run(row);
+    async monitor(id) {
+      return monitor(id);
     },
-    monitor(id: string): MonitorRow | undefined {
-      return s.monitor.get(id) as MonitorRow | undefined;
+    async monitors(options) {
+      const { before, limit } = options;
+      return s.page.all({ status: options.status ?? null, before, limit }) as MonitorRow[];
     },
-    /** Monitors with `seq < before`, newest first. */
-    monitors(options: { status?: string; before: number; limit: number }): MonitorRow[] {
-      return s.page.all({
-        status: options.status ?? null,
-        before: options.before,
-        limit: options.limit,
-      }) as MonitorRow[];
+    async updateMonitor(id, change) {
+      return atomic(() => {
+        const old = monitor(id);
+        if (!old) return undefined;
+        const { row, events } = change(old);
+        s.saveMonitor.run(row);
+        insertEvents(events);
+        return row;
+      });
     },
-    saveMonitor(row: MonitorRow): void {
-      s.saveMonitor.run(row);
+    async deleteMonitor(id, events) {
+      return atomic(() => {
+        const row = monitor(id);
+        if (!row) return undefined;
+        const open = openRuns(id);
+        s.deleteRuns.run(id);
+        s.deleteMonitor.run(id);
+        insertEvents(events(row));
+        return { monitor: row, openRuns: open };
+      });
     },
-    /** Removes the monitor and its runs (its outbox entries stay until delivered). */
-    deleteMonitor(id: string): void {
-      s.deleteRuns.run(id);
-      s.deleteMonitor.run(id);
+    async claimDue(nowMs, limit, plan) {
+      return atomic(() => {
+        const due = s.due.all(nowMs, limit) as MonitorRow[];
+        const runs: RunRow[] = [];
+        const cancelled: string[] = [];
+        for (const row of due) {
+          const next = plan.nextRunMs(row);
+          if (next === null || row.next_run_ms === null) continue;
+          if (s.claimSlot.run({ id: row.id, due: row.next_run_ms, next }).changes === 0) continue;
+          const claimed = { ...row, next_run_ms: next };
+          for (const open of openRuns(row.id)) {
+            const ended = s.end.run({ id: open.id, ...plan.cancel.end, updated_at: plan.cancel.at }).changes > 0;
+            if (ended) cancelled.push(open.id);
+          }
+          runs.push(createRunIn(plan.run(claimed)));
+        }
+        return { runs, cancelled, full: due.length === limit };
+      });
     },
-    dueMonitors(nowMs: number, limit: number): MonitorRow[] {
-      return s.due.all(nowMs, limit) as MonitorRow[];
-    },
-    /** Moves a due monitor to its next slot; false when another process (or a change) got there first. */
-    claimSlot(id: string, dueMs: number, nextMs: number): boolean {
-      return s.claimSlot.run({ id, due: dueMs, next: nextMs }).changes > 0;
-    },
-    earliestRun(): number | undefined {
+    async earliestRun() {
       return (s.earliest.get() as { at: number | null }).at ?? undefined;
     },
-    countScheduled(): number {
+    async countScheduled() {
       return (s.countScheduled.get() as { n: number }).n;
     },
 
-    insertRun(row: NewRun): void {
+    async createRun(monitorId, plan) {
+      return atomic(() => {
+        const row = monitor(monitorId);
+        return row ? createRunIn(plan(row)) : undefined;
+      });
+    },
+    async insertRun(row) {
       s.insertRun.run(row);
     },
-    run(monitorId: string, runId: string): RunRow | undefined {
+    async run(monitorId, runId) {
       return s.run.get(monitorId, runId) as RunRow | undefined;
     },
-    runById(runId: string): RunRow | undefined {
-      return s.runById.get(runId) as RunRow | undefined;
+    async runById(runId) {
+      return runById(runId);
     },
-    runs(monitorId: string, options: { before: number; limit: number }): RunRow[] {
+    async runs(monitorId, options) {
       return s.runsPage.all({ monitor: monitorId, before: options.before, limit: options.limit }) as RunRow[];
     },
-    openRuns(monitorId: string): RunRow[] {
-      return s.openRuns.all(monitorId) as RunRow[];
+    async openRuns(monitorId) {
+      return openRuns(monitorId);
     },
-    /** pending → running; false when the run is no longer pending (cancelled meanwhile). */
-    startRun(id: string, at: string, leaseUntilMs: number): boolean {
+    async startRun(id, at, leaseUntilMs) {
       return s.start.run({ id, at, lease: leaseUntilMs }).changes > 0;
     },
-    /** Ends an open run; false when it had already ended (cancelled by the next slot, or failed by recovery). */
-    endRun(id: string, end: RunEnd, at: string): boolean {
-      return s.end.run({ id, ...end, updated_at: at }).changes > 0;
+    async finishRun(runId, end, at, settle, keepRuns) {
+      return atomic(() => {
+        if (s.end.run({ id: runId, ...end, updated_at: at }).changes === 0) return false;
+        const run = runById(runId)!;
+        const row = monitor(run.monitor_id);
+        if (!row) return true;
+        const settled = settle(row, run);
+        if (settled.monitor) s.saveMonitor.run(settled.monitor);
+        insertEvents(settled.events);
+        s.pruneRuns.run({ monitor: row.id, keep: keepRuns - 1 });
+        return true;
+      });
     },
-    renewLease(id: string, untilMs: number): boolean {
+    async renewLease(id, untilMs) {
       return s.renew.run(untilMs, id).changes > 0;
     },
-    /** Open runs whose process stopped answering for them. */
-    lapsedRuns(nowMs: number): RunRow[] {
+    async lapsedRuns(nowMs) {
       return s.lapsed.all(nowMs) as RunRow[];
     },
-    /** The `output` JSON of the monitor's last `n` completed runs, newest first. */
-    recentOutputs(monitorId: string, n: number): string[] {
-      return (s.recentOutputs.all(monitorId, n) as { output: string | null }[]).flatMap((r) => (r.output ? [r.output] : [])); // prettier-ignore
+    async recentOutputs(monitorId, n) {
+      const rows = s.recentOutputs.all(monitorId, n) as { output: string | null }[];
+      return rows.flatMap((r) => (r.output ? [r.output] : []));
     },
-    /** Forgets the monitor's ended runs older than its newest `keep` runs. */
-    pruneRuns(monitorId: string, keep: number): number {
+    async pruneRuns(monitorId, keep) {
       return s.pruneRuns.run({ monitor: monitorId, keep: keep - 1 }).changes;
     },
-    lastCompletedStart(monitorId: string): string | undefined {
+    async lastCompletedStart(monitorId) {
       return (s.lastStart.get(monitorId) as { started_at: string | null } | undefined)?.started_at ?? undefined;
     },
 
-    insertDelivery(row: NewDelivery): void {
-      s.insertDelivery.run(row);
-    },
-    /** Pending deliveries due at `nowMs` and not leased, by due time then seq, after `after` (keyset paging). */
-    dueDeliveries(nowMs: number, limit: number, after?: { ms: number; seq: number }): DueDelivery[] {
+    async dueDeliveries(nowMs, limit, after) {
       const from = { after_ms: after?.ms ?? Number.MIN_SAFE_INTEGER, after_seq: after?.seq ?? -1 };
       return s.dueDeliveries.all({ now: nowMs, limit, ...from }) as DueDelivery[];
     },
-    /** Leases a due delivery until `leaseUntilMs`: the row, or undefined when another process holds it. */
-    claimDelivery(seq: number, nowMs: number, leaseUntilMs: number): DeliveryRow | undefined {
+    async claimDelivery(seq, nowMs, leaseUntilMs) {
       return s.claimDelivery.get({ seq, now: nowMs, lease: leaseUntilMs }) as DeliveryRow | undefined;
     },
-    /** Records an attempt and the delivery's new state, in one transaction. */
-    recordAttempt(
-      attempt: AttemptRow,
-      state: Pick<DeliveryRow, 'seq' | 'status' | 'attempts' | 'next_attempt_ms' | 'last_error' | 'delivered_at'>,
-    ): void {
-      db.transaction(() => {
+    async recordAttempt(attempt, state) {
+      atomic(() => {
         s.insertAttempt.run(attempt);
         s.settle.run(state);
-      }).immediate();
+      });
     },
-    earliestDelivery(): number | undefined {
+    async earliestDelivery() {
       return (s.earliestDelivery.get() as { at: number | null }).at ?? undefined;
     },
-    deliveries(monitorId: string, options: { before: number; limit: number }): DeliveryRow[] {
-      return s.deliveriesOf.all({ monitor: monitorId, before: options.before, limit: options.limit }) as DeliveryRow[];
+    async deliveries(monitorId, options) {
+      const { before, limit } = options;
+      return s.deliveriesOf.all({ monitor: monitorId, before, limit }) as DeliveryRow[];
     },
-    attempts(deliverySeq: number): AttemptRow[] {
+    async attempts(deliverySeq) {
       return s.attemptsOf.all(deliverySeq) as AttemptRow[];
     },
-    /** Forgets settled deliveries (and their attempts) created before `beforeIso`. */
-    pruneDeliveries(beforeIso: string): number {
+    async pruneDeliveries(beforeIso) {
       return db.transaction(() => {
         s.pruneAttempts.run(beforeIso);
         return s.pruneDeliveries.run(beforeIso).changes;
@@ -325,4 +295,3 @@ export function createMonitorsRepo(db: Db) {
     },
   };
 }
-export type MonitorsRepo = ReturnType<typeof createMonitorsRepo>;

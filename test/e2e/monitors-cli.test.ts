@@ -24,9 +24,9 @@ describe('trawl monitors', () => {
       const svc = t.app.services.monitors;
       // nothing listens on a port just closed: the delivery fails and is kept for a retry
       const url = `http://127.0.0.1:${await closedPort()}/hook`;
-      const m = svc.create({ name: 'nightly', search: { query: 'undici', numResults: 3 }, trigger: { type: 'interval', period: '1d' }, webhook: { url } }, null); // prettier-ignore
+      const m = await svc.create({ name: 'nightly', search: { query: 'undici', numResults: 3 }, trigger: { type: 'interval', period: '1d' }, webhook: { url } }, null); // prettier-ignore
       await svc.engine.flush();
-      svc.trigger(m.id);
+      await svc.trigger(m.id);
       await svc.engine.drain();
       const dir = ['--data-dir', t.dataDir];
 

@@ -27,8 +27,8 @@ afterAll(async () => {
 });
 
 /** A monitor of `app` posting to `receiver` (its `monitor.created` event is then in the outbox). */
-function createMonitor(t: TestApp, receiver: Receiver): string {
-  const created = t.app.services.monitors.create({ search: { query: 'release notes', numResults: 10 }, webhook: { url: receiver.url } }, null); // prettier-ignore
+async function createMonitor(t: TestApp, receiver: Receiver): Promise<string> {
+  const created = await t.app.services.monitors.create({ search: { query: 'release notes', numResults: 10 }, webhook: { url: receiver.url } }, null); // prettier-ignore
   receiver.secrets.push(created.webhookSecret);
   return created.id;
 }
@@ -40,8 +40,8 @@ describe('delivery isolation per receiver host', () => {
       const hanging = DELIVERY_HOST_CONCURRENCY + 2;
       slow.stallNext(hanging, 2000);
       // the hanging receiver's events are written first, so they come first in the outbox
-      for (let i = 0; i < hanging; i++) createMonitor(t, slow);
-      for (let i = 0; i < 5; i++) createMonitor(t, fast);
+      for (let i = 0; i < hanging; i++) await createMonitor(t, slow);
+      for (let i = 0; i < 5; i++) await createMonitor(t, fast);
       const started = performance.now();
       const flushed = t.app.services.monitors.engine.flush();
       await vi.waitFor(() => expect(fast.deliveries).toHaveLength(5), { timeout: 5000, interval: 10 });
@@ -69,10 +69,10 @@ describe('the running engine', () => {
       const fastBefore = fast.deliveries.length;
       slow.stallNext(DELIVERY_HOST_CONCURRENCY, 2000);
       engine.start();
-      for (let i = 0; i < DELIVERY_HOST_CONCURRENCY; i++) createMonitor(t, slow);
+      for (let i = 0; i < DELIVERY_HOST_CONCURRENCY; i++) await createMonitor(t, slow);
       await vi.waitFor(() => expect(slow.hits).toBe(before + DELIVERY_HOST_CONCURRENCY), { timeout: 1000, interval: 10 }); // prettier-ignore
       const started = performance.now();
-      const id = createMonitor(t, fast); // its event pokes the outbox, which is busy with the hanging receiver
+      const id = await createMonitor(t, fast); // its event pokes the outbox, which is busy with the hanging receiver
       await vi.waitFor(() => expect(fast.deliveries.slice(fastBefore).map((d) => d.event.data.id)).toEqual([id]), { timeout: 5000, interval: 10 }); // prettier-ignore
       expect(performance.now() - started).toBeLessThan(1000);
     } finally {
@@ -92,7 +92,7 @@ describe('delivery lease', () => {
     try {
       const before = slow.hits;
       slow.stallNext(1, 1500);
-      createMonitor(t, slow);
+      await createMonitor(t, slow);
       const flushed = t.app.services.monitors.engine.flush();
       await vi.waitFor(() => expect(slow.hits).toBe(before + 1), { timeout: 2000, interval: 10 });
       // the attempt is still in flight when its longest possible time has passed on the clock

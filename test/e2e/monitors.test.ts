@@ -174,7 +174,7 @@ describe('monitors: create, schedule, run, deliver', () => {
     const id = monitor.id as string;
     const svc = t.app.services.monitors;
     clock.t = Date.parse(monitor.nextRunAt as string) - 1000;
-    svc.trigger(id); // starts running at once (synchronously up to its search)
+    await svc.trigger(id); // starts running at once (synchronously up to its search)
     clock.t += 1000;
     const ticking = engine().tick(); // the slot: the triggered run is still searching
     await ticking;
@@ -192,7 +192,7 @@ describe('monitors: create, schedule, run, deliver', () => {
     const monitor = await createMonitor();
     const id = monitor.id as string;
     const repo = createMonitorsRepo(t.app.db);
-    repo.insertRun({
+    await repo.insertRun({
       id: 'run_deadprocess000000000000',
       monitor_id: id,
       status: 'running',
@@ -201,7 +201,7 @@ describe('monitors: create, schedule, run, deliver', () => {
       lease_until_ms: clock.t - 1,
       created_at: new Date(clock.t - 120_000).toISOString(),
     });
-    engine().recover();
+    await engine().recover();
     await engine().flush();
     const run = (await api('GET', `/monitors/${id}/runs/run_deadprocess000000000000`)).body;
     expect(run).toMatchObject({ status: 'failed', failReason: 'internal_error' });
@@ -211,11 +211,11 @@ describe('monitors: create, schedule, run, deliver', () => {
   });
 
   it('disables a monitor after 10 runs in a row with a revoked key; PATCH active resumes it', async () => {
-    const other = t.app.services.keys.create('short-lived');
+    const other = await t.app.services.keys.create('short-lived');
     const created = await api('POST', '/monitors', { search: { query: 'anything' }, webhook: { url: receiver.url } }, other.key); // prettier-ignore
     receiver.secrets.push(created.body.webhookSecret as string);
     const id = created.body.id as string;
-    t.app.services.keys.revoke(other.id);
+    await t.app.services.keys.revoke(other.id);
     for (let i = 0; i < 10; i++) {
       expect((await api('POST', `/monitors/${id}/trigger`)).body).toEqual({ triggered: true });
       await engine().drain();
@@ -330,10 +330,10 @@ describe('monitors: failures and retention', () => {
     );
     try {
       const svc = other.app.services.monitors;
-      const { id } = svc.create({ search: { query: 'zebra firmware', numResults: 5 }, webhook: { url: receiver.url } }, null); // prettier-ignore
-      svc.trigger(id);
+      const { id } = await svc.create({ search: { query: 'zebra firmware', numResults: 5 }, webhook: { url: receiver.url } }, null); // prettier-ignore
+      await svc.trigger(id);
       await svc.engine.drain();
-      const run = svc.runs(id, { limit: 1 }).data[0]!;
+      const run = (await svc.runs(id, { limit: 1 })).data[0]!;
       expect(run).toMatchObject({ status: 'failed', failReason: 'search_unavailable', output: null });
       expect(run.failedAt).toBeTruthy();
     } finally {
@@ -351,7 +351,7 @@ describe('monitors: failures and retention', () => {
     }
     const repo = createMonitorsRepo(t.app.db);
     const before = (await api('GET', `/monitors/${id}/runs`)).body.data as Json[];
-    expect(repo.pruneRuns(id, 2)).toBe(1);
+    expect(await repo.pruneRuns(id, 2)).toBe(1);
     const after = (await api('GET', `/monitors/${id}/runs`)).body.data as Json[];
     expect(after.map((r) => r.id)).toEqual(before.slice(0, 2).map((r) => r.id));
     await api('DELETE', `/monitors/${id}`);

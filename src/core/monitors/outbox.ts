@@ -61,6 +61,7 @@ function hostOf(url: string): string {
   return host;
 }
 
+/** The webhook outbox's delivery loop. */
 export interface Outbox {
   /**
    * Sends everything due now, claiming more as slots free, and resolves once no attempt is in flight and
@@ -74,6 +75,7 @@ export interface Outbox {
   stop(): Promise<void>;
 }
 
+/** What the outbox needs: the store, the sender, the secret box, the clock and its limits. */
 export interface OutboxDeps {
   repo: MonitorsRepo;
   sender: WebhookSender;
@@ -90,6 +92,7 @@ export interface OutboxDeps {
 /** A failed attempt's outcome when the secret cannot be opened: nothing can sign the event any more. */
 const UNSIGNABLE = { ok: false, status: null, error: 'the secret cannot be opened with the operator key', durationMs: 0, redirects: [] }; // prettier-ignore
 
+/** The outbox over `deps`; `start` sets its timers. */
 export function createOutbox(deps: OutboxDeps): Outbox {
   const { repo } = deps;
   const leaseMs = deliveryLeaseMs(deps.sender.timeoutMs);
@@ -124,7 +127,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     const attempts = row.attempts + 1;
     const retryAt = at + retryDelayMs(attempts);
     const status = outcome.ok ? 'delivered' : retryAt > row.give_up_ms || !secret ? 'failed' : 'pending';
-    repo.recordAttempt(
+    await repo.recordAttempt(
       { delivery_seq: row.seq, attempt: attempts, at: new Date(started).toISOString(), status: outcome.status, error: outcome.error, duration_ms: Math.round(outcome.durationMs) }, // prettier-ignore
       {
         seq: row.seq,
@@ -142,6 +145,17 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     if (status === 'pending') wakeup.at(retryAt);
   };
 
+  /**
+   * Claims run one at a time in this process (a scan or a refill, each awaiting the store), so the slot
+   * counts they check are the ones they fill; attempts themselves run in parallel.
+   */
+  let lane: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = lane.then(work);
+    lane = next.catch(() => undefined);
+    return next;
+  };
+
   /** Runs one claimed attempt in a slot of its host; when it settles, the freed slot is filled at once. */
   const launch = (row: DeliveryRow, host: string): void => {
     busy.set(host, (busy.get(host) ?? 0) + 1);
@@ -154,22 +168,27 @@ export function createOutbox(deps: OutboxDeps): Outbox {
         if (left > 0) busy.set(host, left);
         else busy.delete(host);
         inFlight--;
+        if (!stopped || flushing > 0) void exclusive(() => refillOrWait(host));
         const settled = waiters;
         waiters = [];
         for (const wake of settled) wake();
-        if (stopped && flushing === 0) return;
-        try {
-          refill(host);
-          if (inFlight === 0) scheduleNext();
-        } catch (err) {
-          deps.logger.error({ err }, 'webhook outbox could not claim more deliveries');
-        }
       });
   };
 
+  /** Fills a freed slot of `host`, and sets the next wake-up once nothing is in flight. */
+  const refillOrWait = async (host: string): Promise<void> => {
+    if (stopped && flushing === 0) return;
+    try {
+      await refill(host);
+      if (inFlight === 0) await scheduleNext();
+    } catch (err) {
+      deps.logger.error({ err }, 'webhook outbox could not claim more deliveries');
+    }
+  };
+
   /** Claims `seq` and starts its attempt; false when another process has it or it is no longer due. */
-  const tryStart = (seq: number, host: string, now: number): boolean => {
-    const claimed = repo.claimDelivery(seq, now, now + leaseMs);
+  const tryStart = async (seq: number, host: string, now: number): Promise<boolean> => {
+    const claimed = await repo.claimDelivery(seq, now, now + leaseMs);
     if (claimed) launch(claimed, host);
     return claimed !== undefined;
   };
@@ -178,17 +197,17 @@ export function createOutbox(deps: OutboxDeps): Outbox {
    * Scans the due deliveries: claims those whose host has a free slot, and notes the others per host in
    * `waiting`, so a slot that frees is refilled from its host's list without scanning again.
    */
-  const dispatch = (): void => {
+  const dispatch = async (): Promise<void> => {
     const now = deps.now();
     const queued = new Map<string, number[]>();
     let noted = 0;
     let after: { ms: number; seq: number } | undefined;
     for (;;) {
-      const page = repo.dueDeliveries(now, SCAN_PAGE, after);
+      const page = await repo.dueDeliveries(now, SCAN_PAGE, after);
       for (const row of page) {
         const host = hostOf(row.url);
         const free = inFlight < deps.concurrency && (busy.get(host) ?? 0) < deps.hostConcurrency;
-        if (free && tryStart(row.seq, host, now)) continue;
+        if (free && (await tryStart(row.seq, host, now))) continue;
         if (free || noted >= MAX_WAITING) continue;
         const queue = queued.get(host) ?? [];
         queue.push(row.seq);
@@ -203,31 +222,40 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   };
 
   /** A slot of `host` freed: its next waiting delivery starts, or a new scan once none is left. */
-  const refill = (host: string): void => {
+  const refill = async (host: string): Promise<void> => {
     const queue = waiting.get(host) ?? [];
     const now = deps.now();
-    while (queue.length > 0) if (tryStart(queue.shift()!, host, now)) return;
-    dispatch();
+    while (queue.length > 0) if (await tryStart(queue.shift()!, host, now)) return;
+    await dispatch();
   };
 
   /** Wakes up for the next delivery to come due; those due now but unclaimed wait for a slot to free. */
-  const scheduleNext = (): void => {
-    const earliest = repo.earliestDelivery();
+  const scheduleNext = async (): Promise<void> => {
+    const earliest = await repo.earliestDelivery();
     if (earliest !== undefined && earliest > deps.now()) wakeup.at(earliest);
   };
 
   const settledOnce = () => new Promise<void>((resolve) => waiters.push(resolve));
 
+  /** Resolves once no attempt is in flight and the refills that settled attempts queued are done. */
+  const idle = async (): Promise<void> => {
+    for (;;) {
+      while (inFlight > 0) await settledOnce();
+      await lane;
+      if (inFlight === 0) return;
+    }
+  };
+
   const flush = async (): Promise<number> => {
     const from = attempted;
     flushing++;
     try {
-      dispatch();
-      while (inFlight > 0) await settledOnce();
+      await exclusive(dispatch);
+      await idle();
     } finally {
       flushing--;
     }
-    scheduleNext();
+    await exclusive(scheduleNext);
     return attempted - from;
   };
 
@@ -235,11 +263,13 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   const wakeup = createWakeup(
     async () => {
       if (stopped) return;
-      dispatch();
-      scheduleNext();
+      await exclusive(async () => {
+        await dispatch();
+        await scheduleNext();
+      });
       if (deps.now() - lastPrune > 3_600_000) {
         lastPrune = deps.now();
-        repo.pruneDeliveries(new Date(lastPrune - KEEP_SETTLED_MS).toISOString());
+        await repo.pruneDeliveries(new Date(lastPrune - KEEP_SETTLED_MS).toISOString());
       }
     },
     { pollMs: deps.pollMs, name: 'webhook outbox', logger: deps.logger, now: deps.now },
@@ -255,7 +285,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     async stop() {
       stopped = true;
       await wakeup.stop();
-      while (inFlight > 0) await settledOnce();
+      await idle();
     },
   };
 }

@@ -4,7 +4,7 @@
  * that repeat the last 5 runs' outputs (same page, near-duplicate title or text: ./dedup.ts), and write
  * `output.content` and `output.grounding` from the new results with the synthesis layer.
  */
-import { ServiceError } from '../../errors.js';
+import { isInvalidInput, ServiceError } from '../../errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { DocumentsRepo } from '../../store/documents.repo.js';
 import type { MonitorRow, MonitorsRepo, RunRow } from '../../store/monitors.repo.js';
@@ -14,8 +14,10 @@ import type { KeysService } from '../accounts/keys.service.js';
 import type { ContentsService } from '../contents/contents.service.js';
 import type { ServiceContext } from '../context.js';
 import { answerShape, sourcesOf } from '../search/answer.js';
-import type { ContentsRequest, ResultObject } from '../search/results.js';
-import type { SearchInput, SearchService } from '../search/search.service.js';
+import type { ContentsRequest } from '../contents/fetch.plan.js';
+import type { ResultObject } from '../search/results.js';
+import { searchPlanOf, type SearchInput } from '../search/search.plan.js';
+import type { SearchService } from '../search/search.service.js';
 import type { Synthesis } from '../synthesis/synthesis.service.js';
 import { createDeduplicator, type SeenResult } from './dedup.js';
 import type { ExecuteRun, RunResult } from './runner.js';
@@ -27,8 +29,9 @@ export const DEDUP_RUNS = 5;
 /** The text of `output.content` when a run found nothing new (no `outputSchema` of type object). */
 export const NOTHING_NEW = 'No new results since the last run.';
 
+/** What a run's work needs: the monitors' store (earlier runs), the stored pages and the services. */
 export interface RunSearchDeps {
-  repo: MonitorsRepo;
+  repo: Pick<MonitorsRepo, 'lastCompletedStart' | 'recentOutputs'>;
   /** Stored pages: the texts that results are compared by, whatever contents the monitor asked for. */
   documents: Pick<DocumentsRepo, 'get'>;
   keys: KeysService;
@@ -71,13 +74,13 @@ export function failReasonOf(err: unknown): string {
   // a key that no longer works, or whose team the operator blocked
   if (err.tag === 'INVALID_API_KEY' || err.tag === 'TEAM_BLOCKED') return 'api_key_invalid';
   if (err.tag === 'SERVICE_UNAVAILABLE') return 'search_unavailable';
-  if (err.status === 400 || err.status === 422) return 'invalid_params';
+  if (isInvalidInput(err.tag)) return 'invalid_params';
   return 'search_failed';
 }
 
 export function createRunSearch(deps: RunSearchDeps): ExecuteRun {
   return async (monitor: MonitorRow, run: RunRow, signal: AbortSignal): Promise<RunResult> => {
-    const caller = monitor.key_id ? deps.keys.callerOf(monitor.key_id) : null;
+    const caller = monitor.key_id ? await deps.keys.callerOf(monitor.key_id) : null;
     if (monitor.key_id && !caller) {
       return { ok: false, failReason: 'api_key_invalid', detail: `API key ${monitor.key_id} is unknown or revoked` };
     }
@@ -88,10 +91,9 @@ export function createRunSearch(deps: RunSearchDeps): ExecuteRun {
       caller,
       clock: { now: () => new Date(deps.now()) },
       betas: new Set(),
-      notes: {},
     };
     const search = JSON.parse(monitor.search) as StoredSearch;
-    const since = windowStartMs(monitor, deps.repo.lastCompletedStart(monitor.id), deps.now());
+    const since = windowStartMs(monitor, await deps.repo.lastCompletedStart(monitor.id), deps.now());
     let charge: Charge | undefined;
     let cost = 0;
     try {
@@ -106,23 +108,23 @@ export function createRunSearch(deps: RunSearchDeps): ExecuteRun {
         ...(since !== undefined ? { startCrawlDate: new Date(since).toISOString() } : {}),
       };
       // the search, and an answer written from its results
-      const bound = searchBound({ ...input, outputSchema: {} }, deps.accounts.pricing);
-      charge = deps.accounts.meter.reserve(monitor.key_id, 'monitors.run', bound);
-      const found = await deps.search.run(input, ctx);
+      const bound = searchBound(searchPlanOf({ ...input, outputSchema: {} }), deps.accounts.pricing);
+      charge = await deps.accounts.meter.reserve(monitor.key_id, 'monitors.run', bound);
+      const found = await deps.search.run(searchPlanOf(input), ctx);
       cost = found.costDollars.total;
-      const failed = ctx.notes?.providerFailures ?? [];
+      const failed = found.facts.providerFailures;
       if (found.results.length === 0 && failed.length > 0) {
         // nothing found because the web search is down, not because nothing is new: the next slot tries again
         return { ok: false, failReason: 'search_unavailable', detail: `web search failed: ${[...new Set(failed)].join(', ')}` }; // prettier-ignore
       }
-      const earlier = deps.repo.recentOutputs(monitor.id, DEDUP_RUNS);
-      const results = newResults(found.results, earlier, deps.documents).slice(0, search.numResults);
+      const earlier = await deps.repo.recentOutputs(monitor.id, DEDUP_RUNS);
+      const results = (await newResults(found.results, earlier, deps.documents)).slice(0, search.numResults);
       const schema = monitor.output_schema ? (JSON.parse(monitor.output_schema) as unknown) : undefined;
       const shape = answerShape(schema);
       if (results.length === 0 && shape.type === 'text') {
         return { ok: true, output: { results, content: NOTHING_NEW, grounding: [] } };
       }
-      const sources = await sourcesOf(deps.contents, results, search.query, true, ctx);
+      const sources = await sourcesOf(deps.contents, results, search.query, { mode: 'cache-only' }, ctx);
       const answer = await deps.synthesis.answer({ query: search.query, shape, sources }, ctx);
       cost += answer.costDollars;
       return { ok: true, output: { results, content: answer.content, grounding: answer.grounding } };
@@ -134,7 +136,7 @@ export function createRunSearch(deps: RunSearchDeps): ExecuteRun {
       if (failReason === 'internal_error') ctx.logger.error({ err }, 'monitor run failed');
       return { ok: false, failReason, detail };
     } finally {
-      charge?.settle(cost);
+      await charge?.settle(cost);
     }
   };
 }
@@ -144,13 +146,18 @@ export function createRunSearch(deps: RunSearchDeps): ExecuteRun {
  * compared by their stored page text, so near-duplicates are found even when the monitor asks for no
  * text; the earlier results by what their pages hold now.
  */
-function newResults(
+async function newResults(
   results: ResultObject[],
   earlierOutputs: string[],
   documents: RunSearchDeps['documents'],
-): ResultObject[] {
-  const seen = (r: SeenResult): SeenResult => ({ ...r, text: r.text ?? documents.get(r.url)?.text ?? null });
+): Promise<ResultObject[]> {
+  const seen = async (r: SeenResult): Promise<SeenResult> => ({
+    ...r,
+    text: r.text ?? (await documents.get(r.url))?.text ?? null,
+  });
   const earlier = earlierOutputs.flatMap((o) => (JSON.parse(o) as { results?: SeenResult[] }).results ?? []);
-  const dedup = createDeduplicator(earlier.map(seen));
-  return results.filter((r) => dedup.check(seen(r as SeenResult)) === undefined);
+  const dedup = createDeduplicator(await Promise.all(earlier.map(seen)));
+  const found = await Promise.all(results.map((r) => seen(r as SeenResult)));
+  // in order: each result kept is compared with the ones kept before it
+  return results.filter((_, i) => dedup.check(found[i]!) === undefined);
 }

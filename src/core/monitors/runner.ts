@@ -7,8 +7,8 @@
  * seconds, and the next slot searches the same window again).
  */
 import type { Logger } from '../../lib/logger.js';
-import type { MonitorRow, MonitorsRepo, RunEnd, RunRow } from '../../store/monitors.repo.js';
-import type { EventWriter } from './events.js';
+import type { MonitorRow, MonitorsRepo, NewDelivery, RunEnd, RunPlan, RunRow } from '../../store/monitors.repo.js';
+import type { MonitorEvents } from './events.js';
 import { newId, toRun } from './objects.js';
 
 /** What executing a run produced: the output, or why there is none. */
@@ -23,15 +23,18 @@ export const KEY_FAILURES_TO_DISABLE = 10;
 /** Runs kept per monitor; older ended runs are forgotten when a run ends. */
 export const RUNS_KEPT = 1000;
 
+/** Executes this process's runs, each under a lease, and ends them with their events. */
 export interface Runner {
-  /** Creates a pending run of `monitor` (inside the caller's transaction) and returns its id; call `enqueue` after commit. */
-  createRun(monitor: MonitorRow, origin: 'schedule' | 'trigger', nowMs: number): RunRow;
+  /** A pending run of `monitor` owned by this process, for the repository to create; `enqueue` it after. */
+  planRun(monitor: MonitorRow, origin: 'schedule' | 'trigger', nowMs: number): RunPlan;
+  /** How a run superseded by the next slot ends (the repository cancels it in the claiming transaction). */
+  cancelEnd(nowMs: number): RunEnd;
   /** Starts the run when a slot is free. */
   enqueue(runId: string): void;
-  /** Cancels an open run (inside the caller's transaction); aborts its work if this process runs it. */
-  cancelRun(monitor: MonitorRow, run: RunRow, nowMs: number): void;
+  /** Runs cancelled (or deleted) in the store: aborts their work if this process runs or queues them. */
+  cancelled(runIds: readonly string[]): void;
   /** Fails runs whose process died, and stops local runs cancelled by another process. */
-  recover(): void;
+  recover(): Promise<void>;
   /** Resolves when every queued and running run of this process has ended. */
   drain(): Promise<void>;
   /** Runs in this process: queued and executing. */
@@ -39,9 +42,10 @@ export interface Runner {
   stop(): Promise<void>;
 }
 
+/** What the runner needs: the store, the event maker, the work of a run, and its limits. */
 export interface RunnerDeps {
   repo: MonitorsRepo;
-  events: EventWriter;
+  events: MonitorEvents;
   execute: ExecuteRun;
   now: () => number;
   logger: Logger;
@@ -64,30 +68,28 @@ export function createRunner(deps: RunnerDeps): Runner {
 
   const iso = (ms: number) => new Date(ms).toISOString();
 
+  /** What ending a run changes in its monitor: the key-failure count (disabling at 10) and the events. */
+  const settlement = (end: RunEnd, atMs: number) => (monitor: MonitorRow, run: RunRow) => {
+    if (end.status !== 'completed' && end.status !== 'failed') return { events: [] };
+    const events: NewDelivery[] = [];
+    const failures = end.fail_reason === 'api_key_invalid' ? monitor.key_failures + 1 : 0;
+    const disable = failures >= KEY_FAILURES_TO_DISABLE && monitor.status === 'active';
+    let changed: MonitorRow | undefined;
+    if (failures !== monitor.key_failures || disable) {
+      changed = {
+        ...monitor,
+        key_failures: failures,
+        ...(disable ? { status: 'disabled', next_run_ms: null, updated_at: iso(atMs) } : {}),
+      };
+      if (disable) events.push(...deps.events.monitorEvent('monitor.updated', changed, atMs));
+    }
+    events.push(...deps.events.runEvent('monitor.run.completed', monitor, toRun(run), atMs));
+    return { monitor: changed, events };
+  };
+
   /** Ends an open run with its events and the monitor's key-failure count; false if it had ended already. */
-  const finish = (runId: string, end: RunEnd, atMs: number): boolean =>
-    repo.transaction(() => {
-      if (!repo.endRun(runId, end, iso(atMs))) return false;
-      const run = repo.runById(runId)!;
-      const monitor = repo.monitor(run.monitor_id);
-      if (!monitor) return true;
-      if (end.status === 'completed' || end.status === 'failed') {
-        const failures = end.fail_reason === 'api_key_invalid' ? monitor.key_failures + 1 : 0;
-        const disable = failures >= KEY_FAILURES_TO_DISABLE && monitor.status === 'active';
-        if (failures !== monitor.key_failures || disable) {
-          const changed: MonitorRow = {
-            ...monitor,
-            key_failures: failures,
-            ...(disable ? { status: 'disabled', next_run_ms: null, updated_at: iso(atMs) } : {}),
-          };
-          repo.saveMonitor(changed);
-          if (disable) deps.events.monitorEvent('monitor.updated', changed, atMs);
-        }
-        deps.events.runEvent('monitor.run.completed', monitor, toRun(run), atMs);
-      }
-      repo.pruneRuns(monitor.id, RUNS_KEPT);
-      return true;
-    });
+  const finish = (runId: string, end: RunEnd, atMs: number): Promise<boolean> =>
+    repo.finishRun(runId, end, iso(atMs), settlement(end, atMs), RUNS_KEPT);
 
   const settle = () => {
     if (queue.length === 0 && active.size === 0) for (const w of waiters.splice(0)) w();
@@ -97,19 +99,17 @@ export function createRunner(deps: RunnerDeps): Runner {
     const controller = new AbortController();
     active.set(runId, controller);
     try {
-      const run = repo.runById(runId);
-      const monitor = run && repo.monitor(run.monitor_id);
+      const run = await repo.runById(runId);
+      const monitor = run && (await repo.monitor(run.monitor_id));
       if (!run || !monitor) return;
       const started = deps.now();
-      if (!repo.startRun(runId, iso(started), started + deps.leaseMs)) return; // cancelled meanwhile
+      if (!(await repo.startRun(runId, iso(started), started + deps.leaseMs))) return; // cancelled meanwhile
       deps.logger.debug({ runId, monitorId: monitor.id, origin: run.origin }, 'monitor run started');
-      const renew = setInterval(() => {
-        if (!repo.renewLease(runId, deps.now() + deps.leaseMs)) controller.abort(new Error('run cancelled'));
-      }, deps.leaseMs / 3);
+      const renew = setInterval(() => renewLease(runId, controller), deps.leaseMs / 3);
       renew.unref();
       let result: RunResult;
       try {
-        result = await deps.execute(monitor, repo.runById(runId)!, controller.signal);
+        result = await deps.execute(monitor, (await repo.runById(runId))!, controller.signal);
       } catch (err) {
         deps.logger.error({ err, runId, monitorId: monitor.id }, 'monitor run failed unexpectedly');
         result = { ok: false, failReason: 'internal_error', detail: 'unexpected error; see the server log' };
@@ -118,7 +118,7 @@ export function createRunner(deps: RunnerDeps): Runner {
       }
       if (controller.signal.aborted) {
         // cancelled: the canceller wrote its end; shutting down: say so now rather than at the next start
-        if (stopped) failStopped(runId);
+        if (stopped) await failStopped(runId);
         return;
       }
       const at = deps.now();
@@ -126,7 +126,7 @@ export function createRunner(deps: RunnerDeps): Runner {
       const end: RunEnd = result.ok
         ? { ...NO_END, status: 'completed', output: JSON.stringify(result.output), completed_at: iso(at), duration_ms: duration } // prettier-ignore
         : { ...NO_END, status: 'failed', fail_reason: result.failReason, fail_detail: result.detail, failed_at: iso(at), duration_ms: duration }; // prettier-ignore
-      if (finish(runId, end, at)) deps.onEvents();
+      if (await finish(runId, end, at)) deps.onEvents();
       if (!result.ok) deps.logger.info({ runId, monitorId: monitor.id, failReason: result.failReason, detail: result.detail }, 'monitor run failed'); // prettier-ignore
     } finally {
       active.delete(runId);
@@ -135,10 +135,19 @@ export function createRunner(deps: RunnerDeps): Runner {
     }
   };
 
-  const failStopped = (runId: string) => {
+  /** Renews a run's lease; a run ended meanwhile (cancelled by another process) is aborted. */
+  const renewLease = (runId: string, controller: AbortController) => {
+    repo
+      .renewLease(runId, deps.now() + deps.leaseMs)
+      .then((held) => held || controller.abort(new Error('run cancelled')))
+      .catch((err: unknown) => deps.logger.error({ err, runId }, 'monitor run lease not renewed'));
+  };
+
+  const failStopped = async (runId: string) => {
     const at = deps.now();
-    const end: RunEnd = { ...NO_END, status: 'failed', fail_reason: 'internal_error', fail_detail: 'interrupted: the server stopped before the run finished', failed_at: iso(at) }; // prettier-ignore
-    if (finish(runId, end, at)) deps.onEvents();
+    const detail = 'interrupted: the server stopped before the run finished';
+    const end: RunEnd = { ...NO_END, status: 'failed', fail_reason: 'internal_error', fail_detail: detail, failed_at: iso(at) }; // prettier-ignore
+    if (await finish(runId, end, at)) deps.onEvents();
   };
 
   const pump = () => {
@@ -146,37 +155,40 @@ export function createRunner(deps: RunnerDeps): Runner {
   };
 
   return {
-    createRun(monitor, origin, nowMs) {
-      const id = newId('run');
-      repo.insertRun({
-        id,
+    planRun(monitor, origin, nowMs) {
+      const run = {
+        id: newId('run'),
         monitor_id: monitor.id,
-        status: 'pending',
+        status: 'pending' as const,
         origin,
         owner: deps.owner,
         lease_until_ms: nowMs + deps.leaseMs,
         created_at: iso(nowMs),
-      });
-      const run = repo.runById(id)!;
-      deps.events.runEvent('monitor.run.created', monitor, toRun(run), nowMs);
-      return run;
+      };
+      return {
+        run,
+        events: (stored) => deps.events.runEvent('monitor.run.created', monitor, toRun(stored), nowMs),
+      };
+    },
+    cancelEnd(nowMs) {
+      return { ...NO_END, status: 'cancelled', cancelled_at: iso(nowMs) };
     },
     enqueue(runId) {
       if (stopped) return;
       queue.push(runId);
       pump();
     },
-    cancelRun(monitor, run, nowMs) {
-      const end: RunEnd = { ...NO_END, status: 'cancelled', cancelled_at: iso(nowMs) };
-      if (!repo.endRun(run.id, end, iso(nowMs))) return;
-      active.get(run.id)?.abort(new Error('run cancelled'));
-      const queued = queue.indexOf(run.id);
-      if (queued >= 0) queue.splice(queued, 1);
+    cancelled(runIds) {
+      for (const runId of runIds) {
+        active.get(runId)?.abort(new Error('run cancelled'));
+        const queued = queue.indexOf(runId);
+        if (queued >= 0) queue.splice(queued, 1);
+      }
     },
-    recover() {
+    async recover() {
       const now = deps.now();
       let wrote = false;
-      for (const run of repo.lapsedRuns(now)) {
+      for (const run of await repo.lapsedRuns(now)) {
         if (active.has(run.id)) continue; // ours, and alive: the renewal timer is just late
         const end: RunEnd = {
           ...NO_END,
@@ -186,7 +198,7 @@ export function createRunner(deps: RunnerDeps): Runner {
           fail_detail: 'interrupted: the process running it stopped before it finished',
           failed_at: iso(now),
         };
-        if (finish(run.id, end, now)) wrote = true;
+        if (await finish(run.id, end, now)) wrote = true;
         deps.logger.warn({ runId: run.id, monitorId: run.monitor_id }, 'monitor run abandoned by a stopped process; failed'); // prettier-ignore
       }
       if (wrote) deps.onEvents();
@@ -200,7 +212,7 @@ export function createRunner(deps: RunnerDeps): Runner {
     },
     async stop() {
       stopped = true;
-      for (const runId of queue.splice(0)) failStopped(runId);
+      for (const runId of queue.splice(0)) await failStopped(runId);
       for (const controller of active.values()) controller.abort(new Error('shutting down'));
       if (active.size > 0) await new Promise<void>((resolve) => waiters.push(resolve));
     },

@@ -6,7 +6,7 @@
  * poll notices monitors that another process created or changed.
  */
 import type { Logger } from '../../lib/logger.js';
-import type { MonitorsRepo, RunRow } from '../../store/monitors.repo.js';
+import type { DueClaim, DuePlan, MonitorsRepo } from '../../store/monitors.repo.js';
 import type { Runner } from './runner.js';
 import { nextSlot, periodMs } from './schedule.js';
 import { createWakeup } from './wakeup.js';
@@ -14,6 +14,7 @@ import { createWakeup } from './wakeup.js';
 /** Monitors claimed per transaction. */
 const BATCH = 200;
 
+/** Starts the scheduled runs of due monitors, once per slot across processes. */
 export interface Scheduler {
   /** Starts the runs that are due now; resolves with how many it started. */
   tick(): Promise<number>;
@@ -23,6 +24,7 @@ export interface Scheduler {
   stop(): Promise<void>;
 }
 
+/** What the scheduler needs: the store, the runner, the clock and the poll interval. */
 export interface SchedulerDeps {
   repo: MonitorsRepo;
   runner: Runner;
@@ -32,36 +34,32 @@ export interface SchedulerDeps {
   onEvents: () => void;
 }
 
+/** The scheduler over `deps`; `start` sets its timers. */
 export function createScheduler(deps: SchedulerDeps): Scheduler {
   const { repo, runner } = deps;
 
-  const claimBatch = (now: number): { runs: RunRow[]; full: boolean } =>
-    repo.transaction(() => {
-      const due = repo.dueMonitors(now, BATCH);
-      const runs: RunRow[] = [];
-      for (const monitor of due) {
-        if (!monitor.period || monitor.next_run_ms === null) continue;
-        const next = nextSlot(monitor.anchor_ms, periodMs(monitor.period), now);
-        if (!repo.claimSlot(monitor.id, monitor.next_run_ms, next)) continue;
-        const claimed = { ...monitor, next_run_ms: next };
-        for (const open of repo.openRuns(monitor.id)) runner.cancelRun(claimed, open, now);
-        runs.push(runner.createRun(claimed, 'schedule', now));
-      }
-      return { runs, full: due.length === BATCH };
-    });
+  /** What claiming does to each due monitor at `now`: its next slot, its run, how its open runs end. */
+  const duePlan = (now: number): DuePlan => ({
+    nextRunMs: (m) => (m.period && m.next_run_ms !== null ? nextSlot(m.anchor_ms, periodMs(m.period), now) : null),
+    run: (claimed) => runner.planRun(claimed, 'schedule', now),
+    cancel: { end: runner.cancelEnd(now), at: new Date(now).toISOString() },
+  });
+
+  const claimBatch = (now: number): Promise<DueClaim> => repo.claimDue(now, BATCH, duePlan(now));
 
   const tick = async (): Promise<number> => {
-    runner.recover();
+    await runner.recover();
     let started = 0;
     for (;;) {
-      const { runs, full } = claimBatch(deps.now());
+      const { runs, cancelled, full } = await claimBatch(deps.now());
+      runner.cancelled(cancelled);
       if (runs.length > 0) deps.onEvents();
       for (const run of runs) runner.enqueue(run.id);
       started += runs.length;
       if (!full) break;
       await new Promise((resolve) => setImmediate(resolve)); // let the runs and requests in between batches
     }
-    const earliest = repo.earliestRun();
+    const earliest = await repo.earliestRun();
     if (earliest !== undefined) wakeup.at(earliest);
     return started;
   };
