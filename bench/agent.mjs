@@ -57,7 +57,8 @@ app.services.documents.upsertMany(
 );
 const queries = readTsv(path.join(SCIFACT, 'queries.tsv')).map((q) => q.text);
 const server = await startHttpServer(app, HOST, 0);
-const key = app.services.keys.create('bench', { qps: 0 }).key; // unlimited: measure the engine, not the queue
+const key = (await app.services.keys.create('bench', { qps: 0 })).key; // unlimited: measure the engine, not the queue
+const keyCaller = await app.services.keys.verify(key);
 
 async function post(body, k = key) {
   const res = await fetch(`${server.url}/agent/runs`, {
@@ -67,7 +68,7 @@ async function post(body, k = key) {
   });
   return res.json();
 }
-const runOf = (id) => app.services.agentRuns.get(id, app.services.keys.verify(key));
+const runOf = (id) => app.services.agentRuns.get(id, keyCaller);
 const stats = (values) => {
   const s = [...values].sort((a, b) => a - b);
   return { p50: percentile(s, 50), p90: percentile(s, 90) };
@@ -120,8 +121,8 @@ async function streamRate() {
 
 async function queueing() {
   modelDelayMs = 200; // a run takes about 0.4 s (a plan and an answer), so 2 slots fill up
-  const limited = app.services.keys.create('limited', { qps: 10 }).key;
-  const caller = app.services.keys.verify(limited);
+  const limited = (await app.services.keys.create('limited', { qps: 10 })).key;
+  const caller = await app.services.keys.verify(limited);
   const ids = [];
   // posted 120 ms apart, within the key's 10 requests per second
   for (let i = 0; i < 20; i++) {
@@ -162,7 +163,7 @@ async function costAccuracy() {
     const mine = calls.slice(before);
     const answerTokens = mine.filter((c) => !c.planning).reduce((n, c) => n + c.tokens, 0);
     const planningCalls = mine.filter((c) => c.planning).length;
-    const events = app.services.agentRuns.events(run.id, app.services.keys.verify(key), { limit: 1000 }).data;
+    const events = app.services.agentRuns.events(run.id, keyCaller, { limit: 1000 }).data;
     const searches = events.filter((e) => e.event === 'agent_run.search').length;
     const reads = planningCalls > 1 ? planningCalls : 1; // one reading per follow-up round, plus the final one
     const units = answerTokens / 10_000 + (searches + planningCalls + reads) * 0.1;

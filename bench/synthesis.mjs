@@ -80,7 +80,7 @@ const docs = corpus.map(
 );
 for (let i = 0; i < docs.length; i += 500) app.services.documents.upsertMany(docs.slice(i, i + 500), now);
 const server = await startHttpServer(app, HOST, 0);
-const key = app.services.keys.create('bench').key;
+const key = (await app.services.keys.create('bench')).key;
 
 async function post(body) {
   const t = performance.now();

@@ -62,37 +62,37 @@ function show(team: TeamInfo, json: boolean | undefined): void {
 }
 
 export const createTeam = (config: Config, name: string, flags: TeamFlags) =>
-  withApp<void>(config, (app) => show(app.services.accounts.teams.create(name, teamOptions(flags)), flags.json));
+  withApp(config, async (app) => show(await app.services.accounts.teams.create(name, teamOptions(flags)), flags.json));
 
 export const updateTeam = (config: Config, team: string, flags: TeamFlags) =>
-  withApp<void>(config, (app) => show(app.services.accounts.teams.update(team, teamOptions(flags)), flags.json));
+  withApp(config, async (app) => show(await app.services.accounts.teams.update(team, teamOptions(flags)), flags.json));
 
 export const blockTeam = (config: Config, team: string, blocked: boolean) =>
-  withApp<void>(config, (app) => {
+  withApp(config, async (app) => {
     const teams = app.services.accounts.teams;
-    show(blocked ? teams.block(team) : teams.unblock(team), false);
+    show(await (blocked ? teams.block(team) : teams.unblock(team)), false);
   });
 
 export const listTeams = (config: Config, json: boolean) =>
-  withApp<void>(config, (app) => {
-    const teams = app.services.accounts.teams.list();
+  withApp(config, async (app) => {
+    const teams = await app.services.accounts.teams.list();
     if (json) process.stdout.write(`${JSON.stringify(teams, null, 2)}\n`);
     else printTeams(teams);
   });
 
 export const addCredits = (config: Config, team: string, amount: string) =>
-  withApp<void>(config, (app) => {
-    const after = app.services.accounts.teams.addCredits(team, parseDollars(amount, 'AMOUNT'));
+  withApp(config, async (app) => {
+    const after = await app.services.accounts.teams.addCredits(team, parseDollars(amount, 'AMOUNT'));
     process.stdout.write(`Team ${after.name} now has ${money(after.credits)} of credits.\n`);
   });
 
 /** Spend per team (a total line) and per key over the last `days` UTC days, as a table or JSON. */
 export const usage = (config: Config, flags: { days?: string; json?: boolean }) =>
-  withApp<void>(config, (app) => {
+  withApp(config, async (app) => {
     const days = Number(flags.days ?? 30);
     if (!Number.isInteger(days) || days < 1 || days > 366) throw new Error(`--days must be 1-366 (got "${flags.days}")`); // prettier-ignore
     const since = Date.now() - (days - 1) * 86_400_000;
-    const lines = app.services.accounts.teams.usage(since);
+    const lines = await app.services.accounts.teams.usage(since);
     if (flags.json) {
       process.stdout.write(`${JSON.stringify(lines, null, 2)}\n`);
       return;

@@ -17,11 +17,11 @@ export interface KeyFlags {
 
 /** Prints the new key, and only the key, on stdout; what was made goes to stderr. */
 export function createKey(config: Config, name: string, flags: KeyFlags = {}): Promise<void> {
-  return withApp<void>(config, (app) => {
+  return withApp(config, async (app) => {
     const qps = flags.qps === undefined ? undefined : Number(flags.qps);
     if (qps !== undefined && !(qps >= 0)) throw new Error(`--qps must be a number of requests per second (got "${flags.qps}")`); // prettier-ignore
-    const made = app.services.keys.create(name, {
-      teamId: flags.team === undefined ? undefined : app.services.accounts.teams.idOf(flags.team),
+    const made = await app.services.keys.create(name, {
+      teamId: flags.team === undefined ? undefined : await app.services.accounts.teams.idOf(flags.team),
       scopes: flags.scopes === undefined ? undefined : parseScopes(flags.scopes, '--scopes'),
       budget:
         flags.budget === undefined
@@ -36,8 +36,8 @@ export function createKey(config: Config, name: string, flags: KeyFlags = {}): P
 }
 
 export function listKeys(config: Config, json: boolean): Promise<void> {
-  return withApp<void>(config, (app) => {
-    const keys = app.services.keys.list();
+  return withApp(config, async (app) => {
+    const keys = await app.services.keys.list();
     if (json) {
       process.stdout.write(`${JSON.stringify(keys, null, 2)}\n`);
       return;
@@ -46,7 +46,7 @@ export function listKeys(config: Config, json: boolean): Promise<void> {
       process.stdout.write('No API keys. Create one with: trawl keys create --name NAME\n');
       return;
     }
-    const teams = new Map(app.services.accounts.teams.list().map((t) => [t.id, t.name]));
+    const teams = new Map((await app.services.accounts.teams.list()).map((t) => [t.id, t.name]));
     const rows = [
       ['ID', 'NAME', 'TEAM', 'SCOPES', 'CREATED', 'LAST USED', 'STATUS'],
       ...keys.map((k) => [
@@ -64,8 +64,8 @@ export function listKeys(config: Config, json: boolean): Promise<void> {
 }
 
 export function revokeKey(config: Config, id: string): Promise<void> {
-  return withApp<void>(config, (app) => {
-    const key = app.services.keys.revoke(id);
+  return withApp(config, async (app) => {
+    const key = await app.services.keys.revoke(id);
     process.stdout.write(`Revoked API key ${key.id} ("${key.name}").\n`);
   });
 }

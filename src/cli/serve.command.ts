@@ -18,11 +18,11 @@ export const FIRST_KEY_FILE = 'first-api-key';
  * telling the operator once where it is. The key itself never goes to the log. A file left from an
  * earlier start is made 0600 too.
  */
-export function ensureFirstKey(app: App): void {
+export async function ensureFirstKey(app: App): Promise<void> {
   const file = path.join(app.config.dataDir, FIRST_KEY_FILE);
   restrictFile(file); // one left from an earlier start, written before files were kept private
   if (!app.config.createFirstKey) return;
-  const made = app.services.keys.createFirst('first key');
+  const made = await app.services.keys.createFirst('first key');
   if (!made) return;
   fs.writeFileSync(file, `${made.key}\n`, { mode: 0o600 });
   restrictFile(file); // the mode above applies only to a new file, and through the umask
@@ -37,7 +37,7 @@ export async function runServe(config: Config): Promise<void> {
   checkToolsSetting(config.tools); // fail fast on unknown tool names
   if (config.workers > 1 && cluster.isPrimary) return supervise(config);
   const app = createApp(config);
-  if (cluster.isPrimary) ensureFirstKey(app);
+  if (cluster.isPrimary) await ensureFirstKey(app);
   const server = await startHttpServer(app);
   // new pages are embedded in the background when an embeddings provider is configured (by one worker)
   if (cluster.isPrimary || cluster.worker?.id === 1) {
@@ -65,7 +65,7 @@ export async function runServe(config: Config): Promise<void> {
  */
 async function supervise(config: Config): Promise<void> {
   const app = createApp(config);
-  ensureFirstKey(app);
+  await ensureFirstKey(app);
   const logger = app.logger;
   await app.close();
   let stopping = false;

@@ -24,7 +24,11 @@ export function bearerChallenge(keySent: boolean): string {
  * The authenticated caller; throws INVALID_API_KEY (401) for a missing, unknown or revoked key, with a
  * `WWW-Authenticate` challenge when `challenge` is set (the MCP door; REST answers stay as they were).
  */
-export function authenticate(headers: Headers, keys: KeysService, options: { challenge?: boolean } = {}): Caller {
+export async function authenticate(
+  headers: Headers,
+  keys: KeysService,
+  options: { challenge?: boolean } = {},
+): Promise<Caller> {
   const key = presentedKey(headers);
   const refuse = (message: string) =>
     new HttpError('INVALID_API_KEY', message, {
@@ -35,7 +39,7 @@ export function authenticate(headers: Headers, keys: KeysService, options: { cha
       'Missing API key: send "x-api-key: KEY" or "Authorization: Bearer KEY". Create a key with: trawl keys create --name NAME',
     );
   }
-  const caller = keys.verify(key);
+  const caller = await keys.verify(key);
   if (!caller) throw refuse('Invalid API key: it is unknown or has been revoked.');
   return caller;
 }

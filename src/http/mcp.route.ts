@@ -45,7 +45,7 @@ export function mountMcp(hono: Hono<HttpEnv>, app: App, tools: readonly string[]
   hono.post('/mcp', limit, async (c) => {
     const headers = c.req.raw.headers;
     guard(headers);
-    const caller = callerOf(headers, app);
+    const caller = await callerOf(headers, app);
     // tool calls count against the key's limits (src/mcp/server.ts), not the protocol's messages
     const betas = parseBetas(
       BETA_HEADERS.map((h) => c.req.header(h)),
@@ -128,9 +128,9 @@ async function withRequestId(res: Response, requestId: string): Promise<Response
  * The caller of a /mcp request: the key's, or the local user (null, as over stdio) when keyless mode is
  * on and no key was sent. A key that was sent is checked either way; a 401 carries the Bearer challenge.
  */
-function callerOf(headers: Headers, app: App): Caller | null {
+async function callerOf(headers: Headers, app: App): Promise<Caller | null> {
   if (app.config.mcpKeyless && presentedKey(headers) === undefined) return null;
-  return authenticate(headers, app.services.keys, { challenge: true });
+  return await authenticate(headers, app.services.keys, { challenge: true });
 }
 
 /** The tools `?tools=a,b&tools=c` asks for within the server's; unknown or not enabled: 400 naming them. */

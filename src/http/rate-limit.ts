@@ -14,8 +14,8 @@ import type { HttpEnv } from './env.js';
  * Admits one request of `caller`: sets the rate-limit headers, throws 429 when refused, and leaves the
  * slot's release in the context for `releaseRequests` to call when the request ends.
  */
-export function enforceRate(c: Context<HttpEnv>, app: App, caller: Caller): void {
-  const entry = app.services.accounts.enterRequest(caller);
+export async function enforceRate(c: Context<HttpEnv>, app: App, caller: Caller): Promise<void> {
+  const entry = await app.services.accounts.enterRequest(caller);
   const { rate } = entry;
   const headers: Record<string, string> =
     rate.limit > 0

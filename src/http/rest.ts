@@ -10,6 +10,7 @@ import { requireScope, type Scope } from '../core/accounts/scopes.js';
 import { ServiceError } from '../errors.js';
 import type { Operation, StreamEvent } from '../ops/define-op.js';
 import { invoke, invokeStream } from '../ops/invoke.js';
+import { notesOf } from '../ops/reply-notes.js';
 import { parseOrThrow } from '../ops/validation.js';
 import { authenticate, presentedKey } from './auth.js';
 import { HttpError } from './http-error.js';
@@ -101,8 +102,8 @@ export function mountOperations(hono: Hono<HttpEnv>, app: App, ops: readonly Ope
     hono.on(op.route.method, op.route.path, async (c) => {
       c.set('errorBody', op.errorBody);
       if (x402 && op.priced && !presentedKey(c.req.raw.headers)) return paidWithX402(c, app, x402, op);
-      const caller = authenticate(c.req.raw.headers, app.services.keys);
-      enforceRate(c, app, caller);
+      const caller = await authenticate(c.req.raw.headers, app.services.keys);
+      await enforceRate(c, app, caller);
       // a key that may not call this op hears so before its body is read (money is checked after)
       requireScope(caller.scopes, op.capability as Scope, caller.keyId);
       const input = await readInput(op, c, app.config.maxBodyBytes);
@@ -114,10 +115,11 @@ export function mountOperations(hono: Hono<HttpEnv>, app: App, ops: readonly Ope
         const lastEventId = Number(c.req.header('last-event-id') ?? 0) || 0;
         return namedEventStream(c, op.events.events(app.services, input, output, ctx, lastEventId), ctx);
       }
-      if (ctx.notes?.queued !== undefined) {
+      const { queue } = notesOf(output);
+      if (queue) {
         // Live fetches passed the admission queue: did this request wait, and how long (ms, integer).
-        c.header('x-svc-queued', String(ctx.notes.queued));
-        c.header('x-svc-queue-ms', String(ctx.notes.queueMs ?? 0));
+        c.header('x-svc-queued', String(queue.queued));
+        c.header('x-svc-queue-ms', String(queue.waitedMs));
       }
       return c.json(output, op.successStatus as 200);
     });

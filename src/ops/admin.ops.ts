@@ -44,7 +44,7 @@ export const listTeamsOp = defineOp({
   output: TeamList,
   annotations: READ,
   render: json('Teams'),
-  run: (services) => Promise.resolve({ data: services.accounts.teams.list() }),
+  run: async (services) => ({ data: await services.accounts.teams.list() }),
 });
 
 export const createTeamOp = defineOp({
@@ -66,7 +66,7 @@ export const createTeamOp = defineOp({
       credits: input.credits === undefined ? undefined : toMicros(input.credits),
       budget: budgetOf(input.budget),
     };
-    return Promise.resolve(services.accounts.teams.create(input.name, options));
+    return services.accounts.teams.create(input.name, options);
   },
 });
 
@@ -82,15 +82,15 @@ export const updateTeamOp = defineOp({
   output: Team,
   annotations: WRITE,
   render: json('Team updated'),
-  run: (services, { team, blocked, credits, budget, ...flags }) => {
+  run: async (services, { team, blocked, credits, budget, ...flags }) => {
     const teams = services.accounts.teams;
-    if (blocked !== undefined) (blocked ? teams.block : teams.unblock)(team);
+    if (blocked !== undefined) await (blocked ? teams.block : teams.unblock)(team);
     const options: TeamOptions = {
       ...flags,
       credits: credits === undefined ? undefined : credits === null ? null : toMicros(credits),
       budget: budgetOf(budget),
     };
-    return Promise.resolve(teams.update(team, options));
+    return teams.update(team, options);
   },
 });
 
@@ -106,7 +106,7 @@ export const addCreditsOp = defineOp({
   output: Team,
   annotations: WRITE,
   render: json('Credits added'),
-  run: (services, input) => Promise.resolve(services.accounts.teams.addCredits(input.team, toMicros(input.amount))),
+  run: (services, input) => services.accounts.teams.addCredits(input.team, toMicros(input.amount)),
 });
 
 export const listKeysOp = defineOp({
@@ -119,7 +119,7 @@ export const listKeysOp = defineOp({
   output: ApiKeyList,
   annotations: READ,
   render: json('API keys'),
-  run: (services) => Promise.resolve({ data: services.keys.list() }),
+  run: async (services) => ({ data: await services.keys.list() }),
 });
 
 export const createKeyOp = defineOp({
@@ -134,15 +134,13 @@ export const createKeyOp = defineOp({
   successStatus: 201,
   annotations: WRITE,
   render: json('API key created'),
-  run: (services, input) =>
-    Promise.resolve(
-      services.keys.create(input.name, {
-        teamId: input.team === undefined ? undefined : services.accounts.teams.idOf(input.team),
-        scopes: input.scopes,
-        budget: budgetOf(input.budget) ?? undefined,
-        qps: input.qps,
-      }),
-    ),
+  run: async (services, input) =>
+    services.keys.create(input.name, {
+      teamId: input.team === undefined ? undefined : await services.accounts.teams.idOf(input.team),
+      scopes: input.scopes,
+      budget: budgetOf(input.budget) ?? undefined,
+      qps: input.qps,
+    }),
 });
 
 export const revokeKeyOp = defineOp({
@@ -156,7 +154,7 @@ export const revokeKeyOp = defineOp({
   output: ApiKey,
   annotations: { ...WRITE, destructiveHint: true },
   render: json('API key revoked'),
-  run: (services, input) => Promise.resolve(services.keys.revoke(input.id)),
+  run: (services, input) => services.keys.revoke(input.id),
 });
 
 export const usageOp = defineOp({
@@ -170,12 +168,9 @@ export const usageOp = defineOp({
   output: UsageReport,
   annotations: READ,
   render: json('Usage'),
-  run: (services, input, ctx) => {
+  run: async (services, input, ctx) => {
     const since = ctx.clock.now().getTime() - (input.days - 1) * 86_400_000;
-    return Promise.resolve({
-      since: new Date(since).toISOString().slice(0, 10),
-      data: services.accounts.teams.usage(since),
-    });
+    return { since: new Date(since).toISOString().slice(0, 10), data: await services.accounts.teams.usage(since) };
   },
 });
 

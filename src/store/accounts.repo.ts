@@ -1,7 +1,7 @@
 /**
  * Teams, what was spent, and the money held by requests in flight. Amounts are integer micro-dollars.
- * The checks and writes of one request's charge run inside one IMMEDIATE transaction (the caller's), so
- * two processes cannot both spend the last credit.
+ * The check and hold of a request's money, and its charge, are each one method in one IMMEDIATE
+ * transaction, so two processes cannot both spend the last credit.
  */
 import type { Db } from './database.js';
 
@@ -28,8 +28,133 @@ export interface SpendRow {
   micros: number;
 }
 
-export function createAccountsRepo(db: Db) {
-  const s = {
+/** A hold: money a live request may still spend, until it settles or `expires_ms` passes. */
+export interface HoldRow {
+  id: string;
+  key_id: string;
+  team_id: string;
+  amount_micros: number;
+  expires_ms: number;
+}
+
+/** What a team and one of its keys have left, read inside the transaction that may hold more. */
+export interface Standing {
+  /** The team as it is now. */
+  team: TeamRow;
+  /** Held by live requests of the team, and of the key. */
+  teamHolds: number;
+  keyHolds: number;
+  /** Spent since the start of the team's budget period, and of the key's (0 without a budget). */
+  teamSpend: number;
+  keySpend: number;
+}
+
+/** Who holds money, and from which days (YYYY-MM-DD) each budget period counts (by period name). */
+export interface HoldRequest {
+  hold: HoldRow;
+  nowMs: number;
+  /** The key's budget period (`day`, `month`), if it has a budget. */
+  keyPeriod: string | null;
+  /** The first day of each budget period containing now: `{day, month}`. */
+  periodStarts: Record<string, string>;
+}
+
+/** The end of a request: its hold released, what it cost recorded and taken from its team's credits. */
+export interface ChargeRecord {
+  holdId?: string;
+  spend: Omit<SpendRow, 'requests'>;
+}
+
+/** Teams, spend and holds. */
+export interface AccountsRepo {
+  insertTeam(row: Omit<TeamRow, 'blocked_at'>): Promise<void>;
+  team(id: string): Promise<TeamRow | undefined>;
+  teamByName(name: string): Promise<TeamRow | undefined>;
+  teams(): Promise<TeamRow[]>;
+  /**
+   * Applies `edit` to the team with id or name `ref` and saves the result, in one transaction; the team
+   * as saved, or undefined when there is none.
+   */
+  updateTeam(ref: string, edit: (row: TeamRow) => TeamRow): Promise<TeamRow | undefined>;
+  /** Adds credits to a team (one without a credit limit starts from zero); the team after, if any. */
+  addCredits(teamId: string, micros: number): Promise<TeamRow | undefined>;
+  /**
+   * In one IMMEDIATE transaction: reads the standing of `hold`'s team and key, lets `allow` refuse
+   * (it throws), and inserts the hold. Concurrent requests never hold the same money twice.
+   */
+  holdIfAllowed(request: HoldRequest, allow: (standing: Standing) => void): Promise<void>;
+  /** In one transaction: releases the hold (if any), records the spend and takes it from the credits. */
+  settle(charge: ChargeRecord): Promise<void>;
+  /** Spend rows on days `fromDay` (YYYY-MM-DD) and later. */
+  spendSince(fromDay: string): Promise<SpendRow[]>;
+  /** Forgets holds of requests whose process died; how many. */
+  dropExpiredHolds(nowMs: number): Promise<number>;
+}
+
+/** The accounts repository over SQLite. */
+export function createAccountsRepo(db: Db): AccountsRepo {
+  const s = statements(db);
+  const sum = (stmt: { get(...a: unknown[]): unknown }, ...args: unknown[]) => (stmt.get(...args) as { m: number }).m;
+  const team = (id: string) => s.team.get(id) as TeamRow | undefined;
+  const immediate = <T>(work: () => T): T => db.transaction(work).immediate();
+
+  const standing = (request: HoldRequest, row: TeamRow): Standing => {
+    const { hold, nowMs, keyPeriod, periodStarts } = request;
+    const teamFrom = row.budget_period ? periodStarts[row.budget_period] : undefined;
+    const keyFrom = keyPeriod ? periodStarts[keyPeriod] : undefined;
+    return {
+      team: row,
+      teamHolds: sum(s.teamHolds, row.id, nowMs),
+      keyHolds: sum(s.keyHolds, hold.key_id, nowMs),
+      teamSpend: teamFrom ? sum(s.teamSpend, row.id, teamFrom) : 0,
+      keySpend: keyFrom ? sum(s.keySpend, hold.key_id, keyFrom) : 0,
+    };
+  };
+
+  return {
+    async insertTeam(row) {
+      s.insertTeam.run(row);
+    },
+    team: async (id) => team(id),
+    teamByName: async (name) => s.teamByName.get(name) as TeamRow | undefined,
+    teams: async () => s.teams.all() as TeamRow[],
+    updateTeam: async (ref, edit) =>
+      immediate(() => {
+        const row = team(ref) ?? (s.teamByName.get(ref) as TeamRow | undefined);
+        if (!row) return undefined;
+        const next = edit(row);
+        s.saveTeam.run(next);
+        return team(next.id);
+      }),
+    addCredits: async (teamId, micros) =>
+      immediate(() => {
+        s.addCredits.run(micros, teamId);
+        return team(teamId);
+      }),
+    async holdIfAllowed(request, allow) {
+      immediate(() => {
+        const row = team(request.hold.team_id);
+        if (!row) throw new Error(`team ${request.hold.team_id} is gone`);
+        allow(standing(request, row));
+        s.insertHold.run(request.hold);
+      });
+    },
+    async settle({ holdId, spend }) {
+      immediate(() => {
+        if (holdId) s.deleteHold.run(holdId);
+        if (spend.micros === 0) return;
+        s.addSpend.run(spend);
+        s.takeCredits.run(spend.micros, spend.team_id);
+      });
+    },
+    spendSince: async (fromDay) => s.spendSince.all(fromDay) as SpendRow[],
+    dropExpiredHolds: async (nowMs) => s.expiredHolds.run(nowMs).changes,
+  };
+}
+
+/** The prepared statements of the accounts tables. */
+function statements(db: Db) {
+  return {
     insertTeam: db.prepare(
       `INSERT INTO teams (id, name, enterprise, zero_retention, credits_micros, budget_micros, budget_period, created_at)
        VALUES (@id, @name, @enterprise, @zero_retention, @credits_micros, @budget_micros, @budget_period, @created_at)`,
@@ -58,61 +183,10 @@ export function createAccountsRepo(db: Db) {
       'SELECT COALESCE(SUM(amount_micros), 0) AS m FROM holds WHERE team_id = ? AND expires_ms > ?',
     ),
     insertHold: db.prepare(
-      `INSERT INTO holds (id, key_id, team_id, amount_micros, expires_ms) VALUES (@id, @key_id, @team_id, @amount_micros, @expires_ms)`, // prettier-ignore
+      `INSERT INTO holds (id, key_id, team_id, amount_micros, expires_ms)
+       VALUES (@id, @key_id, @team_id, @amount_micros, @expires_ms)`,
     ),
     deleteHold: db.prepare('DELETE FROM holds WHERE id = ?'),
     expiredHolds: db.prepare('DELETE FROM holds WHERE expires_ms <= ?'),
   };
-  const sum = (stmt: { get(...a: unknown[]): unknown }, ...args: unknown[]) => (stmt.get(...args) as { m: number }).m;
-
-  return {
-    /** Runs `work` in one IMMEDIATE transaction: the checks it makes hold until it commits. */
-    transaction<T>(work: () => T): T {
-      return db.transaction(work).immediate();
-    },
-    insertTeam(row: Omit<TeamRow, 'blocked_at'>): void {
-      s.insertTeam.run(row);
-    },
-    team(id: string): TeamRow | undefined {
-      return s.team.get(id) as TeamRow | undefined;
-    },
-    teamByName(name: string): TeamRow | undefined {
-      return s.teamByName.get(name) as TeamRow | undefined;
-    },
-    teams(): TeamRow[] {
-      return s.teams.all() as TeamRow[];
-    },
-    saveTeam(row: TeamRow): void {
-      s.saveTeam.run(row);
-    },
-    addCredits(teamId: string, micros: number): void {
-      s.addCredits.run(micros, teamId);
-    },
-    takeCredits(teamId: string, micros: number): void {
-      s.takeCredits.run(micros, teamId);
-    },
-    /** Spent by a key, or a team, on days `fromDay` (YYYY-MM-DD) and later. */
-    keySpend: (keyId: string, fromDay: string) => sum(s.keySpend, keyId, fromDay),
-    teamSpend: (teamId: string, fromDay: string) => sum(s.teamSpend, teamId, fromDay),
-    addSpend(row: Omit<SpendRow, 'requests'>): void {
-      s.addSpend.run(row);
-    },
-    spendSince(fromDay: string): SpendRow[] {
-      return s.spendSince.all(fromDay) as SpendRow[];
-    },
-    /** Money held by live requests of a key, or a team. */
-    keyHolds: (keyId: string, nowMs: number) => sum(s.keyHolds, keyId, nowMs),
-    teamHolds: (teamId: string, nowMs: number) => sum(s.teamHolds, teamId, nowMs),
-    insertHold(row: { id: string; key_id: string; team_id: string; amount_micros: number; expires_ms: number }): void {
-      s.insertHold.run(row);
-    },
-    deleteHold(id: string): boolean {
-      return s.deleteHold.run(id).changes > 0;
-    },
-    /** Forgets holds of requests whose process died. */
-    dropExpiredHolds(nowMs: number): number {
-      return s.expiredHolds.run(nowMs).changes;
-    },
-  };
 }
-export type AccountsRepo = ReturnType<typeof createAccountsRepo>;

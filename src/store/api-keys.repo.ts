@@ -25,10 +25,29 @@ export interface KeyWithTeam extends ApiKeyRow {
   team_zero_retention: number;
 }
 
-type NewKey = Pick<ApiKeyRow, 'id' | 'name' | 'hash' | 'created_at'> &
+/** A key to insert: team, scopes, budget and rate default to the team `default`, every scope, none. */
+export type NewKey = Pick<ApiKeyRow, 'id' | 'name' | 'hash' | 'created_at'> &
   Partial<Pick<ApiKeyRow, 'team_id' | 'scopes' | 'budget_micros' | 'budget_period' | 'qps'>>;
 
-export function createApiKeysRepo(db: Db) {
+/** The API keys table. */
+export interface ApiKeysRepo {
+  insert(row: NewKey): Promise<void>;
+  /** The key and its team's flags, in one read (every authenticated request does this). */
+  getWithTeam(id: string): Promise<KeyWithTeam | undefined>;
+  listOfTeam(teamId: string): Promise<ApiKeyRow[]>;
+  /** Inserts only into an empty table (atomic), so two first starts make one key. */
+  insertIfEmpty(row: Pick<ApiKeyRow, 'id' | 'name' | 'hash' | 'created_at'>): Promise<boolean>;
+  get(id: string): Promise<ApiKeyRow | undefined>;
+  list(): Promise<ApiKeyRow[]>;
+  countActive(): Promise<number>;
+  /** Marks a key revoked; false when it does not exist or was already revoked. */
+  revoke(id: string, at: string): Promise<boolean>;
+  /** Records when the key was last used. */
+  touch(id: string, at: string): Promise<void>;
+}
+
+/** The API keys repository over SQLite; each method is one statement. */
+export function createApiKeysRepo(db: Db): ApiKeysRepo {
   const insert = db.prepare(
     `INSERT INTO api_keys (id, name, hash, created_at, team_id, scopes, budget_micros, budget_period, qps)
      VALUES (@id, @name, @hash, @created_at, @team_id, @scopes, @budget_micros, @budget_period, @qps)`,
@@ -50,7 +69,7 @@ export function createApiKeysRepo(db: Db) {
   const touch = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?');
 
   return {
-    insert(row: NewKey): void {
+    async insert(row) {
       insert.run({
         team_id: 'team_default',
         scopes: null,
@@ -60,33 +79,15 @@ export function createApiKeysRepo(db: Db) {
         ...row,
       });
     },
-    /** The key and its team's flags, in one read (every authenticated request does this). */
-    getWithTeam(id: string): KeyWithTeam | undefined {
-      return withTeam.get(id) as KeyWithTeam | undefined;
-    },
-    listOfTeam(teamId: string): ApiKeyRow[] {
-      return ofTeam.all(teamId) as ApiKeyRow[];
-    },
-    /** Inserts only into an empty table (atomic), so two first starts make one key. */
-    insertIfEmpty(row: Pick<ApiKeyRow, 'id' | 'name' | 'hash' | 'created_at'>): boolean {
-      return insertFirst.run(row).changes > 0;
-    },
-    get(id: string): ApiKeyRow | undefined {
-      return byId.get(id) as ApiKeyRow | undefined;
-    },
-    list(): ApiKeyRow[] {
-      return all.all() as ApiKeyRow[];
-    },
-    countActive(): number {
-      return (countActive.get() as { n: number }).n;
-    },
-    /** Marks a key revoked; false when it does not exist or was already revoked. */
-    revoke(id: string, at: string): boolean {
-      return revoke.run(at, id).changes > 0;
-    },
-    touch(id: string, at: string): void {
+    getWithTeam: async (id) => withTeam.get(id) as KeyWithTeam | undefined,
+    listOfTeam: async (teamId) => ofTeam.all(teamId) as ApiKeyRow[],
+    insertIfEmpty: async (row) => insertFirst.run(row).changes > 0,
+    get: async (id) => byId.get(id) as ApiKeyRow | undefined,
+    list: async () => all.all() as ApiKeyRow[],
+    countActive: async () => (countActive.get() as { n: number }).n,
+    revoke: async (id, at) => revoke.run(at, id).changes > 0,
+    async touch(id, at) {
       touch.run(at, id);
     },
   };
 }
-export type ApiKeysRepo = ReturnType<typeof createApiKeysRepo>;

@@ -33,7 +33,19 @@ export interface TakeParams {
 const REFILLED = `CASE WHEN updated_ms > @now + ${CLOCK_STEP_MS} THEN @capacity
   ELSE min(@capacity, tokens + max(0, @now - updated_ms) * @rate / 1000.0) END`;
 
-export function createRateBucketsRepo(db: Db) {
+/** The request-rate buckets, one per key. */
+export interface RateBucketsRepo {
+  /**
+   * Atomically refills the key's bucket and takes one token when there is one. Returns the bucket
+   * after the take, or null when refused (the bucket is then unchanged).
+   */
+  take(p: TakeParams): Promise<BucketState | null>;
+  /** The bucket as stored (a read only, for reporting when to retry after a refusal). */
+  get(keyId: string): Promise<BucketState | undefined>;
+}
+
+/** The rate buckets over SQLite: each take is one UPSERT statement. */
+export function createRateBucketsRepo(db: Db): RateBucketsRepo {
   const s = {
     // The DO UPDATE runs only when a whole token is there, so a row comes back exactly when the
     // request was let through; a refusal writes nothing (time alone refills, so the row stays right).
@@ -49,18 +61,10 @@ export function createRateBucketsRepo(db: Db) {
   };
 
   return {
-    /**
-     * Atomically refills the key's bucket and takes one token when there is one. Returns the bucket
-     * after the take, or null when refused (the bucket is then unchanged).
-     */
-    take(p: TakeParams): BucketState | null {
+    async take(p) {
       const row = s.take.get({ key: p.keyId, now: p.nowMs, rate: p.ratePerSec, capacity: p.capacity });
       return (row as BucketState | undefined) ?? null;
     },
-    /** The bucket as stored (a read only, for reporting when to retry after a refusal). */
-    get(keyId: string): BucketState | undefined {
-      return s.get.get(keyId) as BucketState | undefined;
-    },
+    get: async (keyId) => s.get.get(keyId) as BucketState | undefined,
   };
 }
-export type RateBucketsRepo = ReturnType<typeof createRateBucketsRepo>;

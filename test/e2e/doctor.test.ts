@@ -189,8 +189,8 @@ describe('trawl doctor', () => {
       storedDoc('import://notes/1', 'Note', 'A note.', { origin: 'import', collection: 'notes' }),
       storedDoc('import://notes/2', 'Note two', 'Another note.', { origin: 'import', collection: 'notes' }),
     ], now); // prettier-ignore
-    const { key } = app.services.keys.create('first');
-    app.services.keys.revoke(app.services.keys.create('old').id);
+    const { key } = await app.services.keys.create('first');
+    await app.services.keys.revoke((await app.services.keys.create('old')).id);
     fs.writeFileSync(path.join(dir, FIRST_KEY_FILE), `${key}\n`, { mode: 0o600 }); // as trawl serve writes it
     await app.close();
     const server = await startTestServer();
@@ -263,7 +263,7 @@ describe('GET /status', () => {
   it('refuses a request without a key (401) and a key without the admin scope (403)', async () => {
     const none = await get();
     expect(none.status).toBe(401);
-    const searchOnly = t.app.services.keys.create('search-only', { scopes: ['search'] }).key;
+    const searchOnly = (await t.app.services.keys.create('search-only', { scopes: ['search'] })).key;
     const refused = await get({ 'x-api-key': searchOnly });
     expect(refused.status).toBe(403);
     expect(((await refused.json()) as { tag: string }).tag).toBe('INSUFFICIENT_SCOPE');

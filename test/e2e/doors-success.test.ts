@@ -72,7 +72,7 @@ let key: string;
 beforeAll(async () => {
   t = makeTestApp();
   server = await startHttpServer(t.app, '127.0.0.1', 0, OPS);
-  key = t.app.services.keys.create('fixture-caller').key;
+  key = (await t.app.services.keys.create('fixture-caller')).key;
 });
 afterAll(async () => {
   await server.close();

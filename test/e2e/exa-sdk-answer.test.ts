@@ -27,7 +27,7 @@ beforeAll(async () => {
   model = await startModelServer({ reply: REPLY });
   t = await startTestServer({ modelBaseUrl: model.baseUrl, model: 'gpt-4o-mini', modelTimeoutMs: 3000 });
   t.app.services.documents.upsertMany(DOCS, '2026-11-20T10:00:00.000Z');
-  const made = t.app.services.keys.create('answers', { scopes: ['search'] });
+  const made = await t.app.services.keys.create('answers', { scopes: ['search'] });
   keyId = made.id;
   exa = new Exa(made.key, t.url);
 });
@@ -46,14 +46,14 @@ function expectedCost(): number {
   return Math.round((0.005 + (prompt * 0.15 + completion * 0.6) / 1e6) * 1e6) / 1e6;
 }
 
-const spentOnAnswers = () =>
-  t.app.services.accounts.teams.usage(Date.now()).find((line) => line.keyId === keyId)?.byOperation.answer ?? 0;
+const spentOnAnswers = async () =>
+  (await t.app.services.accounts.teams.usage(Date.now())).find((line) => line.keyId === keyId)?.byOperation.answer ?? 0;
 
 const lastUser = (body: ChatCompletionRequestBody) => body.messages.filter((m) => m.role === 'user').at(-1)!.content;
 
 describe('exa.answer', () => {
   it('answers in text with the search results as citations, priced as a search with an answer', async () => {
-    const before = spentOnAnswers();
+    const before = await spentOnAnswers();
     const res = await exa.answer('how does undici pool connections');
     expect(res.answer).toBe(ANSWER);
     expect(res.requestId).toMatch(/^[0-9a-f]{32}$/);
@@ -71,7 +71,7 @@ describe('exa.answer', () => {
     expect(lastUser(model.requests[0]!.body)).toContain('[1] ');
     expect(model.requests).toHaveLength(1);
     expect(res.costDollars?.total).toBe(expectedCost());
-    expect(spentOnAnswers() - before).toBeCloseTo(res.costDollars!.total, 6);
+    expect((await spentOnAnswers()) - before).toBeCloseTo(res.costDollars!.total, 6);
   });
 
   it("gives each citation its page's text with text: true", async () => {
@@ -102,18 +102,18 @@ describe('exa.answer', () => {
   });
 
   it('surfaces a failing model as an error with its status, charging nothing', async () => {
-    const before = spentOnAnswers();
+    const before = await spentOnAnswers();
     model.setReply({ status: 401 }); // permanent: not retried
     const err = (await exa.answer('undici pool').catch((e: unknown) => e)) as { statusCode: number; message: string };
     expect(err.statusCode).toBe(502);
     expect(err.message).toMatch(/model/i);
-    expect(spentOnAnswers()).toBe(before);
+    expect(await spentOnAnswers()).toBe(before);
   });
 });
 
 describe('exa.streamAnswer and exa.streamSearch', () => {
   it('streams the answer as the SDK reads it: citations first, then the text', async () => {
-    const before = spentOnAnswers();
+    const before = await spentOnAnswers();
     const chunks: { content?: string; citations?: { url: string; title?: string; text?: string }[] }[] = [];
     for await (const chunk of exa.streamAnswer('how does undici pool connections')) chunks.push(chunk);
     expect(chunks[0]!.citations?.map((c) => c.url)).toContain('https://docs.example.com/undici/pool');
@@ -121,7 +121,7 @@ describe('exa.streamAnswer and exa.streamSearch', () => {
     expect(chunks.filter((c) => c.citations)).toHaveLength(1);
     expect(chunks.map((c) => c.content ?? '').join('')).toBe(ANSWER);
     expect(chunks.length).toBeGreaterThan(2); // the text arrives in pieces
-    expect(spentOnAnswers() - before).toBeCloseTo(expectedCost(), 6);
+    expect((await spentOnAnswers()) - before).toBeCloseTo(expectedCost(), 6);
   });
 
   it('streams citations with their text when text: true', async () => {

@@ -38,8 +38,8 @@ async function loopback(handler: http.RequestListener): Promise<string> {
 const post = (t: TestServer, path: string, body: unknown) => postJson(t.url, path, body, { 'x-api-key': t.key });
 const codes = (body: Json) => (body.warnings as { code: string }[] | undefined)?.map((w) => w.code);
 /** What the app recorded as spent today, in dollars, over every team and key. */
-const spentToday = (t: TestServer) =>
-  t.app.services.accounts.teams.usage(Date.now()).reduce((sum, line) => sum + line.spent, 0);
+const spentToday = async (t: TestServer) =>
+  (await t.app.services.accounts.teams.usage(Date.now())).reduce((sum, line) => sum + line.spent, 0);
 
 const POOL = storedDoc(
   'https://docs.example.com/pool',
@@ -60,7 +60,7 @@ describe('the first search: empty index, no provider', () => {
     expect(res.body.warnings).toEqual([{ code: 'INDEX_EMPTY', message: WARNINGS.INDEX_EMPTY }]);
     expect(WARNINGS.INDEX_EMPTY).toMatch(/trawl crawl URL.*trawl import FILE.*TRAWL_SEARXNG_URL.*TRAWL_BRAVE_API_KEY.*TRAWL_UPSTREAM_URL/); // prettier-ignore
     expect(res.body.costDollars).toEqual({ total: 0 });
-    expect(spentToday(t)).toBe(0);
+    expect(await spentToday(t)).toBe(0);
   });
 
   it('says the same over MCP, in the text under the heading and in structuredContent', async () => {
@@ -71,7 +71,7 @@ describe('the first search: empty index, no provider', () => {
     expect(outsideFences(textOf(res))).toBe(`0 results\nNo results.\nWarning INDEX_EMPTY: ${WARNINGS.INDEX_EMPTY}`);
     expect(res.structuredContent?.warnings).toEqual([{ code: 'INDEX_EMPTY', message: WARNINGS.INDEX_EMPTY }]);
     expect(res.structuredContent?.costDollars).toEqual({ total: 0 });
-    expect(spentToday(t)).toBe(0);
+    expect(await spentToday(t)).toBe(0);
   });
 
   it('plans no searches and asks no model for a deep search: nothing to search, nothing charged', async () => {
@@ -83,7 +83,7 @@ describe('the first search: empty index, no provider', () => {
     expect(codes(res.body)).toEqual(['INDEX_EMPTY']);
     expect(res.body.costDollars).toEqual({ total: 0 });
     expect(model.requests).toHaveLength(0);
-    expect(spentToday(withModel)).toBe(0);
+    expect(await spentToday(withModel)).toBe(0);
   });
 
   it('tells findSimilar that the index holds nothing to compare the page with, at $0', async () => {
@@ -98,7 +98,7 @@ describe('the first search: empty index, no provider', () => {
     expect(res.body.results).toEqual([]);
     expect(res.body.warnings).toEqual([{ code: 'NOTHING_TO_COMPARE', message: WARNINGS.NOTHING_TO_COMPARE }]);
     expect((res.body.costDollars as Json).total).toBe(0);
-    expect(spentToday(local)).toBe(0);
+    expect(await spentToday(local)).toBe(0);
   });
 });
 

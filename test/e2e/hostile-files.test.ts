@@ -26,8 +26,8 @@ async function useDataDir(dataDir: string): Promise<void> {
   const app = createApp(config, { logger: createLogger('silent') });
   const cache = createCacheStore(dataDir);
   try {
-    ensureFirstKey(app);
-    app.services.keys.create('another');
+    await ensureFirstKey(app);
+    await app.services.keys.create('another');
     await cache.namespace('test', 1).set('k', { v: 1 });
     const files = fs.readdirSync(dataDir);
     expect(files).toEqual(expect.arrayContaining(['trawl.sqlite', 'trawl.sqlite-wal', 'cache.sqlite', 'secret.key', 'first-api-key'])); // prettier-ignore

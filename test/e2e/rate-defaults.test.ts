@@ -72,8 +72,8 @@ describe('the default limits', () => {
       expect(r.headers.get('retry-after')).toBe('1');
     }
     // every slot was given back: eight can be taken again
-    const caller = t.app.services.keys.verify(t.key)!;
-    const entries = Array.from({ length: 8 }, () => t.app.services.accounts.enterRequest(caller));
+    const caller = (await t.app.services.keys.verify(t.key))!;
+    const entries = await Promise.all(Array.from({ length: 8 }, () => t.app.services.accounts.enterRequest(caller)));
     expect(entries.every((e) => e.allowed)).toBe(true);
     for (const e of entries) if (e.allowed) e.release();
   });

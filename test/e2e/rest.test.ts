@@ -60,9 +60,9 @@ describe('authentication', () => {
   });
 
   it('rejects a revoked key at once', async () => {
-    const made = t.app.services.keys.create('short-lived');
+    const made = await t.app.services.keys.create('short-lived');
     expect((await postJson(t.url, '/context', { query: 'x' }, { 'x-api-key': made.key })).status).toBe(200);
-    t.app.services.keys.revoke(made.id);
+    await t.app.services.keys.revoke(made.id);
     const after = await postJson(t.url, '/context', { query: 'x' }, { 'x-api-key': made.key });
     expect(after.status).toBe(401);
   });

@@ -49,7 +49,7 @@ export interface TestServer extends TestApp {
 export async function startTestServer(flags: ConfigFlags = {}, options: AppOptions = {}): Promise<TestServer> {
   const t = makeTestApp({ host: '127.0.0.1', ...flags }, options);
   const server = await startHttpServer(t.app, '127.0.0.1', 0);
-  const key = t.app.services.keys.create('test').key;
+  const key = (await t.app.services.keys.create('test')).key;
   return {
     ...t,
     server,

@@ -5,9 +5,9 @@ let t: TestApp;
 afterEach(() => t.close());
 
 describe('keys service', () => {
-  it('stores only a hash and verifies the key', () => {
+  it('stores only a hash and verifies the key', async () => {
     t = makeTestApp();
-    const made = t.app.services.keys.create(' laptop ');
+    const made = await t.app.services.keys.create(' laptop ');
     expect(made.name).toBe('laptop');
     const rows = t.app.db.prepare('SELECT * FROM api_keys').all() as Record<string, string>[];
     // the secret is base64url and may itself contain '_': everything after `trawl_<id>_`
@@ -15,7 +15,7 @@ describe('keys service', () => {
     expect(secret.length).toBeGreaterThanOrEqual(43);
     expect(JSON.stringify(rows)).not.toContain(secret);
     expect(rows[0]!.hash).toMatch(/^[0-9a-f]{64}$/);
-    expect(t.app.services.keys.verify(made.key)).toEqual({
+    expect(await t.app.services.keys.verify(made.key)).toEqual({
       keyId: made.id,
       keyName: 'laptop',
       teamId: 'team_default',
@@ -24,35 +24,35 @@ describe('keys service', () => {
       enterprise: false,
       zeroRetention: false,
     });
-    expect(t.app.services.keys.verify(`${made.key}x`)).toBeNull();
-    expect(t.app.services.keys.verify(made.key.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')))).toBeNull();
-    expect(t.app.services.keys.list()[0]!.lastUsedAt).not.toBeNull();
+    expect(await t.app.services.keys.verify(`${made.key}x`)).toBeNull();
+    expect(await t.app.services.keys.verify(made.key.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')))).toBeNull();
+    expect((await t.app.services.keys.list())[0]!.lastUsedAt).not.toBeNull();
   });
 
-  it('revokes by id or by key, and a revoked key no longer verifies', () => {
+  it('revokes by id or by key, and a revoked key no longer verifies', async () => {
     t = makeTestApp();
-    const a = t.app.services.keys.create('a');
-    const b = t.app.services.keys.create('b');
-    t.app.services.keys.revoke(a.id);
-    t.app.services.keys.revoke(b.key);
-    expect(t.app.services.keys.verify(a.key)).toBeNull();
-    expect(t.app.services.keys.verify(b.key)).toBeNull();
-    expect(t.app.services.keys.countActive()).toBe(0);
-    expect(() => t.app.services.keys.revoke('000000000000')).toThrow(/no API key/);
+    const a = await t.app.services.keys.create('a');
+    const b = await t.app.services.keys.create('b');
+    await t.app.services.keys.revoke(a.id);
+    await t.app.services.keys.revoke(b.key);
+    expect(await t.app.services.keys.verify(a.key)).toBeNull();
+    expect(await t.app.services.keys.verify(b.key)).toBeNull();
+    expect(await t.app.services.keys.countActive()).toBe(0);
+    await expect(t.app.services.keys.revoke('000000000000')).rejects.toThrow(/no API key/);
   });
 
-  it('makes a first key only when none was ever made', () => {
+  it('makes a first key only when none was ever made', async () => {
     t = makeTestApp();
-    const first = t.app.services.keys.createFirst('first key');
+    const first = await t.app.services.keys.createFirst('first key');
     expect(first?.key).toMatch(/^trawl_/);
-    expect(t.app.services.keys.createFirst('first key')).toBeNull();
-    t.app.services.keys.revoke(first!.id);
-    expect(t.app.services.keys.createFirst('first key')).toBeNull();
+    expect(await t.app.services.keys.createFirst('first key')).toBeNull();
+    await t.app.services.keys.revoke(first!.id);
+    expect(await t.app.services.keys.createFirst('first key')).toBeNull();
   });
 
-  it('rejects an empty or over-long name', () => {
+  it('rejects an empty or over-long name', async () => {
     t = makeTestApp();
-    expect(() => t.app.services.keys.create('  ')).toThrow(/1-100 characters/);
-    expect(() => t.app.services.keys.create('x'.repeat(101))).toThrow(/1-100 characters/);
+    await expect(t.app.services.keys.create('  ')).rejects.toThrow(/1-100 characters/);
+    await expect(t.app.services.keys.create('x'.repeat(101))).rejects.toThrow(/1-100 characters/);
   });
 });

@@ -36,19 +36,20 @@ export interface AdmitRequest {
   unkeyedAs?: string;
 }
 
+/** The accounts layer: admission of requests (scope, team modes, money) and of their rate. */
 export interface Accounts {
   teams: TeamsService;
   meter: Meter;
   /** The price table, and what one model call can cost at most (the operator's model; 0 without one). */
   readonly pricing: Pricing;
   /** Scope, team mode and money checks; the returned charge records the cost when the request ends. */
-  admit(request: AdmitRequest, caller: Caller | null): Charge;
+  admit(request: AdmitRequest, caller: Caller | null): Promise<Charge>;
   /**
    * Admits one request of `caller`: one from its rate budget (`caller.qps`, else the operator's
    * default; none by default) and a slot among its requests in flight (the operator's limit). The
    * door calls `release` when the request ends; a refusal says why and when to retry.
    */
-  enterRequest(caller: Caller): RequestEntry;
+  enterRequest(caller: Caller): Promise<RequestEntry>;
 }
 
 /** A request let in (give back its slot with `release`), or refused with when to retry. */
@@ -60,14 +61,15 @@ export type RequestEntry =
 const IN_FLIGHT_RETRY_MS = 1000;
 
 /** The charge of a request when metering is off. */
-const FREE: Charge = { settle: () => undefined };
+const FREE: Charge = { settle: () => Promise.resolve() };
 
 /** TEAM_BLOCKED unless the key's team may call (the meter checks this itself when metering is on). */
-function requireUnblocked(keys: ApiKeysRepo, keyId: string): void {
-  const key = keys.getWithTeam(keyId);
+async function requireUnblocked(keys: ApiKeysRepo, keyId: string): Promise<void> {
+  const key = await keys.getWithTeam(keyId);
   if (key?.team_blocked_at) throw teamBlocked(key.team_name);
 }
 
+/** The accounts layer over the database: teams, meter, rate limiter and in-flight counts. */
 export function createAccounts(deps: {
   db: Db;
   keys: ApiKeysRepo;
@@ -92,7 +94,7 @@ export function createAccounts(deps: {
     teams: createTeamsService({ accounts, keys: deps.keys, clock: deps.clock }),
     meter,
     pricing: { prices: deps.prices, modelCall: modelCallBound(deps.model, deps.modelPrice) },
-    admit(request, caller) {
+    async admit(request, caller) {
       if (caller) {
         requireScope(caller.scopes, request.scope, caller.keyId);
         if (request.compliance === 'hipaa' && !caller.enterprise) {
@@ -110,13 +112,13 @@ export function createAccounts(deps: {
         }
       }
       if (!deps.metering) {
-        if (caller) requireUnblocked(deps.keys, caller.keyId);
+        if (caller) await requireUnblocked(deps.keys, caller.keyId);
         return FREE;
       }
       return meter.reserve(caller?.keyId ?? null, request.operation, request.maxDollars, request.unkeyedAs);
     },
-    enterRequest(caller) {
-      const rate = rates.take(caller.keyId, caller.qps ?? deps.defaultQps);
+    async enterRequest(caller) {
+      const rate = await rates.take(caller.keyId, caller.qps ?? deps.defaultQps);
       if (!rate.allowed) {
         const message = `API key ${caller.keyId} is limited to ${rate.limit} requests per second`;
         return { allowed: false, rate, retryAfterMs: rate.retryAfterMs, message };

@@ -14,6 +14,7 @@ export interface InFlightLimiter {
   count(keyId: string): number;
 }
 
+/** Counts requests in flight per key, in this process. */
 export function createInFlightLimiter(): InFlightLimiter {
   const inFlight = new Map<string, number>();
   return {

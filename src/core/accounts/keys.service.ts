@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ServiceError } from '../../errors.js';
-import type { ApiKeysRepo, ApiKeyRow, KeyWithTeam } from '../../store/api-keys.repo.js';
+import type { ApiKeysRepo, ApiKeyRow, KeyWithTeam, NewKey } from '../../store/api-keys.repo.js';
 import type { Caller, Clock } from '../context.js';
 import type { BudgetPeriod } from './meter.js';
 import type { Scope } from './scopes.js';
@@ -15,6 +15,7 @@ const KEY_PATTERN = /^trawl_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
 /** How often `last_used_at` is written for one key, at most. */
 const TOUCH_INTERVAL_MS = 60_000;
 
+/** A key as the admin routes and the CLI show it (never the key itself). */
 export interface ApiKeyInfo {
   id: string;
   name: string;
@@ -68,87 +69,95 @@ function toCaller(row: KeyWithTeam): Caller {
   };
 }
 
-export function createKeysService(repo: ApiKeysRepo, clock: Clock) {
+/** A key just made: its info and, shown once and never stored, the key itself. */
+export type NewApiKey = ApiKeyInfo & { key: string };
+
+/** API keys: made, listed, revoked, and verified on every request. */
+export interface KeysService {
+  /** Creates a key; the returned `key` is shown once and never stored. */
+  create(name: string, options?: KeyOptions): Promise<NewApiKey>;
+  /** Creates a key only if none was ever made (first start); null otherwise. */
+  createFirst(name: string): Promise<NewApiKey | null>;
+  list(): Promise<ApiKeyInfo[]>;
+  countActive(): Promise<number>;
+  /** Revokes by id (or by the full key); throws NOT_FOUND when there is no such active key. */
+  revoke(idOrKey: string): Promise<ApiKeyInfo>;
+  /** The caller a key id stands for, or null when it is unknown or revoked (a monitor runs as its key). */
+  callerOf(id: string): Promise<Caller | null>;
+  /** The caller for a presented key, or null when it is malformed, unknown or revoked. */
+  verify(presented: string): Promise<Caller | null>;
+}
+
+/** A new key's row and what its maker is shown; INVALID_REQUEST for a bad name. */
+function mint(name: string, createdAt: string, options: KeyOptions = {}): { row: NewKey; info: NewApiKey } {
+  const trimmed = name.trim();
+  if (!trimmed || trimmed.length > 100) {
+    throw new ServiceError('INVALID_REQUEST', 'name must be 1-100 characters', { field: 'name' });
+  }
+  const id = randomBytes(6).toString('hex');
+  const key = `trawl_${id}_${randomBytes(32).toString('base64url')}`;
+  const row = {
+    id,
+    name: trimmed,
+    hash: sha256(key).toString('hex'),
+    created_at: createdAt,
+    team_id: options.teamId ?? 'team_default',
+    scopes: options.scopes ? JSON.stringify(options.scopes) : null,
+    budget_micros: options.budget?.micros ?? null,
+    budget_period: options.budget?.period ?? null,
+    qps: options.qps ?? null,
+  };
+  return { row, info: { ...toInfo({ ...row, last_used_at: null, revoked_at: null }), key } };
+}
+
+/** The keys service over `repo`; `last_used_at` is written at most once a minute per key. */
+export function createKeysService(repo: ApiKeysRepo, clock: Clock): KeysService {
   const lastTouched = new Map<string, number>();
 
-  function mint(name: string, options: KeyOptions = {}) {
-    const trimmed = name.trim();
-    if (!trimmed || trimmed.length > 100) {
-      throw new ServiceError('INVALID_REQUEST', 'name must be 1-100 characters', { field: 'name' });
+  /** Records a use of the key, at most once a minute; a busy database must not fail the request. */
+  const touch = async (id: string) => {
+    const now = clock.now();
+    if (now.getTime() - (lastTouched.get(id) ?? 0) <= TOUCH_INTERVAL_MS) return;
+    lastTouched.set(id, now.getTime());
+    try {
+      await repo.touch(id, now.toISOString());
+    } catch {
+      // the timestamp is advisory
     }
-    const id = randomBytes(6).toString('hex');
-    const key = `trawl_${id}_${randomBytes(32).toString('base64url')}`;
-    const createdAt = clock.now().toISOString();
-    const row = {
-      id,
-      name: trimmed,
-      hash: sha256(key).toString('hex'),
-      created_at: createdAt,
-      team_id: options.teamId ?? 'team_default',
-      scopes: options.scopes ? JSON.stringify(options.scopes) : null,
-      budget_micros: options.budget?.micros ?? null,
-      budget_period: options.budget?.period ?? null,
-      qps: options.qps ?? null,
-    };
-    return { row, info: { ...toInfo({ ...row, last_used_at: null, revoked_at: null }), key } };
-  }
+  };
 
   return {
-    /** Creates a key; the returned `key` is shown once and never stored. */
-    create(name: string, options: KeyOptions = {}): ApiKeyInfo & { key: string } {
-      const made = mint(name, options);
-      repo.insert(made.row);
+    async create(name, options = {}) {
+      const made = mint(name, clock.now().toISOString(), options);
+      await repo.insert(made.row);
       return made.info;
     },
-
-    /** Creates a key only if none was ever made (first start); null otherwise. */
-    createFirst(name: string): (ApiKeyInfo & { key: string }) | null {
-      const made = mint(name);
-      return repo.insertIfEmpty(made.row) ? made.info : null;
+    async createFirst(name) {
+      const made = mint(name, clock.now().toISOString());
+      return (await repo.insertIfEmpty(made.row)) ? made.info : null;
     },
-
-    list(): ApiKeyInfo[] {
-      return repo.list().map(toInfo);
-    },
-
-    countActive(): number {
-      return repo.countActive();
-    },
-
-    /** Revokes by id (or by the full key); throws NOT_FOUND when there is no such active key. */
-    revoke(idOrKey: string): ApiKeyInfo {
+    list: async () => (await repo.list()).map(toInfo),
+    countActive: () => repo.countActive(),
+    async revoke(idOrKey) {
       const id = KEY_PATTERN.exec(idOrKey)?.[1] ?? idOrKey;
-      const row = repo.get(id);
+      const row = await repo.get(id);
       if (!row) throw new ServiceError('NOT_FOUND', `no API key with id ${id}`);
       if (row.revoked_at) throw new ServiceError('NOT_FOUND', `API key ${id} is already revoked`);
-      repo.revoke(id, clock.now().toISOString());
-      return toInfo(repo.get(id)!);
+      await repo.revoke(id, clock.now().toISOString());
+      return toInfo((await repo.get(id))!);
     },
-
-    /** The caller a key id stands for, or null when it is unknown or revoked (a monitor runs as its key). */
-    callerOf(id: string): Caller | null {
-      const row = repo.getWithTeam(id);
+    async callerOf(id) {
+      const row = await repo.getWithTeam(id);
       return row && row.revoked_at === null ? toCaller(row) : null;
     },
-
-    /** The caller for a presented key, or null when it is malformed, unknown or revoked. */
-    verify(presented: string): Caller | null {
+    async verify(presented) {
       const match = KEY_PATTERN.exec(presented);
-      const row = match ? repo.getWithTeam(match[1]!) : undefined;
+      const row = match ? await repo.getWithTeam(match[1]!) : undefined;
       const expected = row ? Buffer.from(row.hash, 'hex') : DUMMY_HASH;
       const ok = timingSafeEqual(sha256(presented), expected) && row !== undefined && row.revoked_at === null;
       if (!ok || !row) return null;
-      const now = clock.now();
-      if (now.getTime() - (lastTouched.get(row.id) ?? 0) > TOUCH_INTERVAL_MS) {
-        lastTouched.set(row.id, now.getTime());
-        try {
-          repo.touch(row.id, now.toISOString());
-        } catch {
-          // A busy database must not fail the request; the timestamp is advisory.
-        }
-      }
+      await touch(row.id);
       return toCaller(row);
     },
   };
 }
-export type KeysService = ReturnType<typeof createKeysService>;

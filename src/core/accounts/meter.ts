@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { ServiceError } from '../../errors.js';
 import type { Logger } from '../../lib/logger.js';
-import type { AccountsRepo, TeamRow } from '../../store/accounts.repo.js';
+import type { AccountsRepo, Standing } from '../../store/accounts.repo.js';
 import type { ApiKeysRepo, KeyWithTeam } from '../../store/api-keys.repo.js';
 import { formatDollars, toMicros } from './money.js';
 
@@ -28,23 +28,60 @@ export function periodStart(period: string, nowMs: number): string {
   return period === 'month' ? `${day.slice(0, 8)}01` : day;
 }
 
+/** The first day of each budget period containing `nowMs`, by period. */
+const periodStarts = (nowMs: number) => Object.fromEntries(BUDGET_PERIODS.map((p) => [p, periodStart(p, nowMs)]));
+
 /** TEAM_BLOCKED for the team named. */
 export const teamBlocked = (team: string) =>
   new ServiceError('TEAM_BLOCKED', `Team "${team}" is blocked; ask the operator to unblock it.`);
 
+/** A request's money: settle it with what the request cost when it ends. */
 export interface Charge {
   /** Records what the request cost (dollars) and releases its hold; later calls do nothing. */
-  settle(costDollars: number): void;
+  settle(costDollars: number): Promise<void>;
 }
 
+/** Holds and charges the money of requests. */
 export interface Meter {
   /**
    * Admits a request of `operation` that may cost up to `maxDollars`: TEAM_BLOCKED for a blocked team,
    * NO_MORE_CREDITS, API_KEY_BUDGET_EXCEEDED or TEAM_BUDGET_EXCEEDED (402) when it cannot be paid for.
    */
-  reserve(keyId: string | null, operation: string, maxDollars: number, unkeyedAs?: string): Charge;
+  reserve(keyId: string | null, operation: string, maxDollars: number, unkeyedAs?: string): Promise<Charge>;
 }
 
+/** Refuses the request when what is left (credits, budgets), less what is held, is below `hold`. */
+function check(key: KeyWithTeam, { team, teamHolds, keyHolds, teamSpend, keySpend }: Standing, hold: number): void {
+  if (team.credits_micros !== null) {
+    const left = team.credits_micros - teamHolds;
+    if (left < hold || left <= 0) {
+      throw new ServiceError(
+        'NO_MORE_CREDITS',
+        `Team "${team.name}" is out of credits: ${formatDollars(Math.max(0, left))} left, and this request may cost up to ${formatDollars(hold)}. Add credits with: trawl credits add --team ${team.name} AMOUNT`, // prettier-ignore
+      );
+    }
+  }
+  if (key.budget_micros !== null && key.budget_period) {
+    const spent = keySpend + keyHolds;
+    if (spent + hold > key.budget_micros) {
+      throw new ServiceError(
+        'API_KEY_BUDGET_EXCEEDED',
+        `API key ${key.id} has spent ${formatDollars(spent)} of its ${formatDollars(key.budget_micros)} budget this ${key.budget_period}; this request may cost up to ${formatDollars(hold)}`, // prettier-ignore
+      );
+    }
+  }
+  if (team.budget_micros !== null && team.budget_period) {
+    const spent = teamSpend + teamHolds;
+    if (spent + hold > team.budget_micros) {
+      throw new ServiceError(
+        'TEAM_BUDGET_EXCEEDED',
+        `Team "${team.name}" has spent ${formatDollars(spent)} of its ${formatDollars(team.budget_micros)} budget this ${team.budget_period}; this request may cost up to ${formatDollars(hold)}`, // prettier-ignore
+      );
+    }
+  }
+}
+
+/** The meter over the accounts and keys repositories. */
 export function createMeter(deps: {
   accounts: AccountsRepo;
   keys: ApiKeysRepo;
@@ -54,9 +91,6 @@ export function createMeter(deps: {
   const { accounts } = deps;
   let lastSweep = 0;
 
-  const record = (keyId: string, teamId: string, operation: string, micros: number, nowMs: number) =>
-    accounts.addSpend({ key_id: keyId, team_id: teamId, day: periodStart('day', nowMs), operation, micros });
-
   /**
    * The charge of a request: when it ends, its cost (if any) is recorded and taken from the team's
    * credits, in one transaction that also releases its hold (if it holds money; never charging more
@@ -65,80 +99,54 @@ export function createMeter(deps: {
   const charge = (keyId: string, teamId: string, operation: string, held?: { id: string; micros: number }): Charge => {
     let done = false;
     return {
-      settle(cost) {
+      async settle(cost) {
         if (done) return;
         done = true;
         let micros = toMicros(cost);
         if (held && micros > held.micros) {
-          deps.logger.warn({ operation, keyId, cost, held: held.micros / 1e6 }, 'a request cost more than its bound; charged the bound'); // prettier-ignore
+          deps.logger.warn(
+            { operation, keyId, cost, held: held.micros / 1e6 },
+            'a request cost more than its bound; charged the bound',
+          );
           micros = held.micros;
         }
         if (micros === 0 && !held) return; // a free call, or one that failed: nothing to record
-        const now = deps.now();
-        accounts.transaction(() => {
-          if (held) accounts.deleteHold(held.id);
-          if (micros === 0) return;
-          record(keyId, teamId, operation, micros, now);
-          accounts.takeCredits(teamId, micros);
+        const day = periodStart('day', deps.now());
+        await accounts.settle({
+          holdId: held?.id,
+          spend: { key_id: keyId, team_id: teamId, day, operation, micros },
         });
       },
     };
   };
 
-  /** Refuses the request when what is left (credits, budgets), less what is held, is below `hold`. */
-  const check = (key: KeyWithTeam, team: TeamRow, hold: number, now: number) => {
-    if (team.credits_micros !== null) {
-      const left = team.credits_micros - accounts.teamHolds(team.id, now);
-      if (left < hold || left <= 0) {
-        throw new ServiceError(
-          'NO_MORE_CREDITS',
-          `Team "${team.name}" is out of credits: ${formatDollars(Math.max(0, left))} left, and this request may cost up to ${formatDollars(hold)}. Add credits with: trawl credits add --team ${team.name} AMOUNT`, // prettier-ignore
-        );
-      }
-    }
-    if (key.budget_micros !== null && key.budget_period) {
-      const spent = accounts.keySpend(key.id, periodStart(key.budget_period, now)) + accounts.keyHolds(key.id, now);
-      if (spent + hold > key.budget_micros) {
-        throw new ServiceError(
-          'API_KEY_BUDGET_EXCEEDED',
-          `API key ${key.id} has spent ${formatDollars(spent)} of its ${formatDollars(key.budget_micros)} budget this ${key.budget_period}; this request may cost up to ${formatDollars(hold)}`, // prettier-ignore
-        );
-      }
-    }
-    if (team.budget_micros !== null && team.budget_period) {
-      const spent = accounts.teamSpend(team.id, periodStart(team.budget_period, now)) + accounts.teamHolds(team.id, now); // prettier-ignore
-      if (spent + hold > team.budget_micros) {
-        throw new ServiceError(
-          'TEAM_BUDGET_EXCEEDED',
-          `Team "${team.name}" has spent ${formatDollars(spent)} of its ${formatDollars(team.budget_micros)} budget this ${team.budget_period}; this request may cost up to ${formatDollars(hold)}`, // prettier-ignore
-        );
-      }
-    }
-  };
-
   return {
-    reserve(keyId, operation, maxDollars, unkeyedAs = LOCAL.keyId) {
+    async reserve(keyId, operation, maxDollars, unkeyedAs = LOCAL.keyId) {
       if (!keyId) return charge(unkeyedAs, LOCAL.teamId, operation);
-      const key = deps.keys.getWithTeam(keyId);
+      const key = await deps.keys.getWithTeam(keyId);
       if (!key) throw new ServiceError('INVALID_API_KEY', `API key ${keyId} is unknown or has been revoked.`);
       if (key.team_blocked_at) throw teamBlocked(key.team_name);
       const hold = toMicros(maxDollars);
       const now = deps.now();
-      const team = accounts.team(key.team_id);
+      const team = await accounts.team(key.team_id);
       const limited = key.budget_micros !== null || team?.credits_micros != null || team?.budget_micros != null;
       if (hold === 0 || !limited) return charge(key.id, key.team_id, operation);
       if (now - lastSweep > 60_000) {
         lastSweep = now;
-        accounts.dropExpiredHolds(now);
+        await accounts.dropExpiredHolds(now);
       }
-      const holdId = randomBytes(12).toString('hex');
-      accounts.transaction(() => {
-        // read again inside the transaction: what another request spent or held meanwhile counts
-        const fresh = accounts.team(key.team_id)!;
-        check(key, fresh, hold, now);
-        accounts.insertHold({ id: holdId, key_id: key.id, team_id: fresh.id, amount_micros: hold, expires_ms: now + HOLD_MS }); // prettier-ignore
-      });
-      return charge(key.id, key.team_id, operation, { id: holdId, micros: hold });
+      const held = { id: randomBytes(12).toString('hex'), micros: hold };
+      // checked again inside the transaction that holds: what another request spent or held meanwhile counts
+      await accounts.holdIfAllowed(
+        {
+          hold: { id: held.id, key_id: key.id, team_id: key.team_id, amount_micros: hold, expires_ms: now + HOLD_MS },
+          nowMs: now,
+          keyPeriod: key.budget_period,
+          periodStarts: periodStarts(now),
+        },
+        (standing) => check(key, standing, hold),
+      );
+      return charge(key.id, key.team_id, operation, held);
     },
   };
 }

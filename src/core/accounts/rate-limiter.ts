@@ -28,21 +28,22 @@ export interface RateLimiter {
    * it changed since the last call). `qps` ≤ 0 or not finite means no limit: always allowed, and
    * nothing is written. Never throws for a refusal; the caller turns `allowed: false` into its answer.
    */
-  take(keyId: string, qps: number): RateDecision;
+  take(keyId: string, qps: number): Promise<RateDecision>;
 }
 
 /** Tolerance for floating-point refills when counting whole tokens (0.3 + 0.7 may be 0.9999…). */
 const EPSILON = 1e-9;
 
+/** The rate limiter over the shared buckets of `repo`. */
 export function createRateLimiter(repo: RateBucketsRepo, options: { now: () => number }): RateLimiter {
   return {
-    take(keyId, qps) {
+    async take(keyId, qps) {
       const nowMs = options.now();
       if (!(qps > 0) || !Number.isFinite(qps)) {
         return { allowed: true, limit: 0, remaining: Infinity, resetAtMs: nowMs, retryAfterMs: 0 };
       }
       const capacity = Math.max(1, qps);
-      const taken = repo.take({ keyId, nowMs, ratePerSec: qps, capacity });
+      const taken = await repo.take({ keyId, nowMs, ratePerSec: qps, capacity });
       if (taken) {
         return {
           allowed: true,
@@ -54,7 +55,7 @@ export function createRateLimiter(repo: RateBucketsRepo, options: { now: () => n
       }
       // Refused, so the stored bucket holds less than one token at nowMs and time alone refills it.
       // Another process may have taken from it since; the answer is then a little optimistic.
-      const bucket = repo.get(keyId) ?? { tokens: 0, updatedMs: nowMs };
+      const bucket = (await repo.get(keyId)) ?? { tokens: 0, updatedMs: nowMs };
       return {
         allowed: false,
         limit: qps,

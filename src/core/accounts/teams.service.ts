@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ServiceError } from '../../errors.js';
-import type { AccountsRepo, TeamRow } from '../../store/accounts.repo.js';
+import type { AccountsRepo, SpendRow, TeamRow } from '../../store/accounts.repo.js';
 import type { ApiKeysRepo } from '../../store/api-keys.repo.js';
 import type { Clock } from '../context.js';
 import { BUDGET_PERIODS, type BudgetPeriod, LOCAL, periodStart } from './meter.js';
@@ -25,6 +25,7 @@ export interface TeamInfo {
   createdAt: string;
 }
 
+/** What a team may be made or updated with. */
 export interface TeamOptions {
   enterprise?: boolean;
   zeroRetention?: boolean;
@@ -62,36 +63,95 @@ const toInfo = (row: TeamRow): TeamInfo => ({
   createdAt: row.created_at,
 });
 
+/** A budget period named in `field`; INVALID_REQUEST otherwise. */
 export function checkPeriod(period: string, field: string): BudgetPeriod {
   if ((BUDGET_PERIODS as readonly string[]).includes(period)) return period as BudgetPeriod;
   throw new ServiceError('INVALID_REQUEST', `${field}: must be one of ${BUDGET_PERIODS.join(', ')} (got "${period}")`, { field }); // prettier-ignore
 }
 
-export function createTeamsService(deps: { accounts: AccountsRepo; keys: ApiKeysRepo; clock: Clock }) {
+/** Teams: the operator's accounts, their money and what they spent. */
+export interface TeamsService {
+  create(name: string, options?: TeamOptions): Promise<TeamInfo>;
+  list(): Promise<TeamInfo[]>;
+  get(ref: string): Promise<TeamInfo>;
+  /** The team's id for a name or id; NOT_FOUND otherwise. */
+  idOf(ref: string): Promise<string>;
+  update(ref: string, options: TeamOptions): Promise<TeamInfo>;
+  block(ref: string): Promise<TeamInfo>;
+  unblock(ref: string): Promise<TeamInfo>;
+  /** Adds credits (micro-dollars); a team without a credit limit starts from zero and gets one. */
+  addCredits(ref: string, micros: number): Promise<TeamInfo>;
+  /** Spend per key and per team (a line with `keyId` null) since `fromMs`, UTC days. */
+  usage(fromMs: number): Promise<UsageLine[]>;
+}
+
+const noTeam = (ref: string) => new ServiceError('NOT_FOUND', `no team named or with id "${ref}"`);
+
+/** `row` with what `options` sets (undefined: unchanged). */
+const withOptions = (row: TeamRow, options: TeamOptions): TeamRow => ({
+  ...row,
+  enterprise: options.enterprise === undefined ? row.enterprise : options.enterprise ? 1 : 0,
+  zero_retention: options.zeroRetention === undefined ? row.zero_retention : options.zeroRetention ? 1 : 0,
+  credits_micros: options.credits === undefined ? row.credits_micros : options.credits,
+  budget_micros: options.budget === undefined ? row.budget_micros : (options.budget?.micros ?? null),
+  budget_period: options.budget === undefined ? row.budget_period : (options.budget?.period ?? null),
+});
+
+/** The usage report of `spend` rows: one line per key and one per team, names resolved. */
+function usageLines(spend: SpendRow[], teams: Map<string, TeamRow>, keyName: Map<string, string>): UsageLine[] {
+  const lines = new Map<string, UsageLine>();
+  const line = (teamId: string, keyId: string | null) => {
+    const id = `${teamId}/${keyId ?? '*'}`;
+    let l = lines.get(id);
+    if (!l) {
+      const name = keyId === null ? null : (UNKEYED[keyId] ?? keyName.get(keyId) ?? '(deleted)');
+      const team = teams.get(teamId)?.name ?? teamId;
+      l = { teamId, team, keyId, keyName: name, requests: 0, spent: 0, byOperation: {} };
+      lines.set(id, l);
+    }
+    return l;
+  };
+  for (const row of spend) {
+    for (const l of [line(row.team_id, row.key_id), line(row.team_id, null)]) {
+      l.requests += row.requests;
+      l.spent += toDollars(row.micros);
+      l.byOperation[row.operation] = (l.byOperation[row.operation] ?? 0) + toDollars(row.micros);
+    }
+  }
+  return [...lines.values()].map((l) => ({ ...l, spent: Math.round(l.spent * 1e6) / 1e6 }));
+}
+
+/** The teams service over the accounts and keys repositories. */
+export function createTeamsService(deps: { accounts: AccountsRepo; keys: ApiKeysRepo; clock: Clock }): TeamsService {
   const { accounts } = deps;
 
-  const byRef = (ref: string): TeamRow => {
-    const row = accounts.team(ref) ?? accounts.teamByName(ref);
-    if (!row) throw new ServiceError('NOT_FOUND', `no team named or with id "${ref}"`);
+  const byRef = async (ref: string): Promise<TeamRow> => {
+    const row = (await accounts.team(ref)) ?? (await accounts.teamByName(ref));
+    if (!row) throw noTeam(ref);
     return row;
   };
 
-  const change = (ref: string, edit: (row: TeamRow) => TeamRow): TeamInfo =>
-    accounts.transaction(() => {
-      const next = edit(byRef(ref));
-      accounts.saveTeam(next);
-      return toInfo(accounts.team(next.id)!);
-    });
+  const change = async (ref: string, edit: (row: TeamRow) => TeamRow): Promise<TeamInfo> => {
+    const row = await accounts.updateTeam(ref, edit);
+    if (!row) throw noTeam(ref);
+    return toInfo(row);
+  };
 
   return {
-    create(name: string, options: TeamOptions = {}): TeamInfo {
+    async create(name, options = {}) {
       const trimmed = name.trim();
       if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(trimmed)) {
-        throw new ServiceError('INVALID_REQUEST', 'name: 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit', { field: 'name' }); // prettier-ignore
+        throw new ServiceError(
+          'INVALID_REQUEST',
+          'name: 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit',
+          { field: 'name' },
+        );
       }
-      if (accounts.teamByName(trimmed)) throw new ServiceError('INVALID_REQUEST', `name: a team "${trimmed}" exists already`, { field: 'name' }); // prettier-ignore
+      if (await accounts.teamByName(trimmed)) {
+        throw new ServiceError('INVALID_REQUEST', `name: a team "${trimmed}" exists already`, { field: 'name' });
+      }
       const id = `team_${randomBytes(6).toString('hex')}`;
-      accounts.insertTeam({
+      await accounts.insertTeam({
         id,
         name: trimmed,
         enterprise: options.enterprise ? 1 : 0,
@@ -101,67 +161,25 @@ export function createTeamsService(deps: { accounts: AccountsRepo; keys: ApiKeys
         budget_period: options.budget?.period ?? null,
         created_at: deps.clock.now().toISOString(),
       });
-      return toInfo(accounts.team(id)!);
+      return toInfo((await accounts.team(id))!);
     },
-    list(): TeamInfo[] {
-      return accounts.teams().map(toInfo);
+    list: async () => (await accounts.teams()).map(toInfo),
+    get: async (ref) => toInfo(await byRef(ref)),
+    idOf: async (ref) => (await byRef(ref)).id,
+    update: (ref, options) => change(ref, (row) => withOptions(row, options)),
+    block: (ref) => change(ref, (row) => ({ ...row, blocked_at: row.blocked_at ?? deps.clock.now().toISOString() })),
+    unblock: (ref) => change(ref, (row) => ({ ...row, blocked_at: null })),
+    async addCredits(ref, micros) {
+      const row = await byRef(ref);
+      return toInfo((await accounts.addCredits(row.id, micros))!);
     },
-    get(ref: string): TeamInfo {
-      return toInfo(byRef(ref));
-    },
-    /** The team's id for a name or id; NOT_FOUND otherwise. */
-    idOf(ref: string): string {
-      return byRef(ref).id;
-    },
-    update(ref: string, options: TeamOptions): TeamInfo {
-      return change(ref, (row) => ({
-        ...row,
-        enterprise: options.enterprise === undefined ? row.enterprise : options.enterprise ? 1 : 0,
-        zero_retention: options.zeroRetention === undefined ? row.zero_retention : options.zeroRetention ? 1 : 0,
-        credits_micros: options.credits === undefined ? row.credits_micros : options.credits,
-        budget_micros: options.budget === undefined ? row.budget_micros : (options.budget?.micros ?? null),
-        budget_period: options.budget === undefined ? row.budget_period : (options.budget?.period ?? null),
-      }));
-    },
-    block(ref: string): TeamInfo {
-      return change(ref, (row) => ({ ...row, blocked_at: row.blocked_at ?? deps.clock.now().toISOString() }));
-    },
-    unblock(ref: string): TeamInfo {
-      return change(ref, (row) => ({ ...row, blocked_at: null }));
-    },
-    /** Adds credits (micro-dollars); a team without a credit limit starts from zero and gets one. */
-    addCredits(ref: string, micros: number): TeamInfo {
-      return accounts.transaction(() => {
-        const row = byRef(ref);
-        accounts.addCredits(row.id, micros);
-        return toInfo(accounts.team(row.id)!);
-      });
-    },
-    /** Spend per key and per team (a line with `keyId` null) since `fromMs`, UTC days. */
-    usage(fromMs: number): UsageLine[] {
-      const teams = new Map(accounts.teams().map((t) => [t.id, t]));
+    async usage(fromMs) {
+      const teams = new Map((await accounts.teams()).map((t) => [t.id, t]));
       const keyName = new Map<string, string>();
-      for (const team of teams.values()) for (const k of deps.keys.listOfTeam(team.id)) keyName.set(k.id, k.name);
-      const lines = new Map<string, UsageLine>();
-      const line = (teamId: string, keyId: string | null) => {
-        const id = `${teamId}/${keyId ?? '*'}`;
-        let l = lines.get(id);
-        if (!l) {
-          const name = keyId === null ? null : (UNKEYED[keyId] ?? keyName.get(keyId) ?? '(deleted)');
-          l = { teamId, team: teams.get(teamId)?.name ?? teamId, keyId, keyName: name, requests: 0, spent: 0, byOperation: {} }; // prettier-ignore
-          lines.set(id, l);
-        }
-        return l;
-      };
-      for (const row of accounts.spendSince(periodStart('day', fromMs))) {
-        for (const l of [line(row.team_id, row.key_id), line(row.team_id, null)]) {
-          l.requests += row.requests;
-          l.spent += toDollars(row.micros);
-          l.byOperation[row.operation] = (l.byOperation[row.operation] ?? 0) + toDollars(row.micros);
-        }
+      for (const team of teams.values()) {
+        for (const k of await deps.keys.listOfTeam(team.id)) keyName.set(k.id, k.name);
       }
-      return [...lines.values()].map((l) => ({ ...l, spent: Math.round(l.spent * 1e6) / 1e6 }));
+      return usageLines(await accounts.spendSince(periodStart('day', fromMs)), teams, keyName);
     },
   };
 }
-export type TeamsService = ReturnType<typeof createTeamsService>;

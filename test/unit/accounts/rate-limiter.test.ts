@@ -37,17 +37,17 @@ function setup() {
 }
 
 describe('rate limiter', () => {
-  it('lets a burst of qps through, then refuses with the time until the next token', () => {
+  it('lets a burst of qps through, then refuses with the time until the next token', async () => {
     const { limiter, clock } = setup();
     const t0 = clock.ms;
-    const burst = Array.from({ length: 5 }, () => limiter.take('key_a', 5));
+    const burst = await Promise.all(Array.from({ length: 5 }, () => limiter.take('key_a', 5)));
     expect(burst.map((d) => d.allowed)).toEqual([true, true, true, true, true]);
     expect(burst.map((d) => d.remaining)).toEqual([4, 3, 2, 1, 0]);
     // Full again once the missing tokens (200 ms each at 5/s) are back.
     expect(burst.map((d) => d.resetAtMs - t0)).toEqual([200, 400, 600, 800, 1000]);
     expect(burst.every((d) => d.limit === 5 && d.retryAfterMs === 0)).toBe(true);
 
-    expect(limiter.take('key_a', 5)).toEqual({
+    expect(await limiter.take('key_a', 5)).toEqual({
       allowed: false,
       limit: 5,
       remaining: 0,
@@ -55,38 +55,38 @@ describe('rate limiter', () => {
       retryAfterMs: 200,
     });
     clock.ms += 150;
-    expect(limiter.take('key_a', 5)).toMatchObject({ allowed: false, retryAfterMs: 50, resetAtMs: t0 + 1000 });
+    expect(await limiter.take('key_a', 5)).toMatchObject({ allowed: false, retryAfterMs: 50, resetAtMs: t0 + 1000 });
   });
 
-  it('refills continuously: part of a token, one token, and never beyond capacity', () => {
+  it('refills continuously: part of a token, one token, and never beyond capacity', async () => {
     const { limiter, clock } = setup();
-    for (let i = 0; i < 10; i++) limiter.take('key_a', 10);
+    for (let i = 0; i < 10; i++) await limiter.take('key_a', 10);
     clock.ms += 50; // half a token
-    expect(limiter.take('key_a', 10)).toMatchObject({ allowed: false, retryAfterMs: 50 });
+    expect(await limiter.take('key_a', 10)).toMatchObject({ allowed: false, retryAfterMs: 50 });
     clock.ms += 50;
-    expect(limiter.take('key_a', 10)).toMatchObject({ allowed: true, remaining: 0, resetAtMs: clock.ms + 1000 });
+    expect(await limiter.take('key_a', 10)).toMatchObject({ allowed: true, remaining: 0, resetAtMs: clock.ms + 1000 });
     clock.ms += 350; // 3.5 tokens
-    expect(limiter.take('key_a', 10)).toMatchObject({ allowed: true, remaining: 2, resetAtMs: clock.ms + 750 });
+    expect(await limiter.take('key_a', 10)).toMatchObject({ allowed: true, remaining: 2, resetAtMs: clock.ms + 750 });
     clock.ms += 60_000; // far more than capacity
-    const full = limiter.take('key_a', 10);
+    const full = await limiter.take('key_a', 10);
     expect(full).toMatchObject({ allowed: true, remaining: 9, resetAtMs: clock.ms + 100 });
-    for (let i = 0; i < 9; i++) expect(limiter.take('key_a', 10).allowed).toBe(true);
-    expect(limiter.take('key_a', 10).allowed).toBe(false);
+    for (let i = 0; i < 9; i++) expect((await limiter.take('key_a', 10)).allowed).toBe(true);
+    expect((await limiter.take('key_a', 10)).allowed).toBe(false);
   });
 
-  it('keeps one bucket per key', () => {
+  it('keeps one bucket per key', async () => {
     const { limiter } = setup();
-    for (let i = 0; i < 3; i++) expect(limiter.take('key_a', 3).allowed).toBe(true);
-    expect(limiter.take('key_a', 3).allowed).toBe(false);
-    expect(limiter.take('key_b', 3)).toMatchObject({ allowed: true, remaining: 2 });
-    expect(limiter.take('key_a', 3).allowed).toBe(false);
+    for (let i = 0; i < 3; i++) expect((await limiter.take('key_a', 3)).allowed).toBe(true);
+    expect((await limiter.take('key_a', 3)).allowed).toBe(false);
+    expect(await limiter.take('key_b', 3)).toMatchObject({ allowed: true, remaining: 2 });
+    expect((await limiter.take('key_a', 3)).allowed).toBe(false);
   });
 
-  it('treats qps 0, negative or not finite as no limit, writing nothing', () => {
+  it('treats qps 0, negative or not finite as no limit, writing nothing', async () => {
     const { limiter, clock, rows } = setup();
     for (const qps of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
       for (let i = 0; i < 100; i++) {
-        expect(limiter.take('key_a', qps)).toEqual({
+        expect(await limiter.take('key_a', qps)).toEqual({
           allowed: true,
           limit: 0,
           remaining: Number.POSITIVE_INFINITY,
@@ -98,66 +98,66 @@ describe('rate limiter', () => {
     expect(rows()).toBe(0);
   });
 
-  it('gives a qps under 1 a bucket of one request', () => {
+  it('gives a qps under 1 a bucket of one request', async () => {
     const { limiter, clock } = setup();
-    expect(limiter.take('key_a', 0.5)).toMatchObject({ allowed: true, limit: 0.5, remaining: 0 });
-    expect(limiter.take('key_a', 0.5)).toMatchObject({ allowed: false, retryAfterMs: 2000 });
+    expect(await limiter.take('key_a', 0.5)).toMatchObject({ allowed: true, limit: 0.5, remaining: 0 });
+    expect(await limiter.take('key_a', 0.5)).toMatchObject({ allowed: false, retryAfterMs: 2000 });
     clock.ms += 2000;
-    expect(limiter.take('key_a', 0.5).allowed).toBe(true);
+    expect((await limiter.take('key_a', 0.5)).allowed).toBe(true);
   });
 
-  it('never refills negatively when the clock steps back, and restarts after a large step', () => {
+  it('never refills negatively when the clock steps back, and restarts after a large step', async () => {
     const { limiter, clock } = setup();
     const t0 = clock.ms;
-    for (let i = 0; i < 5; i++) limiter.take('key_a', 5);
+    for (let i = 0; i < 5; i++) await limiter.take('key_a', 5);
     clock.ms = t0 - 500; // behind the stored stamp: nothing refills until the clock is past it
-    expect(limiter.take('key_a', 5)).toMatchObject({ allowed: false, retryAfterMs: 700, resetAtMs: t0 + 1000 });
+    expect(await limiter.take('key_a', 5)).toMatchObject({ allowed: false, retryAfterMs: 700, resetAtMs: t0 + 1000 });
     clock.ms = t0 + 100;
-    expect(limiter.take('key_a', 5)).toMatchObject({ allowed: false, retryAfterMs: 100 });
+    expect(await limiter.take('key_a', 5)).toMatchObject({ allowed: false, retryAfterMs: 100 });
     clock.ms = t0 + 200;
-    expect(limiter.take('key_a', 5)).toMatchObject({ allowed: true, remaining: 0 });
+    expect(await limiter.take('key_a', 5)).toMatchObject({ allowed: true, remaining: 0 });
 
     // A step further back than CLOCK_STEP_MS: the elapsed time is unknown, the bucket counts as full
     // and refills from the new clock on.
     clock.ms = t0 - CLOCK_STEP_MS - 1;
-    expect(limiter.take('key_a', 5)).toMatchObject({ allowed: true, remaining: 4, resetAtMs: clock.ms + 200 });
-    for (let i = 0; i < 4; i++) expect(limiter.take('key_a', 5).allowed).toBe(true);
-    expect(limiter.take('key_a', 5)).toMatchObject({ allowed: false, retryAfterMs: 200 });
+    expect(await limiter.take('key_a', 5)).toMatchObject({ allowed: true, remaining: 4, resetAtMs: clock.ms + 200 });
+    for (let i = 0; i < 4; i++) expect((await limiter.take('key_a', 5)).allowed).toBe(true);
+    expect(await limiter.take('key_a', 5)).toMatchObject({ allowed: false, retryAfterMs: 200 });
     clock.ms += 200;
-    expect(limiter.take('key_a', 5).allowed).toBe(true);
+    expect((await limiter.take('key_a', 5)).allowed).toBe(true);
   });
 
-  it('follows a changed qps: the capacity and the refill rate change at once', () => {
+  it('follows a changed qps: the capacity and the refill rate change at once', async () => {
     const { limiter, clock } = setup();
     // Lowered: a nearly full bucket of 10 is capped at the new capacity of 2.
-    expect(limiter.take('key_a', 10)).toMatchObject({ remaining: 9 });
-    expect(limiter.take('key_a', 2)).toMatchObject({ allowed: true, limit: 2, remaining: 1 });
-    expect(limiter.take('key_a', 2)).toMatchObject({ allowed: true, remaining: 0, resetAtMs: clock.ms + 1000 });
-    expect(limiter.take('key_a', 2)).toMatchObject({ allowed: false, retryAfterMs: 500 });
+    expect(await limiter.take('key_a', 10)).toMatchObject({ remaining: 9 });
+    expect(await limiter.take('key_a', 2)).toMatchObject({ allowed: true, limit: 2, remaining: 1 });
+    expect(await limiter.take('key_a', 2)).toMatchObject({ allowed: true, remaining: 0, resetAtMs: clock.ms + 1000 });
+    expect(await limiter.take('key_a', 2)).toMatchObject({ allowed: false, retryAfterMs: 500 });
 
     // Raised: refills at the new rate up to the new capacity.
     clock.ms += 100; // 0.2 tokens at 2/s, 2 tokens at 20/s
-    expect(limiter.take('key_a', 20)).toMatchObject({ allowed: true, limit: 20, remaining: 1 });
+    expect(await limiter.take('key_a', 20)).toMatchObject({ allowed: true, limit: 20, remaining: 1 });
     clock.ms += 10_000;
-    expect(limiter.take('key_a', 20)).toMatchObject({ allowed: true, remaining: 19 });
+    expect(await limiter.take('key_a', 20)).toMatchObject({ allowed: true, remaining: 19 });
   });
 
-  it('prints a rough single-process throughput', () => {
+  it('prints a rough single-process throughput', async () => {
     const { db } = openStore();
     const limiter = createRateLimiter(createRateBucketsRepo(db), { now: Date.now });
-    const rate = (label: string, keyId: string, qps: number) => {
+    const rate = async (label: string, keyId: string, qps: number) => {
       const start = performance.now();
       let n = 0;
       while (performance.now() - start < 300) {
-        for (let i = 0; i < 100; i++) limiter.take(keyId, qps);
+        for (let i = 0; i < 100; i++) await limiter.take(keyId, qps);
         n += 100;
       }
       const perSec = Math.round(n / ((performance.now() - start) / 1000));
       console.log(`rate limiter, one process: ${perSec} takes/s (${label})`);
       return perSec;
     };
-    expect(rate('allowed', 'key_fast', 1e9)).toBeGreaterThan(1000);
-    expect(rate('refused', 'key_slow', 0.001)).toBeGreaterThan(1000);
+    expect(await rate('allowed', 'key_fast', 1e9)).toBeGreaterThan(1000);
+    expect(await rate('refused', 'key_slow', 0.001)).toBeGreaterThan(1000);
   });
 });
 
@@ -173,13 +173,13 @@ describe('rate limiter across processes', () => {
     db.pragma('busy_timeout = 5000');
     const limiter = createRateLimiter(createRateBucketsRepo(db), { now: Date.now });
     process.stdout.write('ready\\n');
-    process.stdin.once('data', () => {
+    process.stdin.once('data', async () => {
       process.stdin.destroy();
       const result = { allowed: 0, takes: 0, errors: [], first: Date.now(), last: 0 };
       const end = result.first + Number(ms);
       while (Date.now() < end) {
         try {
-          if (limiter.take('key_shared', Number(qps)).allowed) result.allowed++;
+          if ((await limiter.take('key_shared', Number(qps))).allowed) result.allowed++;
         } catch (err) {
           result.errors.push(String(err.code ?? err.message));
         }
