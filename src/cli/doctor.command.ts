@@ -3,37 +3,14 @@
  * or as JSON. It opens the database only if there is one, so checking a new installation creates nothing.
  * Exit code 1 when something configured is broken; a missing optional part is only a note.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Config } from '../config/config.js';
-import { createStatusService, type StatusReport } from '../core/status/status.service.js';
+import { offlineReport } from '../core/status/offline-report.js';
 import type { Check } from '../core/status/report.js';
-import { createApiClient } from '../fetch/api-client.js';
-import { DEFAULT_USER_AGENT } from '../fetch/fetcher.js';
-import { DATABASE_FILE, openDatabase, type Db } from '../store/database.js';
-import { createStatusRepo, type StatusRepo } from '../store/status.repo.js';
-
-/** The store of the data directory, if it has a database; one that cannot be opened reports why. */
-function openStore(dataDir: string): { store?: StatusRepo; db?: Db } {
-  if (!fs.existsSync(path.join(dataDir, DATABASE_FILE))) return {};
-  try {
-    const db = openDatabase(dataDir);
-    return { db, store: createStatusRepo(db) };
-  } catch (err) {
-    return { store: { counts: () => { throw err; } } }; // prettier-ignore
-  }
-}
+import type { StatusReport } from '../core/status/status.service.js';
 
 /** The report of this configuration: the same service `GET /status` runs, on this process's own client. */
-export async function doctorReport(config: Config): Promise<StatusReport> {
-  const client = createApiClient({ userAgent: config.userAgent ?? DEFAULT_USER_AGENT });
-  const { store, db } = openStore(config.dataDir);
-  try {
-    return await createStatusService({ settings: config, getJson: client.getJson, store }).report();
-  } finally {
-    db?.close();
-    await client.close();
-  }
+export function doctorReport(config: Config): Promise<StatusReport> {
+  return offlineReport(config);
 }
 
 const MARK: Record<Check['state'], string> = { ok: 'ok', failed: 'FAILED', unverified: 'unverified', skipped: 'skipped', off: 'off' }; // prettier-ignore

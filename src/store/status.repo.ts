@@ -17,7 +17,8 @@ export interface StoreCounts {
 
 /** The counts a status report needs. */
 export interface StatusRepo {
-  counts(): StoreCounts;
+  /** Every count, read in one transaction. */
+  counts(): Promise<StoreCounts>;
 }
 
 const MAX_COLLECTIONS = 50;
@@ -41,18 +42,21 @@ export function createStatusRepo(db: Db): StatusRepo {
     revokedKeys: one('SELECT COUNT(*) FROM api_keys WHERE revoked_at IS NOT NULL'),
   };
   const n = (statement: { get(): unknown }) => Number(statement.get() ?? 0);
+  const counts = db.transaction((): StoreCounts => ({
+    documents: n(q.documents),
+    searchable: n(q.searchable),
+    embeddedChunks: n(q.embedded),
+    codeChunks: n(q.codeChunks),
+    codeFiles: n(q.codeFiles),
+    codeSources: n(q.codeSources),
+    collections: q.collections.all() as { name: string | null; documents: number }[],
+    collectionCount: n(q.collectionCount),
+    activeKeys: n(q.activeKeys),
+    revokedKeys: n(q.revokedKeys),
+  }));
   return {
-    counts: db.transaction(() => ({
-      documents: n(q.documents),
-      searchable: n(q.searchable),
-      embeddedChunks: n(q.embedded),
-      codeChunks: n(q.codeChunks),
-      codeFiles: n(q.codeFiles),
-      codeSources: n(q.codeSources),
-      collections: q.collections.all() as { name: string | null; documents: number }[],
-      collectionCount: n(q.collectionCount),
-      activeKeys: n(q.activeKeys),
-      revokedKeys: n(q.revokedKeys),
-    })),
+    async counts() {
+      return counts();
+    },
   };
 }

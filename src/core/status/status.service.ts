@@ -92,9 +92,9 @@ async function providerChecks(s: StatusSettings, deps: ProbeDeps): Promise<Statu
 }
 
 /** The store's counts, or zeros and the reason when the database cannot be read. */
-function readCounts(store: StatusRepo | undefined): { counts: StoreCounts; problem?: string } {
+async function readCounts(store: StatusRepo | undefined): Promise<{ counts: StoreCounts; problem?: string }> {
   try {
-    return { counts: store?.counts() ?? NO_COUNTS };
+    return { counts: (await store?.counts()) ?? NO_COUNTS };
   } catch (err) {
     return { counts: NO_COUNTS, problem: err instanceof Error ? err.message : String(err) };
   }
@@ -122,7 +122,7 @@ export function createStatusService(deps: StatusDeps): StatusService {
         providerChecks(s, probe),
         probeListener(s.host, s.port, { ...probe, timeoutMs: Math.min(LISTENER_TIMEOUT_MS, s.providerTimeoutMs) }),
       ]);
-      const { counts, problem } = readCounts(deps.store);
+      const { counts, problem } = await readCounts(deps.store);
       const firstKey = path.join(s.dataDir, FIRST_KEY_FILE);
       const facts = {
         dataDir: { ...dataDirStatus(s.dataDir), ...(problem ? { databaseProblem: problem } : {}) },
