@@ -13,12 +13,11 @@ import type { Services } from '../core/services.js';
 import { ServiceError, toServiceError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
 import { createAgentRunOp, getAgentRunOp, listAgentRunsOp } from '../ops/agent-runs.ops.js';
-import type { Extra } from './server.js';
 import { invoke } from '../ops/invoke.js';
 import { parseOrThrow } from '../ops/validation.js';
 import { type AgentRun, AgentRunIdParams, CreateAgentRunRequest, Effort } from '../schemas/agent-runs.schema.js';
 import type { Answer } from '../ops/answer.js';
-import type { DoorTool, ToolDeps } from './tools.js';
+import type { DoorTool, Extra, ToolDeps } from './types.js';
 import { AnswerCursor, MaxTokens } from './answer/args.js';
 import { isAnswerCursor } from './answer/pager.js';
 

@@ -7,7 +7,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { LoggingLevelSchema, SetLevelRequestSchema, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { Warning } from '../core/warnings.js';
-import type { Extra } from './server.js';
+import type { Extra } from './types.js';
 
 /** The logger name of Trawl's notifications. */
 export const LOGGER = 'trawl';

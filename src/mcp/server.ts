@@ -6,15 +6,12 @@
  */
 import { setMaxListeners } from 'node:events';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
   type CallToolResult,
-  type ServerNotification,
-  type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { App } from '../app.js';
 import type { Caller, ServiceContext } from '../core/context.js';
@@ -24,7 +21,8 @@ import { newRequestId } from '../ops/invoke.js';
 import { advertised } from './catalog.js';
 import { agentRunTool, registerAgentRunResources } from './agent-tool.js';
 import { pagerFor } from './answer/store.js';
-import { buildToolTable, type DoorTool, type ToolDeps } from './tools.js';
+import { buildToolTable } from './tools.js';
+import type { DoorTool, Extra, ToolDeps } from './types.js';
 import { installLogging } from './logging.js';
 import { INSTRUCTIONS, SERVER_INFO } from './handshake.js';
 import { createDoorTasks, TASKS_CAPABILITY } from './tasks/door.js';
@@ -42,7 +40,7 @@ export interface McpDoorOptions {
   tools?: readonly string[];
 }
 
-export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+export type { Extra } from './types.js';
 
 /** Builds a server for one connection (stdio) or one HTTP request (stateless streamable HTTP). */
 export function buildMcpServer(app: App, options: McpDoorOptions): McpServer {
@@ -68,7 +66,6 @@ export function buildMcpServer(app: App, options: McpDoorOptions): McpServer {
     const base = options.caller?.zeroRetention ? withoutContent(app.logger) : app.logger;
     const progressToken = extra._meta?.progressToken;
     return {
-      notes: {},
       requestId,
       logger: base.child({ requestId, tool }),
       signal: extra.signal,
@@ -110,7 +107,7 @@ export function buildMcpServer(app: App, options: McpDoorOptions): McpServer {
       throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found; this server serves ${names.join(', ')}.`); // prettier-ignore
     }
     // a tool call counts against the key's limits (protocol messages, tasks/* and resources do not)
-    const entry = options.caller ? app.services.accounts.enterRequest(options.caller) : null;
+    const entry = options.caller ? await app.services.accounts.enterRequest(options.caller) : null;
     if (entry && !entry.allowed) return rateRefusal(entry.message, entry.retryAfterMs);
     try {
       // a call with `task` answers the task at once; the work goes on (src/mcp/tasks/)

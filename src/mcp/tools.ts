@@ -6,36 +6,19 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { App } from '../app.js';
 import { requireScope, type Scope } from '../core/accounts/scopes.js';
-import type { ServiceContext } from '../core/context.js';
 import { ServiceError } from '../errors.js';
-import type { Logger } from '../lib/logger.js';
 import type { Operation } from '../ops/define-op.js';
 import { invoke } from '../ops/invoke.js';
 import { OPERATIONS } from '../ops/registry.js';
+import { notesOf } from '../ops/reply-notes.js';
 import { parseOrThrow } from '../ops/validation.js';
 import { AgentRunDoorInput, agentRunTool } from './agent-tool.js';
 import { AnswerCursor, MaxTokens } from './answer/args.js';
-import { isAnswerCursor, type AnswerPager, type CallKey } from './answer/pager.js';
-import type { Extra } from './server.js';
+import { isAnswerCursor, type CallKey } from './answer/pager.js';
+import type { DoorTool, Extra, ToolDeps } from './types.js';
 
-/** One served tool. */
-export interface DoorTool {
-  name: string;
-  call(args: Record<string, unknown>, extra: Extra): Promise<CallToolResult>;
-}
-
-export interface ToolDeps {
-  app: App;
-  contextFor: (extra: Extra, tool: string) => ServiceContext;
-  failure: (thrown: unknown, logger: Logger) => CallToolResult;
-  pager: AnswerPager;
-  /** The API key id, or `local` over stdio: owner of the call's snapshots. */
-  owner: string;
-  /** Zero retention: snapshots stay in memory. */
-  memoryOnly: boolean;
-}
+export type { DoorTool, ToolDeps } from './types.js';
 
 /** The tools that are one registry operation each. */
 const SINGLE: Readonly<Record<string, string>> = {
@@ -102,7 +85,7 @@ async function callOp(
     const withDefaults = op.toolDefaults(cursor === undefined ? input : { ...input, cursor });
     const output = await invoke(op, deps.app.services, withDefaults, ctx);
     ctx.logger.info({ ok: true }, 'tool call');
-    return await deps.pager.first(op.render(output, { input: withDefaults, notes: ctx.notes ?? {} }), call, budget);
+    return await deps.pager.first(op.render(output, { input: withDefaults, notes: notesOf(output) }), call, budget);
   } catch (thrown) {
     return deps.failure(thrown, ctx.logger);
   }

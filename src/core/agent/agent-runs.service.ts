@@ -9,45 +9,18 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ServiceError } from '../../errors.js';
-import type { Logger } from '../../lib/logger.js';
-import type { AgentRunRow, AgentRunsRepo } from '../../store/agent-runs.repo.js';
+import type { AgentRunRow } from '../../store/agent-runs.repo.js';
 import type { ChatModel } from '../../providers/model/types.js';
-import type { Accounts } from '../accounts/accounts.service.js';
 import type { Caller } from '../context.js';
 import { decodeCursor, encodeCursor } from '../monitors/objects.js';
 import { createRunEngine } from './agent-runs.engine.js';
-import type { AgentRunsService } from './agent-runs.types.js';
+import type { AgentRunsDeps, AgentRunsService } from './agent-runs.types.js';
 import { toEvent, toRun } from './objects.js';
-import type { ResearchDeps } from './research.js';
 import { checkPrevious, checkSupported } from './run-checks.js';
 import { createRunLog } from './run-log.js';
 
-export type { AgentEvent, AgentRun, AgentRunRequest, AgentRunsService } from './agent-runs.types.js';
+export type { AgentEvent, AgentRun, AgentRunRequest, AgentRunsDeps, AgentRunsService } from './agent-runs.types.js';
 export { INDEX_SOURCE } from './run-checks.js';
-
-/** What the agent runs service is built from. */
-export interface AgentRunsDeps {
-  repo: AgentRunsRepo;
-  research: ResearchDeps;
-  accounts: Pick<Accounts, 'meter'>;
-  /** The caller a key id stands for now (its rate sets how many of its runs run at once). */
-  callerOf: (keyId: string) => Caller | null | Promise<Caller | null>;
-  now: () => number;
-  logger: Logger;
-  /** Whether the operator configured a language model (efforts above `low` need one). */
-  hasModel: boolean;
-  /**
-   * Runs of one key at once when the key has no rate of its own (the spec's two at its default rate);
-   * a key with its own rate runs a fifth of it. 0: no limit.
-   */
-  defaultRuns: number;
-  /** Runs executing at once in this process, whatever the keys. */
-  processConcurrency: number;
-  /** The operator's ceiling on `budget.maxCostDollars` (TRAWL_AGENT_MAX_COST). */
-  maxBudgetDollars: number;
-  /** Names of the configured web-search providers (each a data source, beside `trawl`, the local index). */
-  providerNames: readonly string[];
-}
 
 /** The agent runs service of one process (its engine starts runs when `engine.start()` is called). */
 export function createAgentRunsService(deps: AgentRunsDeps): AgentRunsService {

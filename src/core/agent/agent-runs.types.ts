@@ -2,10 +2,12 @@
  * The domain types of agent runs: the request a run is created with (the doors map their wire requests
  * onto it), the run and event objects the service answers, and the service's interface.
  */
+import type { Logger } from '../../lib/logger.js';
 import type { ChatModel } from '../../providers/model/types.js';
-import type { AgentRunStatus } from '../../store/agent-runs.repo.js';
+import type { AgentRunStatus, AgentRunsRepo } from '../../store/agent-runs.repo.js';
+import type { Accounts } from '../accounts/accounts.service.js';
 import type { Caller } from '../context.js';
-import type { Effort } from './research.js';
+import type { Effort, ResearchDeps } from './research.js';
 
 /** One stored event, as the events list and the SSE frames carry it. */
 export interface AgentEvent {
@@ -106,4 +108,28 @@ export interface AgentRunsService {
    */
   stream(id: string, caller: Caller | null, options: StreamOptions): AsyncIterable<AgentEvent>;
   engine: AgentRunsEngine;
+}
+
+/** What the agent runs service is built from. */
+export interface AgentRunsDeps {
+  repo: AgentRunsRepo;
+  research: ResearchDeps;
+  accounts: Pick<Accounts, 'meter'>;
+  /** The caller a key id stands for now (its rate sets how many of its runs run at once). */
+  callerOf: (keyId: string) => Caller | null | Promise<Caller | null>;
+  now: () => number;
+  logger: Logger;
+  /** Whether the operator configured a language model (efforts above `low` need one). */
+  hasModel: boolean;
+  /**
+   * Runs of one key at once when the key has no rate of its own (the spec's two at its default rate);
+   * a key with its own rate runs a fifth of it. 0: no limit.
+   */
+  defaultRuns: number;
+  /** Runs executing at once in this process, whatever the keys. */
+  processConcurrency: number;
+  /** The operator's ceiling on `budget.maxCostDollars` (TRAWL_AGENT_MAX_COST). */
+  maxBudgetDollars: number;
+  /** Names of the configured web-search providers (each a data source, beside `trawl`, the local index). */
+  providerNames: readonly string[];
 }

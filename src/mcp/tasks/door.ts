@@ -8,8 +8,7 @@ import { ErrorCode, McpError, type CallToolRequest, type CreateTaskResult } from
 import type { App } from '../../app.js';
 import type { Caller } from '../../core/context.js';
 import { TOOL_SPECS } from '../catalog.js';
-import type { Extra } from '../server.js';
-import type { DoorTool } from '../tools.js';
+import type { DoorTool, Extra } from '../types.js';
 import type { RunResult } from './agent-run-task.js';
 import { taskExtra } from './extra.js';
 import type { OwnedTaskStore } from './task-store.js';
