@@ -102,7 +102,7 @@ function createProviders(
 function checkX402(config: Config): void {
   if (Boolean(config.x402Rails) !== Boolean(config.x402FacilitatorUrl)) {
     throw new ConfigError(
-      'x402 needs both TRAWL_X402_RAILS (what is accepted) and TRAWL_X402_FACILITATOR_URL (who verifies and settles); set both or neither.', // prettier-ignore
+      'x402 needs both TRAWL_X402_RAILS (what is accepted) and TRAWL_X402_FACILITATOR_URL (who verifies and settles); set both or neither.',
     );
   }
 }

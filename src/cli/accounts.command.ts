@@ -30,7 +30,12 @@ function teamOptions(flags: TeamFlags): TeamOptions {
   return {
     enterprise: bool(flags.enterprise, '--enterprise'),
     zeroRetention: bool(flags.zeroRetention, '--zero-retention'),
-    credits: flags.credits === undefined ? undefined : flags.credits === 'none' ? null : parseDollars(flags.credits, '--credits'), // prettier-ignore
+    credits:
+      flags.credits === undefined
+        ? undefined
+        : flags.credits === 'none'
+          ? null
+          : parseDollars(flags.credits, '--credits'),
     budget:
       flags.budget === undefined
         ? undefined
@@ -90,7 +95,8 @@ export const addCredits = (config: Config, team: string, amount: string) =>
 export const usage = (config: Config, flags: { days?: string; json?: boolean }) =>
   withApp(config, async (app) => {
     const days = Number(flags.days ?? 30);
-    if (!Number.isInteger(days) || days < 1 || days > 366) throw new Error(`--days must be 1-366 (got "${flags.days}")`); // prettier-ignore
+    if (!Number.isInteger(days) || days < 1 || days > 366)
+      throw new Error(`--days must be 1-366 (got "${flags.days}")`);
     const since = Date.now() - (days - 1) * 86_400_000;
     const lines = await app.services.accounts.teams.usage(since);
     if (flags.json) {
@@ -101,7 +107,9 @@ export const usage = (config: Config, flags: { days?: string; json?: boolean }) 
       process.stdout.write(`Nothing spent in the last ${days} days.\n`);
       return;
     }
-    const sorted = [...lines].sort((a, b) => a.team.localeCompare(b.team) || (a.keyId === null ? -1 : b.keyId === null ? 1 : b.spent - a.spent)); // prettier-ignore
+    const sorted = [...lines].sort(
+      (a, b) => a.team.localeCompare(b.team) || (a.keyId === null ? -1 : b.keyId === null ? 1 : b.spent - a.spent),
+    );
     printTable([
       ['TEAM', 'KEY', 'REQUESTS', 'SPENT', 'BY OPERATION'],
       ...sorted.map((l) => [

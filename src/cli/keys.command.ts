@@ -19,19 +19,25 @@ export interface KeyFlags {
 export function createKey(config: Config, name: string, flags: KeyFlags = {}): Promise<void> {
   return withApp(config, async (app) => {
     const qps = flags.qps === undefined ? undefined : Number(flags.qps);
-    if (qps !== undefined && !(qps >= 0)) throw new Error(`--qps must be a number of requests per second (got "${flags.qps}")`); // prettier-ignore
+    if (qps !== undefined && !(qps >= 0))
+      throw new Error(`--qps must be a number of requests per second (got "${flags.qps}")`);
     const made = await app.services.keys.create(name, {
       teamId: flags.team === undefined ? undefined : await app.services.accounts.teams.idOf(flags.team),
       scopes: flags.scopes === undefined ? undefined : parseScopes(flags.scopes, '--scopes'),
       budget:
         flags.budget === undefined
           ? undefined
-          : { micros: parseDollars(flags.budget, '--budget'), period: checkPeriod(flags.budgetPeriod ?? 'month', '--budget-period') }, // prettier-ignore
+          : {
+              micros: parseDollars(flags.budget, '--budget'),
+              period: checkPeriod(flags.budgetPeriod ?? 'month', '--budget-period'),
+            },
       qps,
     });
     process.stdout.write(`${made.key}\n`);
     const scopes = made.scopes ? `scopes ${made.scopes.join(',')}` : 'every scope';
-    process.stderr.write(`Created API key ${made.id} ("${made.name}", team ${flags.team ?? 'default'}, ${scopes}). It is shown only once.\n`); // prettier-ignore
+    process.stderr.write(
+      `Created API key ${made.id} ("${made.name}", team ${flags.team ?? 'default'}, ${scopes}). It is shown only once.\n`,
+    );
   });
 }
 

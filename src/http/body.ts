@@ -33,7 +33,7 @@ export async function readBodyText(c: Context<HttpEnv>, maxBytes: number): Promi
     }
   } catch (err) {
     // a client that disconnects mid-body is not a server error (./errors.ts logs it as a 499)
-    if (!(err instanceof ServiceError) && incoming.destroyed) throw new ClientClosedError(String(err), { cause: err }); // prettier-ignore
+    if (!(err instanceof ServiceError) && incoming.destroyed) throw new ClientClosedError(String(err), { cause: err });
     throw err;
   }
   return Buffer.concat(chunks, size).toString('utf8');

@@ -79,7 +79,7 @@ export function mountMcp(hono: Hono<HttpEnv>, app: App, tools: readonly string[]
   const noOAuth = () => {
     throw new ServiceError(
       'NOT_FOUND',
-      'Trawl has no OAuth server: /mcp takes an API key ("x-api-key: KEY" or "Authorization: Bearer KEY"). Create one with: trawl keys create --name NAME', // prettier-ignore
+      'Trawl has no OAuth server: /mcp takes an API key ("x-api-key: KEY" or "Authorization: Bearer KEY"). Create one with: trawl keys create --name NAME',
     );
   };
   for (const doc of ['oauth-protected-resource', 'oauth-authorization-server', 'openid-configuration']) {

@@ -109,7 +109,9 @@ export function buildOpenApi(ops: readonly Operation[], version: string): Json {
           content: {
             'application/json': { schema: { $ref: `#/components/schemas/${name}Response` } },
             // with the stream flag: `data: <frame>` events, then `data: [DONE]` (docs/synthesis.md)
-            ...(op.stream ? { 'text/event-stream': { schema: { $ref: `#/components/schemas/${name}StreamFrame` } } } : {}), // prettier-ignore
+            ...(op.stream
+              ? { 'text/event-stream': { schema: { $ref: `#/components/schemas/${name}StreamFrame` } } }
+              : {}),
           },
         },
         ...errorResponses(op),

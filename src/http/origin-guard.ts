@@ -74,7 +74,9 @@ export function createOriginGuard(options: OriginGuardOptions): (headers: Header
     if (value === null) return; // not a browser
     if (value.trim() === 'null') {
       if (!options.keyless) return;
-      throw forbidden('Origin "null" (a sandboxed or file: page) is refused while /mcp answers without a key (TRAWL_MCP_KEYLESS).'); // prettier-ignore
+      throw forbidden(
+        'Origin "null" (a sandboxed or file: page) is refused while /mcp answers without a key (TRAWL_MCP_KEYLESS).',
+      );
     }
     const origin = originOf(value);
     if (origin === undefined) throw forbidden(`Origin "${value}" is not a valid origin.`);

@@ -32,7 +32,8 @@ const json = (title: string) => (out: unknown) =>
   plainAnswer(renderRecord(title, out as Record<string, unknown>), out as Record<string, unknown>);
 
 type Budget = { amount: number; period: 'day' | 'month' } | null | undefined;
-const budgetOf = (b: Budget) => (b === undefined ? undefined : b === null ? null : { micros: toMicros(b.amount), period: b.period }); // prettier-ignore
+const budgetOf = (b: Budget) =>
+  b === undefined ? undefined : b === null ? null : { micros: toMicros(b.amount), period: b.period };
 
 export const listTeamsOp = defineOp({
   ...common,

@@ -100,14 +100,14 @@ export function createAccounts(deps: {
         if (request.compliance === 'hipaa' && !caller.enterprise) {
           throw new ServiceError(
             'FEATURE_DISABLED',
-            'compliance: "hipaa" is for enterprise teams, and this key\'s team is not one; the operator marks a team with: trawl teams update TEAM --enterprise true', // prettier-ignore
+            'compliance: "hipaa" is for enterprise teams, and this key\'s team is not one; the operator marks a team with: trawl teams update TEAM --enterprise true',
             { field: 'compliance' },
           );
         }
         if (request.retainsContent && caller.zeroRetention) {
           throw new ServiceError(
             'FEATURE_DISABLED',
-            `${request.operation}: this key's team has zero data retention, and this operation would keep the request's content (docs/accounts.md)`, // prettier-ignore
+            `${request.operation}: this key's team has zero data retention, and this operation would keep the request's content (docs/accounts.md)`,
           );
         }
       }
@@ -125,7 +125,7 @@ export function createAccounts(deps: {
       }
       const release = inFlight.enter(caller.keyId, deps.maxInFlight);
       if (release) return { allowed: true, rate, release };
-      const message = `API key ${caller.keyId} has ${deps.maxInFlight} requests in flight, the most it may (TRAWL_RATE_LIMIT_CONCURRENCY)`; // prettier-ignore
+      const message = `API key ${caller.keyId} has ${deps.maxInFlight} requests in flight, the most it may (TRAWL_RATE_LIMIT_CONCURRENCY)`;
       return { allowed: false, rate, retryAfterMs: IN_FLIGHT_RETRY_MS, message };
     },
   };

@@ -57,7 +57,7 @@ function check(key: KeyWithTeam, { team, teamHolds, keyHolds, teamSpend, keySpen
     if (left < hold || left <= 0) {
       throw new ServiceError(
         'NO_MORE_CREDITS',
-        `Team "${team.name}" is out of credits: ${formatDollars(Math.max(0, left))} left, and this request may cost up to ${formatDollars(hold)}. Add credits with: trawl credits add --team ${team.name} AMOUNT`, // prettier-ignore
+        `Team "${team.name}" is out of credits: ${formatDollars(Math.max(0, left))} left, and this request may cost up to ${formatDollars(hold)}. Add credits with: trawl credits add --team ${team.name} AMOUNT`,
       );
     }
   }
@@ -66,7 +66,7 @@ function check(key: KeyWithTeam, { team, teamHolds, keyHolds, teamSpend, keySpen
     if (spent + hold > key.budget_micros) {
       throw new ServiceError(
         'API_KEY_BUDGET_EXCEEDED',
-        `API key ${key.id} has spent ${formatDollars(spent)} of its ${formatDollars(key.budget_micros)} budget this ${key.budget_period}; this request may cost up to ${formatDollars(hold)}`, // prettier-ignore
+        `API key ${key.id} has spent ${formatDollars(spent)} of its ${formatDollars(key.budget_micros)} budget this ${key.budget_period}; this request may cost up to ${formatDollars(hold)}`,
       );
     }
   }
@@ -75,7 +75,7 @@ function check(key: KeyWithTeam, { team, teamHolds, keyHolds, teamSpend, keySpen
     if (spent + hold > team.budget_micros) {
       throw new ServiceError(
         'TEAM_BUDGET_EXCEEDED',
-        `Team "${team.name}" has spent ${formatDollars(spent)} of its ${formatDollars(team.budget_micros)} budget this ${team.budget_period}; this request may cost up to ${formatDollars(hold)}`, // prettier-ignore
+        `Team "${team.name}" has spent ${formatDollars(spent)} of its ${formatDollars(team.budget_micros)} budget this ${team.budget_period}; this request may cost up to ${formatDollars(hold)}`,
       );
     }
   }

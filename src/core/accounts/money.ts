@@ -13,7 +13,11 @@ export const toDollars = (micros: number): number => micros / MICROS_PER_DOLLAR;
 export function parseDollars(text: string, field: string): number {
   const match = /^\$?(\d{1,9})(?:\.(\d{1,6}))?$/.exec(text.trim());
   if (!match) {
-    throw new ServiceError('INVALID_REQUEST', `${field}: must be an amount in dollars such as 10 or 2.50 (got "${text}")`, { field }); // prettier-ignore
+    throw new ServiceError(
+      'INVALID_REQUEST',
+      `${field}: must be an amount in dollars such as 10 or 2.50 (got "${text}")`,
+      { field },
+    );
   }
   return Number(match[1]) * MICROS_PER_DOLLAR + Number((match[2] ?? '').padEnd(6, '0'));
 }

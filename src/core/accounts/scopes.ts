@@ -15,7 +15,7 @@ export function parseScopes(list: string | readonly string[], field = 'scopes'):
   if (unknown.length > 0 || names.length === 0) {
     throw new ServiceError(
       'INVALID_REQUEST',
-      `${field}: ${unknown.length ? `unknown scope ${unknown.join(', ')}` : 'name at least one scope'}; scopes are ${SCOPES.join(', ')}`, // prettier-ignore
+      `${field}: ${unknown.length ? `unknown scope ${unknown.join(', ')}` : 'name at least one scope'}; scopes are ${SCOPES.join(', ')}`,
       { field },
     );
   }
@@ -27,6 +27,6 @@ export function requireScope(scopes: readonly string[] | null, needed: Scope, ke
   if (scopes === null || scopes.includes(needed)) return;
   throw new ServiceError(
     'INSUFFICIENT_SCOPE',
-    `API key ${keyId} lacks the "${needed}" scope (it has: ${scopes.join(', ') || 'none'}); create a key with --scopes ${needed}`, // prettier-ignore
+    `API key ${keyId} lacks the "${needed}" scope (it has: ${scopes.join(', ') || 'none'}); create a key with --scopes ${needed}`,
   );
 }

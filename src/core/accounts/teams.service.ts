@@ -66,7 +66,9 @@ const toInfo = (row: TeamRow): TeamInfo => ({
 /** A budget period named in `field`; INVALID_REQUEST otherwise. */
 export function checkPeriod(period: string, field: string): BudgetPeriod {
   if ((BUDGET_PERIODS as readonly string[]).includes(period)) return period as BudgetPeriod;
-  throw new ServiceError('INVALID_REQUEST', `${field}: must be one of ${BUDGET_PERIODS.join(', ')} (got "${period}")`, { field }); // prettier-ignore
+  throw new ServiceError('INVALID_REQUEST', `${field}: must be one of ${BUDGET_PERIODS.join(', ')} (got "${period}")`, {
+    field,
+  });
 }
 
 /** Teams: the operator's accounts, their money and what they spent. */

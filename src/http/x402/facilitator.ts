@@ -116,7 +116,11 @@ export function createFacilitatorClient(options: {
   const headers: Record<string, string> = options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {};
   const timeoutMs = options.timeoutMs ?? DEFAULT_FACILITATOR_TIMEOUT_MS;
   const unavailable = (op: string, detail: string, cause?: unknown) =>
-    new ServiceError('SERVICE_UNAVAILABLE', `The x402 facilitator at ${base.host} could not ${op} the payment: ${detail}`, { cause }); // prettier-ignore
+    new ServiceError(
+      'SERVICE_UNAVAILABLE',
+      `The x402 facilitator at ${base.host} could not ${op} the payment: ${detail}`,
+      { cause },
+    );
 
   const call = async <S extends z.ZodType>(
     op: 'verify' | 'settle',
@@ -127,11 +131,16 @@ export function createFacilitatorClient(options: {
   ): Promise<z.output<S>> => {
     let answer: unknown;
     try {
-      answer = await options.post<unknown>(`${root}/${op}`, wireBody(payment, requirement), { headers, timeoutMs, signal }); // prettier-ignore
+      answer = await options.post<unknown>(`${root}/${op}`, wireBody(payment, requirement), {
+        headers,
+        timeoutMs,
+        signal,
+      });
     } catch (err) {
       if (signal?.aborted) throw err;
       answer = answerInError(err);
-      if (!schema.safeParse(answer).success) throw unavailable(op, err instanceof Error ? err.message : String(err), err); // prettier-ignore
+      if (!schema.safeParse(answer).success)
+        throw unavailable(op, err instanceof Error ? err.message : String(err), err);
     }
     const parsed = schema.safeParse(answer);
     if (!parsed.success) throw unavailable(op, `its answer is not an x402 ${op} response (${issueText(parsed.error)})`);

@@ -54,7 +54,10 @@ export interface VerifiedPayment {
 const challengeError = (challenge: PaymentChallenge, message: string) =>
   new HttpError('X402_PAYMENT_REQUIRED', message, {
     body: { ...challenge },
-    headers: { [PAYMENT_REQUIRED_HEADER.toLowerCase()]: encodeHeader({ ...challenge, error: message }), 'cache-control': 'no-store' }, // prettier-ignore
+    headers: {
+      [PAYMENT_REQUIRED_HEADER.toLowerCase()]: encodeHeader({ ...challenge, error: message }),
+      'cache-control': 'no-store',
+    },
   });
 
 /**
@@ -79,23 +82,32 @@ export async function requirePayment(
   if (!payment) {
     throw challengeError(
       challenge,
-      'Payment required: send an API key (x-api-key), or pay for this request with x402 (the PAYMENT-SIGNATURE header, built from this challenge).', // prettier-ignore
+      'Payment required: send an API key (x-api-key), or pay for this request with x402 (the PAYMENT-SIGNATURE header, built from this challenge).',
     );
   }
   const requirement = matchRequirement(payment, challenge.accepts);
   if (!requirement) {
-    throw challengeError(challenge, 'The payment does not answer this challenge (scheme, network, amount, asset or payTo differ).'); // prettier-ignore
+    throw challengeError(
+      challenge,
+      'The payment does not answer this challenge (scheme, network, amount, asset or payTo differ).',
+    );
   }
   const verified = await setup.facilitator.verify(payment, requirement, ctx.signal);
   if (!verified.isValid) {
-    throw challengeError(challenge, `The payment was not accepted: ${verified.invalidReason ?? 'invalid'}${verified.invalidMessage ? ` (${verified.invalidMessage})` : ''}.`); // prettier-ignore
+    throw challengeError(
+      challenge,
+      `The payment was not accepted: ${verified.invalidReason ?? 'invalid'}${verified.invalidMessage ? ` (${verified.invalidMessage})` : ''}.`,
+    );
   }
   ctx.logger.info({ operation: op.name, payer: verified.payer, amount: requirement.amount }, 'x402 payment verified');
   return {
     async settle() {
       const settled = await setup.facilitator.settle(payment, requirement, ctx.signal);
       if (!settled.success) {
-        throw challengeError(challenge, `The payment could not be settled: ${settled.errorReason ?? 'failed'}${settled.errorMessage ? ` (${settled.errorMessage})` : ''}.`); // prettier-ignore
+        throw challengeError(
+          challenge,
+          `The payment could not be settled: ${settled.errorReason ?? 'failed'}${settled.errorMessage ? ` (${settled.errorMessage})` : ''}.`,
+        );
       }
       c.header(PAYMENT_RESPONSE_HEADER, encodeHeader(settled));
     },
