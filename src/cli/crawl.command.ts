@@ -8,6 +8,7 @@ import type { CrawlProgress, CrawlRunOptions, CrawlScope, CrawlSummary } from '.
 import { ServiceError } from '../errors.js';
 import { createProgress, parseProgressMode, type ProgressMode, type ProgressReporter } from './progress.js';
 
+/** The flags of `trawl crawl`, as commander parses them. */
 export interface CrawlFlags {
   depth?: string;
   limit?: string;

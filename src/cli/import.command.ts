@@ -9,6 +9,7 @@ import { defaultCollection, type ImportResult } from '../core/import/import.serv
 import { checkCollection } from '../core/import/records.js';
 import { createProgress, parseProgressMode } from './progress.js';
 
+/** The flags of `trawl import`, as commander parses them. */
 export interface ImportFlags {
   /** Records are code (`{_id, code, language?, path?, url?}`) for the code index, not documents. */
   code?: boolean;
@@ -18,6 +19,7 @@ export interface ImportFlags {
   progress?: string;
 }
 
+/** Records per transaction unless `--batch` says otherwise. */
 export const DEFAULT_BATCH = 500;
 
 /** Checks the inputs and flags before anything is written; returns a message for the first problem. */

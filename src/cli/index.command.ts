@@ -12,6 +12,7 @@ import type { IndexReport, IndexTarget } from '../core/code/index/indexer.js';
 import { toServiceError } from '../errors.js';
 import { createLogger } from '../lib/logger.js';
 
+/** The flags of `trawl index`, as commander parses them. */
 export interface IndexFlags {
   packages?: boolean;
   name?: string;
@@ -72,7 +73,7 @@ export async function rebuildIndex(config: Config): Promise<void> {
   try {
     const started = Date.now();
     const total = await app.services.documents.count();
-    const n = app.services.searchIndex.rebuild((done) => process.stderr.write(`indexed ${done} of ${total}\n`));
+    const n = await app.services.searchIndex.rebuild((done) => process.stderr.write(`indexed ${done} of ${total}\n`));
     process.stderr.write(
       `Rebuilt the search index: ${n} documents in ${((Date.now() - started) / 1000).toFixed(1)} s.\n`,
     );

@@ -4,12 +4,14 @@
  */
 import type { Db } from './database.js';
 
+/** What a file was when it was indexed: size, mtime and content hash. */
 export interface CodeFileState {
   size: number;
   mtimeMs: number;
   hash: string;
 }
 
+/** An indexed source: a folder, a repository, a package set, an import or the web. */
 export interface CodeSource {
   name: string;
   /** `folder`, `repository`, `packages`, `import`, `web`. */

@@ -4,6 +4,7 @@
  */
 import type { Db } from './database.js';
 
+/** A crawl job: its seeds and scope, and whether it is still active. */
 export interface CrawlJob {
   /** Derived from the normalised seeds and scope: the same command finds the same job. */
   id: string;
@@ -17,17 +18,20 @@ export interface CrawlJob {
   updatedAt: string;
 }
 
+/** A queued frontier entry leased for a visit. */
 export interface FrontierEntry {
   id: number;
   url: string;
   depth: number;
 }
 
+/** A URL to queue, with its link depth. */
 export interface NewEntry {
   url: string;
   depth: number;
 }
 
+/** How many entries of a job are queued, done and failed. */
 export interface FrontierCounts {
   queued: number;
   done: number;
@@ -41,6 +45,7 @@ export interface CompleteChange {
   aliasesInserted: number;
 }
 
+/** A failed entry with its crawl tag and message. */
 export interface FrontierFailure {
   url: string;
   tag: string;

@@ -10,6 +10,7 @@ import { FetchError, type Fetcher, type FetchRequest, type RawResponse } from '.
 export const MAX_SITEMAP_FILES = 50;
 export const MAX_SITEMAP_URLS = 100_000;
 
+/** How sitemap discovery fetches: time-out, robots.txt, politeness, signal, logger. */
 export interface SitemapOptions {
   timeoutMs: number;
   robots: boolean;

@@ -26,6 +26,7 @@ export interface ImportIssue {
   skipped?: boolean;
 }
 
+/** Progress of one input, reported every 1000 lines and after each folder file. */
 export interface ImportProgress {
   input: string;
   imported: number;
@@ -35,6 +36,7 @@ export interface ImportProgress {
   fraction: number;
 }
 
+/** What one input imported, skipped and rejected. */
 export interface ImportResult {
   input: string;
   format: 'jsonl' | 'folder';
@@ -45,6 +47,7 @@ export interface ImportResult {
   errors: number;
 }
 
+/** How an input is imported: its collection, batch size, and who hears issues and progress. */
 export interface ImportOptions {
   /** Collection of every document; default: the file's base name or the folder's name. */
   collection?: string;
@@ -54,6 +57,7 @@ export interface ImportOptions {
   onProgress?(p: ImportProgress): void;
 }
 
+/** Imports JSONL files and folders into the documents store. */
 export interface ImportService {
   /** Imports one JSONL file (optionally gzipped) or folder; throws when it cannot be opened at all. */
   importPath(input: string, options: ImportOptions): Promise<ImportResult>;

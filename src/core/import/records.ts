@@ -18,6 +18,7 @@ export function checkCollection(name: string): string | undefined {
   return undefined;
 }
 
+/** The hex SHA-256 of a text (a document's content hash). */
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -11,11 +11,13 @@ import { formatContext, locationOf } from './format.js';
 import { languagesInQuery } from '../chunk/languages.js';
 import { tokenCounter } from '../../../lib/tokens.js';
 
+/** A /context question and its token budget. */
 export interface ContextInput {
   query: string;
   tokensNum: number | 'dynamic';
 }
 
+/** The /context answer: the formatted snippets, their sources, cost and timing. */
 export interface ContextOutput {
   requestId: string;
   query: string;
@@ -28,6 +30,7 @@ export interface ContextOutput {
   sources: { location: string; symbol: string | null; language: string; lines: [number, number] }[];
 }
 
+/** Answers /context from the code index. */
 export interface ContextService {
   run(input: ContextInput, ctx: ServiceContext): Promise<ContextOutput>;
 }
@@ -35,6 +38,7 @@ export interface ContextService {
 /** Chunks read from the index before merging and fitting: enough to fill the largest budgets. */
 const CANDIDATES = 60;
 
+/** What the context service reads: the code index, the semantic search, prices. */
 export interface ContextDeps {
   code: CodeIndex;
   /** The price table (src/core/pricing.ts): a call costs `codeContext`. */
@@ -58,6 +62,7 @@ export function fuseHits(lists: CodeHit[][]): CodeHit[] {
   return [...byKey.values()].sort((a, b) => b.score - a.score);
 }
 
+/** The context service: lexical (and semantic, when configured) hits fused, merged and fitted. */
 export function createContextService(deps: ContextDeps): ContextService {
   /** The chunks nearest the query by embeddings; a failing or slow provider leaves them out, with a warning. */
   const nearest = async (query: string, ctx: ServiceContext): Promise<CodeHit[]> => {

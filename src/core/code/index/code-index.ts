@@ -139,6 +139,7 @@ export function analyzeCodeQuery(text: string): AnalyzedQuery {
   return { terms, sequence: query.sequence };
 }
 
+/** The code chunks and their BM25 index: written by file, searched by query. */
 export interface CodeIndex {
   readonly index: SearchIndex;
   /** Replaces the chunks of one file of a source (none: the file is gone). Atomic. */

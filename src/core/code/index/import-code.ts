@@ -13,6 +13,7 @@ import { importUrl } from '../../import/records.js';
 import { chunkFile } from '../chunk/chunk.js';
 import type { FileChunks } from './code-index.js';
 
+/** What a code import wrote: records, chunks and rejected lines. */
 export interface CodeImportResult {
   collection: string;
   imported: number;

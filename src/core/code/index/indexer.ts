@@ -13,6 +13,7 @@ import { chunkFile } from '../chunk/chunk.js';
 import { importCodeFile, type CodeImportOptions, type CodeImportResult } from './import-code.js';
 import { walkCodeTree, type SkipReason, type SourceFile } from '../walk/walk.js';
 
+/** A folder to index, and how its locations are named. */
 export interface IndexTarget {
   /** The folder to index. */
   root: string;
@@ -26,6 +27,7 @@ export interface IndexTarget {
   packages?: boolean;
 }
 
+/** What an indexing run found, wrote and skipped. */
 export interface IndexReport {
   source: string;
   files: number;

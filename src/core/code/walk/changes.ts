@@ -88,6 +88,7 @@ export async function hashFile(absolute: string): Promise<string> {
   return hash.digest('hex');
 }
 
+/** How change detection reads files. */
 export interface DetectOptions {
   /** Files hashed at once (default 8). */
   concurrency?: number;

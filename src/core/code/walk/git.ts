@@ -10,6 +10,7 @@ import { ServiceError } from '../../../errors.js';
 
 const run = promisify(execFile);
 
+/** How a clone runs: the git program, its time-out and abort signal (and local fixtures, in tests). */
 export interface CloneOptions {
   /** The git program (default `git`, looked up on PATH). */
   git?: string;

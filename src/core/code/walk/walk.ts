@@ -31,6 +31,7 @@ export type SkipReason =
   | 'duplicate'
   | 'unreadable';
 
+/** What a walk yields and reports: packages, size cap, skip listener, abort signal. */
 export interface WalkOptions {
   /** Files larger than this are left out (default 1 MiB). */
   maxFileBytes?: number;
