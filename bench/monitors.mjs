@@ -68,7 +68,7 @@ function seedPages(app, n = 200) {
       contentHash: `h${i}`,
       fetchedAt: now,
     });
-    app.services.documents.upsert(doc, now);
+    app.services.documents.writeNow([doc], now);
   }
 }
 

@@ -77,7 +77,7 @@ function run(name) {
   }));
   for (let i = 0; i < records.length; i += 500) {
     const batch = records.slice(i, i + 500);
-    documents.upsertMany(batch, now);
+    documents.writeNow(batch, now);
     index.index(batch);
   }
   db.transaction(() => index.repo.mergeAll())();

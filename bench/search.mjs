@@ -114,7 +114,7 @@ function build(dir) {
 
 function flush(documents, batch, now) {
   const n = batch.length;
-  if (n > 0) documents.upsertMany(batch.splice(0), now);
+  if (n > 0) documents.writeNow(batch.splice(0), now);
   return n;
 }
 

@@ -103,7 +103,7 @@ async function main() {
   const now = new Date().toISOString();
   for (let i = 0; i < corpus.length; i += 500) {
     const docs = corpus.slice(i, i + 500).map((d) => fetchedDocument({ url: `https://scifact.example/${d._id}`, title: d.title ?? '', text: d.text ?? '', contentHash: d._id, fetchedAt: now })); // prettier-ignore
-    app.services.documents.upsertMany(docs, now);
+    await app.services.documents.upsertMany(docs, now);
   }
   const queries = readTsv(path.join(SCIFACT, 'queries.tsv')).slice(0, QUERIES);
   const measures = [];

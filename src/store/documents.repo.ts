@@ -25,6 +25,32 @@ export interface DocumentRecord {
 /** The fields of a document a search result shows. */
 export type DocumentHead = Pick<DocumentRecord, 'url' | 'title' | 'author' | 'publishedDate' | 'metadata'>;
 
+/** A stored document, with when its content last changed. */
+export type StoredDocument = DocumentRecord & { updatedAt: string };
+
+/** The documents store, as services use it (a PostgreSQL implementation is to follow). */
+export interface DocumentsRepo {
+  /** Inserts or updates by URL; `updated_at` moves only when the content hash changes. */
+  upsert(doc: DocumentRecord, now: string): Promise<void>;
+  /** Upserts a batch atomically (imports): all rows land or none. */
+  upsertMany(docs: DocumentRecord[], now: string): Promise<void>;
+  get(url: string): Promise<StoredDocument | undefined>;
+  /** Documents' descriptions without their text (what search results show), by URL; unknown URLs are left out. */
+  heads(urls: string[]): Promise<Map<string, DocumentHead>>;
+  count(): Promise<number>;
+  /** Every document in URL order, read a page at a time (so the caller may write between pages). */
+  all(pageSize?: number): AsyncIterable<StoredDocument>;
+}
+
+/**
+ * The documents store on SQLite: the repository, and its synchronous row write for a transaction that
+ * also writes what derives from the documents (the search index, a page's code examples), atomically.
+ */
+export interface SqliteDocumentsRepo extends DocumentsRepo {
+  /** Writes the rows at once, joining the caller's transaction (a better-sqlite3 one cannot span an await). */
+  writeNow(docs: DocumentRecord[], now: string): void;
+}
+
 interface DocumentRow {
   url: string;
   title: string;
@@ -40,7 +66,7 @@ interface DocumentRow {
   updated_at: string;
 }
 
-function toRecord(row: DocumentRow): DocumentRecord & { updatedAt: string } {
+function toRecord(row: DocumentRow): StoredDocument {
   return {
     url: row.url,
     title: row.title,
@@ -57,7 +83,8 @@ function toRecord(row: DocumentRow): DocumentRecord & { updatedAt: string } {
   };
 }
 
-export function createDocumentsRepo(db: Db) {
+/** The documents repository over `db`'s `documents` table. */
+export function createDocumentsRepo(db: Db): SqliteDocumentsRepo {
   const upsert = db.prepare(`
     INSERT INTO documents (url, title, text, author, published_date, kind, metadata, origin, collection,
                            content_hash, fetched_at, updated_at)
@@ -97,22 +124,21 @@ export function createDocumentsRepo(db: Db) {
   });
 
   return {
-    /** Inserts or updates by URL; `updated_at` moves only when the content hash changes. */
-    upsert(doc: DocumentRecord, now: string): void {
+    writeNow: (docs, now) => writeMany(docs, now),
+    async upsert(doc, now) {
       write(doc, now);
     },
-    /** Upserts a batch in one transaction (imports): all rows land or none. */
-    upsertMany(docs: DocumentRecord[], now: string): void {
+    async upsertMany(docs, now) {
       writeMany(docs, now);
     },
-    get(url: string): (DocumentRecord & { updatedAt: string }) | undefined {
+    async get(url) {
       const row = byUrl.get(url) as DocumentRow | undefined;
       return row ? toRecord(row) : undefined;
     },
-    /** Documents' descriptions without their text (what search results show), by URL; unknown URLs are left out. */
-    heads(urls: string[]): Map<string, DocumentHead> {
+    async heads(urls) {
       if (urls.length === 0) return new Map();
-      const rows = headsByUrl.all(JSON.stringify(urls)) as Pick<DocumentRow, 'url' | 'title' | 'author' | 'published_date' | 'metadata'>[]; // prettier-ignore
+      type HeadRow = Pick<DocumentRow, 'url' | 'title' | 'author' | 'published_date' | 'metadata'>;
+      const rows = headsByUrl.all(JSON.stringify(urls)) as HeadRow[];
       return new Map(
         rows.map((row) => [
           row.url,
@@ -126,11 +152,10 @@ export function createDocumentsRepo(db: Db) {
         ]),
       );
     },
-    count(): number {
+    async count() {
       return (count.get() as { n: number }).n;
     },
-    /** Every document in URL order, read a page at a time (so the caller may write between pages). */
-    *all(pageSize = 500): Generator<DocumentRecord & { updatedAt: string }> {
+    async *all(pageSize = 500) {
       let after = '';
       for (;;) {
         const rows = page.all(after, pageSize) as DocumentRow[];
@@ -141,4 +166,3 @@ export function createDocumentsRepo(db: Db) {
     },
   };
 }
-export type DocumentsRepo = ReturnType<typeof createDocumentsRepo>;

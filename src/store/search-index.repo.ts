@@ -100,7 +100,38 @@ export function concatPostings(lists: PostingList[], drop?: Set<number>): Postin
  */
 export type IndexTables = 'search' | 'code';
 
-export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search') {
+/**
+ * The storage of the derived local index (rebuildable from the documents store): synchronous, written
+ * in the caller's SQLite transaction with the documents it derives from.
+ */
+export interface SearchIndexRepo {
+  /** The content hash indexed for `url`, or undefined: an unchanged document need not be re-indexed. */
+  hashOf(url: string): string | undefined;
+  /** Writes documents (replacing any at the same URL). Run inside a transaction. Returns their ids. */
+  write(docs: IndexedDoc[]): number[];
+  /** Removes documents by URL. Run inside a transaction. Returns how many there were. */
+  remove(urls: string[]): number;
+  /** Every segment's postings of `term`. */
+  postings(term: string): PostingList[];
+  /** Documents listing `term` (replaced ones included until a merge); reads no posting data. */
+  docFrequency(term: string): number;
+  /** Live documents and field length totals. */
+  stats(): { docs: number; lengths: number[] };
+  /** Document rows with an id above `id`, in id order (the in-memory table loads these). */
+  docsSince(id: number): DocRow[];
+  maxDocId(): number;
+  deletedIds(): number[];
+  liveIds(): number[];
+  /** Merges sealed segments when more than `MAX_SEALED` pile up. Run inside a transaction. */
+  maybeMerge(): boolean;
+  /** Merges every segment into one, dropping all tombstones (after a bulk import, or on demand). */
+  mergeAll(): void;
+  /** Empties the index (a rebuild starts from here). Run inside a transaction. */
+  clear(): void;
+}
+
+/** The index repository over `db`'s `<tables>_*` tables. */
+export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search'): SearchIndexRepo {
   const t = tables;
   const q = {
     docByUrl: db.prepare(`SELECT id, lengths FROM ${t}_docs WHERE url = ?`),
@@ -167,12 +198,10 @@ export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search') {
   };
 
   return {
-    /** The content hash indexed for `url`, or undefined: an unchanged document need not be re-indexed. */
-    hashOf(url: string): string | undefined {
+    hashOf(url) {
       return q.hashByUrl.get(url) as string | undefined;
     },
-    /** Writes documents (replacing any at the same URL). Run inside a transaction. Returns their ids. */
-    write(docs: IndexedDoc[]): number[] {
+    write(docs) {
       const batch = new Map<string, { ids: number[]; freqs: Uint8Array[] }>();
       const ids = docs.map((doc) => {
         removeOne(doc.url);
@@ -192,38 +221,32 @@ export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search') {
       if (docs.length > 0) appendPostings(batch, docs.length);
       return ids;
     },
-    /** Removes documents by URL. Run inside a transaction. Returns how many there were. */
-    remove(urls: string[]): number {
+    remove(urls) {
       return urls.filter((url) => removeOne(url)).length;
     },
-    /** Every segment's postings of `term`. */
-    postings(term: string): PostingList[] {
+    postings(term) {
       return q.postings.all(term) as PostingList[];
     },
-    /** Documents listing `term` (replaced ones included until a merge); reads no posting data. */
-    docFrequency(term: string): number {
+    docFrequency(term) {
       return q.df.get(term) as number;
     },
-    /** Live documents and field length totals. */
-    stats(): { docs: number; lengths: number[] } {
+    stats() {
       const docs = (q.stat.get('docs') as number | undefined) ?? 0;
       return { docs, lengths: FIELDS.map((f) => (q.stat.get(`len:${f}`) as number | undefined) ?? 0) };
     },
-    /** Document rows with an id above `id`, in id order (the in-memory table loads these). */
-    docsSince(id: number): DocRow[] {
+    docsSince(id) {
       return q.docsSince.all(id) as DocRow[];
     },
-    maxDocId(): number {
+    maxDocId() {
       return (q.maxDocId.get() as number | undefined) ?? 0;
     },
-    deletedIds(): number[] {
+    deletedIds() {
       return q.deleted.all() as number[];
     },
-    liveIds(): number[] {
+    liveIds() {
       return q.liveIds.all() as number[];
     },
-    /** Merges sealed segments when more than `MAX_SEALED` pile up. Run inside a transaction. */
-    maybeMerge(): boolean {
+    maybeMerge() {
       const sealed = q.sealed.all() as { id: number; docs: number }[];
       if (sealed.length <= MAX_SEALED) return false;
       mergeSegments(
@@ -233,19 +256,16 @@ export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search') {
       );
       return true;
     },
-    /** Merges every segment into one, dropping all tombstones (after a bulk import, or on demand). */
-    mergeAll(): void {
+    mergeAll() {
       const all = db.prepare(`SELECT id FROM ${t}_segments`).pluck().all() as number[];
       if (all.length > 0) mergeSegments(db, t, all);
     },
-    /** Empties the index (a rebuild starts from here). Run inside a transaction. */
-    clear(): void {
+    clear() {
       db.exec(`DELETE FROM ${t}_docs; DELETE FROM ${t}_postings; DELETE FROM ${t}_segments;
         DELETE FROM ${t}_deleted; DELETE FROM ${t}_stats; DELETE FROM ${t}_text;`);
     },
   };
 }
-export type SearchIndexRepo = ReturnType<typeof createSearchIndexRepo>;
 
 /** Rows a merge reads at a time (a term's rows are never split between two reads). */
 const MERGE_CHUNK = 4096;

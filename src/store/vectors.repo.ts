@@ -40,7 +40,25 @@ export function vectorTable(model: string, dims: number, prefix = 'search_vector
   return `${prefix}_${createHash('sha256').update(`${model}\u0000${dims}`).digest('hex').slice(0, 12)}`;
 }
 
-export function createVectorsRepo(db: Db, model: string, dims: number, tables: VectorTables = SEARCH_VECTORS) {
+/** The embeddings of one model and dimension, as the semantic search uses them. */
+export interface VectorsRepo {
+  /** Indexed documents not embedded yet by this model, newest first. */
+  pending(limit: number): Promise<{ id: number; url: string; title: string }[]>;
+  /** Stores a document's chunk vectors (all or none). */
+  put(docId: number, vectors: Float32Array[]): Promise<void>;
+  /** The `k` nearest chunks to `vector`, by cosine distance, with their documents. */
+  nearest(vector: Float32Array, k: number): Promise<VectorHit[]>;
+  /** Deletes vectors of documents no longer indexed; returns how many chunks went. */
+  prune(): Promise<number>;
+}
+
+/** The vectors repository of `model` at `dims` dimensions over `db` (sqlite-vec). */
+export function createVectorsRepo(
+  db: Db,
+  model: string,
+  dims: number,
+  tables: VectorTables = SEARCH_VECTORS,
+): VectorsRepo {
   loadVec(db);
   const table = vectorTable(model, dims, tables.vectors);
   const { docs: docsT, chunks: chunksT, embedded: embeddedT } = tables;
@@ -69,20 +87,16 @@ export function createVectorsRepo(db: Db, model: string, dims: number, tables: V
   });
 
   return {
-    /** Indexed documents not embedded yet by this model, newest first. */
-    pending(limit: number): { id: number; url: string; title: string }[] {
+    async pending(limit) {
       return q.pending.all(model, limit) as { id: number; url: string; title: string }[];
     },
-    /** Stores a document's chunk vectors (all or none). */
-    put(docId: number, vectors: Float32Array[]): void {
+    async put(docId, vectors) {
       put(docId, vectors);
     },
-    /** The `k` nearest chunks to `vector`, by cosine distance, with their documents. */
-    nearest(vector: Float32Array, k: number): VectorHit[] {
+    async nearest(vector, k) {
       return q.knn.all(vector, k) as VectorHit[];
     },
-    /** Deletes vectors of documents no longer indexed; returns how many chunks went. */
-    prune(): number {
+    async prune() {
       const ids = q.stale.pluck().all(model) as number[];
       db.transaction(() => {
         for (const id of ids) {
@@ -94,4 +108,3 @@ export function createVectorsRepo(db: Db, model: string, dims: number, tables: V
     },
   };
 }
-export type VectorsRepo = ReturnType<typeof createVectorsRepo>;

@@ -42,7 +42,7 @@ describe.skipIf(!available)('JavaScript-only pages with a browser', () => {
     const [result] = res.body.results as { title: string; text: string }[];
     expect(result?.text).toContain(APP_SENTENCE);
     expect(result?.text).toContain('Client-side rendering explained');
-    const doc = t.app.services.documents.get(`${site.url}/app`);
+    const doc = await t.app.services.documents.get(`${site.url}/app`);
     expect(doc?.metadata.rendered).toBe(true);
   }, 30_000);
 

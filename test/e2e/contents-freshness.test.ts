@@ -171,7 +171,7 @@ describe('conditional refresh', () => {
     const first = await read('/etag');
     expect(first.status.source).toBe('crawled');
     // The stored document keeps the page's main text (its own rendering, not necessarily the result's).
-    expect(app.services.documents.get(u('/etag'))?.text).toContain('first edition');
+    expect((await app.services.documents.get(u('/etag')))?.text).toContain('first edition');
 
     const unchanged = await read('/etag', { maxAgeHours: 0 });
     const revalidation = site.requests.filter((r) => r.path === '/etag').at(-1)!;
@@ -184,7 +184,7 @@ describe('conditional refresh', () => {
     const changed = await read('/etag', { maxAgeHours: 0 });
     expect(changed.status.source).toBe('crawled');
     expect(changed.text).toContain(edition);
-    const stored = app.services.documents.get(u('/etag'));
+    const stored = await app.services.documents.get(u('/etag'));
     expect(stored?.text).toContain(edition);
     expect(stored?.text).not.toContain('first edition');
     expect(site.hits('/etag')).toBe(3);

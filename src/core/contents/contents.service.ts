@@ -106,7 +106,7 @@ export function createContentsService(deps: ContentsDeps): ContentsService {
   };
 
   const fromStore = async (key: string): Promise<LoadedPage | undefined> => {
-    const doc = deps.documents.get(key);
+    const doc = await deps.documents.get(key);
     if (!doc) return undefined;
     const page = await parseBody({ url: doc.url, kind: 'markdown', text: doc.text });
     return {
@@ -128,7 +128,7 @@ export function createContentsService(deps: ContentsDeps): ContentsService {
     const key = normalizeUrl(target);
     if (!key) {
       // An id that is not a URL can only name a stored document.
-      const stored = deps.documents.get(target);
+      const stored = await deps.documents.get(target);
       if (stored) return (await fromStore(stored.url)) ?? notFound(target);
       if (/^[a-z][a-z0-9+.-]*:/i.test(target)) {
         throw new FetchError('UNSUPPORTED_URL', `${target} is not an http(s) URL Trawl can fetch`);

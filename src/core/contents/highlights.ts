@@ -4,7 +4,7 @@
  * the lexical vectors of src/core/text/lexical.ts. Budgets and the dynamic mode are documented below.
  */
 import type { Embedder } from '../../providers/embeddings.js';
-import { centroid, cosine, createLexicalModel, type SparseVector } from '../text/lexical.js';
+import { centroid, cosine, createLexicalModel, type LexicalModel, type SparseVector } from '../text/lexical.js';
 import { splitSentences } from '../text/sentences.js';
 import { terms } from '../text/tokenize.js';
 import { denseCentroid, denseCosine } from '../text/vectors.js';
@@ -125,7 +125,7 @@ export function pagePassages(page: Page): Passage[] {
 }
 
 const passagesMemo = new WeakMap<Page, Passage[]>();
-const modelMemo = new WeakMap<Passage[], { model: ReturnType<typeof createLexicalModel>; vectors: SparseVector[] }>();
+const modelMemo = new WeakMap<Passage[], { model: LexicalModel; vectors: SparseVector[] }>();
 
 function splitPassages(page: Page): Passage[] {
   const raw: Omit<Passage, 'terms'>[] = [];

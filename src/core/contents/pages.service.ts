@@ -75,7 +75,7 @@ export function createPagesService(deps: PagesDeps): PagesService {
     for (const key of keys) hot.set(key, entry);
     await Promise.all(keys.flatMap((key) => [pages.set(key, entry), raws.set(key, raw)]));
     const text = mainText(page);
-    deps.documents.upsert(
+    await deps.documents.upsert(
       {
         url: page.url,
         title: page.title,

@@ -59,8 +59,20 @@ export interface SearchFilters {
 
 const time = (iso?: string) => (iso ? Date.parse(iso) : undefined);
 
+/** One request's filters as checks over index documents and provider hits. */
+export interface SearchFilter {
+  /** Whether a filter needs the page itself (category, safety, exact text, crawl dates): provider hits must be read first. */
+  readonly needsPage: boolean;
+  /** Whether any filter is set that needs per-document facts. */
+  readonly active: boolean;
+  /** An index document. `url` is read only when a path-prefix rule needs it. */
+  doc(id: number, facts: DocFacts, url: () => string): boolean;
+  /** A provider hit before its page is read: what it carries (URL, maybe a date) is checked. */
+  hit(url: string, publishedDate: string | null | undefined): boolean;
+}
+
 /** A checker for one request's filters. Documents without a published date fail a published-date filter. */
-export function createFilter(filters: SearchFilters) {
+export function createFilter(filters: SearchFilters): SearchFilter {
   const include = filters.includeDomains?.map(parseDomain);
   const exclude = filters.excludeDomains?.map(parseDomain);
   const [pubFrom, pubTo] = [time(filters.startPublishedDate), time(filters.endPublishedDate)];
@@ -101,7 +113,6 @@ export function createFilter(filters: SearchFilters) {
     },
   };
 }
-export type SearchFilter = ReturnType<typeof createFilter>;
 
 /** The filter fields of a /search or /findSimilar request, with its text filters as phrases. */
 export interface RequestFilters extends Omit<SearchFilters, 'includeIds' | 'excludeIds'> {

@@ -65,7 +65,7 @@ export async function buildResults(
   wait?: WaitTally,
 ): Promise<ResultObject[]> {
   const keys = candidates.map((c) => normalizeUrl(c.url) ?? c.url);
-  const heads = deps.documents.heads([...new Set([...keys, ...candidates.map((c) => c.url)])]);
+  const heads = await deps.documents.heads([...new Set([...keys, ...candidates.map((c) => c.url)])]);
   const results = candidates.map((c, i) => baseResult(c, heads.get(keys[i]!) ?? heads.get(c.url)));
   if (input.category === 'company') addEntities(deps, candidates, results);
   const c = input.contents;

@@ -3,13 +3,14 @@
  * in the same transaction), rebuildable from it, and queried by lexical rank and exact phrases.
  */
 import type { Db } from '../../store/database.js';
-import type { DocumentRecord, DocumentsRepo } from '../../store/documents.repo.js';
+import type { DocumentRecord, DocumentsRepo, SqliteDocumentsRepo } from '../../store/documents.repo.js';
 import { createSearchIndexRepo, type IndexTables, type SearchIndexRepo } from '../../store/search-index.repo.js';
 import { analyzeQuery, type AnalyzedQuery } from './analyzer.js';
 import { createDocTable, type DocTable } from './doc-table.js';
 import { toIndexEntry } from './index-entry.js';
 import { createPostingsCache, FIELD_WEIGHTS, rank, type Hit, type RankOptions } from './lexical.js';
 
+/** The derived local index over the documents store: its query path stays synchronous (SQLite in process). */
 export interface SearchIndex {
   readonly repo: SearchIndexRepo;
   readonly table: DocTable;
@@ -17,8 +18,8 @@ export interface SearchIndex {
   index(docs: DocumentRecord[]): number;
   /** Removes documents by URL. */
   remove(urls: string[]): number;
-  /** Re-indexes every stored document; returns the count. */
-  rebuild(onProgress?: (done: number) => void): number;
+  /** Re-indexes every stored document; resolves to the count. */
+  rebuild(onProgress?: (done: number) => void): Promise<number>;
   /** Ranks documents for a natural-language query (never parsed as syntax); `urls` names the hits. */
   search(query: string, options: RankOptions): Hit[];
   /** Ranks documents for an analyzed (possibly expanded) query. */
@@ -96,12 +97,12 @@ export function createSearchIndex(
       table.noteWrite();
       return n;
     },
-    rebuild(onProgress) {
+    async rebuild(onProgress) {
       db.transaction(() => repo.clear())();
       table.noteWrite();
       let done = 0;
       let batch: DocumentRecord[] = [];
-      for (const doc of documents.all()) {
+      for await (const doc of documents.all()) {
         batch.push(doc);
         if (batch.length === BATCH) {
           done += api.index(batch);
@@ -150,16 +151,17 @@ export function createSearchIndex(
 
 /**
  * The documents repository with the index kept in step: every upsert also indexes the document, in the
- * same transaction, so a page fetched, crawled or imported is searchable as soon as it is stored.
+ * same SQLite transaction, so a page fetched, crawled or imported is searchable as soon as it is stored.
  */
-export function indexedDocuments(db: Db, documents: DocumentsRepo, index: SearchIndex): DocumentsRepo {
-  const upsertMany = db.transaction((docs: DocumentRecord[], now: string) => {
-    documents.upsertMany(docs, now);
+export function indexedDocuments(db: Db, documents: SqliteDocumentsRepo, index: SearchIndex): SqliteDocumentsRepo {
+  const writeNow = db.transaction((docs: DocumentRecord[], now: string) => {
+    documents.writeNow(docs, now);
     index.index(docs);
   });
   return {
     ...documents,
-    upsert: (doc, now) => upsertMany([doc], now),
-    upsertMany: (docs, now) => upsertMany(docs, now),
+    writeNow: (docs, now) => writeNow(docs, now),
+    upsert: async (doc, now) => writeNow([doc], now),
+    upsertMany: async (docs, now) => writeNow(docs, now),
   };
 }

@@ -57,7 +57,7 @@ export function createSemanticSearch(deps: {
   /** The index embedded (default: the search index's documents). */
   tables?: VectorTables;
   /** What is embedded of an indexed item (default: the stored document's title and text). */
-  textOf?: (url: string, title: string) => string | undefined;
+  textOf?: (url: string, title: string) => string | undefined | Promise<string | undefined>;
 }): SemanticSearch {
   const { embedder, logger } = deps;
   let repo: VectorsRepo | null = null;
@@ -76,16 +76,17 @@ export function createSemanticSearch(deps: {
   const api: SemanticSearch = {
     async embedPending(limit = ROUND_DOCS) {
       const vectors = await repoFor();
-      const textOf = deps.textOf ?? ((url: string) => deps.documents.get(url)?.text);
-      const docs = vectors.pending(limit).flatMap((d) => {
-        const text = textOf(d.url, d.title);
-        return text !== undefined ? [{ id: d.id, chunks: chunksOf(d.title, text) }] : [];
-      });
+      const textOf = deps.textOf ?? (async (url: string) => (await deps.documents.get(url))?.text);
+      const docs: { id: number; chunks: string[] }[] = [];
+      for (const d of await vectors.pending(limit)) {
+        const text = await textOf(d.url, d.title);
+        if (text !== undefined) docs.push({ id: d.id, chunks: chunksOf(d.title, text) });
+      }
       if (docs.length === 0) return 0;
       const embedded = await embedder.embed(docs.flatMap((d) => d.chunks));
       let at = 0;
       for (const d of docs) {
-        vectors.put(
+        await vectors.put(
           d.id,
           embedded.slice(at, at + d.chunks.length).map((v) => Float32Array.from(v)),
         );
@@ -100,7 +101,7 @@ export function createSemanticSearch(deps: {
         let n = 0;
         try {
           n = await api.embedPending();
-          if (n === 0) repo?.prune();
+          if (n === 0) await repo?.prune();
         } catch (err) {
           logger.warn({ reason: (err as Error).message }, 'embedding documents failed; retrying later');
         }
@@ -123,7 +124,7 @@ export function createSemanticSearch(deps: {
         queries.set(query, v);
       }
       const ids: number[] = [];
-      for (const hit of vectors.nearest(v, Math.min(4096, k * MAX_CHUNKS))) {
+      for (const hit of await vectors.nearest(v, Math.min(4096, k * MAX_CHUNKS))) {
         if (!ids.includes(hit.docId)) ids.push(hit.docId);
         if (ids.length >= k) break;
       }

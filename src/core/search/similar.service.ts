@@ -147,7 +147,7 @@ const POLICY_REFUSALS: ReadonlySet<string> = new Set<PolicyTag>(['CRAWL_PRIVATE_
  * A URL of another scheme is read from the index only (see `readIndexed`).
  */
 async function readSource(deps: SimilarDeps, url: string, ctx: ServiceContext) {
-  if (!/^https?:/i.test(url)) return readIndexed(deps, url);
+  if (!/^https?:/i.test(url)) return await readIndexed(deps, url);
   try {
     const loaded = await deps.contents.load(
       url,
@@ -185,8 +185,8 @@ async function readSource(deps: SimilarDeps, url: string, ctx: ServiceContext) {
  * A source URL that is not http(s) (an imported record's `import://…`) names a document of the index or
  * nothing: it is read from the document store and never fetched, so no scheme opens a new way out.
  */
-function readIndexed(deps: SimilarDeps, url: string) {
-  const doc = deps.documents.get(url);
+async function readIndexed(deps: SimilarDeps, url: string) {
+  const doc = await deps.documents.get(url);
   if (!doc) {
     throw new ServiceError(
       'INVALID_REQUEST_BODY',

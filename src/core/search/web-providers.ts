@@ -73,7 +73,7 @@ export async function readProviderPages(
     .slice(0, n)
     .map((f) => f.key);
   // stored already? one lookup of their heads, not a full row per page
-  const known = deps.documents.heads(urls.map((u) => normalizeUrl(u) ?? u));
+  const known = await deps.documents.heads(urls.map((u) => normalizeUrl(u) ?? u));
   const unknown = urls.filter((u) => !known.has(normalizeUrl(u) ?? u));
   if (unknown.length === 0) return;
   const plan = { targets: unknown, freshness: { mode: 'fallback' } as const, timeoutMs: 10_000, subpages: 0 };

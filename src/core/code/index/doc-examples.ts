@@ -5,7 +5,7 @@
  * Trawl has read.
  */
 import type { Db } from '../../../store/database.js';
-import type { DocumentRecord, DocumentsRepo } from '../../../store/documents.repo.js';
+import type { DocumentRecord, SqliteDocumentsRepo } from '../../../store/documents.repo.js';
 import { chunkFile } from '../chunk/chunk.js';
 import type { ChunkRecord, CodeIndex } from './code-index.js';
 
@@ -24,9 +24,10 @@ const MARKDOWN_KINDS = new Set(['html', 'markdown', 'text']);
 export type StoredPage = DocumentRecord & { markdown?: string };
 
 /** The documents repository whose writes take a page's Markdown too (for its code examples). */
-export interface PageDocuments extends DocumentsRepo {
-  upsert(doc: StoredPage, now: string): void;
-  upsertMany(docs: StoredPage[], now: string): void;
+export interface PageDocuments extends SqliteDocumentsRepo {
+  upsert(doc: StoredPage, now: string): Promise<void>;
+  upsertMany(docs: StoredPage[], now: string): Promise<void>;
+  writeNow(docs: StoredPage[], now: string): void;
 }
 
 /** The fenced examples of a stored page, fences taken off; none for other kinds or pages without any. */
@@ -62,16 +63,17 @@ function unfence(code: string): string {
  * The documents repository with each stored page's examples kept in the code index, in the write's
  * transaction: a page re-stored with other examples replaces them; one without has them removed.
  */
-export function withCodeExamples(db: Db, documents: DocumentsRepo, code: CodeIndex): PageDocuments {
-  const upsertMany = db.transaction((pages: StoredPage[], now: string) => {
+export function withCodeExamples(db: Db, documents: SqliteDocumentsRepo, code: CodeIndex): PageDocuments {
+  const writeNow = db.transaction((pages: StoredPage[], now: string) => {
     const docs = pages.map(({ markdown: _markdown, ...doc }) => doc);
-    documents.upsertMany(docs, now);
+    documents.writeNow(docs, now);
     const files = pages.map((d) => ({ path: d.url, chunks: examplesOf(d), hash: d.contentHash }));
     code.replaceFiles(WEB_SOURCE, files, Date.parse(now) || Date.now());
   });
   return {
     ...documents,
-    upsert: (doc, now) => upsertMany([doc], now),
-    upsertMany: (docs, now) => upsertMany(docs, now),
+    writeNow: (docs, now) => writeNow(docs, now),
+    upsert: async (doc, now) => writeNow([doc], now),
+    upsertMany: async (docs, now) => writeNow(docs, now),
   };
 }
