@@ -11,7 +11,6 @@ import type { HttpEnv } from './env.js';
 export function serviceContext(app: App, c: Context<HttpEnv>, caller: Caller | null): ServiceContext {
   const requestId = c.get('requestId');
   return {
-    notes: {},
     requestId,
     // a zero-retention team's requests leave no content in the logs
     logger: (caller?.zeroRetention ? withoutContent(app.logger) : app.logger).child({ requestId }),
