@@ -63,7 +63,7 @@ function section(label: string, lines: string[]): string {
 /** The report for a person: one section per part, then what is broken and what to do next. */
 export function renderReport(r: StatusReport): string {
   const p = r.providers;
-  const keys = `${r.keys.active} active, ${r.keys.revoked} revoked${r.keys.firstKeyFile ? `; first key in ${r.keys.firstKeyFile}` : ''}`; // prettier-ignore
+  const keys = `${r.keys.active} active, ${r.keys.revoked} revoked${r.keys.firstKeyFile ? `; first key in ${r.keys.firstKeyFile}` : ''}`;
   const parts = [
     `Trawl ${r.version}: ${r.ok ? 'nothing configured is broken' : 'something configured is broken'}`,
     '',
@@ -79,7 +79,9 @@ export function renderReport(r: StatusReport): string {
     section('API keys', [keys]),
     section('Listener', [checkLine(r.listener)]),
   ];
-  const steps = r.nextSteps.map((s) => `${s.level === 'broken' ? 'BROKEN ' : ''}${s.message}${s.fix ? `\n    → ${s.fix}` : ''}`); // prettier-ignore
+  const steps = r.nextSteps.map(
+    (s) => `${s.level === 'broken' ? 'BROKEN ' : ''}${s.message}${s.fix ? `\n    → ${s.fix}` : ''}`,
+  );
   if (steps.length > 0) parts.push('', 'Next steps:', ...steps.map((s) => `  - ${s}`));
   return `${parts.join('\n')}\n`;
 }

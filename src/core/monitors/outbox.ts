@@ -12,54 +12,15 @@ import type { Logger } from '../../lib/logger.js';
 import type { DeliveryRow, MonitorsRepo } from '../../store/monitors.repo.js';
 import type { SecretBox } from './secret-box.js';
 import type { WebhookSender } from '../../fetch/webhook-sender.js';
+import { deliveryLeaseMs, hostOf, retryDelayMs } from './delivery-policy.js';
 import { createWakeup } from './wakeup.js';
 
-const FIRST_RETRY_MS = 30_000;
-const MAX_RETRY_MS = 3_600_000;
 /** Settled deliveries are kept this long, for `trawl monitors deliveries`. */
 const KEEP_SETTLED_MS = 30 * 24 * 3_600_000;
 /** Due deliveries read per query while looking for ones whose host has a free slot. */
 const SCAN_PAGE = 200;
 /** Due deliveries one scan notes as waiting for a slot (a bound on memory; the rest are found later). */
 const MAX_WAITING = 10_000;
-/**
- * Attempts in flight at once in one process, over all receivers: well above the per-host cap (8 in
- * app.ts), so several slow receivers at once still leave slots for the others.
- */
-export const DELIVERY_CONCURRENCY = 64;
-
-/** The wait before retry number `attempt` (1 = after the first failure): exponential, capped, jittered. */
-export function retryDelayMs(attempt: number, random: () => number = Math.random): number {
-  const base = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.min(attempt - 1, 20));
-  return Math.round(base * (0.5 + random()));
-}
-
-/**
- * How long a claimed delivery stays with its process: twice the attempt time-out (which bounds the whole
- * attempt, redirects included) plus 30 s, so an attempt always ends and is recorded before another
- * process may take the delivery; only a process that died lets its lease lapse.
- */
-export function deliveryLeaseMs(attemptTimeoutMs: number): number {
-  return 2 * attemptTimeoutMs + 30_000;
-}
-
-/** URL → host, so a scan of many due deliveries does not parse each URL again. */
-const hosts = new Map<string, string>();
-
-/** The receiver host a delivery's slots are counted by (`host:port`, lower case); the URL when unparsable. */
-function hostOf(url: string): string {
-  let host = hosts.get(url);
-  if (host === undefined) {
-    try {
-      host = new URL(url).host;
-    } catch {
-      host = url;
-    }
-    if (hosts.size >= 10_000) hosts.clear();
-    hosts.set(url, host);
-  }
-  return host;
-}
 
 /** The webhook outbox's delivery loop. */
 export interface Outbox {
@@ -90,7 +51,13 @@ export interface OutboxDeps {
 }
 
 /** A failed attempt's outcome when the secret cannot be opened: nothing can sign the event any more. */
-const UNSIGNABLE = { ok: false, status: null, error: 'the secret cannot be opened with the operator key', durationMs: 0, redirects: [] }; // prettier-ignore
+const UNSIGNABLE = {
+  ok: false,
+  status: null,
+  error: 'the secret cannot be opened with the operator key',
+  durationMs: 0,
+  redirects: [],
+};
 
 /** The outbox over `deps`; `start` sets its timers. */
 export function createOutbox(deps: OutboxDeps): Outbox {
@@ -121,14 +88,27 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     const started = deps.now();
     const secret = open(row);
     const outcome = secret
-      ? await deps.sender.send({ url: row.url, body: row.body, secret, eventId: row.event_id, eventType: row.event_type }) // prettier-ignore
+      ? await deps.sender.send({
+          url: row.url,
+          body: row.body,
+          secret,
+          eventId: row.event_id,
+          eventType: row.event_type,
+        })
       : UNSIGNABLE;
     const at = deps.now();
     const attempts = row.attempts + 1;
     const retryAt = at + retryDelayMs(attempts);
     const status = outcome.ok ? 'delivered' : retryAt > row.give_up_ms || !secret ? 'failed' : 'pending';
     await repo.recordAttempt(
-      { delivery_seq: row.seq, attempt: attempts, at: new Date(started).toISOString(), status: outcome.status, error: outcome.error, duration_ms: Math.round(outcome.durationMs) }, // prettier-ignore
+      {
+        delivery_seq: row.seq,
+        attempt: attempts,
+        at: new Date(started).toISOString(),
+        status: outcome.status,
+        error: outcome.error,
+        duration_ms: Math.round(outcome.durationMs),
+      },
       {
         seq: row.seq,
         status,
@@ -141,7 +121,11 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     const log = { eventId: row.event_id, type: row.event_type, monitorId: row.monitor_id, attempt: attempts };
     if (outcome.ok) deps.logger.debug({ ...log, status: outcome.status }, 'webhook delivered');
     else if (status === 'failed') deps.logger.warn({ ...log, error: outcome.error }, 'webhook delivery given up');
-    else deps.logger.info({ ...log, error: outcome.error, retryInMs: retryAt - at }, 'webhook delivery failed; will retry'); // prettier-ignore
+    else
+      deps.logger.info(
+        { ...log, error: outcome.error, retryInMs: retryAt - at },
+        'webhook delivery failed; will retry',
+      );
     if (status === 'pending') wakeup.at(retryAt);
   };
 

@@ -70,7 +70,8 @@ export function windowStartMs(
 export function failReasonOf(err: unknown): string {
   if (!(err instanceof ServiceError)) return 'internal_error';
   if (err.tag === 'RATE_LIMIT_EXCEEDED') return 'rate_limited';
-  if (['NO_MORE_CREDITS', 'API_KEY_BUDGET_EXCEEDED', 'TEAM_BUDGET_EXCEEDED'].includes(err.tag)) return 'insufficient_credits'; // prettier-ignore
+  if (['NO_MORE_CREDITS', 'API_KEY_BUDGET_EXCEEDED', 'TEAM_BUDGET_EXCEEDED'].includes(err.tag))
+    return 'insufficient_credits';
   // a key that no longer works, or whose team the operator blocked
   if (err.tag === 'INVALID_API_KEY' || err.tag === 'TEAM_BLOCKED') return 'api_key_invalid';
   if (err.tag === 'SERVICE_UNAVAILABLE') return 'search_unavailable';
@@ -115,7 +116,11 @@ export function createRunSearch(deps: RunSearchDeps): ExecuteRun {
       const failed = found.facts.providerFailures;
       if (found.results.length === 0 && failed.length > 0) {
         // nothing found because the web search is down, not because nothing is new: the next slot tries again
-        return { ok: false, failReason: 'search_unavailable', detail: `web search failed: ${[...new Set(failed)].join(', ')}` }; // prettier-ignore
+        return {
+          ok: false,
+          failReason: 'search_unavailable',
+          detail: `web search failed: ${[...new Set(failed)].join(', ')}`,
+        };
       }
       const earlier = await deps.repo.recentOutputs(monitor.id, DEDUP_RUNS);
       const results = (await newResults(found.results, earlier, deps.documents)).slice(0, search.numResults);

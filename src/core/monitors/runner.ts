@@ -124,10 +124,27 @@ export function createRunner(deps: RunnerDeps): Runner {
       const at = deps.now();
       const duration = Math.max(0, Math.round(at - started));
       const end: RunEnd = result.ok
-        ? { ...NO_END, status: 'completed', output: JSON.stringify(result.output), completed_at: iso(at), duration_ms: duration } // prettier-ignore
-        : { ...NO_END, status: 'failed', fail_reason: result.failReason, fail_detail: result.detail, failed_at: iso(at), duration_ms: duration }; // prettier-ignore
+        ? {
+            ...NO_END,
+            status: 'completed',
+            output: JSON.stringify(result.output),
+            completed_at: iso(at),
+            duration_ms: duration,
+          }
+        : {
+            ...NO_END,
+            status: 'failed',
+            fail_reason: result.failReason,
+            fail_detail: result.detail,
+            failed_at: iso(at),
+            duration_ms: duration,
+          };
       if (await finish(runId, end, at)) deps.onEvents();
-      if (!result.ok) deps.logger.info({ runId, monitorId: monitor.id, failReason: result.failReason, detail: result.detail }, 'monitor run failed'); // prettier-ignore
+      if (!result.ok)
+        deps.logger.info(
+          { runId, monitorId: monitor.id, failReason: result.failReason, detail: result.detail },
+          'monitor run failed',
+        );
     } finally {
       active.delete(runId);
       pump();
@@ -146,7 +163,13 @@ export function createRunner(deps: RunnerDeps): Runner {
   const failStopped = async (runId: string) => {
     const at = deps.now();
     const detail = 'interrupted: the server stopped before the run finished';
-    const end: RunEnd = { ...NO_END, status: 'failed', fail_reason: 'internal_error', fail_detail: detail, failed_at: iso(at) }; // prettier-ignore
+    const end: RunEnd = {
+      ...NO_END,
+      status: 'failed',
+      fail_reason: 'internal_error',
+      fail_detail: detail,
+      failed_at: iso(at),
+    };
     if (await finish(runId, end, at)) deps.onEvents();
   };
 
@@ -199,7 +222,10 @@ export function createRunner(deps: RunnerDeps): Runner {
           failed_at: iso(now),
         };
         if (await finish(run.id, end, now)) wrote = true;
-        deps.logger.warn({ runId: run.id, monitorId: run.monitor_id }, 'monitor run abandoned by a stopped process; failed'); // prettier-ignore
+        deps.logger.warn(
+          { runId: run.id, monitorId: run.monitor_id },
+          'monitor run abandoned by a stopped process; failed',
+        );
       }
       if (wrote) deps.onEvents();
     },

@@ -68,11 +68,27 @@ export function dataDirStatus(dir: string): DataDirStatus {
     stat = undefined; // a path through a file (ENOTDIR): `creatable` says why
   }
   if (stat && !stat.isDirectory()) {
-    return { path: dir, exists: true, writable: false, database: false, bytes: 0, sizeCapped: false, problem: 'it is a file, not a directory' }; // prettier-ignore
+    return {
+      path: dir,
+      exists: true,
+      writable: false,
+      database: false,
+      bytes: 0,
+      sizeCapped: false,
+      problem: 'it is a file, not a directory',
+    };
   }
   if (!stat) {
     const problem = creatable(dir);
-    return { path: dir, exists: false, writable: !problem, database: false, bytes: 0, sizeCapped: false, ...(problem ? { problem } : {}) }; // prettier-ignore
+    return {
+      path: dir,
+      exists: false,
+      writable: !problem,
+      database: false,
+      bytes: 0,
+      sizeCapped: false,
+      ...(problem ? { problem } : {}),
+    };
   }
   const problem = tryWrite(dir);
   const size = sizeOf(dir);

@@ -12,11 +12,11 @@ const FIX_OF: Record<string, string> = {
   searxng:
     'Start SearXNG, or correct --searxng-url (TRAWL_SEARXNG_URL); unset it to search without SearXNG (docs/providers.md).',
   upstream:
-    'Check the service, or correct --upstream-url and --upstream-api-key (TRAWL_UPSTREAM_URL, TRAWL_UPSTREAM_API_KEY); unset them to do without it.', // prettier-ignore
+    'Check the service, or correct --upstream-url and --upstream-api-key (TRAWL_UPSTREAM_URL, TRAWL_UPSTREAM_API_KEY); unset them to do without it.',
   model:
-    'Start the model server, or correct --model-base-url and --model-api-key (TRAWL_MODEL_BASE_URL, TRAWL_MODEL_API_KEY); unset them to answer without a model.', // prettier-ignore
+    'Start the model server, or correct --model-base-url and --model-api-key (TRAWL_MODEL_BASE_URL, TRAWL_MODEL_API_KEY); unset them to answer without a model.',
   embeddings:
-    'Start the embeddings server, or correct --embeddings-url and --embeddings-api-key (TRAWL_EMBEDDINGS_URL, TRAWL_EMBEDDINGS_API_KEY); unset them to rank by words only.', // prettier-ignore
+    'Start the embeddings server, or correct --embeddings-url and --embeddings-api-key (TRAWL_EMBEDDINGS_URL, TRAWL_EMBEDDINGS_API_KEY); unset them to rank by words only.',
   browser:
     'Install Chromium (Debian: apt-get install chromium) or correct --browser (TRAWL_BROWSER); unset it to do without.',
 };
@@ -98,7 +98,8 @@ function providerSteps(f: Facts): NextStep[] {
   if (!model.configured) {
     steps.push({
       level: 'note',
-      message: "No model is configured: answers and summaries are extracted from the sources (or written by an MCP client's own model).", // prettier-ignore
+      message:
+        "No model is configured: answers and summaries are extracted from the sources (or written by an MCP client's own model).",
       fix: '--model-base-url URL and --model NAME, e.g. http://127.0.0.1:11434/v1 for Ollama (docs/synthesis.md).',
     });
   } else if (model.state === 'unverified') {
@@ -138,7 +139,11 @@ function accessSteps(f: Facts): NextStep[] {
     });
   }
   if (f.listener.state === 'off') {
-    steps.push({ level: 'note', message: `Nothing answers at ${f.listener.url}.`, fix: 'trawl serve (or trawl mcp, run by an MCP client over stdio).' }); // prettier-ignore
+    steps.push({
+      level: 'note',
+      message: `Nothing answers at ${f.listener.url}.`,
+      fix: 'trawl serve (or trawl mcp, run by an MCP client over stdio).',
+    });
   } else if (f.listener.state === 'unverified') {
     steps.push({
       level: 'note',

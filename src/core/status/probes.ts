@@ -47,8 +47,12 @@ function failure(
     return { state: 'failed', detail: `${why} (HTTP ${status}): ${message}` };
   }
   if (status === 404) return { state: 'unverified', detail: `answers, but not this check (HTTP 404): ${message}` };
-  if (status !== null && status < 300) return { state: 'unverified', detail: `answers, but not in the expected format: ${message}` }; // prettier-ignore
-  return { state: 'failed', detail: status === null ? `does not answer: ${message}` : `answered HTTP ${status}: ${message}` }; // prettier-ignore
+  if (status !== null && status < 300)
+    return { state: 'unverified', detail: `answers, but not in the expected format: ${message}` };
+  return {
+    state: 'failed',
+    detail: status === null ? `does not answer: ${message}` : `answered HTTP ${status}: ${message}`,
+  };
 }
 
 /** The model ids of an OpenAI-style `{data: [{id}]}` list, if the body is one. */
@@ -71,9 +75,14 @@ export async function probeModels(
   if (!answer.ok) return { ...base, ...failure(answer, Boolean(setting.apiKey), setting.keySetting) };
   const ids = modelIds(answer.body);
   if (!ids) return { ...base, state: 'unverified', detail: 'answers GET /models, but not with a list of models' };
-  if (ids.includes(setting.model)) return { ...base, state: 'ok', detail: `answers; ${setting.model} is among its ${ids.length} models` }; // prettier-ignore
+  if (ids.includes(setting.model))
+    return { ...base, state: 'ok', detail: `answers; ${setting.model} is among its ${ids.length} models` };
   const some = ids.slice(0, 5).join(', ') + (ids.length > 5 ? ', …' : '');
-  return { ...base, state: 'unverified', detail: `answers, but does not list ${setting.model} (it lists ${ids.length}: ${some || 'none'})` }; // prettier-ignore
+  return {
+    ...base,
+    state: 'unverified',
+    detail: `answers, but does not list ${setting.model} (it lists ${ids.length}: ${some || 'none'})`,
+  };
 }
 
 /** The Basic Authorization header of credentials in a URL (as the SearXNG provider sends them). */
@@ -100,15 +109,21 @@ function bareBase(raw: string): string {
 export async function probeSearxng(baseUrl: string, deps: ProbeDeps): Promise<Check> {
   const answer = await get(deps, `${bareBase(baseUrl)}/config`, basicAuth(baseUrl));
   const base = { name: 'searxng', configured: true, url: publicUrl(baseUrl), ms: answer.ms };
-  if (!answer.ok) return { ...base, ...failure(answer, Boolean(new URL(baseUrl).password), 'credentials in --searxng-url') }; // prettier-ignore
+  if (!answer.ok)
+    return { ...base, ...failure(answer, Boolean(new URL(baseUrl).password), 'credentials in --searxng-url') };
   const config = answer.body as { version?: unknown; engines?: unknown } | null;
   if (!config || !Array.isArray(config.engines)) {
     return { ...base, state: 'unverified', detail: 'answers GET /config, but not as SearXNG does' };
   }
   const enabled = config.engines.filter((e) => (e as { enabled?: unknown })?.enabled === true).length;
   const version = typeof config.version === 'string' ? ` ${config.version}` : '';
-  if (enabled === 0) return { ...base, state: 'unverified', detail: `SearXNG${version} answers, but has no engine enabled` }; // prettier-ignore
-  return { ...base, state: 'ok', detail: `SearXNG${version} answers, ${enabled} engines enabled (the JSON format is checked by the first search)` }; // prettier-ignore
+  if (enabled === 0)
+    return { ...base, state: 'unverified', detail: `SearXNG${version} answers, but has no engine enabled` };
+  return {
+    ...base,
+    state: 'ok',
+    detail: `SearXNG${version} answers, ${enabled} engines enabled (the JSON format is checked by the first search)`,
+  };
 }
 
 /** An upstream service: a Trawl answers `GET {base}/health` for free; the hosted API's search is billed. */
@@ -118,9 +133,14 @@ export async function probeUpstream(baseUrl: string, deps: ProbeDeps): Promise<C
   const health = answer.ok ? (answer.body as { status?: unknown; version?: unknown } | null) : null;
   if (health?.status === 'ok') {
     const version = typeof health.version === 'string' ? ` ${health.version}` : '';
-    return { ...base, state: 'ok', detail: `a Trawl${version} answers /health (its key is checked by the first search)` }; // prettier-ignore
+    return {
+      ...base,
+      state: 'ok',
+      detail: `a Trawl${version} answers /health (its key is checked by the first search)`,
+    };
   }
-  if (!answer.ok && answer.status === null) return { ...base, state: 'failed', detail: `does not answer: ${answer.message}` }; // prettier-ignore
+  if (!answer.ok && answer.status === null)
+    return { ...base, state: 'failed', detail: `does not answer: ${answer.message}` };
   const how = answer.ok ? 'answers' : `answers HTTP ${answer.status} at /health`;
   return { ...base, state: 'skipped', detail: `${how}; not checked further, since every search there is billed` };
 }
@@ -128,7 +148,12 @@ export async function probeUpstream(baseUrl: string, deps: ProbeDeps): Promise<C
 /** Brave Search: not called, since each call is billed (or counts against the plan's monthly credit). */
 export function braveCheck(configured: boolean): Check {
   if (!configured) return { name: 'brave', configured, state: 'off', detail: 'not configured (--brave-api-key)' };
-  return { name: 'brave', configured, state: 'skipped', detail: 'not checked: every Brave Search API call is billed or counts against its monthly credit' }; // prettier-ignore
+  return {
+    name: 'brave',
+    configured,
+    state: 'skipped',
+    detail: 'not checked: every Brave Search API call is billed or counts against its monthly credit',
+  };
 }
 
 /** The address to reach a listener on from this machine (a wildcard address means loopback). */
@@ -144,7 +169,6 @@ export async function probeListener(
   port: number,
   deps: ProbeDeps,
 ): Promise<Check & { host: string; port: number }> {
-  // prettier-ignore
   const url = `http://${reachableHost(host)}:${port}`;
   const base = { name: 'listener', configured: true, host, port, url };
   if (port === 0) return { ...base, state: 'skipped', detail: 'port 0: trawl serve picks a free port at each start' };
@@ -154,6 +178,12 @@ export async function probeListener(
     const version = typeof health.version === 'string' ? ` ${health.version}` : '';
     return { ...base, ms: answer.ms, state: 'ok', detail: `a Trawl${version} answers` };
   }
-  if (!answer.ok && answer.status === null) return { ...base, state: 'off', detail: `nothing answers: ${answer.message}` }; // prettier-ignore
-  return { ...base, ms: answer.ms, state: 'unverified', detail: 'another program answers there, so trawl serve cannot listen on this port' }; // prettier-ignore
+  if (!answer.ok && answer.status === null)
+    return { ...base, state: 'off', detail: `nothing answers: ${answer.message}` };
+  return {
+    ...base,
+    ms: answer.ms,
+    state: 'unverified',
+    detail: 'another program answers there, so trawl serve cannot listen on this port',
+  };
 }

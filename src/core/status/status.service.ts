@@ -58,7 +58,18 @@ export const FIRST_KEY_FILE = 'first-api-key';
 /** The listener is on this machine: it answers at once or not at all. */
 const LISTENER_TIMEOUT_MS = 2000;
 
-const NO_COUNTS: StoreCounts = { documents: 0, searchable: 0, embeddedChunks: 0, codeChunks: 0, codeFiles: 0, codeSources: 0, collections: [], collectionCount: 0, activeKeys: 0, revokedKeys: 0 }; // prettier-ignore
+const NO_COUNTS: StoreCounts = {
+  documents: 0,
+  searchable: 0,
+  embeddedChunks: 0,
+  codeChunks: 0,
+  codeFiles: 0,
+  codeSources: 0,
+  collections: [],
+  collectionCount: 0,
+  activeKeys: 0,
+  revokedKeys: 0,
+};
 
 const off = (name: string, detail: string): Check => ({ name, configured: false, state: 'off', detail });
 
@@ -82,13 +93,31 @@ async function providerChecks(s: StatusSettings, deps: ProbeDeps): Promise<Statu
     s.searxngUrl ? probeSearxng(s.searxngUrl, deps) : off('searxng', 'not configured (--searxng-url)'),
     s.upstreamUrl ? probeUpstream(s.upstreamUrl, deps) : off('upstream', 'not configured (--upstream-url)'),
     s.modelBaseUrl
-      ? probeModels('model', { baseUrl: s.modelBaseUrl, apiKey: s.modelApiKey, model: s.model, keySetting: keySetting('--model-api-key') }, deps) // prettier-ignore
+      ? probeModels(
+          'model',
+          { baseUrl: s.modelBaseUrl, apiKey: s.modelApiKey, model: s.model, keySetting: keySetting('--model-api-key') },
+          deps,
+        )
       : off('model', 'not configured (--model-base-url)'),
     s.embeddingsUrl
-      ? probeModels('embeddings', { baseUrl: s.embeddingsUrl, apiKey: s.embeddingsApiKey, model: s.embeddingsModel, keySetting: keySetting('--embeddings-api-key') }, deps) // prettier-ignore
+      ? probeModels(
+          'embeddings',
+          {
+            baseUrl: s.embeddingsUrl,
+            apiKey: s.embeddingsApiKey,
+            model: s.embeddingsModel,
+            keySetting: keySetting('--embeddings-api-key'),
+          },
+          deps,
+        )
       : off('embeddings', 'not configured (--embeddings-url)'),
   ]);
-  return { webSearch: [searxng, braveCheck(Boolean(s.braveApiKey)), upstream], model, embeddings, browser: browserCheck(s.browser) }; // prettier-ignore
+  return {
+    webSearch: [searxng, braveCheck(Boolean(s.braveApiKey)), upstream],
+    model,
+    embeddings,
+    browser: browserCheck(s.browser),
+  };
 }
 
 /** The store's counts, or zeros and the reason when the database cannot be read. */
@@ -114,7 +143,18 @@ function indexOf(c: StoreCounts): StatusReport['index'] {
 /** Builds the service over the settings, the JSON client and (when there is a database) the store. */
 export function createStatusService(deps: StatusDeps): StatusService {
   const s = deps.settings;
-  const secrets = [s.braveApiKey, s.upstreamApiKey, s.modelApiKey, s.embeddingsApiKey, s.secretKey, s.x402FacilitatorApiKey, ...urlSecrets(s.searxngUrl), ...urlSecrets(s.upstreamUrl), ...urlSecrets(s.modelBaseUrl), ...urlSecrets(s.embeddingsUrl)]; // prettier-ignore
+  const secrets = [
+    s.braveApiKey,
+    s.upstreamApiKey,
+    s.modelApiKey,
+    s.embeddingsApiKey,
+    s.secretKey,
+    s.x402FacilitatorApiKey,
+    ...urlSecrets(s.searxngUrl),
+    ...urlSecrets(s.upstreamUrl),
+    ...urlSecrets(s.modelBaseUrl),
+    ...urlSecrets(s.embeddingsUrl),
+  ];
   return {
     async report(signal) {
       const probe: ProbeDeps = { getJson: deps.getJson, timeoutMs: s.providerTimeoutMs, secrets, signal };
@@ -127,13 +167,23 @@ export function createStatusService(deps: StatusDeps): StatusService {
       const facts = {
         dataDir: { ...dataDirStatus(s.dataDir), ...(problem ? { databaseProblem: problem } : {}) },
         index: indexOf(counts),
-        keys: { active: counts.activeKeys, revoked: counts.revokedKeys, firstKeyFile: fs.existsSync(firstKey) ? firstKey : null }, // prettier-ignore
+        keys: {
+          active: counts.activeKeys,
+          revoked: counts.revokedKeys,
+          firstKeyFile: fs.existsSync(firstKey) ? firstKey : null,
+        },
         providers,
         listener,
       };
       const steps = nextSteps(facts);
       const checkedAt = (deps.now?.() ?? new Date()).toISOString();
-      return { version: VERSION, checkedAt, ok: !steps.some((step) => step.level === 'broken'), ...facts, nextSteps: steps }; // prettier-ignore
+      return {
+        version: VERSION,
+        checkedAt,
+        ok: !steps.some((step) => step.level === 'broken'),
+        ...facts,
+        nextSteps: steps,
+      };
     },
   };
 }
