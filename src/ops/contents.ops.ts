@@ -37,7 +37,7 @@ function contentsAnswer(out: ContentsResponse, input: Record<string, unknown>, n
     const total = notes.textLengths?.get(r.url);
     if (typeof r.text === 'string' && total !== undefined && offset + r.text.length < total) {
       const end = offset + r.text.length;
-      const more = `[Text of [${i + 1}] is characters ${offset}-${end} of ${total}. Call get_contents again with offset: ${end} to read on.]`; // prettier-ignore
+      const more = `[Text of [${i + 1}] is characters ${offset}-${end} of ${total}. Call get_contents again with offset: ${end} to read on.]`;
       block.after = block.after ? `${block.after}\n${more}` : more;
     }
     return block;
@@ -69,7 +69,8 @@ function failures(statuses: ContentsResponse['statuses']): string {
 /** Pages read but poorer than asked (a stale copy, failed subpages, an extractive summary), each note once. */
 function degraded(statuses: ContentsResponse['statuses']): string {
   const pages = new Map<string, string[]>();
-  for (const s of statuses) if (s.status === 'success' && s.message) pages.set(s.message, [...(pages.get(s.message) ?? []), s.id]); // prettier-ignore
+  for (const s of statuses)
+    if (s.status === 'success' && s.message) pages.set(s.message, [...(pages.get(s.message) ?? []), s.id]);
   return pages.size ? `Notes:\n${[...pages].map(([note, ids]) => `- ${ids.join(', ')}: ${note}`).join('\n')}` : '';
 }
 

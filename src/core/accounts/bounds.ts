@@ -29,7 +29,8 @@ export interface Pricing {
 }
 
 /** Model calls of summaries: one per page, subpages included. */
-const summaryCalls = (pages: number, contents: Contents) => (contents?.summary ? pages * (1 + (contents.subpages ?? 0)) : 0); // prettier-ignore
+const summaryCalls = (pages: number, contents: Contents) =>
+  contents?.summary ? pages * (1 + (contents.subpages ?? 0)) : 0;
 
 /** A search: its planning rounds (none in compliance mode), its answer and its summaries, at most. */
 export function searchBound(

@@ -229,7 +229,11 @@ function summariesFor(
   ctx: ServiceContext,
 ): SummaryRun | undefined {
   if (!input.summary) return undefined;
-  const model = chooseModel({ operator: models?.model, client: ctx.clientModel, preferClient: models?.preferClientModel }); // prettier-ignore
+  const model = chooseModel({
+    operator: models?.model,
+    client: ctx.clientModel,
+    preferClient: models?.preferClientModel,
+  });
   if (models && model) return startSummaries(model, { cache: models.cache, price: models.price }, ctx);
   if (typeof input.summary === 'object' && input.summary.schema) {
     throw new ServiceError(
@@ -290,7 +294,9 @@ function noteDegraded(
   if (failedSubpages.length > 0) {
     const named = failedSubpages.slice(0, NAMED_SUBPAGE_FAILURES).map((s) => `${s.id}: ${s.message ?? s.error?.tag}`);
     const more = failedSubpages.length - named.length;
-    notes.push(`${failedSubpages.length} subpage(s) could not be read: ${named.join('; ')}${more > 0 ? `; and ${more} more` : ''}.`); // prettier-ignore
+    notes.push(
+      `${failedSubpages.length} subpage(s) could not be read: ${named.join('; ')}${more > 0 ? `; and ${more} more` : ''}.`,
+    );
   }
   if (extractiveSummary) notes.push(EXTRACTIVE_SUMMARY);
   if (notes.length > 0) status.message = notes.join(' ');

@@ -196,7 +196,10 @@ async function score(page: Page, options: HighlightOptions): Promise<Scored> {
   if (options.embedder && passages.length > 0) {
     const candidates = embeddingCandidates(passages, options.query);
     try {
-      return { passages: candidates, scores: await embeddingScores(candidates, options.query, options.embedder, options.signal) }; // prettier-ignore
+      return {
+        passages: candidates,
+        scores: await embeddingScores(candidates, options.query, options.embedder, options.signal),
+      };
     } catch (err) {
       if (options.signal?.aborted) throw err;
       options.onEmbedderError?.(err);
@@ -209,7 +212,8 @@ const round = (s: number) => Math.round(Math.min(1, Math.max(0, s)) * 10_000) / 
 
 /** The character budget: `maxCharacters`, else `numSentences × 1333`, else 2000; at most 10000. */
 export function highlightBudget(options: Pick<HighlightOptions, 'maxCharacters' | 'numSentences'>): number {
-  const asked = options.maxCharacters ?? (options.numSentences ? options.numSentences * CHARACTERS_PER_SENTENCE : undefined); // prettier-ignore
+  const asked =
+    options.maxCharacters ?? (options.numSentences ? options.numSentences * CHARACTERS_PER_SENTENCE : undefined);
   return Math.max(1, Math.min(MAX_HIGHLIGHT_CHARACTERS, Math.floor(asked ?? DEFAULT_HIGHLIGHT_CHARACTERS)));
 }
 
@@ -264,7 +268,9 @@ function dynamicPick({ passages, scores }: Scored): { text: string; score: numbe
     } else groups.push({ text: p.text, score: scores[i]!, last: i });
   });
   // A merged run longer than the whole budget is cut to it rather than dropped.
-  return groups.map((g) => (g.text.length > DYNAMIC_HIGHLIGHT_CHARACTERS ? { ...g, text: cut(g.text, DYNAMIC_HIGHLIGHT_CHARACTERS) } : g)); // prettier-ignore
+  return groups.map((g) =>
+    g.text.length > DYNAMIC_HIGHLIGHT_CHARACTERS ? { ...g, text: cut(g.text, DYNAMIC_HIGHLIGHT_CHARACTERS) } : g,
+  );
 }
 
 /**

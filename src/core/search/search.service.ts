@@ -191,7 +191,9 @@ async function find(deps: SearchDeps, plan: SearchPlan, ctx: ServiceContext, fac
   const started = performance.now();
   const { type, pipeline } = plan;
   let filter = createRequestFilter(deps.index, plan.filters);
-  const providers = plan.sources ? deps.providers.filter((p) => plan.sources!.providers.includes(p.name)) : deps.providers; // prettier-ignore
+  const providers = plan.sources
+    ? deps.providers.filter((p) => plan.sources!.providers.includes(p.name))
+    : deps.providers;
   const useIndex = plan.sources?.index ?? true;
   const asking = pipeline.providers && !ctx.federated && providers.length > 0;
   const providerHits = asking ? askProviders({ ...deps, providers }, plan, ctx) : null;
