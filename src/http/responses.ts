@@ -112,7 +112,8 @@ export function mountResponses(hono: Hono<HttpEnv>, app: App): void {
         ctx.signal.addEventListener('abort', cancel, { once: true });
       }
       const live = () => runs.stream(id, ctx.caller, { afterId: 0, follow: true, signal: ctx.signal });
-      if (call.stream) return responseStream(c, ctx, toResponseEvents(created, live(), { background: call.background })); // prettier-ignore
+      if (call.stream)
+        return responseStream(c, ctx, toResponseEvents(created, live(), { background: call.background }));
       if (call.background) return c.json(toResponse(await runs.get(id, ctx.caller), await stored(id, ctx), true));
       const events = await collect(live());
       if (ctx.signal.aborted) return c.body(null); // nobody is listening
@@ -130,7 +131,11 @@ export function mountResponses(hono: Hono<HttpEnv>, app: App): void {
       const run = (await invoke(getAgentRunOp, app.services, { id }, ctx)) as unknown as RunView;
       if (query.stream === 'true') {
         const events = runs.stream(id, ctx.caller, { afterId: 0, follow: true, signal: ctx.signal });
-        return responseStream(c, ctx, toResponseEvents(run, events, { background: null, startingAfter: query.starting_after })); // prettier-ignore
+        return responseStream(
+          c,
+          ctx,
+          toResponseEvents(run, events, { background: null, startingAfter: query.starting_after }),
+        );
       }
       return c.json(toResponse(run, await stored(id, ctx), null));
     }),
@@ -160,10 +165,12 @@ export function mountResponses(hono: Hono<HttpEnv>, app: App): void {
     ['/v1/responses/:id/cancel', 'POST'],
   ];
   for (const [path, allow] of allowed) {
-    hono.all(
-      path,
-      (c) =>
-      openAiError(c, app, new HttpError('METHOD_NOT_ALLOWED', `Method not allowed here; use ${allow}.`, { headers: { allow } })), // prettier-ignore
+    hono.all(path, (c) =>
+      openAiError(
+        c,
+        app,
+        new HttpError('METHOD_NOT_ALLOWED', `Method not allowed here; use ${allow}.`, { headers: { allow } }),
+      ),
     );
   }
 }

@@ -94,14 +94,22 @@ async function startOrFind(services: Services, args: AgentRunToolInput, ctx: Ser
   const { runId, waitSeconds: _window, ...start } = args;
   if (runId === undefined) {
     if (start.query === undefined) {
-      throw new ServiceError('INVALID_REQUEST_BODY', 'query: is required to start a run (or give runId to wait on one)', { field: 'query' }); // prettier-ignore
+      throw new ServiceError(
+        'INVALID_REQUEST_BODY',
+        'query: is required to start a run (or give runId to wait on one)',
+        { field: 'query' },
+      );
     }
     const input = parseOrThrow(CreateAgentRunRequest, start, 'body');
     return (await invoke(createAgentRunOp, services, input, ctx)) as Run;
   }
   const stray = Object.keys(start).filter((k) => start[k as keyof typeof start] !== undefined);
   if (stray.length > 0) {
-    throw new ServiceError('INVALID_REQUEST_BODY', `${stray.join(', ')}: only for starting a run; with runId, give only waitSeconds`, { field: stray[0] }); // prettier-ignore
+    throw new ServiceError(
+      'INVALID_REQUEST_BODY',
+      `${stray.join(', ')}: only for starting a run; with runId, give only waitSeconds`,
+      { field: stray[0] },
+    );
   }
   return (await invoke(getAgentRunOp, services, { id: runId }, ctx)) as Run;
 }
@@ -159,7 +167,6 @@ async function toolResult(
   waitSeconds: number,
   respond: (answer: Answer) => Promise<CallToolResult>,
 ): Promise<CallToolResult> {
-  // prettier-ignore
   const { output: _output, ...structuredContent } = run as Record<string, unknown>;
   if (run.status === 'failed') {
     const error = run.error ?? { code: 'internal_error', message: 'the run failed' };

@@ -14,13 +14,22 @@ export function registerToolReference(server: McpServer, names: readonly string[
   const specs = TOOL_SPECS.filter((t) => names.includes(t.name));
   const template = new ResourceTemplate(`${PREFIX}{name}`, {
     list: () => ({
-      resources: specs.map((t) => ({ uri: `${PREFIX}${t.name}`, name: t.name, title: `${t.title}: reference`, mimeType: 'text/markdown' })), // prettier-ignore
+      resources: specs.map((t) => ({
+        uri: `${PREFIX}${t.name}`,
+        name: t.name,
+        title: `${t.title}: reference`,
+        mimeType: 'text/markdown',
+      })),
     }),
   });
   server.registerResource(
     'tool-reference',
     template,
-    { title: 'Tool reference', description: 'Every argument a tool accepts, with its limits.', mimeType: 'text/markdown' }, // prettier-ignore
+    {
+      title: 'Tool reference',
+      description: 'Every argument a tool accepts, with its limits.',
+      mimeType: 'text/markdown',
+    },
     (uri, variables) => {
       const name = String([variables.name].flat()[0] ?? '');
       const spec = specs.find((t) => t.name === name);

@@ -59,7 +59,10 @@ export function clientModel(capabilities: ClientCapabilities | undefined, extra:
     }
     const content = result.content.type === 'text' ? result.content.text : '';
     if (!content.trim()) {
-      throw new ServiceError('UNABLE_TO_GENERATE_RESPONSE', `the MCP client's model answered ${result.content.type === 'text' ? 'nothing' : `with ${result.content.type}, not text`}`); // prettier-ignore
+      throw new ServiceError(
+        'UNABLE_TO_GENERATE_RESPONSE',
+        `the MCP client's model answered ${result.content.type === 'text' ? 'nothing' : `with ${result.content.type}, not text`}`,
+      );
     }
     const prompt = request.messages.map((m) => m.content).join('\n');
     return {

@@ -104,7 +104,10 @@ export function buildMcpServer(app: App, options: McpDoorOptions): McpServer {
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool: DoorTool | undefined = table.get(request.params.name);
     if (!tool) {
-      throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found; this server serves ${names.join(', ')}.`); // prettier-ignore
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Tool ${request.params.name} not found; this server serves ${names.join(', ')}.`,
+      );
     }
     // a tool call counts against the key's limits (protocol messages, tasks/* and resources do not)
     const entry = options.caller ? await app.services.accounts.enterRequest(options.caller) : null;
@@ -127,7 +130,7 @@ export function buildMcpServer(app: App, options: McpDoorOptions): McpServer {
 /** A tool call over the key's limits: an error result that says when to retry. */
 function rateRefusal(message: string, retryAfterMs: number): CallToolResult {
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-  return { isError: true, content: [{ type: 'text', text: `RATE_LIMIT_EXCEEDED: ${message}; retry in ${seconds} s` }] }; // prettier-ignore
+  return { isError: true, content: [{ type: 'text', text: `RATE_LIMIT_EXCEEDED: ${message}; retry in ${seconds} s` }] };
 }
 
 /** A failure as a tool result: `TAG: message`, logged with its cause when it was unexpected. */

@@ -81,7 +81,12 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
       initialize = message;
       const asked = message.params?.protocolVersion as string;
       const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
-      answer(message.id, { protocolVersion, capabilities: SERVER_CAPABILITIES, serverInfo: SERVER_INFO, instructions: INSTRUCTIONS }); // prettier-ignore
+      answer(message.id, {
+        protocolVersion,
+        capabilities: SERVER_CAPABILITIES,
+        serverInfo: SERVER_INFO,
+        instructions: INSTRUCTIONS,
+      });
     } else if (message.method === 'ping') {
       answer(message.id, {});
     } else if (message.method === 'tools/list') {

@@ -72,7 +72,6 @@ async function callOp(
   key: Record<string, unknown>,
   extra: Extra,
 ): Promise<CallToolResult> {
-  // prettier-ignore
   const ctx = deps.contextFor(extra, tool);
   try {
     // the key's scope first, before its arguments are read (money comes after, in invoke)
@@ -101,14 +100,20 @@ function groupTool(deps: ToolDeps, name: string, ops: readonly Operation[]): Doo
       const { action, ...rest } = args;
       const op = typeof action === 'string' ? byAction.get(action) : undefined;
       if (!op) {
-        const err = new ServiceError('INVALID_REQUEST_BODY', `action: must be one of ${actions.join(', ')}`, { field: 'action' }); // prettier-ignore
+        const err = new ServiceError('INVALID_REQUEST_BODY', `action: must be one of ${actions.join(', ')}`, {
+          field: 'action',
+        });
         return deps.failure(err, deps.app.logger.child({ tool: name }));
       }
       const own = new Set(Object.keys(doorInput(op).shape));
       const stray = Object.keys(rest).filter((k) => !own.has(k) && rest[k] !== undefined);
       if (stray.length > 0) {
         const takes = [...own].filter((k) => k !== 'maxTokens').join(', ') || 'nothing';
-        const err = new ServiceError('INVALID_REQUEST_BODY', `${stray.join(', ')}: not an argument of action "${String(action)}" (it takes: ${takes})`, { field: stray[0] }); // prettier-ignore
+        const err = new ServiceError(
+          'INVALID_REQUEST_BODY',
+          `${stray.join(', ')}: not an argument of action "${String(action)}" (it takes: ${takes})`,
+          { field: stray[0] },
+        );
         return deps.failure(err, deps.app.logger.child({ tool: name }));
       }
       return callOp(deps, op, name, rest, args, extra);

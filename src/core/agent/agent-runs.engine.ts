@@ -50,7 +50,11 @@ export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: 
   const begin = async (row: AgentRunRow, signal: AbortSignal): Promise<Progress> => {
     const saved = parseProgress(row.progress);
     const progress = nextStart(saved, clientModels.has(row.id));
-    const started = { event: 'agent_run.started', data: JSON.stringify({ id: row.id, status: 'running' }), at: iso(deps.now()) }; // prettier-ignore
+    const started = {
+      event: 'agent_run.started',
+      data: JSON.stringify({ id: row.id, status: 'running' }),
+      at: iso(deps.now()),
+    };
     if (!(await repo.markStarted(row.id, owner, JSON.stringify(progress), saved ? null : started))) {
       active.get(row.id)?.abort(new Error('run ended elsewhere'));
     }
@@ -84,7 +88,10 @@ export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: 
   const work = async (row: AgentRunRow, ctx: ServiceContext, onCharge: (max: number) => Promise<void>) => {
     const request = JSON.parse(row.request) as AgentRunRequest;
     const plan = EFFORTS[request.effort];
-    const max = 'fixed' in plan.price ? deps.research.prices[plan.price.fixed] : Math.min(deps.research.prices[plan.price.cap], request.budget?.maxCostDollars ?? Infinity); // prettier-ignore
+    const max =
+      'fixed' in plan.price
+        ? deps.research.prices[plan.price.fixed]
+        : Math.min(deps.research.prices[plan.price.cap], request.budget?.maxCostDollars ?? Infinity);
     await onCharge(max);
     const progress = await begin(row, ctx.signal);
     const input = {
@@ -202,7 +209,8 @@ export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: 
       if (active.has(row.id)) continue;
       const why = unresumable(parseProgress(row.progress));
       if (why) await log.interrupted(row.id, why);
-      else if (await repo.requeue(row.id, null, now, iso(now))) deps.logger.warn({ agentRunId: row.id }, 'agent run of a stopped process queued to resume'); // prettier-ignore
+      else if (await repo.requeue(row.id, null, now, iso(now)))
+        deps.logger.warn({ agentRunId: row.id }, 'agent run of a stopped process queued to resume');
     }
   };
 
@@ -222,7 +230,7 @@ export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: 
     const now = deps.now();
     for (const id of [...active.keys()]) {
       if (clientModels.has(id))
-        await log.interrupted(id, 'it used the MCP client’s model, which only this process could reach'); // prettier-ignore
+        await log.interrupted(id, 'it used the MCP client’s model, which only this process could reach');
       else await repo.requeue(id, owner, now, iso(now));
     }
   };

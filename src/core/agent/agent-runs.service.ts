@@ -40,7 +40,10 @@ export function createAgentRunsService(deps: AgentRunsDeps): AgentRunsService {
   /** Zero retention: a run's stored events are not replayable. */
   const notKept = (row: AgentRunRow) => {
     if (row.zero_retention) {
-      throw new ServiceError('FEATURE_DISABLED', `events of agent run ${row.id} are not kept (zero data retention); stream them live when creating the run`); // prettier-ignore
+      throw new ServiceError(
+        'FEATURE_DISABLED',
+        `events of agent run ${row.id} are not kept (zero data retention); stream them live when creating the run`,
+      );
     }
   };
 
@@ -48,7 +51,15 @@ export function createAgentRunsService(deps: AgentRunsDeps): AgentRunsService {
     const row = await own(id, caller);
     if (row.status === 'queued' || row.status === 'running') {
       const at = iso(deps.now());
-      const end = { status: 'cancelled' as const, output: null, cost: null, usage: null, error: null, stop_reason: 'cancelled', completed_at: at }; // prettier-ignore
+      const end = {
+        status: 'cancelled' as const,
+        output: null,
+        cost: null,
+        usage: null,
+        error: null,
+        stop_reason: 'cancelled',
+        completed_at: at,
+      };
       await log.finish(id, end, 'agent_run.cancelled', () => ({ id, status: 'cancelled', cancelledAt: at }));
       runs.abort(id, 'cancelled');
     }
@@ -62,8 +73,19 @@ export function createAgentRunsService(deps: AgentRunsDeps): AgentRunsService {
       const id = `run_${randomBytes(12).toString('hex')}`;
       const at = iso(deps.now());
       if (clientModel) clientModels.set(id, clientModel);
-      const created = { event: 'agent_run.created', data: JSON.stringify({ id, status: 'queued', createdAt: at }), at }; // prettier-ignore
-      await repo.insert({ id, key_id: caller?.keyId ?? '', zero_retention: caller?.zeroRetention ? 1 : 0, request: JSON.stringify(input), owner: null, lease_until_ms: null, created_at: at }, created); // prettier-ignore
+      const created = { event: 'agent_run.created', data: JSON.stringify({ id, status: 'queued', createdAt: at }), at };
+      await repo.insert(
+        {
+          id,
+          key_id: caller?.keyId ?? '',
+          zero_retention: caller?.zeroRetention ? 1 : 0,
+          request: JSON.stringify(input),
+          owner: null,
+          lease_until_ms: null,
+          created_at: at,
+        },
+        created,
+      );
       const row = (await repo.get(id))!;
       await runs.pump();
       return toRun((await repo.get(id)) ?? row);

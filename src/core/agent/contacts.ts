@@ -97,7 +97,9 @@ export function checkContacts(value: unknown, schema: Record<string, unknown>, p
     }
     if (Array.isArray(v)) return v.map((item, i) => walk(item, branch(schema, s, i), `${path}[${i}]`));
     if (v && typeof v === 'object') {
-      return Object.fromEntries(Object.entries(v).map(([k, item]) => [k, walk(item, branch(schema, s, k), path ? `${path}.${k}` : k)])); // prettier-ignore
+      return Object.fromEntries(
+        Object.entries(v).map(([k, item]) => [k, walk(item, branch(schema, s, k), path ? `${path}.${k}` : k)]),
+      );
     }
     return v;
   };

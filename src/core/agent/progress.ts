@@ -29,7 +29,8 @@ export const nextStart = (saved: Progress | null, clientModel: boolean): Progres
 
 /** Why an interrupted run cannot be resumed, or null when it can. */
 export function unresumable(progress: Progress | null): string | null {
-  if (progress?.clientModel) return 'it used the MCP client’s model, which only the process it was created in could reach'; // prettier-ignore
+  if (progress?.clientModel)
+    return 'it used the MCP client’s model, which only the process it was created in could reach';
   if ((progress?.starts ?? 0) >= MAX_RUN_STARTS) return `it was started ${MAX_RUN_STARTS} times without finishing`;
   return null;
 }

@@ -18,6 +18,7 @@ import type { Synthesis } from '../synthesis/synthesis.service.js';
 import { schemaProblems } from '../synthesis/validate.js';
 import type { DocumentsRepo } from '../../store/documents.repo.js';
 import { checkContacts } from './contacts.js';
+import { exclusionTest, instructions, renderStructured, rowText } from './research-text.js';
 
 export type Effort = 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'auto' | 'max';
 
@@ -54,7 +55,10 @@ export const STEP_COMPUTE_UNITS = 0.1;
 export type ResearchEvent =
   | { event: 'agent_run.search'; data: { callId: string; query: string; description: string } }
   | { event: 'agent_run.source.added'; data: { callId: string; url: string; title: string | null } }
-  | { event: 'agent_run.tool.progress'; data: { callId: string; item: { call_id: string; type: string; status: string; results?: number } } }; // prettier-ignore
+  | {
+      event: 'agent_run.tool.progress';
+      data: { callId: string; item: { call_id: string; type: string; status: string; results?: number } };
+    };
 
 export interface ResearchRequest {
   query: string;
@@ -78,7 +82,7 @@ export interface ResearchResult {
   text: string;
   structured: unknown;
   grounding: GroundingEntry[];
-  usage: { agentComputeUnits: number; searches: number; modelTokens: number; emails: number; phoneNumbers: number }; // prettier-ignore
+  usage: { agentComputeUnits: number; searches: number; modelTokens: number; emails: number; phoneNumbers: number };
   costDollars: { total: number; agentCompute: number; search: number; emails: number; phoneNumbers: number };
   stopReason: 'schema_satisfied' | 'budget_reached';
 }
@@ -129,7 +133,15 @@ export async function research(
   const cap = 'cap' in plan.price ? Math.min(prices[plan.price.cap], request.maxCostDollars ?? Infinity) : Infinity;
   const state: ResearchState = checkpoint.state
     ? structuredClone(checkpoint.state)
-    : { log: [], found: (request.prior?.sources ?? []) as ResultObject[], searches: 0, modelTokens: 0, steps: 0, calls: 0, stopReason: 'schema_satisfied' }; // prettier-ignore
+    : {
+        log: [],
+        found: (request.prior?.sources ?? []) as ResultObject[],
+        searches: 0,
+        modelTokens: 0,
+        steps: 0,
+        calls: 0,
+        stopReason: 'schema_satisfied',
+      };
   const found = new Map<string, ResultObject>(state.found.map((r) => [r.url, r]));
   const systemPrompt = instructions(request);
   const excluded = exclusionTest(request.exclusion ?? []);
@@ -173,7 +185,10 @@ export async function research(
       added++;
       await emit({ event: 'agent_run.source.added', data: { callId, url: r.url, title: r.title ?? null } });
     }
-    await emit({ event: 'agent_run.tool.progress', data: { callId, item: { call_id: callId, type: 'web_search', status: 'completed', results: added } } }); // prettier-ignore
+    await emit({
+      event: 'agent_run.tool.progress',
+      data: { callId, item: { call_id: callId, type: 'web_search', status: 'completed', results: added } },
+    });
   };
 
   const planMore = async (max: number, seen?: string[]) => {
@@ -211,7 +226,12 @@ export async function research(
   state.steps++;
   const schema = request.outputSchema;
   const answer = await deps.synthesis.answer(
-    { query: request.query, shape: schema ? { ...(schema as object), type: 'object' } as never : { type: 'text' }, systemPrompt, sources }, // prettier-ignore
+    {
+      query: request.query,
+      shape: schema ? ({ ...(schema as object), type: 'object' } as never) : { type: 'text' },
+      systemPrompt,
+      sources,
+    },
     ctx,
   );
   state.modelTokens += answer.usage.inputTokens + answer.usage.outputTokens;
@@ -224,9 +244,17 @@ export async function research(
     const pages = await Promise.all(
       sources.map(async (s) => {
         const doc = await deps.documents.get(s.url);
-        const meta = doc?.metadata as { contacts?: { emails: string[]; phones: string[] }; organization?: { email?: string; telephone?: string } } | undefined; // prettier-ignore
+        const meta = doc?.metadata as
+          | { contacts?: { emails: string[]; phones: string[] }; organization?: { email?: string; telephone?: string } }
+          | undefined;
         const org = meta?.organization;
-        return [doc?.text ?? s.evidence, ...(meta?.contacts?.emails ?? []), ...(meta?.contacts?.phones ?? []), org?.email ?? '', org?.telephone ?? ''].join('\n'); // prettier-ignore
+        return [
+          doc?.text ?? s.evidence,
+          ...(meta?.contacts?.emails ?? []),
+          ...(meta?.contacts?.phones ?? []),
+          org?.email ?? '',
+          org?.telephone ?? '',
+        ].join('\n');
       }),
     );
     const checked = checkContacts(answer.content, schema, pages);
@@ -236,7 +264,7 @@ export async function research(
     if (problem) {
       throw new ServiceError(
         'UNABLE_TO_GENERATE_RESPONSE',
-        `output.structured does not match outputSchema once unverified contact fields (${checked.dropped.join(', ') || 'none'}) are null: ${problem}. Make fields that may be unverifiable nullable and not required.`, // prettier-ignore
+        `output.structured does not match outputSchema once unverified contact fields (${checked.dropped.join(', ') || 'none'}) are null: ${problem}. Make fields that may be unverifiable nullable and not required.`,
       );
     }
     structured = checked.value;
@@ -254,56 +282,18 @@ export async function research(
     text,
     structured,
     // grounding names fields of the run's output: `text`, or `structured.<path>`
-    grounding: answer.grounding.map((g) => ({ ...g, field: g.field.replace(/^content/, schema ? 'structured' : 'text') })), // prettier-ignore
-    usage: { agentComputeUnits: Math.round(computeUnits() * 1000) / 1000, searches: state.searches, modelTokens: state.modelTokens, emails: contacts.email, phoneNumbers: contacts.phone }, // prettier-ignore
+    grounding: answer.grounding.map((g) => ({
+      ...g,
+      field: g.field.replace(/^content/, schema ? 'structured' : 'text'),
+    })),
+    usage: {
+      agentComputeUnits: Math.round(computeUnits() * 1000) / 1000,
+      searches: state.searches,
+      modelTokens: state.modelTokens,
+      emails: contacts.email,
+      phoneNumbers: contacts.phone,
+    },
     costDollars: { total: roundDollars(work + emails + phoneNumbers), agentCompute, search, emails, phoneNumbers },
     stopReason: state.stopReason,
   };
-}
-
-/** The values of a row, for searching: strings and numbers, joined. */
-const rowText = (row: Record<string, unknown>) =>
-  Object.values(row)
-    .filter((v) => typeof v === 'string' || typeof v === 'number')
-    .join(' ')
-    .slice(0, 300);
-
-/** The run's instructions: the caller's, the rows to enrich, what not to surface, an earlier run's findings. */
-function instructions(request: ResearchRequest): string | undefined {
-  const parts = [request.systemPrompt];
-  if (request.rows?.length) parts.push(`Rows to enrich or expand (keep their values; add what the sources show):\n${JSON.stringify(request.rows).slice(0, 6000)}`); // prettier-ignore
-  if (request.exclusion?.length) parts.push(`Do not include any of these entries:\n${JSON.stringify(request.exclusion).slice(0, 3000)}`); // prettier-ignore
-  if (request.prior) parts.push(`An earlier run on this task found:\n${request.prior.text.slice(0, 4000)}\nContinue from it: confirm, correct and complete it.`); // prettier-ignore
-  const text = parts.filter(Boolean).join('\n\n');
-  return text || undefined;
-}
-
-/** Whether a result is one of the entries not to surface: same URL, same domain, or its name in the title. */
-function exclusionTest(entries: Record<string, unknown>[]): (r: { url: string; title?: string | null }) => boolean {
-  const urls = new Set<string>();
-  const domains: string[] = [];
-  const names: string[] = [];
-  for (const e of entries) {
-    if (typeof e.url === 'string') urls.add(e.url.replace(/\/+$/, ''));
-    if (typeof e.domain === 'string') domains.push(e.domain.toLowerCase().replace(/^www\./, ''));
-    if (typeof e.name === 'string' && e.name.trim().length > 2) names.push(e.name.trim().toLowerCase());
-  }
-  return (r) => {
-    if (urls.has(r.url.replace(/\/+$/, ''))) return true;
-    const host = URL.canParse(r.url) ? new URL(r.url).hostname.toLowerCase().replace(/^www\./, '') : '';
-    if (domains.some((d) => host === d || host.endsWith(`.${d}`))) return true;
-    const title = (r.title ?? '').toLowerCase();
-    return names.some((n) => title.includes(n));
-  };
-}
-
-/** A structured answer as plain text: one `path: value` line per leaf. */
-function renderStructured(value: unknown, path = ''): string {
-  if (Array.isArray(value)) return value.map((v, i) => renderStructured(v, `${path}[${i}]`)).join('\n');
-  if (value && typeof value === 'object') {
-    return Object.entries(value)
-      .map(([k, v]) => renderStructured(v, path ? `${path}.${k}` : k))
-      .join('\n');
-  }
-  return `${path}: ${value === null ? '(not found)' : String(value)}`;
 }

@@ -46,7 +46,10 @@ export function checkSupported(input: AgentRunRequest, caller: Caller | null, ha
   sourcesOf(input, limits.providerNames);
   const budget = input.budget?.maxCostDollars;
   if (budget !== undefined && budget > limits.maxBudgetDollars) {
-    throw invalid('budget.maxCostDollars', `budget.maxCostDollars: must be at most ${limits.maxBudgetDollars} on this server (got ${budget})`); // prettier-ignore
+    throw invalid(
+      'budget.maxCostDollars',
+      `budget.maxCostDollars: must be at most ${limits.maxBudgetDollars} on this server (got ${budget})`,
+    );
   }
   if (caller?.zeroRetention) {
     // the spec's zero-retention rules: no data partners, no continuing from a run that was not kept
@@ -55,15 +58,19 @@ export function checkSupported(input: AgentRunRequest, caller: Caller | null, ha
   }
   const schema = input.outputSchema;
   if (schema && (schema.type !== 'object' || typeof schema.properties !== 'object')) {
-    throw invalid('outputSchema', 'outputSchema: must be an object schema with properties (put a list in a property)'); // prettier-ignore
+    throw invalid('outputSchema', 'outputSchema: must be an object schema with properties (put a list in a property)');
   }
   if (schema && !hasModel) {
-    throw new ServiceError('FEATURE_DISABLED', 'outputSchema: structured output needs a language model, and none is configured (TRAWL_MODEL_BASE_URL; docs/synthesis.md)', { field: 'outputSchema' }); // prettier-ignore
+    throw new ServiceError(
+      'FEATURE_DISABLED',
+      'outputSchema: structured output needs a language model, and none is configured (TRAWL_MODEL_BASE_URL; docs/synthesis.md)',
+      { field: 'outputSchema' },
+    );
   }
   if (!hasModel && !MODEL_FREE_EFFORTS.includes(input.effort)) {
     throw new ServiceError(
       'FEATURE_DISABLED',
-      `effort: "${input.effort}" needs a language model to plan and write, and none is configured (TRAWL_MODEL_BASE_URL; docs/synthesis.md); without one, use effort "minimal" or "low"`, // prettier-ignore
+      `effort: "${input.effort}" needs a language model to plan and write, and none is configured (TRAWL_MODEL_BASE_URL; docs/synthesis.md); without one, use effort "minimal" or "low"`,
       { field: 'effort' },
     );
   }
@@ -78,7 +85,10 @@ export async function checkPrevious(repo: AgentRunsRepo, input: AgentRunRequest,
     throw new ServiceError('NOT_FOUND', `previousRunId: agent run ${id} not found`, { field: 'previousRunId' });
   }
   if (previous.status !== 'completed') {
-    throw invalid('previousRunId', `previousRunId: run ${id} is ${previous.status}; only a completed run can be continued`); // prettier-ignore
+    throw invalid(
+      'previousRunId',
+      `previousRunId: run ${id} is ${previous.status}; only a completed run can be continued`,
+    );
   }
 }
 

@@ -47,7 +47,15 @@ export function createRunLog(repo: AgentRunsRepo, now: () => number): RunLog {
   const fail: RunLog['fail'] = (id, code, message) =>
     finish(
       id,
-      { status: 'failed', output: null, cost: null, usage: null, error: JSON.stringify({ code, message }), stop_reason: 'error', completed_at: iso() }, // prettier-ignore
+      {
+        status: 'failed',
+        output: null,
+        cost: null,
+        usage: null,
+        error: JSON.stringify({ code, message }),
+        stop_reason: 'error',
+        completed_at: iso(),
+      },
       'agent_run.failed',
       (row) => ({ id: row.id, status: 'failed', error: { code, message } }),
     );

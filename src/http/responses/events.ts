@@ -6,88 +6,29 @@
  */
 import type { AgentEvent } from '../../core/agent/agent-runs.service.js';
 import { RESPONSES_MODEL } from './request.js';
+import type {
+  OutputMessage,
+  OutputText,
+  ResponseObject,
+  ResponseStatus,
+  ResponseStreamEvent,
+  RunView,
+  UrlCitation,
+  WebSearchCall,
+} from './types.js';
 
-/** What the mapping reads of an agent run (the run object of agent-runs.service.ts). */
-export interface RunView {
-  id: string;
-  status: string;
-  createdAt: string;
-  completedAt?: string | null;
-  request: Record<string, unknown>;
-  output?: { text?: string; grounding?: { citations?: { url: string; title?: string | null }[] }[] } | null;
-  usage?: Record<string, unknown> | null;
-  error?: { code: string; message: string } | null;
-}
+export type { ResponseObject, ResponseStreamEvent, RunView } from './types.js';
 
-interface UrlCitation {
-  type: 'url_citation';
-  url: string;
-  title: string;
-  start_index: number;
-  end_index: number;
-}
-interface OutputText {
-  type: 'output_text';
-  text: string;
-  annotations: UrlCitation[];
-}
-interface OutputMessage {
-  type: 'message';
-  id: string;
-  role: 'assistant';
-  status: 'in_progress' | 'completed';
-  content: OutputText[];
-}
-interface WebSearchCall {
-  type: 'web_search_call';
-  id: string;
-  status: 'in_progress' | 'completed' | 'failed';
-  action: { type: 'search'; query: string; sources: { type: 'url'; url: string }[] };
-}
-export type ResponseStatus = 'queued' | 'in_progress' | 'completed' | 'failed' | 'cancelled';
-
-/** OpenAI's Response object, as svc-agent fills it. */
-export interface ResponseObject {
-  id: string;
-  object: 'response';
-  created_at: number;
-  status: ResponseStatus;
-  background: boolean | null;
-  completed_at: number | null;
-  error: { code: string; message: string } | null;
-  incomplete_details: null;
-  instructions: string | null;
-  max_output_tokens: null;
-  metadata: Record<string, string>;
-  model: typeof RESPONSES_MODEL;
-  output: (WebSearchCall | OutputMessage)[];
-  output_text: string;
-  parallel_tool_calls: false;
-  previous_response_id: null;
-  reasoning: { effort: string | null; summary: null };
-  service_tier: 'default';
-  store: true;
-  temperature: null;
-  text: { format: { type: 'text' } };
-  tool_choice: 'auto';
-  tools: [];
-  top_p: null;
-  truncation: 'disabled';
-  usage: {
-    input_tokens: number;
-    input_tokens_details: { cached_tokens: number };
-    output_tokens: number;
-    output_tokens_details: { reasoning_tokens: number };
-    total_tokens: number;
-  } | null;
-}
-
-/** One Responses stream event: `type`, `sequence_number` (0, 1, …) and the type's fields. */
-export type ResponseStreamEvent = { type: string; sequence_number: number } & Record<string, unknown>;
 type Emitted = { type: string } & Record<string, unknown>;
 
 const seconds = (iso: string | null | undefined) => (iso ? Math.floor(Date.parse(iso) / 1000) : null);
-const STATUS: Record<string, ResponseStatus> = { queued: 'queued', running: 'in_progress', completed: 'completed', failed: 'failed', cancelled: 'cancelled' }; // prettier-ignore
+const STATUS: Record<string, ResponseStatus> = {
+  queued: 'queued',
+  running: 'in_progress',
+  completed: 'completed',
+  failed: 'failed',
+  cancelled: 'cancelled',
+};
 /** Characters per delta: the answer is written whole, then streamed in word-aligned pieces of about this size. */
 const DELTA_CHARS = 48;
 
@@ -105,8 +46,13 @@ export function chunksOf(text: string, size = DELTA_CHARS): string[] {
 function usageOf(run: RunView, text: string): ResponseObject['usage'] {
   const total = Math.max(0, Math.round(Number(run.usage?.modelTokens ?? 0) || 0));
   const output = Math.min(total, Math.ceil(text.length / 4));
-  // prettier-ignore
-  return { input_tokens: total - output, input_tokens_details: { cached_tokens: 0 }, output_tokens: output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: total };
+  return {
+    input_tokens: total - output,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: output,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: total,
+  };
 }
 
 /** The grounding's sources as url_citation annotations; Trawl cites for the whole answer, so each spans it. */
@@ -114,7 +60,14 @@ function citationsOf(run: RunView, text: string): UrlCitation[] {
   const seen = new Map<string, UrlCitation>();
   for (const entry of run.output?.grounding ?? []) {
     for (const c of entry.citations ?? []) {
-      if (!seen.has(c.url)) seen.set(c.url, { type: 'url_citation', url: c.url, title: c.title ?? c.url, start_index: 0, end_index: text.length }); // prettier-ignore
+      if (!seen.has(c.url))
+        seen.set(c.url, {
+          type: 'url_citation',
+          url: c.url,
+          title: c.title ?? c.url,
+          start_index: 0,
+          end_index: text.length,
+        });
     }
   }
   return [...seen.values()];
@@ -122,15 +75,36 @@ function citationsOf(run: RunView, text: string): UrlCitation[] {
 
 function baseResponse(run: RunView, background: boolean | null): ResponseObject {
   const request = run.request as { systemPrompt?: string; effort?: string; metadata?: Record<string, unknown> };
-  const metadata = Object.fromEntries(Object.entries(request.metadata ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string')); // prettier-ignore
-  // prettier-ignore
+  const metadata = Object.fromEntries(
+    Object.entries(request.metadata ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string'),
+  );
   return {
-    id: run.id, object: 'response', created_at: seconds(run.createdAt) ?? 0, status: 'queued', background, completed_at: null,
-    error: null, incomplete_details: null, instructions: request.systemPrompt ?? null, max_output_tokens: null, metadata,
-    model: RESPONSES_MODEL, output: [], output_text: '', parallel_tool_calls: false, previous_response_id: null,
+    id: run.id,
+    object: 'response',
+    created_at: seconds(run.createdAt) ?? 0,
+    status: 'queued',
+    background,
+    completed_at: null,
+    error: null,
+    incomplete_details: null,
+    instructions: request.systemPrompt ?? null,
+    max_output_tokens: null,
+    metadata,
+    model: RESPONSES_MODEL,
+    output: [],
+    output_text: '',
+    parallel_tool_calls: false,
+    previous_response_id: null,
     reasoning: { effort: request.effort && request.effort !== 'auto' ? request.effort : null, summary: null },
-    service_tier: 'default', store: true, temperature: null, text: { format: { type: 'text' } }, tool_choice: 'auto',
-    tools: [], top_p: null, truncation: 'disabled', usage: null,
+    service_tier: 'default',
+    store: true,
+    temperature: null,
+    text: { format: { type: 'text' } },
+    tool_choice: 'auto',
+    tools: [],
+    top_p: null,
+    truncation: 'disabled',
+    usage: null,
   };
 }
 
@@ -155,7 +129,13 @@ function createFold(run: RunView, background: boolean | null) {
 
   const complete = (done: RunView, at: string): Emitted[] => {
     const text = done.output?.text ?? '';
-    const message: OutputMessage = { type: 'message', id: `msg_${suffix}`, role: 'assistant', status: 'in_progress', content: [] }; // prettier-ignore
+    const message: OutputMessage = {
+      type: 'message',
+      id: `msg_${suffix}`,
+      role: 'assistant',
+      status: 'in_progress',
+      content: [],
+    };
     const output_index = response.output.push(message) - 1;
     const at0 = { item_id: message.id, output_index, content_index: 0 };
     const part: OutputText = { type: 'output_text', text: '', annotations: [] };
@@ -165,11 +145,18 @@ function createFold(run: RunView, background: boolean | null) {
       ...chunksOf(text).map((delta) => ({ type: 'response.output_text.delta', ...at0, delta, logprobs: [] })),
     ];
     part.annotations = citationsOf(done, text);
-    part.annotations.forEach((annotation, annotation_index) => events.push({ type: 'response.output_text.annotation.added', ...at0, annotation_index, annotation })); // prettier-ignore
+    part.annotations.forEach((annotation, annotation_index) =>
+      events.push({ type: 'response.output_text.annotation.added', ...at0, annotation_index, annotation }),
+    );
     part.text = text;
     message.content = [part];
     message.status = 'completed';
-    Object.assign(response, { status: 'completed', completed_at: seconds(done.completedAt ?? at), usage: usageOf(done, text), output_text: text }); // prettier-ignore
+    Object.assign(response, {
+      status: 'completed',
+      completed_at: seconds(done.completedAt ?? at),
+      usage: usageOf(done, text),
+      output_text: text,
+    });
     ended = true;
     events.push(
       { type: 'response.output_text.done', ...at0, text, logprobs: [] },
@@ -190,7 +177,12 @@ function createFold(run: RunView, background: boolean | null) {
         response.status = 'in_progress';
         return [{ type: 'response.in_progress', ...snapshot() }];
       case 'agent_run.search': {
-        const added: WebSearchCall = { type: 'web_search_call', id: `ws_${suffix}_${callId.replace(/^call_/, '')}`, status: 'in_progress', action: { type: 'search', query: String(e.data.query ?? ''), sources: [] } }; // prettier-ignore
+        const added: WebSearchCall = {
+          type: 'web_search_call',
+          id: `ws_${suffix}_${callId.replace(/^call_/, '')}`,
+          status: 'in_progress',
+          action: { type: 'search', query: String(e.data.query ?? ''), sources: [] },
+        };
         searches.set(callId, added);
         const ref = { item_id: added.id, output_index: response.output.push(added) - 1 };
         return [

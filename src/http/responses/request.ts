@@ -49,7 +49,8 @@ const TextPart = gated(
   { type: z.literal('input_text'), text: z.string() },
 );
 const Role = z.enum(['user', 'system', 'developer'], {
-  error: 'must be "user", "system" or "developer": earlier assistant turns are not supported (each response is a new agent run)', // prettier-ignore
+  error:
+    'must be "user", "system" or "developer": earlier assistant turns are not supported (each response is a new agent run)',
 });
 const InputMessage = gated(
   { type: z.literal('message', { error: 'only messages are supported as input items' }).optional(), role: Role },
@@ -59,7 +60,8 @@ const InputMessage = gated(
 /** Nulls at the top level mean "not set", as OpenAI treats them; so does an empty tools or include list. */
 const unset = (body: unknown) => {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
-  const empty = (k: string, v: unknown) => v === null || ((k === 'tools' || k === 'include') && Array.isArray(v) && v.length === 0); // prettier-ignore
+  const empty = (k: string, v: unknown) =>
+    v === null || ((k === 'tools' || k === 'include') && Array.isArray(v) && v.length === 0);
   return Object.fromEntries(Object.entries(body).filter(([k, v]) => !empty(k, v)));
 };
 
@@ -69,7 +71,10 @@ export const ResponsesRequest = z.preprocess(
   wireObject(
     {
       model: z.literal(RESPONSES_MODEL, {
-        error: (iss) => (iss.input === undefined ? `is required; use "${RESPONSES_MODEL}"` : `must be "${RESPONSES_MODEL}": the one model Trawl serves here (agent runs; docs/responses.md)`), // prettier-ignore
+        error: (iss) =>
+          iss.input === undefined
+            ? `is required; use "${RESPONSES_MODEL}"`
+            : `must be "${RESPONSES_MODEL}": the one model Trawl serves here (agent runs; docs/responses.md)`,
       }),
       input: z.union([z.string().min(1), z.array(InputMessage).min(1)]),
       instructions: z.string().max(MAX_TEXT).optional(),
@@ -91,7 +96,11 @@ export const ResponsesRequest = z.preprocess(
       text: z
         .strictObject({
           format: gated(
-            { type: z.literal('text', { error: unsupported('only plain text answers; use /agent/runs with outputSchema for structured output') }) }, // prettier-ignore
+            {
+              type: z.literal('text', {
+                error: unsupported('only plain text answers; use /agent/runs with outputSchema for structured output'),
+              }),
+            },
             { type: z.literal('text') },
           ).optional(),
         })
@@ -128,15 +137,21 @@ const textOf = (content: string | { text: string }[]) =>
  */
 export function toAgentRunRequest(req: ResponsesRequest): ResponsesCall {
   const messages = typeof req.input === 'string' ? [{ role: 'user', content: req.input }] : req.input;
-  const query = messages.filter((m) => m.role === 'user').map((m) => textOf(m.content).trim()).filter(Boolean).join('\n\n'); // prettier-ignore
+  const query = messages
+    .filter((m) => m.role === 'user')
+    .map((m) => textOf(m.content).trim())
+    .filter(Boolean)
+    .join('\n\n');
   const system = [req.instructions, ...messages.filter((m) => m.role !== 'user').map((m) => textOf(m.content))]
     .map((s) => s?.trim())
     .filter(Boolean)
     .join('\n\n');
-  const invalid = (field: string, message: string) => new ServiceError('INVALID_REQUEST_BODY', `${field}: ${message}`, { field }); // prettier-ignore
+  const invalid = (field: string, message: string) =>
+    new ServiceError('INVALID_REQUEST_BODY', `${field}: ${message}`, { field });
   if (!query) throw invalid('input', 'has no user text; send the task as a string or in user messages');
   if (query.length > MAX_TEXT) throw invalid('input', `user text must be at most ${MAX_TEXT} characters`);
-  if (system.length > MAX_TEXT) throw invalid('instructions', `with system and developer messages, must be at most ${MAX_TEXT} characters`); // prettier-ignore
+  if (system.length > MAX_TEXT)
+    throw invalid('instructions', `with system and developer messages, must be at most ${MAX_TEXT} characters`);
   const run: CreateAgentRunRequest = {
     query,
     effort: req.reasoning?.effort ?? 'auto',

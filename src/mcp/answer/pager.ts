@@ -57,16 +57,31 @@ export function createAnswerPager(repo: McpSnapshotsRepo, now: () => number = Da
       partNo,
       cursorFor,
       continueLine: (p) =>
-        `[Answer cut to fit ${maxTokens} tokens. For the rest call ${call.tool} again with the same arguments and cursor: "${cursorFor(p)}".]`, // prettier-ignore
+        `[Answer cut to fit ${maxTokens} tokens. For the rest call ${call.tool} again with the same arguments and cursor: "${cursorFor(p)}".]`,
     });
-    return { part, result: { content: [{ type: 'text' as const, text: part.text }], structuredContent: part.structured } }; // prettier-ignore
+    return {
+      part,
+      result: { content: [{ type: 'text' as const, text: part.text }], structuredContent: part.structured },
+    };
   };
 
   return {
     async first(answer, call, maxTokens) {
       const id = randomBytes(12).toString('hex');
       const { part, result } = await respond(answer, call, maxTokens, id, { block: 0, offset: 0 }, 1);
-      if (part.next) await save({ id, owner: call.owner, tool: call.tool, argsHash: hashArgs(call.args), body: JSON.stringify(answer), createdMs: now(), expiresMs: now() + SNAPSHOT_TTL_MS }, call.memoryOnly); // prettier-ignore
+      if (part.next)
+        await save(
+          {
+            id,
+            owner: call.owner,
+            tool: call.tool,
+            argsHash: hashArgs(call.args),
+            body: JSON.stringify(answer),
+            createdMs: now(),
+            expiresMs: now() + SNAPSHOT_TTL_MS,
+          },
+          call.memoryOnly,
+        );
       return result;
     },
     async next(cursor, call, maxTokens) {
@@ -115,7 +130,10 @@ function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`; // prettier-ignore
+    return `{${entries
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }

@@ -108,7 +108,9 @@ function buildPart(answer: Answer, options: PartOptions, budget: number): Part {
 
 /** The structured content of a part: the answer's fields, and the entries that start in it when it lists any. */
 function structuredOf(answer: Answer, entries: Record<string, unknown>[]): Record<string, unknown> {
-  return answer.entriesKey === undefined ? { ...answer.structured } : { ...answer.structured, [answer.entriesKey]: entries }; // prettier-ignore
+  return answer.entriesKey === undefined
+    ? { ...answer.structured }
+    : { ...answer.structured, [answer.entriesKey]: entries };
 }
 
 /** One block as text: its label, its content fenced when it came from outside, its notes. */
@@ -120,7 +122,11 @@ function render(block: AnswerBlock, offset: number, content: string, after: stri
 
 /** Every string an answer carries, so that the fence's nonce is drawn outside all of them. */
 function contentsOf(answer: Answer): string[] {
-  return [answer.head, answer.tail ?? '', ...answer.blocks.flatMap((b) => [b.label, b.source ?? '', b.content ?? '', b.after ?? ''])]; // prettier-ignore
+  return [
+    answer.head,
+    answer.tail ?? '',
+    ...answer.blocks.flatMap((b) => [b.label, b.source ?? '', b.content ?? '', b.after ?? '']),
+  ];
 }
 
 /**

@@ -73,7 +73,11 @@ async function endOfRun(run: Run, render: RunResult): Promise<Omit<McpTaskEnd, '
     return { status: 'cancelled', statusMessage: `agent run ${run.id} was cancelled`, result: json(result) };
   }
   const error = run.error ?? { code: 'internal_error', message: 'the run failed' };
-  return { status: 'failed', statusMessage: `agent run ${run.id} failed: ${error.code}: ${error.message}`, result: json(result) }; // prettier-ignore
+  return {
+    status: 'failed',
+    statusMessage: `agent run ${run.id} failed: ${error.code}: ${error.message}`,
+    result: json(result),
+  };
 }
 
 const json = (result: CallToolResult) => JSON.stringify(result);

@@ -49,10 +49,16 @@ export function createDoorTasks(app: App, caller: Caller | null, deps: DoorTaskD
     store: tasks.store,
     start(tool, params, extra) {
       if (!TASK_TOOLS.has(tool.name)) {
-        throw new McpError(ErrorCode.MethodNotFound, `Tool ${tool.name} does not run as a task; call it without task (task-capable: ${[...TASK_TOOLS].join(', ')})`); // prettier-ignore
+        throw new McpError(
+          ErrorCode.MethodNotFound,
+          `Tool ${tool.name} does not run as a task; call it without task (task-capable: ${[...TASK_TOOLS].join(', ')})`,
+        );
       }
       if (caller?.zeroRetention) {
-        throw new McpError(ErrorCode.InvalidRequest, "FEATURE_DISABLED: a task keeps its result in the store until it is read, and this key's team has zero data retention; call the tool without task"); // prettier-ignore
+        throw new McpError(
+          ErrorCode.InvalidRequest,
+          "FEATURE_DISABLED: a task keeps its result in the store until it is read, and this key's team has zero data retention; call the tool without task",
+        );
       }
       const args = params.arguments ?? {};
       const asked = { ttl: params.task?.ttl };

@@ -31,7 +31,10 @@ export function taskExtra(
       }
     },
     sendRequest: async () => {
-      throw new McpError(ErrorCode.InvalidRequest, 'a task cannot send requests to the client: it outlives the request'); // prettier-ignore
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        'a task cannot send requests to the client: it outlives the request',
+      );
     },
   };
   TASK_EXTRAS.add(inner);

@@ -5,7 +5,14 @@
  * worked in-process whose worker's lease lapsed (its process died) ends `failed`, interrupted.
  */
 import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
-import { ErrorCode, McpError, type CallToolResult, type Request, type Result, type Task } from '@modelcontextprotocol/sdk/types.js'; // prettier-ignore
+import {
+  ErrorCode,
+  McpError,
+  type CallToolResult,
+  type Request,
+  type Result,
+  type Task,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../../core/context.js';
 import { decodeCursor, encodeCursor } from '../../core/monitors/objects.js';
 import type { McpTaskRow, McpTasksRepo, McpTaskStatus } from '../../store/mcp-tasks.repo.js';
@@ -69,7 +76,8 @@ export function createTaskStore(deps: TaskStoreDeps, caller: Caller | null): Own
     const row = await repo.get(taskId, owner);
     return row && settle(row);
   };
-  const task = (row: McpTaskRow) => toTask(row, isOpen(row.status) ? (live.get(row.id) ?? row.status_message) : row.status_message); // prettier-ignore
+  const task = (row: McpTaskRow) =>
+    toTask(row, isOpen(row.status) ? (live.get(row.id) ?? row.status_message) : row.status_message);
 
   /** Ends an open task as cancelled, stopping its work: the agent run it follows, or the work in any process. */
   const cancel = async (row: McpTaskRow, statusMessage: string) => {
@@ -93,7 +101,16 @@ export function createTaskStore(deps: TaskStoreDeps, caller: Caller | null): Own
     async createTask(params: CreateTaskOptions, _requestId, request: Request): Promise<Task> {
       const id = newTaskId();
       const tool = String((request.params as { name?: unknown } | undefined)?.name ?? request.method);
-      await repo.insert({ id, owner, tool, ttlMs: ttlFor(params.ttl), pollIntervalMs: pollFor(params.pollInterval), nowMs: deps.now(), worker: null, leaseUntilMs: null }); // prettier-ignore
+      await repo.insert({
+        id,
+        owner,
+        tool,
+        ttlMs: ttlFor(params.ttl),
+        pollIntervalMs: pollFor(params.pollInterval),
+        nowMs: deps.now(),
+        worker: null,
+        leaseUntilMs: null,
+      });
       return task((await repo.get(id, owner))!);
     },
     async getTask(taskId) {
@@ -121,7 +138,12 @@ export function createTaskStore(deps: TaskStoreDeps, caller: Caller | null): Own
         return;
       }
       const result = textResult(statusMessage ?? `the task ended ${status}`, status === 'failed');
-      await repo.end(taskId, { status, statusMessage: statusMessage ?? null, result: JSON.stringify(result), nowMs: deps.now() }); // prettier-ignore
+      await repo.end(taskId, {
+        status,
+        statusMessage: statusMessage ?? null,
+        result: JSON.stringify(result),
+        nowMs: deps.now(),
+      });
     },
     async listTasks(cursor) {
       await repo.deleteExpired(deps.now(), ABANDONED_MS);

@@ -74,7 +74,10 @@ export async function stopTasks(app: App): Promise<void> {
 export function createMcpTasks(app: App, caller: Caller | null, options: McpTasksOptions): McpTasks {
   const { repo, engine } = taskPartsOf(app);
   const now = () => app.clock.now().getTime();
-  const store = createTaskStore({ repo, engine, agentRuns: app.services.agentRuns, runResult: options.runResult, now }, caller); // prettier-ignore
+  const store = createTaskStore(
+    { repo, engine, agentRuns: app.services.agentRuns, runResult: options.runResult, now },
+    caller,
+  );
   // only the client's model could have answered what needs a model: say why a task cannot use it
   const explain = (result: CallToolResult) =>
     app.config.modelBaseUrl === undefined && options.clientSampling() ? withTaskReason(result) : result;
@@ -83,7 +86,16 @@ export function createMcpTasks(app: App, caller: Caller | null, options: McpTask
     await store.sweep();
     const id = newTaskId();
     const leaseUntilMs = worker ? engine.leaseUntil() : null;
-    await repo.insert({ id, owner: store.owner, tool, ttlMs: ttlFor(params.ttl), pollIntervalMs: pollFor(params.pollInterval), nowMs: now(), worker, leaseUntilMs }); // prettier-ignore
+    await repo.insert({
+      id,
+      owner: store.owner,
+      tool,
+      ttlMs: ttlFor(params.ttl),
+      pollIntervalMs: pollFor(params.pollInterval),
+      nowMs: now(),
+      worker,
+      leaseUntilMs,
+    });
     return id;
   };
   const created = async (id: string): Promise<CreateTaskResult> => ({
@@ -122,7 +134,8 @@ export function createMcpTasks(app: App, caller: Caller | null, options: McpTask
         const started = await start();
         if ('result' in started) await end(id, explain(started.result));
         // a cancel that came between the start and the link found no run to stop: stop it here
-        else if (!(await repo.linkRun(id, started.runId, now()))) await app.services.agentRuns.cancel(started.runId, caller); // prettier-ignore
+        else if (!(await repo.linkRun(id, started.runId, now())))
+          await app.services.agentRuns.cancel(started.runId, caller);
       } catch (thrown) {
         await end(id, failed(thrown, tool));
       }
@@ -147,5 +160,8 @@ export function withTaskReason(result: CallToolResult): CallToolResult {
   const first = result.content[0];
   const text = first?.type === 'text' ? first.text : '';
   if (!text.startsWith('FEATURE_DISABLED:') || !/language model/i.test(text)) return result;
-  return { ...result, content: [{ type: 'text', text: `FEATURE_DISABLED: ${TASK_NO_SAMPLING} (${text.slice(18).trim()})` }] }; // prettier-ignore
+  return {
+    ...result,
+    content: [{ type: 'text', text: `FEATURE_DISABLED: ${TASK_NO_SAMPLING} (${text.slice(18).trim()})` }],
+  };
 }
