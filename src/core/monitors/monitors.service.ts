@@ -6,12 +6,12 @@
 import { ServiceError } from '../../errors.js';
 import type { WebhookSender } from '../../fetch/webhook-sender.js';
 import { newWebhookSecret } from '../../fetch/webhook-signing.js';
-import { nonPublicHostReason } from '../../lib/ip.js';
 import type { Logger } from '../../lib/logger.js';
-import type { DeliveryRow, MonitorRow, MonitorsRepo, NewMonitor } from '../../store/monitors.repo.js';
+import type { DeliveryRow, MonitorRow, MonitorsRepo } from '../../store/monitors.repo.js';
 import type { Caller } from '../context.js';
 import { createEngine, type EngineSettings, type MonitorEngine } from './engine.js';
 import { createMonitorEvents } from './events.js';
+import { checkOutputSchema, checkRunnable, checkWebhookUrl, newRow, patchedRow } from './monitor-rows.js';
 import type {
   CreateMonitorInput,
   DeliveryView,
@@ -23,9 +23,8 @@ import type {
   PageQuery,
   UpdateMonitorInput,
 } from './monitors.types.js';
-import { decodeCursor, newId, toMonitor, toPage, toRun } from './objects.js';
+import { decodeCursor, toMonitor, toPage, toRun } from './objects.js';
 import type { ExecuteRun } from './runner.js';
-import { jitterMs, nextSlot, periodMs } from './schedule.js';
 import type { SecretBox } from './secret-box.js';
 
 export type { MonitorEngine } from './engine.js';
@@ -64,8 +63,6 @@ export interface MonitorsDeps {
 }
 
 const notFound = (what: string) => new ServiceError('NOT_FOUND', `${what} not found`);
-const invalid = (field: string, message: string) =>
-  new ServiceError('INVALID_REQUEST_BODY', `${field}: ${message}`, { field });
 
 /** The monitors service over its store, with its engine (not started). */
 export function createMonitorsService(deps: MonitorsDeps): MonitorsService {
@@ -73,105 +70,19 @@ export function createMonitorsService(deps: MonitorsDeps): MonitorsService {
   const events = createMonitorEvents(deps.settings.retryWindowMs);
   const { engine, runner, scheduler, onEvents } = createEngine({ ...deps, events });
 
-  const iso = (ms: number) => new Date(ms).toISOString();
-
   const monitorRow = async (id: string): Promise<MonitorRow> => {
     const row = await repo.monitor(id);
     if (!row) throw notFound(`monitor ${id}`);
     return row;
   };
 
-  /** The webhook URL policy: HTTPS and a public host, unless the operator allows insecure webhooks. */
-  const checkWebhookUrl = (raw: string) => {
-    if (deps.settings.allowInsecureWebhooks) return;
-    const url = new URL(raw);
-    if (url.protocol !== 'https:') throw invalid('webhook.url', 'must use HTTPS');
-    const reason = nonPublicHostReason(url.hostname);
-    if (reason) throw invalid('webhook.url', `must be a public endpoint: ${reason}`);
-  };
-
-  const checkOutputSchema = (schema: { type?: string } | null | undefined) => {
-    if (schema?.type === 'object' && !deps.hasModel) {
-      throw new ServiceError(
-        'FEATURE_DISABLED',
-        'outputSchema: an object output needs a language model, and none is configured ' +
-          '(TRAWL_MODEL_BASE_URL; docs/synthesis.md). Omit outputSchema or use {"type": "text"}.',
-        { field: 'outputSchema' },
-      );
-    }
-  };
-
-  /** When an active monitor with this period next runs, from its anchor. */
-  const nextRun = (row: Pick<MonitorRow, 'status' | 'period' | 'anchor_ms'>, now: number): number | null =>
-    row.status === 'active' && row.period ? nextSlot(row.anchor_ms, periodMs(row.period), now) : null;
-
-  const json = (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(value));
-
-  /** The row of a new monitor: scheduled at its anchor (creation + jitter) plus one period. */
-  const newRow = (input: CreateMonitorInput, caller: Caller | null, secret: string, now: number): NewMonitor => {
-    const id = newId('mon');
-    const anchor = now + jitterMs(id);
-    const period = input.trigger?.period ?? null;
-    return {
-      id,
-      name: input.name ?? null,
-      status: 'active',
-      search: JSON.stringify(input.search),
-      period,
-      output_schema: json(input.outputSchema),
-      metadata: json(input.metadata),
-      webhook_url: input.webhook.url,
-      webhook_events: json(input.webhook.events),
-      secret: deps.box.seal(secret),
-      key_id: caller?.keyId ?? null,
-      anchor_ms: anchor,
-      next_run_ms: nextRun({ status: 'active', period, anchor_ms: anchor }, now),
-      created_at: iso(now),
-      updated_at: iso(now),
-    };
-  };
-
-  /** The row of a monitor after `patch` (absent fields stay, `null` removes; search and webhook merge). */
-  const patchedRow = (old: MonitorRow, patch: UpdateMonitorInput, now: number): MonitorRow => {
-    const webhook = patch.webhook;
-    const search = patch.search ? { ...(JSON.parse(old.search) as object), ...patch.search } : undefined;
-    const row: MonitorRow = {
-      ...old,
-      name: patch.name === undefined ? old.name : patch.name,
-      status: patch.status ?? old.status,
-      search: search ? JSON.stringify(search) : old.search,
-      period: patch.trigger === undefined ? old.period : (patch.trigger?.period ?? null),
-      output_schema: patch.outputSchema === undefined ? old.output_schema : json(patch.outputSchema),
-      metadata: patch.metadata === undefined ? old.metadata : json(patch.metadata),
-      webhook_url: webhook?.url ?? old.webhook_url,
-      webhook_events: webhook && 'events' in webhook ? json(webhook.events) : old.webhook_events,
-      // a monitor set active again (even a disabled one) starts counting key failures afresh
-      key_failures: patch.status === 'active' ? 0 : old.key_failures,
-      updated_at: iso(now),
-    };
-    const rescheduled = row.status !== old.status || row.period !== old.period || old.next_run_ms === null;
-    const keeps = row.status === 'active' && row.period ? old.next_run_ms : null;
-    row.next_run_ms = rescheduled ? nextRun(row, now) : keeps;
-    return row;
-  };
-
-  /** A disabled monitor is not run until set active again. */
-  const checkRunnable = (row: MonitorRow) => {
-    if (row.status !== 'disabled') return;
-    throw new ServiceError(
-      'INVALID_REQUEST',
-      `monitor ${row.id} is disabled (its API key failed ${row.key_failures} runs in a row); ` +
-        'set "status": "active" with PATCH to run it again',
-    );
-  };
-
   return {
     async create(input, caller) {
-      checkWebhookUrl(input.webhook.url);
-      checkOutputSchema(input.outputSchema);
+      checkWebhookUrl(input.webhook.url, deps.settings.allowInsecureWebhooks);
+      checkOutputSchema(input.outputSchema, deps.hasModel);
       const now = deps.now();
       const secret = newWebhookSecret();
-      const row = newRow(input, caller, secret, now);
+      const row = newRow(input, { keyId: caller?.keyId ?? null, sealedSecret: deps.box.seal(secret) }, now);
       const stored = await repo.createMonitor(row, (created) => events.monitorEvent('monitor.created', created, now));
       onEvents();
       if (stored.next_run_ms !== null) scheduler.wake(stored.next_run_ms);
@@ -189,8 +100,8 @@ export function createMonitorsService(deps: MonitorsDeps): MonitorsService {
     },
 
     async update(id, patch) {
-      if (patch.webhook?.url !== undefined) checkWebhookUrl(patch.webhook.url);
-      if (patch.outputSchema) checkOutputSchema(patch.outputSchema);
+      if (patch.webhook?.url !== undefined) checkWebhookUrl(patch.webhook.url, deps.settings.allowInsecureWebhooks);
+      if (patch.outputSchema) checkOutputSchema(patch.outputSchema, deps.hasModel);
       const now = deps.now();
       const updated = await repo.updateMonitor(id, (old) => {
         const row = patchedRow(old, patch, now);
