@@ -86,7 +86,7 @@ async function engineTime(effort) {
     await app.services.agentRuns.engine.drain();
     const wall = performance.now() - t0;
     const modelMs = calls.slice(before).reduce((n, c) => n + c.ms, 0);
-    const done = runOf(run.id);
+    const done = await runOf(run.id);
     if (done.status !== 'completed') throw new Error(`run ${run.id} ${done.status}: ${JSON.stringify(done.error)}`);
     rows.push({ engine: wall - modelMs, searches: done.usage.searches, events: 0, id: run.id });
   }
@@ -130,11 +130,8 @@ async function queueing() {
     await new Promise((r) => setTimeout(r, 120));
   }
   await app.services.agentRuns.engine.drain();
-  const waits = ids.map((id) => {
-    const r = app.services.agentRuns.get(id, caller);
-    return Date.parse(r.startedAt) - Date.parse(r.createdAt);
-  });
-  const runs = ids.map((id) => app.services.agentRuns.get(id, caller));
+  const runs = await Promise.all(ids.map((id) => app.services.agentRuns.get(id, caller)));
+  const waits = runs.map((r) => Date.parse(r.startedAt) - Date.parse(r.createdAt));
   const durations = runs.map((r) => Date.parse(r.completedAt) - Date.parse(r.startedAt));
   // how soon a run that had to wait started after a slot freed: its start minus the last completion before it
   const handovers = runs
@@ -159,11 +156,11 @@ async function costAccuracy() {
     const before = calls.length;
     const run = await post({ query: queries[100 + i], effort: 'auto' });
     await app.services.agentRuns.engine.drain();
-    const done = runOf(run.id);
+    const done = await runOf(run.id);
     const mine = calls.slice(before);
     const answerTokens = mine.filter((c) => !c.planning).reduce((n, c) => n + c.tokens, 0);
     const planningCalls = mine.filter((c) => c.planning).length;
-    const events = app.services.agentRuns.events(run.id, keyCaller, { limit: 1000 }).data;
+    const events = (await app.services.agentRuns.events(run.id, keyCaller, { limit: 1000 })).data;
     const searches = events.filter((e) => e.event === 'agent_run.search').length;
     const reads = planningCalls > 1 ? planningCalls : 1; // one reading per follow-up round, plus the final one
     const units = answerTokens / 10_000 + (searches + planningCalls + reads) * 0.1;

@@ -2,17 +2,16 @@
  * The calling MCP client's own model as a `ChatModel`, through `sampling/createMessage`: answers work
  * inside an agent with no model configured on Trawl. The client (and its user) approve and pay for it.
  */
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  CreateMessageResultSchema,
-  type ClientCapabilities,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageResultSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { ServiceError } from '../errors.js';
-import type { ChatChunk, ChatModel, ChatRequest, ChatResult } from '../providers/model/types.js';
+import type { ServiceContext } from '../core/context.js';
+import type { Extra } from './types.js';
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+// the model types as the core takes them (the door does not reach into providers/)
+type ChatModel = NonNullable<ServiceContext['clientModel']>;
+type ChatRequest = Parameters<ChatModel['complete']>[0];
+type ChatResult = Awaited<ReturnType<ChatModel['complete']>>;
+type ChatChunk = ReturnType<ChatModel['stream']> extends AsyncIterable<infer C> ? C : never;
 
 /** How long a client's model may take (a human may be asked to approve the request first). */
 export const SAMPLING_TIMEOUT_MS = 120_000;

@@ -4,10 +4,8 @@
  * the task's status message, other notifications are dropped, and requests to the client (sampling)
  * are refused. The door asks `isTaskExtra` to leave the client's model out of the service context.
  */
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ErrorCode, McpError, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Extra } from '../types.js';
 
 const TASK_EXTRAS = new WeakSet<Extra>();
 const IDLE = new AbortController().signal;
