@@ -10,6 +10,8 @@ import type { WebSearchProvider } from '../providers/search/types.js';
 import type { CacheStore } from '../store/cache.js';
 import type { Db } from '../store/database.js';
 import { createApiKeysRepo } from '../store/api-keys.repo.js';
+import { createAccountsRepo } from '../store/accounts.repo.js';
+import { createRateBucketsRepo } from '../store/rate-buckets.repo.js';
 import { createMonitorsRepo } from '../store/monitors.repo.js';
 import { createCodeFilesRepo } from '../store/code-files.repo.js';
 import { createCrawlRepo } from '../store/crawl.repo.js';
@@ -167,8 +169,9 @@ export function createServices(deps: ServiceDeps): Services {
   const keysRepo = createApiKeysRepo(deps.db);
   const keys = createKeysService(keysRepo, deps.clock);
   const accounts = createAccounts({
-    db: deps.db,
+    accounts: createAccountsRepo(deps.db),
     keys: keysRepo,
+    rateBuckets: createRateBucketsRepo(deps.db),
     clock: deps.clock,
     logger: deps.logger,
     model: deps.model,

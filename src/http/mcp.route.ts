@@ -65,6 +65,14 @@ export function mountMcp(hono: Hono<HttpEnv>, app: App, tools: readonly string[]
     return withRequestId(res, c.get('requestId'));
   });
 
+  mountMcpRefusals(hono, guard);
+}
+
+/**
+ * What /mcp refuses: GET and DELETE (405; the endpoint keeps no session), and the OAuth discovery
+ * documents MCP clients look for after a 401 (404: the API key is the credential).
+ */
+function mountMcpRefusals(hono: Hono<HttpEnv>, guard: (headers: Headers) => void): void {
   hono.on(['GET', 'DELETE'], '/mcp', (c) => {
     guard(c.req.raw.headers);
     throw new HttpError(

@@ -94,22 +94,8 @@ export interface AccountsRepo {
 /** The accounts repository over SQLite. */
 export function createAccountsRepo(db: Db): AccountsRepo {
   const s = statements(db);
-  const sum = (stmt: { get(...a: unknown[]): unknown }, ...args: unknown[]) => (stmt.get(...args) as { m: number }).m;
   const team = (id: string) => s.team.get(id) as TeamRow | undefined;
   const immediate = <T>(work: () => T): T => db.transaction(work).immediate();
-
-  const standing = (request: HoldRequest, row: TeamRow): Standing => {
-    const { hold, nowMs, keyPeriod, periodStarts } = request;
-    const teamFrom = row.budget_period ? periodStarts[row.budget_period] : undefined;
-    const keyFrom = keyPeriod ? periodStarts[keyPeriod] : undefined;
-    return {
-      team: row,
-      teamHolds: sum(s.teamHolds, row.id, nowMs),
-      keyHolds: sum(s.keyHolds, hold.key_id, nowMs),
-      teamSpend: teamFrom ? sum(s.teamSpend, row.id, teamFrom) : 0,
-      keySpend: keyFrom ? sum(s.keySpend, hold.key_id, keyFrom) : 0,
-    };
-  };
 
   return {
     async insertTeam(row) {
@@ -135,7 +121,7 @@ export function createAccountsRepo(db: Db): AccountsRepo {
       immediate(() => {
         const row = team(request.hold.team_id);
         if (!row) throw new Error(`team ${request.hold.team_id} is gone`);
-        allow(standing(request, row));
+        allow(standingOf(s, request, row));
         s.insertHold.run(request.hold);
       });
     },
@@ -149,6 +135,24 @@ export function createAccountsRepo(db: Db): AccountsRepo {
     },
     spendSince: async (fromDay) => s.spendSince.all(fromDay) as SpendRow[],
     dropExpiredHolds: async (nowMs) => s.expiredHolds.run(nowMs).changes,
+  };
+}
+
+type Statements = ReturnType<typeof statements>;
+
+const sum = (stmt: { get(...a: unknown[]): unknown }, ...args: unknown[]) => (stmt.get(...args) as { m: number }).m;
+
+/** What the team of `row` and the key of the hold have left, read within the caller's transaction. */
+function standingOf(s: Statements, request: HoldRequest, row: TeamRow): Standing {
+  const { hold, nowMs, keyPeriod, periodStarts } = request;
+  const teamFrom = row.budget_period ? periodStarts[row.budget_period] : undefined;
+  const keyFrom = keyPeriod ? periodStarts[keyPeriod] : undefined;
+  return {
+    team: row,
+    teamHolds: sum(s.teamHolds, row.id, nowMs),
+    keyHolds: sum(s.keyHolds, hold.key_id, nowMs),
+    teamSpend: teamFrom ? sum(s.teamSpend, row.id, teamFrom) : 0,
+    keySpend: keyFrom ? sum(s.keySpend, hold.key_id, keyFrom) : 0,
   };
 }
 

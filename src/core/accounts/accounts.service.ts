@@ -6,10 +6,9 @@
 import { ServiceError } from '../../errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { ChatModel } from '../../providers/model/types.js';
-import { createAccountsRepo } from '../../store/accounts.repo.js';
+import type { AccountsRepo } from '../../store/accounts.repo.js';
 import type { ApiKeysRepo } from '../../store/api-keys.repo.js';
-import type { Db } from '../../store/database.js';
-import { createRateBucketsRepo } from '../../store/rate-buckets.repo.js';
+import type { RateBucketsRepo } from '../../store/rate-buckets.repo.js';
 import type { Caller, Clock } from '../context.js';
 import type { ModelPrice } from '../synthesis/pricing.js';
 import type { Prices } from '../pricing.js';
@@ -63,16 +62,35 @@ const IN_FLIGHT_RETRY_MS = 1000;
 /** The charge of a request when metering is off. */
 const FREE: Charge = { settle: () => Promise.resolve() };
 
+/** INSUFFICIENT_SCOPE, or FEATURE_DISABLED for a mode the key's team lacks (hipaa) or forbids (keeping content). */
+function requireAllowed(request: AdmitRequest, caller: Caller): void {
+  requireScope(caller.scopes, request.scope, caller.keyId);
+  if (request.compliance === 'hipaa' && !caller.enterprise) {
+    throw new ServiceError(
+      'FEATURE_DISABLED',
+      'compliance: "hipaa" is for enterprise teams, and this key\'s team is not one; the operator marks a team with: trawl teams update TEAM --enterprise true',
+      { field: 'compliance' },
+    );
+  }
+  if (request.retainsContent && caller.zeroRetention) {
+    throw new ServiceError(
+      'FEATURE_DISABLED',
+      `${request.operation}: this key's team has zero data retention, and this operation would keep the request's content (docs/accounts.md)`,
+    );
+  }
+}
+
 /** TEAM_BLOCKED unless the key's team may call (the meter checks this itself when metering is on). */
 async function requireUnblocked(keys: ApiKeysRepo, keyId: string): Promise<void> {
   const key = await keys.getWithTeam(keyId);
   if (key?.team_blocked_at) throw teamBlocked(key.team_name);
 }
 
-/** The accounts layer over the database: teams, meter, rate limiter and in-flight counts. */
-export function createAccounts(deps: {
-  db: Db;
+/** What the accounts layer is built from. */
+export interface AccountsDeps {
+  accounts: AccountsRepo;
   keys: ApiKeysRepo;
+  rateBuckets: RateBucketsRepo;
   clock: Clock;
   logger: Logger;
   model?: ChatModel;
@@ -84,33 +102,21 @@ export function createAccounts(deps: {
   maxInFlight: number;
   /** Off: nothing recorded, credits and budgets not enforced (TRAWL_METERING=false). */
   metering: boolean;
-}): Accounts {
-  const accounts = createAccountsRepo(deps.db);
+}
+
+/** The accounts layer over its repositories: teams, meter, rate limiter and in-flight counts. */
+export function createAccounts(deps: AccountsDeps): Accounts {
+  const { accounts } = deps;
   const now = () => deps.clock.now().getTime();
   const meter = createMeter({ accounts, keys: deps.keys, now, logger: deps.logger });
-  const rates = createRateLimiter(createRateBucketsRepo(deps.db), { now });
+  const rates = createRateLimiter(deps.rateBuckets, { now });
   const inFlight = createInFlightLimiter();
   return {
     teams: createTeamsService({ accounts, keys: deps.keys, clock: deps.clock }),
     meter,
     pricing: { prices: deps.prices, modelCall: modelCallBound(deps.model, deps.modelPrice) },
     async admit(request, caller) {
-      if (caller) {
-        requireScope(caller.scopes, request.scope, caller.keyId);
-        if (request.compliance === 'hipaa' && !caller.enterprise) {
-          throw new ServiceError(
-            'FEATURE_DISABLED',
-            'compliance: "hipaa" is for enterprise teams, and this key\'s team is not one; the operator marks a team with: trawl teams update TEAM --enterprise true',
-            { field: 'compliance' },
-          );
-        }
-        if (request.retainsContent && caller.zeroRetention) {
-          throw new ServiceError(
-            'FEATURE_DISABLED',
-            `${request.operation}: this key's team has zero data retention, and this operation would keep the request's content (docs/accounts.md)`,
-          );
-        }
-      }
+      if (caller) requireAllowed(request, caller);
       if (!deps.metering) {
         if (caller) await requireUnblocked(deps.keys, caller.keyId);
         return FREE;

@@ -110,12 +110,10 @@ function mint(name: string, createdAt: string, options: KeyOptions = {}): { row:
   return { row, info: { ...toInfo({ ...row, last_used_at: null, revoked_at: null }), key } };
 }
 
-/** The keys service over `repo`; `last_used_at` is written at most once a minute per key. */
-export function createKeysService(repo: ApiKeysRepo, clock: Clock): KeysService {
+/** Records a use of a key, at most once a minute per key; a busy database must not fail the request. */
+function createTouch(repo: ApiKeysRepo, clock: Clock): (id: string) => Promise<void> {
   const lastTouched = new Map<string, number>();
-
-  /** Records a use of the key, at most once a minute; a busy database must not fail the request. */
-  const touch = async (id: string) => {
+  return async (id) => {
     const now = clock.now();
     if (now.getTime() - (lastTouched.get(id) ?? 0) <= TOUCH_INTERVAL_MS) return;
     lastTouched.set(id, now.getTime());
@@ -125,6 +123,11 @@ export function createKeysService(repo: ApiKeysRepo, clock: Clock): KeysService 
       // the timestamp is advisory
     }
   };
+}
+
+/** The keys service over `repo`; `last_used_at` is written at most once a minute per key. */
+export function createKeysService(repo: ApiKeysRepo, clock: Clock): KeysService {
+  const touch = createTouch(repo, clock);
 
   return {
     async create(name, options = {}) {

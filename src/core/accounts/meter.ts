@@ -81,44 +81,54 @@ function check(key: KeyWithTeam, { team, teamHolds, keyHolds, teamSpend, keySpen
   }
 }
 
-/** The meter over the accounts and keys repositories. */
-export function createMeter(deps: {
+/** What the meter works with. */
+interface MeterDeps {
   accounts: AccountsRepo;
   keys: ApiKeysRepo;
   now: () => number;
   logger: Logger;
-}): Meter {
+}
+
+/**
+ * The charge of a request: when it ends, its cost (if any) is recorded and taken from the team's
+ * credits, in one transaction that also releases its hold (if it holds money; never charging more than
+ * held).
+ */
+function createCharge(
+  deps: MeterDeps,
+  who: { keyId: string; teamId: string; operation: string },
+  held?: { id: string; micros: number },
+): Charge {
+  let done = false;
+  return {
+    async settle(cost) {
+      if (done) return;
+      done = true;
+      let micros = toMicros(cost);
+      if (held && micros > held.micros) {
+        const { operation, keyId } = who;
+        deps.logger.warn(
+          { operation, keyId, cost, held: held.micros / 1e6 },
+          'a request cost more than its bound; charged the bound',
+        );
+        micros = held.micros;
+      }
+      if (micros === 0 && !held) return; // a free call, or one that failed: nothing to record
+      const day = periodStart('day', deps.now());
+      await deps.accounts.settle({
+        holdId: held?.id,
+        spend: { key_id: who.keyId, team_id: who.teamId, day, operation: who.operation, micros },
+      });
+    },
+  };
+}
+
+/** The meter over the accounts and keys repositories. */
+export function createMeter(deps: MeterDeps): Meter {
   const { accounts } = deps;
   let lastSweep = 0;
-
-  /**
-   * The charge of a request: when it ends, its cost (if any) is recorded and taken from the team's
-   * credits, in one transaction that also releases its hold (if it holds money; never charging more
-   * than held).
-   */
-  const charge = (keyId: string, teamId: string, operation: string, held?: { id: string; micros: number }): Charge => {
-    let done = false;
-    return {
-      async settle(cost) {
-        if (done) return;
-        done = true;
-        let micros = toMicros(cost);
-        if (held && micros > held.micros) {
-          deps.logger.warn(
-            { operation, keyId, cost, held: held.micros / 1e6 },
-            'a request cost more than its bound; charged the bound',
-          );
-          micros = held.micros;
-        }
-        if (micros === 0 && !held) return; // a free call, or one that failed: nothing to record
-        const day = periodStart('day', deps.now());
-        await accounts.settle({
-          holdId: held?.id,
-          spend: { key_id: keyId, team_id: teamId, day, operation, micros },
-        });
-      },
-    };
-  };
+  const charge = (keyId: string, teamId: string, operation: string, held?: { id: string; micros: number }) =>
+    createCharge(deps, { keyId, teamId, operation }, held);
 
   return {
     async reserve(keyId, operation, maxDollars, unkeyedAs = LOCAL.keyId) {

@@ -123,6 +123,28 @@ function usageLines(spend: SpendRow[], teams: Map<string, TeamRow>, keyName: Map
   return [...lines.values()].map((l) => ({ ...l, spent: Math.round(l.spent * 1e6) / 1e6 }));
 }
 
+/** The row of a new team; INVALID_REQUEST for a name that is not 1-64 letters, digits, ".", "_" or "-". */
+function newTeamRow(name: string, options: TeamOptions, createdAt: string): Omit<TeamRow, 'blocked_at'> {
+  const trimmed = name.trim();
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(trimmed)) {
+    throw new ServiceError(
+      'INVALID_REQUEST',
+      'name: 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit',
+      { field: 'name' },
+    );
+  }
+  return {
+    id: `team_${randomBytes(6).toString('hex')}`,
+    name: trimmed,
+    enterprise: options.enterprise ? 1 : 0,
+    zero_retention: options.zeroRetention ? 1 : 0,
+    credits_micros: options.credits ?? null,
+    budget_micros: options.budget?.micros ?? null,
+    budget_period: options.budget?.period ?? null,
+    created_at: createdAt,
+  };
+}
+
 /** The teams service over the accounts and keys repositories. */
 export function createTeamsService(deps: { accounts: AccountsRepo; keys: ApiKeysRepo; clock: Clock }): TeamsService {
   const { accounts } = deps;
@@ -141,29 +163,12 @@ export function createTeamsService(deps: { accounts: AccountsRepo; keys: ApiKeys
 
   return {
     async create(name, options = {}) {
-      const trimmed = name.trim();
-      if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(trimmed)) {
-        throw new ServiceError(
-          'INVALID_REQUEST',
-          'name: 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit',
-          { field: 'name' },
-        );
+      const row = newTeamRow(name, options, deps.clock.now().toISOString());
+      if (await accounts.teamByName(row.name)) {
+        throw new ServiceError('INVALID_REQUEST', `name: a team "${row.name}" exists already`, { field: 'name' });
       }
-      if (await accounts.teamByName(trimmed)) {
-        throw new ServiceError('INVALID_REQUEST', `name: a team "${trimmed}" exists already`, { field: 'name' });
-      }
-      const id = `team_${randomBytes(6).toString('hex')}`;
-      await accounts.insertTeam({
-        id,
-        name: trimmed,
-        enterprise: options.enterprise ? 1 : 0,
-        zero_retention: options.zeroRetention ? 1 : 0,
-        credits_micros: options.credits ?? null,
-        budget_micros: options.budget?.micros ?? null,
-        budget_period: options.budget?.period ?? null,
-        created_at: deps.clock.now().toISOString(),
-      });
-      return toInfo((await accounts.team(id))!);
+      await accounts.insertTeam(row);
+      return toInfo((await accounts.team(row.id))!);
     },
     list: async () => (await accounts.teams()).map(toInfo),
     get: async (ref) => toInfo(await byRef(ref)),
