@@ -39,6 +39,7 @@ export const ERROR_TAGS = [
   'SERVICE_UNAVAILABLE',
 ] as const;
 
+/** One of the spec's error tags. */
 export type ErrorTag = (typeof ERROR_TAGS)[number];
 
 /** Tags of a request refused for want of money: credits, a budget, or an x402 payment (HTTP 402). */

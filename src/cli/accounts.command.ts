@@ -8,6 +8,7 @@ import { checkPeriod, type TeamInfo, type TeamOptions } from '../core/accounts/t
 import { printTable } from './table.js';
 import { withApp } from './with-app.js';
 
+/** `trawl teams create|update` options. */
 export interface TeamFlags {
   enterprise?: string | boolean;
   zeroRetention?: string | boolean;
@@ -66,18 +67,22 @@ function show(team: TeamInfo, json: boolean | undefined): void {
   else printTeams([team]);
 }
 
+/** `trawl teams create NAME`. */
 export const createTeam = (config: Config, name: string, flags: TeamFlags) =>
   withApp(config, async (app) => show(await app.services.accounts.teams.create(name, teamOptions(flags)), flags.json));
 
+/** `trawl teams update TEAM`. */
 export const updateTeam = (config: Config, team: string, flags: TeamFlags) =>
   withApp(config, async (app) => show(await app.services.accounts.teams.update(team, teamOptions(flags)), flags.json));
 
+/** `trawl teams block|unblock TEAM`. */
 export const blockTeam = (config: Config, team: string, blocked: boolean) =>
   withApp(config, async (app) => {
     const teams = app.services.accounts.teams;
     show(await (blocked ? teams.block(team) : teams.unblock(team)), false);
   });
 
+/** `trawl teams list`. */
 export const listTeams = (config: Config, json: boolean) =>
   withApp(config, async (app) => {
     const teams = await app.services.accounts.teams.list();
@@ -85,6 +90,7 @@ export const listTeams = (config: Config, json: boolean) =>
     else printTeams(teams);
   });
 
+/** `trawl credits add --team TEAM AMOUNT`. */
 export const addCredits = (config: Config, team: string, amount: string) =>
   withApp(config, async (app) => {
     const after = await app.services.accounts.teams.addCredits(team, parseDollars(amount, 'AMOUNT'));

@@ -41,6 +41,7 @@ export function createKey(config: Config, name: string, flags: KeyFlags = {}): P
   });
 }
 
+/** `trawl keys list`: a table, or JSON; never the keys themselves. */
 export function listKeys(config: Config, json: boolean): Promise<void> {
   return withApp(config, async (app) => {
     const keys = await app.services.keys.list();
@@ -69,6 +70,7 @@ export function listKeys(config: Config, json: boolean): Promise<void> {
   });
 }
 
+/** `trawl keys revoke ID|KEY`. */
 export function revokeKey(config: Config, id: string): Promise<void> {
   return withApp(config, async (app) => {
     const key = await app.services.keys.revoke(id);

@@ -43,6 +43,7 @@ export async function readBodyText(c: Context<HttpEnv>, maxBytes: number): Promi
 /** Listeners a request's signal may have at once (its concurrent fetches and model calls). */
 const MAX_LISTENERS = 1000;
 
+/** The request's cancellation: aborts when the client goes away before the answer is finished. */
 export function requestSignal(c: Context<HttpEnv>): AbortSignal {
   const outgoing = c.env?.outgoing;
   if (!outgoing) return c.req.raw.signal;

@@ -8,6 +8,7 @@ import { FEDERATED_HEADER } from '../providers/search/upstream.js';
 import { requestSignal } from './body.js';
 import type { HttpEnv } from './env.js';
 
+/** The ServiceContext of one HTTP request, for `caller` (null: keyless, x402). */
 export function serviceContext(app: App, c: Context<HttpEnv>, caller: Caller | null): ServiceContext {
   const requestId = c.get('requestId');
   return {

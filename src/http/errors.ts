@@ -8,6 +8,7 @@ import type { Logger } from '../lib/logger.js';
 import { bodyOf, headersOf } from './http-error.js';
 import { statusOf } from './status.js';
 
+/** The shape of an error answer: the standard envelope, or `{error}` (monitor routes). */
 export type ErrorBody = 'envelope' | 'simple';
 
 /** The client went away before its whole body arrived: nobody is left to answer, and no server error. */

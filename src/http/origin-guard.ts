@@ -45,6 +45,7 @@ function isLoopbackOrigin(origin: string): boolean {
   return (url.protocol === 'http:' || url.protocol === 'https:') && isLoopbackHostname(url.hostname);
 }
 
+/** What the guard checks Host and Origin against. */
 export interface OriginGuardOptions {
   listenHost: string;
   allowedHosts: readonly string[];

@@ -71,6 +71,7 @@ export function createHttpApp(app: App, operations: readonly Operation[] = OPERA
   return hono;
 }
 
+/** A listening HTTP door: its URL and port, and how to close it. */
 export interface RunningServer {
   url: string;
   port: number;

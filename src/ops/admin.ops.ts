@@ -35,6 +35,7 @@ type Budget = { amount: number; period: 'day' | 'month' } | null | undefined;
 const budgetOf = (b: Budget) =>
   b === undefined ? undefined : b === null ? null : { micros: toMicros(b.amount), period: b.period };
 
+/** GET /admin/teams. */
 export const listTeamsOp = defineOp({
   ...common,
   name: 'admin.teams.list',
@@ -48,6 +49,7 @@ export const listTeamsOp = defineOp({
   run: async (services) => ({ data: await services.accounts.teams.list() }),
 });
 
+/** POST /admin/teams. */
 export const createTeamOp = defineOp({
   ...common,
   name: 'admin.teams.create',
@@ -71,6 +73,7 @@ export const createTeamOp = defineOp({
   },
 });
 
+/** PATCH /admin/teams/:team. */
 export const updateTeamOp = defineOp({
   ...common,
   name: 'admin.teams.update',
@@ -95,6 +98,7 @@ export const updateTeamOp = defineOp({
   },
 });
 
+/** POST /admin/teams/:team/credits. */
 export const addCreditsOp = defineOp({
   ...common,
   name: 'admin.teams.credits',
@@ -110,6 +114,7 @@ export const addCreditsOp = defineOp({
   run: (services, input) => services.accounts.teams.addCredits(input.team, toMicros(input.amount)),
 });
 
+/** GET /admin/keys. */
 export const listKeysOp = defineOp({
   ...common,
   name: 'admin.keys.list',
@@ -123,6 +128,7 @@ export const listKeysOp = defineOp({
   run: async (services) => ({ data: await services.keys.list() }),
 });
 
+/** POST /admin/keys. */
 export const createKeyOp = defineOp({
   ...common,
   name: 'admin.keys.create',
@@ -144,6 +150,7 @@ export const createKeyOp = defineOp({
     }),
 });
 
+/** DELETE /admin/keys/:id. */
 export const revokeKeyOp = defineOp({
   ...common,
   name: 'admin.keys.revoke',
@@ -158,6 +165,7 @@ export const revokeKeyOp = defineOp({
   run: (services, input) => services.keys.revoke(input.id),
 });
 
+/** GET /admin/usage. */
 export const usageOp = defineOp({
   ...common,
   name: 'admin.usage',
@@ -191,6 +199,7 @@ export const statusOp = defineOp({
   run: (services, _input, ctx) => services.status.report(ctx.signal),
 });
 
+/** The admin operations, as the registry lists them. */
 export const ADMIN_OPERATIONS = [
   listTeamsOp,
   createTeamOp,

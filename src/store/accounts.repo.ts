@@ -5,6 +5,7 @@
  */
 import type { Db } from './database.js';
 
+/** A row of `teams`. */
 export interface TeamRow {
   id: string;
   name: string;
@@ -19,6 +20,7 @@ export interface TeamRow {
   created_at: string;
 }
 
+/** A row of `spend`: what a key spent on one operation on one UTC day. */
 export interface SpendRow {
   key_id: string;
   team_id: string;

@@ -1,6 +1,7 @@
 /** API keys: stored as SHA-256 hashes of the key, never the key itself. */
 import type { Db } from './database.js';
 
+/** A row of `api_keys`. */
 export interface ApiKeyRow {
   id: string;
   name: string;

@@ -19,6 +19,7 @@ export interface BucketState {
   updatedMs: number;
 }
 
+/** One take from a key's bucket at a rate and capacity. */
 export interface TakeParams {
   keyId: string;
   nowMs: number;

@@ -7,6 +7,7 @@
 /** A slot taken: give it back when the request ends (more than once is harmless). */
 export type Release = () => void;
 
+/** Counts of requests in flight, per key, in this process. */
 export interface InFlightLimiter {
   /** A slot for `keyId` under `limit` (≤ 0: no limit), or null when `limit` are already in flight. */
   enter(keyId: string, limit: number): Release | null;

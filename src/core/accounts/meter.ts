@@ -15,6 +15,7 @@ import { formatDollars, toMicros } from './money.js';
 
 /** Budget periods: UTC calendar days and months. */
 export const BUDGET_PERIODS = ['day', 'month'] as const;
+/** A budget period: a UTC calendar day or month. */
 export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
 
 /** A hold outlives its request this long at most (a process that died while holding). */

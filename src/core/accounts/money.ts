@@ -4,9 +4,12 @@
  */
 import { ServiceError } from '../../errors.js';
 
+/** Micro-dollars in a dollar. */
 export const MICROS_PER_DOLLAR = 1_000_000;
 
+/** Dollars as integer micro-dollars (rounded). */
 export const toMicros = (dollars: number): number => Math.round(dollars * MICROS_PER_DOLLAR);
+/** Micro-dollars as dollars. */
 export const toDollars = (micros: number): number => micros / MICROS_PER_DOLLAR;
 
 /** `"12.50"`, `"$12.50"` or `"0.005"` as micro-dollars; INVALID_REQUEST naming `field` otherwise. */

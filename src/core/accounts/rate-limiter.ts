@@ -10,6 +10,7 @@
  */
 import type { BucketState, RateBucketsRepo } from '../../store/rate-buckets.repo.js';
 
+/** The answer to one take: let through or not, and where the key's bucket stands. */
 export interface RateDecision {
   allowed: boolean;
   /** Requests per second allowed for the key; 0 when the key has no limit. */
@@ -22,6 +23,7 @@ export interface RateDecision {
   retryAfterMs: number;
 }
 
+/** Per-key request rates over shared token buckets. */
 export interface RateLimiter {
   /**
    * Takes one request from `keyId`'s bucket at `qps` requests a second (the capacity follows `qps` if

@@ -5,7 +5,9 @@
  */
 import { ServiceError } from '../../errors.js';
 
+/** Every scope a key may have. */
 export const SCOPES = ['search', 'contents', 'context', 'monitors', 'agent', 'admin'] as const;
+/** One scope. */
 export type Scope = (typeof SCOPES)[number];
 
 /** `"search,contents"` as scopes; INVALID_REQUEST naming the unknown ones. */

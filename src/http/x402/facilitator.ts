@@ -32,6 +32,7 @@ export interface SettleResult {
   amount?: string;
 }
 
+/** The operator's facilitator, which verifies and settles payments. */
 export interface FacilitatorClient {
   /** Asks the facilitator whether `payment` satisfies `requirement` (signature, balance, amounts); nothing moves. */
   verify(payment: X402Payment, requirement: PaymentRequirement, signal?: AbortSignal): Promise<VerifyResult>;
