@@ -15,15 +15,15 @@ import type { Clock, ServiceContext } from '../context.js';
 import { chooseModel } from '../synthesis/model-choice.js';
 import type { ModelPrice } from '../synthesis/pricing.js';
 import type { AdmissionQueue, QueueWait } from './admission.js';
+import { createLoader, type LiveLoad } from './load.js';
 import type { FetchPlan } from './fetch.plan.js';
 import type { Freshness } from './freshness.js';
 import { startSummaries, type SummaryRun } from './model-summary.js';
 import type { LoadedPage, PagesService } from './pages.service.js';
-import { parseBody } from './parse.js';
 import { renderText } from './render.js';
 import { pickSubpages } from './subpages.js';
 import { isEmptyResult, toResult, type BuiltResult, type ResultContext } from './to-result.js';
-import { isImportUrl, normalizeUrl } from './url.js';
+import { normalizeUrl } from './url.js';
 import { warning } from '../warnings.js';
 
 /** Per-URL failures that are a policy's refusal, not the site's failure: a user should hear of them. */
@@ -63,13 +63,6 @@ export interface ContentsService {
   load(target: string, freshness: Freshness, live: LiveLoad): Promise<LoadedPage>;
 }
 
-export interface LiveLoad {
-  timeoutMs: number;
-  signal?: AbortSignal;
-  /** Collects the admission queue's wait over all live fetches of one request. */
-  queue: QueueWait;
-}
-
 export interface ContentsDeps {
   pages: PagesService;
   documents: DocumentsRepo;
@@ -95,73 +88,7 @@ export interface SummaryModels {
 const CONTEXT_DEFAULT_CHARS = 10000;
 
 export function createContentsService(deps: ContentsDeps): ContentsService {
-  const live = async (url: string, opts: LiveLoad): Promise<LoadedPage> => {
-    const admitted = await deps.admission.run(
-      () => deps.pages.fetchLive(url, { timeoutMs: opts.timeoutMs, signal: opts.signal }),
-      opts.signal,
-    );
-    if (admitted.queued) opts.queue.queued = true;
-    opts.queue.waitedMs += admitted.waitedMs;
-    return admitted.value;
-  };
-
-  const fromStore = async (key: string): Promise<LoadedPage | undefined> => {
-    const doc = await deps.documents.get(key);
-    if (!doc) return undefined;
-    const page = await parseBody({ url: doc.url, kind: 'markdown', text: doc.text });
-    return {
-      page: { ...page, title: doc.title || page.title, author: doc.author, publishedDate: doc.publishedDate },
-      fetchedAt: doc.fetchedAt,
-      source: 'cached',
-    };
-  };
-
-  const load = async (target: string, freshness: Freshness, opts: LiveLoad): Promise<LoadedPage> => {
-    if (isImportUrl(target)) {
-      const stored = await fromStore(target);
-      if (stored) return stored;
-      throw new FetchError(
-        'CRAWL_NOT_FOUND',
-        `${target} is not in the document store (import:// URLs are never fetched)`,
-      );
-    }
-    const key = normalizeUrl(target);
-    if (!key) {
-      // An id that is not a URL can only name a stored document.
-      const stored = await deps.documents.get(target);
-      if (stored) return (await fromStore(stored.url)) ?? notFound(target);
-      if (/^[a-z][a-z0-9+.-]*:/i.test(target)) {
-        throw new FetchError('UNSUPPORTED_URL', `${target} is not an http(s) URL Trawl can fetch`);
-      }
-      notFound(target);
-    }
-    const cachedCopy = async () => (await deps.pages.cached(key)) ?? (await fromStore(key));
-    switch (freshness.mode) {
-      case 'cache-only': {
-        const copy = await cachedCopy();
-        if (copy) return copy;
-        throw new FetchError('SOURCE_NOT_AVAILABLE', `${target} is not cached and this request allows the cache only`);
-      }
-      case 'live':
-        return live(key, opts);
-      case 'live-preferred':
-        try {
-          return await live(key, opts);
-        } catch (err) {
-          const copy = await cachedCopy();
-          if (!copy) throw err;
-          const why = err instanceof FetchError ? `${err.tag}: ${err.message}` : 'it failed';
-          return { ...copy, note: `The live fetch failed (${why}); this is the cached copy of ${copy.fetchedAt}.` };
-        }
-      case 'max-age': {
-        const copy = await cachedCopy();
-        if (copy && deps.clock.now().getTime() - Date.parse(copy.fetchedAt) < freshness.maxAgeMs) return copy;
-        return live(key, opts);
-      }
-      case 'fallback':
-        return (await cachedCopy()) ?? live(key, opts);
-    }
-  };
+  const load = createLoader(deps);
 
   return {
     load,
@@ -300,10 +227,6 @@ function noteDegraded(
   }
   if (extractiveSummary) notes.push(EXTRACTIVE_SUMMARY);
   if (notes.length > 0) status.message = notes.join(' ');
-}
-
-function notFound(target: string): never {
-  throw new FetchError('CRAWL_NOT_FOUND', `${target} is not in the document store`);
 }
 
 /** The message of a page that failed past the fetch: the cause is logged, not answered (it may be internal). */

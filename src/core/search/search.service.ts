@@ -4,16 +4,16 @@
  * contents pipeline. A slow or failing provider degrades the answer with a warning, never an error.
  */
 import type { Logger } from '../../lib/logger.js';
-import type { WebSearchHit, WebSearchProvider } from '../../providers/search/types.js';
+import type { WebSearchProvider } from '../../providers/search/types.js';
 import type { DocumentsRepo } from '../../store/documents.repo.js';
 import type { ServiceContext } from '../context.js';
 import type { ContentsService } from '../contents/contents.service.js';
-import { normalizeUrl } from '../contents/url.js';
 import { createRequestFilter, type SearchFilter } from './filters.js';
-import { fuse, type SearchType } from './pipelines.js';
+import type { SearchType } from './pipelines.js';
 import { LOCAL_DEPTH, retrieveLocal } from './retrieve.js';
 import { searchCost, type Prices } from '../pricing.js';
-import { buildResults, type Candidate, type ResultObject, type WaitTally } from './results.js';
+import { acceptable, rankCandidates } from './rank-candidates.js';
+import { buildResults, type ResultObject, type WaitTally } from './results.js';
 import type { SearchIndex } from './search-index.js';
 import type { SemanticSearch } from './semantic.js';
 import type { GroundingEntry } from '../synthesis/grounding.js';
@@ -68,9 +68,6 @@ export interface SearchService {
   /** `stream: true`: the answer streamed, then the response with `output` (docs/synthesis.md). */
   stream(plan: SearchPlan, ctx: ServiceContext): AsyncIterable<SearchStreamEvent>;
 }
-
-/** Fused score multiplier for a result from the caller's country (`userLocation`). */
-const LOCATION_BOOST = 1.15;
 
 export function createSearchService(deps: SearchDeps): SearchService {
   /** What to answer from, when the request asks for an answer. */
@@ -256,62 +253,4 @@ async function nearestIds(deps: SearchDeps, query: string, ctx: ServiceContext):
     ctx.logger.warn({ reason: (err as Error).message }, 'semantic search failed; answering with lexical ranking');
     return [];
   }
-}
-
-/** Live documents of `ids` that pass the request's filters, in order. */
-function acceptable(index: SearchIndex, filter: SearchFilter, ids: number[]): number[] {
-  index.table.refresh();
-  const urls = filter.active ? index.urls(ids) : new Map<number, string>();
-  return ids.filter(
-    (id) =>
-      index.table.isLive(id) && (!filter.active || filter.doc(id, index.table.facts(id), () => urls.get(id) ?? '')),
-  );
-}
-
-/** Local and provider lists fused by reciprocal rank, deduplicated by normalised URL, filtered. */
-function rankCandidates(
-  index: SearchIndex,
-  plan: SearchPlan,
-  local: number[][],
-  remote: WebSearchHit[][],
-  filter: SearchFilter,
-): Candidate[] {
-  index.table.refresh();
-  const urls = index.urls([...new Set(local.flat())]);
-  const key = (url: string) => normalizeUrl(url) ?? url;
-  const byKey = new Map<string, Candidate>();
-  const lists: string[][] = local.map((list) =>
-    list.flatMap((id) => {
-      const url = urls.get(id);
-      if (!url) return [];
-      const k = key(url);
-      if (!byKey.has(k)) byKey.set(k, { url, docId: id });
-      return [k];
-    }),
-  );
-  const indexed = index.ids(remote.flat().map((h) => key(h.url)));
-  const passes = (hit: WebSearchHit) => {
-    const id = indexed.get(key(hit.url));
-    if (id === undefined) return !filter.needsPage && filter.hit(hit.url, hit.publishedDate);
-    return filter.doc(id, index.table.facts(id), () => hit.url);
-  };
-  for (const list of remote) {
-    lists.push(
-      list.flatMap((hit) => {
-        if (!passes(hit)) return [];
-        const k = key(hit.url);
-        const known = byKey.get(k);
-        if (known) known.hit ??= hit;
-        else byKey.set(k, { url: hit.url, hit, docId: indexed.get(k) });
-        return [k];
-      }),
-    );
-  }
-  const fused = fuse(lists).map(({ key: k, score }) => {
-    const c = byKey.get(k)!;
-    const country = c.docId !== undefined ? index.table.facts(c.docId).country : null;
-    const boost = plan.userLocation && country === plan.userLocation.toUpperCase() ? LOCATION_BOOST : 1;
-    return { c, score: score * boost };
-  });
-  return fused.sort((a, b) => b.score - a.score).map((f) => f.c);
 }
