@@ -12,21 +12,11 @@ import { answerShape } from './answer.js';
 import type { AnswerShape } from '../synthesis/prompt.js';
 
 /** A /search request as the core reads it (the validated wire body, or a monitor's or agent's search). */
-export interface SearchInput {
+export interface SearchInput extends RequestFilters {
   query: string;
   type?: string;
   numResults: number;
-  category?: DocumentCategory;
   userLocation?: string;
-  includeDomains?: string[];
-  excludeDomains?: string[];
-  startPublishedDate?: string;
-  endPublishedDate?: string;
-  startCrawlDate?: string;
-  endCrawlDate?: string;
-  includeText?: string[];
-  excludeText?: string[];
-  moderation?: boolean;
   additionalQueries?: string[];
   contents?: ContentsRequest;
   filterEmptyResults?: boolean;

@@ -12,7 +12,7 @@ import { fetchOptionsOf, type ContentsRequest } from '../contents/fetch.plan.js'
 import { mainText } from '../contents/render.js';
 import { normalizeUrl } from '../contents/url.js';
 import { analyze, type AnalyzedQuery } from './analyzer.js';
-import { createRequestFilter, filtersOf } from './filters.js';
+import { createRequestFilter, filtersOf, type RequestFilters } from './filters.js';
 import { hostOf } from './index-entry.js';
 import { idf } from './lexical.js';
 import { fuse } from './pipelines.js';
@@ -29,19 +29,11 @@ const TITLE_BOOST = 3;
 /** Candidates ranked before the source page and its site are left out. */
 const DEPTH = 200;
 
-export interface SimilarInput {
+/** A /findSimilar request as the service reads it: the page, and the filters of /search but `category`. */
+export interface SimilarInput extends Omit<RequestFilters, 'category'> {
   url: string;
   numResults: number;
-  includeDomains?: string[];
-  excludeDomains?: string[];
   excludeSourceDomain?: boolean;
-  startCrawlDate?: string;
-  endCrawlDate?: string;
-  startPublishedDate?: string;
-  endPublishedDate?: string;
-  includeText?: string[];
-  excludeText?: string[];
-  moderation?: boolean;
   contents?: ContentsRequest;
   context?: boolean | { maxCharacters?: number } | null;
   filterEmptyResults?: boolean;
