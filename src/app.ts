@@ -105,6 +105,11 @@ function checkX402(config: Config): void {
       'x402 needs both TRAWL_X402_RAILS (what is accepted) and TRAWL_X402_FACILITATOR_URL (who verifies and settles); set both or neither.',
     );
   }
+  // the HTTP door builds the facilitator client; a URL it cannot use fails here, before anything is opened
+  const url = config.x402FacilitatorUrl;
+  if (url && !['http:', 'https:'].includes(new URL(url).protocol)) {
+    throw new ConfigError('TRAWL_X402_FACILITATOR_URL must be an http(s) URL.');
+  }
 }
 
 /** The fetcher of the config: user agent, SSRF guard, size cap, robots.txt, and a browser if configured. */

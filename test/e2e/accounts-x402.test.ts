@@ -303,4 +303,15 @@ describe('configuration', () => {
       cleanup();
     }
   });
+
+  it('fails at createApp with a facilitator URL that is not http(s), though the HTTP door builds its client', () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const flags = { x402Rails: JSON.stringify([BASE_SEPOLIA_USDC]), x402FacilitatorUrl: 'ftp://127.0.0.1/x402' };
+      const config = loadConfig({}, { dataDir: dir, logLevel: 'silent', ...flags });
+      expect(() => void createApp(config, { logger: createLogger('silent') }).close()).toThrow(ConfigError);
+    } finally {
+      cleanup();
+    }
+  });
 });
