@@ -42,6 +42,10 @@ export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: 
   /** Set when the process stops: it starts no more runs (those it gave back are for the next process). */
   let stopped = false;
   const iso = (ms: number) => new Date(ms).toISOString();
+  /** The pass over the queue under way: one at a time, so this process never runs more than its share. */
+  let pumping: Promise<void> | null = null;
+  /** A pump asked for while one was under way: that one passes over the queue again. */
+  let again = false;
 
   /**
    * Records the run's start (the `agent_run.started` event the first time) and returns its saved
@@ -179,9 +183,6 @@ export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: 
     }
   };
 
-  // one pass at a time (so this process never runs more than its share); a call meanwhile asks for another
-  let pumping: Promise<void> | null = null;
-  let again = false;
   const pump = (): Promise<void> => {
     if (stopped) return Promise.resolve();
     if (pumping) {
