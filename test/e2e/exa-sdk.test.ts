@@ -9,9 +9,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Exa } from 'exa-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/core/context.js';
-import { createImportService } from '../../src/core/import/import.service.js';
-import { createLogger } from '../../src/lib/logger.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
 import { ARTICLE } from '../fixtures/site/articles.js';
 import { startTestServer, type TestServer } from '../helpers/app.js';
@@ -146,8 +143,11 @@ describe('older clients and imported results', () => {
   beforeAll(async () => {
     const file = path.join(t.dataDir, 'scifact.jsonl');
     fs.writeFileSync(file, SCIFACT.map((r) => JSON.stringify(r)).join('\n'));
-    const importer = createImportService({ documents: t.app.services.documents, clock: systemClock, logger: createLogger('silent') }); // prettier-ignore
-    const done = await importer.importPath(file, { collection: 'scifact', batch: 100, onIssue: () => undefined });
+    const done = await t.app.services.imports.importPath(file, {
+      collection: 'scifact',
+      batch: 100,
+      onIssue: () => undefined,
+    });
     expect(done.imported).toBe(3);
   });
 
