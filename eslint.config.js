@@ -17,6 +17,13 @@ export default tseslint.config(
     },
   },
   {
+    // repositories return Promises (a PostgreSQL store implements the same interfaces): a call whose
+    // promise nobody awaits would work on SQLite, which resolves at once, and break there
+    files: ['src/**/*.ts', 'test/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: { '@typescript-eslint/no-floating-promises': 'error' },
+  },
+  {
     // who may import which folder of src/ is dependency-cruiser's table (.dependency-cruiser.cjs, run by
     // `npm run lint`); here, what a folder below the doors may not touch: node:http and the environment
     files: [

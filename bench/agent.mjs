@@ -51,7 +51,7 @@ const config = loadConfig({}, { dataDir: dir, port: 0, logLevel: 'silent', model
 const app = createApp(config, { logger: createLogger('silent') });
 const now = new Date().toISOString();
 const corpus = readJsonlGz(path.join(SCIFACT, 'corpus.jsonl.gz'));
-app.services.documents.upsertMany(
+await app.services.documents.upsertMany(
   corpus.map((d) => fetchedDocument({ url: `https://scifact.example/${d._id}`, title: d.title, text: d.text, contentHash: d._id, fetchedAt: now })), // prettier-ignore
   now,
 );

@@ -78,7 +78,7 @@ const docs = corpus.map(
   (d) =>
   fetchedDocument({ url: `https://scifact.example/${d._id}`, title: d.title ?? '', text: d.text ?? '', contentHash: `s:${d._id}`, fetchedAt: now }), // prettier-ignore
 );
-for (let i = 0; i < docs.length; i += 500) app.services.documents.upsertMany(docs.slice(i, i + 500), now);
+for (let i = 0; i < docs.length; i += 500) await app.services.documents.upsertMany(docs.slice(i, i + 500), now);
 const server = await startHttpServer(app, HOST, 0);
 const key = (await app.services.keys.create('bench')).key;
 

@@ -45,7 +45,7 @@ beforeAll(async () => {
     x402Rails: JSON.stringify([BASE_SEPOLIA_USDC, BASE_DAI]),
     x402FacilitatorUrl: facilitator.url,
   });
-  t.app.services.documents.upsertMany(
+  await t.app.services.documents.upsertMany(
     [
       storedDoc('https://docs.example.com/pooling', 'Connection pooling guide', 'Connection pooling keeps sockets open between requests.'), // prettier-ignore
       storedDoc('https://blog.example.com/pooling', 'Pooling in the client', 'Connection pooling shipped in the new HTTP client.'), // prettier-ignore

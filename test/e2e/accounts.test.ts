@@ -52,8 +52,8 @@ beforeAll(async () => {
     { allowInsecureWebhooks: true, modelBaseUrl: model.baseUrl, model: 'test-model' },
     { logger: createLogger('info', sink) },
   );
-  t.app.services.documents.upsert(storedDoc('https://zdr.example.com/secret-page', 'Private topic', 'Text about a private topic.'), new Date().toISOString()); // prettier-ignore
-  t.app.services.documents.upsert(storedDoc('https://open.example.com/public-page', 'Public topic', 'Text about a public topic.'), new Date().toISOString()); // prettier-ignore
+  await t.app.services.documents.upsert(storedDoc('https://zdr.example.com/secret-page', 'Private topic', 'Text about a private topic.'), new Date().toISOString()); // prettier-ignore
+  await t.app.services.documents.upsert(storedDoc('https://open.example.com/public-page', 'Public topic', 'Text about a public topic.'), new Date().toISOString()); // prettier-ignore
 });
 afterAll(async () => {
   await t.close();

@@ -40,7 +40,7 @@ beforeAll(async () => {
     },
   });
   t = makeTestApp({ modelBaseUrl: model.baseUrl, model: 'test-model' });
-  t.app.services.documents.upsertMany(PAGES, new Date().toISOString());
+  await t.app.services.documents.upsertMany(PAGES, new Date().toISOString());
   client = await connectMcp(t.app, { tools: ALL_TOOLS });
 });
 afterAll(async () => {

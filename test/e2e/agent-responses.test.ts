@@ -53,7 +53,7 @@ beforeAll(async () => {
   });
   plain = await startTestServer();
   withModel = await startTestServer({ modelBaseUrl: model.baseUrl, model: 'test-model' });
-  for (const t of [plain, withModel]) t.app.services.documents.upsertMany(PAGES, new Date().toISOString());
+  for (const t of [plain, withModel]) await t.app.services.documents.upsertMany(PAGES, new Date().toISOString());
   client = clientOf(withModel);
 });
 afterAll(async () => {

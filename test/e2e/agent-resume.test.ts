@@ -56,7 +56,7 @@ describe('resuming agent runs', () => {
   it('resumes a run stopped mid-answer in the next process: same events, one plan, searches counted once', async () => {
     data = tempDir();
     const first = open();
-    first.services.documents.upsertMany(PAGES, new Date().toISOString());
+    await first.services.documents.upsertMany(PAGES, new Date().toISOString());
     model.enqueue({ json: { queries: ['undici Agent per origin pools'] } }, { delayMs: 30_000, content: 'too late' }); // prettier-ignore
     const run = await first.services.agentRuns.create({ query: 'how does undici pool connections', effort: 'low' } as never, null); // prettier-ignore
     await until(() => model.requests.length === 2); // planned, searched twice, now writing the answer
@@ -80,7 +80,7 @@ describe('resuming agent runs', () => {
   it('resumes a run whose process died (lease lapsed) from its saved steps', async () => {
     data = tempDir();
     const app = open();
-    app.services.documents.upsertMany(PAGES, new Date().toISOString());
+    await app.services.documents.upsertMany(PAGES, new Date().toISOString());
     const repo = createAgentRunsRepo(app.db);
     const at = new Date().toISOString();
     // what a killed process leaves: planned and searched once, its lease lapsed, five events sent

@@ -79,7 +79,7 @@ beforeAll(async () => {
   });
   plain = await startTestServer();
   withModel = await startTestServer({ modelBaseUrl: model.baseUrl, model: 'test-model' });
-  for (const t of [plain, withModel]) t.app.services.documents.upsertMany(PAGES, new Date().toISOString());
+  for (const t of [plain, withModel]) await t.app.services.documents.upsertMany(PAGES, new Date().toISOString());
 });
 afterAll(async () => {
   await plain.close();
@@ -152,7 +152,7 @@ describe('agent runs without a model', () => {
     await new Promise<void>((resolve) => searx.listen(0, '127.0.0.1', resolve));
     const t = await startTestServer({ searxngUrl: `http://127.0.0.1:${(searx.address() as AddressInfo).port}` });
     try {
-      t.app.services.documents.upsertMany(PAGES, new Date().toISOString());
+      await t.app.services.documents.upsertMany(PAGES, new Date().toISOString());
       const local = await call(t, 'POST', '/agent/runs', { query: 'undici pool', effort: 'minimal', dataSources: [{ provider: 'trawl' }] }); // prettier-ignore
       expect((await waitFor(t, local.body.id as string)).status).toBe('completed');
       expect(asked).toBe(0); // the index alone
@@ -339,7 +339,7 @@ describe('zero data retention', () => {
     const clock = { t: Date.now(), now: () => new Date(clock.t) };
     const t = await startTestServer({}, { clock });
     try {
-      t.app.services.documents.upsertMany(PAGES, new Date().toISOString());
+      await t.app.services.documents.upsertMany(PAGES, new Date().toISOString());
       await t.app.services.accounts.teams.create('private', { zeroRetention: true });
       const key = (
         await t.app.services.keys.create('zdr', { teamId: await t.app.services.accounts.teams.idOf('private') })
@@ -384,7 +384,7 @@ describe('budgets, pagination and restarts', () => {
     // searches priced at $0.40, so a $1 budget affords two
     const t = await startTestServer({ modelBaseUrl: model.baseUrl, model: 'test-model', prices: '{"agentSearchCall": 0.4}', agentMaxCost: 5 }); // prettier-ignore
     try {
-      t.app.services.documents.upsertMany(PAGES, new Date().toISOString());
+      await t.app.services.documents.upsertMany(PAGES, new Date().toISOString());
       const created = await call(t, 'POST', '/agent/runs', { query: 'undici pools', effort: 'auto', budget: { maxCostDollars: 1 } }); // prettier-ignore
       const run = await waitFor(t, created.body.id as string);
       expect(run).toMatchObject({ status: 'completed', stopReason: 'budget_reached' });
@@ -440,7 +440,7 @@ describe('runs created over MCP without an operator model', () => {
     const t = makeTestApp();
     const sampled: string[] = [];
     try {
-      t.app.services.documents.upsertMany(PAGES, new Date().toISOString());
+      await t.app.services.documents.upsertMany(PAGES, new Date().toISOString());
       const client = await connectMcp(t.app, { sampling: true, tools: ALL_TOOLS });
       client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
         const system = request.params.systemPrompt ?? '';

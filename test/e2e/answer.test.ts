@@ -28,7 +28,7 @@ beforeAll(async () => {
   model = await startModelServer({ reply: 'A Pool keeps sockets open to one origin [1].' });
   t = await startTestServer({ modelBaseUrl: model.baseUrl, model: 'gpt-4o-mini', modelTimeoutMs: 3000 });
   plain = await startTestServer();
-  for (const s of [t, plain]) s.app.services.documents.upsertMany(DOCS, '2026-11-20T10:00:00.000Z');
+  for (const s of [t, plain]) await s.app.services.documents.upsertMany(DOCS, '2026-11-20T10:00:00.000Z');
 });
 afterEach(() => model.reset());
 afterAll(async () => {

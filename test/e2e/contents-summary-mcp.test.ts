@@ -36,7 +36,7 @@ afterAll(() => model.close());
 async function connect(flags: Record<string, unknown> = {}) {
   const t = makeTestApp(flags);
   apps.push(t);
-  t.app.services.documents.upsertMany([PAGE], FETCHED_AT);
+  await t.app.services.documents.upsertMany([PAGE], FETCHED_AT);
   const client = new Client({ name: 'agent', version: '1' }, { capabilities: { sampling: {} } });
   client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
     sampled.push(request.params);

@@ -41,7 +41,7 @@ beforeAll(async () => {
   site = await startFixtureSite();
   model = await startModelServer({ apiKey: 'sk-model-secret' });
   t = await startTestServer({ privateAllowlist: ['127.0.0.1'], modelBaseUrl: model.baseUrl, model: 'gpt-4o-mini', modelApiKey: 'sk-model-secret', modelTimeoutMs: 3000 }); // prettier-ignore
-  t.app.services.documents.upsertMany([LONG, ...PAGES], FETCHED_AT);
+  await t.app.services.documents.upsertMany([LONG, ...PAGES], FETCHED_AT);
 });
 afterEach(() => model.reset());
 afterAll(async () => {
@@ -199,7 +199,7 @@ describe('without a model', () => {
   let plain: TestServer;
   beforeAll(async () => {
     plain = await startTestServer({ privateAllowlist: ['127.0.0.1'] });
-    plain.app.services.documents.upsertMany(PAGES, FETCHED_AT);
+    await plain.app.services.documents.upsertMany(PAGES, FETCHED_AT);
   });
   afterAll(() => plain.close());
 
@@ -227,7 +227,7 @@ describe('a model that times out', () => {
   let slow: TestServer;
   beforeAll(async () => {
     slow = await startTestServer({ modelBaseUrl: model.baseUrl, model: 'gpt-4o-mini', modelApiKey: 'sk-model-secret', modelTimeoutMs: 1000 }); // prettier-ignore
-    slow.app.services.documents.upsertMany(PAGES, FETCHED_AT);
+    await slow.app.services.documents.upsertMany(PAGES, FETCHED_AT);
   });
   afterAll(() => slow.close());
 

@@ -87,12 +87,12 @@ describe('code examples of stored pages', () => {
 
   it('are in /context as soon as the page is stored, with their prose, and follow the page when it changes', async () => {
     const { documents } = t.app.services;
-    documents.upsert(page('# Streams\n\nTo pipe a body into a file, use `pipeline`:\n\n```js\nawait pipeline(res.body, fs.createWriteStream(dest));\nconsole.log("saved");\n```\n'), '2026-11-23T10:00:00.000Z'); // prettier-ignore
+    await documents.upsert(page('# Streams\n\nTo pipe a body into a file, use `pipeline`:\n\n```js\nawait pipeline(res.body, fs.createWriteStream(dest));\nconsole.log("saved");\n```\n'), '2026-11-23T10:00:00.000Z'); // prettier-ignore
     const res = await context({ query: 'pipe response body into a file', tokensNum: 1000 });
     expect(res.body.response).toMatch(/^## Streams — https:\/\/docs\.example\.com\/undici\/streams\nTo pipe a body into a file, use `pipeline`:\n```javascript\nawait pipeline\(res\.body/); // prettier-ignore
     expect((res.body.sources as { location: string }[])[0]!.location).toBe('https://docs.example.com/undici/streams');
 
-    documents.upsert(page('# Streams\n\nNo examples any more.'), '2026-11-23T11:00:00.000Z');
+    await documents.upsert(page('# Streams\n\nNo examples any more.'), '2026-11-23T11:00:00.000Z');
     const after = await context({ query: 'pipe response body into a file', tokensNum: 1000 });
     expect(after.body.sources as { location: string }[]).not.toContainEqual(expect.objectContaining({ location: 'https://docs.example.com/undici/streams' })); // prettier-ignore
   });

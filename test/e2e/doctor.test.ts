@@ -184,7 +184,7 @@ describe('trawl doctor', () => {
     const dir = scratch();
     const app = createApp(loadConfig({}, { dataDir: dir, logLevel: 'silent' }), { logger: createLogger('silent') });
     const now = new Date().toISOString();
-    app.services.documents.upsertMany([
+    await app.services.documents.upsertMany([
       storedDoc('https://docs.example.com/a', 'A', 'Alpha page about pools.'),
       storedDoc('import://notes/1', 'Note', 'A note.', { origin: 'import', collection: 'notes' }),
       storedDoc('import://notes/2', 'Note two', 'Another note.', { origin: 'import', collection: 'notes' }),

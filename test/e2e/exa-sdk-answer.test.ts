@@ -26,7 +26,7 @@ let keyId: string;
 beforeAll(async () => {
   model = await startModelServer({ reply: REPLY });
   t = await startTestServer({ modelBaseUrl: model.baseUrl, model: 'gpt-4o-mini', modelTimeoutMs: 3000 });
-  t.app.services.documents.upsertMany(DOCS, '2026-11-20T10:00:00.000Z');
+  await t.app.services.documents.upsertMany(DOCS, '2026-11-20T10:00:00.000Z');
   const made = await t.app.services.keys.create('answers', { scopes: ['search'] });
   keyId = made.id;
   exa = new Exa(made.key, t.url);

@@ -17,7 +17,7 @@ let receiver: Receiver;
 beforeAll(async () => {
   receiver = await startReceiver();
   t = await startTestServer({ allowInsecureWebhooks: true });
-  t.app.services.documents.upsertMany(
+  await t.app.services.documents.upsertMany(
     [
       storedDoc('https://docs.example.com/undici/pool', 'Connection pooling in undici', 'An undici Pool keeps sockets open to one origin and queues requests when every socket is busy.'), // prettier-ignore
       storedDoc('https://docs.example.com/undici/agent', 'The undici Agent', 'An undici Agent manages one pool per origin.'), // prettier-ignore

@@ -55,7 +55,7 @@ describe('exa-js against Trawl', () => {
   });
 
   it('finds similar pages with findSimilar and findSimilarAndContents', async () => {
-    t.app.services.documents.upsert(
+    await t.app.services.documents.upsert(
       {
         url: 'https://blog.example.com/ferrous-cli',
         title: 'Ferrous CLI tips',

@@ -28,7 +28,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
   port = (listener.address() as net.AddressInfo).port;
   t = await startTestServer({ privateAllowlist: ['127.0.0.1'] });
-  t.app.services.documents.upsertMany(
+  await t.app.services.documents.upsertMany(
     [
       imported('4983', 'Newborn cerebral white matter', 'Diffusion tensor MRI of preterm infants: the apparent diffusion coefficient of white matter falls with age.'), // prettier-ignore
       imported('5836', 'White matter injury in preterm infants', 'Preterm infants imaged with diffusion tensor MRI show white matter injury and a raised apparent diffusion coefficient.'), // prettier-ignore

@@ -19,7 +19,7 @@ beforeAll(async () => {
   site = await startFixtureSite();
   // find_similar is not a default MCP tool: the `web` group enables it
   t = await startTestServer({ privateAllowlist: ['127.0.0.1'], fetchMaxBytes: 1048576, tools: ['web'] });
-  t.app.services.documents.upsertMany(
+  await t.app.services.documents.upsertMany(
     [
       doc('https://blog.example.com/futures', 'Rust futures and polling', 'A future in Rust is lazy: it does nothing until an executor polls it. Async runtimes such as Tokio poll futures.', '2024-05-01T00:00:00.000Z'), // prettier-ignore
       doc('https://docs.example.org/async-book', 'The async book', 'Async Rust: futures, executors, wakers and polling explained, with the Tokio runtime.', '2023-01-01T00:00:00.000Z'), // prettier-ignore
@@ -73,7 +73,7 @@ describe('POST /findSimilar', () => {
   });
 
   it('leaves out the source domain with excludeSourceDomain', async () => {
-    t.app.services.documents.upsert(
+    await t.app.services.documents.upsert(
       doc(`${site.url}/other-rust`, 'More Rust futures', 'Futures polling executors in Rust.'),
       NOW,
     );

@@ -106,7 +106,7 @@ describe('pages in the index, no provider', () => {
   let t: TestServer;
   beforeAll(async () => {
     t = await server();
-    t.app.services.documents.upsertMany([POOL], new Date().toISOString());
+    await t.app.services.documents.upsertMany([POOL], new Date().toISOString());
   });
 
   it('says NO_SEARCH_PROVIDER when nothing matches, and charges the search', async () => {
@@ -148,7 +148,7 @@ describe('pages in the index, no provider', () => {
 
   it('says a note shared by several pages once in the get_contents text', async () => {
     const other = storedDoc('https://docs.example.com/agent', 'Agents', 'An undici Agent keeps one Pool per origin.');
-    t.app.services.documents.upsertMany([other], new Date().toISOString());
+    await t.app.services.documents.upsertMany([other], new Date().toISOString());
     const client = await connectMcp(t.app);
     closers.push(() => client.close());
     const args = { ids: [POOL.url, other.url], summary: true };
@@ -163,7 +163,7 @@ describe('a web-search provider that fails', () => {
   it('answers from the index with PROVIDER_FAILED naming the provider, over REST and MCP', async () => {
     const failing = await loopback((_req, res) => res.writeHead(500).end('down'));
     const t = await server({ searxngUrl: failing });
-    t.app.services.documents.upsertMany([POOL], new Date().toISOString());
+    await t.app.services.documents.upsertMany([POOL], new Date().toISOString());
     const res = await post(t, '/search', { query: 'undici pool' });
     expect((res.body.results as Json[]).map((r) => r.url)).toEqual([POOL.url]);
     expect(res.body.warnings).toEqual([{ code: 'PROVIDER_FAILED', message: `${WARNINGS.PROVIDER_FAILED} (searxng)` }]);

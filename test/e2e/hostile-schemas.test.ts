@@ -36,7 +36,7 @@ beforeAll(async () => {
   t = await startTestServer({ modelBaseUrl: model.baseUrl, model: 'test-model', allowInsecureWebhooks: true });
   plain = await startTestServer();
   const page = storedDoc('https://docs.example.com/p', 'A page', 'A page about undici pools.');
-  t.app.services.documents.upsertMany([page], new Date().toISOString());
+  await t.app.services.documents.upsertMany([page], new Date().toISOString());
   const monitor = await postJson(t.url, '/monitors', { search: { query: 'q' }, webhook: { url: 'http://127.0.0.1:9/h' } }, { 'x-api-key': t.key }); // prettier-ignore
   monitorId = monitor.body.id as string;
 });

@@ -68,7 +68,7 @@ describe('warnings as log notifications', () => {
   it('says when the index has pages but none match and there is no provider to ask, or a summary needs a model', async () => {
     const t = makeTestApp();
     closers.push(() => t.close());
-    t.app.services.documents.upsertMany([storedDoc('https://docs.example.com/pool', 'Pools', 'An undici Pool keeps sockets open.')], new Date().toISOString()); // prettier-ignore
+    await t.app.services.documents.upsertMany([storedDoc('https://docs.example.com/pool', 'Pools', 'An undici Pool keeps sockets open.')], new Date().toISOString()); // prettier-ignore
     const c = await connect(t.app);
     expect(await codesOf(c, 'search', { query: 'zyxwvutsrq' })).toEqual(['NO_SEARCH_PROVIDER']);
     expect(await codesOf(c, 'search', { query: 'undici pool' })).toEqual([]);

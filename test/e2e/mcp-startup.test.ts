@@ -81,7 +81,7 @@ beforeAll(async () => {
   ({ dir: dataDir, cleanup } = tempDir());
   const config = loadConfig({}, { dataDir, logLevel: 'silent' });
   const app = createApp(config, { logger: createLogger('silent') });
-  app.services.documents.upsertMany(DOCS, FETCHED_AT);
+  await app.services.documents.upsertMany(DOCS, FETCHED_AT);
   await app.close();
 });
 afterEach(async () => {

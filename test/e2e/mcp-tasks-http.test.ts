@@ -40,7 +40,7 @@ const resultOf = async (c: Client, taskId: string) =>
 beforeAll(async () => {
   model = await startModelServer({ reply: (body) => (/json/i.test(JSON.stringify(body)) ? PLAN : 'An answer [1].') });
   first = await serve();
-  first.app.services.documents.upsertMany(
+  await first.app.services.documents.upsertMany(
     [storedDoc('https://docs.example.com/undici/pool', 'Connection pooling in undici', 'An undici Pool keeps sockets open to one origin.')], // prettier-ignore
     new Date().toISOString(),
   );

@@ -30,7 +30,7 @@ const resultOf = async (c: Client, taskId: string) =>
 beforeAll(async () => {
   model = await startModelServer({ reply: PLAN });
   const seed = makeTestApp({ dataDir: data.dir });
-  seed.app.services.documents.upsertMany(
+  await seed.app.services.documents.upsertMany(
     [storedDoc('https://docs.example.com/undici/pool', 'Connection pooling in undici', 'An undici Pool keeps sockets open to one origin.')], // prettier-ignore
     new Date().toISOString(),
   );

@@ -72,7 +72,7 @@ beforeAll(async () => {
         : 'An undici Pool keeps sockets open to one origin [1].',
   });
   t = makeTestApp({ modelBaseUrl: model.baseUrl, model: 'test-model' });
-  t.app.services.documents.upsertMany(PAGES, new Date().toISOString());
+  await t.app.services.documents.upsertMany(PAGES, new Date().toISOString());
   client = await connect(t.app);
 });
 afterAll(async () => {
@@ -200,7 +200,7 @@ describe('cancelling in-process work', () => {
 describe('a closing app', () => {
   it('ends its in-process tasks at once, interrupted, before its model client waits on them', async () => {
     const own = makeTestApp({ modelBaseUrl: model.baseUrl, model: 'test-model' });
-    own.app.services.documents.upsertMany(PAGES, PAGES[0]!.fetchedAt);
+    await own.app.services.documents.upsertMany(PAGES, PAGES[0]!.fetchedAt);
     const c = await connect(own.app);
     model.enqueue({ ...PLAN, delayMs: 20_000 });
     const asked = model.requests.length;
@@ -223,7 +223,7 @@ describe('tasks and the client’s model', () => {
   it('answers FEATURE_DISABLED inside a task where only sampling could have answered, and why', async () => {
     const bare = makeTestApp();
     closers.push(() => bare.close());
-    bare.app.services.documents.upsertMany(PAGES, new Date().toISOString());
+    await bare.app.services.documents.upsertMany(PAGES, new Date().toISOString());
     let sampled = 0;
     const c = await connect(bare.app, () => (sampled++, JSON.stringify({ content: { pool: 'Pool' }, citations: { pool: [1] } }))); // prettier-ignore
     const args = { query: 'undici pool', outputSchema: { type: 'object', properties: { pool: { type: 'string' } } } };

@@ -40,8 +40,8 @@ async function advance(ms: number): Promise<void> {
   await engine().flush();
 }
 
-function addPage(n: number, title: string, text: string, fetchedMs = clock.t) {
-  t.app.services.documents.upsert(
+async function addPage(n: number, title: string, text: string, fetchedMs = clock.t) {
+  await t.app.services.documents.upsert(
     storedDoc(`https://news.example.com/${n}`, title, text, { fetchedAt: new Date(fetchedMs).toISOString() }),
     new Date(fetchedMs).toISOString(),
   );
@@ -116,7 +116,7 @@ describe('monitors: create, schedule, run, deliver', () => {
     expect((await api('GET', `/monitors/${id}/runs`)).body.data).toHaveLength(0);
     // three days late (the process was down): one run, and the next slot is in the future
     clock.t += 1 + 3 * 24 * HOUR;
-    addPage(1, 'Proxy 2.0 release notes', STORY('Proxy'));
+    await addPage(1, 'Proxy 2.0 release notes', STORY('Proxy'));
     await advance(0);
     const runs = (await api('GET', `/monitors/${id}/runs`)).body;
     expect(runs.data).toHaveLength(1);
@@ -142,21 +142,21 @@ describe('monitors: create, schedule, run, deliver', () => {
   it('searches only what is new since the last run and drops near-duplicates of the last runs', async () => {
     const monitor = await createMonitor();
     const id = monitor.id as string;
-    addPage(10, 'Caddy reverse proxy release notes', STORY('Caddy'));
-    addPage(11, 'Old reverse proxy release from last year', STORY('Legacy'), clock.t - 30 * 24 * HOUR);
+    await addPage(10, 'Caddy reverse proxy release notes', STORY('Caddy'));
+    await addPage(11, 'Old reverse proxy release from last year', STORY('Legacy'), clock.t - 30 * 24 * HOUR);
     await advance(Date.parse(monitor.nextRunAt as string) - clock.t);
     const first = (await api('GET', `/monitors/${id}/runs`)).body.data[0] as Json;
     const firstUrls = first.output.results.map((r: Json) => r.url);
     expect(firstUrls).toContain('https://news.example.com/10');
     expect(firstUrls).not.toContain('https://news.example.com/11'); // crawled long before the window
     // the same story syndicated elsewhere with a new headline, and a genuinely new one
-    t.app.services.documents.upsert(
+    await t.app.services.documents.upsert(
       storedDoc('https://mirror.example.org/caddy', 'Caddy ships reverse proxy release', STORY('Caddy'), {
         fetchedAt: new Date(clock.t + HOUR).toISOString(),
       }),
       new Date(clock.t + HOUR).toISOString(),
     );
-    addPage(12, 'Traefik reverse proxy release adds plugins', TRAEFIK, clock.t + HOUR);
+    await addPage(12, 'Traefik reverse proxy release adds plugins', TRAEFIK, clock.t + HOUR);
     await advance(24 * HOUR);
     const second = (await api('GET', `/monitors/${id}/runs`)).body.data[0] as Json;
     const urls = second.output.results.map((r: Json) => r.url);

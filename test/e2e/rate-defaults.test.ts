@@ -19,7 +19,7 @@ beforeAll(async () => {
   // the defaults, not the test helper's "no limit"
   t = await startTestServer({ rateLimitQps: undefined, allowPrivateNetwork: true });
   const docs = Array.from({ length: 20 }, (_, i) => storedDoc(`https://docs.example.com/pools/${i}`, `Pools ${i}`, `Connection pools keep sockets warm, note ${i}.`)); // prettier-ignore
-  t.app.services.documents.upsertMany(docs, docs[0]!.fetchedAt);
+  await t.app.services.documents.upsertMany(docs, docs[0]!.fetchedAt);
 });
 afterAll(async () => {
   await t?.close();

@@ -47,7 +47,7 @@ beforeAll(async () => {
     },
   });
   t = await startTestServer({ modelBaseUrl: model.baseUrl, model: 'test-model', allowInsecureWebhooks: true });
-  t.app.services.documents.upsertMany(PAGES, new Date().toISOString());
+  await t.app.services.documents.upsertMany(PAGES, new Date().toISOString());
 });
 afterEach(() => {
   model.reset();

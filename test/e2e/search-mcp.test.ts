@@ -46,7 +46,7 @@ let small: TestServer;
 beforeAll(async () => {
   t = await startTestServer();
   small = await startTestServer({ mcpMaxTokens: 2000 });
-  for (const s of [t, small]) s.app.services.documents.upsertMany(docs, NOW);
+  for (const s of [t, small]) await s.app.services.documents.upsertMany(docs, NOW);
 });
 afterAll(async () => {
   await t?.close();

@@ -25,7 +25,7 @@ beforeAll(async () => {
   embeddings = await startEmbeddingsServer(CONCEPTS);
   const base = embeddings.baseUrl;
   t = await startTestServer({ embeddingsUrl: base, embeddingsModel: 'toy-concepts' });
-  t.app.services.documents.upsertMany(
+  await t.app.services.documents.upsertMany(
     [
       doc('https://garage.example/fix-a-car', 'How to fix a car', 'Mend the engine when the car is broken.'),
       doc('https://bakery.example/bread', 'Baking bread', 'Knead the dough and heat the oven.'),

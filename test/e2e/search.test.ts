@@ -40,7 +40,7 @@ let withProviders: TestServer;
 
 beforeAll(async () => {
   t = await startTestServer();
-  t.app.services.documents.upsertMany(DOCS, FETCHED);
+  await t.app.services.documents.upsertMany(DOCS, FETCHED);
   providers = await startProviderServer();
   withProviders = await startTestServer({
     searxngUrl: `${providers.base}/searxng`,
@@ -48,7 +48,7 @@ beforeAll(async () => {
     upstreamApiKey: 'upstream-secret-key',
     providerTimeoutMs: 1000,
   });
-  withProviders.app.services.documents.upsertMany(DOCS, FETCHED);
+  await withProviders.app.services.documents.upsertMany(DOCS, FETCHED);
 });
 afterAll(async () => {
   await t.close();

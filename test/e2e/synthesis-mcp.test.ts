@@ -40,7 +40,7 @@ afterAll(() => model.close());
 async function connect(options: { sampling: boolean; flags?: Record<string, unknown> }) {
   const t = makeTestApp(options.flags);
   apps.push(t);
-  t.app.services.documents.upsertMany(DOCS, '2026-11-20T10:00:00.000Z');
+  await t.app.services.documents.upsertMany(DOCS, '2026-11-20T10:00:00.000Z');
   const client = new Client({ name: 'agent', version: '1' }, { capabilities: options.sampling ? { sampling: {} } : {} }); // prettier-ignore
   if (options.sampling) {
     client.setRequestHandler(CreateMessageRequestSchema, async (request) => {

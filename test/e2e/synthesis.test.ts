@@ -30,7 +30,7 @@ let t: TestServer;
 beforeAll(async () => {
   model = await startModelServer({ apiKey: 'sk-model-secret' });
   t = await startTestServer({ modelBaseUrl: model.baseUrl, model: 'gpt-4o-mini', modelApiKey: 'sk-model-secret', modelTimeoutMs: 3000 }); // prettier-ignore
-  t.app.services.documents.upsertMany(DOCS, FETCHED);
+  await t.app.services.documents.upsertMany(DOCS, FETCHED);
 });
 afterEach(() => model.reset());
 afterAll(async () => {

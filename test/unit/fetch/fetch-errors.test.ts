@@ -104,7 +104,7 @@ describe('the fetcher names its causes', () => {
     site = await startSite({
       '/slow-headers': async (req, res) => {
         await pause(1500);
-        send('late')(req, res);
+        await send('late')(req, res);
       },
       '/stalled-body': async (_req, res) => {
         res.writeHead(200, { 'content-type': 'text/plain' }).write('first ');

@@ -20,7 +20,7 @@ describe('fetcher: redirects, timeouts, caps, encodings', () => {
       '/loop2': redirect('/loop1'),
       '/slow-headers': async (_req, res) => {
         await pause(1500);
-        send('late')(_req, res);
+        await send('late')(_req, res);
       },
       '/slow-body': async (_req, res) => {
         res.writeHead(200, { 'content-type': 'text/plain' });
@@ -121,21 +121,24 @@ describe('fetcher: retries, conditional requests, status mapping', () => {
     site = await startSite({
       '/flaky': (req, res) => {
         if (++flaky <= 2) res.writeHead(503).end('busy');
-        else send('<p>finally</p>')(req, res);
+        else void send('<p>finally</p>')(req, res);
       },
       '/down': (_req, res) => void res.writeHead(503).end(),
       '/limited': (req, res) => {
         if (site.count('/limited') === 1) res.writeHead(429, { 'retry-after': '2' }).end();
-        else send('<p>ok</p>')(req, res);
+        else void send('<p>ok</p>')(req, res);
       },
       '/limited-long': (_req, res) => void res.writeHead(429, { 'retry-after': '3600' }).end(),
       '/etag': (req, res) => {
         if (req.headers['if-none-match'] === '"v1"') return void res.writeHead(304, { etag: '"v1"' }).end();
-        send('<p>v1</p>', 'text/html', { etag: '"v1"', 'last-modified': 'Wed, 01 Jan 2025 00:00:00 GMT' })(req, res);
+        void send('<p>v1</p>', 'text/html', { etag: '"v1"', 'last-modified': 'Wed, 01 Jan 2025 00:00:00 GMT' })(
+          req,
+          res,
+        );
       },
       '/since': (req, res) => {
         if (req.headers['if-modified-since']) return void res.writeHead(304).end();
-        send('<p>fresh</p>')(req, res);
+        void send('<p>fresh</p>')(req, res);
       },
       '/gone': (_req, res) => void res.writeHead(410).end(),
       '/forbidden': (_req, res) => void res.writeHead(403).end(),

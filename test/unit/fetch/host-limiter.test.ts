@@ -60,7 +60,7 @@ describe('politeness through the fetcher', () => {
   beforeAll(async () => {
     const slow = async (req: Parameters<ReturnType<typeof send>>[0], res: Parameters<ReturnType<typeof send>>[1]) => {
       await pause(60);
-      send('<p>slow</p>')(req, res);
+      await send('<p>slow</p>')(req, res);
     };
     site = await startSite({ '/slow': slow, '/spaced': send('<p>x</p>') });
     delayed = await startSite({

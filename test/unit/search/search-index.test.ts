@@ -25,10 +25,10 @@ const urls = (hits: { id: number }[]) => {
 };
 
 describe('search index', () => {
-  it('finds a document as soon as it is stored, title matches above body matches', () => {
+  it('finds a document as soon as it is stored, title matches above body matches', async () => {
     t = makeTestApp();
     const { documents, searchIndex } = t.app.services;
-    documents.upsertMany(
+    await documents.upsertMany(
       [
         doc('https://a.example/pool', 'Connection pooling in undici', 'How the Agent keeps sockets open.'),
         doc('https://b.example/misc', 'Release notes', 'Many fixes; undici connection pooling got faster too.'),
@@ -42,11 +42,11 @@ describe('search index', () => {
     expect(searchIndex.count()).toBe(3);
   });
 
-  it('ranks words that stand together above the same words scattered', () => {
+  it('ranks words that stand together above the same words scattered', async () => {
     t = makeTestApp();
     const { documents, searchIndex } = t.app.services;
     const filler = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda';
-    documents.upsertMany(
+    await documents.upsertMany(
       [
         doc('https://x.example/scattered', 'Notes', `memory ${filler} leak ${filler} detection`),
         doc('https://x.example/together', 'Notes', `${filler} memory leak detection ${filler}`),
@@ -58,12 +58,12 @@ describe('search index', () => {
     expect(flat[0]!.score).toBeCloseTo(flat[1]!.score, 6);
   });
 
-  it('re-indexes a changed document and forgets its old words; removal and a full merge keep it so', () => {
+  it('re-indexes a changed document and forgets its old words; removal and a full merge keep it so', async () => {
     t = makeTestApp();
     const { documents, searchIndex } = t.app.services;
-    documents.upsert(doc('https://a.example/p', 'Page', 'the zebra crossing'), NOW);
-    documents.upsert(doc('https://b.example/q', 'Other', 'a zebra in the zoo'), NOW);
-    documents.upsert(doc('https://a.example/p', 'Page', 'the giraffe enclosure'), NOW);
+    await documents.upsert(doc('https://a.example/p', 'Page', 'the zebra crossing'), NOW);
+    await documents.upsert(doc('https://b.example/q', 'Other', 'a zebra in the zoo'), NOW);
+    await documents.upsert(doc('https://a.example/p', 'Page', 'the giraffe enclosure'), NOW);
     expect(urls(searchIndex.search('zebra', { limit: 5 }))).toEqual(['https://b.example/q']);
     expect(urls(searchIndex.search('giraffe', { limit: 5 }))).toEqual(['https://a.example/p']);
     expect(searchIndex.count()).toBe(2);
@@ -76,7 +76,7 @@ describe('search index', () => {
     expect(searchIndex.search('zebra', { limit: 5 })).toEqual([]);
   });
 
-  it('skips re-indexing an unchanged document', () => {
+  it('skips re-indexing an unchanged document', async () => {
     t = makeTestApp();
     const { searchIndex } = t.app.services;
     const d = doc('https://a.example/p', 'Page', 'unchanged words');
@@ -85,11 +85,11 @@ describe('search index', () => {
     expect(searchIndex.index([{ ...d, title: 'New title' }])).toBe(1);
   });
 
-  it('matches exact phrases through FTS5, in the whole text or its first 1000 words', () => {
+  it('matches exact phrases through FTS5, in the whole text or its first 1000 words', async () => {
     t = makeTestApp();
     const { documents, searchIndex } = t.app.services;
     const late = `${'word '.repeat(1200)} needle in a haystack`;
-    documents.upsertMany(
+    await documents.upsertMany(
       [doc('https://a.example/early', 'E', 'A needle in a haystack, early.'), doc('https://a.example/late', 'L', late)],
       NOW,
     );
@@ -100,10 +100,10 @@ describe('search index', () => {
     expect(searchIndex.phraseMatches('"unbalanced OR NEAR(', 'all').size).toBe(0);
   });
 
-  it('reads any query as words: quotes, operators and SQL cannot error or inject', () => {
+  it('reads any query as words: quotes, operators and SQL cannot error or inject', async () => {
     t = makeTestApp();
     const { documents, searchIndex } = t.app.services;
-    documents.upsert(doc('https://a.example/p', 'Title', 'select star from documents where drop table'), NOW);
+    await documents.upsert(doc('https://a.example/p', 'Title', 'select star from documents where drop table'), NOW);
     for (const q of ['"', "'; DROP TABLE search_docs; --", 'a AND (b OR', 'NEAR(x y, 2)', 'title:foo*', '^', '']) {
       expect(() => searchIndex.search(q, { limit: 5 })).not.toThrow();
       expect(() => searchIndex.phraseMatches(q, 'all')).not.toThrow();
@@ -112,7 +112,7 @@ describe('search index', () => {
     expect(searchIndex.count()).toBe(1);
   });
 
-  it('is seen by another connection to the same database (a CLI import while the server runs)', () => {
+  it('is seen by another connection to the same database (a CLI import while the server runs)', async () => {
     t = makeTestApp();
     const { searchIndex } = t.app.services;
     expect(searchIndex.search('kestrel', { limit: 5 })).toEqual([]);
