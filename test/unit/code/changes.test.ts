@@ -4,7 +4,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type FileState, detectChanges, hashFile, planChanges, settleChanges } from '../../../src/core/code/walk/changes.js';
+import {
+  type FileState,
+  detectChanges,
+  hashFile,
+  planChanges,
+  settleChanges,
+} from '../../../src/core/code/walk/changes.js';
 import { type SourceFile, walkCodeTree } from '../../../src/core/code/walk/walk.js';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
