@@ -198,7 +198,17 @@ export function createServices(deps: ServiceDeps): Services {
     repo: monitorsRepo,
     box: deps.secretBox,
     sender: deps.webhookSender,
-    execute: createRunSearch({ repo: monitorsRepo, documents: stored, keys, accounts, search, contents, synthesis, now, logger: deps.logger }), // prettier-ignore
+    execute: createRunSearch({
+      repo: monitorsRepo,
+      documents: stored,
+      keys,
+      accounts,
+      search,
+      contents,
+      synthesis,
+      now,
+      logger: deps.logger,
+    }),
     now,
     logger: deps.logger,
     hasModel: deps.model !== undefined,
@@ -239,7 +249,12 @@ export function createServices(deps: ServiceDeps): Services {
     contents,
     synthesis,
     code,
-    context: createContextService({ code, semantic: codeSemantic, providerTimeoutMs: deps.settings.providerTimeoutMs, prices }), // prettier-ignore
+    context: createContextService({
+      code,
+      semantic: codeSemantic,
+      providerTimeoutMs: deps.settings.providerTimeoutMs,
+      prices,
+    }),
     codeSemantic,
     indexer: createCodeIndexer({ files: createCodeFilesRepo(deps.db, code), clock: deps.clock }),
     crawl: createCrawlService({

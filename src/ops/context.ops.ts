@@ -21,8 +21,15 @@ export const contextOp = defineOp({
   // each snippet's header in the response names its location: `sources` would say it twice (docs/mcp.md)
   render: ({ response, sources: _sources, ...rest }) =>
     response
-      ? { head: `Code context (${rest.resultsCount} snippets):`, blocks: [{ label: '', source: 'code index', content: response }], structured: rest } // prettier-ignore
-      : plainAnswer('No code context found: the code index has nothing matching. Index code with `trawl index PATH` (docs/code-context.md).', rest), // prettier-ignore
+      ? {
+          head: `Code context (${rest.resultsCount} snippets):`,
+          blocks: [{ label: '', source: 'code index', content: response }],
+          structured: rest,
+        }
+      : plainAnswer(
+          'No code context found: the code index has nothing matching. Index code with `trawl index PATH` (docs/code-context.md).',
+          rest,
+        ),
   run: (services, input, ctx) => services.context.run(input, ctx),
   maxCost: contextBound,
 });

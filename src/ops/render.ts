@@ -29,7 +29,12 @@ export function resultEntry(r: SearchResult): Record<string, unknown> {
 
 /** One result as a block: `[n]`, then its page's lines as untrusted content named by its URL. */
 export function resultBlock(r: SearchResult, index: number): AnswerBlock {
-  const block: AnswerBlock = { label: `[${index + 1}]`, source: r.url, content: resultContent(r), entry: resultEntry(r) }; // prettier-ignore
+  const block: AnswerBlock = {
+    label: `[${index + 1}]`,
+    source: r.url,
+    content: resultContent(r),
+    entry: resultEntry(r),
+  };
   if (r.subpages?.length) block.after = `Subpages of [${index + 1}]: ${r.subpages.length} (ids in structuredContent)`;
   return block;
 }
@@ -75,7 +80,9 @@ export function pageAnswer(
   const { data, ...rest } = page;
   const outputs = data.some((item) => item.output !== undefined && item.output !== null);
   const more = page.hasMore ? `More available: pass cursor "${page.nextCursor}".` : '';
-  const tail = [outputs ? 'Outputs are left out of lists: read one with the get action.' : '', more].filter(Boolean).join('\n'); // prettier-ignore
+  const tail = [outputs ? 'Outputs are left out of lists: read one with the get action.' : '', more]
+    .filter(Boolean)
+    .join('\n');
   return {
     head: data.length ? title : `${title}\n(none)`,
     blocks: data.map((item) => {

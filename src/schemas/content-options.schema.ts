@@ -128,7 +128,11 @@ export function refineHipaa(
   path: (string | number)[] = [],
 ): void {
   if (c.summary) {
-    ctx.addIssue({ code: 'custom', path: [...path, 'summary'], message: 'summaries are not supported with compliance "hipaa"' }); // prettier-ignore
+    ctx.addIssue({
+      code: 'custom',
+      path: [...path, 'summary'],
+      message: 'summaries are not supported with compliance "hipaa"',
+    });
   }
   const live = c.livecrawl != null && c.livecrawl !== 'never';
   if (live || (c.maxAgeHours != null && c.maxAgeHours !== -1)) {

@@ -60,12 +60,13 @@ const where = (pointer: string) => (pointer ? `at ${clip(pointer)}` : 'at the ro
 function refProblem(root: SchemaObject, ref: unknown, pointer: string): string | undefined {
   if (typeof ref !== 'string') return `$ref ${where(pointer)} must be a string`;
   if (!ref.startsWith('#')) {
-    return `$ref ${quote(ref)} ${where(pointer)} is not within the schema: remote references are not fetched; put the definition under $defs and refer to it as "#/$defs/<name>"`; // prettier-ignore
+    return `$ref ${quote(ref)} ${where(pointer)} is not within the schema: remote references are not fetched; put the definition under $defs and refer to it as "#/$defs/<name>"`;
   }
   if (ref !== '#' && !ref.startsWith('#/')) {
-    return `$ref ${quote(ref)} ${where(pointer)}: only JSON-pointer references ("#", "#/$defs/<name>", "#/definitions/<name>") are supported`; // prettier-ignore
+    return `$ref ${quote(ref)} ${where(pointer)}: only JSON-pointer references ("#", "#/$defs/<name>", "#/definitions/<name>") are supported`;
   }
-  if (resolveLocalRef(root, ref) === undefined) return `$ref ${quote(ref)} ${where(pointer)} points to nothing in the schema`; // prettier-ignore
+  if (resolveLocalRef(root, ref) === undefined)
+    return `$ref ${quote(ref)} ${where(pointer)} points to nothing in the schema`;
   return undefined;
 }
 
@@ -88,20 +89,22 @@ function structureProblem(root: SchemaObject, max: Readonly<SchemaLimits>): stri
   let subschemas = 0;
   const visit = (node: SchemaObject, pointer: string): string | undefined => {
     if (++subschemas > max.maxSubschemas) {
-      return `holds more than ${count(max.maxSubschemas)} schemas (under properties, items, anyOf, $defs, …); raise TRAWL_MAX_SCHEMA_SUBSCHEMAS to allow more`; // prettier-ignore
+      return `holds more than ${count(max.maxSubschemas)} schemas (under properties, items, anyOf, $defs, …); raise TRAWL_MAX_SCHEMA_SUBSCHEMAS to allow more`;
     }
     if (pointer !== '' && '$id' in node) return `$id ${where(pointer)}: only the root schema may have an $id`;
     if (Array.isArray(node.enum) && (enumValues += node.enum.length) > max.maxEnumValues) {
-      return `has more than ${count(max.maxEnumValues)} enum values in all (${count(node.enum.length)} ${where(pointer)}); raise TRAWL_MAX_SCHEMA_ENUM_VALUES to allow more`; // prettier-ignore
+      return `has more than ${count(max.maxEnumValues)} enum values in all (${count(node.enum.length)} ${where(pointer)}); raise TRAWL_MAX_SCHEMA_ENUM_VALUES to allow more`;
     }
     if (isObject(node.properties) && (properties += Object.keys(node.properties).length) > max.maxProperties) {
-      return `declares more than ${count(max.maxProperties)} properties in all; raise TRAWL_MAX_SCHEMA_PROPERTIES to allow more`; // prettier-ignore
+      return `declares more than ${count(max.maxProperties)} properties in all; raise TRAWL_MAX_SCHEMA_PROPERTIES to allow more`;
     }
     const problem =
       ('$ref' in node ? refProblem(root, node.$ref, pointer) : undefined) ??
       (typeof node.pattern === 'string' ? regexProblem(node.pattern, 'pattern', pointer) : undefined) ??
       (isObject(node.patternProperties)
-        ? Object.keys(node.patternProperties).map((p) => regexProblem(p, `patternProperties key ${quote(p)}`, pointer)).find(Boolean) // prettier-ignore
+        ? Object.keys(node.patternProperties)
+            .map((p) => regexProblem(p, `patternProperties key ${quote(p)}`, pointer))
+            .find(Boolean)
         : undefined);
     if (problem) return problem;
     for (const [segments, child] of subschemasOf(node)) {
@@ -160,7 +163,7 @@ function metaProblem(schema: SchemaObject): string | undefined {
   const validate = metaValidator();
   if (validate(schema)) return undefined;
   const first = validate.errors?.[0];
-  return `not a valid JSON Schema: ${first ? `${first.instancePath || '(root)'} ${first.message}` : 'rejected by the meta-schema'}`; // prettier-ignore
+  return `not a valid JSON Schema: ${first ? `${first.instancePath || '(root)'} ${first.message}` : 'rejected by the meta-schema'}`;
 }
 
 /**

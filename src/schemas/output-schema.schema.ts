@@ -112,7 +112,7 @@ export const SearchOutputSchema = OutputSchemaBase.superRefine((schema, ctx) => 
   if (stats.recursiveRef) {
     ctx.addIssue({
       code: 'custom',
-      message: `$ref ${stats.recursiveRef} is recursive; /search allows 2 levels of nesting, so its outputSchema may not refer back to itself`, // prettier-ignore
+      message: `$ref ${stats.recursiveRef} is recursive; /search allows 2 levels of nesting, so its outputSchema may not refer back to itself`,
     });
     return;
   }

@@ -38,7 +38,9 @@ export const StatusReport = z.object({
     searchable: Count.describe('Documents in the search index.'),
     embeddedChunks: Count,
     code: z.object({ chunks: Count, files: Count, sources: Count }),
-    collections: z.array(z.object({ name: z.string().nullable(), documents: Count })).describe('At most 50, largest first.'), // prettier-ignore
+    collections: z
+      .array(z.object({ name: z.string().nullable(), documents: Count }))
+      .describe('At most 50, largest first.'),
     collectionCount: Count,
   }),
   keys: z.object({

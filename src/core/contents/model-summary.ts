@@ -83,7 +83,10 @@ export function startSummaries(model: ChatModel, deps: SummaryDeps, ctx: Service
       // a ServiceError's message is written for the caller; anything else stays in the log
       const known = err instanceof ServiceError;
       stats.lastProblem = known ? err.message : 'an unexpected error (see the server log)';
-      ctx.logger.warn({ url: page.url, writer, reason: stats.lastProblem, ...(known ? {} : { err }) }, 'summary failed; result returned without one'); // prettier-ignore
+      ctx.logger.warn(
+        { url: page.url, writer, reason: stats.lastProblem, ...(known ? {} : { err }) },
+        'summary failed; result returned without one',
+      );
       return undefined;
     }
   };
@@ -130,15 +133,23 @@ async function write(
   const reply = await model.complete(request, signal);
   if (!schema) {
     const summary = reply.content.trim();
-    if (!summary) throw new ServiceError('UNABLE_TO_GENERATE_RESPONSE', `the model (${model.model}) returned an empty summary`); // prettier-ignore
+    if (!summary)
+      throw new ServiceError('UNABLE_TO_GENERATE_RESPONSE', `the model (${model.model}) returned an empty summary`);
     return { summary, usage: reply.usage };
   }
   let usage = reply.usage;
   let parsed = await parseJsonReply(reply.content, schema);
   if (parsed.problem) {
-    const messages = [...request.messages, { role: 'assistant' as const, content: reply.content }, repairMessage(parsed.problem)]; // prettier-ignore
+    const messages = [
+      ...request.messages,
+      { role: 'assistant' as const, content: reply.content },
+      repairMessage(parsed.problem),
+    ];
     const repaired = await model.complete({ ...request, messages }, signal);
-    usage = { inputTokens: usage.inputTokens + repaired.usage.inputTokens, outputTokens: usage.outputTokens + repaired.usage.outputTokens }; // prettier-ignore
+    usage = {
+      inputTokens: usage.inputTokens + repaired.usage.inputTokens,
+      outputTokens: usage.outputTokens + repaired.usage.outputTokens,
+    };
     parsed = await parseJsonReply(repaired.content, schema);
   }
   if (parsed.problem) {

@@ -94,7 +94,16 @@ export interface PageEvidence {
   contacts?: { emails: string[]; phones: string[] };
 }
 
-const EVIDENCE_KEYS = ['ldTypes', 'ldSubjectTypes', 'publisherType', 'ogType', 'rating', 'citation', 'organization', 'contacts'] as const; // prettier-ignore
+const EVIDENCE_KEYS = [
+  'ldTypes',
+  'ldSubjectTypes',
+  'publisherType',
+  'ogType',
+  'rating',
+  'citation',
+  'organization',
+  'contacts',
+] as const;
 
 /** The evidence fields a page has, for a document's `metadata` (fields the page lacks are left out). */
 export function evidenceOf(page: PageEvidence): PageEvidence {

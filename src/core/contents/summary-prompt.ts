@@ -76,7 +76,7 @@ const SCHEMA_RULES = `You extract a summary of one web page as one JSON object t
 
 function focus(query: string | undefined, schema: boolean): string {
   if (!query?.trim()) return schema ? '' : '\n- Say what the page is about and its main points.';
-  return `\n- Focus on what the page says about: ${query.trim()}\n- When the page does not address that, say so${schema ? ' where the schema has room for it' : ' in one sentence, then say briefly what the page is about'}.`; // prettier-ignore
+  return `\n- Focus on what the page says about: ${query.trim()}\n- When the page does not address that, say so${schema ? ' where the schema has room for it' : ' in one sentence, then say briefly what the page is about'}.`;
 }
 
 /** The chat request for one page's summary (`text` from `summaryInput`). */
@@ -89,7 +89,10 @@ export function summaryRequest(page: Page, text: string, ask: SummaryAsk): ChatR
   const messages: ChatMessage[] = [
     { role: 'system', content: system },
     // the focus again after the text: small models weigh the end of the user turn most
-    { role: 'user', content: `${head}\n\nPage text:\n${text}${ask.query?.trim() ? `\n\nFocus: ${ask.query.trim()}` : ''}` }, // prettier-ignore
+    {
+      role: 'user',
+      content: `${head}\n\nPage text:\n${text}${ask.query?.trim() ? `\n\nFocus: ${ask.query.trim()}` : ''}`,
+    },
   ];
   return schema
     ? { messages, maxTokens: SCHEMA_SUMMARY_MAX_TOKENS, json: { schema, name: 'summary' } }

@@ -30,7 +30,13 @@ export function extractiveAnswer(query: string, sources: readonly Source[]): { s
       if (words.size < 3 || text.length < 25) return;
       const shared = [...wanted].filter((w) => words.has(w)).length;
       // the share of the question the sentence covers, tempered by its length
-      if (shared > 0) scored.push({ text: text.trim(), source: s.n, score: shared / wanted.size / Math.log2(2 + words.size / 12), order }); // prettier-ignore
+      if (shared > 0)
+        scored.push({
+          text: text.trim(),
+          source: s.n,
+          score: shared / wanted.size / Math.log2(2 + words.size / 12),
+          order,
+        });
     });
   }
   scored.sort((a, b) => b.score - a.score || a.source - b.source || a.order - b.order);

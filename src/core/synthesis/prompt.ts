@@ -9,7 +9,13 @@ import type { Source } from './grounding.js';
 /** What the caller asked the answer to be. */
 export type AnswerShape =
   | { type: 'text'; description?: string }
-  | { type: 'object'; description?: string; properties: Record<string, unknown>; required?: string[]; additionalProperties?: boolean }; // prettier-ignore
+  | {
+      type: 'object';
+      description?: string;
+      properties: Record<string, unknown>;
+      required?: string[];
+      additionalProperties?: boolean;
+    };
 
 const RULES = `You answer a question using only the numbered sources below.
 - Use only facts stated in the sources; never add outside knowledge.

@@ -185,7 +185,7 @@ function expire(job: Job): void {
   job.reject(
     new ServiceError(
       'INVALID_JSON_SCHEMA',
-      `${doing} took longer than ${timeoutMs} ms (TRAWL_SCHEMA_TIMEOUT_MS); simplify it (a "pattern" that backtracks, many alternatives)`, // prettier-ignore
+      `${doing} took longer than ${timeoutMs} ms (TRAWL_SCHEMA_TIMEOUT_MS); simplify it (a "pattern" that backtracks, many alternatives)`,
     ),
   );
   pump();

@@ -102,7 +102,10 @@ export function createSynthesis(deps: SynthesisDeps): Synthesis {
     let parsed = await parseJsonReply<Envelope>(reply.content, envelope);
     if (parsed.problem) {
       ctx.logger.info({ problem: parsed.problem }, 'model answer failed validation; asking once for a repair');
-      const repair = { ...call, messages: [...messages, { role: 'assistant' as const, content: reply.content }, repairMessage(parsed.problem)] }; // prettier-ignore
+      const repair = {
+        ...call,
+        messages: [...messages, { role: 'assistant' as const, content: reply.content }, repairMessage(parsed.problem)],
+      };
       reply = await model.complete(repair, ctx.signal);
       usage = add(usage, reply.usage);
       parsed = await parseJsonReply<Envelope>(reply.content, envelope);
@@ -122,7 +125,8 @@ export function createSynthesis(deps: SynthesisDeps): Synthesis {
     const reply = await model.complete({ messages, maxTokens }, ctx.signal);
     const { text, cited } = readCitations(reply.content);
     const content = text.trim();
-    if (!content) throw new ServiceError('UNABLE_TO_GENERATE_RESPONSE', `the model (${model.model}) returned an empty answer`); // prettier-ignore
+    if (!content)
+      throw new ServiceError('UNABLE_TO_GENERATE_RESPONSE', `the model (${model.model}) returned an empty answer`);
     return finish(model, content, [groundField('content', content, cited, req.sources)], reply.usage);
   };
 

@@ -120,20 +120,35 @@ function tableBlock(p: Parser): Block {
   const source = take(p, (line) => line.includes('|') && line.trim() !== '');
   const rows = source.filter((_, i) => i !== 1).map(cells);
   const text = rows.map((row) => row.map((c) => inlineText(c, p.ctx)).join(' | ')).join('\n');
-  const row = (r: string[], cell: string) => `<tr>${r.map((c) => `<${cell}>${inlineHtml(c, p.ctx)}</${cell}>`).join('')}</tr>`; // prettier-ignore
-  const html = `<table><thead>${row(rows[0] ?? [], 'th')}</thead><tbody>${rows.slice(1).map((r) => row(r, 'td')).join('')}</tbody></table>`; // prettier-ignore
+  const row = (r: string[], cell: string) =>
+    `<tr>${r.map((c) => `<${cell}>${inlineHtml(c, p.ctx)}</${cell}>`).join('')}</tr>`;
+  const html = `<table><thead>${row(rows[0] ?? [], 'th')}</thead><tbody>${rows
+    .slice(1)
+    .map((r) => row(r, 'td'))
+    .join('')}</tbody></table>`;
   return block('table', source.join('\n'), text, html);
 }
 
 function quoteBlock(p: Parser): Block {
   const source = take(p, (line) => line.trim() !== '' && (QUOTE.test(line) || !startsBlock(line)));
   const inner = source.map((line) => line.replace(QUOTE, '')).join(' ');
-  return block('quote', source.join('\n'), inlineText(inner, p.ctx), `<blockquote><p>${inlineHtml(inner, p.ctx)}</p></blockquote>`); // prettier-ignore
+  return block(
+    'quote',
+    source.join('\n'),
+    inlineText(inner, p.ctx),
+    `<blockquote><p>${inlineHtml(inner, p.ctx)}</p></blockquote>`,
+  );
 }
 
 function headingBlock(p: Parser, text: string, level: number): Block {
   const plain = inlineText(text, p.ctx);
-  return block('heading', `${'#'.repeat(level)} ${text.trim()}`, plain, `<h${level}>${inlineHtml(text, p.ctx)}</h${level}>`, { level }); // prettier-ignore
+  return block(
+    'heading',
+    `${'#'.repeat(level)} ${text.trim()}`,
+    plain,
+    `<h${level}>${inlineHtml(text, p.ctx)}</h${level}>`,
+    { level },
+  );
 }
 
 function paragraphBlock(p: Parser): Block {
@@ -166,7 +181,8 @@ function next(p: Parser): Block | null {
   if (RULE.test(line)) return (p.i++, block('rule', '---', '', '<hr>'));
   if (LIST_ITEM.test(line)) return listBlock(p);
   if (QUOTE.test(line)) return quoteBlock(p);
-  if (line.includes('|') && TABLE_DELIMITER.test(p.lines[p.i + 1] ?? '') && (p.lines[p.i + 1] ?? '').includes('-')) return tableBlock(p); // prettier-ignore
+  if (line.includes('|') && TABLE_DELIMITER.test(p.lines[p.i + 1] ?? '') && (p.lines[p.i + 1] ?? '').includes('-'))
+    return tableBlock(p);
   if (/^(?: {4}|\t)/.test(line)) {
     const body = take(p, (l) => /^(?: {4}|\t)/.test(l) || l.trim() === '');
     return codeBlock(

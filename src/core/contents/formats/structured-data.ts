@@ -10,7 +10,11 @@ type Json = Record<string, unknown>;
 
 // Organization and its subtypes, LocalBusiness's many subtypes included (schema.org, 2024 vocabulary):
 // the named ones, and the rest by the endings schema.org gives them (BookStore, LegalService, ...).
-const ORG_NAMED = new Set('Organization Corporation LocalBusiness OnlineBusiness OnlineStore NGO Airline Consortium Cooperative EducationalOrganization CollegeOrUniversity GovernmentOrganization MedicalOrganization NewsMediaOrganization PerformingGroup MusicGroup DanceGroup TheaterGroup PoliticalParty ResearchOrganization SportsOrganization SportsTeam WorkersUnion LibrarySystem FundingScheme Project ResearchProject FundingAgency AnimalShelter ArchiveOrganization ChildCare Dentist DryCleaningOrLaundry Electrician Plumber Locksmith HousePainter Attorney Notary Library BedAndBreakfast Campground Hostel Hotel Motel Resort VacationRental Bakery BarOrPub Brewery CafeOrCoffeeShop Distillery Winery HealthClub TattooParlor AutoDealer AutoRental AutoRepair AutoWash GasStation MotorcycleDealer MotorcycleRepair AdultEntertainment AmusementPark ArtGallery Casino ComedyClub MovieTheater NightClub AutomatedTeller BankOrCreditUnion Florist InternetCafe RealEstateAgent RecyclingCenter SelfStorage ShoppingCenter TouristInformationCenter RadioStation TelevisionStation Pharmacy Optician Physician Hospital VeterinaryCare FireStation PoliceStation GovernmentOffice PostOffice BowlingAlley ExerciseGym GolfCourse SkiResort SportsClub StadiumOrArena PublicSwimmingPool TennisComplex'.split(' ')); // prettier-ignore
+const ORG_NAMED = new Set(
+  'Organization Corporation LocalBusiness OnlineBusiness OnlineStore NGO Airline Consortium Cooperative EducationalOrganization CollegeOrUniversity GovernmentOrganization MedicalOrganization NewsMediaOrganization PerformingGroup MusicGroup DanceGroup TheaterGroup PoliticalParty ResearchOrganization SportsOrganization SportsTeam WorkersUnion LibrarySystem FundingScheme Project ResearchProject FundingAgency AnimalShelter ArchiveOrganization ChildCare Dentist DryCleaningOrLaundry Electrician Plumber Locksmith HousePainter Attorney Notary Library BedAndBreakfast Campground Hostel Hotel Motel Resort VacationRental Bakery BarOrPub Brewery CafeOrCoffeeShop Distillery Winery HealthClub TattooParlor AutoDealer AutoRental AutoRepair AutoWash GasStation MotorcycleDealer MotorcycleRepair AdultEntertainment AmusementPark ArtGallery Casino ComedyClub MovieTheater NightClub AutomatedTeller BankOrCreditUnion Florist InternetCafe RealEstateAgent RecyclingCenter SelfStorage ShoppingCenter TouristInformationCenter RadioStation TelevisionStation Pharmacy Optician Physician Hospital VeterinaryCare FireStation PoliceStation GovernmentOffice PostOffice BowlingAlley ExerciseGym GolfCourse SkiResort SportsClub StadiumOrArena PublicSwimmingPool TennisComplex'.split(
+    ' ',
+  ),
+);
 const ORG_ENDING =
   /(?:Store|Shop|Business|Service|Agency|Restaurant|Salon|Contractor|Company|Organization|School|Clinic|Spa)$/;
 
@@ -20,9 +24,11 @@ export function isOrganizationType(type: string): boolean {
 }
 
 // Site furniture: never what a page is about.
-const FURNITURE = /^(?:WebSite|BreadcrumbList|ListItem|SiteNavigationElement|ImageObject|SearchAction|EntryPoint|ReadAction|WPHeader|WPFooter|WPSideBar|Offer|AggregateOffer|Rating|AggregateRating|Brand)$/; // prettier-ignore
+const FURNITURE =
+  /^(?:WebSite|BreadcrumbList|ListItem|SiteNavigationElement|ImageObject|SearchAction|EntryPoint|ReadAction|WPHeader|WPFooter|WPSideBar|Offer|AggregateOffer|Rating|AggregateRating|Brand)$/;
 // Keys through which an item only supports another (its publisher, author, site, ...).
-const SUPPORTING = /^(?:publisher|author|creator|contributor|editor|provider|copyrightHolder|sourceOrganization|funder|sponsor|brand|manufacturer|seller|worksFor|affiliation|memberOf|parentOrganization|subOrganization|alumniOf|isPartOf|hiringOrganization|organizer|performer|reviewedBy|maintainer|owner|logo|image|breadcrumb|potentialAction)$/; // prettier-ignore
+const SUPPORTING =
+  /^(?:publisher|author|creator|contributor|editor|provider|copyrightHolder|sourceOrganization|funder|sponsor|brand|manufacturer|seller|worksFor|affiliation|memberOf|parentOrganization|subOrganization|alumniOf|isPartOf|hiringOrganization|organizer|performer|reviewedBy|maintainer|owner|logo|image|breadcrumb|potentialAction)$/;
 const SUBJECT_KEY = /^(?:about|mainEntity)$/;
 const ARTICLE_LIKE = /Article|BlogPosting|Posting|Report/;
 
@@ -147,7 +153,12 @@ function organizationOf(subjects: Json[], publisher: Json | undefined): Organiza
 
 function microdataValue(el: Element): string {
   const a = el.attribs;
-  const raw = a.content ?? a.datetime ?? (/^(?:a|link|area)$/.test(el.name) ? a.href : undefined) ?? (/^(?:img|audio|video|source|embed|iframe)$/.test(el.name) ? a.src : undefined) ?? (el.name === 'data' || el.name === 'meter' ? a.value : undefined); // prettier-ignore
+  const raw =
+    a.content ??
+    a.datetime ??
+    (/^(?:a|link|area)$/.test(el.name) ? a.href : undefined) ??
+    (/^(?:img|audio|video|source|embed|iframe)$/.test(el.name) ? a.src : undefined) ??
+    (el.name === 'data' || el.name === 'meter' ? a.value : undefined);
   return clean(raw ?? textContent(el));
 }
 
@@ -185,7 +196,10 @@ function allTypes(nodes: Json[], seen = new Set<string>(), depth = 0): Set<strin
 
 /** Evidence from a page's JSON-LD nodes (flattened: scripts, `@graph`, `mainEntity`) and top-level microdata items. */
 export function readStructuredData(jsonLd: Json[], items: Element[]): PageEvidence {
-  const micro = items.filter((el) => !el.attribs.itemprop).slice(0, 50).map((el) => microdataNode(el)); // prettier-ignore
+  const micro = items
+    .filter((el) => !el.attribs.itemprop)
+    .slice(0, 50)
+    .map((el) => microdataNode(el));
   const nodes = [...jsonLd, ...micro];
   if (nodes.length === 0) return {};
   const subjects = subjectsOf(jsonLd, micro);

@@ -96,7 +96,8 @@ function addContact(href: string | undefined, emails: Set<string>, phones: Set<s
     return;
   }
   if (match[1]!.toLowerCase() === 'mailto') {
-    for (const address of value.split(',')) if (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address.trim())) emails.add(address.trim().toLowerCase()); // prettier-ignore
+    for (const address of value.split(','))
+      if (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address.trim())) emails.add(address.trim().toLowerCase());
   } else if (value.replace(/\D/g, '').length >= 7) phones.add(value);
 }
 

@@ -49,7 +49,12 @@ const inSvg = (el: Element) => /^(?:svg|symbol|g)$/.test((el.parent as Element |
 function visitElement(el: Element, c: Collected, url: string): void {
   const name = el.name;
   if (name === 'meta') {
-    const key = (attr(el, 'property') || attr(el, 'name') || attr(el, 'itemprop') || attr(el, 'http-equiv')).toLowerCase(); // prettier-ignore
+    const key = (
+      attr(el, 'property') ||
+      attr(el, 'name') ||
+      attr(el, 'itemprop') ||
+      attr(el, 'http-equiv')
+    ).toLowerCase();
     const content = clean(attr(el, 'content') || attr(el, 'datetime'));
     if (key && content) c.meta.set(key, [...(c.meta.get(key) ?? []), content]);
   } else if (name === 'script' && /ld\+json/i.test(attr(el, 'type'))) c.jsonLd.push(...parseJsonLd(textContent(el)));
@@ -95,7 +100,21 @@ function byline(node: Text): string | null {
 
 // One walk over the document: elements of interest by kind, and written-out bylines.
 function collect(doc: Document, url: string): Collected {
-  const c: Collected = { meta: new Map(), jsonLd: [], title: '', h1: '', links: [], times: [], itemprops: [], items: [], bylines: [], byText: [], dateTexts: [], base: url, lang: '' }; // prettier-ignore
+  const c: Collected = {
+    meta: new Map(),
+    jsonLd: [],
+    title: '',
+    h1: '',
+    links: [],
+    times: [],
+    itemprops: [],
+    items: [],
+    bylines: [],
+    byText: [],
+    dateTexts: [],
+    base: url,
+    lang: '',
+  };
   const stack: AnyNode[] = [...doc.children].reverse();
   while (stack.length > 0) {
     const node = stack.pop()!;
@@ -218,7 +237,12 @@ function trimSiteName(title: string, c: Collected, url: string): string {
   if (pieces.length < 3) return title;
   const sites = siteNames(c, url);
   const isSite = (part: string) =>
-    sites.some((s) => norm(part) === s || (s.length > 3 && norm(part).includes(s)) || (s.length > 2 && norm(part).startsWith(s) && part.length < 30)); // prettier-ignore
+    sites.some(
+      (s) =>
+        norm(part) === s ||
+        (s.length > 3 && norm(part).includes(s)) ||
+        (s.length > 2 && norm(part).startsWith(s) && part.length < 30),
+    );
   if (isSite(pieces[pieces.length - 1]!)) return pieces.slice(0, -2).join('');
   if (isSite(pieces[0]!)) return pieces.slice(2).join('');
   const h1 = norm(c.h1);
@@ -226,7 +250,15 @@ function trimSiteName(title: string, c: Collected, url: string): string {
 }
 
 function readTitle(c: Collected, nodes: Json[], url: string): string {
-  const candidates = [first(c.meta, 'og:title', 'twitter:title'), ldField(nodes.filter((n) => ARTICLE_TYPE.test(typeOf(n))), 'headline'), c.title, c.h1]; // prettier-ignore
+  const candidates = [
+    first(c.meta, 'og:title', 'twitter:title'),
+    ldField(
+      nodes.filter((n) => ARTICLE_TYPE.test(typeOf(n))),
+      'headline',
+    ),
+    c.title,
+    c.h1,
+  ];
   const title = candidates.map(clean).find((t) => t.length > 0);
   const h1 = norm(c.h1);
   // The h1 is the title as the page shows it; prefer it when a metadata title contains it (SEO suffixes).
@@ -243,7 +275,19 @@ const NOT_A_NAME =
   /^(?:name|admin|administrator|author|authors|user|guest|unknown|anonymous|staff|editor|default|null|undefined)$/i;
 
 function readAuthor(c: Collected, nodes: Json[], url: string): string | null {
-  const fromMeta = [first(c.meta, 'author', 'article:author', 'og:article:author', 'parsely-author', 'sailthru.author', 'dc.creator', 'dcterms.creator', 'citation_author')]; // prettier-ignore
+  const fromMeta = [
+    first(
+      c.meta,
+      'author',
+      'article:author',
+      'og:article:author',
+      'parsely-author',
+      'sailthru.author',
+      'dc.creator',
+      'dcterms.creator',
+      'citation_author',
+    ),
+  ];
   const fromMicrodata = c.itemprops
     .filter((el) => /\b(author|creator)\b/.test(attr(el, 'itemprop')))
     .map((el) => itempropValue(findAll((e) => attr(e, 'itemprop') === 'name', el.children)[0] ?? el));
@@ -274,7 +318,28 @@ function readDate(c: Collected, nodes: Json[], url: string): string | null {
     ldField(nodes, 'datePublished', 'dateCreated', 'uploadDate'),
     ...c.itemprops.filter((el) => attr(el, 'itemprop') === 'datePublished').map(itempropValue),
     ...times.map((t) => attr(t, 'datetime') || text(t)),
-    first(c.meta, 'datepublished', 'date', 'dc.date', 'dc.date.issued', 'dcterms.date', 'dcterms.created', 'dc.date.created', 'parsely-pub-date', 'sailthru.date', 'publish-date', 'publish_date', 'pubdate', 'publication_date', 'citation_publication_date', 'citation_date', 'article.published', 'date_published', 'release_date', 'ms.date'), // prettier-ignore
+    first(
+      c.meta,
+      'datepublished',
+      'date',
+      'dc.date',
+      'dc.date.issued',
+      'dcterms.date',
+      'dcterms.created',
+      'dc.date.created',
+      'parsely-pub-date',
+      'sailthru.date',
+      'publish-date',
+      'publish_date',
+      'pubdate',
+      'publication_date',
+      'citation_publication_date',
+      'citation_date',
+      'article.published',
+      'date_published',
+      'release_date',
+      'ms.date',
+    ),
   ];
   for (const candidate of candidates) {
     const iso = candidate ? toIsoDate(candidate) : null;
@@ -286,7 +351,10 @@ function readDate(c: Collected, nodes: Json[], url: string): string | null {
 
 function readImage(c: Collected, nodes: Json[]): string | undefined {
   const link = c.links.find((l) => attr(l, 'rel').toLowerCase() === 'image_src');
-  const raw = first(c.meta, 'og:image', 'og:image:url', 'og:image:secure_url', 'twitter:image', 'twitter:image:src') || ldField(nodes, 'image', 'thumbnailUrl') || (link ? attr(link, 'href') : ''); // prettier-ignore
+  const raw =
+    first(c.meta, 'og:image', 'og:image:url', 'og:image:secure_url', 'twitter:image', 'twitter:image:src') ||
+    ldField(nodes, 'image', 'thumbnailUrl') ||
+    (link ? attr(link, 'href') : '');
   return absoluteUrl(raw, c.base) ?? undefined;
 }
 
@@ -337,7 +405,8 @@ function readEvidence(c: Collected): PageEvidence {
 export function readHtmlMetadata(doc: Document, url: string): PageMetadata {
   const c = collect(doc, url);
   const nodes = rankedNodes(c.jsonLd);
-  const description = first(c.meta, 'description', 'og:description', 'twitter:description') || ldField(nodes, 'description'); // prettier-ignore
+  const description =
+    first(c.meta, 'description', 'og:description', 'twitter:description') || ldField(nodes, 'description');
   const metadata: PageMetadata = {
     title: readTitle(c, nodes, url),
     author: readAuthor(c, nodes, url),

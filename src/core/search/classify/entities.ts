@@ -14,7 +14,12 @@ export interface CompanyEntity {
     foundedYear: number | null;
     description: string | null;
     workforce: { total: number | null } | null;
-    headquarters: { address: string | null; city: string | null; postalCode: string | null; country?: string | null } | null; // prettier-ignore
+    headquarters: {
+      address: string | null;
+      city: string | null;
+      postalCode: string | null;
+      country?: string | null;
+    } | null;
   };
 }
 

@@ -7,7 +7,14 @@ import { companyEntity, type CompanyEntity } from './entities.js';
 import { classifyModeration } from './moderation.js';
 import { signalsOf, type ClassifiableDocument } from './signals.js';
 
-export { CATEGORIES, CATEGORY_THRESHOLD, categoryEvidence, classifyCategories, type CategoryVerdict, type DocumentCategory } from './category.js'; // prettier-ignore
+export {
+  CATEGORIES,
+  CATEGORY_THRESHOLD,
+  categoryEvidence,
+  classifyCategories,
+  type CategoryVerdict,
+  type DocumentCategory,
+} from './category.js';
 export { companyEntity, type CompanyEntity } from './entities.js';
 export { classifyModeration, moderationScores, type GroupScore, type ModerationVerdict } from './moderation.js';
 export { signalsOf, type ClassifiableDocument, type Signals } from './signals.js';

@@ -82,7 +82,8 @@ function registrable(host: string): string {
   return labels.slice(-n).join('.');
 }
 
-const LURE_PARTS = /^(?:login|signin|logon|secure|security|verify|verification|account|accounts|update|support|auth|wallet|billing|confirm|unlock|recovery|service)$/; // prettier-ignore
+const LURE_PARTS =
+  /^(?:login|signin|logon|secure|security|verify|verification|account|accounts|update|support|auth|wallet|billing|confirm|unlock|recovery|service)$/;
 
 /**
  * A brand used as a name part of a host off the brand's own domain, next to a lure word or its own

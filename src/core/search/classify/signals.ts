@@ -59,7 +59,8 @@ function organizationFrom(value: unknown): OrganizationData | undefined {
   const types = strings(value.types);
   if (!types || types.length === 0) return undefined;
   const org: OrganizationData = { types, subject: value.subject === true };
-  for (const key of ['name', 'url', 'description', 'foundingDate'] as const) if (str(value[key])) org[key] = value[key] as string; // prettier-ignore
+  for (const key of ['name', 'url', 'description', 'foundingDate'] as const)
+    if (str(value[key])) org[key] = value[key] as string;
   if (value.numberOfEmployees !== undefined) org.numberOfEmployees = employeesFrom(value.numberOfEmployees);
   if (value.address !== undefined) org.address = addressFrom(value.address);
   return org;
@@ -78,7 +79,10 @@ export function evidenceFrom(metadata: Record<string, unknown>): PageEvidence {
   }
   if (isObject(metadata.citation)) {
     const { journal, doi } = metadata.citation;
-    evidence.citation = { ...(str(journal) ? { journal: journal as string } : {}), ...(str(doi) ? { doi: doi as string } : {}) }; // prettier-ignore
+    evidence.citation = {
+      ...(str(journal) ? { journal: journal as string } : {}),
+      ...(str(doi) ? { doi: doi as string } : {}),
+    };
   }
   const organization = organizationFrom(metadata.organization);
   if (organization) evidence.organization = organization;
