@@ -1,17 +1,23 @@
 // Search at scale: an index of 103,660 documents (BEIR SciFact ×20, every copy with ~10% of its body
 // words dropped by a seeded PRNG, distinct URLs), built through the store and index the server uses.
-// Measures the indexing rate, the final merge, the database size per document and RSS; server-side
-// latency of `instant` and `auto` over the 300 SciFact queries; then `trawl serve` on that index under
-// autocannon (10 connections, then 1; 2 s warm-up, 10 s measured) with /search bodies cycling the queries, with
-// one worker process (the default) and with two (`--workers 2`, one per core).
+// Measures the indexing rate, the final merge, the data directory's size per document and peak RSS,
+// against the SQLite FTS5 baseline of issue 23 (bench/fts5.mjs) built in the same run over the same
+// documents; `trawl import` of a JSONL file of those documents against the FTS5 baseline reading the
+// same file; server-side latency of `instant` and `auto` over the 300 SciFact queries; then `trawl
+// serve` on that index under autocannon (10 connections, then 1; 2 s warm-up, 10 s measured) with
+// /search bodies cycling the queries, with one worker process (the default) and with two.
 // Usage: npm run build && node bench/search.mjs [--copies 20] [--workers 1,2] [--connections 10,1]
-// The last line is `search_instant_p50_ms=… search_instant_rps=… index_docs_per_s=…` (REST figures of
-// the largest worker count, i.e. `trawl serve` using both cores of the 2-core goal).
+//          [--import-copies 4] [--no-import] [--no-rest]
+// The last line is `search_instant_p50_ms=… search_instant_rps=… index_docs_per_s=… fts5_docs_per_s=…
+// …` (REST figures of the largest worker count, i.e. `trawl serve` using both cores of the 2-core goal;
+// `–` when skipped).
 import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { clearInterval, setInterval } from 'node:timers';
+import { buildFts5, dirBytes } from './fts5.mjs';
 import {
   CLI,
   HOST,
@@ -25,6 +31,7 @@ import {
   mdTable,
   memoryMB,
   percentile,
+  ratio,
   readJsonlGz,
   readTsv,
   removeTmpDir,
@@ -41,6 +48,9 @@ const opt = (name, fallback) => {
   return i >= 0 ? args[i + 1] : fallback;
 };
 const COPIES = Number(opt('--copies', '20'));
+const IMPORT_COPIES = Number(opt('--import-copies', '4'));
+const REST = !args.includes('--no-rest');
+const IMPORT = !args.includes('--no-import');
 const WORKERS = opt('--workers', '1,2').split(',').map(Number);
 const BATCH = 500;
 const DROP = 0.1; // share of body words dropped from each copy
@@ -64,9 +74,33 @@ const { PIPELINES } = await import(dist('core/search/pipelines.js'));
 const corpus = readJsonlGz(path.join(SCIFACT, 'corpus.jsonl.gz'));
 const queries = readTsv(path.join(SCIFACT, 'queries.tsv')).map((q) => q.text);
 
-// A seeded linear congruential generator, so every run indexes the same perturbed copies.
-let seed = 20261123;
-const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+/**
+ * The perturbed copies, `{k, id, url, title, text}`, from a seeded linear congruential generator that
+ * starts afresh at each call: every run, and every side of a comparison, sees the same documents.
+ */
+function* perturbed(copies) {
+  let seed = 20261123;
+  const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  for (let k = 0; k < copies; k++) {
+    for (const d of corpus) {
+      const text = (d.text ?? '')
+        .split(' ')
+        .filter(() => random() >= DROP)
+        .join(' ');
+      yield { k, id: d._id, url: `https://sci${k}.example/${d._id}`, title: d.title ?? '', text };
+    }
+  }
+}
+
+/** Resets the process's VmHWM to its current RSS (Linux), so the next read is the peak of what follows. */
+function resetPeakRss() {
+  try {
+    fs.writeFileSync('/proc/self/clear_refs', '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
 const stats = (values) => {
   const s = Float64Array.from(values).sort();
   return { n: s.length, p50: percentile(s, 50), p90: percentile(s, 90), p99: percentile(s, 99) };
@@ -86,22 +120,17 @@ function build(dir) {
   const perCopy = []; // seconds per copy, to see whether writes slow down as the index grows
   const started = performance.now();
   let n = 0;
-  for (let k = 0; k < COPIES; k++) {
-    const t = performance.now();
-    const batch = [];
-    for (const d of corpus) {
-      const text = (d.text ?? '')
-        .split(' ')
-        .filter(() => random() >= DROP)
-        .join(' ');
-      batch.push(
-        fetchedDocument({ url: `https://sci${k}.example/${d._id}`, title: d.title ?? '', text, contentHash: `${k}:${d._id}`, fetchedAt: now }), // prettier-ignore
-      );
-      if (batch.length === BATCH) n += flush(documents, batch, now);
+  let t = started;
+  const batch = [];
+  for (const d of perturbed(COPIES)) {
+    batch.push(fetchedDocument({ url: d.url, title: d.title, text: d.text, contentHash: `${d.k}:${d.id}`, fetchedAt: now })); // prettier-ignore
+    if (batch.length === BATCH) n += flush(documents, batch, now);
+    if (n + batch.length === corpus.length * (perCopy.length + 1)) {
+      n += flush(documents, batch, now);
+      perCopy.push((performance.now() - t) / 1000);
+      t = performance.now();
+      progress(`indexed ${n} documents (${fmt(corpus.length / perCopy.at(-1), 0)} docs/s for copy ${perCopy.length})`);
     }
-    n += flush(documents, batch, now);
-    perCopy.push((performance.now() - t) / 1000);
-    progress(`indexed ${n} documents (${fmt(corpus.length / perCopy.at(-1), 0)} docs/s for copy ${k + 1})`);
   }
   const indexSeconds = (performance.now() - started) / 1000;
   const m = performance.now();
@@ -118,11 +147,86 @@ function flush(documents, batch, now) {
   return n;
 }
 
-/** Bytes of the database files after a WAL checkpoint (trawl.sqlite + trawl.sqlite-wal). */
+/**
+ * Bytes after a WAL checkpoint: trawl.sqlite and trawl.sqlite-wal, and every file of the data directory
+ * (the -shm file included, the database being open, as on the FTS5 side). `seconds`: the checkpoint's.
+ */
 function databaseBytes(db, dir) {
+  const t = performance.now();
   db.pragma('wal_checkpoint(TRUNCATE)');
+  const seconds = (performance.now() - t) / 1000;
   const size = (f) => (fs.existsSync(path.join(dir, f)) ? fs.statSync(path.join(dir, f)).size : 0);
-  return { main: size('trawl.sqlite'), wal: size('trawl.sqlite-wal') };
+  return { main: size('trawl.sqlite'), wal: size('trawl.sqlite-wal'), all: dirBytes(dir), seconds };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 1b. The FTS5 baseline, and the import path (`trawl import` of a JSONL file)
+
+/** The FTS5 baseline over the same perturbed documents; `peakMB`: VmHWM of this process while it ran. */
+async function buildBaseline(dir) {
+  const reset = resetPeakRss();
+  const r = await buildFts5(dir, perturbed(COPIES));
+  progress(`FTS5 baseline: ${r.docs} documents in ${fmt(r.seconds, 1)} s`);
+  return { ...r, peakMB: reset ? memoryMB(process.pid).hwm : NaN };
+}
+
+/** Writes the first `copies` perturbed copies as a JSONL file `trawl import` reads; returns its count. */
+function writeJsonl(file, copies) {
+  const fd = fs.openSync(file, 'w');
+  let n = 0;
+  let lines = [];
+  for (const d of perturbed(copies)) {
+    lines.push(JSON.stringify({ url: d.url, title: d.title, text: d.text }));
+    if (lines.length === 1000) fs.writeSync(fd, `${lines.splice(0).join('\n')}\n`);
+    n++;
+  }
+  if (lines.length > 0) fs.writeSync(fd, `${lines.join('\n')}\n`);
+  fs.closeSync(fd);
+  return n;
+}
+
+/** Runs `node ARGS` as its own process: wall seconds (spawn to exit), stdout, and its VmHWM polled. */
+async function timedNode(argv) {
+  const t = performance.now();
+  const child = spawnTracked(process.execPath, argv, { cwd: ROOT, env: childEnv(), stdio: ['ignore', 'pipe', 'inherit'] }); // prettier-ignore
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (c) => (stdout += c));
+  let peakMB = NaN;
+  const poll = setInterval(() => {
+    const hwm = memoryMB(child.pid).hwm;
+    if (Number.isFinite(hwm)) peakMB = Number.isFinite(peakMB) ? Math.max(peakMB, hwm) : hwm;
+  }, 25);
+  const { code } = await child.exited;
+  clearInterval(poll);
+  const seconds = (performance.now() - t) / 1000;
+  if (code !== 0) throw new Error(`node ${argv.join(' ')} exited with ${code}`);
+  return { seconds, stdout, peakMB };
+}
+
+/** `trawl import FILE` into a fresh data directory against `node bench/fts5.mjs import FILE`. */
+async function importPath(tmp) {
+  const file = path.join(tmp, 'scifact-perturbed.jsonl');
+  const docs = writeJsonl(file, IMPORT_COPIES);
+  progress(`import: ${docs} documents in ${path.basename(file)} (${fmt(fs.statSync(file).size / 2 ** 20, 1)} MB)`);
+  const trawlDir = path.join(tmp, 'trawl-data');
+  const trawl = await timedNode([CLI, 'import', file, '--data-dir', trawlDir, '--json', '--progress', 'off', '--log-level', 'silent']); // prettier-ignore
+  const summary = JSON.parse(trawl.stdout);
+  const imported = summary.inputs.reduce((n, i) => n + i.imported, 0);
+  const db = openDatabase(trawlDir); // the same state as the FTS5 side: open, WAL checkpointed
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  const trawlBytes = dirBytes(trawlDir);
+  db.close();
+  progress(`import: trawl import ${imported} documents in ${fmt(trawl.seconds, 1)} s`);
+  const ftsDir = path.join(tmp, 'fts5-data');
+  const fts = await timedNode([path.join(ROOT, 'bench', 'fts5.mjs'), 'import', file, ftsDir]);
+  const ftsOut = JSON.parse(fts.stdout);
+  progress(`import: FTS5 ${ftsOut.docs} documents in ${fmt(fts.seconds, 1)} s`);
+  return {
+    docs,
+    fileBytes: fs.statSync(file).size,
+    trawl: { docs: imported, seconds: trawl.seconds, inner: summary.elapsedMs / 1000, bytes: trawlBytes, peakMB: trawl.peakMB }, // prettier-ignore
+    fts5: { docs: ftsOut.docs, seconds: fts.seconds, inner: ftsOut.seconds, bytes: ftsOut.bytes, peakMB: fts.peakMB },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -320,38 +424,207 @@ async function rest(dir, key, workers) {
 
 // ---------------------------------------------------------------------------------------------------
 
-async function main() {
-  const started = performance.now();
+/** Everything measured, in the order that keeps one side's memory out of the other's peak. */
+async function measure() {
+  // FTS5 first: it leaves little behind in this process, while the Trawl index stays open for the
+  // latency runs, so each side's peak RSS is its own
+  const ftsDir = makeTmpDir('trawl-bench-fts5-');
+  const ftsRssBefore = memoryMB(process.pid).rss;
+  const fts5 = await buildBaseline(ftsDir);
+  removeTmpDir(ftsDir);
+
   const dir = makeTmpDir('trawl-bench-search-');
-  const load = machineLine();
+  const rssBefore = memoryMB(process.pid).rss;
+  const resetWorks = resetPeakRss();
   const built = build(dir);
   const bytes = databaseBytes(built.db, dir);
   const rssBuild = memoryMB(process.pid);
   const side = serverSide(built.index);
   built.db.close();
+  let imported = null;
+  if (IMPORT) {
+    const tmp = makeTmpDir('trawl-bench-import-');
+    imported = await importPath(tmp);
+    removeTmpDir(tmp);
+  }
 
-  const key = execFileSync(process.execPath, [CLI, 'keys', 'create', '--name', 'bench', '--data-dir', dir], {
-    env: childEnv(),
-    stdio: ['ignore', 'pipe', 'ignore'],
-    encoding: 'utf8',
-    timeout: 30000,
-  }).trim();
-  if (!key) throw new Error('keys create printed no key');
   const restRows = [];
-  for (const workers of WORKERS) restRows.push(...(await rest(dir, key, workers)));
+  if (REST) {
+    const key = execFileSync(process.execPath, [CLI, 'keys', 'create', '--name', 'bench', '--data-dir', dir], {
+      env: childEnv(),
+      stdio: ['ignore', 'pipe', 'ignore'],
+      encoding: 'utf8',
+      timeout: 30000,
+    }).trim();
+    if (!key) throw new Error('keys create printed no key');
+    for (const workers of WORKERS) restRows.push(...(await rest(dir, key, workers)));
+  }
   removeTmpDir(dir);
+  const peaks = {
+    trawl: { peak: resetWorks ? rssBuild.hwm : NaN, before: rssBefore },
+    fts5: { peak: fts5.peakMB, before: ftsRssBefore },
+  };
+  return { built, bytes, rssBuild, side, fts5, imported, restRows, peaks };
+}
 
+const goal = (met, text) => `${text}: ${met ? 'met' : 'not met'}`;
+const mb = (bytes) => fmt(bytes / 2 ** 20, 1);
+
+/** The `### Index: Trawl vs FTS5` section. */
+function comparisonSection(m) {
+  const { built, bytes, fts5, peaks } = m;
+  const writes = built.n / built.indexSeconds;
+  const checkpointed = built.n / (built.indexSeconds + built.mergeSeconds + bytes.seconds);
+  const ftsWrites = fts5.docs / fts5.insertSeconds;
+  const ftsRate = fts5.docs / fts5.seconds;
+  const perDoc = bytes.all / built.n;
+  const ftsPerDoc = fts5.bytes / fts5.docs;
+  const peak = (p) => `${fmt(p.peak, 0)} (+${fmt(p.peak - p.before, 0)})`;
+  return [
+    '### Index: Trawl vs FTS5',
+    '',
+    mdTable(
+      ['figure', 'Trawl', 'FTS5', 'ratio (Trawl/FTS5)', 'goal'],
+      [
+        ['documents', String(built.n), String(fts5.docs), '', ''],
+        ['ingest docs/s, writes only', fmt(writes, 0), fmt(ftsWrites, 0), ratio(writes, ftsWrites), ''],
+        ['ingest docs/s to a checkpointed index', fmt(checkpointed, 0), fmt(ftsRate, 0), ratio(checkpointed, ftsRate), goal(checkpointed / ftsRate >= 0.5, '≥ 0.50×')], // prettier-ignore
+        ['bytes per document, every file of the data dir', fmt(perDoc, 0), fmt(ftsPerDoc, 0), ratio(perDoc, ftsPerDoc), goal(perDoc / ftsPerDoc <= 1.2, '≤ 1.20×')], // prettier-ignore
+        ['data dir MB', mb(bytes.all), mb(fts5.bytes), ratio(bytes.all, fts5.bytes), ''],
+        ['peak RSS MB during ingest (growth)', peak(peaks.trawl), peak(peaks.fts5), ratio(peaks.trawl.peak, peaks.fts5.peak), ''], // prettier-ignore
+        ['LanceDB, quoted (SciFact×4, measured earlier, not run here)', '', '', '', '~1,050 B/doc (1,039–1,052); 5.0–5.2k docs/s'], // prettier-ignore
+      ],
+    ),
+    '',
+    `FTS5 (bench/fts5.mjs): the same documents (the same seeded stream) into \`docs (url, title, text)\` and an ` +
+      'external-content FTS5 table over title and text (`porter unicode61`, kept in step by an AFTER INSERT ' +
+      'trigger, as the SQLite documentation shows), Trawl’s pragmas (WAL, synchronous=NORMAL, busy_timeout, ' +
+      'foreign_keys), 1,000 documents per transaction, then `PRAGMA wal_checkpoint(TRUNCATE)`. Trawl to a ' +
+      'checkpointed index = writes + final `mergeAll` + the same checkpoint; FTS5 = inserts + checkpoint. ' +
+      'Bytes: every file of the data directory after the checkpoint, the database still open (the 32 KB ' +
+      '-shm file counted on both sides). Peak RSS: VmHWM of this bench process, reset through ' +
+      '`/proc/self/clear_refs` before each build (in parentheses, the growth over the RSS at that moment; ' +
+      'the bench holds the corpus on both sides; the FTS5 build runs first).',
+  ];
+}
+
+/** The `### Import of a JSONL file` section. */
+function importSection(im) {
+  const rate = (s) => s.docs / s.seconds;
+  const perDoc = (s) => s.bytes / s.docs;
+  const { trawl, fts5 } = im;
+  return [
+    `### Import of a JSONL file: \`trawl import\` vs FTS5 (${im.docs} documents, ${mb(im.fileBytes)} MB)`,
+    '',
+    mdTable(
+      ['figure', 'trawl import', 'FTS5', 'ratio (Trawl/FTS5)', 'goal'],
+      [
+        ['documents', String(trawl.docs), String(fts5.docs), '', ''],
+        ['wall s, spawn to exit', fmt(trawl.seconds, 2), fmt(fts5.seconds, 2), ratio(trawl.seconds, fts5.seconds), ''],
+        ['docs/s (wall)', fmt(rate(trawl), 0), fmt(rate(fts5), 0), ratio(rate(trawl), rate(fts5)), goal(rate(trawl) / rate(fts5) >= 0.5, '≥ 0.50×')], // prettier-ignore
+        ['s inside the process (import summary / build)', fmt(trawl.inner, 2), fmt(fts5.inner, 2), ratio(trawl.inner, fts5.inner), ''], // prettier-ignore
+        ['bytes per document, every file of the data dir', fmt(perDoc(trawl), 0), fmt(perDoc(fts5), 0), ratio(perDoc(trawl), perDoc(fts5)), goal(perDoc(trawl) / perDoc(fts5) <= 1.2, '≤ 1.20×')], // prettier-ignore
+        ['process peak RSS MB (VmHWM, polled)', fmt(trawl.peakMB, 0), fmt(fts5.peakMB, 0), ratio(trawl.peakMB, fts5.peakMB), ''], // prettier-ignore
+      ],
+    ),
+    '',
+    `The first ${IMPORT_COPIES} perturbed copies written as \`{url, title, text}\` lines. Trawl: ` +
+      '`trawl import FILE --data-dir DIR --json --progress off --log-level silent` (its default `--batch` ' +
+      '500, as users run it); FTS5: `node bench/fts5.mjs import FILE DIR` (line by line, 1,000 per ' +
+      'transaction, checkpoint). Each in its own process, timed from spawn to exit. Trawl’s data directory ' +
+      '(trawl.sqlite, cache.sqlite, secret.key, all of it) measured after opening it and ' +
+      '`PRAGMA wal_checkpoint(TRUNCATE)`, as the FTS5 side is measured.',
+  ];
+}
+
+function serverSideSection(side) {
+  return [
+    `### Server-side latency, ${queries.length} SciFact queries, index in this process (ms)`,
+    '',
+    mdTable(
+      ['ranking', 'p50', 'p90', 'p99', 'cold p50', 'cold p99'],
+      side.map((r) => [
+        r.label,
+        fmt(r.warm.p50, 2),
+        fmt(r.warm.p90, 2),
+        fmt(r.warm.p99, 2),
+        fmt(r.cold.p50, 2),
+        fmt(r.cold.p99, 2),
+      ]),
+    ),
+    '',
+    'Warm: second pass over the queries; cold: first pass after the postings cache was emptied.',
+  ];
+}
+
+function restSection(restRows, headline) {
+  return [
+    `### REST \`POST /search\` under autocannon (${CONNECTIONS.join(' and ')} connections, ${WARMUP_S} s warm-up, ${DURATION_S} s measured)`,
+    '',
+    mdTable(
+      ['workers', 'type', 'connections', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'non-2xx', 'errors', 'server CPU ms/req', 'RSS MB'], // prettier-ignore
+      restRows.map((r) => [
+        String(r.workers),
+        r.type,
+        String(r.connections),
+        fmt(r.rps, 0),
+        fmt(r.p50, 2),
+        fmt(r.p99, 2),
+        String(r.total),
+        String(r.non2xx),
+        String(r.errors),
+        fmt(r.cpuPerReq, 2),
+        fmt(r.rss, 0),
+      ]),
+    ),
+    '',
+    `Bodies \`{query, type, numResults: ${NUM_RESULTS}}\` cycling through the ${queries.length} queries, no web ` +
+      'providers configured (so `auto` is local). p50/p99 from every response; server CPU (user + system, ' +
+      'workers included, from /proc) over the measured run divided by its requests; RSS is VmRSS of the ' +
+      'server and its workers right after the run. Start → first /health 200: ' +
+      WORKERS.map((w) => `${fmt(restRows.find((r) => r.workers === w).startMs, 0)} ms (${w} worker(s))`).join(', ') +
+      '.',
+    '',
+    `Goal for \`instant\` end to end: p50 ≤ 10 ms and ≥ 500 req/s on 2 cores: ` +
+      `${headline.p50 <= 10 && headline.rps >= 500 ? 'met' : 'not met'} ` +
+      `(${fmt(headline.rps, 0)} req/s, p50 ${fmt(headline.p50, 2)} ms with ${headline.workers} worker(s) and ` +
+      `${headline.connections} connections). With 1 connection each request is alone on the server: its p50 ` +
+      'is the latency a caller sees when the server is not saturated.',
+  ];
+}
+
+async function main() {
+  const started = performance.now();
+  const load = machineLine();
+  const m = await measure();
+  const { built, bytes, rssBuild, fts5, imported, restRows } = m;
   const rate = built.n / built.indexSeconds;
+  const checkpointed = built.n / (built.indexSeconds + built.mergeSeconds + bytes.seconds);
   const copyRate = (s) => fmt(corpus.length / s, 0);
   const headline =
     restRows.filter((r) => r.type === 'instant' && r.connections === HEADLINE_CONNECTIONS).at(-1) ??
     restRows.filter((r) => r.type === 'instant').at(-1);
+  const keys = {
+    search_instant_p50_ms: fmt(headline?.p50, 2),
+    search_instant_rps: fmt(headline?.rps, 0),
+    index_docs_per_s: fmt(rate, 0),
+    index_checkpointed_docs_per_s: fmt(checkpointed, 0),
+    fts5_docs_per_s: fmt(fts5.docs / fts5.seconds, 0),
+    index_bytes_per_doc: fmt(bytes.all / built.n, 0),
+    fts5_bytes_per_doc: fmt(fts5.bytes / fts5.docs, 0),
+    index_peak_rss_mb: fmt(m.peaks.trawl.peak, 0),
+    fts5_peak_rss_mb: fmt(m.peaks.fts5.peak, 0),
+    import_docs_per_s: fmt(imported ? imported.trawl.docs / imported.trawl.seconds : NaN, 0),
+    fts5_import_docs_per_s: fmt(imported ? imported.fts5.docs / imported.fts5.seconds : NaN, 0),
+    import_bytes_per_doc: fmt(imported ? imported.trawl.bytes / imported.trawl.docs : NaN, 0),
+    fts5_import_bytes_per_doc: fmt(imported ? imported.fts5.bytes / imported.fts5.docs : NaN, 0),
+  };
   const lines = [
     '## Search at scale (bench/search.mjs)',
     '',
     load,
     '',
-    `Command: \`${COMMAND}\`. Corpus: BEIR SciFact (${corpus.length} documents) ×${COPIES}, every copy with ` +
+    `Command: \`${COMMAND}${args.length ? ` ${args.join(' ')}` : ''}\`. Corpus: BEIR SciFact (${corpus.length} documents) ×${COPIES}, every copy with ` + // prettier-ignore
       `${DROP * 100}% of its body words dropped by a seeded PRNG, URLs \`https://sci<k>.example/<id>\`; ` +
       `written through \`indexedDocuments(…).upsertMany\` in batches of ${BATCH} (documents and index in one ` +
       'transaction, as the server writes them), then one `mergeAll`.',
@@ -384,58 +657,18 @@ async function main() {
     'Database size after `PRAGMA wal_checkpoint(TRUNCATE)`. The bench process also holds the corpus and ' +
       'the query strings.',
     '',
-    `### Server-side latency, ${queries.length} SciFact queries, index in this process (ms)`,
+    ...comparisonSection(m),
     '',
-    mdTable(
-      ['ranking', 'p50', 'p90', 'p99', 'cold p50', 'cold p99'],
-      side.map((r) => [
-        r.label,
-        fmt(r.warm.p50, 2),
-        fmt(r.warm.p90, 2),
-        fmt(r.warm.p99, 2),
-        fmt(r.cold.p50, 2),
-        fmt(r.cold.p99, 2),
-      ]),
-    ),
+    ...(imported ? [...importSection(imported), ''] : ['(import path skipped: `--no-import`)', '']),
+    ...serverSideSection(m.side),
     '',
-    'Warm: second pass over the queries; cold: first pass after the postings cache was emptied.',
-    '',
-    `### REST \`POST /search\` under autocannon (${CONNECTIONS.join(' and ')} connections, ${WARMUP_S} s warm-up, ${DURATION_S} s measured)`,
-    '',
-    mdTable(
-      ['workers', 'type', 'connections', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'non-2xx', 'errors', 'server CPU ms/req', 'RSS MB'], // prettier-ignore
-      restRows.map((r) => [
-        String(r.workers),
-        r.type,
-        String(r.connections),
-        fmt(r.rps, 0),
-        fmt(r.p50, 2),
-        fmt(r.p99, 2),
-        String(r.total),
-        String(r.non2xx),
-        String(r.errors),
-        fmt(r.cpuPerReq, 2),
-        fmt(r.rss, 0),
-      ]),
-    ),
-    '',
-    `Bodies \`{query, type, numResults: ${NUM_RESULTS}}\` cycling through the ${queries.length} queries, no web ` +
-      'providers configured (so `auto` is local). p50/p99 from every response; server CPU (user + system, ' +
-      'workers included, from /proc) over the measured run divided by its requests; RSS is VmRSS of the ' +
-      'server and its workers right after the run. Start → first /health 200: ' +
-      WORKERS.map((w) => `${fmt(restRows.find((r) => r.workers === w).startMs, 0)} ms (${w} worker(s))`).join(', ') +
-      '.',
-    '',
-    `Goal for \`instant\` end to end: p50 ≤ 10 ms and ≥ 500 req/s on 2 cores: ` +
-      `${headline.p50 <= 10 && headline.rps >= 500 ? 'met' : 'not met'} ` +
-      `(${fmt(headline.rps, 0)} req/s, p50 ${fmt(headline.p50, 2)} ms with ${headline.workers} worker(s) and ` +
-      `${headline.connections} connections). With 1 connection each request is alone on the server: its p50 ` +
-      'is the latency a caller sees when the server is not saturated.',
+    ...(headline ? restSection(restRows, headline) : ['(REST part skipped: `--no-rest`)']),
     '',
     `(took ${fmt((performance.now() - started) / 1000, 0)} s)`,
     '',
-    `search_instant_p50_ms=${fmt(headline.p50, 2)} search_instant_rps=${fmt(headline.rps, 0)} ` +
-      `index_docs_per_s=${fmt(rate, 0)}`,
+    Object.entries(keys)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' '),
   ];
   console.log(lines.join('\n'));
 }
