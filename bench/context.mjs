@@ -1,13 +1,16 @@
 // Code context figures: CoSQA dev quality of the code index with no model (MRR@10, Recall@10 by
 // ../shared/bench/score-retrieval.mjs; each function indexed as a chunk through the chunker, queries
 // through /context's own query path), the share of queries whose answer is inside a 2,000-token /context
-// response, and, on a large real tree (this project's node_modules by default), the indexing rate, the
-// index's size and /context latency.
+// response, the code index's ingest rate and bytes per chunk against the SQLite FTS5 baseline of issue
+// 23 (bench/fts5.mjs) over the same chunks, and, on a large real tree (this project's node_modules by
+// default), the indexing rate, the index's size and /context latency.
 // Usage: npm run build && node bench/context.mjs [--tree PATH] [--queries N]
-// Last line: `cosqa_mrr10=… cosqa_in_2000_tokens=… index_files_per_s=… context_p50_ms=…`
+// Last line: `cosqa_mrr10=… cosqa_in_2000_tokens=… index_files_per_s=… context_p50_ms=…
+// code_index_chunks_per_s=… fts5_chunks_per_s=… code_index_bytes_per_chunk=… fts5_bytes_per_chunk=…`
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { buildFts5, dirBytes } from './fts5.mjs';
 import {
   ROOT,
   fmt,
@@ -15,6 +18,7 @@ import {
   makeTmpDir,
   mdTable,
   percentile,
+  ratio,
   readJsonlGz,
   readTsv,
   removeTmpDir,
@@ -26,6 +30,8 @@ const args = process.argv.slice(2);
 const opt = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
 const TREE = path.resolve(opt('--tree', path.join(ROOT, 'node_modules')));
 const TREE_QUERIES = Number(opt('--queries', 200));
+/** Files per `replaceFiles` call of `trawl index` (src/core/code/index/indexer.ts). */
+const BATCH_FILES = 200;
 const COSQA = path.resolve(ROOT, '..', 'shared', 'data', 'cosqa');
 const SCORER = path.resolve(ROOT, '..', 'shared', 'bench', 'score-retrieval.mjs');
 const dist = (p) => path.join(ROOT, 'dist', p);
@@ -34,6 +40,7 @@ const { createApp } = await import(dist('app.js'));
 const { createLogger } = await import(dist('lib/logger.js'));
 const { chunkFile } = await import(dist('core/code/chunk/chunk.js'));
 const { languagesInQuery } = await import(dist('core/code/chunk/languages.js'));
+const { chunkUrl } = await import(dist('core/code/index/code-index.js'));
 
 const ctxOf = (app) => ({
   requestId: 'bench',
@@ -49,19 +56,36 @@ const appAt = (dir) =>
 // ---------------------------------------------------------------------------------------------------
 // CoSQA dev: each function is one file of a source, chunked like any Python file
 
-function cosqa() {
+/** Bytes of the tables (and their indexes) named `code_…` in the main database, from `dbstat`. */
+function codeTablesBytes(db) {
+  return db
+    .prepare(
+      `SELECT coalesce(sum(d.pgsize), 0) FROM dbstat d JOIN sqlite_schema s ON s.name = d.name
+       WHERE s.tbl_name LIKE 'code\\_%' ESCAPE '\\'`,
+    )
+    .pluck()
+    .get();
+}
+
+async function cosqa() {
   const dir = makeTmpDir('trawl-bench-cosqa-');
   const app = appAt(dir);
   const code = readJsonlGz(path.join(COSQA, 'code.jsonl.gz'));
   const queries = readTsv(path.join(COSQA, 'queries-dev.tsv')).map((q) => [q.qid, q.text]);
-  const t = performance.now();
-  app.db.transaction(() => {
-    for (const c of code) {
-      const chunks = chunkFile(`${c._id}.py`, c.code, 'python').map((k) => ({ ...k, source: 'cosqa', path: c._id }));
-      app.services.code.replaceFile('cosqa', c._id, chunks, c._id, Date.now());
-    }
-  })();
-  const indexSeconds = (performance.now() - t) / 1000;
+  const c0 = performance.now();
+  const files = code.map((c) => ({
+    id: c._id,
+    chunks: chunkFile(`${c._id}.py`, c.code, 'python').map((k) => ({ ...k, source: 'cosqa', path: c._id })),
+  }));
+  const chunkSeconds = (performance.now() - c0) / 1000;
+  const chunks = files.reduce((n, f) => n + f.chunks.length, 0);
+  const perFile = writeCodeIndex(app, dir, () =>
+    app.db.transaction(() => {
+      for (const f of files) app.services.code.replaceFile('cosqa', f.id, f.chunks, f.id, Date.now());
+    })(),
+  );
+  const batched = await batchedBuild(files);
+  const fts5 = await fts5Baseline(files);
   const run = [];
   const latencies = [];
   for (const [qid, q] of queries) {
@@ -84,7 +108,55 @@ function cosqa() {
     { encoding: 'utf8' },
   );
   const metric = (name) => Number(new RegExp(`^${name}\\s+([0-9.]+)`, 'im').exec(scored)?.[1] ?? NaN);
-  return { app, dir, queries, code, scored, mrr: metric('MRR@10'), r10: metric('Recall@10'), indexSeconds, latencies };
+  return {
+    app,
+    dir,
+    queries,
+    code,
+    scored,
+    mrr: metric('MRR@10'),
+    r10: metric('Recall@10'),
+    chunkSeconds,
+    chunks,
+    perFile,
+    batched,
+    fts5,
+    latencies,
+  };
+}
+
+/** Times `write` (the code index's writes), then the checkpoint; bytes of the data dir and `code_*` tables. */
+function writeCodeIndex(app, dir, write) {
+  const t = performance.now();
+  write();
+  const writeSeconds = (performance.now() - t) / 1000;
+  app.db.pragma('wal_checkpoint(TRUNCATE)');
+  const seconds = (performance.now() - t) / 1000;
+  return { writeSeconds, seconds, all: dirBytes(dir), code: codeTablesBytes(app.db) };
+}
+
+/** The same chunks in a fresh data dir, `BATCH_FILES` files per `replaceFiles` (as `trawl index` writes). */
+async function batchedBuild(files) {
+  const dir = makeTmpDir('trawl-bench-cosqa-batched-');
+  const app = appAt(dir);
+  const r = writeCodeIndex(app, dir, () => {
+    for (let i = 0; i < files.length; i += BATCH_FILES) {
+      const batch = files.slice(i, i + BATCH_FILES).map((f) => ({ path: f.id, chunks: f.chunks, hash: f.id }));
+      app.services.code.replaceFiles('cosqa', batch, Date.now());
+    }
+  });
+  await app.close();
+  removeTmpDir(dir);
+  return r;
+}
+
+/** FTS5 built the same way over the same chunks: (chunk URL, symbol or path, chunk text). */
+async function fts5Baseline(files) {
+  const dir = makeTmpDir('trawl-bench-cosqa-fts5-');
+  const rows = files.flatMap((f) => f.chunks.map((k) => ({ url: chunkUrl(k), title: k.symbol ?? k.path, text: k.code }))); // prettier-ignore
+  const r = await buildFts5(dir, rows);
+  removeTmpDir(dir);
+  return r;
 }
 
 /** Share of queries whose answer function is in the /context response at 2,000 tokens. */
@@ -139,9 +211,49 @@ async function tree() {
   return { first, second, bytes, ms: Float64Array.from(ms).sort() };
 }
 
+/** The `### CoSQA chunks: code index vs FTS5` section. */
+function fts5Section(cq) {
+  const { fts5, chunks } = cq;
+  const ftsWrites = fts5.docs / fts5.insertSeconds;
+  const ftsRate = fts5.docs / fts5.seconds;
+  const ftsPerChunk = fts5.bytes / fts5.docs;
+  const rows = [['chunks', String(chunks), String(fts5.docs), '', '']];
+  for (const [label, b] of [
+    ['one file per `replaceFile`', cq.perFile],
+    [`${BATCH_FILES} files per \`replaceFiles\``, cq.batched],
+  ]) {
+    const writes = chunks / b.writeSeconds;
+    const rate = chunks / b.seconds;
+    const perChunk = b.all / chunks;
+    rows.push(
+      [`ingest chunks/s, writes only (${label})`, fmt(writes, 0), fmt(ftsWrites, 0), ratio(writes, ftsWrites), ''],
+      [`ingest chunks/s to a checkpointed index (${label})`, fmt(rate, 0), fmt(ftsRate, 0), ratio(rate, ftsRate), `≥ 0.50×: ${rate / ftsRate >= 0.5 ? 'met' : 'not met'}`], // prettier-ignore
+      [`bytes per chunk, every file of the data dir (${label})`, fmt(perChunk, 0), fmt(ftsPerChunk, 0), ratio(perChunk, ftsPerChunk), `≤ 1.20×: ${perChunk / ftsPerChunk <= 1.2 ? 'met' : 'not met'}`], // prettier-ignore
+      [`bytes per chunk, \`code_*\` tables only (${label})`, fmt(b.code / chunks, 0), fmt(ftsPerChunk, 0), ratio(b.code / chunks, ftsPerChunk), ''], // prettier-ignore
+    );
+  }
+  return [
+    '### CoSQA chunks: code index vs FTS5',
+    '',
+    mdTable(['figure', 'code index', 'FTS5', 'ratio (Trawl/FTS5)', 'goal'], rows),
+    '',
+    'Both sides get the same chunks, cut beforehand. Code index, two ways, each in a fresh data directory ' +
+      'and followed by `PRAGMA wal_checkpoint(TRUNCATE)`: `replaceFile` per function inside one ' +
+      'transaction (the index queried above; each CoSQA function is a file, so its open segment is ' +
+      `rewritten once per function), and ${BATCH_FILES} files per \`replaceFiles\` call, one transaction ` +
+      'each (what `trawl index` does). FTS5 (bench/fts5.mjs): each chunk as (its `code://` URL, its symbol ' +
+      'or else its path, its code), 1,000 per transaction, then the same checkpoint. The code index shares ' +
+      'its database with the rest of Trawl: "every file of the data dir" is the whole fresh data directory ' +
+      '(trawl.sqlite with every table and the schema, the -shm file, cache.sqlite and secret.key when ' +
+      'present); "`code_*` tables only" counts the pages (dbstat) of the tables named `code_…` and their ' +
+      'indexes (`code_docs`, `code_postings`, `code_chunks`, the `code_text` FTS5 shadow tables, …) and ' +
+      'leaves out the rest.',
+  ];
+}
+
 const started = performance.now();
 const load = machineLine();
-const cq = cosqa();
+const cq = await cosqa();
 const share = await inResponse(cq);
 await cq.app.close();
 removeTmpDir(cq.dir);
@@ -159,7 +271,8 @@ console.log(
     mdTable(
       ['measurement', 'result'],
       [
-        ['functions indexed (chunked as Python files)', `${cq.code.length} in ${fmt(cq.indexSeconds, 1)} s`],
+        ['functions indexed (chunked as Python files) / chunks', `${cq.code.length} / ${cq.chunks}`],
+        ['chunking s (before indexing, shared by both sides below)', fmt(cq.chunkSeconds, 2)],
         ['MRR@10', fmt(cq.mrr, 4)],
         ['Recall@10', fmt(cq.r10, 4)],
         ['answer inside a 2,000-token /context response', `${fmt(share * 100, 1)}%`],
@@ -168,6 +281,8 @@ console.log(
     ),
     '',
     `Scorer output:\n\n\`\`\`\n${cq.scored.trim()}\n\`\`\``,
+    '',
+    ...fts5Section(cq),
     '',
     `### A large real tree: \`${path.relative(ROOT, TREE) || TREE}\``,
     '',
@@ -190,7 +305,9 @@ console.log(
     '',
     `(took ${fmt((performance.now() - started) / 1000, 0)} s)`,
     '',
-    `cosqa_mrr10=${fmt(cq.mrr, 4)} cosqa_in_2000_tokens=${fmt(share, 3)} index_files_per_s=${fmt(big.first.files / big.first.seconds, 0)} context_p50_ms=${fmt(percentile(big.ms, 50), 2)}`,
+    `cosqa_mrr10=${fmt(cq.mrr, 4)} cosqa_in_2000_tokens=${fmt(share, 3)} index_files_per_s=${fmt(big.first.files / big.first.seconds, 0)} context_p50_ms=${fmt(percentile(big.ms, 50), 2)} ` + // prettier-ignore
+      `code_index_chunks_per_s=${fmt(cq.chunks / cq.perFile.seconds, 0)} code_index_batched_chunks_per_s=${fmt(cq.chunks / cq.batched.seconds, 0)} fts5_chunks_per_s=${fmt(cq.fts5.docs / cq.fts5.seconds, 0)} ` + // prettier-ignore
+      `code_index_bytes_per_chunk=${fmt(cq.perFile.all / cq.chunks, 0)} code_index_batched_bytes_per_chunk=${fmt(cq.batched.all / cq.chunks, 0)} code_tables_bytes_per_chunk=${fmt(cq.perFile.code / cq.chunks, 0)} fts5_bytes_per_chunk=${fmt(cq.fts5.bytes / cq.fts5.docs, 0)}`, // prettier-ignore
   ].join('\n'),
 );
 process.exit(0);
