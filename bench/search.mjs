@@ -134,7 +134,7 @@ function build(dir) {
   }
   const indexSeconds = (performance.now() - started) / 1000;
   const m = performance.now();
-  db.transaction(() => index.repo.mergeAll())();
+  index.repo.mergeAll();
   index.table.noteWrite();
   const mergeSeconds = (performance.now() - m) / 1000;
   progress(`merged in ${fmt(mergeSeconds, 1)} s`);

@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import { build } from 'esbuild';
 
 const result = await build({
-  entryPoints: ['src/cli.ts'],
+  // the merge worker is a thread's script of its own (src/store/segment-merger.ts finds it beside its chunk)
+  entryPoints: { cli: 'src/cli.ts', 'merge-worker': 'src/store/merge-worker.ts' },
   outdir: 'dist/bin',
   bundle: true,
   splitting: true,

@@ -18,6 +18,7 @@ async function openDoor(config: Config): Promise<StdioDoor> {
   try {
     app.services.semantic?.start();
     app.services.codeSemantic?.start();
+    void app.services.rebuildMarkedIndexes().catch((err: unknown) => app.logger.error({ err }, 'index rebuild failed'));
     if (config.monitors) app.services.monitors.engine.start();
     app.services.agentRuns.engine.start();
     const server = buildMcpServer(app, { caller: null, betas: new Set(config.mcpBetas) });

@@ -43,6 +43,8 @@ export async function runServe(config: Config): Promise<void> {
   if (cluster.isPrimary || cluster.worker?.id === 1) {
     app.services.semantic?.start();
     app.services.codeSemantic?.start();
+    // an upgrade that changed the index format left it empty: rebuilt from the stored documents
+    void app.services.rebuildMarkedIndexes().catch((err: unknown) => app.logger.error({ err }, 'index rebuild failed'));
   }
   // every worker runs monitors: a slot, a run and a delivery are claimed by exactly one process
   if (config.monitors) app.services.monitors.engine.start();

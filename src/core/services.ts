@@ -43,6 +43,7 @@ import { createSemanticSearch, type SemanticSearch } from './search/semantic.js'
 import { createSimilarService, type SimilarService } from './search/similar.service.js';
 import { createStatusService, type StatusDeps, type StatusService } from './status/status.service.js';
 import { createStatusRepo } from '../store/status.repo.js';
+import { startSegmentMerger } from '../store/segment-merger.js';
 import type { ModelPrice } from './synthesis/pricing.js';
 import { createSynthesis, type Synthesis } from './synthesis/synthesis.service.js';
 
@@ -55,6 +56,13 @@ export interface Services {
   /** The documents store; every write also updates the search index, in the same transaction. */
   documents: DocumentsRepo;
   searchIndex: SearchIndex;
+  /**
+   * Rebuilds the search and code indexes in the background when an upgrade's migration emptied them
+   * (their format changed); one process of those sharing the data directory does it. Logs its progress.
+   */
+  rebuildMarkedIndexes(): Promise<void>;
+  /** Stops the background merges (the app's close). */
+  stopMerges(): Promise<void>;
   search: SearchService;
   similar: SimilarService;
   /** Embeddings search; present when an embeddings provider is configured. */
@@ -126,8 +134,12 @@ export interface ServiceDeps {
 export function createServices(deps: ServiceDeps): Services {
   const prices = deps.prices ?? createPrices();
   const stored = createDocumentsRepo(deps.db);
-  const searchIndex = createSearchIndex(deps.db, stored);
-  const code = createCodeIndex(deps.db);
+  // segments are merged by a worker thread with its own connection (a file database; inline in memory)
+  const merges = deps.db.memory
+    ? undefined
+    : startSegmentMerger(deps.db.name, { onError: (error) => deps.logger.error({ error }, 'index merge failed') });
+  const searchIndex = createSearchIndex(deps.db, stored, { merges });
+  const code = createCodeIndex(deps.db, { merges });
   // every stored page is searchable, and its code examples are in the code index, as soon as it is stored
   const documents = withCodeExamples(deps.db, indexedDocuments(deps.db, stored, searchIndex), code);
   const pages = createPagesService({
@@ -235,6 +247,17 @@ export function createServices(deps: ServiceDeps): Services {
     fetcher: deps.fetcher,
     documents,
     searchIndex,
+    stopMerges: async () => merges?.close(),
+    async rebuildMarkedIndexes() {
+      const log = deps.logger;
+      const started = Date.now();
+      const docs = await searchIndex.rebuildIfMarked((done) =>
+        log.info({ done }, 'rebuilding the search index after an upgrade'),
+      );
+      if (docs !== null) log.info({ docs, ms: Date.now() - started }, 'search index rebuilt');
+      const chunks = await code.rebuildIfMarked();
+      if (chunks !== null) log.info({ chunks }, 'code index rebuilt');
+    },
     semantic,
     search,
     similar: createSimilarService({

@@ -40,21 +40,37 @@ function termOf(word: string): string {
   return /^[a-z]+$/.test(word) ? stem(word) : word;
 }
 
-function addWord(raw: string, pos: number, out: Posting[]): boolean {
+/** The terms of one word (the word's own first), or null for a word that is not counted (a stopword, noise). */
+function wordTerms(raw: string): string[] | null {
   const word = fold(raw).replace(/’/g, "'").replace(/'s$/, '').replace(/'/g, '');
-  if (!word || isStopword(word) || word.length > MAX_TERM_LENGTH) return false;
-  if (word.length === 1 && !/\p{N}/u.test(word)) return false;
-  const term = termOf(word);
-  out.push({ term, pos });
+  if (!word || isStopword(word) || word.length > MAX_TERM_LENGTH) return null;
+  if (word.length === 1 && !/\p{N}/u.test(word)) return null;
+  const terms = [termOf(word)];
   const prefix = LETTERS_THEN_DIGITS.exec(word)?.[1];
-  if (prefix && !isStopword(prefix)) out.push({ term: termOf(prefix), pos });
+  if (prefix && !isStopword(prefix)) terms.push(termOf(prefix));
   // identifiers: parseJsonBody, snake_case → their parts at the same position
   if (/_|.\p{Lu}/u.test(raw)) {
     for (const part of splitIdentifier(raw)) {
       const p = fold(part);
-      if (p !== word && p.length > 1 && !isStopword(p)) out.push({ term: termOf(p), pos });
+      if (p !== word && p.length > 1 && !isStopword(p)) terms.push(termOf(p));
     }
   }
+  return terms;
+}
+
+// Words repeat (a few thousand make most of any text): each is folded, checked and stemmed once.
+const WORD_CACHE_SIZE = 200_000;
+const wordCache = new Map<string, string[] | null>();
+
+function addWord(raw: string, pos: number, out: Posting[]): boolean {
+  let terms = wordCache.get(raw);
+  if (terms === undefined) {
+    terms = wordTerms(raw);
+    if (wordCache.size >= WORD_CACHE_SIZE) wordCache.clear(); // bounded: an open vocabulary
+    wordCache.set(raw, terms);
+  }
+  if (!terms) return false;
+  for (const term of terms) out.push({ term, pos });
   return true;
 }
 

@@ -90,8 +90,8 @@ export function createDocTable(db: Db, repo: SearchIndexRepo): DocTable {
     count = stats.docs;
     avg = stats.lengths.map((total) => (count > 0 ? total / count : 0));
     // another process's commit may not have touched the index (a key made, a page cached): keep the
-    // caches keyed on the generation unless documents, deletions or statistics changed
-    const state = `${loadedTo} ${deleted.length} ${count} ${stats.lengths.join(' ')}`;
+    // caches keyed on the generation unless documents, deletions, statistics or segments (a merge) changed
+    const state = `${loadedTo} ${deleted.length} ${count} ${stats.lengths.join(' ')} ${repo.segmentsVersion()}`;
     if (state !== loadedState) generation++;
     loadedState = state;
   };

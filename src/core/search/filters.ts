@@ -52,9 +52,14 @@ export interface SearchFilters {
   endCrawlDate?: string;
   category?: DocumentCategory;
   moderation?: boolean;
-  /** Document ids holding the `includeText` phrase / the `excludeText` phrase in their first 1000 words. */
-  includeIds?: Set<number>;
-  excludeIds?: Set<number>;
+  /** Documents holding the `includeText` phrase / the `excludeText` phrase in their first 1000 words. */
+  includeIds?: IdMatcher;
+  excludeIds?: IdMatcher;
+}
+
+/** A set of documents, asked one id at a time (a `Set<number>`, or a phrase checked on demand). */
+export interface IdMatcher {
+  has(id: number): boolean;
 }
 
 const time = (iso?: string) => (iso ? Date.parse(iso) : undefined);
@@ -155,7 +160,7 @@ export function filtersOf(request: Partial<Record<(typeof FILTER_FIELDS)[number]
  * `includeText`, in the title or first 1000 words for `excludeText`) by `phraseMatches`.
  */
 export function createRequestFilter(
-  index: { phraseMatches(phrase: string, scope: 'all' | 'head'): Set<number> },
+  index: { phraseMatches(phrase: string, scope: 'all' | 'head'): IdMatcher },
   req: RequestFilters,
 ): SearchFilter {
   const { includeText, excludeText, ...rest } = req;

@@ -1,9 +1,10 @@
 /**
  * A stored document → its search index entry: analyzed fields (title, headings, body, URL words), the
- * proximity stream, filter facts (dates, categories, safety, country) and the exact words for phrases.
+ * positions the proximity re-rank reads, and the filter facts (dates, categories, safety, country).
  */
 import type { DocumentRecord } from '../../store/documents.repo.js';
-import { FIELD_COUNT, type IndexedDoc } from '../../store/search-index.repo.js';
+import { encodePositions } from '../../store/postings.codec.js';
+import { FIELD_COUNT, type IndexedDoc } from '../../store/search-index.types.js';
 import { analyze, type Analyzed } from './analyzer.js';
 import { CATEGORIES, classifyDocument, type DocumentCategory } from './classify/index.js';
 
@@ -40,7 +41,7 @@ export function countryOf(url: string, language: unknown): string | null {
 }
 
 /** Markdown link and image targets are URLs, not words of the text. */
-function stripLinkTargets(text: string): string {
+export function stripLinkTargets(text: string): string {
   return text.replace(/\]\((?:[^()\s]|\([^()\s]*\))+(?:\s+"[^"]*")?\)/g, ']');
 }
 
@@ -71,21 +72,54 @@ function countTerms(fields: Analyzed[]): Map<string, Uint8Array> {
   return terms;
 }
 
+/** Title positions kept for proximity. */
+const TITLE_POSITIONS = 200;
+
 /** The first term at each position, '' where a stopword stands: what proximity reads. */
-function streamOf(field: Analyzed, limit: number): string {
+function firstTerms(field: Analyzed, limit: number): string[] {
   const words = new Array<string>(Math.min(field.positions, limit)).fill('');
   for (const { term, pos } of field.postings) if (pos < words.length && !words[pos]) words[pos] = term;
-  return words.join(' ');
+  return words;
 }
 
-function splitHead(text: string): { head: string; tail: string } {
-  const re = /\S+/g;
-  let count = 0;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(text)) && ++count < HEAD_WORDS);
-  if (!m) return { head: text, tail: '' };
-  const cut = m.index + m[0].length;
-  return { head: text.slice(0, cut), tail: text.slice(cut) };
+/**
+ * The proximity stream of a document: its title's and body's first terms by position, space-separated,
+ * a line each. Feedback reads it; the index stores it as positions (`streamPositions`).
+ */
+export function streamOf(title: string, text: string): string {
+  const fields = [analyze(title), analyze(stripLinkTargets(text))];
+  return `${firstTerms(fields[0]!, TITLE_POSITIONS).join(' ')}\n${firstTerms(fields[1]!, STREAM_POSITIONS).join(' ')}`;
+}
+
+/** Each term's positions in the title and body streams, encoded for the postings (`encodePositions`). */
+function streamPositions(title: Analyzed, body: Analyzed): Map<string, Uint8Array> {
+  const at = new Map<string, { title: number[]; body: number[] }>();
+  const add = (words: string[], key: 'title' | 'body') =>
+    words.forEach((term, pos) => {
+      if (!term) return;
+      let entry = at.get(term);
+      if (!entry) at.set(term, (entry = { title: [], body: [] }));
+      entry[key].push(pos);
+    });
+  add(firstTerms(title, TITLE_POSITIONS), 'title');
+  add(firstTerms(body, STREAM_POSITIONS), 'body');
+  const out = new Map<string, Uint8Array>();
+  for (const [term, p] of at) out.set(term, encodePositions(p.title, p.body));
+  return out;
+}
+
+/** A 53-bit hash of `s` as hex (cyrb53): short, and collisions are negligible for telling changed documents. */
+export function shortHash(s: string): string {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(16);
 }
 
 const toTime = (iso: string | null | undefined) => {
@@ -105,7 +139,7 @@ export function toIndexEntry(doc: DocumentRecord): IndexedDoc {
     title: doc.title,
     terms: countTerms(fields),
     lengths: fields.map((f) => f.length),
-    stream: `${streamOf(fields[0]!, 200)}\n${streamOf(fields[2]!, STREAM_POSITIONS)}`,
+    positions: streamPositions(fields[0]!, fields[2]!),
     publishedAt: toTime(doc.publishedDate),
     crawledAt: toTime(doc.fetchedAt) ?? 0,
     categories,
@@ -113,7 +147,6 @@ export function toIndexEntry(doc: DocumentRecord): IndexedDoc {
     country: countryOf(doc.url, doc.metadata.language),
     entities: verdict.entities.length > 0 ? JSON.stringify(verdict.entities) : null,
     // what decides whether a re-fetched document needs re-indexing
-    contentHash: `${doc.contentHash}|${doc.title}|${doc.publishedDate ?? ''}`,
-    text: { title: doc.title, ...splitHead(body) },
+    contentHash: shortHash(`${doc.contentHash}|${doc.title}|${doc.publishedDate ?? ''}`),
   };
 }

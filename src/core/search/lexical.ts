@@ -8,8 +8,9 @@
  * below the `limit`-th best score so far, the remaining — common, long — posting lists are only probed
  * for the documents that can still make the cut, instead of being read through.
  */
-import type { PostingList, SearchIndexRepo } from '../../store/search-index.repo.js';
-import { FIELD_COUNT } from '../../store/search-index.repo.js';
+import { decodeInto, positionsAt } from '../../store/postings.codec.js';
+import type { SearchIndexRepo } from '../../store/search-index.repo.js';
+import { FIELD_COUNT, type PostingList } from '../../store/search-index.types.js';
 import type { AnalyzedQuery } from './analyzer.js';
 import type { DocTable } from './doc-table.js';
 
@@ -52,9 +53,6 @@ export interface RankTrace {
   lookups: number;
 }
 
-/** Reads the proximity streams of documents (title and body terms by position). */
-export type StreamReader = (ids: number[]) => Map<number, string>;
-
 export const idf = (docs: number, df: number) => Math.log(1 + (docs - df + 0.5) / (df + 0.5));
 
 /** A term's postings over all segments, decoded: document ids (ascending) and their field frequencies. */
@@ -63,6 +61,18 @@ export interface DecodedPostings {
   ids: Uint32Array;
   /** `i * FIELD_COUNT + f` → frequency of the term in field `f` of document `ids[i]`. */
   freqs: Uint8Array;
+  /** Where each segment's list came from: positions are read per segment (`positionsOf`). */
+  layout: ListLayout;
+}
+
+/**
+ * How a term's decoded list maps back to its segments' lists: `starts[s]` is where segment list `s`
+ * begins in their concatenation (the last entry is `n`), `order[i]` the concatenated index of sorted
+ * posting `i` (null when the concatenation was already ascending).
+ */
+export interface ListLayout {
+  starts: Uint32Array;
+  order: Uint32Array | null;
 }
 
 /**
@@ -71,14 +81,19 @@ export interface DecodedPostings {
  * Σ over query terms of weight × idf × (k1 + 1) × sat; `maxSat` bounds what the term can add.
  */
 export interface TermPostings {
+  term: string;
   n: number;
   ids: Uint32Array;
   sat: Float64Array;
   maxSat: number;
+  layout: ListLayout;
 }
 
 /** Reads a term's scored postings (through a cache, see `createPostingsCache`). */
 export type PostingsReader = (term: string) => TermPostings;
+
+/** A document's title and body positions of a term (undefined when it has none there). */
+export type PositionsReader = (postings: TermPostings, id: number) => { title: number[]; body: number[] } | undefined;
 
 interface QueryTerm {
   term: string;
@@ -92,13 +107,15 @@ export function decodePostings(lists: PostingList[]): DecodedPostings {
   const n = lists.reduce((a, l) => a + l.n, 0);
   const ids = new Uint32Array(n);
   const freqs = new Uint8Array(n * FIELD_COUNT);
+  const starts = new Uint32Array(lists.length + 1);
   let at = 0;
-  for (const { n: m, data } of lists) {
-    ids.set(docIds(data, m), at);
-    freqs.set(data.subarray(m * 4, m * 4 + m * FIELD_COUNT), at * FIELD_COUNT);
+  lists.forEach(({ n: m, data }, s) => {
+    starts[s] = at;
+    decodeInto(m, data, ids, freqs, at);
     at += m;
-  }
-  return isAscending(ids) ? { n, ids, freqs } : sortPostings(n, ids, freqs);
+  });
+  starts[lists.length] = n;
+  return isAscending(ids) ? { n, ids, freqs, layout: { starts, order: null } } : sortPostings(n, ids, freqs, starts);
 }
 
 function isAscending(ids: Uint32Array): boolean {
@@ -107,20 +124,21 @@ function isAscending(ids: Uint32Array): boolean {
 }
 
 /** Segments merged out of order leave a term's lists unsorted: sort them by id, frequencies alongside. */
-function sortPostings(n: number, ids: Uint32Array, freqs: Uint8Array): DecodedPostings {
-  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => ids[a]! - ids[b]!);
+function sortPostings(n: number, ids: Uint32Array, freqs: Uint8Array, starts: Uint32Array): DecodedPostings {
+  const order = Uint32Array.from({ length: n }, (_, i) => i).sort((a, b) => ids[a]! - ids[b]!);
   const sortedIds = new Uint32Array(n);
   const sortedFreqs = new Uint8Array(n * FIELD_COUNT);
   order.forEach((from, to) => {
     sortedIds[to] = ids[from]!;
     sortedFreqs.set(freqs.subarray(from * FIELD_COUNT, (from + 1) * FIELD_COUNT), to * FIELD_COUNT);
   });
-  return { n, ids: sortedIds, freqs: sortedFreqs };
+  return { n, ids: sortedIds, freqs: sortedFreqs, layout: { starts, order } };
 }
 
 /** Saturated term frequencies of decoded postings under the current length norms. */
 export function scorePostings(
-  { n, ids, freqs }: DecodedPostings,
+  term: string,
+  { n, ids, freqs, layout }: DecodedPostings,
   norms: Float32Array,
   weights: readonly number[] = FIELD_WEIGHTS,
 ): TermPostings {
@@ -134,27 +152,35 @@ export function scorePostings(
     sat[i] = wtf / (wtf + K1);
     if (sat[i]! > maxSat) maxSat = sat[i]!;
   }
-  return { n, ids, sat, maxSat };
+  return { term, n, ids, sat, maxSat, layout };
 }
 
 /** Bytes a cached list takes: its ids and saturated frequencies. */
 const BYTES_PER_POSTING = 4 + 8;
 
+/** A term's scored postings, and its documents' positions for the proximity re-rank. */
+export interface PostingsCache {
+  read: PostingsReader;
+  positions: PositionsReader;
+}
+
 /**
  * Scored posting lists of recently queried terms, up to `maxBytes`, dropped whenever the index changes
  * (`generation`, which also moves the length norms): a hot term is read from SQLite, decoded and
- * normed once, and every query then reads it sequentially.
+ * normed once, and every query then reads it sequentially. Positions are read per term when the
+ * proximity re-rank first asks for them, and kept with the list.
  */
 export function createPostingsCache(
   repo: SearchIndexRepo,
   table: DocTable,
   maxBytes = 64 * 2 ** 20,
   weights: readonly number[] = FIELD_WEIGHTS,
-): PostingsReader {
+): PostingsCache {
   const cache = new Map<string, TermPostings>();
+  const positionLists = new WeakMap<TermPostings, (Buffer | null)[]>();
   let bytes = 0;
   let generation = -1;
-  return (term) => {
+  const read: PostingsReader = (term) => {
     if (generation !== table.generation) {
       cache.clear();
       bytes = 0;
@@ -166,7 +192,7 @@ export function createPostingsCache(
       cache.set(term, hit);
       return hit;
     }
-    hit = scorePostings(decodePostings(repo.postings(term)), table.norms(B), weights);
+    hit = scorePostings(term, decodePostings(repo.postings(term)), table.norms(B), weights);
     const size = hit.n * BYTES_PER_POSTING;
     if (size > maxBytes / 4) return hit;
     for (const [old, p] of cache) {
@@ -178,6 +204,19 @@ export function createPostingsCache(
     bytes += size;
     return hit;
   };
+  const positions: PositionsReader = (postings, id) => {
+    const k = find(postings.ids, postings.n, id);
+    if (k < 0) return undefined;
+    let lists = positionLists.get(postings);
+    if (!lists) positionLists.set(postings, (lists = repo.positions(postings.term)));
+    const { starts, order } = postings.layout;
+    const c = order ? order[k]! : k;
+    let s = 0;
+    while (starts[s + 1]! <= c) s++;
+    const pos = lists[s];
+    return pos ? positionsAt(pos, starts[s + 1]! - starts[s]!, c - starts[s]!) : undefined;
+  };
+  return { read, positions };
 }
 
 function queryTerms(read: PostingsReader, table: DocTable, query: AnalyzedQuery, maxTerms?: number): QueryTerm[] {
@@ -193,9 +232,8 @@ function queryTerms(read: PostingsReader, table: DocTable, query: AnalyzedQuery,
 
 /** Ranks the documents matching any query term; returns at most `limit` hits, best first. */
 export function rank(
-  read: PostingsReader,
+  { read, positions }: PostingsCache,
   table: DocTable,
-  readStreams: StreamReader,
   query: AnalyzedQuery,
   options: RankOptions,
 ): Hit[] {
@@ -206,7 +244,7 @@ export function rank(
   const accept = options.accept && remembered(options.accept);
   let hits = bestScored(table, terms, depth, accept, options.prune !== false, options.trace);
   if (options.proximity !== false && query.sequence.length > 1) {
-    hits = proximityRerank(hits, terms, query.sequence, table, readStreams, options.weights ?? FIELD_WEIGHTS);
+    hits = proximityRerank(hits, terms, query.sequence, table, positions, options.weights ?? FIELD_WEIGHTS);
   }
   return hits.slice(0, options.limit);
 }
@@ -403,15 +441,6 @@ function kthScore(scores: Float64Array, ids: ArrayLike<number>, k: number, accep
   return best.length < k ? Number.NEGATIVE_INFINITY : best.at(-1)!.score;
 }
 
-/** The document ids of a posting list (uint32 little-endian), as a typed view when aligned. */
-function docIds(data: Buffer, n: number): Uint32Array {
-  if (data.byteOffset % 4 === 0 && IS_LITTLE_ENDIAN) return new Uint32Array(data.buffer, data.byteOffset, n);
-  const ids = new Uint32Array(n);
-  for (let i = 0; i < n; i++) ids[i] = data.readUInt32LE(4 * i);
-  return ids;
-}
-const IS_LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-
 /** The `k` best-scored of `touched` that pass `accept`, best first (ties: lower id first), via a min-heap. */
 function topK(scores: Float64Array, touched: ArrayLike<number>, k: number, accept?: (id: number) => boolean): Hit[] {
   const heap: number[] = []; // ids; heap[0] is the weakest kept
@@ -431,32 +460,36 @@ function proximityRerank(
   terms: QueryTerm[],
   sequence: string[],
   table: DocTable,
-  readStreams: StreamReader,
+  positions: PositionsReader,
   weights: readonly number[],
 ): Hit[] {
-  const idfOf = new Map(terms.map((t) => [t.term, t.idf]));
-  const pairs: [string, string, number][] = [];
+  const byTerm = new Map(terms.map((t) => [t.term, t]));
+  const pairs: [QueryTerm, QueryTerm, number][] = [];
   for (let i = 0; i + 1 < sequence.length; i++) {
-    const a = sequence[i]!;
-    const b = sequence[i + 1]!;
-    if (a !== b && idfOf.has(a) && idfOf.has(b)) pairs.push([a, b, Math.min(idfOf.get(a)!, idfOf.get(b)!)]);
+    const a = byTerm.get(sequence[i]!);
+    const b = byTerm.get(sequence[i + 1]!);
+    if (a && b && a !== b) pairs.push([a, b, Math.min(a.idf, b.idf)]);
   }
   if (pairs.length === 0) return hits;
-  const streams = readStreams(hits.map((h) => h.id));
   const avg = table.avgLengths;
   return hits
     .map((hit) => {
-      const [title = '', body = ''] = (streams.get(hit.id) ?? '').split('\n');
       let bonus = 0;
-      // title (field 0) and body (field 2) streams
-      for (const [f, text] of [
-        [0, title],
-        [2, body],
+      const at = new Map<QueryTerm, { title: number[]; body: number[] } | undefined>();
+      const of = (t: QueryTerm) => {
+        if (!at.has(t)) at.set(t, positions(t.postings, hit.id));
+        return at.get(t);
+      };
+      // title (field 0) and body (field 2) positions
+      for (const [f, key] of [
+        [0, 'title'],
+        [2, 'body'],
       ] as const) {
-        const words = text.split(' ');
         const norm = avg[f]! > 0 ? 1 - B + (B * table.length(hit.id, f)) / avg[f]! : 1;
         for (const [a, b, pairIdf] of pairs) {
-          const cnt = nearPairs(words, a, b);
+          const pa = of(a)?.[key];
+          const pb = pa?.length ? of(b)?.[key] : undefined;
+          const cnt = pa && pb ? nearPositions(pa, pb) : 0;
           if (cnt > 0) bonus += (PROXIMITY_WEIGHT * weights[f]! * pairIdf * cnt * (K1 + 1)) / (cnt + K1 * norm);
         }
       }
@@ -465,14 +498,13 @@ function proximityRerank(
     .sort((x, y) => y.score - x.score || x.id - y.id);
 }
 
-/** Position pairs where `a` and `b` stand at most `NEAR` words apart, in either order. */
-export function nearPairs(words: string[], a: string, b: string): number {
+/** Position pairs (one from each ascending list) at most `NEAR` apart, in either order. */
+export function nearPositions(a: readonly number[], b: readonly number[]): number {
   let count = 0;
-  for (let i = 0; i < words.length; i++) {
-    if (words[i] !== a) continue;
-    for (let j = Math.max(0, i - NEAR); j <= Math.min(words.length - 1, i + NEAR); j++) {
-      if (j !== i && words[j] === b) count++;
-    }
+  let lo = 0;
+  for (const i of a) {
+    while (lo < b.length && b[lo]! < i - NEAR) lo++;
+    for (let j = lo; j < b.length && b[j]! <= i + NEAR; j++) if (b[j] !== i) count++;
   }
   return count;
 }

@@ -5,10 +5,12 @@
 import type { Db } from '../../store/database.js';
 import type { DocumentRecord, DocumentsRepo, SqliteDocumentsRepo } from '../../store/documents.repo.js';
 import { createSearchIndexRepo, type IndexTables, type SearchIndexRepo } from '../../store/search-index.repo.js';
+import type { MergeScheduler } from '../../store/segment-merger.js';
 import { analyzeQuery, type AnalyzedQuery } from './analyzer.js';
 import { createDocTable, type DocTable } from './doc-table.js';
-import { toIndexEntry } from './index-entry.js';
+import { streamOf, toIndexEntry } from './index-entry.js';
 import { createPostingsCache, FIELD_WEIGHTS, rank, type Hit, type RankOptions } from './lexical.js';
+import { createPhraseMatcher, type PhraseMatcher } from './phrases.js';
 
 /** The derived local index over the documents store: its query path stays synchronous (SQLite in process). */
 export interface SearchIndex {
@@ -16,22 +18,35 @@ export interface SearchIndex {
   readonly table: DocTable;
   /** Indexes documents (skipping unchanged ones). Joins the caller's transaction when there is one. */
   index(docs: DocumentRecord[]): number;
+  /**
+   * After a write has committed: merges segments if they piled up (pokes the merge worker, or merges
+   * inline without one). `index` does it itself outside a transaction; a caller that indexed inside its
+   * own transaction calls it after the commit.
+   */
+  settle(): void;
+  /** Waits until no merge is pending (benches and tests). */
+  merged(): Promise<void>;
   /** Removes documents by URL. */
   remove(urls: string[]): number;
   /** Re-indexes every stored document; resolves to the count. */
   rebuild(onProgress?: (done: number) => void): Promise<number>;
+  /**
+   * Rebuilds the index when a migration emptied it (an upgrade that changed its format); one process
+   * does it. Resolves to the documents indexed, or null when nothing was to be done.
+   */
+  rebuildIfMarked(onProgress?: (done: number) => void): Promise<number | null>;
   /** Ranks documents for a natural-language query (never parsed as syntax); `urls` names the hits. */
   search(query: string, options: RankOptions): Hit[];
   /** Ranks documents for an analyzed (possibly expanded) query. */
   searchAnalyzed(query: AnalyzedQuery, options: RankOptions): Hit[];
-  /** Proximity streams (title and body terms by position) of documents. */
+  /** Proximity streams (title and body terms by position) of documents, analyzed again from their stored text. */
   streams(ids: number[]): Map<number, string>;
   /** Documents containing `term` (replaced ones included until a merge). */
   docFrequency(term: string): number;
   /** Company entities stored with documents, by id. */
   entities(ids: number[]): Map<number, unknown[]>;
-  /** Ids of documents whose exact words hold `phrase` (in `scope`: the whole text, or title + first 1000 words). */
-  phraseMatches(phrase: string, scope: 'all' | 'head'): Set<number>;
+  /** Whether a document's exact words hold `phrase` (in `scope`: the whole text, or title + first 1000 words). */
+  phraseMatches(phrase: string, scope: 'all' | 'head'): PhraseMatcher;
   urls(ids: number[]): Map<number, string>;
   /** Ids of indexed documents by URL (as stored). */
   ids(urls: string[]): Map<string, number>;
@@ -39,17 +54,13 @@ export interface SearchIndex {
   count(): number;
 }
 
-/** An FTS5 phrase query for `phrase`: its words quoted one by one, so no input is read as syntax. */
-export function ftsPhrase(phrase: string): string | null {
-  const words = phrase.match(/[\p{L}\p{N}]+/gu);
-  return words ? `"${words.join(' ')}"` : null;
-}
-
 const BATCH = 500;
 
 /** Which tables an index lives in and how its four fields weigh (web pages by default). */
 export interface IndexOptions {
   tables?: IndexTables;
+  /** Merges in a worker thread (the server's); without one, segments are merged inline after writes. */
+  merges?: MergeScheduler;
   /** Field weights in `FIELDS` order (default: title 2, headings 1, body 1, URL 1). */
   weights?: readonly number[];
 }
@@ -64,23 +75,21 @@ export function createSearchIndex(
   const repo = createSearchIndexRepo(db, t);
   const table = createDocTable(db, repo);
   const postings = createPostingsCache(repo, table, undefined, weights);
-  const streamsOf = db.prepare(`SELECT id, stream FROM ${t}_docs WHERE id IN (SELECT value FROM json_each(?))`);
   const idsOf = db.prepare(`SELECT id, url FROM ${t}_docs WHERE url IN (SELECT value FROM json_each(?))`);
   const urlsOf = db.prepare(`SELECT id, url FROM ${t}_docs WHERE id IN (SELECT value FROM json_each(?))`);
   const entitiesOf = db.prepare(
     `SELECT id, entities FROM ${t}_docs WHERE entities IS NOT NULL AND id IN (SELECT value FROM json_each(?))`,
   );
-  const phraseAll = db.prepare(`SELECT rowid FROM ${t}_text WHERE ${t}_text MATCH ?`).pluck();
 
   const write = db.transaction((docs: DocumentRecord[]) => {
     const entries = docs.map(toIndexEntry).filter((e) => repo.hashOf(e.url) !== e.contentHash);
     repo.write(entries);
-    repo.maybeMerge();
     return entries.length;
   });
   const readStreams = (ids: number[]) => {
-    const rows = streamsOf.all(JSON.stringify(ids)) as { id: number; stream: string }[];
-    return new Map(rows.map((r) => [r.id, r.stream]));
+    const out = new Map<number, string>();
+    for (const [id, { title, text }] of repo.texts(ids)) out.set(id, streamOf(title, text));
+    return out;
   };
 
   const api: SearchIndex = {
@@ -90,7 +99,16 @@ export function createSearchIndex(
       if (docs.length === 0) return 0;
       const n = write(docs);
       table.noteWrite();
+      if (!db.inTransaction) api.settle();
       return n;
+    },
+    settle() {
+      if (options.merges) options.merges.poke();
+      else if (repo.maybeMerge()) table.noteWrite();
+    },
+    async merged() {
+      await options.merges?.idle();
+      table.noteWrite();
     },
     remove(urls) {
       const n = db.transaction(() => repo.remove(urls))();
@@ -111,16 +129,25 @@ export function createSearchIndex(
         }
       }
       done += api.index(batch);
-      db.transaction(() => repo.mergeAll())();
+      repo.mergeAll();
       table.noteWrite();
       onProgress?.(done);
       return done;
+    },
+    async rebuildIfMarked(onProgress) {
+      if (!db.transaction(() => repo.claimRebuild())()) return null;
+      try {
+        return await api.rebuild(onProgress);
+      } catch (err) {
+        repo.markRebuild();
+        throw err;
+      }
     },
     search(query, options) {
       return api.searchAnalyzed(analyzeQuery(query), options);
     },
     searchAnalyzed(query, options) {
-      return rank(postings, table, readStreams, query, { weights, ...options });
+      return rank(postings, table, query, { weights, ...options });
     },
     streams: readStreams,
     docFrequency: (term) => repo.docFrequency(term),
@@ -129,10 +156,8 @@ export function createSearchIndex(
       return new Map(rows.map((r) => [r.id, JSON.parse(r.entities) as unknown[]]));
     },
     phraseMatches(phrase, scope) {
-      const fts = ftsPhrase(phrase);
-      if (!fts) return new Set();
-      const query = scope === 'head' ? `{title head} : ${fts}` : fts;
-      return new Set(phraseAll.all(query) as number[]);
+      table.refresh();
+      return createPhraseMatcher(phrase, scope, { read: postings.read, texts: (ids) => repo.texts(ids) });
     },
     urls(ids) {
       if (ids.length === 0) return new Map();
@@ -154,13 +179,17 @@ export function createSearchIndex(
  * same SQLite transaction, so a page fetched, crawled or imported is searchable as soon as it is stored.
  */
 export function indexedDocuments(db: Db, documents: SqliteDocumentsRepo, index: SearchIndex): SqliteDocumentsRepo {
-  const writeNow = db.transaction((docs: DocumentRecord[], now: string) => {
+  const write = db.transaction((docs: DocumentRecord[], now: string) => {
     documents.writeNow(docs, now);
     index.index(docs);
   });
+  const writeNow = (docs: DocumentRecord[], now: string) => {
+    write(docs, now);
+    if (!db.inTransaction) index.settle();
+  };
   return {
     ...documents,
-    writeNow: (docs, now) => writeNow(docs, now),
+    writeNow,
     upsert: async (doc, now) => writeNow([doc], now),
     upsertMany: async (docs, now) => writeNow(docs, now),
   };

@@ -482,4 +482,56 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE agent_runs ADD COLUMN progress TEXT;
     `,
   },
+  {
+    version: 14,
+    name: 'compact search index',
+    sql: `
+      -- The index format of docs/search.md "Storage": compressed postings with the title and body
+      -- positions beside them (instead of a per-document stream), no FTS5 copy of the words (phrases are
+      -- checked against the stored text), short content hashes. The index is derived data: it is emptied
+      -- here and rebuilt from its source at the next start (the rebuild mark in the stats table).
+      -- Document ids keep counting up (AUTOINCREMENT), so embedded chunks of the old ids become stale.
+      DROP TABLE search_text;
+      DROP TABLE code_text;
+      DELETE FROM search_docs;
+      DELETE FROM code_docs;
+      ALTER TABLE search_docs DROP COLUMN stream;
+      ALTER TABLE code_docs DROP COLUMN stream;
+      DROP TABLE search_postings;
+      DROP TABLE code_postings;
+      -- Keyed by segment first: a new segment's rows are appended in term order, and a merged-away
+      -- segment is deleted as one range.
+      CREATE TABLE search_postings (
+        segment  INTEGER NOT NULL,
+        term     TEXT NOT NULL,
+        n        INTEGER NOT NULL,
+        data     BLOB NOT NULL,
+        pos      BLOB,
+        PRIMARY KEY (segment, term)
+      ) STRICT, WITHOUT ROWID;
+      CREATE TABLE code_postings (
+        segment  INTEGER NOT NULL,
+        term     TEXT NOT NULL,
+        n        INTEGER NOT NULL,
+        data     BLOB NOT NULL,
+        pos      BLOB,
+        PRIMARY KEY (segment, term)
+      ) STRICT, WITHOUT ROWID;
+      -- A segment's state: 0 open (takes small writes), 1 sealed, 2 being built by a merge, 3 retired
+      -- (merged away, its rows deleted in the background), 4 being merged. Readers read states 0 and 1.
+      -- A merge holds its segments until lease_ms; a merger that died is rolled back after it.
+      ALTER TABLE search_segments RENAME COLUMN sealed TO state;
+      ALTER TABLE code_segments RENAME COLUMN sealed TO state;
+      ALTER TABLE search_segments ADD COLUMN lease_ms INTEGER;
+      ALTER TABLE code_segments ADD COLUMN lease_ms INTEGER;
+      DELETE FROM search_segments;
+      DELETE FROM code_segments;
+      DELETE FROM search_deleted;
+      DELETE FROM code_deleted;
+      DELETE FROM search_stats;
+      DELETE FROM code_stats;
+      INSERT INTO search_stats (key, value) SELECT 'rebuild', 1 WHERE EXISTS (SELECT 1 FROM documents);
+      INSERT INTO code_stats (key, value) SELECT 'rebuild', 1 WHERE EXISTS (SELECT 1 FROM code_chunks);
+    `,
+  },
 ];

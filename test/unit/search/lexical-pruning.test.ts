@@ -9,7 +9,8 @@ import { createSearchIndex, type SearchIndex } from '../../../src/core/search/se
 import type { RankTrace } from '../../../src/core/search/lexical.js';
 import { openDatabase, type Db } from '../../../src/store/database.js';
 import { createDocumentsRepo } from '../../../src/store/documents.repo.js';
-import { concatPostings, FIELD_COUNT } from '../../../src/store/search-index.repo.js';
+import { decodePostings as decodeRaw, encodePostings } from '../../../src/store/postings.codec.js';
+import { concatPostings } from '../../../src/store/search-index.repo.js';
 import { storedDoc } from '../../helpers/documents.js';
 
 // A seeded generator, so a failure reproduces.
@@ -92,16 +93,11 @@ describe('pruned lexical ranking', () => {
 });
 
 describe('posting lists', () => {
-  const list = (ids: number[]) => {
-    const data = Buffer.alloc(ids.length * (4 + FIELD_COUNT));
-    ids.forEach((id, i) => {
-      data.writeUInt32LE(id, 4 * i);
-      data[ids.length * 4 + i * FIELD_COUNT + 2] = id % 250; // body frequency tags the id
-    });
-    return { n: ids.length, data };
-  };
-  const idsOf = ({ n, data }: { n: number; data: Buffer }) =>
-    Array.from({ length: n }, (_, i) => [data.readUInt32LE(4 * i), data[n * 4 + i * FIELD_COUNT + 2]]);
+  // the body frequency tags the id
+  const list = (ids: number[]) =>
+    encodePostings(ids.map((id) => ({ id, freqs: Uint8Array.of(0, 0, id % 250, 0), pos: new Uint8Array(0) })));
+  const idsOf = ({ n, data, pos }: { n: number; data: Buffer; pos: Buffer | null }) =>
+    decodeRaw(n, data, pos).map((p) => [p.id, p.freqs[2]]);
 
   it('are joined in ascending id order, frequencies alongside, dropping tombstoned ids', () => {
     // segments merged out of turn interleave: [1, 5, 9] + [2, 3, 12] + [4]

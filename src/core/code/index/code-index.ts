@@ -5,7 +5,8 @@
  * words and string literals). Each file's chunks are replaced together, in one transaction.
  */
 import type { Db } from '../../../store/database.js';
-import { FIELD_COUNT, type IndexedDoc } from '../../../store/search-index.repo.js';
+import { FIELD_COUNT, type IndexedDoc } from '../../../store/search-index.types.js';
+import type { MergeScheduler } from '../../../store/segment-merger.js';
 import { analyze, analyzeQuery, type AnalyzedQuery } from '../../search/analyzer.js';
 import { createSearchIndex, type SearchIndex } from '../../search/search-index.js';
 import { RELATED_WEIGHT, relatedTerms } from './lexicon.js';
@@ -117,7 +118,7 @@ export function toCodeEntry(c: ChunkRecord, indexedAt: number, hash: string): In
     title: c.symbol ?? c.path,
     terms,
     lengths,
-    stream: '\n',
+    positions: new Map(),
     publishedAt: null,
     crawledAt: indexedAt,
     categories: languageBit(c.language),
@@ -125,7 +126,6 @@ export function toCodeEntry(c: ChunkRecord, indexedAt: number, hash: string): In
     country: null,
     entities: null,
     contentHash: hash,
-    text: { title: c.symbol ?? '', head: c.doc ?? '', tail: c.code },
   };
 }
 
@@ -154,19 +154,36 @@ export interface CodeIndex {
   hitsByIds(ids: number[]): CodeHit[];
   /** What the embeddings of a chunk are made of: its symbol, doc and code. */
   textOf(url: string): string | undefined;
+  /** Re-indexes every stored chunk when a migration emptied the index; the count, or null when not needed. */
+  rebuildIfMarked(): Promise<number | null>;
 }
 
+/** Chunks re-indexed per transaction by a rebuild. */
+const REBUILD_BATCH = 1000;
+
 /** `weights`: field weights other than `CODE_WEIGHTS` (benchmarks compare them). */
-export function createCodeIndex(db: Db, options: { weights?: readonly number[] } = {}): CodeIndex {
+export function createCodeIndex(
+  db: Db,
+  options: { weights?: readonly number[]; merges?: MergeScheduler } = {},
+): CodeIndex {
   // chunks are written by `replaceFile`, not rebuilt from the documents store
   const noDocuments = { async *all() {} };
-  const index = createSearchIndex(db, noDocuments, { tables: 'code', weights: options.weights ?? CODE_WEIGHTS });
+  const index = createSearchIndex(db, noDocuments, {
+    tables: 'code',
+    weights: options.weights ?? CODE_WEIGHTS,
+    merges: options.merges,
+  });
   const chunksOfFile = db.prepare('SELECT url FROM code_chunks WHERE source = ? AND path = ?').pluck();
   const deleteChunks = db.prepare('DELETE FROM code_chunks WHERE source = ? AND path = ?');
   const insertChunk = db.prepare(`INSERT OR REPLACE INTO code_chunks (url, source, path, start_line, end_line,
     language, kind, symbol, doc, code) VALUES (@url, @source, @path, @startLine, @endLine, @language, @kind,
     @symbol, @doc, @code)`);
   const chunkByUrl = db.prepare('SELECT * FROM code_chunks WHERE url IN (SELECT value FROM json_each(?))');
+  const allChunks = db.prepare(`SELECT c.*, COALESCE(f.hash, '') AS hash FROM code_chunks c
+    LEFT JOIN code_files f ON f.source = c.source AND f.path = c.path WHERE c.url > ? ORDER BY c.url LIMIT ?`);
+  const reindex = db.transaction((rows: (ChunkRow & { hash: string })[], at: number) => {
+    index.repo.write(rows.map((r) => toCodeEntry(fromRow(r), at, r.hash)));
+  });
 
   // the chunks of many files go to the index in one write: its open segment is rewritten once per batch
   const replace = db.transaction((source: string, files: FileChunks[], at: number) => {
@@ -180,7 +197,6 @@ export function createCodeIndex(db: Db, options: { weights?: readonly number[] }
       }
     }
     index.repo.write(entries);
-    index.repo.maybeMerge();
   });
 
   return {
@@ -188,10 +204,12 @@ export function createCodeIndex(db: Db, options: { weights?: readonly number[] }
     replaceFile(source, path, chunks, hash, indexedAt) {
       replace(source, [{ path, chunks, hash }], indexedAt);
       index.table.noteWrite();
+      if (!db.inTransaction) index.settle();
     },
     replaceFiles(source, files, indexedAt) {
       replace(source, files, indexedAt);
       index.table.noteWrite();
+      if (!db.inTransaction) index.settle();
     },
     search(query, { limit, languages = [] }) {
       const wanted = languages.reduce((bits, l) => bits | languageBit(l), 0);
@@ -221,6 +239,28 @@ export function createCodeIndex(db: Db, options: { weights?: readonly number[] }
         const row = byUrl.get(urls.get(id) ?? '');
         return row ? [{ ...fromRow(row), score: 0 }] : [];
       });
+    },
+    async rebuildIfMarked() {
+      if (!db.transaction(() => index.repo.claimRebuild())()) return null;
+      let done = 0;
+      try {
+        db.transaction(() => index.repo.clear())();
+        for (let after = ''; ;) {
+          const rows = allChunks.all(after, REBUILD_BATCH) as (ChunkRow & { hash: string })[];
+          if (rows.length === 0) break;
+          reindex(rows, Date.now());
+          index.settle();
+          done += rows.length;
+          after = rows.at(-1)!.url;
+          await new Promise((resolve) => setImmediate(resolve)); // let requests in between batches
+        }
+      } catch (err) {
+        index.repo.markRebuild();
+        throw err;
+      } finally {
+        index.table.noteWrite();
+      }
+      return done;
     },
     textOf(url) {
       const row = chunkByUrl.get(JSON.stringify([url])) as ChunkRow | undefined;

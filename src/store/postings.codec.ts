@@ -1,0 +1,238 @@
+/**
+ * The byte format of one segment's postings of a term (docs/search.md, "Storage"):
+ *
+ * - `data`: the document ids, ascending, as LEB128 varints of their gaps (the first id whole), then one
+ *   frequency code per posting: the low four bits say which fields hold the term (`FIELDS` order); a
+ *   single field with a count of 1–15 keeps its count in the high four bits, otherwise a count byte
+ *   follows for each field in the mask. A common posting (one field, a few occurrences) takes 1 byte.
+ * - `pos` (or null when no posting has positions, as in the code index): where the term stands first at
+ *   a position of the title and of the body, for the proximity re-rank. Per posting: the title count, the
+ *   body count (varints), then each field's positions as varint gaps. Lists longer than `POS_BLOCK`
+ *   start with a uint32 table of where each later block of `POS_BLOCK` postings begins, so one posting's
+ *   positions are found without reading the list from its start.
+ */
+import { FIELD_COUNT, type PositionedList } from './search-index.types.js';
+
+/** Postings per block of the positions' skip table. */
+export const POS_BLOCK = 64;
+
+/** One posting, decoded: its document, its per-field counts and its title/body positions. */
+export interface RawPosting {
+  id: number;
+  /** Counts per field, `FIELDS` order (each 0–255). */
+  freqs: Uint8Array;
+  /** The encoded positions entry (counts and gaps), or an empty array. */
+  pos: Uint8Array;
+}
+
+class Writer {
+  buf: Uint8Array;
+  at = 0;
+  constructor(size = 256) {
+    this.buf = new Uint8Array(size);
+  }
+  private room(n: number): void {
+    if (this.at + n <= this.buf.length) return;
+    const next = new Uint8Array(Math.max(this.buf.length * 2, this.at + n));
+    next.set(this.buf.subarray(0, this.at));
+    this.buf = next;
+  }
+  byte(b: number): void {
+    this.room(1);
+    this.buf[this.at++] = b;
+  }
+  varint(v: number): void {
+    this.room(5);
+    while (v >= 0x80) {
+      this.buf[this.at++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    this.buf[this.at++] = v;
+  }
+  bytes(b: Uint8Array): void {
+    this.room(b.length);
+    this.buf.set(b, this.at);
+    this.at += b.length;
+  }
+  u32(v: number, at: number): void {
+    this.buf[at] = v & 0xff;
+    this.buf[at + 1] = (v >>> 8) & 0xff;
+    this.buf[at + 2] = (v >>> 16) & 0xff;
+    this.buf[at + 3] = (v >>> 24) & 0xff;
+  }
+  done(): Buffer {
+    return Buffer.from(this.buf.buffer, this.buf.byteOffset, this.at);
+  }
+}
+
+/** Encodes one document's positions entry: title and body positions, each ascending. */
+export function encodePositions(title: readonly number[], body: readonly number[]): Uint8Array {
+  if (title.length === 0 && body.length === 0) return EMPTY;
+  const w = new Writer(4 + title.length + body.length);
+  w.varint(title.length);
+  w.varint(body.length);
+  for (const list of [title, body]) {
+    let last = 0;
+    for (const p of list) {
+      w.varint(p - last);
+      last = p;
+    }
+  }
+  return w.buf.subarray(0, w.at);
+}
+const EMPTY = new Uint8Array(0);
+/** The entry of a posting without positions: two zero counts. */
+const NO_COUNTS = new Uint8Array(2);
+
+/** Encodes postings (ascending ids) as `data` and `pos` (null when none has positions). */
+export function encodePostings(postings: readonly RawPosting[]): { n: number; data: Buffer; pos: Buffer | null } {
+  const n = postings.length;
+  const w = new Writer(n * 3 + 8);
+  let last = 0;
+  for (const p of postings) {
+    w.varint(p.id - last);
+    last = p.id;
+  }
+  for (const { freqs } of postings) {
+    let mask = 0;
+    let fields = 0;
+    let single = 0;
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      if (freqs[f]) {
+        mask |= 1 << f;
+        fields++;
+        single = freqs[f]!;
+      }
+    }
+    if (fields === 1 && single <= 15) {
+      w.byte(mask | (single << 4));
+      continue;
+    }
+    w.byte(mask);
+    for (let f = 0; f < FIELD_COUNT; f++) if (freqs[f]) w.byte(freqs[f]!);
+  }
+  const data = w.done();
+  if (!postings.some((p) => p.pos.length > 0)) return { n, data, pos: null };
+  const blocks = Math.ceil(n / POS_BLOCK) - 1;
+  const pw = new Writer(4 * blocks + n * 4);
+  pw.at = 4 * blocks;
+  const start = pw.at;
+  postings.forEach((p, i) => {
+    if (i > 0 && i % POS_BLOCK === 0) pw.u32(pw.at - start, 4 * (i / POS_BLOCK - 1));
+    if (p.pos.length > 0) pw.bytes(p.pos);
+    else pw.bytes(NO_COUNTS);
+  });
+  return { n, data, pos: pw.done() };
+}
+
+/** Reads the ids (ascending) and the per-field counts (`i * FIELD_COUNT + f`) of `n` postings into `ids`/`freqs` at `at`. */
+export function decodeInto(n: number, data: Uint8Array, ids: Uint32Array, freqs: Uint8Array, at: number): void {
+  let i = 0;
+  let id = 0;
+  for (let k = 0; k < n; k++) {
+    let v = 0;
+    let shift = 0;
+    let b: number;
+    do {
+      b = data[i++]!;
+      v += (b & 0x7f) * 2 ** shift;
+      shift += 7;
+    } while (b & 0x80);
+    id += v;
+    ids[at + k] = id;
+  }
+  for (let k = 0; k < n; k++) {
+    const code = data[i++]!;
+    const o = (at + k) * FIELD_COUNT;
+    const high = code >> 4;
+    if (high) {
+      freqs[o + 31 - Math.clz32(code & 0x0f)] = high;
+      continue;
+    }
+    for (let f = 0; f < FIELD_COUNT; f++) if (code & (1 << f)) freqs[o + f] = data[i++]!;
+  }
+}
+
+/** Decodes a segment's list into postings (for merges), positions entries included. */
+export function decodePostings(n: number, data: Uint8Array, pos: Uint8Array | null): RawPosting[] {
+  const ids = new Uint32Array(n);
+  const freqs = new Uint8Array(n * FIELD_COUNT);
+  decodeInto(n, data, ids, freqs, 0);
+  const out: RawPosting[] = [];
+  let at = pos ? 4 * (Math.ceil(n / POS_BLOCK) - 1) : 0;
+  for (let k = 0; k < n; k++) {
+    let entry: Uint8Array = EMPTY;
+    if (pos) {
+      const from = at;
+      at = skipEntry(pos, at);
+      entry = pos.subarray(from, at);
+      if (entry.length === 2 && entry[0] === 0 && entry[1] === 0) entry = EMPTY;
+    }
+    out.push({ id: ids[k]!, freqs: freqs.subarray(k * FIELD_COUNT, (k + 1) * FIELD_COUNT), pos: entry });
+  }
+  return out;
+}
+
+function readVarint(buf: Uint8Array, at: number): [value: number, next: number] {
+  let v = 0;
+  let shift = 0;
+  let b: number;
+  do {
+    b = buf[at++]!;
+    v += (b & 0x7f) * 2 ** shift;
+    shift += 7;
+  } while (b & 0x80);
+  return [v, at];
+}
+
+function skipVarint(buf: Uint8Array, at: number): number {
+  while (buf[at++]! & 0x80);
+  return at;
+}
+
+/** The offset after the positions entry at `at`. */
+function skipEntry(pos: Uint8Array, at: number): number {
+  let title: number;
+  let body: number;
+  [title, at] = readVarint(pos, at);
+  [body, at] = readVarint(pos, at);
+  for (let k = 0; k < title + body; k++) at = skipVarint(pos, at);
+  return at;
+}
+
+/** The title and body positions of posting `k` of a list of `n` whose positions are `pos`. */
+export function positionsAt(pos: Uint8Array, n: number, k: number): { title: number[]; body: number[] } {
+  const blocks = Math.ceil(n / POS_BLOCK) - 1;
+  const block = Math.floor(k / POS_BLOCK);
+  const view = new DataView(pos.buffer, pos.byteOffset, pos.byteLength);
+  let at = 4 * blocks + (block > 0 ? view.getUint32(4 * (block - 1), true) : 0);
+  for (let j = block * POS_BLOCK; j < k; j++) at = skipEntry(pos, at);
+  const [titleCount, afterTitle] = readVarint(pos, at);
+  const [bodyCount, afterBody] = readVarint(pos, afterTitle);
+  at = afterBody;
+  const read = (count: number) => {
+    const out = new Array<number>(count);
+    let p = 0;
+    for (let j = 0; j < count; j++) {
+      let gap: number;
+      [gap, at] = readVarint(pos, at);
+      out[j] = p += gap;
+    }
+    return out;
+  };
+  const title = read(titleCount);
+  return { title, body: read(bodyCount) };
+}
+
+/**
+ * Joins posting lists into one in ascending id order, dropping the documents in `drop`. Segments merged
+ * out of turn can interleave, so the result is sorted when needed: the ranking gallops through lists by id.
+ */
+export function concatPostings(lists: PositionedList[], drop?: Set<number>): PositionedList {
+  let all: RawPosting[] = [];
+  for (const { n, data, pos } of lists) {
+    for (const p of decodePostings(n, data, pos)) if (!drop?.has(p.id)) all.push(p);
+  }
+  if (all.some((p, i) => i > 0 && p.id < all[i - 1]!.id)) all = all.sort((a, b) => a.id - b.id);
+  return encodePostings(all);
+}

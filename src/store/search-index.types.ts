@@ -1,0 +1,54 @@
+/** The search index's stored shapes, shared by its repository and its byte format. */
+
+/** Fields of a document as the ranking sees them, in this order in every `Uint8Array(4)` of frequencies. */
+export const FIELDS = ['title', 'headings', 'body', 'url'] as const;
+export const FIELD_COUNT = FIELDS.length;
+
+/** A document, analyzed, ready to be written. */
+export interface IndexedDoc {
+  url: string;
+  host: string;
+  title: string;
+  /** Terms counted per field (`FIELDS` order), each capped at 255. */
+  terms: Map<string, Uint8Array>;
+  /** Field lengths in terms, `FIELDS` order. */
+  lengths: number[];
+  /**
+   * Encoded title and body positions (`encodePositions`) of the terms that stand first at a position,
+   * for the proximity re-rank; terms without any are absent.
+   */
+  positions: Map<string, Uint8Array>;
+  publishedAt: number | null;
+  crawledAt: number;
+  /** Category bit mask (see core/search/categories). */
+  categories: number;
+  unsafe: boolean;
+  country: string | null;
+  /** Company entities as JSON, or null. */
+  entities: string | null;
+  /** What decides whether a re-written document needs re-indexing (a short hash). */
+  contentHash: string;
+}
+
+/** The per-document facts the ranking and the filters keep in memory. */
+export interface DocRow {
+  id: number;
+  host: string;
+  lengths: Buffer;
+  published_at: number | null;
+  crawled_at: number;
+  categories: number;
+  unsafe: number;
+  country: string | null;
+}
+
+/** One segment's postings of a term, in the format of `postings.codec.ts`. */
+export interface PostingList {
+  n: number;
+  data: Buffer;
+}
+
+/** A segment's postings of a term with their positions (null when the list has none). */
+export interface PositionedList extends PostingList {
+  pos: Buffer | null;
+}

@@ -1,0 +1,193 @@
+/**
+ * Merging the search index's segments (docs/search.md, "Segments and merges"). A merge claims sealed
+ * segments under a lease, writes their postings, tombstoned documents dropped, into a new segment in
+ * short transactions (so the process that writes documents never waits long for the lock, and readers,
+ * under WAL, never wait), then publishes it in one small transaction: the new segment becomes readable
+ * and the old ones retired in the same commit, so a query sees one or the other. Retired rows are
+ * deleted afterwards, a range at a time. A merger that dies leaves its claims to expire: the next merge
+ * retires what it built and hands its sources back.
+ *
+ * Run by the merge worker (`segment-merger.ts`, a thread with its own connection), and inline by
+ * `mergeAll` (after a bulk load, in tests and benches).
+ */
+import type { Db } from './database.js';
+import { concatPostings } from './postings.codec.js';
+import type { PositionedList } from './search-index.types.js';
+
+/** The table family an index lives in: `search` (web pages and documents) or `code` (code chunks). */
+export type IndexTables = 'search' | 'code';
+
+/** Segment states (the `state` column). */
+export const SEGMENT = { open: 0, sealed: 1, building: 2, retired: 3, merging: 4 } as const;
+
+/** Sealed segments beyond this many are merged, the smallest first. */
+export const MAX_SEALED = 8;
+
+export interface MergeOptions {
+  /** How long a merge's claim holds without being renewed (default 60 s). */
+  leaseMs?: number;
+  /** Rows read from a source segment, and written, per step (default 2,000). */
+  chunkRows?: number;
+  /** The clock (tests move it). */
+  now?: () => number;
+}
+
+interface Row extends PositionedList {
+  term: string;
+}
+
+/** Merges in one table family of `db`: each call does one unit of background work. */
+export interface SegmentMerger {
+  /**
+   * Does the next piece of work: recovers expired claims, deletes retired rows, or merges the smallest
+   * sealed segments when more than `MAX_SEALED` are readable. False when there was nothing to do.
+   */
+  step(): boolean;
+  /** Seals the open segment and merges every segment into one, tombstones dropped (synchronous). */
+  mergeAll(): void;
+}
+
+export function createSegmentMerger(db: Db, t: IndexTables, options: MergeOptions = {}): SegmentMerger {
+  const leaseMs = options.leaseMs ?? 60_000;
+  const chunk = options.chunkRows ?? 2000;
+  const now = options.now ?? Date.now;
+  const q = {
+    expired: db.prepare(`SELECT id, state FROM ${t}_segments WHERE state IN (2, 4) AND lease_ms < ?`),
+    setState: db.prepare(`UPDATE ${t}_segments SET state = ?, lease_ms = NULL WHERE id = ?`),
+    retired: db.prepare(`SELECT id FROM ${t}_segments WHERE state = 3 ORDER BY id LIMIT 1`).pluck(),
+    lastOfChunk: db.prepare(`SELECT term FROM ${t}_postings WHERE segment = ? ORDER BY term LIMIT 1 OFFSET ?`).pluck(),
+    deleteUpTo: db.prepare(`DELETE FROM ${t}_postings WHERE segment = ? AND term <= ?`),
+    deleteAll: db.prepare(`DELETE FROM ${t}_postings WHERE segment = ?`),
+    dropSegment: db.prepare(`DELETE FROM ${t}_segments WHERE id = ?`),
+    sealed: db.prepare(`SELECT id, docs FROM ${t}_segments WHERE state = 1 ORDER BY docs, id`),
+    live: db.prepare(`SELECT id, docs FROM ${t}_segments WHERE state IN (0, 1) ORDER BY id`),
+    claim: db.prepare(`UPDATE ${t}_segments SET state = 4, lease_ms = ? WHERE id = ? AND state IN (0, 1)`),
+    target: db.prepare(`INSERT INTO ${t}_segments (docs, state, lease_ms) VALUES (?, 2, ?)`),
+    renew: db.prepare(`UPDATE ${t}_segments SET lease_ms = ? WHERE id = ? AND state IN (2, 4)`),
+    read: db.prepare(
+      `SELECT term, n, data, pos FROM ${t}_postings WHERE segment = ? AND term > ? ORDER BY term LIMIT ?`,
+    ),
+    put: db.prepare(`INSERT INTO ${t}_postings (segment, term, n, data, pos) VALUES (?, ?, ?, ?, ?)`),
+    deleted: db.prepare(`SELECT id FROM ${t}_deleted`).pluck(),
+    others: db.prepare(`SELECT COUNT(*) FROM ${t}_segments WHERE state IN (0, 1, 2, 4) AND id != ?`).pluck(),
+    clearDeleted: db.prepare(`DELETE FROM ${t}_deleted`),
+  };
+
+  /** Claims expired: what a dead merger built is retired, what it was merging is sealed again. */
+  const recover = db.transaction((): boolean => {
+    const rows = q.expired.all(now()) as { id: number; state: number }[];
+    for (const r of rows) q.setState.run(r.state === SEGMENT.building ? SEGMENT.retired : SEGMENT.sealed, r.id);
+    return rows.length > 0;
+  });
+
+  /** Deletes up to `chunk` rows of one retired segment (the segment itself once empty). */
+  const deleteRetired = db.transaction((): boolean => {
+    const id = q.retired.get() as number | undefined;
+    if (id === undefined) return false;
+    const last = q.lastOfChunk.get(id, chunk - 1) as string | undefined;
+    if (last === undefined) {
+      q.deleteAll.run(id);
+      q.dropSegment.run(id);
+    } else q.deleteUpTo.run(id, last);
+    return true;
+  });
+
+  const claim = db.transaction((ids: number[], docs: number): number | null => {
+    const lease = now() + leaseMs;
+    for (const id of ids) if (q.claim.run(lease, id).changes === 0) return null;
+    return Number(q.target.run(docs, lease).lastInsertRowid);
+  });
+
+  const write = db.transaction((target: number, sources: number[], rows: Row[]) => {
+    const lease = now() + leaseMs;
+    q.renew.run(lease, target);
+    for (const id of sources) q.renew.run(lease, id);
+    for (const r of rows) q.put.run(target, r.term, r.n, r.data, r.pos);
+  });
+
+  const publish = db.transaction((target: number, sources: number[]) => {
+    q.setState.run(SEGMENT.sealed, target);
+    for (const id of sources) q.setState.run(SEGMENT.retired, id);
+    if ((q.others.get(target) as number) === 0) q.clearDeleted.run();
+  });
+
+  /** Merges `sources` (claimed) into `target`: a k-way merge of their rows in term order. */
+  const mergeInto = (target: number, sources: number[]) => {
+    const drop = new Set(q.deleted.all() as number[]);
+    const cursors = sources.map((segment) => ({ segment, rows: [] as Row[], at: 0, after: '', done: false }));
+    const head = (c: (typeof cursors)[number]): Row | undefined => {
+      if (c.at < c.rows.length) return c.rows[c.at];
+      if (c.done) return undefined;
+      c.rows = q.read.all(c.segment, c.after, chunk) as Row[];
+      c.at = 0;
+      if (c.rows.length < chunk) c.done = true;
+      if (c.rows.length === 0) return undefined;
+      c.after = c.rows.at(-1)!.term;
+      return c.rows[0];
+    };
+    let out: Row[] = [];
+    for (;;) {
+      let term: string | undefined;
+      for (const c of cursors) {
+        const h = head(c);
+        if (h && (term === undefined || h.term < term)) term = h.term;
+      }
+      if (term === undefined) break;
+      const lists: PositionedList[] = [];
+      for (const c of cursors) {
+        const h = head(c);
+        if (h && h.term === term) {
+          lists.push(h);
+          c.at++;
+        }
+      }
+      const merged = concatPostings(lists, drop);
+      if (merged.n > 0) out.push({ term, ...merged });
+      if (out.length >= chunk) {
+        write(target, sources, out);
+        out = [];
+      }
+    }
+    write(target, sources, out);
+  };
+
+  const merge = (ids: number[], docs: number): boolean => {
+    const target = claim(ids, docs);
+    if (target === null) return false;
+    try {
+      mergeInto(target, ids);
+    } catch (err) {
+      // hand the sources back; what was built is deleted as retired
+      db.transaction(() => {
+        q.setState.run(SEGMENT.retired, target);
+        for (const id of ids) q.setState.run(SEGMENT.sealed, id);
+      })();
+      throw err;
+    }
+    publish(target, ids);
+    return true;
+  };
+
+  return {
+    step() {
+      if (recover() || deleteRetired()) return true;
+      const sealed = q.sealed.all() as { id: number; docs: number }[];
+      if (sealed.length <= MAX_SEALED) return false;
+      const pick = sealed.slice(0, sealed.length - MAX_SEALED + 2);
+      return merge(
+        pick.map((s) => s.id),
+        pick.reduce((a, s) => a + s.docs, 0),
+      );
+    },
+    mergeAll() {
+      const live = q.live.all() as { id: number; docs: number }[];
+      if (live.length > 1 || (live.length === 1 && q.deleted.all().length > 0)) {
+        merge(
+          live.map((s) => s.id),
+          live.reduce((a, s) => a + s.docs, 0),
+        );
+      } else if (live.length === 1) q.setState.run(SEGMENT.sealed, live[0]!.id);
+      while (deleteRetired());
+    },
+  };
+}
