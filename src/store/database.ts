@@ -20,6 +20,9 @@ export function openDatabase(dataDir: string, migrations: readonly Migration[] =
   const file = path.join(dataDir, DATABASE_FILE);
   ensurePrivateDatabaseFile(file);
   const db = new Database(file);
+  // takes effect on a new database only: pages freed (merged index segments) go back to the file system
+  // when the merge worker runs `incremental_vacuum` (an older database keeps its free pages for reuse)
+  db.pragma('auto_vacuum = INCREMENTAL');
   db.pragma('busy_timeout = 5000');
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');

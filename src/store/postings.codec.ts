@@ -6,8 +6,8 @@
  *   single field with a count of 1–15 keeps its count in the high four bits, otherwise a count byte
  *   follows for each field in the mask. A common posting (one field, a few occurrences) takes 1 byte.
  * - `pos` (or null when no posting has positions, as in the code index): where the term stands first at
- *   a position of the title and of the body, for the proximity re-rank. Per posting: the title count, the
- *   body count (varints), then each field's positions as varint gaps. Lists longer than `POS_BLOCK`
+ *   a position of the title and of the body, for the proximity re-rank. Per posting: the title and body
+ *   counts (`writeCounts`, one byte for most), then each field's positions as varint gaps. Lists longer than `POS_BLOCK`
  *   start with a uint32 table of where each later block of `POS_BLOCK` postings begins, so one posting's
  *   positions are found without reading the list from its start.
  */
@@ -69,8 +69,7 @@ class Writer {
 export function encodePositions(title: readonly number[], body: readonly number[]): Uint8Array {
   if (title.length === 0 && body.length === 0) return EMPTY;
   const w = new Writer(4 + title.length + body.length);
-  w.varint(title.length);
-  w.varint(body.length);
+  writeCounts(w, title.length, body.length);
   for (const list of [title, body]) {
     let last = 0;
     for (const p of list) {
@@ -80,9 +79,56 @@ export function encodePositions(title: readonly number[], body: readonly number[
   }
   return w.buf.subarray(0, w.at);
 }
+/**
+ * The entries of `n` terms one after another (`title[i]`, `body[i]`: term i's positions, ascending, or
+ * undefined), and where each ends.
+ */
+export function encodeAllPositions(
+  n: number,
+  title: (number[] | undefined)[],
+  body: (number[] | undefined)[],
+): { bytes: Uint8Array; ends: Uint32Array } {
+  const w = new Writer(n * 4);
+  const ends = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    const t = title[i] ?? NONE;
+    const b = body[i] ?? NONE;
+    if (t.length > 0 || b.length > 0) {
+      writeCounts(w, t.length, b.length);
+      for (const list of [t, b]) {
+        let last = 0;
+        for (const p of list) {
+          w.varint(p - last);
+          last = p;
+        }
+      }
+    }
+    ends[i] = w.at;
+  }
+  return { bytes: w.buf.slice(0, w.at), ends };
+}
+const NONE: number[] = [];
+
 const EMPTY = new Uint8Array(0);
-/** The entry of a posting without positions: two zero counts. */
-const NO_COUNTS = new Uint8Array(2);
+/** The entry of a posting without positions: zero counts. */
+const NO_COUNTS = new Uint8Array(1);
+
+/**
+ * The two counts of an entry in one varint when the title count is under 3 (most are): body × 4 +
+ * title; otherwise body × 4 + 3, then the title count less 3.
+ */
+function writeCounts(w: Writer, title: number, body: number): void {
+  w.varint(body * 4 + Math.min(title, 3));
+  if (title >= 3) w.varint(title - 3);
+}
+
+function readCounts(buf: Uint8Array, at: number): [title: number, body: number, next: number] {
+  const [v, next] = readVarint(buf, at);
+  const body = Math.floor(v / 4);
+  if (v % 4 < 3) return [v % 4, body, next];
+  const [extra, after] = readVarint(buf, next);
+  return [3 + extra, body, after];
+}
 
 /** Encodes postings (ascending ids) as `data` and `pos` (null when none has positions). */
 export function encodePostings(postings: readonly RawPosting[]): { n: number; data: Buffer; pos: Buffer | null } {
@@ -166,7 +212,7 @@ export function decodePostings(n: number, data: Uint8Array, pos: Uint8Array | nu
       const from = at;
       at = skipEntry(pos, at);
       entry = pos.subarray(from, at);
-      if (entry.length === 2 && entry[0] === 0 && entry[1] === 0) entry = EMPTY;
+      if (entry.length === 1 && entry[0] === 0) entry = EMPTY;
     }
     out.push({ id: ids[k]!, freqs: freqs.subarray(k * FIELD_COUNT, (k + 1) * FIELD_COUNT), pos: entry });
   }
@@ -192,10 +238,8 @@ function skipVarint(buf: Uint8Array, at: number): number {
 
 /** The offset after the positions entry at `at`. */
 function skipEntry(pos: Uint8Array, at: number): number {
-  let title: number;
-  let body: number;
-  [title, at] = readVarint(pos, at);
-  [body, at] = readVarint(pos, at);
+  const [title, body, next] = readCounts(pos, at);
+  at = next;
   for (let k = 0; k < title + body; k++) at = skipVarint(pos, at);
   return at;
 }
@@ -207,9 +251,8 @@ export function positionsAt(pos: Uint8Array, n: number, k: number): { title: num
   const view = new DataView(pos.buffer, pos.byteOffset, pos.byteLength);
   let at = 4 * blocks + (block > 0 ? view.getUint32(4 * (block - 1), true) : 0);
   for (let j = block * POS_BLOCK; j < k; j++) at = skipEntry(pos, at);
-  const [titleCount, afterTitle] = readVarint(pos, at);
-  const [bodyCount, afterBody] = readVarint(pos, afterTitle);
-  at = afterBody;
+  const [titleCount, bodyCount, afterCounts] = readCounts(pos, at);
+  at = afterCounts;
   const read = (count: number) => {
     const out = new Array<number>(count);
     let p = 0;

@@ -96,8 +96,8 @@ export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search'): S
   const q = {
     docByUrl: db.prepare(`SELECT id, lengths FROM ${t}_docs WHERE url = ?`),
     hashByUrl: db.prepare(`SELECT content_hash FROM ${t}_docs WHERE url = ?`).pluck(),
-    insertDoc: db.prepare(`INSERT INTO ${t}_docs (url, host, title, lengths, published_at, crawled_at,
-      categories, unsafe, country, entities, content_hash) VALUES (@url, @host, @title, @lengths,
+    insertDoc: db.prepare(`INSERT INTO ${t}_docs (url, host, lengths, published_at, crawled_at,
+      categories, unsafe, country, entities, content_hash) VALUES (@url, @host, @lengths,
       @publishedAt, @crawledAt, @categories, @unsafe, @country, @entities, @contentHash)`),
     deleteDoc: db.prepare(`DELETE FROM ${t}_docs WHERE id = ?`),
     tombstone: db.prepare(`INSERT OR IGNORE INTO ${t}_deleted (id) VALUES (?)`),
@@ -198,11 +198,16 @@ export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search'): S
           q.insertDoc.run({ ...doc, lengths: encodeLengths(doc.lengths), unsafe: doc.unsafe ? 1 : 0 }).lastInsertRowid,
         );
         doc.lengths.forEach((len, i) => (totals[i] = totals[i]! + len));
-        for (const [term, freqs] of doc.terms) {
+        doc.terms.forEach((term, i) => {
           let list = batch.get(term);
           if (!list) batch.set(term, (list = []));
-          list.push({ id, freqs, pos: doc.positions.get(term) ?? NO_POSITIONS });
-        }
+          const from = i > 0 ? doc.positionEnds[i - 1]! : 0;
+          list.push({
+            id,
+            freqs: doc.freqs.subarray(i * FIELD_COUNT, (i + 1) * FIELD_COUNT),
+            pos: doc.positions.subarray(from, doc.positionEnds[i]),
+          });
+        });
         return id;
       });
       if (docs.length > 0) {
@@ -267,5 +272,3 @@ export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search'): S
     },
   };
 }
-
-const NO_POSITIONS = new Uint8Array(0);

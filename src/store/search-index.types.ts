@@ -8,16 +8,19 @@ export const FIELD_COUNT = FIELDS.length;
 export interface IndexedDoc {
   url: string;
   host: string;
-  title: string;
-  /** Terms counted per field (`FIELDS` order), each capped at 255. */
-  terms: Map<string, Uint8Array>;
+  /** The document's distinct terms. */
+  terms: string[];
+  /** Each term's count per field, `i * FIELD_COUNT + f` (`FIELDS` order), each capped at 255. */
+  freqs: Uint8Array;
   /** Field lengths in terms, `FIELDS` order. */
   lengths: number[];
   /**
-   * Encoded title and body positions (`encodePositions`) of the terms that stand first at a position,
-   * for the proximity re-rank; terms without any are absent.
+   * Each term's title and body positions where it stands first at a position (the proximity re-rank
+   * reads them), encoded (`encodePositions`) one after another: term `i`'s entry ends at
+   * `positionEnds[i]` and starts where term `i − 1`'s ended (an empty entry: no positions).
    */
-  positions: Map<string, Uint8Array>;
+  positions: Uint8Array;
+  positionEnds: Uint32Array;
   publishedAt: number | null;
   crawledAt: number;
   /** Category bit mask (see core/search/categories). */

@@ -23,6 +23,9 @@ export const SEGMENT = { open: 0, sealed: 1, building: 2, retired: 3, merging: 4
 /** Sealed segments beyond this many are merged, the smallest first. */
 export const MAX_SEALED = 8;
 
+/** Free pages returned to the file system per step. */
+const VACUUM_PAGES = 2048;
+
 export interface MergeOptions {
   /** How long a merge's claim holds without being renewed (default 60 s). */
   leaseMs?: number;
@@ -71,6 +74,16 @@ export function createSegmentMerger(db: Db, t: IndexTables, options: MergeOption
     deleted: db.prepare(`SELECT id FROM ${t}_deleted`).pluck(),
     others: db.prepare(`SELECT COUNT(*) FROM ${t}_segments WHERE state IN (0, 1, 2, 4) AND id != ?`).pluck(),
     clearDeleted: db.prepare(`DELETE FROM ${t}_deleted`),
+    freePages: db.prepare('PRAGMA freelist_count').pluck(),
+    autoVacuum: db.prepare('PRAGMA auto_vacuum').pluck(),
+  };
+  const incremental = (q.autoVacuum.get() as number) === 2;
+
+  /** Gives free pages back to the file system, a bounded number per step (a database made with auto_vacuum). */
+  const vacuum = (): boolean => {
+    if (!incremental || (q.freePages.get() as number) === 0) return false;
+    db.pragma(`incremental_vacuum(${VACUUM_PAGES})`);
+    return true;
   };
 
   /** Claims expired: what a dead merger built is retired, what it was merging is sealed again. */
@@ -170,7 +183,7 @@ export function createSegmentMerger(db: Db, t: IndexTables, options: MergeOption
 
   return {
     step() {
-      if (recover() || deleteRetired()) return true;
+      if (recover() || deleteRetired() || vacuum()) return true;
       const sealed = q.sealed.all() as { id: number; docs: number }[];
       if (sealed.length <= MAX_SEALED) return false;
       const pick = sealed.slice(0, sealed.length - MAX_SEALED + 2);
@@ -187,7 +200,7 @@ export function createSegmentMerger(db: Db, t: IndexTables, options: MergeOption
           live.reduce((a, s) => a + s.docs, 0),
         );
       } else if (live.length === 1) q.setState.run(SEGMENT.sealed, live[0]!.id);
-      while (deleteRetired());
+      while (deleteRetired() || vacuum());
     },
   };
 }

@@ -30,10 +30,12 @@ export interface VectorTables {
   chunks: string;
   embedded: string;
   vectors: string;
+  /** An index document's title, as SQL over the index's row `d` (the index keeps no copy of it). */
+  title: string;
 }
 
-export const SEARCH_VECTORS: VectorTables = { docs: 'search_docs', chunks: 'search_chunks', embedded: 'search_embedded', vectors: 'search_vectors' }; // prettier-ignore
-export const CODE_VECTORS: VectorTables = { docs: 'code_docs', chunks: 'code_vec_chunks', embedded: 'code_embedded', vectors: 'code_vectors' }; // prettier-ignore
+export const SEARCH_VECTORS: VectorTables = { docs: 'search_docs', chunks: 'search_chunks', embedded: 'search_embedded', vectors: 'search_vectors', title: `COALESCE((SELECT title FROM documents WHERE url = d.url), '')` }; // prettier-ignore
+export const CODE_VECTORS: VectorTables = { docs: 'code_docs', chunks: 'code_vec_chunks', embedded: 'code_embedded', vectors: 'code_vectors', title: `COALESCE((SELECT COALESCE(symbol, path) FROM code_chunks WHERE url = d.url), '')` }; // prettier-ignore
 
 /** The vec0 table of a model and dimension (a changed model or size gets a table of its own). */
 export function vectorTable(model: string, dims: number, prefix = 'search_vectors'): string {
@@ -64,7 +66,7 @@ export function createVectorsRepo(
   const { docs: docsT, chunks: chunksT, embedded: embeddedT } = tables;
   db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${table} USING vec0(embedding float[${dims}] distance_metric=cosine)`);
   const q = {
-    pending: db.prepare(`SELECT d.id, d.url, d.title FROM ${docsT} d
+    pending: db.prepare(`SELECT d.id, d.url, ${tables.title} AS title FROM ${docsT} d
       WHERE NOT EXISTS (SELECT 1 FROM ${embeddedT} e WHERE e.doc_id = d.id AND e.model = ?)
       ORDER BY d.id DESC LIMIT ?`),
     chunk: db.prepare(`INSERT INTO ${chunksT} (doc_id, model, chunk) VALUES (?, ?, ?)`),

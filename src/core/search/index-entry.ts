@@ -3,7 +3,7 @@
  * positions the proximity re-rank reads, and the filter facts (dates, categories, safety, country).
  */
 import type { DocumentRecord } from '../../store/documents.repo.js';
-import { encodePositions } from '../../store/postings.codec.js';
+import { encodeAllPositions } from '../../store/postings.codec.js';
 import { FIELD_COUNT, type IndexedDoc } from '../../store/search-index.types.js';
 import { analyze, type Analyzed } from './analyzer.js';
 import { CATEGORIES, classifyDocument, type DocumentCategory } from './classify/index.js';
@@ -60,18 +60,6 @@ function urlWords(url: string): string {
   return `${u.hostname.replace(/^www\./, '')} ${decodeURIComponent(u.pathname).replace(/\.(?:html?|php|aspx?)$/, '')}`;
 }
 
-function countTerms(fields: Analyzed[]): Map<string, Uint8Array> {
-  const terms = new Map<string, Uint8Array>();
-  fields.forEach((field, f) => {
-    for (const { term } of field.postings) {
-      let freq = terms.get(term);
-      if (!freq) terms.set(term, (freq = new Uint8Array(FIELD_COUNT)));
-      if (freq[f]! < MAX_TF) freq[f]!++;
-    }
-  });
-  return terms;
-}
-
 /** Title positions kept for proximity. */
 const TITLE_POSITIONS = 200;
 
@@ -91,21 +79,42 @@ export function streamOf(title: string, text: string): string {
   return `${firstTerms(fields[0]!, TITLE_POSITIONS).join(' ')}\n${firstTerms(fields[1]!, STREAM_POSITIONS).join(' ')}`;
 }
 
-/** Each term's positions in the title and body streams, encoded for the postings (`encodePositions`). */
-function streamPositions(title: Analyzed, body: Analyzed): Map<string, Uint8Array> {
-  const at = new Map<string, { title: number[]; body: number[] }>();
-  const add = (words: string[], key: 'title' | 'body') =>
+/** The packed terms of a document: distinct terms, their counts per field, their encoded positions. */
+type PackedTerms = Pick<IndexedDoc, 'terms' | 'freqs' | 'positions' | 'positionEnds'>;
+
+/** Counts each term per field (capped at 255) and encodes where it stands first in the title and body. */
+function packTerms(fields: Analyzed[]): PackedTerms {
+  const index = new Map<string, number>();
+  const terms: string[] = [];
+  let freqs = new Uint8Array(64 * FIELD_COUNT);
+  fields.forEach((field, f) => {
+    for (const { term } of field.postings) {
+      let i = index.get(term);
+      if (i === undefined) {
+        index.set(term, (i = terms.length));
+        terms.push(term);
+        if ((i + 1) * FIELD_COUNT > freqs.length) {
+          const grown = new Uint8Array(freqs.length * 2);
+          grown.set(freqs);
+          freqs = grown;
+        }
+      }
+      const at = i * FIELD_COUNT + f;
+      if (freqs[at]! < MAX_TF) freqs[at]!++;
+    }
+  });
+  const title: number[][] = [];
+  const body: number[][] = [];
+  const collect = (words: string[], into: number[][]) =>
     words.forEach((term, pos) => {
       if (!term) return;
-      let entry = at.get(term);
-      if (!entry) at.set(term, (entry = { title: [], body: [] }));
-      entry[key].push(pos);
+      const i = index.get(term)!;
+      (into[i] ??= []).push(pos);
     });
-  add(firstTerms(title, TITLE_POSITIONS), 'title');
-  add(firstTerms(body, STREAM_POSITIONS), 'body');
-  const out = new Map<string, Uint8Array>();
-  for (const [term, p] of at) out.set(term, encodePositions(p.title, p.body));
-  return out;
+  collect(firstTerms(fields[0]!, TITLE_POSITIONS), title);
+  collect(firstTerms(fields[2]!, STREAM_POSITIONS), body);
+  const { bytes, ends } = encodeAllPositions(terms.length, title, body);
+  return { terms, freqs: freqs.slice(0, terms.length * FIELD_COUNT), positions: bytes, positionEnds: ends };
 }
 
 /** A 53-bit hash of `s` as hex (cyrb53): short, and collisions are negligible for telling changed documents. */
@@ -136,10 +145,8 @@ export function toIndexEntry(doc: DocumentRecord): IndexedDoc {
   return {
     url: doc.url,
     host: hostOf(doc.url),
-    title: doc.title,
-    terms: countTerms(fields),
+    ...packTerms(fields),
     lengths: fields.map((f) => f.length),
-    positions: streamPositions(fields[0]!, fields[2]!),
     publishedAt: toTime(doc.publishedDate),
     crawledAt: toTime(doc.fetchedAt) ?? 0,
     categories,

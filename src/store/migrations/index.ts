@@ -488,7 +488,7 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: `
       -- The index format of docs/search.md "Storage": compressed postings with the title and body
       -- positions beside them (instead of a per-document stream), no FTS5 copy of the words (phrases are
-      -- checked against the stored text), short content hashes. The index is derived data: it is emptied
+      -- checked against the stored text), no copy of the title, short content hashes. The index is derived data: it is emptied
       -- here and rebuilt from its source at the next start (the rebuild mark in the stats table).
       -- Document ids keep counting up (AUTOINCREMENT), so embedded chunks of the old ids become stale.
       DROP TABLE search_text;
@@ -497,6 +497,8 @@ export const MIGRATIONS: readonly Migration[] = [
       DELETE FROM code_docs;
       ALTER TABLE search_docs DROP COLUMN stream;
       ALTER TABLE code_docs DROP COLUMN stream;
+      ALTER TABLE search_docs DROP COLUMN title;
+      ALTER TABLE code_docs DROP COLUMN title;
       DROP TABLE search_postings;
       DROP TABLE code_postings;
       -- Keyed by segment first: a new segment's rows are appended in term order, and a merged-away

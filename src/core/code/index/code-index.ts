@@ -100,25 +100,31 @@ function fieldsOf(c: ChunkRecord): [string, string, string, string] {
 
 /** A chunk → its index entry. */
 export function toCodeEntry(c: ChunkRecord, indexedAt: number, hash: string): IndexedDoc {
-  const fields = fieldsOf(c);
-  const terms = new Map<string, Uint8Array>();
+  const index = new Map<string, number>();
+  const terms: string[] = [];
+  const counts: number[] = [];
   const lengths: number[] = [];
-  fields.forEach((text, f) => {
+  fieldsOf(c).forEach((text, f) => {
     const analyzed = analyze(text);
     lengths.push(analyzed.length);
     for (const { term } of analyzed.postings) {
-      let tf = terms.get(term);
-      if (!tf) terms.set(term, (tf = new Uint8Array(FIELD_COUNT)));
-      tf[f] = Math.min(MAX_TF, tf[f]! + 1);
+      let i = index.get(term);
+      if (i === undefined) {
+        index.set(term, (i = terms.length));
+        terms.push(term);
+        counts.push(0, 0, 0, 0);
+      }
+      counts[i * FIELD_COUNT + f] = Math.min(MAX_TF, counts[i * FIELD_COUNT + f]! + 1);
     }
   });
   return {
     url: chunkUrl(c),
     host: c.source,
-    title: c.symbol ?? c.path,
     terms,
+    freqs: Uint8Array.from(counts),
     lengths,
-    positions: new Map(),
+    positions: new Uint8Array(0),
+    positionEnds: new Uint32Array(terms.length),
     publishedAt: null,
     crawledAt: indexedAt,
     categories: languageBit(c.language),
