@@ -68,6 +68,8 @@ const dist = (p) => path.join(ROOT, 'dist', p);
 const { openDatabase } = await import(dist('store/database.js'));
 const { createDocumentsRepo } = await import(dist('store/documents.repo.js'));
 const { createSearchIndex, indexedDocuments } = await import(dist('core/search/search-index.js'));
+const { createAnalysisPool } = await import(dist('core/search/analysis-pool.js'));
+const { startSegmentMerger } = await import(dist('store/segment-merger.js'));
 const { retrieveLocal } = await import(dist('core/search/retrieve.js'));
 const { PIPELINES } = await import(dist('core/search/pipelines.js'));
 
@@ -110,41 +112,58 @@ const progress = (msg) => process.stderr.write(`search: ${msg}\n`);
 // ---------------------------------------------------------------------------------------------------
 // 1. The index
 
-/** Builds the index in `dir` the way the server writes documents (indexed in the same transaction). */
-function build(dir) {
+/**
+ * Builds the index in `dir` the way the server writes documents: each batch analyzed in the analysis
+ * pool's threads while the previous one is written (documents and index in one transaction), segments
+ * merged by the merge worker; at the end the merges are awaited, then one `mergeAll`.
+ */
+async function build(dir) {
   const db = openDatabase(dir);
   const stored = createDocumentsRepo(db);
-  const index = createSearchIndex(db, stored);
+  const merges = startSegmentMerger(db.name);
+  const analysis = createAnalysisPool();
+  const index = createSearchIndex(db, stored, { merges, analysis });
   const documents = indexedDocuments(db, stored, index);
   const now = new Date().toISOString();
   const perCopy = []; // seconds per copy, to see whether writes slow down as the index grows
   const started = performance.now();
   let n = 0;
   let t = started;
-  const batch = [];
+  let batch = [];
+  let last = Promise.resolve();
+  // as the importer does: a batch is analyzed while the previous is written, at most two in flight
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const docs = batch;
+    batch = [];
+    n += docs.length;
+    const previous = last;
+    const analyzed = documents.prepare(docs);
+    last = Promise.all([previous, analyzed]).then(() => documents.writeNow(docs, now));
+    await previous;
+  };
   for (const d of perturbed(COPIES)) {
     batch.push(fetchedDocument({ url: d.url, title: d.title, text: d.text, contentHash: `${d.k}:${d.id}`, fetchedAt: now })); // prettier-ignore
-    if (batch.length === BATCH) n += flush(documents, batch, now);
+    if (batch.length === BATCH) await flush();
     if (n + batch.length === corpus.length * (perCopy.length + 1)) {
-      n += flush(documents, batch, now);
+      await flush();
       perCopy.push((performance.now() - t) / 1000);
       t = performance.now();
       progress(`indexed ${n} documents (${fmt(corpus.length / perCopy.at(-1), 0)} docs/s for copy ${perCopy.length})`);
     }
   }
+  await flush();
+  await last;
   const indexSeconds = (performance.now() - started) / 1000;
   const m = performance.now();
+  await index.merged();
+  await merges.close();
+  await analysis.close();
   index.repo.mergeAll();
   index.table.noteWrite();
   const mergeSeconds = (performance.now() - m) / 1000;
   progress(`merged in ${fmt(mergeSeconds, 1)} s`);
   return { db, index, n, indexSeconds, mergeSeconds, perCopy };
-}
-
-function flush(documents, batch, now) {
-  const n = batch.length;
-  if (n > 0) documents.writeNow(batch.splice(0), now);
-  return n;
 }
 
 /**
@@ -439,7 +458,7 @@ async function measure() {
   const dir = makeTmpDir('trawl-bench-search-');
   const rssBefore = memoryMB(process.pid).rss;
   const resetWorks = resetPeakRss();
-  const built = build(dir);
+  const built = await build(dir);
   const bytes = databaseBytes(built.db, dir);
   const rssBuild = memoryMB(process.pid);
   const side = serverSide(built.index);

@@ -8,8 +8,12 @@ import fs from 'node:fs';
 import { build } from 'esbuild';
 
 const result = await build({
-  // the merge worker is a thread's script of its own (src/store/segment-merger.ts finds it beside its chunk)
-  entryPoints: { cli: 'src/cli.ts', 'merge-worker': 'src/store/merge-worker.ts' },
+  // each worker thread's script is an entry of its own (src/lib/worker-script.ts finds it beside its chunk)
+  entryPoints: {
+    cli: 'src/cli.ts',
+    'merge-worker': 'src/store/merge-worker.ts',
+    'analysis-worker': 'src/core/search/analysis-worker.ts',
+  },
   outdir: 'dist/bin',
   bundle: true,
   splitting: true,

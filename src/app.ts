@@ -234,7 +234,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       await providers.close();
       await webhookSender.close();
       await cache.close();
-      await services.stopMerges();
+      await services.stopIndexWorkers();
       db.close();
       logger.flush();
     },

@@ -37,6 +37,7 @@ import type { SecretBox } from './monitors/secret-box.js';
 import type { WebhookSender } from '../fetch/webhook-sender.js';
 import type { Clock } from './context.js';
 import { createPrices, type Prices } from './pricing.js';
+import { createAnalysisPool } from './search/analysis-pool.js';
 import { createSearchIndex, indexedDocuments, type SearchIndex } from './search/search-index.js';
 import { createSearchService, type SearchService } from './search/search.service.js';
 import { createSemanticSearch, type SemanticSearch } from './search/semantic.js';
@@ -61,8 +62,8 @@ export interface Services {
    * (their format changed); one process of those sharing the data directory does it. Logs its progress.
    */
   rebuildMarkedIndexes(): Promise<void>;
-  /** Stops the background merges (the app's close). */
-  stopMerges(): Promise<void>;
+  /** Stops the index's worker threads, merges and analysis (the app's close). */
+  stopIndexWorkers(): Promise<void>;
   search: SearchService;
   similar: SimilarService;
   /** Embeddings search; present when an embeddings provider is configured. */
@@ -138,7 +139,9 @@ export function createServices(deps: ServiceDeps): Services {
   const merges = deps.db.memory
     ? undefined
     : startSegmentMerger(deps.db.name, { onError: (error) => deps.logger.error({ error }, 'index merge failed') });
-  const searchIndex = createSearchIndex(deps.db, stored, { merges });
+  // a crawl's or an import's batches are analyzed in worker threads while the previous batch is written
+  const analysis = createAnalysisPool();
+  const searchIndex = createSearchIndex(deps.db, stored, { merges, analysis });
   const code = createCodeIndex(deps.db, { merges });
   // every stored page is searchable, and its code examples are in the code index, as soon as it is stored
   const documents = withCodeExamples(deps.db, indexedDocuments(deps.db, stored, searchIndex), code);
@@ -247,7 +250,10 @@ export function createServices(deps: ServiceDeps): Services {
     fetcher: deps.fetcher,
     documents,
     searchIndex,
-    stopMerges: async () => merges?.close(),
+    async stopIndexWorkers() {
+      await merges?.close();
+      await analysis.close();
+    },
     async rebuildMarkedIndexes() {
       const log = deps.logger;
       const started = Date.now();

@@ -49,6 +49,13 @@ export interface DocumentsRepo {
 export interface SqliteDocumentsRepo extends DocumentsRepo {
   /** Writes the rows at once, joining the caller's transaction (a better-sqlite3 one cannot span an await). */
   writeNow(docs: DocumentRecord[], now: string): void;
+  /**
+   * Optional work to do before `writeNow`, off the writing thread (the search index analyzes the
+   * documents in its worker threads); `upsertMany` does it itself.
+   */
+  prepare?(docs: DocumentRecord[]): Promise<void>;
+  /** After a `writeNow` in the caller's transaction has committed: background work it may need (merges). */
+  settle?(): void;
 }
 
 interface DocumentRow {

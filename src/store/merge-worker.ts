@@ -12,13 +12,14 @@ interface Options {
   file: string;
   tickMs: number;
   leaseMs: number;
+  chunkRows: number;
 }
 
-const { file, tickMs, leaseMs } = workerData as Options;
+const { file, tickMs, leaseMs, chunkRows } = workerData as Options;
 const db = new Database(file);
 db.pragma('busy_timeout = 5000');
 db.pragma('synchronous = NORMAL');
-const mergers = (['search', 'code'] as const).map((t) => createSegmentMerger(db, t, { leaseMs }));
+const mergers = (['search', 'code'] as const).map((t) => createSegmentMerger(db, t, { leaseMs, chunkRows }));
 
 let timer: NodeJS.Timeout | undefined;
 let closing = false;

@@ -105,22 +105,23 @@ export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search'): S
     newSegment: db.prepare(`INSERT INTO ${t}_segments (docs, state) VALUES (?, ?)`),
     growSegment: db.prepare(`UPDATE ${t}_segments SET docs = docs + ?, state = ? WHERE id = ? AND state = 0`),
     segments: db
-      .prepare(`SELECT group_concat(id || ':' || docs, ',') FROM ${t}_segments WHERE state IN (0, 1)`)
+      .prepare(`SELECT group_concat(id || ':' || docs, ',') FROM ${t}_segments WHERE state IN (0, 1, 4)`)
       .pluck(),
     posting: db.prepare(`SELECT n, data, pos FROM ${t}_postings WHERE segment = ? AND term = ?`),
-    // readable segments only (open and sealed), oldest first: merges build and retire others meanwhile
-    postings: db.prepare(`SELECT p.n, p.data FROM ${t}_segments s JOIN ${t}_postings p
-      ON p.segment = s.id AND p.term = ? WHERE s.state IN (0, 1) ORDER BY s.id`),
+    // readable segments (open, sealed, and sealed ones being merged), oldest first: a merge publishes
+    // its target and retires its sources in one commit
+    postings: db.prepare(`SELECT p.n, p.data FROM ${t}_segments s CROSS JOIN ${t}_postings p
+      ON p.segment = s.id AND p.term = ? WHERE s.state IN (0, 1, 4) ORDER BY s.id`),
     positions: db
       .prepare(
-        `SELECT p.pos FROM ${t}_segments s JOIN ${t}_postings p
-        ON p.segment = s.id AND p.term = ? WHERE s.state IN (0, 1) ORDER BY s.id`,
+        `SELECT p.pos FROM ${t}_segments s CROSS JOIN ${t}_postings p
+        ON p.segment = s.id AND p.term = ? WHERE s.state IN (0, 1, 4) ORDER BY s.id`,
       )
       .pluck(),
     df: db
       .prepare(
-        `SELECT COALESCE(SUM(p.n), 0) FROM ${t}_segments s JOIN ${t}_postings p
-        ON p.segment = s.id AND p.term = ? WHERE s.state IN (0, 1)`,
+        `SELECT COALESCE(SUM(p.n), 0) FROM ${t}_segments s CROSS JOIN ${t}_postings p
+        ON p.segment = s.id AND p.term = ? WHERE s.state IN (0, 1, 4)`,
       )
       .pluck(),
     putPosting: db.prepare(`INSERT OR REPLACE INTO ${t}_postings (segment, term, n, data, pos) VALUES (?, ?, ?, ?, ?)`),

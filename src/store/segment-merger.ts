@@ -3,9 +3,8 @@
  * poked after each index write, so that segments are merged without the request thread waiting on
  * SQLite. See `segment-merge.ts` for how a merge stays safe beside writers, readers and other processes.
  */
-import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { workerScript } from '../lib/worker-script.js';
 
 export interface MergeScheduler {
   /** A write happened: merge if segments piled up. */
@@ -19,19 +18,9 @@ export interface MergerOptions {
   /** How often the worker looks for work without being poked (default 5 s). */
   tickMs?: number;
   leaseMs?: number;
+  /** Rows per merge step (tests make steps small). */
+  chunkRows?: number;
   onError?: (message: string) => void;
-}
-
-/**
- * The worker's script: beside this module once compiled (dist/store/ or the CLI bundle's dist/bin/);
- * run from the TypeScript sources (tests), the compiled one in dist/ (tests build first).
- */
-function workerFile(): string {
-  const here = new URL('./merge-worker.js', import.meta.url);
-  if (fs.existsSync(here)) return fileURLToPath(here);
-  const built = new URL('../../dist/store/merge-worker.js', import.meta.url);
-  if (fs.existsSync(built)) return fileURLToPath(built);
-  throw new Error(`merge worker not found beside ${fileURLToPath(import.meta.url)}: run npm run build`);
 }
 
 /** Starts the merge worker on the database file `file`. */
@@ -45,8 +34,13 @@ export function startSegmentMerger(file: string, options: MergerOptions = {}): M
     for (const w of done) w.resolve();
   };
   const start = () => {
-    const w = new Worker(workerFile(), {
-      workerData: { file, tickMs: options.tickMs ?? 5000, leaseMs: options.leaseMs ?? 60_000 },
+    const w = new Worker(workerScript('merge-worker', import.meta.url, 'store'), {
+      workerData: {
+        file,
+        tickMs: options.tickMs ?? 5000,
+        leaseMs: options.leaseMs ?? 60_000,
+        chunkRows: options.chunkRows ?? 2000,
+      },
     });
     w.unref();
     w.on('message', (msg: { idle?: number; error?: string }) => {

@@ -71,25 +71,46 @@ export function defaultCollection(input: string): string {
     .replace(/\.(jsonl|ndjson|jsonlines|json)$/i, '');
 }
 
-/** Collects documents and writes them `size` at a time, each batch in one transaction. */
+/**
+ * Collects documents and writes them `size` at a time, each batch in one transaction. A full batch is
+ * handed on at once: it is analyzed (in the search index's worker threads) while the previous batch is
+ * written, and the next batch fills meanwhile; batches are written in order, at most two in flight.
+ */
 function batcher(documents: PageDocuments, clock: Clock, size: number) {
   let pending: StoredPage[] = [];
-  let written = 0;
-  const flush = async () => {
-    if (pending.length === 0) return;
-    // callers await each add, so no document joins `pending` while a batch is written
-    await documents.upsertMany(pending, clock.now().toISOString());
-    written += pending.length;
+  let queued = 0;
+  // the last batch handed on: the next waits for it before its write, so writes keep their order
+  let last: Promise<void> = Promise.resolve();
+  let inFlight = 0;
+  const handOn = () => {
+    const batch = pending;
     pending = [];
+    queued += batch.length;
+    inFlight++;
+    const previous = last;
+    const analyzed = documents.prepare?.(batch) ?? Promise.resolve();
+    last = (async () => {
+      // the previous batch's failure is reported once, by whoever awaits it: this batch is not written
+      await Promise.all([previous, analyzed]);
+      documents.writeNow(batch, clock.now().toISOString());
+    })().finally(() => inFlight--);
+    // a failure surfaces at the next add or the flush; marked handled here so it is not reported twice
+    last.catch(() => {});
   };
   return {
     async add(doc: StoredPage) {
       pending.push(doc);
-      if (pending.length >= size) await flush();
+      if (pending.length < size) return;
+      handOn();
+      if (inFlight >= 2) await last;
     },
-    flush,
+    async flush() {
+      if (pending.length > 0) handOn();
+      await last;
+    },
+    /** Documents taken so far (the written ones, those in flight and those waiting for a batch). */
     get written() {
-      return written + pending.length;
+      return queued + pending.length;
     },
   };
 }

@@ -136,6 +136,11 @@ const toTime = (iso: string | null | undefined) => {
   return Number.isFinite(t) ? t : null;
 };
 
+/** What decides whether a re-written document needs re-indexing: its text, title and date. */
+export function entryHash(doc: Pick<DocumentRecord, 'contentHash' | 'title' | 'publishedDate'>): string {
+  return shortHash(`${doc.contentHash}|${doc.title}|${doc.publishedDate ?? ''}`);
+}
+
 /** Builds the index entry of a stored document. */
 export function toIndexEntry(doc: DocumentRecord): IndexedDoc {
   const body = stripLinkTargets(doc.text);
@@ -153,7 +158,6 @@ export function toIndexEntry(doc: DocumentRecord): IndexedDoc {
     unsafe: verdict.unsafe,
     country: countryOf(doc.url, doc.metadata.language),
     entities: verdict.entities.length > 0 ? JSON.stringify(verdict.entities) : null,
-    // what decides whether a re-fetched document needs re-indexing
-    contentHash: shortHash(`${doc.contentHash}|${doc.title}|${doc.publishedDate ?? ''}`),
+    contentHash: entryHash(doc),
   };
 }

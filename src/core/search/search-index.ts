@@ -5,10 +5,12 @@
 import type { Db } from '../../store/database.js';
 import type { DocumentRecord, DocumentsRepo, SqliteDocumentsRepo } from '../../store/documents.repo.js';
 import { createSearchIndexRepo, type IndexTables, type SearchIndexRepo } from '../../store/search-index.repo.js';
+import type { IndexedDoc } from '../../store/search-index.types.js';
 import type { MergeScheduler } from '../../store/segment-merger.js';
 import { analyzeQuery, type AnalyzedQuery } from './analyzer.js';
 import { createDocTable, type DocTable } from './doc-table.js';
-import { streamOf, toIndexEntry } from './index-entry.js';
+import type { AnalysisPool } from './analysis-pool.js';
+import { entryHash, streamOf, toIndexEntry } from './index-entry.js';
 import { createPostingsCache, FIELD_WEIGHTS, rank, type Hit, type RankOptions } from './lexical.js';
 import { createPhraseMatcher, type PhraseMatcher } from './phrases.js';
 
@@ -18,6 +20,11 @@ export interface SearchIndex {
   readonly table: DocTable;
   /** Indexes documents (skipping unchanged ones). Joins the caller's transaction when there is one. */
   index(docs: DocumentRecord[]): number;
+  /**
+   * Analyzes documents about to be indexed in the analysis pool's threads, so that `index` finds their
+   * entries ready (a batch of a crawl or an import; without a pool, nothing to do).
+   */
+  prepare(docs: DocumentRecord[]): Promise<void>;
   /**
    * After a write has committed: merges segments if they piled up (pokes the merge worker, or merges
    * inline without one). `index` does it itself outside a transaction; a caller that indexed inside its
@@ -61,6 +68,8 @@ export interface IndexOptions {
   tables?: IndexTables;
   /** Merges in a worker thread (the server's); without one, segments are merged inline after writes. */
   merges?: MergeScheduler;
+  /** Analyzes batches in worker threads (`prepare`); without one, documents are analyzed as they are written. */
+  analysis?: AnalysisPool;
   /** Field weights in `FIELDS` order (default: title 2, headings 1, body 1, URL 1). */
   weights?: readonly number[];
 }
@@ -81,8 +90,19 @@ export function createSearchIndex(
     `SELECT id, entities FROM ${t}_docs WHERE entities IS NOT NULL AND id IN (SELECT value FROM json_each(?))`,
   );
 
+  // entries analyzed ahead of their write (`prepare`), by URL; bounded, in case a write never comes
+  const ready = new Map<string, IndexedDoc>();
+  const entryOf = (doc: DocumentRecord, hash: string): IndexedDoc => {
+    const early = ready.get(doc.url);
+    if (early) ready.delete(doc.url);
+    return early?.contentHash === hash ? early : toIndexEntry(doc);
+  };
   const write = db.transaction((docs: DocumentRecord[]) => {
-    const entries = docs.map(toIndexEntry).filter((e) => repo.hashOf(e.url) !== e.contentHash);
+    const entries: IndexedDoc[] = [];
+    for (const doc of docs) {
+      const hash = entryHash(doc);
+      if (repo.hashOf(doc.url) !== hash) entries.push(entryOf(doc, hash));
+    }
     repo.write(entries);
     return entries.length;
   });
@@ -101,6 +121,13 @@ export function createSearchIndex(
       table.noteWrite();
       if (!db.inTransaction) api.settle();
       return n;
+    },
+    async prepare(docs) {
+      if (!options.analysis) return;
+      const changed = docs.filter((d) => repo.hashOf(d.url) !== entryHash(d));
+      const entries = await options.analysis.entries(changed);
+      if (ready.size > 20_000) ready.clear();
+      for (const e of entries) ready.set(e.url, e);
     },
     settle() {
       if (options.merges) options.merges.poke();
@@ -190,7 +217,12 @@ export function indexedDocuments(db: Db, documents: SqliteDocumentsRepo, index: 
   return {
     ...documents,
     writeNow,
+    prepare: (docs) => index.prepare(docs),
+    settle: () => index.settle(),
     upsert: async (doc, now) => writeNow([doc], now),
-    upsertMany: async (docs, now) => writeNow(docs, now),
+    async upsertMany(docs, now) {
+      await index.prepare(docs);
+      writeNow(docs, now);
+    },
   };
 }

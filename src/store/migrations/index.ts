@@ -520,7 +520,7 @@ export const MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (segment, term)
       ) STRICT, WITHOUT ROWID;
       -- A segment's state: 0 open (takes small writes), 1 sealed, 2 being built by a merge, 3 retired
-      -- (merged away, its rows deleted in the background), 4 being merged. Readers read states 0 and 1.
+      -- (merged away, its rows deleted in the background), 4 being merged. Readers read states 0, 1 and 4.
       -- A merge holds its segments until lease_ms; a merger that died is rolled back after it.
       ALTER TABLE search_segments RENAME COLUMN sealed TO state;
       ALTER TABLE code_segments RENAME COLUMN sealed TO state;

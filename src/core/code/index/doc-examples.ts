@@ -64,16 +64,28 @@ function unfence(code: string): string {
  * transaction: a page re-stored with other examples replaces them; one without has them removed.
  */
 export function withCodeExamples(db: Db, documents: SqliteDocumentsRepo, code: CodeIndex): PageDocuments {
-  const writeNow = db.transaction((pages: StoredPage[], now: string) => {
+  const write = db.transaction((pages: StoredPage[], now: string) => {
     const docs = pages.map(({ markdown: _markdown, ...doc }) => doc);
     documents.writeNow(docs, now);
     const files = pages.map((d) => ({ path: d.url, chunks: examplesOf(d), hash: d.contentHash }));
     code.replaceFiles(WEB_SOURCE, files, Date.parse(now) || Date.now());
   });
+  const writeNow = (pages: StoredPage[], now: string) => {
+    write(pages, now);
+    if (db.inTransaction) return;
+    documents.settle?.();
+    code.index.settle();
+  };
+  const prepare = async (pages: StoredPage[]) =>
+    documents.prepare?.(pages.map(({ markdown: _markdown, ...doc }) => doc));
   return {
     ...documents,
-    writeNow: (docs, now) => writeNow(docs, now),
+    writeNow,
+    prepare,
     upsert: async (doc, now) => writeNow([doc], now),
-    upsertMany: async (docs, now) => writeNow(docs, now),
+    async upsertMany(docs, now) {
+      await prepare(docs);
+      writeNow(docs, now);
+    },
   };
 }

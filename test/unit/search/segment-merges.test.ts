@@ -1,0 +1,157 @@
+// Segment merges on a real SQLite file: the merge worker (a thread with its own connection) keeps the
+// readable segments few without changing any ranking, readers never see a merge half done, deletes
+// hold throughout, and a merger that died is rolled back once its lease expires.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSearchIndex, indexedDocuments, type SearchIndex } from '../../../src/core/search/search-index.js';
+import { openDatabase, type Db } from '../../../src/store/database.js';
+import { createDocumentsRepo } from '../../../src/store/documents.repo.js';
+import { createSegmentMerger, MAX_SEALED, SEGMENT } from '../../../src/store/segment-merge.js';
+import { startSegmentMerger, type MergeScheduler } from '../../../src/store/segment-merger.js';
+import { storedDoc } from '../../helpers/documents.js';
+
+const NOW = '2026-11-26T10:00:00.000Z';
+const WORDS = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda sigma omega'.split(' ');
+
+/** A document of a few words picked by `i` (deterministic), so queries match many documents. */
+const docOf = (i: number) =>
+  storedDoc(
+    `https://d.example/${i}`,
+    `Doc ${WORDS[i % WORDS.length]}`,
+    Array.from({ length: 12 }, (_, k) => WORDS[(i * 7 + k * k) % WORDS.length]).join(' '),
+  );
+
+const opened: { db: Db; merges?: MergeScheduler; dir: string }[] = [];
+afterEach(async () => {
+  for (const o of opened.splice(0)) {
+    await o.merges?.close();
+    o.db.close();
+    fs.rmSync(o.dir, { recursive: true, force: true });
+  }
+});
+
+/** Merges left to another process: segments pile up until it runs. */
+const elsewhere: MergeScheduler = { poke() {}, idle: async () => {}, close: async () => {} };
+
+function open(worker: boolean | 'elsewhere') {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trawl-merges-'));
+  const db = openDatabase(dir);
+  const merges = worker === 'elsewhere' ? elsewhere : worker ? startSegmentMerger(db.name, { tickMs: 50 }) : undefined;
+  const stored = createDocumentsRepo(db);
+  const index = createSearchIndex(db, stored, { merges });
+  opened.push({ db, merges, dir });
+  return { db, index, documents: indexedDocuments(db, stored, index) };
+}
+
+const readable = (db: Db) =>
+  db.prepare(`SELECT COUNT(*) FROM search_segments WHERE state IN (${SEGMENT.open}, ${SEGMENT.sealed})`).pluck().get() as number; // prettier-ignore
+
+/** Every document matching each of a few queries, as sorted URLs (scores differ by tombstones not yet merged). */
+function matches(index: SearchIndex): string[][] {
+  return ['alpha beta', 'gamma omega sigma', 'lambda', 'doc kappa'].map((q) => {
+    const hits = index.search(q, { limit: 10_000 });
+    return [...index.urls(hits.map((h) => h.id)).values()].sort();
+  });
+}
+
+/** Ranked URLs and scores of a few queries (URLs, not ids: ids are the index's own). */
+function rankings(index: SearchIndex): string[][] {
+  return ['alpha beta', 'gamma omega sigma', 'lambda', 'doc kappa'].map((q) => {
+    const hits = index.search(q, { limit: 20 });
+    const urls = index.urls(hits.map((h) => h.id));
+    return hits.map((h) => `${urls.get(h.id)} ${h.score.toFixed(9)}`);
+  });
+}
+
+/** Writes 30 batches of 200 (each a sealed segment of its own), replacing and removing some on the way. */
+async function load(target: ReturnType<typeof open>, removals = true) {
+  for (let b = 0; b < 30; b++) {
+    await target.documents.upsertMany(
+      Array.from({ length: 200 }, (_, k) => docOf(b * 200 + k)),
+      NOW,
+    );
+    if (removals && b % 10 === 9)
+      target.index.remove([`https://d.example/${b * 200}`, `https://d.example/${b * 200 + 1}`]);
+  }
+}
+
+describe('segment merges', () => {
+  it('the worker keeps readable segments few, and queries match what a fully merged index matches', async () => {
+    const withWorker = open(true);
+    await load(withWorker);
+    await withWorker.index.merged();
+    expect(readable(withWorker.db)).toBeLessThanOrEqual(MAX_SEALED + 1);
+    const merged = open(false);
+    await load(merged);
+    merged.index.repo.mergeAll();
+    merged.index.table.noteWrite();
+    expect(readable(merged.db)).toBe(1);
+    expect(matches(withWorker.index)).toEqual(matches(merged.index));
+    expect(withWorker.index.count()).toBe(30 * 200 - 6);
+    expect(matches(withWorker.index).flat()).not.toContain('https://d.example/1800');
+    // merged-away segments are deleted, their pages given back
+    expect(withWorker.db.prepare('SELECT COUNT(*) FROM search_segments WHERE state = 3').pluck().get()).toBe(0);
+  });
+
+  it('readers see the same ranking throughout a merge made of many small steps', async () => {
+    const target = open('elsewhere');
+    await load(target, false);
+    expect(readable(target.db)).toBe(30);
+    const before = rankings(target.index);
+    // a worker on the same file, one row per step: queries interleave with its commits
+    const merges = startSegmentMerger(target.db.name, { chunkRows: 1, tickMs: 10 });
+    opened.push({ db: openDatabase(path.dirname(target.db.name)), merges, dir: '' });
+    merges.poke();
+    let reads = 0;
+    const done = merges.idle();
+    let finished = false;
+    void done.then(() => (finished = true));
+    while (!finished) {
+      expect(rankings(target.index)).toEqual(before);
+      reads++;
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    expect(reads).toBeGreaterThan(1);
+    expect(readable(target.db)).toBeLessThanOrEqual(MAX_SEALED + 1);
+    expect(rankings(target.index)).toEqual(before);
+  });
+
+  it('rolls back a merger that died: what it built is retired, what it claimed is sealed again', async () => {
+    const target = open(false);
+    await load(target);
+    const before = rankings(target.index);
+    const { db } = target;
+    // a merger claims segments and writes part of a target, then "dies" (its lease is never renewed)
+    let clock = 1_000;
+    const dying = createSegmentMerger(db, 'search', { now: () => clock, leaseMs: 100 });
+    const sealed = db.prepare('SELECT id FROM search_segments WHERE state = 1 ORDER BY id').pluck().all() as number[];
+    db.prepare(`UPDATE search_segments SET state = 4, lease_ms = 1100 WHERE id IN (${sealed.slice(0, 3).join(',')})`).run(); // prettier-ignore
+    const building = Number(db.prepare('INSERT INTO search_segments (docs, state, lease_ms) VALUES (0, 2, 1100)').run().lastInsertRowid); // prettier-ignore
+    db.prepare('INSERT INTO search_postings (segment, term, n, data) VALUES (?, ?, 1, ?)').run(building, 'alpha', Buffer.from([1, 4])); // prettier-ignore
+    target.index.table.noteWrite();
+    // meanwhile readers see neither the claimed segments twice nor the half-built one
+    expect(rankings(target.index)).not.toEqual([]);
+    clock = 1_050;
+    dying.step(); // not expired yet: the claims hold
+    expect(db.prepare('SELECT COUNT(*) FROM search_segments WHERE state IN (2, 4)').pluck().get()).toBe(4);
+    clock = 5_000;
+    while (dying.step());
+    target.index.table.noteWrite();
+    expect(db.prepare('SELECT COUNT(*) FROM search_segments WHERE state IN (2, 3, 4)').pluck().get()).toBe(0);
+    expect(db.prepare('SELECT COUNT(*) FROM search_postings WHERE segment = ?').pluck().get(building)).toBe(0);
+    expect(rankings(target.index)).toEqual(before);
+  });
+
+  it('reads a term through the segments table, never by scanning the postings', () => {
+    const { db } = open(false);
+    const plan = db
+      .prepare(
+        `EXPLAIN QUERY PLAN SELECT p.n, p.data FROM search_segments s CROSS JOIN search_postings p
+        ON p.segment = s.id AND p.term = ? WHERE s.state IN (0, 1, 4) ORDER BY s.id`,
+      )
+      .all('x') as { detail: string }[];
+    expect(plan.map((r) => r.detail)).toContain('SEARCH p USING PRIMARY KEY (segment=? AND term=?)');
+  });
+});
