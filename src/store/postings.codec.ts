@@ -272,10 +272,78 @@ export function positionsAt(pos: Uint8Array, n: number, k: number): { title: num
  * out of turn can interleave, so the result is sorted when needed: the ranking gallops through lists by id.
  */
 export function concatPostings(lists: PositionedList[], drop?: Set<number>): PositionedList {
+  const joined = joinRanges(lists, drop);
+  if (joined) return joined;
   let all: RawPosting[] = [];
   for (const { n, data, pos } of lists) {
     for (const p of decodePostings(n, data, pos)) if (!drop?.has(p.id)) all.push(p);
   }
   if (all.some((p, i) => i > 0 && p.id < all[i - 1]!.id)) all = all.sort((a, b) => a.id - b.id);
   return encodePostings(all);
+}
+
+/**
+ * The common case of a merge, without decoding a posting: lists whose ids follow one another (each
+ * list's first id above the previous list's last) and hold no dropped document are joined byte-wise;
+ * only each list's first gap is written again, and the positions' skip table made anew. Null when the
+ * lists do not qualify (the caller decodes and sorts).
+ */
+function joinRanges(lists: PositionedList[], drop?: Set<number>): PositionedList | null {
+  if (lists.length === 0) return null;
+  const spans: { first: number; last: number; firstLen: number; idsEnd: number }[] = [];
+  let previous = -1;
+  for (const { n, data } of lists) {
+    if (n === 0) return null;
+    let at = 0;
+    let id = 0;
+    let first = 0;
+    let firstLen = 0;
+    for (let k = 0; k < n; k++) {
+      const [gap, next] = readVarint(data, at);
+      id += gap;
+      if (k === 0) {
+        first = id;
+        firstLen = next;
+      }
+      at = next;
+      if (drop?.has(id)) return null;
+    }
+    if (first <= previous) return null;
+    previous = id;
+    spans.push({ first, last: id, firstLen, idsEnd: at });
+  }
+  if (lists.length === 1) return lists[0]!;
+  const n = lists.reduce((a, l) => a + l.n, 0);
+  const w = new Writer(lists.reduce((a, l) => a + l.data.length, 8));
+  lists.forEach((l, i) => {
+    const span = spans[i]!;
+    w.varint(i === 0 ? span.first : span.first - spans[i - 1]!.last);
+    w.bytes(l.data.subarray(span.firstLen, span.idsEnd));
+  });
+  lists.forEach((l, i) => w.bytes(l.data.subarray(spans[i]!.idsEnd)));
+  const data = w.done();
+  if (lists.every((l) => !l.pos)) return { n, data, pos: null };
+  // entries one after another, every POS_BLOCK-th start recorded for the new skip table
+  const blocks = Math.ceil(n / POS_BLOCK) - 1;
+  const pw = new Writer(4 * blocks + lists.reduce((a, l) => a + (l.pos?.length ?? l.n), 0));
+  pw.at = 4 * blocks;
+  const start = pw.at;
+  let index = 0;
+  for (const l of lists) {
+    if (!l.pos) {
+      for (let k = 0; k < l.n; k++, index++) {
+        if (index > 0 && index % POS_BLOCK === 0) pw.u32(pw.at - start, 4 * (index / POS_BLOCK - 1));
+        pw.bytes(NO_COUNTS);
+      }
+      continue;
+    }
+    let at = 4 * (Math.ceil(l.n / POS_BLOCK) - 1);
+    const from = at;
+    for (let k = 0; k < l.n; k++, index++) {
+      if (index > 0 && index % POS_BLOCK === 0) pw.u32(pw.at - start + (at - from), 4 * (index / POS_BLOCK - 1));
+      at = skipEntry(l.pos, at);
+    }
+    pw.bytes(l.pos.subarray(from, at));
+  }
+  return { n, data, pos: pw.done() };
 }

@@ -102,7 +102,7 @@ export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search'): S
     deleteDoc: db.prepare(`DELETE FROM ${t}_docs WHERE id = ?`),
     tombstone: db.prepare(`INSERT OR IGNORE INTO ${t}_deleted (id) VALUES (?)`),
     openSegment: db.prepare(`SELECT id, docs FROM ${t}_segments WHERE state = 0 ORDER BY id LIMIT 1`),
-    newSegment: db.prepare(`INSERT INTO ${t}_segments (docs, state) VALUES (?, ?)`),
+    newSegment: db.prepare(`INSERT INTO ${t}_segments (docs, state, first_doc) VALUES (?, ?, ?)`),
     growSegment: db.prepare(`UPDATE ${t}_segments SET docs = docs + ?, state = ? WHERE id = ? AND state = 0`),
     segments: db
       .prepare(`SELECT group_concat(id || ':' || docs, ',') FROM ${t}_segments WHERE state IN (0, 1, 4)`)
@@ -111,11 +111,11 @@ export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search'): S
     // readable segments (open, sealed, and sealed ones being merged), oldest first: a merge publishes
     // its target and retires its sources in one commit
     postings: db.prepare(`SELECT p.n, p.data FROM ${t}_segments s CROSS JOIN ${t}_postings p
-      ON p.segment = s.id AND p.term = ? WHERE s.state IN (0, 1, 4) ORDER BY s.id`),
+      ON p.segment = s.id AND p.term = ? WHERE s.state IN (0, 1, 4) ORDER BY s.first_doc, s.id`),
     positions: db
       .prepare(
         `SELECT p.pos FROM ${t}_segments s CROSS JOIN ${t}_postings p
-        ON p.segment = s.id AND p.term = ? WHERE s.state IN (0, 1, 4) ORDER BY s.id`,
+        ON p.segment = s.id AND p.term = ? WHERE s.state IN (0, 1, 4) ORDER BY s.first_doc, s.id`,
       )
       .pluck(),
     df: db
@@ -162,9 +162,9 @@ export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search'): S
   };
 
   /** Writes the batch's postings: a segment of their own for a large batch, else into the open segment. */
-  const writePostings = (batch: Map<string, RawPosting[]>, docs: number) => {
+  const writePostings = (batch: Map<string, RawPosting[]>, docs: number, firstId: number) => {
     if (docs >= OWN_SEGMENT_DOCS) {
-      const segment = Number(q.newSegment.run(docs, SEGMENT.sealed).lastInsertRowid);
+      const segment = Number(q.newSegment.run(docs, SEGMENT.sealed, firstId).lastInsertRowid);
       // in term order: the rows append to the table's end
       for (const term of [...batch.keys()].sort()) {
         const postings = batch.get(term)!;
@@ -174,7 +174,7 @@ export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search'): S
       return;
     }
     const open = (q.openSegment.get() as { id: number; docs: number } | undefined) ?? {
-      id: Number(q.newSegment.run(0, SEGMENT.open).lastInsertRowid),
+      id: Number(q.newSegment.run(0, SEGMENT.open, firstId).lastInsertRowid),
       docs: 0,
     };
     for (const [term, postings] of batch) {
@@ -213,7 +213,7 @@ export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search'): S
       });
       if (docs.length > 0) {
         addStats(totals, docs.length);
-        writePostings(batch, docs.length);
+        writePostings(batch, docs.length, ids[0]!);
       }
       return ids;
     },

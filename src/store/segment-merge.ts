@@ -39,6 +39,12 @@ interface Row extends PositionedList {
   term: string;
 }
 
+interface Segment {
+  id: number;
+  docs: number;
+  firstDoc: number;
+}
+
 /** Merges in one table family of `db`: each call does one unit of background work. */
 export interface SegmentMerger {
   /**
@@ -62,10 +68,10 @@ export function createSegmentMerger(db: Db, t: IndexTables, options: MergeOption
     deleteUpTo: db.prepare(`DELETE FROM ${t}_postings WHERE segment = ? AND term <= ?`),
     deleteAll: db.prepare(`DELETE FROM ${t}_postings WHERE segment = ?`),
     dropSegment: db.prepare(`DELETE FROM ${t}_segments WHERE id = ?`),
-    sealed: db.prepare(`SELECT id, docs FROM ${t}_segments WHERE state = 1 ORDER BY docs, id`),
-    live: db.prepare(`SELECT id, docs FROM ${t}_segments WHERE state IN (0, 1) ORDER BY id`),
+    sealed: db.prepare(`SELECT id, docs, first_doc AS firstDoc FROM ${t}_segments WHERE state = 1 ORDER BY docs, id`),
+    live: db.prepare(`SELECT id, docs, first_doc AS firstDoc FROM ${t}_segments WHERE state IN (0, 1) ORDER BY id`),
     claim: db.prepare(`UPDATE ${t}_segments SET state = 4, lease_ms = ? WHERE id = ? AND state IN (0, 1)`),
-    target: db.prepare(`INSERT INTO ${t}_segments (docs, state, lease_ms) VALUES (?, 2, ?)`),
+    target: db.prepare(`INSERT INTO ${t}_segments (docs, state, lease_ms, first_doc) VALUES (?, 2, ?, ?)`),
     renew: db.prepare(`UPDATE ${t}_segments SET lease_ms = ? WHERE id = ? AND state IN (2, 4)`),
     read: db.prepare(
       `SELECT term, n, data, pos FROM ${t}_postings WHERE segment = ? AND term > ? ORDER BY term LIMIT ?`,
@@ -105,10 +111,10 @@ export function createSegmentMerger(db: Db, t: IndexTables, options: MergeOption
     return true;
   });
 
-  const claim = db.transaction((ids: number[], docs: number): number | null => {
+  const claim = db.transaction((ids: number[], docs: number, firstDoc: number): number | null => {
     const lease = now() + leaseMs;
     for (const id of ids) if (q.claim.run(lease, id).changes === 0) return null;
-    return Number(q.target.run(docs, lease).lastInsertRowid);
+    return Number(q.target.run(docs, lease, firstDoc).lastInsertRowid);
   });
 
   const write = db.transaction((target: number, sources: number[], rows: Row[]) => {
@@ -164,8 +170,12 @@ export function createSegmentMerger(db: Db, t: IndexTables, options: MergeOption
     write(target, sources, out);
   };
 
-  const merge = (ids: number[], docs: number): boolean => {
-    const target = claim(ids, docs);
+  /** Merges segments, read in the order of their first documents (so that ranges join without sorting). */
+  const merge = (segments: Segment[]): boolean => {
+    const sorted = [...segments].sort((a, b) => a.firstDoc - b.firstDoc || a.id - b.id);
+    const ids = sorted.map((s) => s.id);
+    const docs = sorted.reduce((a, s) => a + s.docs, 0);
+    const target = claim(ids, docs, sorted[0]!.firstDoc);
     if (target === null) return false;
     try {
       mergeInto(target, ids);
@@ -184,22 +194,14 @@ export function createSegmentMerger(db: Db, t: IndexTables, options: MergeOption
   return {
     step() {
       if (recover() || deleteRetired() || vacuum()) return true;
-      const sealed = q.sealed.all() as { id: number; docs: number }[];
+      const sealed = q.sealed.all() as Segment[];
       if (sealed.length <= MAX_SEALED) return false;
-      const pick = sealed.slice(0, sealed.length - MAX_SEALED + 2);
-      return merge(
-        pick.map((s) => s.id),
-        pick.reduce((a, s) => a + s.docs, 0),
-      );
+      return merge(sealed.slice(0, sealed.length - MAX_SEALED + 2));
     },
     mergeAll() {
-      const live = q.live.all() as { id: number; docs: number }[];
-      if (live.length > 1 || (live.length === 1 && q.deleted.all().length > 0)) {
-        merge(
-          live.map((s) => s.id),
-          live.reduce((a, s) => a + s.docs, 0),
-        );
-      } else if (live.length === 1) q.setState.run(SEGMENT.sealed, live[0]!.id);
+      const live = q.live.all() as Segment[];
+      if (live.length > 1 || (live.length === 1 && q.deleted.all().length > 0)) merge(live);
+      else if (live.length === 1) q.setState.run(SEGMENT.sealed, live[0]!.id);
       while (deleteRetired() || vacuum());
     },
   };

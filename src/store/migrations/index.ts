@@ -526,6 +526,10 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE code_segments RENAME COLUMN sealed TO state;
       ALTER TABLE search_segments ADD COLUMN lease_ms INTEGER;
       ALTER TABLE code_segments ADD COLUMN lease_ms INTEGER;
+      -- The lowest document id a segment holds: lists are read in this order, so that the segments of a
+      -- bulk load (each a range of ids) join into one ascending list without sorting.
+      ALTER TABLE search_segments ADD COLUMN first_doc INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE code_segments ADD COLUMN first_doc INTEGER NOT NULL DEFAULT 0;
       DELETE FROM search_segments;
       DELETE FROM code_segments;
       DELETE FROM search_deleted;

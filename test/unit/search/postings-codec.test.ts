@@ -79,6 +79,23 @@ describe('postings codec', () => {
     );
   });
 
+  it('joins segments of consecutive id ranges byte-wise, positions and skip table included', () => {
+    const range = (from: number, count: number, withPositions: boolean) =>
+      Array.from({ length: count }, (_, i) => ({
+        id: from + 3 * i,
+        freqs: Uint8Array.of(i % 3, 0, 1 + (i % 20), 0),
+        pos: withPositions ? encodePositions([i % 7], [i, i + 2 + (i % 5)]) : new Uint8Array(0),
+      }));
+    const parts = [range(1, 70, true), range(400, 5, false), range(500, 130, true)];
+    const merged = concatPostings(parts.map(encodePostings));
+    const all = parts.flat();
+    expect(plain(decodePostings(merged.n, merged.data, merged.pos))).toEqual(plain(all));
+    all.forEach((p, k) => {
+      const want = p.pos.length > 0 ? positionsAt(p.pos as Buffer, 1, 0) : { title: [], body: [] };
+      expect(positionsAt(merged.pos!, merged.n, k)).toEqual(want);
+    });
+  });
+
   it('packs a document’s terms’ positions one after another', () => {
     const { bytes, ends } = encodeAllPositions(3, [[0, 4], undefined, [1]], [[7], undefined, []]);
     expect([...ends].map((end, i) => end - (i > 0 ? ends[i - 1]! : 0))).toEqual([
