@@ -200,6 +200,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       rateLimitQps: config.rateLimitQps,
       rateLimitConcurrency: config.rateLimitConcurrency,
       agentConcurrency: config.agentConcurrency,
+      searchCacheMb: config.searchCacheMb,
       metering: config.metering,
       agentMaxCost: config.agentMaxCost,
       monitors: {

@@ -389,6 +389,13 @@ export const SETTINGS = {
     default: 8,
     doc: 'Requests of one API key in flight at once, per process (`0`: no limit). A client sending one request after another never meets it; a concurrent burst beyond it gets 429 `RATE_LIMIT_EXCEEDED` (retry in 1 s). Over MCP, tool calls count.',
   },
+  searchCacheMb: {
+    env: 'TRAWL_SEARCH_CACHE_MB',
+    flag: '--search-cache-mb',
+    schema: z.coerce.number().int().min(1).max(65_536),
+    default: 256,
+    doc: "Memory for the search index's decoded posting lists of recently queried terms, per process (each worker of `--workers` has its own). An index of a million documents answers `instant` in a few ms once its queries' lists fit (docs/search.md); a list too big for a quarter of it is decoded per query.",
+  },
   agentConcurrency: {
     env: 'TRAWL_AGENT_CONCURRENCY',
     flag: '--agent-concurrency',

@@ -281,6 +281,12 @@ export const SETTING_FLAGS: readonly SettingFlag[] = [
     commands: ['serve', 'mcp', 'crawl', 'import', 'index', 'doctor'],
   },
   {
+    key: 'searchCacheMb',
+    flags: '--search-cache-mb <n>',
+    help: "Memory for the search index's decoded posting lists of recently queried terms, per process (each worker of --workers has its own) (env TRAWL_SEARCH_CACHE_MB; default 256)",
+    commands: ['serve', 'mcp', 'crawl', 'import', 'index', 'doctor'],
+  },
+  {
     key: 'agentConcurrency',
     flags: '--agent-concurrency <n>',
     help: "Agent runs of one API key running at once (more wait queued), the spec's two by default; a key with its own --qps runs a fifth of it, as the spec says (env TRAWL_AGENT_CONCURRENCY; default 2)",

@@ -60,6 +60,7 @@ export interface Services {
   /**
    * Rebuilds the search and code indexes in the background when an upgrade's migration emptied them
    * (their format changed); one process of those sharing the data directory does it. Logs its progress.
+   * Then starts the merges of segments left by earlier writers. Called when a server starts.
    */
   rebuildMarkedIndexes(): Promise<void>;
   /** Stops the index's worker threads, merges and analysis (the app's close). */
@@ -124,6 +125,8 @@ export interface ServiceDeps {
     rateLimitConcurrency: number;
     /** Agent runs of one key running at once unless the key has its own rate (then a fifth of it). */
     agentConcurrency: number;
+    /** Memory for decoded posting lists (MB). */
+    searchCacheMb?: number;
     /** Record usage and enforce credits and budgets. */
     metering: boolean;
     /** The most an agent run may be budgeted (dollars). */
@@ -141,7 +144,8 @@ export function createServices(deps: ServiceDeps): Services {
     : startSegmentMerger(deps.db.name, { onError: (error) => deps.logger.error({ error }, 'index merge failed') });
   // a crawl's or an import's batches are analyzed in worker threads while the previous batch is written
   const analysis = createAnalysisPool();
-  const searchIndex = createSearchIndex(deps.db, stored, { merges, analysis });
+  const cacheBytes = (deps.settings.searchCacheMb ?? 256) * 2 ** 20;
+  const searchIndex = createSearchIndex(deps.db, stored, { merges, analysis, cacheBytes });
   const code = createCodeIndex(deps.db, { merges });
   // every stored page is searchable, and its code examples are in the code index, as soon as it is stored
   const documents = withCodeExamples(deps.db, indexedDocuments(deps.db, stored, searchIndex), code);
@@ -263,6 +267,8 @@ export function createServices(deps: ServiceDeps): Services {
       if (docs !== null) log.info({ docs, ms: Date.now() - started }, 'search index rebuilt');
       const chunks = await code.rebuildIfMarked();
       if (chunks !== null) log.info({ chunks }, 'code index rebuilt');
+      // segments a bulk load left (a CLI import that ended) are merged from the start, not at the next write
+      searchIndex.settle();
     },
     semantic,
     search,

@@ -32,12 +32,6 @@ const SEGMENT_DOCS = 2000;
 /** A write of at least this many documents becomes a sealed segment of its own. */
 const OWN_SEGMENT_DOCS = 200;
 
-export function encodeLengths(lengths: number[]): Buffer {
-  const buf = Buffer.alloc(4 * FIELD_COUNT);
-  lengths.forEach((len, i) => buf.writeUInt32LE(Math.min(len, 0xffffffff), 4 * i));
-  return buf;
-}
-
 /** Both table families have the same tables (migrations 4, 6 and 14), so one implementation serves both. */
 export type { IndexTables };
 
@@ -66,8 +60,8 @@ export interface SearchIndexRepo {
   docFrequency(term: string): number;
   /** Live documents and field length totals. */
   stats(): { docs: number; lengths: number[] };
-  /** Document rows with an id above `id`, in id order (the in-memory table loads these). */
-  docsSince(id: number): DocRow[];
+  /** Document rows with an id above `id`, in id order (the in-memory table loads these), one at a time. */
+  docsSince(id: number): IterableIterator<DocRow>;
   maxDocId(): number;
   deletedIds(): number[];
   liveIds(): number[];
@@ -94,10 +88,11 @@ export interface SearchIndexRepo {
 export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search'): SearchIndexRepo {
   const t = tables;
   const q = {
-    docByUrl: db.prepare(`SELECT id, lengths FROM ${t}_docs WHERE url = ?`),
+    docByUrl: db.prepare(`SELECT id, len_title, len_headings, len_body, len_url FROM ${t}_docs WHERE url = ?`).raw(),
     hashByUrl: db.prepare(`SELECT content_hash FROM ${t}_docs WHERE url = ?`).pluck(),
-    insertDoc: db.prepare(`INSERT INTO ${t}_docs (url, host, lengths, published_at, crawled_at,
-      categories, unsafe, country, entities, content_hash) VALUES (@url, @host, @lengths,
+    insertDoc: db.prepare(`INSERT INTO ${t}_docs (url, host, len_title, len_headings, len_body, len_url,
+      published_at, crawled_at, categories, unsafe, country, entities, content_hash) VALUES (@url, @host,
+      @len0, @len1, @len2, @len3,
       @publishedAt, @crawledAt, @categories, @unsafe, @country, @entities, @contentHash)`),
     deleteDoc: db.prepare(`DELETE FROM ${t}_docs WHERE id = ?`),
     tombstone: db.prepare(`INSERT OR IGNORE INTO ${t}_deleted (id) VALUES (?)`),
@@ -129,8 +124,12 @@ export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search'): S
     addStat: db.prepare(`INSERT INTO ${t}_stats (key, value) VALUES (?, ?)
       ON CONFLICT (key) DO UPDATE SET value = value + excluded.value`),
     dropStat: db.prepare(`DELETE FROM ${t}_stats WHERE key = ?`),
-    docsSince: db.prepare(`SELECT id, host, lengths, published_at, crawled_at, categories, unsafe, country
-      FROM ${t}_docs WHERE id > ? ORDER BY id`),
+    docsSince: db
+      .prepare(
+        `SELECT id, host, published_at, crawled_at, categories, unsafe, country, len_title, len_headings,
+        len_body, len_url FROM ${t}_docs WHERE id > ? ORDER BY id`,
+      )
+      .raw(),
     maxDocId: db.prepare(`SELECT seq FROM sqlite_sequence WHERE name = '${t}_docs'`).pluck(),
     deleted: db.prepare(`SELECT id FROM ${t}_deleted`).pluck(),
     liveIds: db.prepare(`SELECT id FROM ${t}_docs ORDER BY id`).pluck(),
@@ -150,12 +149,13 @@ export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search'): S
 
   /** Removes the document at `url` (its postings wait in their segment as a tombstone); true if there was one. */
   const removeOne = (url: string): boolean => {
-    const row = q.docByUrl.get(url) as { id: number; lengths: Buffer } | undefined;
+    const row = q.docByUrl.get(url) as number[] | undefined;
     if (!row) return false;
-    q.deleteDoc.run(row.id);
-    q.tombstone.run(row.id);
+    const [id, ...lengths] = row as [number, ...number[]];
+    q.deleteDoc.run(id);
+    q.tombstone.run(id);
     addStats(
-      FIELDS.map((_, i) => -row.lengths.readUInt32LE(4 * i)),
+      lengths.map((len) => -len),
       -1,
     );
     return true;
@@ -196,7 +196,14 @@ export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search'): S
       const ids = docs.map((doc) => {
         removeOne(doc.url);
         const id = Number(
-          q.insertDoc.run({ ...doc, lengths: encodeLengths(doc.lengths), unsafe: doc.unsafe ? 1 : 0 }).lastInsertRowid,
+          q.insertDoc.run({
+            ...doc,
+            len0: doc.lengths[0],
+            len1: doc.lengths[1],
+            len2: doc.lengths[2],
+            len3: doc.lengths[3],
+            unsafe: doc.unsafe ? 1 : 0,
+          }).lastInsertRowid,
         );
         doc.lengths.forEach((len, i) => (totals[i] = totals[i]! + len));
         doc.terms.forEach((term, i) => {
@@ -234,7 +241,7 @@ export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search'): S
       return { docs, lengths: FIELDS.map((f) => (q.stat.get(`len:${f}`) as number | undefined) ?? 0) };
     },
     docsSince(id) {
-      return q.docsSince.all(id) as DocRow[];
+      return q.docsSince.iterate(id) as IterableIterator<DocRow>;
     },
     maxDocId() {
       return (q.maxDocId.get() as number | undefined) ?? 0;

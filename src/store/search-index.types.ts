@@ -33,17 +33,21 @@ export interface IndexedDoc {
   contentHash: string;
 }
 
-/** The per-document facts the ranking and the filters keep in memory. */
-export interface DocRow {
-  id: number;
-  host: string;
-  lengths: Buffer;
-  published_at: number | null;
-  crawled_at: number;
-  categories: number;
-  unsafe: number;
-  country: string | null;
-}
+/**
+ * The per-document facts the ranking and the filters keep in memory, as a row of plain values (a million
+ * of them load at start: no object, no buffer per row): id, host, published at, crawled at, categories,
+ * unsafe (0/1), country, then the four field lengths (`FIELDS` order).
+ */
+export type DocRow = [
+  id: number,
+  host: string,
+  publishedAt: number | null,
+  crawledAt: number,
+  categories: number,
+  unsafe: number,
+  country: string | null,
+  ...lengths: number[],
+];
 
 /** One segment's postings of a term, in the format of `postings.codec.ts`. */
 export interface PostingList {

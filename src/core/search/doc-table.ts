@@ -69,19 +69,19 @@ export function createDocTable(db: Db, repo: SearchIndexRepo): DocTable {
 
   const load = () => {
     for (const row of repo.docsSince(loadedTo)) {
-      const id = row.id;
+      const id = row[0];
       lengths = grow(lengths, (id + 1) * FIELD_COUNT);
       published = grow(published, id + 1);
       crawled = grow(crawled, id + 1);
       categories = grow(categories, id + 1);
       flags = grow(flags, id + 1);
-      for (let f = 0; f < FIELD_COUNT; f++) lengths[id * FIELD_COUNT + f] = row.lengths.readUInt32LE(4 * f);
-      published[id] = row.published_at ?? Number.NaN;
-      crawled[id] = row.crawled_at;
-      categories[id] = row.categories;
-      flags[id] = 1 | (row.unsafe ? 2 : 0);
-      hosts[id] = row.host;
-      countries[id] = row.country;
+      for (let f = 0; f < FIELD_COUNT; f++) lengths[id * FIELD_COUNT + f] = row[7 + f] as number;
+      published[id] = row[2] ?? Number.NaN;
+      crawled[id] = row[3];
+      categories[id] = row[4];
+      flags[id] = 1 | (row[5] ? 2 : 0);
+      hosts[id] = row[1];
+      countries[id] = row[6];
       loadedTo = id;
     }
     const deleted = repo.deletedIds();

@@ -499,6 +499,17 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE code_docs DROP COLUMN stream;
       ALTER TABLE search_docs DROP COLUMN title;
       ALTER TABLE code_docs DROP COLUMN title;
+      -- field lengths as numbers (a blob per row made loading a million of them at start take seconds)
+      ALTER TABLE search_docs DROP COLUMN lengths;
+      ALTER TABLE code_docs DROP COLUMN lengths;
+      ALTER TABLE search_docs ADD COLUMN len_title INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE search_docs ADD COLUMN len_headings INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE search_docs ADD COLUMN len_body INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE search_docs ADD COLUMN len_url INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE code_docs ADD COLUMN len_title INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE code_docs ADD COLUMN len_headings INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE code_docs ADD COLUMN len_body INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE code_docs ADD COLUMN len_url INTEGER NOT NULL DEFAULT 0;
       DROP TABLE search_postings;
       DROP TABLE code_postings;
       -- Keyed by segment first: a new segment's rows are appended in term order, and a merged-away

@@ -178,6 +178,7 @@ export function createCodeIndex(
     tables: 'code',
     weights: options.weights ?? CODE_WEIGHTS,
     merges: options.merges,
+    cacheBytes: 64 * 2 ** 20, // chunks' lists are short: code queries rarely need more
   });
   const chunksOfFile = db.prepare('SELECT url FROM code_chunks WHERE source = ? AND path = ?').pluck();
   const deleteChunks = db.prepare('DELETE FROM code_chunks WHERE source = ? AND path = ?');
