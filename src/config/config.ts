@@ -393,7 +393,7 @@ export const SETTINGS = {
     env: 'TRAWL_SEARCH_CACHE_MB',
     flag: '--search-cache-mb',
     schema: z.coerce.number().int().min(1).max(65_536),
-    default: 256,
+    default: 512,
     doc: "Memory for the search index's decoded posting lists of recently queried terms, per process (each worker of `--workers` has its own). An index of a million documents answers `instant` in a few ms once its queries' lists fit (docs/search.md); a list too big for a quarter of it is decoded per query.",
   },
   agentConcurrency: {

@@ -283,7 +283,7 @@ export const SETTING_FLAGS: readonly SettingFlag[] = [
   {
     key: 'searchCacheMb',
     flags: '--search-cache-mb <n>',
-    help: "Memory for the search index's decoded posting lists of recently queried terms, per process (each worker of --workers has its own) (env TRAWL_SEARCH_CACHE_MB; default 256)",
+    help: "Memory for the search index's decoded posting lists of recently queried terms, per process (each worker of --workers has its own) (env TRAWL_SEARCH_CACHE_MB; default 512)",
     commands: ['serve', 'mcp', 'crawl', 'import', 'index', 'doctor'],
   },
   {

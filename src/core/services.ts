@@ -144,7 +144,7 @@ export function createServices(deps: ServiceDeps): Services {
     : startSegmentMerger(deps.db.name, { onError: (error) => deps.logger.error({ error }, 'index merge failed') });
   // a crawl's or an import's batches are analyzed in worker threads while the previous batch is written
   const analysis = createAnalysisPool();
-  const cacheBytes = (deps.settings.searchCacheMb ?? 256) * 2 ** 20;
+  const cacheBytes = (deps.settings.searchCacheMb ?? 512) * 2 ** 20;
   const searchIndex = createSearchIndex(deps.db, stored, { merges, analysis, cacheBytes });
   const code = createCodeIndex(deps.db, { merges });
   // every stored page is searchable, and its code examples are in the code index, as soon as it is stored

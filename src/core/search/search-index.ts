@@ -70,7 +70,7 @@ export interface IndexOptions {
   merges?: MergeScheduler;
   /** Analyzes batches in worker threads (`prepare`); without one, documents are analyzed as they are written. */
   analysis?: AnalysisPool;
-  /** Memory for decoded posting lists of recently queried terms (default 256 MiB). */
+  /** Memory for decoded posting lists of recently queried terms (default 512 MiB). */
   cacheBytes?: number;
   /** Field weights in `FIELDS` order (default: title 2, headings 1, body 1, URL 1). */
   weights?: readonly number[];
@@ -85,7 +85,7 @@ export function createSearchIndex(
   const weights = options.weights ?? FIELD_WEIGHTS;
   const repo = createSearchIndexRepo(db, t);
   const table = createDocTable(db, repo);
-  const postings = createPostingsCache(repo, table, options.cacheBytes ?? 256 * 2 ** 20, weights);
+  const postings = createPostingsCache(repo, table, options.cacheBytes ?? 512 * 2 ** 20, weights);
   const idsOf = db.prepare(`SELECT id, url FROM ${t}_docs WHERE url IN (SELECT value FROM json_each(?))`);
   const urlsOf = db.prepare(`SELECT id, url FROM ${t}_docs WHERE id IN (SELECT value FROM json_each(?))`);
   const entitiesOf = db.prepare(
