@@ -398,7 +398,7 @@ function completeBest(
 }
 
 /** The index of `id` in ascending `ids`, or −1. */
-function find(ids: Uint32Array, n: number, id: number): number {
+export function find(ids: Uint32Array, n: number, id: number): number {
   let lo = 0;
   let hi = n - 1;
   while (lo <= hi) {

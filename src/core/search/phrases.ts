@@ -9,7 +9,7 @@
  */
 import { analyze, fold } from './analyzer.js';
 import { HEAD_WORDS, stripLinkTargets } from './index-entry.js';
-import type { PostingsReader } from './lexical.js';
+import { find, type PostingsReader } from './lexical.js';
 import type { SourceText } from '../../store/search-index.repo.js';
 
 /** Whether an index document holds a phrase (a `Set` of ids is one too). */
@@ -41,7 +41,7 @@ export function createPhraseMatcher(phrase: string, scope: 'all' | 'head', sourc
   const lists = [...new Set(analyze(phrase).postings.map((p) => p.term))].map((term) => source.read(term));
   const answers = new Map<number, boolean>();
   const holds = (id: number): boolean => {
-    for (const list of lists) if (!contains(list.ids, list.n, id)) return false;
+    for (const list of lists) if (find(list.ids, list.n, id) < 0) return false;
     const doc = source.texts([id]).get(id);
     if (!doc) return false;
     const body = stripLinkTargets(doc.text);
@@ -54,17 +54,4 @@ export function createPhraseMatcher(phrase: string, scope: 'all' | 'head', sourc
       return answer;
     },
   };
-}
-
-function contains(ids: Uint32Array, n: number, id: number): boolean {
-  let lo = 0;
-  let hi = n - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = ids[mid]!;
-    if (v === id) return true;
-    if (v < id) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
 }
