@@ -83,6 +83,9 @@ export async function runImport(config: Config, inputs: string[], flags: ImportF
       });
       results.push(result);
     }
+    // the batches' segments are merged before the command ends, so the index it leaves is compact
+    progress.note('merging the search index…');
+    await app.services.searchIndex.merged();
   } finally {
     progress.finish();
     await app.close();
