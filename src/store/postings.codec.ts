@@ -67,26 +67,17 @@ class Writer {
 
 /** Encodes one document's positions entry: title and body positions, each ascending. */
 export function encodePositions(title: readonly number[], body: readonly number[]): Uint8Array {
-  if (title.length === 0 && body.length === 0) return EMPTY;
-  const w = new Writer(4 + title.length + body.length);
-  writeCounts(w, title.length, body.length);
-  for (const list of [title, body]) {
-    let last = 0;
-    for (const p of list) {
-      w.varint(p - last);
-      last = p;
-    }
-  }
-  return w.buf.subarray(0, w.at);
+  return encodeAllPositions(1, [title], [body]).bytes;
 }
+
 /**
  * The entries of `n` terms one after another (`title[i]`, `body[i]`: term i's positions, ascending, or
  * undefined), and where each ends.
  */
 export function encodeAllPositions(
   n: number,
-  title: (number[] | undefined)[],
-  body: (number[] | undefined)[],
+  title: readonly (readonly number[] | undefined)[],
+  body: readonly (readonly number[] | undefined)[],
 ): { bytes: Uint8Array; ends: Uint32Array } {
   const w = new Writer(n * 4);
   const ends = new Uint32Array(n);
@@ -107,7 +98,7 @@ export function encodeAllPositions(
   }
   return { bytes: w.buf.slice(0, w.at), ends };
 }
-const NONE: number[] = [];
+const NONE: readonly number[] = [];
 
 const EMPTY = new Uint8Array(0);
 /** The entry of a posting without positions: zero counts. */
