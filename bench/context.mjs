@@ -239,14 +239,14 @@ function fts5Section(cq) {
     '',
     'Both sides get the same chunks, cut beforehand. Code index, two ways, each in a fresh data directory ' +
       'and followed by `PRAGMA wal_checkpoint(TRUNCATE)`: `replaceFile` per function inside one ' +
-      'transaction (the index queried above; each CoSQA function is a file, so its open segment is ' +
-      `rewritten once per function), and ${BATCH_FILES} files per \`replaceFiles\` call, one transaction ` +
+      'transaction (the index queried above; each CoSQA function is a file, a small write into the open ' +
+      `segment, rewritten with it until it holds 64 files), and ${BATCH_FILES} files per \`replaceFiles\` call, one transaction ` +
       'each (what `trawl index` does). FTS5 (bench/fts5.mjs): each chunk as (its `code://` URL, its symbol ' +
       'or else its path, its code), 1,000 per transaction, then the same checkpoint. The code index shares ' +
       'its database with the rest of Trawl: "every file of the data dir" is the whole fresh data directory ' +
       '(trawl.sqlite with every table and the schema, the -shm file, cache.sqlite and secret.key when ' +
       'present); "`code_*` tables only" counts the pages (dbstat) of the tables named `code_…` and their ' +
-      'indexes (`code_docs`, `code_postings`, `code_chunks`, the `code_text` FTS5 shadow tables, …) and ' +
+      'indexes (`code_docs`, `code_blocks`, `code_chunks`, …) and ' +
       'leaves out the rest.',
   ];
 }

@@ -52,7 +52,7 @@ const IMPORT_COPIES = Number(opt('--import-copies', '4'));
 const REST = !args.includes('--no-rest');
 const IMPORT = !args.includes('--no-import');
 const WORKERS = opt('--workers', '1,2').split(',').map(Number);
-const BATCH = 500;
+const BATCH = Number(opt('--batch', '500'));
 const DROP = 0.1; // share of body words dropped from each copy
 /** Load with 10 connections (throughput; the goal's figure) and with 1 (one request at a time: latency unloaded). */
 const CONNECTIONS = opt('--connections', '10,1').split(',').map(Number);

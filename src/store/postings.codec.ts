@@ -60,6 +60,16 @@ class Writer {
     this.buf[at + 2] = (v >>> 16) & 0xff;
     this.buf[at + 3] = (v >>> 24) & 0xff;
   }
+  /** Copies `src[from, to)` (short ranges: a loop beats a view). */
+  range(src: Uint8Array, from: number, to: number): void {
+    this.room(to - from);
+    for (let i = from; i < to; i++) this.buf[this.at++] = src[i]!;
+  }
+  skip(n: number): void {
+    this.room(n);
+    this.at += n;
+  }
+  /** What was written, as a view of the writer's buffer (valid until it is written again). */
   done(): Buffer {
     return Buffer.from(this.buf.buffer, this.buf.byteOffset, this.at);
   }
@@ -121,24 +131,49 @@ function readCounts(buf: Uint8Array, at: number): [title: number, body: number, 
   return [3 + extra, body, after];
 }
 
-/** Encodes postings (ascending ids) as `data` and `pos` (null when none has positions). */
-export function encodePostings(postings: readonly RawPosting[]): { n: number; data: Buffer; pos: Buffer | null } {
-  const n = postings.length;
-  const w = new Writer(n * 3 + 8);
+/**
+ * Postings laid out flat, as a batch write gathers them: posting `k` is document `ids[k]`, its counts
+ * `freqs[k * FIELD_COUNT + f]`, its positions entry the bytes `[posFrom[k], posTo[k])` of
+ * `posData[posSource[k]]` (an empty range: no positions).
+ */
+export interface FlatPostings {
+  ids: ArrayLike<number>;
+  freqs: Uint8Array;
+  posData: readonly Uint8Array[];
+  posSource: ArrayLike<number>;
+  posFrom: ArrayLike<number>;
+  posTo: ArrayLike<number>;
+}
+
+const scratchData = new Writer(4096);
+const scratchPos = new Writer(4096);
+
+/**
+ * Encodes postings `[from, to)` of `flat` (ascending ids). The result's buffers are views of scratch
+ * space, valid until the next call: the caller copies them (a block writer does).
+ */
+export function encodeFlat(flat: FlatPostings, from: number, to: number): PositionedList {
+  const n = to - from;
+  const w = scratchData;
+  w.at = 0;
   let last = 0;
-  for (const p of postings) {
-    w.varint(p.id - last);
-    last = p.id;
+  for (let k = from; k < to; k++) {
+    w.varint(flat.ids[k]! - last);
+    last = flat.ids[k]!;
   }
-  for (const { freqs } of postings) {
+  const freqs = flat.freqs;
+  let anyPos = false;
+  for (let k = from; k < to; k++) {
+    if (flat.posTo[k]! > flat.posFrom[k]!) anyPos = true;
+    const o = k * FIELD_COUNT;
     let mask = 0;
     let fields = 0;
     let single = 0;
     for (let f = 0; f < FIELD_COUNT; f++) {
-      if (freqs[f]) {
+      if (freqs[o + f]) {
         mask |= 1 << f;
         fields++;
-        single = freqs[f]!;
+        single = freqs[o + f]!;
       }
     }
     if (fields === 1 && single <= 15) {
@@ -146,20 +181,45 @@ export function encodePostings(postings: readonly RawPosting[]): { n: number; da
       continue;
     }
     w.byte(mask);
-    for (let f = 0; f < FIELD_COUNT; f++) if (freqs[f]) w.byte(freqs[f]!);
+    for (let f = 0; f < FIELD_COUNT; f++) if (freqs[o + f]) w.byte(freqs[o + f]!);
   }
   const data = w.done();
-  if (!postings.some((p) => p.pos.length > 0)) return { n, data, pos: null };
+  if (!anyPos) return { n, data, pos: null };
+  const pw = scratchPos;
   const blocks = Math.ceil(n / POS_BLOCK) - 1;
-  const pw = new Writer(4 * blocks + n * 4);
-  pw.at = 4 * blocks;
+  pw.at = 0;
+  pw.skip(4 * blocks);
   const start = pw.at;
-  postings.forEach((p, i) => {
+  for (let k = from; k < to; k++) {
+    const i = k - from;
     if (i > 0 && i % POS_BLOCK === 0) pw.u32(pw.at - start, 4 * (i / POS_BLOCK - 1));
-    if (p.pos.length > 0) pw.bytes(p.pos);
-    else pw.bytes(NO_COUNTS);
-  });
+    const a = flat.posFrom[k]!;
+    const b = flat.posTo[k]!;
+    if (b > a) pw.range(flat.posData[flat.posSource[k]!]!, a, b);
+    else pw.byte(0); // zero counts
+  }
   return { n, data, pos: pw.done() };
+}
+
+/** Encodes postings (ascending ids) as `data` and `pos` (null when none has positions), in buffers of their own. */
+export function encodePostings(postings: readonly RawPosting[]): PositionedList {
+  const n = postings.length;
+  const freqs = new Uint8Array(n * FIELD_COUNT);
+  postings.forEach((p, k) => freqs.set(p.freqs.subarray(0, FIELD_COUNT), k * FIELD_COUNT));
+  const ends = postings.map((p) => p.pos.length);
+  const list = encodeFlat(
+    {
+      ids: postings.map((p) => p.id),
+      freqs,
+      posData: postings.map((p) => p.pos),
+      posSource: postings.map((_, k) => k),
+      posFrom: new Array<number>(n).fill(0),
+      posTo: ends,
+    },
+    0,
+    n,
+  );
+  return { n, data: Buffer.from(list.data), pos: list.pos && Buffer.from(list.pos) };
 }
 
 /** Reads the ids (ascending) and the per-field counts (`i * FIELD_COUNT + f`) of `n` postings into `ids`/`freqs` at `at`. */

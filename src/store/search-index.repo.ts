@@ -1,12 +1,14 @@
 /**
  * The search index's storage: documents, postings in segments (small writes go to an open segment,
- * large ones become a segment of their own; sealed segments are merged when they pile up), tombstones
- * and BM25 statistics. Postings are compressed (`postings.codec.ts`). Everything is written in the
- * caller's transaction; see docs/search.md.
+ * large ones become a segment of their own; sealed segments of one size are merged when they pile up),
+ * tombstones and BM25 statistics. A segment's lists are stored many terms to a row (`postings.blocks.ts`),
+ * each compressed (`postings.codec.ts`). Everything is written in the caller's transaction; see
+ * docs/search.md.
  */
 import type { Db } from './database.js';
-import { concatPostings, encodePostings, type RawPosting } from './postings.codec.js';
-import { createSegmentMerger, MAX_SEALED, SEGMENT, type IndexTables } from './segment-merge.js';
+import { blockEntries, BlockWriter, findInBlock, termKey, type BlockEntry, type BlockRow } from './postings.blocks.js';
+import { concatPostings, encodeFlat } from './postings.codec.js';
+import { createSegmentMerger, MERGE_FACTOR, SEGMENT, type IndexTables } from './segment-merge.js';
 import {
   FIELD_COUNT,
   FIELDS,
@@ -20,17 +22,36 @@ export {
   concatPostings,
   FIELD_COUNT,
   FIELDS,
-  MAX_SEALED,
+  MERGE_FACTOR,
   type DocRow,
   type IndexedDoc,
   type PositionedList,
   type PostingList,
 };
 
-/** Documents an open segment takes before it is sealed. */
-const SEGMENT_DOCS = 2000;
-/** A write of at least this many documents becomes a sealed segment of its own. */
-const OWN_SEGMENT_DOCS = 200;
+/**
+ * Writes of fewer documents than this (a page fetched, a file re-indexed) go to the open segment, which
+ * each rewrites (it holds fewer than this many) and which is sealed once it holds this many; larger
+ * writes are a segment of their own.
+ */
+const OPEN_DOCS = 64;
+
+/**
+ * Two runs of lists in term order as one: a term in both gets the lists joined (`a`'s documents are
+ * older, so its ids come first).
+ */
+function* joinSorted(a: BlockEntry[], b: Iterable<[string, PositionedList]>): Generator<[string, PositionedList]> {
+  let i = 0;
+  for (const [term, list] of b) {
+    while (i < a.length && a[i]!.term < term) {
+      yield [a[i]!.term, a[i]!];
+      i++;
+    }
+    if (i < a.length && a[i]!.term === term) yield [term, concatPostings([a[i++]!, list])];
+    else yield [term, list];
+  }
+  for (; i < a.length; i++) yield [a[i]!.term, a[i]!];
+}
 
 /** Both table families have the same tables (migrations 4, 6 and 14), so one implementation serves both. */
 export type { IndexTables };
@@ -70,7 +91,7 @@ export interface SearchIndexRepo {
   /** The title and text of documents by id, from the documents store (the code index has none). */
   texts(ids: number[]): Map<number, SourceText>;
   /**
-   * Merges sealed segments while more than `MAX_SEALED` are readable, here and now (the server merges
+   * Merges sealed segments while `MERGE_FACTOR` of one size are readable, here and now (the server merges
    * in a worker thread instead, `segment-merger.ts`). Not inside a transaction: a merge commits in steps.
    */
   maybeMerge(): boolean;
@@ -87,39 +108,35 @@ export interface SearchIndexRepo {
 /** The index repository over `db`'s `<tables>_*` tables. */
 export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search'): SearchIndexRepo {
   const t = tables;
+  const blocksOf = (columns: string) =>
+    db
+      .prepare(
+        `SELECT ${columns} FROM ${t}_segments s CROSS JOIN ${t}_blocks b
+        ON b.rowid = (SELECT rowid FROM ${t}_blocks WHERE segment = s.id AND last >= ? ORDER BY last LIMIT 1)
+        WHERE s.state IN (0, 1, 4) ORDER BY s.first_doc, s.id`,
+      )
+      .raw();
   const q = {
     docByUrl: db.prepare(`SELECT id, len_title, len_headings, len_body, len_url FROM ${t}_docs WHERE url = ?`).raw(),
     hashByUrl: db.prepare(`SELECT content_hash FROM ${t}_docs WHERE url = ?`).pluck(),
     insertDoc: db.prepare(`INSERT INTO ${t}_docs (url, host, len_title, len_headings, len_body, len_url,
-      published_at, crawled_at, categories, unsafe, country, entities, content_hash) VALUES (@url, @host,
-      @len0, @len1, @len2, @len3,
-      @publishedAt, @crawledAt, @categories, @unsafe, @country, @entities, @contentHash)`),
+      published_at, crawled_at, categories, unsafe, country, entities, content_hash)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     deleteDoc: db.prepare(`DELETE FROM ${t}_docs WHERE id = ?`),
     tombstone: db.prepare(`INSERT OR IGNORE INTO ${t}_deleted (id) VALUES (?)`),
-    openSegment: db.prepare(`SELECT id, docs FROM ${t}_segments WHERE state = 0 ORDER BY id LIMIT 1`),
     newSegment: db.prepare(`INSERT INTO ${t}_segments (docs, state, first_doc) VALUES (?, ?, ?)`),
-    growSegment: db.prepare(`UPDATE ${t}_segments SET docs = docs + ?, state = ? WHERE id = ? AND state = 0`),
+    openSegment: db.prepare(`SELECT id, docs FROM ${t}_segments WHERE state = ${SEGMENT.open} ORDER BY id LIMIT 1`),
+    growSegment: db.prepare(`UPDATE ${t}_segments SET docs = docs + ?, state = ? WHERE id = ?`),
+    segmentBlocks: db.prepare(`SELECT terms, data, pos FROM ${t}_blocks WHERE segment = ? ORDER BY last`),
+    deleteBlocks: db.prepare(`DELETE FROM ${t}_blocks WHERE segment = ?`),
     segments: db
       .prepare(`SELECT group_concat(id || ':' || docs, ',') FROM ${t}_segments WHERE state IN (0, 1, 4)`)
       .pluck(),
-    posting: db.prepare(`SELECT n, data, pos FROM ${t}_postings WHERE segment = ? AND term = ?`),
-    // readable segments (open, sealed, and sealed ones being merged), oldest first: a merge publishes
-    // its target and retires its sources in one commit
-    postings: db.prepare(`SELECT p.n, p.data FROM ${t}_segments s CROSS JOIN ${t}_postings p
-      ON p.segment = s.id AND p.term = ? WHERE s.state IN (0, 1, 4) ORDER BY s.first_doc, s.id`),
-    positions: db
-      .prepare(
-        `SELECT p.pos FROM ${t}_segments s CROSS JOIN ${t}_postings p
-        ON p.segment = s.id AND p.term = ? WHERE s.state IN (0, 1, 4) ORDER BY s.first_doc, s.id`,
-      )
-      .pluck(),
-    df: db
-      .prepare(
-        `SELECT COALESCE(SUM(p.n), 0) FROM ${t}_segments s CROSS JOIN ${t}_postings p
-        ON p.segment = s.id AND p.term = ? WHERE s.state IN (0, 1, 4)`,
-      )
-      .pluck(),
-    putPosting: db.prepare(`INSERT OR REPLACE INTO ${t}_postings (segment, term, n, data, pos) VALUES (?, ?, ?, ?, ?)`),
+    // per readable segment (open, sealed, and sealed ones being merged; oldest first: a merge publishes
+    // its target and retires its sources in one commit), the block that would hold the term
+    blocks: blocksOf('b.terms, b.data'),
+    blocksWithPositions: blocksOf('b.terms, b.data, b.pos'),
+    putBlock: db.prepare(`INSERT INTO ${t}_blocks (segment, last, terms, data, pos) VALUES (?, ?, ?, ?, ?)`),
     stat: db.prepare(`SELECT value FROM ${t}_stats WHERE key = ?`).pluck(),
     addStat: db.prepare(`INSERT INTO ${t}_stats (key, value) VALUES (?, ?)
       ON CONFLICT (key) DO UPDATE SET value = value + excluded.value`),
@@ -161,29 +178,102 @@ export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search'): S
     return true;
   };
 
-  /** Writes the batch's postings: a segment of their own for a large batch, else into the open segment. */
-  const writePostings = (batch: Map<string, RawPosting[]>, docs: number, firstId: number) => {
-    if (docs >= OWN_SEGMENT_DOCS) {
-      const segment = Number(q.newSegment.run(docs, SEGMENT.sealed, firstId).lastInsertRowid);
-      // in term order: the rows append to the table's end
-      for (const term of [...batch.keys()].sort()) {
-        const postings = batch.get(term)!;
-        const list = encodePostings(postings);
-        q.putPosting.run(segment, term, list.n, list.data, list.pos);
+  /**
+   * Writes the batch's postings as a segment of their own, in blocks, in term order. The postings are
+   * laid out flat, grouped by term (a count per term, then a slot per posting), so that a batch of
+   * thousands of documents allocates a handful of arrays, not an object per posting.
+   */
+  const writePostings = (docs: IndexedDoc[], ids: number[]) => {
+    const slotOf = new Map<string, number>(); // term → its index in `terms`
+    const terms: string[] = [];
+    let counts: number[] = [];
+    let total = 0;
+    const termIndex: Int32Array[] = docs.map((doc) => {
+      const out = new Int32Array(doc.terms.length);
+      doc.terms.forEach((term, i) => {
+        let t = slotOf.get(term);
+        if (t === undefined) {
+          slotOf.set(term, (t = terms.length));
+          terms.push(term);
+          counts.push(0);
+        }
+        counts[t]!++;
+        out[i] = t;
+      });
+      total += doc.terms.length;
+      return out;
+    });
+    // each term's first slot, terms in sorted order: the segment's lists are written in that order
+    const order = terms.map((_, t) => t).sort((a, b) => (terms[a]! < terms[b]! ? -1 : 1));
+    const next = new Int32Array(terms.length);
+    let at = 0;
+    for (const t of order) {
+      next[t] = at;
+      at += counts[t]!;
+    }
+    counts = [];
+    const flat = {
+      ids: new Uint32Array(total),
+      freqs: new Uint8Array(total * FIELD_COUNT),
+      posData: docs.map((doc) => doc.positions),
+      posSource: new Int32Array(total),
+      posFrom: new Int32Array(total),
+      posTo: new Int32Array(total),
+    };
+    docs.forEach((doc, d) => {
+      const index = termIndex[d]!;
+      for (let i = 0; i < index.length; i++) {
+        const slot = next[index[i]!]!++;
+        flat.ids[slot] = ids[d]!;
+        for (let f = 0; f < FIELD_COUNT; f++) flat.freqs[slot * FIELD_COUNT + f] = doc.freqs[i * FIELD_COUNT + f]!;
+        flat.posSource[slot] = d;
+        flat.posFrom[slot] = i > 0 ? doc.positionEnds[i - 1]! : 0;
+        flat.posTo[slot] = doc.positionEnds[i]!;
       }
+    });
+    const sorted = function* (): Generator<[string, PositionedList]> {
+      let from = 0;
+      for (const t of order) {
+        const to = next[t]!; // after the fill: the end of the term's slots
+        yield [terms[t]!, encodeFlat(flat, from, to)];
+        from = to;
+      }
+    };
+    if (docs.length >= OPEN_DOCS) {
+      const segment = Number(q.newSegment.run(docs.length, SEGMENT.sealed, ids[0]!).lastInsertRowid);
+      writeBlocks(segment, sorted());
       return;
     }
-    const open = (q.openSegment.get() as { id: number; docs: number } | undefined) ?? {
-      id: Number(q.newSegment.run(0, SEGMENT.open, firstId).lastInsertRowid),
-      docs: 0,
-    };
-    for (const [term, postings] of batch) {
-      const old = q.posting.get(open.id, term) as PositionedList | undefined;
-      const added = encodePostings(postings);
-      const list = old ? concatPostings([old, added]) : added;
-      q.putPosting.run(open.id, term, list.n, list.data, list.pos);
+    // a small write (a page fetched): into the open segment, which is rewritten with it (it is small)
+    const open = q.openSegment.get() as { id: number; docs: number } | undefined;
+    if (!open) {
+      writeBlocks(Number(q.newSegment.run(docs.length, SEGMENT.open, ids[0]!).lastInsertRowid), sorted());
+      return;
     }
-    q.growSegment.run(docs, open.docs + docs >= SEGMENT_DOCS ? SEGMENT.sealed : SEGMENT.open, open.id);
+    const old = (q.segmentBlocks.all(open.id) as BlockRow[]).flatMap((b) => blockEntries(b));
+    q.deleteBlocks.run(open.id);
+    writeBlocks(open.id, joinSorted(old, sorted()));
+    q.growSegment.run(docs.length, open.docs + docs.length >= OPEN_DOCS ? SEGMENT.sealed : SEGMENT.open, open.id);
+  };
+
+  /** Writes lists, in term order, as the blocks of `segment`. */
+  const writeBlocks = (segment: number, lists: Iterable<[string, PositionedList]>) => {
+    const blocks = new BlockWriter();
+    const put = (b: BlockRow) => q.putBlock.run(segment, b.last, b.terms, b.data, b.pos);
+    for (const [term, list] of lists) blocks.add(term, list).forEach(put);
+    const last = blocks.finish();
+    if (last) put(last);
+  };
+
+  /** Each readable segment's list of `term` (segments without it left out), in segment order. */
+  const lists = (term: string, withPositions = false): PositionedList[] => {
+    const out: PositionedList[] = [];
+    const rows = (withPositions ? q.blocksWithPositions : q.blocks).all(termKey(term));
+    for (const [terms, data, pos] of rows as [Buffer, Buffer, Buffer | null | undefined][]) {
+      const list = findInBlock({ terms, data, pos }, term);
+      if (list) out.push(list);
+    }
+    return out;
   };
 
   return {
@@ -191,36 +281,32 @@ export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search'): S
       return q.hashByUrl.get(url) as string | undefined;
     },
     write(docs) {
-      const batch = new Map<string, RawPosting[]>();
       const totals = new Array<number>(FIELD_COUNT).fill(0);
       const ids = docs.map((doc) => {
         removeOne(doc.url);
-        const id = Number(
-          q.insertDoc.run({
-            ...doc,
-            len0: doc.lengths[0],
-            len1: doc.lengths[1],
-            len2: doc.lengths[2],
-            len3: doc.lengths[3],
-            unsafe: doc.unsafe ? 1 : 0,
-          }).lastInsertRowid,
-        );
+        const [len0, len1, len2, len3] = doc.lengths;
         doc.lengths.forEach((len, i) => (totals[i] = totals[i]! + len));
-        doc.terms.forEach((term, i) => {
-          let list = batch.get(term);
-          if (!list) batch.set(term, (list = []));
-          const from = i > 0 ? doc.positionEnds[i - 1]! : 0;
-          list.push({
-            id,
-            freqs: doc.freqs.subarray(i * FIELD_COUNT, (i + 1) * FIELD_COUNT),
-            pos: doc.positions.subarray(from, doc.positionEnds[i]),
-          });
-        });
-        return id;
+        return Number(
+          q.insertDoc.run(
+            doc.url,
+            doc.host,
+            len0,
+            len1,
+            len2,
+            len3,
+            doc.publishedAt,
+            doc.crawledAt,
+            doc.categories,
+            doc.unsafe ? 1 : 0,
+            doc.country,
+            doc.entities,
+            doc.contentHash,
+          ).lastInsertRowid,
+        );
       });
       if (docs.length > 0) {
         addStats(totals, docs.length);
-        writePostings(batch, docs.length, ids[0]!);
+        writePostings(docs, ids);
       }
       return ids;
     },
@@ -228,13 +314,13 @@ export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search'): S
       return urls.filter((url) => removeOne(url)).length;
     },
     postings(term) {
-      return q.postings.all(term) as PostingList[];
+      return lists(term);
     },
     positions(term) {
-      return q.positions.all(term) as (Buffer | null)[];
+      return lists(term, true).map((l) => l.pos);
     },
     docFrequency(term) {
-      return q.df.get(term) as number;
+      return lists(term).reduce((n, l) => n + l.n, 0);
     },
     stats() {
       const docs = (q.stat.get('docs') as number | undefined) ?? 0;
@@ -269,7 +355,7 @@ export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search'): S
       merger.mergeAll();
     },
     clear() {
-      db.exec(`DELETE FROM ${t}_docs; DELETE FROM ${t}_postings; DELETE FROM ${t}_segments;
+      db.exec(`DELETE FROM ${t}_docs; DELETE FROM ${t}_blocks; DELETE FROM ${t}_segments;
         DELETE FROM ${t}_deleted; DELETE FROM ${t}_stats;`);
     },
     claimRebuild() {

@@ -11,6 +11,7 @@
  * `mergeAll` (after a bulk load, in tests and benches).
  */
 import type { Db } from './database.js';
+import { blockEntries, BlockWriter, type BlockEntry, type BlockRow } from './postings.blocks.js';
 import { concatPostings } from './postings.codec.js';
 import type { PositionedList } from './search-index.types.js';
 
@@ -20,8 +21,12 @@ export type IndexTables = 'search' | 'code';
 /** Segment states (the `state` column). */
 export const SEGMENT = { open: 0, sealed: 1, building: 2, retired: 3, merging: 4 } as const;
 
-/** Sealed segments beyond this many are merged, the smallest first. */
-export const MAX_SEALED = 8;
+/**
+ * Segments of one size class (a power of this factor in documents) are merged this many at a time, the
+ * smallest class first: each document is rewritten about log_F(documents / batch) times, and at most
+ * F − 1 segments of each class are readable.
+ */
+export const MERGE_FACTOR = 8;
 
 /** Free pages returned to the file system per step. */
 const VACUUM_PAGES = 2048;
@@ -29,14 +34,10 @@ const VACUUM_PAGES = 2048;
 export interface MergeOptions {
   /** How long a merge's claim holds without being renewed (default 60 s). */
   leaseMs?: number;
-  /** Rows read from a source segment, and written, per step (default 2,000). */
+  /** Blocks read from a source segment, and written, per transaction (default 256). */
   chunkRows?: number;
   /** The clock (tests move it). */
   now?: () => number;
-}
-
-interface Row extends PositionedList {
-  term: string;
 }
 
 interface Segment {
@@ -48,25 +49,44 @@ interface Segment {
 /** Merges in one table family of `db`: each call does one unit of background work. */
 export interface SegmentMerger {
   /**
-   * Does the next piece of work: recovers expired claims, deletes retired rows, or merges the smallest
-   * sealed segments when more than `MAX_SEALED` are readable. False when there was nothing to do.
+   * Does the next piece of work: recovers expired claims, deletes retired blocks, or merges the
+   * smallest size class of sealed segments that has `MERGE_FACTOR` of them. False when there was nothing to do.
    */
   step(): boolean;
   /** Seals the open segment and merges every segment into one, tombstones dropped (synchronous). */
   mergeAll(): void;
 }
 
+/** The size class of a segment of `docs` documents: 0 below `MERGE_FACTOR`, 1 below its square, … */
+const sizeClass = (docs: number) => Math.floor(Math.log(Math.max(docs, 1)) / Math.log(MERGE_FACTOR));
+
+/** The smallest `MERGE_FACTOR` segments of the smallest size class that has that many, or null. */
+export function dueClass<S extends { docs: number }>(sealed: readonly S[]): S[] | null {
+  const classes = new Map<number, S[]>();
+  for (const s of sealed) {
+    const c = sizeClass(s.docs);
+    let members = classes.get(c);
+    if (!members) classes.set(c, (members = []));
+    members.push(s);
+  }
+  for (const c of [...classes.keys()].sort((a, b) => a - b)) {
+    const members = classes.get(c)!;
+    if (members.length >= MERGE_FACTOR) return [...members].sort((a, b) => a.docs - b.docs).slice(0, MERGE_FACTOR);
+  }
+  return null;
+}
+
 export function createSegmentMerger(db: Db, t: IndexTables, options: MergeOptions = {}): SegmentMerger {
   const leaseMs = options.leaseMs ?? 60_000;
-  const chunk = options.chunkRows ?? 2000;
+  const chunk = options.chunkRows ?? 256;
   const now = options.now ?? Date.now;
   const q = {
     expired: db.prepare(`SELECT id, state FROM ${t}_segments WHERE state IN (2, 4) AND lease_ms < ?`),
     setState: db.prepare(`UPDATE ${t}_segments SET state = ?, lease_ms = NULL WHERE id = ?`),
     retired: db.prepare(`SELECT id FROM ${t}_segments WHERE state = 3 ORDER BY id LIMIT 1`).pluck(),
-    lastOfChunk: db.prepare(`SELECT term FROM ${t}_postings WHERE segment = ? ORDER BY term LIMIT 1 OFFSET ?`).pluck(),
-    deleteUpTo: db.prepare(`DELETE FROM ${t}_postings WHERE segment = ? AND term <= ?`),
-    deleteAll: db.prepare(`DELETE FROM ${t}_postings WHERE segment = ?`),
+    deleteSome: db.prepare(
+      `DELETE FROM ${t}_blocks WHERE rowid IN (SELECT rowid FROM ${t}_blocks WHERE segment = ? LIMIT ?)`,
+    ),
     dropSegment: db.prepare(`DELETE FROM ${t}_segments WHERE id = ?`),
     sealed: db.prepare(`SELECT id, docs, first_doc AS firstDoc FROM ${t}_segments WHERE state = 1 ORDER BY docs, id`),
     live: db.prepare(`SELECT id, docs, first_doc AS firstDoc FROM ${t}_segments WHERE state IN (0, 1) ORDER BY id`),
@@ -74,9 +94,9 @@ export function createSegmentMerger(db: Db, t: IndexTables, options: MergeOption
     target: db.prepare(`INSERT INTO ${t}_segments (docs, state, lease_ms, first_doc) VALUES (?, 2, ?, ?)`),
     renew: db.prepare(`UPDATE ${t}_segments SET lease_ms = ? WHERE id = ? AND state IN (2, 4)`),
     read: db.prepare(
-      `SELECT term, n, data, pos FROM ${t}_postings WHERE segment = ? AND term > ? ORDER BY term LIMIT ?`,
+      `SELECT last, terms, data, pos FROM ${t}_blocks WHERE segment = ? AND last > ? ORDER BY last LIMIT ?`,
     ),
-    put: db.prepare(`INSERT INTO ${t}_postings (segment, term, n, data, pos) VALUES (?, ?, ?, ?, ?)`),
+    put: db.prepare(`INSERT INTO ${t}_blocks (segment, last, terms, data, pos) VALUES (?, ?, ?, ?, ?)`),
     deleted: db.prepare(`SELECT id FROM ${t}_deleted`).pluck(),
     others: db.prepare(`SELECT COUNT(*) FROM ${t}_segments WHERE state IN (0, 1, 2, 4) AND id != ?`).pluck(),
     clearDeleted: db.prepare(`DELETE FROM ${t}_deleted`),
@@ -99,15 +119,11 @@ export function createSegmentMerger(db: Db, t: IndexTables, options: MergeOption
     return rows.length > 0;
   });
 
-  /** Deletes up to `chunk` rows of one retired segment (the segment itself once empty). */
+  /** Deletes up to `chunk` blocks of one retired segment (the segment itself once empty). */
   const deleteRetired = db.transaction((): boolean => {
     const id = q.retired.get() as number | undefined;
     if (id === undefined) return false;
-    const last = q.lastOfChunk.get(id, chunk - 1) as string | undefined;
-    if (last === undefined) {
-      q.deleteAll.run(id);
-      q.dropSegment.run(id);
-    } else q.deleteUpTo.run(id, last);
+    if (q.deleteSome.run(id, chunk).changes < chunk) q.dropSegment.run(id);
     return true;
   });
 
@@ -117,11 +133,11 @@ export function createSegmentMerger(db: Db, t: IndexTables, options: MergeOption
     return Number(q.target.run(docs, lease, firstDoc).lastInsertRowid);
   });
 
-  const write = db.transaction((target: number, sources: number[], rows: Row[]) => {
+  const write = db.transaction((target: number, sources: number[], blocks: BlockRow[]) => {
     const lease = now() + leaseMs;
     q.renew.run(lease, target);
     for (const id of sources) q.renew.run(lease, id);
-    for (const r of rows) q.put.run(target, r.term, r.n, r.data, r.pos);
+    for (const b of blocks) q.put.run(target, b.last, b.terms, b.data, b.pos);
   });
 
   const publish = db.transaction((target: number, sources: number[]) => {
@@ -130,21 +146,37 @@ export function createSegmentMerger(db: Db, t: IndexTables, options: MergeOption
     if ((q.others.get(target) as number) === 0) q.clearDeleted.run();
   });
 
-  /** Merges `sources` (claimed) into `target`: a k-way merge of their rows in term order. */
+  /** Merges `sources` (claimed) into `target`: a k-way merge of their lists in term order. */
   const mergeInto = (target: number, sources: number[]) => {
     const drop = new Set(q.deleted.all() as number[]);
-    const cursors = sources.map((segment) => ({ segment, rows: [] as Row[], at: 0, after: '', done: false }));
-    const head = (c: (typeof cursors)[number]): Row | undefined => {
-      if (c.at < c.rows.length) return c.rows[c.at];
-      if (c.done) return undefined;
-      c.rows = q.read.all(c.segment, c.after, chunk) as Row[];
-      c.at = 0;
-      if (c.rows.length < chunk) c.done = true;
-      if (c.rows.length === 0) return undefined;
-      c.after = c.rows.at(-1)!.term;
-      return c.rows[0];
+    // a cursor reads a segment `chunk` blocks at a time and walks their lists
+    const cursors = sources.map((segment) => ({
+      segment,
+      blocks: [] as BlockRow[],
+      block: 0,
+      entries: [] as BlockEntry[],
+      at: 0,
+      after: Buffer.alloc(0) as Buffer,
+      done: false,
+    }));
+    const head = (c: (typeof cursors)[number]): BlockEntry | undefined => {
+      while (c.at >= c.entries.length) {
+        if (c.block >= c.blocks.length) {
+          if (c.done) return undefined;
+          c.blocks = q.read.all(c.segment, c.after, chunk) as BlockRow[];
+          c.block = 0;
+          if (c.blocks.length < chunk) c.done = true;
+          if (c.blocks.length === 0) return undefined;
+          c.after = c.blocks.at(-1)!.last;
+        }
+        c.entries = blockEntries(c.blocks[c.block++]!);
+        c.at = 0;
+      }
+      return c.entries[c.at];
     };
-    let out: Row[] = [];
+    const out = new BlockWriter();
+    let pending: BlockRow[] = [];
+    const lists: PositionedList[] = [];
     for (;;) {
       let term: string | undefined;
       for (const c of cursors) {
@@ -152,7 +184,7 @@ export function createSegmentMerger(db: Db, t: IndexTables, options: MergeOption
         if (h && (term === undefined || h.term < term)) term = h.term;
       }
       if (term === undefined) break;
-      const lists: PositionedList[] = [];
+      lists.length = 0;
       for (const c of cursors) {
         const h = head(c);
         if (h && h.term === term) {
@@ -161,13 +193,15 @@ export function createSegmentMerger(db: Db, t: IndexTables, options: MergeOption
         }
       }
       const merged = concatPostings(lists, drop);
-      if (merged.n > 0) out.push({ term, ...merged });
-      if (out.length >= chunk) {
-        write(target, sources, out);
-        out = [];
+      if (merged.n > 0) pending.push(...out.add(term, merged));
+      if (pending.length >= chunk) {
+        write(target, sources, pending);
+        pending = [];
       }
     }
-    write(target, sources, out);
+    const last = out.finish();
+    if (last) pending.push(last);
+    write(target, sources, pending);
   };
 
   /** Merges segments, read in the order of their first documents (so that ranges join without sorting). */
@@ -194,9 +228,8 @@ export function createSegmentMerger(db: Db, t: IndexTables, options: MergeOption
   return {
     step() {
       if (recover() || deleteRetired() || vacuum()) return true;
-      const sealed = q.sealed.all() as Segment[];
-      if (sealed.length <= MAX_SEALED) return false;
-      return merge(sealed.slice(0, sealed.length - MAX_SEALED + 2));
+      const due = dueClass(q.sealed.all() as Segment[]);
+      return due ? merge(due) : false;
     },
     mergeAll() {
       const live = q.live.all() as Segment[];

@@ -551,4 +551,43 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO code_stats (key, value) SELECT 'rebuild', 1 WHERE EXISTS (SELECT 1 FROM code_chunks);
     `,
   },
+  {
+    version: 15,
+    name: 'postings in blocks',
+    sql: `
+      -- A segment's lists many terms to a row (docs/search.md "Storage", src/store/postings.blocks.ts):
+      -- a row per term cost more to write and merge than the postings themselves. Each block is keyed
+      -- by its segment and its last term (UTF-16BE bytes, so byte order is the writer's string order).
+      -- Every write is a segment of its own (no open segment); merges keep them few. The index is
+      -- derived data: it is emptied and rebuilt from its source at the next start, as in version 14.
+      DROP TABLE search_postings;
+      DROP TABLE code_postings;
+      CREATE TABLE search_blocks (
+        segment  INTEGER NOT NULL,
+        last     BLOB NOT NULL,
+        terms    BLOB NOT NULL,
+        data     BLOB NOT NULL,
+        pos      BLOB
+      ) STRICT;
+      CREATE UNIQUE INDEX search_blocks_key ON search_blocks (segment, last);
+      CREATE TABLE code_blocks (
+        segment  INTEGER NOT NULL,
+        last     BLOB NOT NULL,
+        terms    BLOB NOT NULL,
+        data     BLOB NOT NULL,
+        pos      BLOB
+      ) STRICT;
+      CREATE UNIQUE INDEX code_blocks_key ON code_blocks (segment, last);
+      DELETE FROM search_docs;
+      DELETE FROM code_docs;
+      DELETE FROM search_segments;
+      DELETE FROM code_segments;
+      DELETE FROM search_deleted;
+      DELETE FROM code_deleted;
+      DELETE FROM search_stats;
+      DELETE FROM code_stats;
+      INSERT INTO search_stats (key, value) SELECT 'rebuild', 1 WHERE EXISTS (SELECT 1 FROM documents);
+      INSERT INTO code_stats (key, value) SELECT 'rebuild', 1 WHERE EXISTS (SELECT 1 FROM code_chunks);
+    `,
+  },
 ];

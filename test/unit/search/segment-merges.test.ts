@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createSearchIndex, indexedDocuments, type SearchIndex } from '../../../src/core/search/search-index.js';
 import { openDatabase, type Db } from '../../../src/store/database.js';
 import { createDocumentsRepo } from '../../../src/store/documents.repo.js';
-import { createSegmentMerger, MAX_SEALED, SEGMENT } from '../../../src/store/segment-merge.js';
+import { BlockWriter } from '../../../src/store/postings.blocks.js';
+import { createSegmentMerger, MERGE_FACTOR, SEGMENT } from '../../../src/store/segment-merge.js';
 import { startSegmentMerger, type MergeScheduler } from '../../../src/store/segment-merger.js';
 import { storedDoc } from '../../helpers/documents.js';
 
@@ -82,7 +83,8 @@ describe('segment merges', () => {
     const withWorker = open(true);
     await load(withWorker);
     await withWorker.index.merged();
-    expect(readable(withWorker.db)).toBeLessThanOrEqual(MAX_SEALED + 1);
+    // 30 segments of 200 documents: three merges of eight, the rest below the merge factor
+    expect(readable(withWorker.db)).toBe(30 - 3 * (MERGE_FACTOR - 1));
     const merged = open(false);
     await load(merged);
     merged.index.repo.mergeAll();
@@ -100,7 +102,7 @@ describe('segment merges', () => {
     await load(target, false);
     expect(readable(target.db)).toBe(30);
     const before = rankings(target.index);
-    // a worker on the same file, one row per step: queries interleave with its commits
+    // a worker on the same file, one block per step: queries interleave with its commits
     const merges = startSegmentMerger(target.db.name, { chunkRows: 1, tickMs: 10 });
     opened.push({ db: openDatabase(path.dirname(target.db.name)), merges, dir: '' });
     merges.poke();
@@ -114,7 +116,7 @@ describe('segment merges', () => {
       await new Promise((resolve) => setTimeout(resolve, 1));
     }
     expect(reads).toBeGreaterThan(1);
-    expect(readable(target.db)).toBeLessThanOrEqual(MAX_SEALED + 1);
+    expect(readable(target.db)).toBe(30 - 3 * (MERGE_FACTOR - 1));
     expect(rankings(target.index)).toEqual(before);
   });
 
@@ -129,7 +131,10 @@ describe('segment merges', () => {
     const sealed = db.prepare('SELECT id FROM search_segments WHERE state = 1 ORDER BY id').pluck().all() as number[];
     db.prepare(`UPDATE search_segments SET state = 4, lease_ms = 1100 WHERE id IN (${sealed.slice(0, 3).join(',')})`).run(); // prettier-ignore
     const building = Number(db.prepare('INSERT INTO search_segments (docs, state, lease_ms) VALUES (0, 2, 1100)').run().lastInsertRowid); // prettier-ignore
-    db.prepare('INSERT INTO search_postings (segment, term, n, data) VALUES (?, ?, 1, ?)').run(building, 'alpha', Buffer.from([1, 4])); // prettier-ignore
+    const block = new BlockWriter();
+    block.add('alpha', { n: 1, data: Buffer.from([1, 4]), pos: null });
+    const { last, terms, data } = block.finish()!;
+    db.prepare('INSERT INTO search_blocks (segment, last, terms, data) VALUES (?, ?, ?, ?)').run(building, last, terms, data); // prettier-ignore
     target.index.table.noteWrite();
     // meanwhile readers see neither the claimed segments twice nor the half-built one
     expect(rankings(target.index)).not.toEqual([]);
@@ -140,18 +145,22 @@ describe('segment merges', () => {
     while (dying.step());
     target.index.table.noteWrite();
     expect(db.prepare('SELECT COUNT(*) FROM search_segments WHERE state IN (2, 3, 4)').pluck().get()).toBe(0);
-    expect(db.prepare('SELECT COUNT(*) FROM search_postings WHERE segment = ?').pluck().get(building)).toBe(0);
+    expect(db.prepare('SELECT COUNT(*) FROM search_blocks WHERE segment = ?').pluck().get(building)).toBe(0);
     expect(rankings(target.index)).toEqual(before);
   });
 
-  it('reads a term through the segments table, never by scanning the postings', () => {
+  it('reads a term through the segments table, one index seek per segment, never scanning the blocks', () => {
     const { db } = open(false);
     const plan = db
       .prepare(
-        `EXPLAIN QUERY PLAN SELECT p.n, p.data FROM search_segments s CROSS JOIN search_postings p
-        ON p.segment = s.id AND p.term = ? WHERE s.state IN (0, 1, 4) ORDER BY s.id`,
+        `EXPLAIN QUERY PLAN SELECT b.terms, b.data FROM search_segments s CROSS JOIN search_blocks b
+        ON b.rowid = (SELECT rowid FROM search_blocks WHERE segment = s.id AND last >= ? ORDER BY last LIMIT 1)
+        WHERE s.state IN (0, 1, 4) ORDER BY s.first_doc, s.id`,
       )
-      .all('x') as { detail: string }[];
-    expect(plan.map((r) => r.detail)).toContain('SEARCH p USING PRIMARY KEY (segment=? AND term=?)');
+      .all(Buffer.from('x')) as { detail: string }[];
+    const steps = plan.map((r) => r.detail);
+    expect(steps).toContain('SEARCH b USING INTEGER PRIMARY KEY (rowid=?)');
+    expect(steps).toContain('SEARCH search_blocks USING COVERING INDEX search_blocks_key (segment=? AND last>?)');
+    expect(steps.join('\n')).not.toMatch(/SCAN (b|search_blocks)/);
   });
 });

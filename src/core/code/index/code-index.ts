@@ -192,7 +192,7 @@ export function createCodeIndex(
     index.repo.write(rows.map((r) => toCodeEntry(fromRow(r), at, r.hash)));
   });
 
-  // the chunks of many files go to the index in one write: its open segment is rewritten once per batch
+  // the chunks of many files go to the index in one write: one segment per batch, not one per file
   const replace = db.transaction((source: string, files: FileChunks[], at: number) => {
     const entries: IndexedDoc[] = [];
     for (const { path, chunks, hash } of files) {
