@@ -11,6 +11,7 @@ import {
   type LexiconGroup,
   type ModerationGroupId,
 } from './moderation-lexicon.js';
+import { createLexiconPrefilter } from './lexicon-prefilter.js';
 import { signalsOf, type ClassifiableDocument, type Signals } from './signals.js';
 
 /** The verdict: unsafe or not, and every reason that made it unsafe (empty when safe). */
@@ -44,16 +45,24 @@ function termPattern(terms: string[]): RegExp | null {
 
 const PATTERNS = new Map(LEXICON.map((g) => [g.id, { strong: termPattern(g.strong), weak: termPattern(g.weak) }]));
 
+const TERMS = LEXICON.flatMap((g) => [...g.strong, ...g.weak]);
+/** Every group's terms in one pattern, without the word boundaries. */
+const ANY_TERM_SOURCE = TERMS.map((t) => t.replace(/ /g, '[\\s_-]+')).join('|');
+
 /**
- * Every group's terms in one pattern, without the word boundaries: a text it finds nothing in scores 0
- * in every group, so the groups' own patterns (dozens of scans) are skipped for it, as for most pages.
+ * Whether a text may hold a lexicon term: false only when every group's pattern finds nothing in it,
+ * so the groups' own patterns (dozens of scans) are skipped for it, as for most pages. The prefilter
+ * tries the terms only at word starts whose first characters begin a term (a whole-text scan of 19% of
+ * indexing time before); scanning with `ANY_TERM` is the fallback for term syntax it does not read.
  */
-const ANY_TERM = new RegExp(
-  LEXICON.flatMap((g) => [...g.strong, ...g.weak])
-    .map((t) => t.replace(/ /g, '[\\s_-]+'))
-    .join('|'),
-  'iu',
-);
+const ANY_TERM = new RegExp(ANY_TERM_SOURCE, 'iu');
+const mayHoldTerm: (text: string) => boolean =
+  createLexiconPrefilter(TERMS, new RegExp(`(?:${ANY_TERM_SOURCE})`, 'iuy')) ?? ((text) => ANY_TERM.test(text));
+
+/** True unless no lexicon group can score on the title, URL words or text (the first `MAX_TEXT` characters). */
+export function mayMatchLexicon(s: Signals): boolean {
+  return mayHoldTerm(s.title) || mayHoldTerm(urlWords(s)) || mayHoldTerm(s.text.slice(0, MAX_TEXT));
+}
 
 function weighted(group: LexiconGroup, text: string): number {
   const { strong, weak } = PATTERNS.get(group.id)!;
@@ -132,10 +141,7 @@ function declaredReasons(s: Signals): string[] {
 export function classifyModeration(doc: ClassifiableDocument): ModerationVerdict {
   const s = signalsOf(doc);
   const reasons = declaredReasons(s);
-  const text = s.text.slice(0, MAX_TEXT);
-  if (!ANY_TERM.test(s.title) && !ANY_TERM.test(urlWords(s)) && !ANY_TERM.test(text)) {
-    return { unsafe: reasons.length > 0, reasons };
-  }
+  if (!mayMatchLexicon(s)) return { unsafe: reasons.length > 0, reasons };
   for (const g of moderationScores(s)) {
     if (g.flagged) reasons.push(`${g.group}: lexicon score ${g.score} (${g.perThousand} per 1000 words)`);
   }
