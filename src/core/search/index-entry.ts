@@ -5,7 +5,7 @@
 import type { DocumentRecord } from '../../store/documents.repo.js';
 import { encodeAllPositions } from '../../store/postings.codec.js';
 import { FIELD_COUNT, type IndexedDoc } from '../../store/search-index.types.js';
-import { analyze, type Analyzed } from './analyzer.js';
+import { analyzePacked, type PackedAnalysis } from './analyzer.js';
 import { CATEGORIES, classifyDocument, type DocumentCategory } from './classify/index.js';
 
 /** Words of the text that `excludeText` looks at (the spec: "checked in the first 1000 words"). */
@@ -64,9 +64,12 @@ function urlWords(url: string): string {
 const TITLE_POSITIONS = 200;
 
 /** The first term at each position, '' where a stopword stands: what proximity reads. */
-function firstTerms(field: Analyzed, limit: number): string[] {
+function firstTerms(field: PackedAnalysis, limit: number): string[] {
   const words = new Array<string>(Math.min(field.positions, limit)).fill('');
-  for (const { term, pos } of field.postings) if (pos < words.length && !words[pos]) words[pos] = term;
+  field.terms.forEach((term, i) => {
+    const pos = field.pos[i]!;
+    if (pos < words.length && !words[pos]) words[pos] = term;
+  });
   return words;
 }
 
@@ -75,20 +78,30 @@ function firstTerms(field: Analyzed, limit: number): string[] {
  * a line each. Feedback reads it; the index stores it as positions (`streamPositions`).
  */
 export function streamOf(title: string, text: string): string {
-  const fields = [analyze(title), analyze(stripLinkTargets(text))];
+  const fields = [analyzePacked(title), analyzePacked(stripLinkTargets(text))];
   return `${firstTerms(fields[0]!, TITLE_POSITIONS).join(' ')}\n${firstTerms(fields[1]!, STREAM_POSITIONS).join(' ')}`;
 }
 
 /** The packed terms of a document: distinct terms, their counts per field, their encoded positions. */
 type PackedTerms = Pick<IndexedDoc, 'terms' | 'freqs' | 'positions' | 'positionEnds'>;
 
-/** Counts each term per field (capped at 255) and encodes where it stands first in the title and body. */
-function packTerms(fields: Analyzed[]): PackedTerms {
+/**
+ * Counts each term per field (capped at 255) and collects where it stands first in the title and body
+ * (the first term at each position, as `firstTerms` reads it), in one pass over the fields' terms.
+ */
+function packTerms(fields: PackedAnalysis[]): PackedTerms {
   const index = new Map<string, number>();
   const terms: string[] = [];
   let freqs = new Uint8Array(64 * FIELD_COUNT);
-  fields.forEach((field, f) => {
-    for (const { term } of field.postings) {
+  const title: number[][] = [];
+  const body: number[][] = [];
+  for (let f = 0; f < fields.length; f++) {
+    const field = fields[f]!;
+    const firsts = f === 0 ? title : f === 2 ? body : null;
+    const limit = f === 0 ? TITLE_POSITIONS : STREAM_POSITIONS;
+    let filled = -1; // the last position whose first term is taken: positions ascend
+    for (let k = 0; k < field.terms.length; k++) {
+      const term = field.terms[k]!;
       let i = index.get(term);
       if (i === undefined) {
         index.set(term, (i = terms.length));
@@ -101,18 +114,13 @@ function packTerms(fields: Analyzed[]): PackedTerms {
       }
       const at = i * FIELD_COUNT + f;
       if (freqs[at]! < MAX_TF) freqs[at]!++;
+      const pos = field.pos[k]!;
+      if (firsts && pos !== filled && pos < limit && term) {
+        filled = pos;
+        (firsts[i] ??= []).push(pos);
+      }
     }
-  });
-  const title: number[][] = [];
-  const body: number[][] = [];
-  const collect = (words: string[], into: number[][]) =>
-    words.forEach((term, pos) => {
-      if (!term) return;
-      const i = index.get(term)!;
-      (into[i] ??= []).push(pos);
-    });
-  collect(firstTerms(fields[0]!, TITLE_POSITIONS), title);
-  collect(firstTerms(fields[2]!, STREAM_POSITIONS), body);
+  }
   const { bytes, ends } = encodeAllPositions(terms.length, title, body);
   return { terms, freqs: freqs.slice(0, terms.length * FIELD_COUNT), positions: bytes, positionEnds: ends };
 }
@@ -144,7 +152,7 @@ export function entryHash(doc: Pick<DocumentRecord, 'contentHash' | 'title' | 'p
 /** Builds the index entry of a stored document. */
 export function toIndexEntry(doc: DocumentRecord): IndexedDoc {
   const body = stripLinkTargets(doc.text);
-  const fields = [analyze(doc.title), analyze(headingsOf(doc.text)), analyze(body), analyze(urlWords(doc.url))];
+  const fields = [doc.title, headingsOf(doc.text), body, urlWords(doc.url)].map(analyzePacked);
   const verdict = classifyDocument(doc);
   const categories = verdict.categories.reduce((bits, c) => bits | categoryBit(c), 0);
   return {

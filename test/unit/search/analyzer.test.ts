@@ -1,7 +1,7 @@
 // The search analyzer: the same terms for documents and queries, positions kept for proximity, and no
 // input that can make it throw.
 import { describe, expect, it } from 'vitest';
-import { analyze, analyzeQuery, fold } from '../../../src/core/search/analyzer.js';
+import { analyze, analyzePacked, analyzeQuery, fold } from '../../../src/core/search/analyzer.js';
 
 const termsOf = (text: string) => analyze(text).postings.map((p) => p.term);
 
@@ -43,6 +43,43 @@ describe('analyze', () => {
 
   it('drops overlong runs (hashes, base64)', () => {
     expect(termsOf(`sha ${'a'.repeat(64)}`)).toEqual(['sha']);
+  });
+
+  it("puts a compound after its first word's terms, wherever the compound starts in that word", () => {
+    expect(analyze('the IL-6/TNF ratio').postings).toEqual([
+      { term: 'il', pos: 1 },
+      { term: 'il6tnf', pos: 1 },
+      { term: '6', pos: 2 },
+      { term: 'tnf', pos: 3 },
+      { term: 'ratio', pos: 4 },
+    ]);
+    // "y-z" starts inside the word x_y; 𝐀𝐁 is two letters of four UTF-16 units
+    expect(analyze('𝐀𝐁-cd and x_y-z').postings).toEqual([
+      { term: 'ab', pos: 0 },
+      { term: 'abcd', pos: 0 },
+      { term: 'cd', pos: 1 },
+      { term: 'x_y', pos: 3 },
+      { term: 'yz', pos: 3 },
+    ]);
+    expect(analyze('a-b --foo-bar-- 1/2').postings.map((p) => p.term)).toEqual([
+      'ab',
+      'foo',
+      'foobar',
+      'bar',
+      '1',
+      '12',
+      '2',
+    ]);
+  });
+
+  it('gives the indexer the same terms as parallel arrays', () => {
+    for (const text of ['The Running of the Bulls', 'IL-6 and TCP/IP', 'parseJsonBody 中文字 l’état', '']) {
+      const packed = analyzePacked(text);
+      const { postings, positions, length } = analyze(text);
+      expect(packed.terms).toEqual(postings.map((p) => p.term));
+      expect(packed.pos).toEqual(postings.map((p) => p.pos));
+      expect([packed.positions, packed.length]).toEqual([positions, length]);
+    }
   });
 });
 
