@@ -292,6 +292,127 @@ function serverSide(index) {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// 2b. Incremental writes into the built index, merges in the background
+
+/** Documents added, then replaced, then deleted, in the incremental run. */
+const INCREMENTAL = 1000;
+const MARK = 'zqxmark';
+
+/**
+ * On the built index, as the server keeps it (analysis pool, merge worker): adds 1,000 new documents,
+ * replaces 1,000 existing ones, deletes the 1,000 added, each timed from the call until a search finds
+ * (or no longer finds) a sample of them by a marker word in their titles; meanwhile `instant` queries
+ * run every 5 ms between the writes and until the merges the writes caused are done, each timed.
+ */
+async function incremental(built) {
+  const { db } = built;
+  const stored = createDocumentsRepo(db);
+  const merges = startSegmentMerger(db.name);
+  const analysis = createAnalysisPool();
+  const index = createSearchIndex(db, stored, { merges, analysis });
+  const documents = indexedDocuments(db, stored, index);
+  const instant = (q, limit = NUM_RESULTS) => index.search(q, { limit, maxTerms: 8, proximity: false });
+  for (const q of queries) instant(q); // warm, as a running server is
+  const now = new Date().toISOString();
+  const source = corpus.slice(0, INCREMENTAL);
+  const docsOf = (tag, urlOf) =>
+    source.map(
+      (d, i) =>
+      fetchedDocument({ url: urlOf(d, i), title: `${d.title ?? ''} ${MARK}${tag}${i}`, text: d.text ?? '', contentHash: `${tag}:${i}`, fetchedAt: now }), // prettier-ignore
+    );
+  const sample = Array.from({ length: 20 }, (_, k) => Math.floor((k * INCREMENTAL) / 20));
+  const finds = (tag, urlOf) =>
+    sample.every((i) => {
+      const ids = instant(`${MARK}${tag}${i}`, 3).map((h) => h.id);
+      return [...index.urls(ids).values()].includes(urlOf(source[i], i));
+    });
+  const latencies = [];
+  let stop = false;
+  let qi = 0;
+  const loop = (async () => {
+    while (!stop) {
+      const t = performance.now();
+      instant(queries[qi++ % queries.length]);
+      latencies.push(performance.now() - t);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  })();
+  /** Runs `write`, then waits until `ready()`: seconds from the call. */
+  const timed = async (write, ready) => {
+    const t = performance.now();
+    await write();
+    while (!ready()) await new Promise((resolve) => setTimeout(resolve, 1));
+    return (performance.now() - t) / 1000;
+  };
+  const write = async (docs) => {
+    for (let i = 0; i < docs.length; i += BATCH) {
+      const batch = docs.slice(i, i + BATCH);
+      await documents.prepare(batch);
+      documents.writeNow(batch, now);
+    }
+  };
+  const addedUrl = (d) => `https://new.example/${d._id}`;
+  const replacedUrl = (d) => `https://sci0.example/${d._id}`;
+  const added = docsOf('a', addedUrl);
+  const addSeconds = await timed(
+    () => write(added),
+    () => finds('a', addedUrl),
+  );
+  const replaceSeconds = await timed(
+    () => write(docsOf('r', replacedUrl)),
+    () => finds('r', replacedUrl),
+  );
+  const deleteSeconds = await timed(
+    async () => index.remove(added.map((d) => d.url)),
+    () => sample.every((i) => instant(`${MARK}a${i}`, 3).length === 0),
+  );
+  const mergeStart = performance.now();
+  await index.merged();
+  const mergeSeconds = (performance.now() - mergeStart) / 1000;
+  stop = true;
+  await loop;
+  await merges.close();
+  await analysis.close();
+  progress(`incremental: add ${fmt(addSeconds, 2)} s, replace ${fmt(replaceSeconds, 2)} s, delete ${fmt(deleteSeconds, 3)} s; ${latencies.length} queries meanwhile, max ${fmt(Math.max(...latencies), 1)} ms`); // prettier-ignore
+  return {
+    addSeconds,
+    replaceSeconds,
+    deleteSeconds,
+    mergeSeconds,
+    queries: stats(latencies),
+    max: Math.max(...latencies),
+  };
+}
+
+function incrementalSection(inc) {
+  const q = inc.queries;
+  return [
+    `### Incremental writes into the ${COPIES === 200 ? 'million-document' : 'built'} index, merges in the background`,
+    '',
+    mdTable(
+      ['figure', 'result', 'goal'],
+      [
+        [
+          `add ${INCREMENTAL} new documents: call → searchable, s`,
+          fmt(inc.addSeconds, 2),
+          goal(inc.addSeconds <= 2, '≤ 2 s'),
+        ],
+        [`replace ${INCREMENTAL} documents: call → searchable, s`, fmt(inc.replaceSeconds, 2), goal(inc.replaceSeconds <= 2, '≤ 2 s')], // prettier-ignore
+        [`delete ${INCREMENTAL} documents: call → gone from results, s`, fmt(inc.deleteSeconds, 3), goal(inc.deleteSeconds <= 0.1, 'at once')], // prettier-ignore
+        ['background merges after the writes, s', fmt(inc.mergeSeconds, 1), ''],
+        [`\`instant\` queries meanwhile (${q.n}): p50 / p99 / max ms`, `${fmt(q.p50, 2)} / ${fmt(q.p99, 2)} / ${fmt(inc.max, 1)}`, goal(inc.max <= 50, 'no query held > 50 ms')], // prettier-ignore
+      ],
+    ),
+    '',
+    `Writes as the server makes them (analysis pool, batches of ${BATCH}, documents and index in one ` +
+      'transaction, the merge worker poked after each); "searchable" is when `instant` searches for ' +
+      'marker words in the titles of 20 sampled documents all find them. Queries run every 5 ms on the ' +
+      'writing thread from the first write until the merge worker is idle; the first query after each ' +
+      'write or merge reads what changed.',
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------------
 // 3. REST, `trawl serve` on the built index
 
 /** One request outside the load run: the status and how many results came back. */
@@ -468,6 +589,7 @@ async function measure() {
   const bytes = databaseBytes(built.db, dir);
   const rssBuild = memoryMB(process.pid);
   const side = serverSide(built.index);
+  const inc = await incremental(built);
   built.db.close();
   let imported = null;
   if (IMPORT) {
@@ -492,7 +614,7 @@ async function measure() {
     trawl: { peak: resetWorks ? rssBuild.hwm : NaN, before: rssBefore },
     fts5: { peak: fts5.peakMB, before: ftsRssBefore },
   };
-  return { built, bytes, rssBuild, side, fts5, imported, restRows, peaks, generateSeconds };
+  return { built, bytes, rssBuild, side, inc, fts5, imported, restRows, peaks, generateSeconds };
 }
 
 const goal = (met, text) => `${text}: ${met ? 'met' : 'not met'}`;
@@ -650,6 +772,9 @@ async function main() {
     fts5_import_docs_per_s: fmt(imported ? imported.fts5.docs / imported.fts5.seconds : NaN, 0),
     import_bytes_per_doc: fmt(imported ? imported.trawl.bytes / imported.trawl.docs : NaN, 0),
     fts5_import_bytes_per_doc: fmt(imported ? imported.fts5.bytes / imported.fts5.docs : NaN, 0),
+    incremental_add_s: fmt(m.inc.addSeconds, 2),
+    incremental_replace_s: fmt(m.inc.replaceSeconds, 2),
+    incremental_query_max_ms: fmt(m.inc.max, 1),
   };
   const lines = [
     '## Search at scale (bench/search.mjs)',
@@ -693,6 +818,8 @@ async function main() {
     '',
     ...(imported ? [...importSection(imported), ''] : ['(import path skipped: `--no-import`)', '']),
     ...serverSideSection(m.side),
+    '',
+    ...incrementalSection(m.inc),
     '',
     ...(headline ? restSection(restRows, headline) : ['(REST part skipped: `--no-rest`)']),
     '',
