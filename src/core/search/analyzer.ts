@@ -3,7 +3,7 @@
  * query term matches exactly the document terms it should. Measured on BEIR SciFact (bench/retrieval.mjs).
  */
 import { isStopword } from '../text/stopwords.js';
-import { splitIdentifier, stem } from '../text/tokenize.js';
+import { nextWordStart, splitIdentifier, stem, wordEnd } from '../text/tokenize.js';
 
 /** A term at a position of its field; extra forms of one word share the word's position. */
 export interface Posting {
@@ -20,8 +20,6 @@ export interface Analyzed {
   length: number;
 }
 
-// A word: letters, marks, digits and underscores, with inner apostrophes ("don't", "o'neill").
-const WORD = /[\p{L}\p{M}\p{N}_]+(?:['’][\p{L}\p{M}]+)*/gu;
 // A compound written with hyphens or slashes: "il-6", "tcp/ip", "covid-19". Its joined form is a term too.
 const COMPOUND = /[\p{L}\p{N}]+(?:[-/][\p{L}\p{N}]+)+/gu;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
@@ -58,18 +56,49 @@ function wordTerms(raw: string): string[] | null {
   return terms;
 }
 
-// Words repeat (a few thousand make most of any text): each is folded, checked and stemmed once.
+// Words repeat (a few thousand make most of any text): each is folded, checked and stemmed once. The cache
+// is an open-addressing table looked up by the word's place in the text, so a word that is in it costs no
+// string of its own (a Map keyed by each word's substring was a quarter of indexing time).
 const WORD_CACHE_SIZE = 200_000;
-const wordCache = new Map<string, string[] | null>();
+const SLOTS = 1 << 19; // a power of two, over twice the size: short probes
+// per slot: the entry's index (-1: empty) and its word's hash, side by side (one cache line to look at)
+const slots = new Int32Array(SLOTS * 2).fill(-1);
+let cachedWords: string[] = [];
+let cachedTerms: (string[] | null)[] = [];
 
-/** The terms of a raw word, from the cache. */
-function termsOfWord(raw: string): string[] | null {
-  let terms = wordCache.get(raw);
-  if (terms === undefined) {
-    terms = wordTerms(raw);
-    if (wordCache.size >= WORD_CACHE_SIZE) wordCache.clear(); // bounded: an open vocabulary
-    wordCache.set(raw, terms);
+function hashOf(text: string, start: number, end: number): number {
+  let h = 0x811c9dc5;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h;
+}
+
+function sameWord(word: string, text: string, start: number, end: number): boolean {
+  if (word.length !== end - start) return false;
+  for (let i = 0; i < word.length; i++) if (word.charCodeAt(i) !== text.charCodeAt(start + i)) return false;
+  return true;
+}
+
+/** The terms of the word `text[start, end)`, from the cache. */
+function termsOfWord(text: string, start: number, end: number): string[] | null {
+  const hash = hashOf(text, start, end);
+  let slot = hash & (SLOTS - 1);
+  for (let e = slots[slot * 2]!; e >= 0; e = slots[slot * 2]!) {
+    if (slots[slot * 2 + 1] === hash && sameWord(cachedWords[e]!, text, start, end)) return cachedTerms[e]!;
+    slot = (slot + 1) & (SLOTS - 1);
   }
+  const raw = text.slice(start, end);
+  const terms = wordTerms(raw);
+  if (cachedWords.length >= WORD_CACHE_SIZE) {
+    // bounded: an open vocabulary
+    slots.fill(-1);
+    cachedWords = [];
+    cachedTerms = [];
+    slot = hash & (SLOTS - 1);
+  }
+  slots[slot * 2] = cachedWords.length;
+  slots[slot * 2 + 1] = hash;
+  cachedWords.push(raw);
+  cachedTerms.push(terms);
   return terms;
 }
 
@@ -109,17 +138,19 @@ export function analyzePacked(text: string): PackedAnalysis {
   const starts: number[] | null = text.includes('-') || text.includes('/') ? [] : null;
   let pos = 0;
   let length = 0;
-  WORD.lastIndex = 0;
-  for (let match = WORD.exec(text); match !== null; match = WORD.exec(text)) {
-    starts?.push(match.index, pos);
-    const raw = match[0];
-    if (cjk && CJK.test(raw)) {
-      const before = pos;
-      pos = addCjk(raw, pos, out);
-      length += pos - before;
-      continue;
+  for (let start = nextWordStart(text, 0), end = 0; start >= 0; start = nextWordStart(text, end)) {
+    end = wordEnd(text, start);
+    starts?.push(start, pos);
+    if (cjk) {
+      const raw = text.slice(start, end);
+      if (CJK.test(raw)) {
+        const before = pos;
+        pos = addCjk(raw, pos, out);
+        length += pos - before;
+        continue;
+      }
     }
-    const forms = termsOfWord(raw);
+    const forms = termsOfWord(text, start, end);
     if (forms) {
       for (const term of forms) {
         terms.push(term);

@@ -101,3 +101,77 @@ export function stem(token: string): string {
 export function terms(text: string): string[] {
   return tokenize(text).map(stem);
 }
+
+// The classes of `WORD`, per code point: 1 = a word character ([\p{L}\p{M}\p{N}_]), 2 = a letter or mark
+// (what may follow an inner apostrophe); 4 = computed. ASCII is filled in; the rest is filled as met.
+const WORD_CHAR = 1;
+const LETTER_OR_MARK = 2;
+const KNOWN = 4;
+const bmpClasses = new Uint8Array(0x10000);
+const astralClasses = new Map<number, number>();
+
+function classify(char: string): number {
+  return (
+    KNOWN | (/^[\p{L}\p{M}\p{N}_]$/u.test(char) ? WORD_CHAR : 0) | (/^[\p{L}\p{M}]$/u.test(char) ? LETTER_OR_MARK : 0)
+  );
+}
+for (let c = 0; c < 128; c++) bmpClasses[c] = classify(String.fromCharCode(c));
+
+/** The class of the code point at `i` (a surrogate pair is one code point; a lone surrogate is neither class). */
+function classAt(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  if ((c & 0xfc00) === 0xd800 && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+    const cp = text.codePointAt(i)!;
+    let cls = astralClasses.get(cp);
+    if (cls === undefined) {
+      cls = classify(String.fromCodePoint(cp));
+      if (astralClasses.size > 10_000) astralClasses.clear();
+      astralClasses.set(cp, cls);
+    }
+    return cls;
+  }
+  let cls = bmpClasses[c]!;
+  if (cls === 0) bmpClasses[c] = cls = classify(String.fromCharCode(c));
+  return cls;
+}
+
+/** UTF-16 units of the code point at `i`. */
+const widthAt = (text: string, i: number) => ((text.charCodeAt(i) & 0xfc00) === 0xd800 && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1); // prettier-ignore
+
+/**
+ * Where the next word of `text` at or after `from` starts, or -1: the global matches of `WORD` (letters,
+ * marks, digits and underscores, with inner apostrophes), found without a match object per word.
+ */
+export function nextWordStart(text: string, from: number): number {
+  for (let i = from; i < text.length;) {
+    const c = text.charCodeAt(i);
+    if (c < 128) {
+      if ((bmpClasses[c]! & WORD_CHAR) !== 0) return i;
+      i++;
+    } else if ((classAt(text, i) & WORD_CHAR) !== 0) return i;
+    else i += widthAt(text, i);
+  }
+  return -1;
+}
+
+/** Where the word that starts at `start` (see `nextWordStart`) ends. */
+export function wordEnd(text: string, start: number): number {
+  const n = text.length;
+  let i = start;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c < 128) {
+      if ((bmpClasses[c]! & WORD_CHAR) === 0) break;
+      i++;
+    } else if ((classAt(text, i) & WORD_CHAR) !== 0) i += widthAt(text, i);
+    else break;
+  }
+  // inner apostrophes: ' or ’ followed by letters or marks
+  while (i + 1 < n) {
+    const c = text.charCodeAt(i);
+    if ((c !== 39 && c !== 0x2019) || (classAt(text, i + 1) & LETTER_OR_MARK) === 0) break;
+    i++;
+    while (i < n && (classAt(text, i) & LETTER_OR_MARK) !== 0) i += widthAt(text, i);
+  }
+  return i;
+}

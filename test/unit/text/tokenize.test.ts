@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { splitIdentifier, stem, terms, tokenize } from '../../../src/core/text/tokenize.js';
+import { nextWordStart, splitIdentifier, stem, terms, tokenize, wordEnd } from '../../../src/core/text/tokenize.js';
 import { isStopword } from '../../../src/core/text/stopwords.js';
 
 describe('tokenize', () => {
@@ -49,5 +49,49 @@ describe('stemming', () => {
     expect(isStopword('the')).toBe(true);
     expect(isStopword("doesn't")).toBe(true);
     expect(isStopword('server')).toBe(false);
+  });
+});
+
+describe('nextWordStart / wordEnd', () => {
+  const WORD = /[\p{L}\p{M}\p{N}_]+(?:['’][\p{L}\p{M}]+)*/gu;
+  const words = (text: string) => {
+    const out: [number, number][] = [];
+    for (let start = nextWordStart(text, 0), end = 0; start >= 0; start = nextWordStart(text, end)) {
+      end = wordEnd(text, start);
+      out.push([start, end]);
+    }
+    return out;
+  };
+
+  it("finds exactly the word pattern's matches: marks, apostrophes, astral letters, lone surrogates", () => {
+    const alphabet = [
+      'a',
+      'Z',
+      '7',
+      '_',
+      'é',
+      'e\u0301',
+      '\u0301',
+      "'",
+      '’',
+      ' ',
+      '-',
+      '𝐀',
+      '😀',
+      '中',
+      '٣',
+      '\ud800',
+      '\udc00',
+      '.',
+    ];
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let k = 0; k < 5000; k++) {
+      let text = '';
+      for (let n = 1 + Math.floor(random() * 12); n > 0; n--) text += alphabet[Math.floor(random() * alphabet.length)];
+      const expected = [...text.matchAll(WORD)].map((m): [number, number] => [m.index, m.index + m[0].length]);
+      expect(words(text), JSON.stringify(text)).toEqual(expected);
+    }
+    expect(words("o'neill2 don’t 'x 𝐀b’c")).toEqual([[0, 7], [7, 8], [9, 14], [16, 17], [18, 23]]); // prettier-ignore
   });
 });
