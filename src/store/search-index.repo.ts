@@ -56,6 +56,12 @@ function* joinSorted(a: BlockEntry[], b: Iterable<[string, PositionedList]>): Ge
 /** Both table families have the same tables (migrations 4, 6 and 14), so one implementation serves both. */
 export type { IndexTables };
 
+/** A segment readers read: its id and documents (an open segment grows: its lists change with it). */
+export interface ReadableSegment {
+  id: number;
+  docs: number;
+}
+
 /** Title and text of indexed documents, from the store they were indexed from (phrases, feedback). */
 export interface SourceText {
   title: string;
@@ -73,10 +79,10 @@ export interface SearchIndexRepo {
   write(docs: IndexedDoc[]): number[];
   /** Removes documents by URL. Run inside a transaction. Returns how many there were. */
   remove(urls: string[]): number;
-  /** Every segment's postings of `term`, in segment order. */
-  postings(term: string): PostingList[];
-  /** Every segment's positions of `term`, in the same order as `postings` (null for a list without). */
-  positions(term: string): (Buffer | null)[];
+  /** The readable segments, in the order their lists are read (by first document), with their sizes. */
+  readableSegments(): ReadableSegment[];
+  /** One segment's list of `term` (null when the segment lacks it); `pos` only `withPositions`. */
+  postingsIn(segment: number, term: string, withPositions?: boolean): PositionedList | null;
   /** Documents listing `term` (replaced ones included until a merge); reads no posting data. */
   docFrequency(term: string): number;
   /** Live documents and field length totals. */
@@ -135,7 +141,13 @@ export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search'): S
     // per readable segment (open, sealed, and sealed ones being merged; oldest first: a merge publishes
     // its target and retires its sources in one commit), the block that would hold the term
     blocks: blocksOf('b.terms, b.data'),
-    blocksWithPositions: blocksOf('b.terms, b.data, b.pos'),
+    readable: db.prepare(`SELECT id, docs FROM ${t}_segments WHERE state IN (0, 1, 4) ORDER BY first_doc, id`),
+    blockIn: db
+      .prepare(`SELECT terms, data FROM ${t}_blocks WHERE segment = ? AND last >= ? ORDER BY last LIMIT 1`)
+      .raw(),
+    blockWithPositionsIn: db
+      .prepare(`SELECT terms, data, pos FROM ${t}_blocks WHERE segment = ? AND last >= ? ORDER BY last LIMIT 1`)
+      .raw(),
     putBlock: db.prepare(`INSERT INTO ${t}_blocks (segment, last, terms, data, pos) VALUES (?, ?, ?, ?, ?)`),
     stat: db.prepare(`SELECT value FROM ${t}_stats WHERE key = ?`).pluck(),
     addStat: db.prepare(`INSERT INTO ${t}_stats (key, value) VALUES (?, ?)
@@ -266,11 +278,10 @@ export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search'): S
   };
 
   /** Each readable segment's list of `term` (segments without it left out), in segment order. */
-  const lists = (term: string, withPositions = false): PositionedList[] => {
+  const lists = (term: string): PositionedList[] => {
     const out: PositionedList[] = [];
-    const rows = (withPositions ? q.blocksWithPositions : q.blocks).all(termKey(term));
-    for (const [terms, data, pos] of rows as [Buffer, Buffer, Buffer | null | undefined][]) {
-      const list = findInBlock({ terms, data, pos }, term);
+    for (const [terms, data] of q.blocks.all(termKey(term)) as [Buffer, Buffer][]) {
+      const list = findInBlock({ terms, data }, term);
       if (list) out.push(list);
     }
     return out;
@@ -313,11 +324,13 @@ export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search'): S
     remove(urls) {
       return urls.filter((url) => removeOne(url)).length;
     },
-    postings(term) {
-      return lists(term);
+    readableSegments() {
+      return q.readable.all() as ReadableSegment[];
     },
-    positions(term) {
-      return lists(term, true).map((l) => l.pos);
+    postingsIn(segment, term, withPositions = false) {
+      const row = (withPositions ? q.blockWithPositionsIn : q.blockIn).get(segment, termKey(term)) as
+        [Buffer, Buffer, (Buffer | null)?] | undefined;
+      return row ? findInBlock({ terms: row[0], data: row[1], pos: row[2] }, term) : null;
     },
     docFrequency(term) {
       return lists(term).reduce((n, l) => n + l.n, 0);

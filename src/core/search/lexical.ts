@@ -9,7 +9,7 @@
  * for the documents that can still make the cut, instead of being read through.
  */
 import { decodeInto, positionsAt } from '../../store/postings.codec.js';
-import type { SearchIndexRepo } from '../../store/search-index.repo.js';
+import type { ReadableSegment, SearchIndexRepo } from '../../store/search-index.repo.js';
 import { FIELD_COUNT, type PostingList } from '../../store/search-index.types.js';
 import type { AnalyzedQuery } from './analyzer.js';
 import type { DocTable } from './doc-table.js';
@@ -73,6 +73,8 @@ export interface DecodedPostings {
 export interface ListLayout {
   starts: Uint32Array;
   order: Uint32Array | null;
+  /** The segment of each list, in the same order (positions are read from it). */
+  segments: number[];
 }
 
 /**
@@ -102,20 +104,45 @@ interface QueryTerm {
   postings: TermPostings;
 }
 
-/** Joins a term's segment lists into one decoded list, in ascending document id order. */
-export function decodePostings(lists: PostingList[]): DecodedPostings {
-  const n = lists.reduce((a, l) => a + l.n, 0);
+/** One segment's list of a term, decoded. */
+interface SegmentPostings {
+  n: number;
+  ids: Uint32Array;
+  freqs: Uint8Array;
+}
+
+/** Decodes one segment's list. */
+function decodeList({ n, data }: PostingList): SegmentPostings {
   const ids = new Uint32Array(n);
   const freqs = new Uint8Array(n * FIELD_COUNT);
+  decodeInto(n, data, ids, freqs, 0);
+  return { n, ids, freqs };
+}
+
+/** Joins a term's segment lists into one decoded list, in ascending document id order. */
+export function decodePostings(lists: PostingList[], segments: number[] = []): DecodedPostings {
+  return joinDecoded(lists.map(decodeList), segments);
+}
+
+/** Joins decoded segment lists (one list is taken as it is), sorting when segments interleave. */
+function joinDecoded(lists: SegmentPostings[], segments: number[]): DecodedPostings {
   const starts = new Uint32Array(lists.length + 1);
-  let at = 0;
-  lists.forEach(({ n: m, data }, s) => {
-    starts[s] = at;
-    decodeInto(m, data, ids, freqs, at);
-    at += m;
+  let n = 0;
+  lists.forEach((l, s) => {
+    starts[s] = n;
+    n += l.n;
   });
   starts[lists.length] = n;
-  return isAscending(ids) ? { n, ids, freqs, layout: { starts, order: null } } : sortPostings(n, ids, freqs, starts);
+  if (lists.length === 1) return { n, ids: lists[0]!.ids, freqs: lists[0]!.freqs, layout: { starts, order: null, segments } }; // prettier-ignore
+  const ids = new Uint32Array(n);
+  const freqs = new Uint8Array(n * FIELD_COUNT);
+  lists.forEach((l, s) => {
+    ids.set(l.ids, starts[s]!);
+    freqs.set(l.freqs, starts[s]! * FIELD_COUNT);
+  });
+  return isAscending(ids)
+    ? { n, ids, freqs, layout: { starts, order: null, segments } }
+    : sortPostings(n, ids, freqs, starts, segments);
 }
 
 function isAscending(ids: Uint32Array): boolean {
@@ -124,7 +151,13 @@ function isAscending(ids: Uint32Array): boolean {
 }
 
 /** Segments merged out of order leave a term's lists unsorted: sort them by id, frequencies alongside. */
-function sortPostings(n: number, ids: Uint32Array, freqs: Uint8Array, starts: Uint32Array): DecodedPostings {
+function sortPostings(
+  n: number,
+  ids: Uint32Array,
+  freqs: Uint8Array,
+  starts: Uint32Array,
+  segments: number[],
+): DecodedPostings {
   const order = Uint32Array.from({ length: n }, (_, i) => i).sort((a, b) => ids[a]! - ids[b]!);
   const sortedIds = new Uint32Array(n);
   const sortedFreqs = new Uint8Array(n * FIELD_COUNT);
@@ -132,7 +165,7 @@ function sortPostings(n: number, ids: Uint32Array, freqs: Uint8Array, starts: Ui
     sortedIds[to] = ids[from]!;
     sortedFreqs.set(freqs.subarray(from * FIELD_COUNT, (from + 1) * FIELD_COUNT), to * FIELD_COUNT);
   });
-  return { n, ids: sortedIds, freqs: sortedFreqs, layout: { starts, order } };
+  return { n, ids: sortedIds, freqs: sortedFreqs, layout: { starts, order, segments } };
 }
 
 /** Saturated term frequencies of decoded postings under the current length norms. */
@@ -155,8 +188,11 @@ export function scorePostings(
   return { term, n, ids, sat, maxSat, layout };
 }
 
-/** Bytes a cached list takes: its ids and saturated frequencies. */
+/** Bytes a scored list takes: its ids and saturated frequencies. */
 const BYTES_PER_POSTING = 4 + 8;
+/** Bytes a decoded segment list takes: its ids and per-field counts. */
+const BYTES_PER_DECODED = 4 + FIELD_COUNT;
+const NO_LIST: SegmentPostings = { n: 0, ids: new Uint32Array(0), freqs: new Uint8Array(0) };
 
 /** A term's scored postings, and its documents' positions for the proximity re-rank. */
 export interface PostingsCache {
@@ -164,11 +200,44 @@ export interface PostingsCache {
   positions: PositionsReader;
 }
 
+/** A map used as a least-recently-used cache of up to `maxBytes` (`size` says what an entry takes). */
+function lru<V>(maxBytes: number, size: (v: V) => number) {
+  const map = new Map<string, V>();
+  let bytes = 0;
+  return {
+    get(key: string): V | undefined {
+      const hit = map.get(key);
+      if (hit !== undefined) {
+        map.delete(key); // most recently used last
+        map.set(key, hit);
+      }
+      return hit;
+    },
+    set(key: string, value: V): void {
+      const b = size(value);
+      if (b > maxBytes / 4) return; // a list this long is read each time rather than flush the cache
+      for (const [old, v] of map) {
+        if (bytes + b <= maxBytes) break;
+        map.delete(old);
+        bytes -= size(v);
+      }
+      map.set(key, value);
+      bytes += b;
+    },
+    clear(): void {
+      map.clear();
+      bytes = 0;
+    },
+  };
+}
+
 /**
- * Scored posting lists of recently queried terms, up to `maxBytes`, dropped whenever the index changes
- * (`generation`, which also moves the length norms): a hot term is read from SQLite, decoded and
- * normed once, and every query then reads it sequentially. Positions are read per term when the
- * proximity re-rank first asks for them, and kept with the list.
+ * Posting lists of recently queried terms, up to `maxBytes`, on two levels. Each segment's list of a
+ * term is decoded once and kept while the segment lives (a sealed segment never changes; the open one
+ * is keyed by its size too), so a write or a merge costs the next query only the lists of the segments
+ * it made. A term's lists joined and scored under the current length norms are kept until the index
+ * changes (`generation`, which moves the norms). Positions are read per segment when the proximity
+ * re-rank first asks for them, and kept with the scored list.
  */
 export function createPostingsCache(
   repo: SearchIndexRepo,
@@ -176,40 +245,46 @@ export function createPostingsCache(
   maxBytes = 64 * 2 ** 20,
   weights: readonly number[] = FIELD_WEIGHTS,
 ): PostingsCache {
-  const cache = new Map<string, TermPostings>();
+  const decoded = lru<SegmentPostings>(maxBytes / 2, (l) => 64 + l.n * BYTES_PER_DECODED);
+  const scored = lru<TermPostings>(maxBytes / 2, (p) => p.n * BYTES_PER_POSTING);
   const positionLists = new WeakMap<TermPostings, (Buffer | null)[]>();
-  let bytes = 0;
   let generation = -1;
+  let segments: ReadableSegment[] = [];
   const read: PostingsReader = (term) => {
     if (generation !== table.generation) {
-      cache.clear();
-      bytes = 0;
+      scored.clear();
+      segments = repo.readableSegments();
       generation = table.generation;
     }
-    let hit = cache.get(term);
-    if (hit) {
-      cache.delete(term); // most recently used last
-      cache.set(term, hit);
-      return hit;
+    let hit = scored.get(term);
+    if (hit) return hit;
+    const lists: SegmentPostings[] = [];
+    const from: number[] = [];
+    for (const s of segments) {
+      const key = `${s.id}:${s.docs}:${term}`;
+      let list = decoded.get(key);
+      if (!list) {
+        const raw = repo.postingsIn(s.id, term);
+        decoded.set(key, (list = raw ? decodeList(raw) : NO_LIST));
+      }
+      if (list.n > 0) {
+        lists.push(list);
+        from.push(s.id);
+      }
     }
-    hit = scorePostings(term, decodePostings(repo.postings(term)), table.norms(B), weights);
-    const size = hit.n * BYTES_PER_POSTING;
-    if (size > maxBytes / 4) return hit;
-    for (const [old, p] of cache) {
-      if (bytes + size <= maxBytes) break;
-      cache.delete(old);
-      bytes -= p.n * BYTES_PER_POSTING;
-    }
-    cache.set(term, hit);
-    bytes += size;
+    hit = scorePostings(term, joinDecoded(lists, from), table.norms(B), weights);
+    scored.set(term, hit);
     return hit;
   };
   const positions: PositionsReader = (postings, id) => {
     const k = find(postings.ids, postings.n, id);
     if (k < 0) return undefined;
+    const { starts, order, segments: from } = postings.layout;
     let lists = positionLists.get(postings);
-    if (!lists) positionLists.set(postings, (lists = repo.positions(postings.term)));
-    const { starts, order } = postings.layout;
+    if (!lists) {
+      lists = from.map((s) => repo.postingsIn(s, postings.term, true)?.pos ?? null);
+      positionLists.set(postings, lists);
+    }
     const c = order ? order[k]! : k;
     let s = 0;
     while (starts[s + 1]! <= c) s++;

@@ -578,10 +578,25 @@ export const MIGRATIONS: readonly Migration[] = [
         pos      BLOB
       ) STRICT;
       CREATE UNIQUE INDEX code_blocks_key ON code_blocks (segment, last);
+      -- Segment ids are never reused (AUTOINCREMENT): a reader caches a segment's decoded lists by its id.
+      DROP TABLE search_segments;
+      DROP TABLE code_segments;
+      CREATE TABLE search_segments (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        docs       INTEGER NOT NULL,
+        state      INTEGER NOT NULL DEFAULT 0,
+        lease_ms   INTEGER,
+        first_doc  INTEGER NOT NULL DEFAULT 0
+      ) STRICT;
+      CREATE TABLE code_segments (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        docs       INTEGER NOT NULL,
+        state      INTEGER NOT NULL DEFAULT 0,
+        lease_ms   INTEGER,
+        first_doc  INTEGER NOT NULL DEFAULT 0
+      ) STRICT;
       DELETE FROM search_docs;
       DELETE FROM code_docs;
-      DELETE FROM search_segments;
-      DELETE FROM code_segments;
       DELETE FROM search_deleted;
       DELETE FROM code_deleted;
       DELETE FROM search_stats;

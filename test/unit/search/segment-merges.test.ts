@@ -149,6 +149,29 @@ describe('segment merges', () => {
     expect(rankings(target.index)).toEqual(before);
   });
 
+  it('a reader keeps decoded lists per segment, and they never outlive it: open-segment rewrites, merges, a clear', async () => {
+    const target = open(false);
+    const fresh = () => createSearchIndex(target.db, createDocumentsRepo(target.db)); // a reader with an empty cache
+    const check = () => {
+      target.index.table.noteWrite();
+      expect(rankings(target.index)).toEqual(rankings(fresh()));
+    };
+    await target.documents.upsertMany([docOf(1), docOf(2)], NOW); // the open segment
+    check();
+    await target.documents.upsertMany([docOf(3)], NOW); // the same segment, rewritten with one more
+    check();
+    expect(matches(target.index).flat()).toContain('https://d.example/3');
+    await load(target);
+    check();
+    target.index.repo.mergeAll();
+    check();
+    target.db.transaction(() => target.index.repo.clear())();
+    await target.documents.upsertMany([docOf(7)], NOW); // a new first segment: its id is not reused
+    check();
+    expect(matches(target.index).flat()).toEqual(expect.arrayContaining(['https://d.example/7']));
+    expect(matches(target.index).flat()).not.toContain('https://d.example/3');
+  });
+
   it('reads a term through the segments table, one index seek per segment, never scanning the blocks', () => {
     const { db } = open(false);
     const plan = db
