@@ -35,7 +35,7 @@ export interface VectorTables {
 }
 
 export const SEARCH_VECTORS: VectorTables = { docs: 'search_docs', chunks: 'search_chunks', embedded: 'search_embedded', vectors: 'search_vectors', title: `COALESCE((SELECT title FROM documents WHERE url = d.url), '')` }; // prettier-ignore
-export const CODE_VECTORS: VectorTables = { docs: 'code_docs', chunks: 'code_vec_chunks', embedded: 'code_embedded', vectors: 'code_vectors', title: `COALESCE((SELECT COALESCE(symbol, path) FROM code_chunks WHERE url = d.url), '')` }; // prettier-ignore
+export const CODE_VECTORS: VectorTables = { docs: 'code_docs', chunks: 'code_vec_chunks', embedded: 'code_embedded', vectors: 'code_vectors', title: `COALESCE((SELECT COALESCE(symbol, path) FROM code_chunks WHERE id = d.id), '')` }; // prettier-ignore
 
 /** The vec0 table of a model and dimension (a changed model or size gets a table of its own). */
 export function vectorTable(model: string, dims: number, prefix = 'search_vectors'): string {

@@ -595,6 +595,28 @@ export const MIGRATIONS: readonly Migration[] = [
         lease_ms   INTEGER,
         first_doc  INTEGER NOT NULL DEFAULT 0
       ) STRICT;
+      -- A code chunk is keyed by its index document's id, not by its URL (which code_docs holds, and
+      -- which is made of the chunk's source, path and lines): a rowid table packs its pages (a table
+      -- keyed by text with rows this long left a quarter of each page empty). Until the rebuild gives
+      -- chunks their index ids, they are numbered below zero, in URL order.
+      CREATE TABLE code_chunks_by_id (
+        id          INTEGER PRIMARY KEY,
+        source      TEXT NOT NULL,
+        path        TEXT NOT NULL,
+        start_line  INTEGER NOT NULL,
+        end_line    INTEGER NOT NULL,
+        language    TEXT NOT NULL,
+        kind        TEXT NOT NULL,
+        symbol      TEXT,
+        doc         TEXT,
+        code        TEXT NOT NULL
+      ) STRICT;
+      INSERT INTO code_chunks_by_id (id, source, path, start_line, end_line, language, kind, symbol, doc, code)
+        SELECT -ROW_NUMBER() OVER (ORDER BY url), source, path, start_line, end_line, language, kind, symbol, doc, code
+        FROM code_chunks;
+      DROP TABLE code_chunks;
+      ALTER TABLE code_chunks_by_id RENAME TO code_chunks;
+      CREATE INDEX code_chunks_file ON code_chunks (source, path);
       DELETE FROM search_docs;
       DELETE FROM code_docs;
       DELETE FROM search_deleted;

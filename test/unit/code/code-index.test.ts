@@ -6,11 +6,13 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   analyzeCodeQuery,
+  chunkUrl,
   createCodeIndex,
   type ChunkRecord,
   type CodeIndex,
 } from '../../../src/core/code/index/code-index.js';
 import { openDatabase, type Db } from '../../../src/store/database.js';
+import { MIGRATIONS } from '../../../src/store/migrations/index.js';
 
 let dir: string;
 let db: Db;
@@ -73,5 +75,64 @@ describe('code index', () => {
     code.replaceFile('repo', 'b.py', [], 'gone', 3);
     expect(code.count()).toBe(0);
     expect(code.search('defenestrate', { limit: 5 })).toEqual([]);
+  });
+});
+
+describe('code index storage', () => {
+  const files = Array.from({ length: 30 }, (_, f) => ({
+    path: `src/m${f}.py`,
+    hash: `h${f}`,
+    chunks: [0, 1].map((k) =>
+      chunk({
+        path: `src/m${f}.py`,
+        startLine: k * 10 + 1,
+        endLine: k * 10 + 9,
+        symbol: `handler_${f}_${k}`,
+        doc: `Handles request kind ${f}.`,
+        code: `def handler_${f}_${k}(request):\n    return parse_body(request, ${f})\n`,
+      }),
+    ),
+  }));
+  const top = (q: string) => code.search(q, { limit: 5 }).map((h) => `${h.path}:${h.startLine} ${h.symbol}`);
+
+  it('upgrades v14 chunks (keyed by URL) to rows keyed by index id, and the rebuild finds them all', async () => {
+    fs.rmSync(dir, { recursive: true, force: true });
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trawl-code-'));
+    db.close();
+    db = openDatabase(
+      dir,
+      MIGRATIONS.filter((m) => m.version <= 14),
+    );
+    const insert = db.prepare(`INSERT INTO code_chunks (url, source, path, start_line, end_line, language, kind,
+      symbol, doc, code) VALUES (?, 'repo', ?, ?, ?, 'python', 'function', ?, ?, ?)`);
+    for (const f of files)
+      for (const c of f.chunks) insert.run(chunkUrl(c), c.path, c.startLine, c.endLine, c.symbol, c.doc, c.code);
+    db.close();
+    db = openDatabase(dir); // migrations 15 and on
+    code = createCodeIndex(db);
+    expect(code.count()).toBe(0);
+    expect(await code.rebuildIfMarked()).toBe(60);
+    expect(code.count()).toBe(60);
+    expect(top('handler_7_1')[0]).toBe('src/m7.py:11 handler_7_1');
+    expect(db.prepare('SELECT COUNT(*) FROM code_chunks c JOIN code_docs d ON d.id = c.id').pluck().get()).toBe(60);
+  });
+
+  it('a rebuild renumbers every chunk to its new index id, and answers as before', async () => {
+    code.replaceFiles('repo', files, 1);
+    const before = ['handler_3_0', 'parse body request', 'handles request kind 12'].map(top);
+    code.index.repo.markRebuild();
+    expect(await code.rebuildIfMarked()).toBe(60);
+    expect(['handler_3_0', 'parse body request', 'handles request kind 12'].map(top)).toEqual(before);
+    const ids = db.prepare('SELECT id FROM code_docs ORDER BY id').pluck().all() as number[];
+    expect(code.hitsByIds(ids).map((h) => h.symbol)).toHaveLength(60);
+    expect(code.textOf(chunkUrl(files[5]!.chunks[1]!))).toContain('def handler_5_1');
+  });
+
+  it('replacing a file removes its old chunks from the index and the store', () => {
+    code.replaceFiles('repo', files, 1);
+    code.replaceFile('repo', 'src/m4.py', [], 'gone', 2);
+    expect(code.count()).toBe(58);
+    expect(top('handler_4_0').some((h) => h.includes('src/m4.py'))).toBe(false);
+    expect(db.prepare("SELECT COUNT(*) FROM code_chunks WHERE path = 'src/m4.py'").pluck().get()).toBe(0);
   });
 });

@@ -180,31 +180,48 @@ export function createCodeIndex(
     merges: options.merges,
     cacheBytes: 64 * 2 ** 20, // chunks' lists are short: code queries rarely need more
   });
-  const chunksOfFile = db.prepare('SELECT url FROM code_chunks WHERE source = ? AND path = ?').pluck();
+  // a chunk's row has its index document's id
+  const linesOfFile = db.prepare('SELECT start_line, end_line FROM code_chunks WHERE source = ? AND path = ?').raw();
   const deleteChunks = db.prepare('DELETE FROM code_chunks WHERE source = ? AND path = ?');
-  const insertChunk = db.prepare(`INSERT OR REPLACE INTO code_chunks (url, source, path, start_line, end_line,
-    language, kind, symbol, doc, code) VALUES (@url, @source, @path, @startLine, @endLine, @language, @kind,
-    @symbol, @doc, @code)`);
-  const chunkByUrl = db.prepare('SELECT * FROM code_chunks WHERE url IN (SELECT value FROM json_each(?))');
+  const insertChunk = db.prepare(`INSERT OR REPLACE INTO code_chunks (id, source, path, start_line, end_line,
+    language, kind, symbol, doc, code) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const chunksById = db.prepare('SELECT * FROM code_chunks WHERE id IN (SELECT value FROM json_each(?))');
+  const chunkByUrl = db.prepare('SELECT c.* FROM code_docs d JOIN code_chunks c ON c.id = d.id WHERE d.url = ?');
+  const lastChunk = db.prepare('SELECT MAX(id) FROM code_chunks').pluck();
   const allChunks = db.prepare(`SELECT c.*, COALESCE(f.hash, '') AS hash FROM code_chunks c
-    LEFT JOIN code_files f ON f.source = c.source AND f.path = c.path WHERE c.url > ? ORDER BY c.url LIMIT ?`);
+    LEFT JOIN code_files f ON f.source = c.source AND f.path = c.path WHERE c.id > ? AND c.id <= ? ORDER BY c.id LIMIT ?`);
+  const renumber = db.prepare('UPDATE code_chunks SET id = ? WHERE id = ?');
+  const put = (id: number, c: ChunkRecord) =>
+    insertChunk.run(id, c.source, c.path, c.startLine, c.endLine, c.language, c.kind, c.symbol, c.doc, c.code);
+  // chunks take the ids their index documents got (new ids: above every id there was, so never taken)
   const reindex = db.transaction((rows: (ChunkRow & { hash: string })[], at: number) => {
-    index.repo.write(rows.map((r) => toCodeEntry(fromRow(r), at, r.hash)));
+    const ids = index.repo.write(rows.map((r) => toCodeEntry(fromRow(r), at, r.hash)));
+    rows.forEach((r, i) => renumber.run(ids[i], r.id));
   });
 
   // the chunks of many files go to the index in one write: one segment per batch, not one per file
   const replace = db.transaction((source: string, files: FileChunks[], at: number) => {
-    const entries: IndexedDoc[] = [];
-    for (const { path, chunks, hash } of files) {
-      index.repo.remove(chunksOfFile.all(source, path) as string[]);
+    const byUrl = new Map<string, { chunk: ChunkRecord; hash: string }>(); // one chunk per URL: the last cut
+    for (const { path, chunks: cut, hash } of files) {
+      const old = linesOfFile.all(source, path) as [number, number][];
+      index.repo.remove(old.map(([startLine, endLine]) => chunkUrl({ source, path, startLine, endLine })));
       deleteChunks.run(source, path);
-      for (const c of chunks) {
-        entries.push(toCodeEntry(c, at, hash));
-        insertChunk.run({ ...c, url: chunkUrl(c) });
-      }
+      for (const chunk of cut) byUrl.set(chunkUrl(chunk), { chunk, hash });
     }
-    index.repo.write(entries);
+    const chunks = [...byUrl.values()];
+    const ids = index.repo.write(chunks.map(({ chunk, hash }) => toCodeEntry(chunk, at, hash)));
+    chunks.forEach(({ chunk }, i) => put(ids[i]!, chunk));
   });
+
+  /** Chunk rows of index ids, as hits in the order given. */
+  const hitsOf = (ids: number[], score: (i: number) => number): CodeHit[] => {
+    const rows = chunksById.all(JSON.stringify(ids)) as ChunkRow[];
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.flatMap((id, i) => {
+      const row = byId.get(id);
+      return row ? [{ ...fromRow(row), score: score(i) }] : [];
+    });
+  };
 
   return {
     index,
@@ -229,36 +246,28 @@ export function createCodeIndex(
       }));
       scored.sort((a, b) => b.score - a.score || a.id - b.id);
       const top = scored.slice(0, limit);
-      const urls = index.urls(top.map((h) => h.id));
-      const rows = chunkByUrl.all(JSON.stringify([...urls.values()])) as ChunkRow[];
-      const byUrl = new Map(rows.map((r) => [r.url, r]));
-      return top.flatMap((h) => {
-        const row = byUrl.get(urls.get(h.id) ?? '');
-        return row ? [{ ...fromRow(row), score: h.score }] : [];
-      });
+      return hitsOf(
+        top.map((h) => h.id),
+        (i) => top[i]!.score,
+      );
     },
     count: () => index.count(),
     hitsByIds(ids) {
-      const urls = index.urls(ids);
-      const rows = chunkByUrl.all(JSON.stringify([...urls.values()])) as ChunkRow[];
-      const byUrl = new Map(rows.map((r) => [r.url, r]));
-      return ids.flatMap((id) => {
-        const row = byUrl.get(urls.get(id) ?? '');
-        return row ? [{ ...fromRow(row), score: 0 }] : [];
-      });
+      return hitsOf(ids, () => 0);
     },
     async rebuildIfMarked() {
       if (!db.transaction(() => index.repo.claimRebuild())()) return null;
       let done = 0;
       try {
         db.transaction(() => index.repo.clear())();
-        for (let after = ''; ;) {
-          const rows = allChunks.all(after, REBUILD_BATCH) as (ChunkRow & { hash: string })[];
+        const last = (lastChunk.get() as number | null) ?? 0; // chunks renumbered on the way sort above it
+        for (let after = Number.MIN_SAFE_INTEGER; ;) {
+          const rows = allChunks.all(after, last, REBUILD_BATCH) as (ChunkRow & { hash: string })[];
           if (rows.length === 0) break;
           reindex(rows, Date.now());
           index.settle();
           done += rows.length;
-          after = rows.at(-1)!.url;
+          after = rows.at(-1)!.id;
           await new Promise((resolve) => setImmediate(resolve)); // let requests in between batches
         }
       } catch (err) {
@@ -270,14 +279,14 @@ export function createCodeIndex(
       return done;
     },
     textOf(url) {
-      const row = chunkByUrl.get(JSON.stringify([url])) as ChunkRow | undefined;
+      const row = chunkByUrl.get(url) as ChunkRow | undefined;
       return row ? [row.symbol, row.doc, row.code].filter(Boolean).join('\n') : undefined;
     },
   };
 }
 
 interface ChunkRow {
-  url: string;
+  id: number;
   source: string;
   path: string;
   start_line: number;
