@@ -195,7 +195,9 @@ async function tree() {
   // queries: symbols and doc phrases of the tree itself, as an agent would ask them
   const rows = app.db
     .prepare(
-      'SELECT symbol, doc FROM code_chunks WHERE symbol IS NOT NULL AND doc IS NOT NULL AND length(doc) > 30 ORDER BY source, path, start_line LIMIT ?',
+      `SELECT symbol, doc FROM (SELECT source, path, start_line, symbol,
+        COALESCE(doc, substr(code, doc_at + 1, doc_len)) AS doc FROM code_chunks)
+       WHERE symbol IS NOT NULL AND doc IS NOT NULL AND length(doc) > 30 ORDER BY source, path, start_line LIMIT ?`,
     )
     .all(TREE_QUERIES * 5);
   const questions = rows.filter((_, i) => i % 5 === 0).map((r) => r.doc.split(/[.\n]/)[0].slice(0, 120));

@@ -609,7 +609,11 @@ export const MIGRATIONS: readonly Migration[] = [
         kind        TEXT NOT NULL,
         symbol      TEXT,
         doc         TEXT,
-        code        TEXT NOT NULL
+        code        TEXT NOT NULL,
+        -- a doc that is a verbatim part of the code (a docstring) is not stored twice: doc is null and
+        -- these say where it is (UTF-16 offsets, as JavaScript's string indexes count)
+        doc_at      INTEGER,
+        doc_len     INTEGER
       ) STRICT;
       INSERT INTO code_chunks_by_id (id, source, path, start_line, end_line, language, kind, symbol, doc, code)
         SELECT -ROW_NUMBER() OVER (ORDER BY url), source, path, start_line, end_line, language, kind, symbol, doc, code

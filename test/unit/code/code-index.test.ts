@@ -128,6 +128,32 @@ describe('code index storage', () => {
     expect(code.textOf(chunkUrl(files[5]!.chunks[1]!))).toContain('def handler_5_1');
   });
 
+  it('keeps a docstring once, inside the code, and gives it back whole', () => {
+    const doc = 'Parses the body.\n\n    Returns a dict.';
+    const withDocstring = chunk({
+      symbol: 'parse',
+      doc,
+      code: `def parse(b):\n    """${doc}"""\n    return {}\n`,
+    });
+    const elsewhere = chunk({
+      path: 'src/b.py',
+      symbol: 'zebra',
+      doc: 'A doc not in the code.',
+      code: 'def zebra(): pass\n',
+    });
+    const files = [
+      { path: 'src/a.py', chunks: [withDocstring], hash: 'a' },
+      { path: 'src/b.py', chunks: [elsewhere], hash: 'b' },
+    ];
+    code.replaceFiles('repo', files, 1);
+    expect(db.prepare("SELECT doc IS NULL, doc_at FROM code_chunks WHERE symbol = 'parse'").raw().get()).toEqual([
+      1, 21,
+    ]);
+    expect(code.search('parse', { limit: 1 })[0]?.doc).toBe(doc);
+    expect(code.search('zebra', { limit: 1 })[0]?.doc).toBe('A doc not in the code.');
+    expect(code.textOf(chunkUrl(withDocstring))).toContain('Returns a dict.');
+  });
+
   it('replacing a file removes its old chunks from the index and the store', () => {
     code.replaceFiles('repo', files, 1);
     code.replaceFile('repo', 'src/m4.py', [], 'gone', 2);

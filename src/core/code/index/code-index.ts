@@ -184,15 +184,32 @@ export function createCodeIndex(
   const linesOfFile = db.prepare('SELECT start_line, end_line FROM code_chunks WHERE source = ? AND path = ?').raw();
   const deleteChunks = db.prepare('DELETE FROM code_chunks WHERE source = ? AND path = ?');
   const insertChunk = db.prepare(`INSERT OR REPLACE INTO code_chunks (id, source, path, start_line, end_line,
-    language, kind, symbol, doc, code) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    language, kind, symbol, doc, code, doc_at, doc_len) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const chunksById = db.prepare('SELECT * FROM code_chunks WHERE id IN (SELECT value FROM json_each(?))');
   const chunkByUrl = db.prepare('SELECT c.* FROM code_docs d JOIN code_chunks c ON c.id = d.id WHERE d.url = ?');
   const lastChunk = db.prepare('SELECT MAX(id) FROM code_chunks').pluck();
   const allChunks = db.prepare(`SELECT c.*, COALESCE(f.hash, '') AS hash FROM code_chunks c
     LEFT JOIN code_files f ON f.source = c.source AND f.path = c.path WHERE c.id > ? AND c.id <= ? ORDER BY c.id LIMIT ?`);
   const renumber = db.prepare('UPDATE code_chunks SET id = ? WHERE id = ?');
-  const put = (id: number, c: ChunkRecord) =>
-    insertChunk.run(id, c.source, c.path, c.startLine, c.endLine, c.language, c.kind, c.symbol, c.doc, c.code);
+  const put = (id: number, c: ChunkRecord) => {
+    // a docstring is part of the code: stored as where it is, not twice
+    const at = c.doc ? c.code.indexOf(c.doc) : -1;
+    const [doc, docAt, docLen] = at >= 0 ? [null, at, c.doc!.length] : [c.doc, null, null];
+    insertChunk.run(
+      id,
+      c.source,
+      c.path,
+      c.startLine,
+      c.endLine,
+      c.language,
+      c.kind,
+      c.symbol,
+      doc,
+      c.code,
+      docAt,
+      docLen,
+    );
+  };
   // chunks take the ids their index documents got (new ids: above every id there was, so never taken)
   const reindex = db.transaction((rows: (ChunkRow & { hash: string })[], at: number) => {
     const ids = index.repo.write(rows.map((r) => toCodeEntry(fromRow(r), at, r.hash)));
@@ -280,7 +297,9 @@ export function createCodeIndex(
     },
     textOf(url) {
       const row = chunkByUrl.get(url) as ChunkRow | undefined;
-      return row ? [row.symbol, row.doc, row.code].filter(Boolean).join('\n') : undefined;
+      if (!row) return undefined;
+      const c = fromRow(row);
+      return [c.symbol, c.doc, c.code].filter(Boolean).join('\n');
     },
   };
 }
@@ -296,6 +315,8 @@ interface ChunkRow {
   symbol: string | null;
   doc: string | null;
   code: string;
+  doc_at: number | null;
+  doc_len: number | null;
 }
 
 function fromRow(r: ChunkRow): ChunkRecord {
@@ -307,7 +328,7 @@ function fromRow(r: ChunkRow): ChunkRecord {
     language: r.language,
     kind: r.kind,
     symbol: r.symbol,
-    doc: r.doc,
+    doc: r.doc ?? (r.doc_at === null ? null : r.code.slice(r.doc_at, r.doc_at + r.doc_len!)),
     code: r.code,
   };
 }
