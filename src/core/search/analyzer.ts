@@ -56,6 +56,35 @@ function wordTerms(raw: string): string[] | null {
   return terms;
 }
 
+/**
+ * A distinct term, one object per term string (while `termEpoch()` stays the same), so the indexer
+ * counts a document's terms on the objects instead of in a map of its own.
+ */
+export interface IndexTerm {
+  readonly term: string;
+  /** The indexer's scratch: the document it last met this term in, and the term's index there. */
+  doc: number;
+  index: number;
+}
+
+const TERM_LIMIT = 1_000_000;
+let termTable = new Map<string, IndexTerm>();
+let epoch = 0;
+
+/** Changes when the terms are made anew (a bounded table): two `IndexTerm`s of one string then may meet. */
+export function termEpoch(): number {
+  return epoch;
+}
+
+function internTerm(term: string): IndexTerm {
+  let t = termTable.get(term);
+  if (t === undefined) {
+    t = { term, doc: -1, index: 0 };
+    termTable.set(term, t);
+  }
+  return t;
+}
+
 // Words repeat (a few thousand make most of any text): each is folded, checked and stemmed once. The cache
 // is an open-addressing table looked up by the word's place in the text, so a word that is in it costs no
 // string of its own (a Map keyed by each word's substring was a quarter of indexing time).
@@ -63,8 +92,21 @@ const WORD_CACHE_SIZE = 200_000;
 const SLOTS = 1 << 19; // a power of two, over twice the size: short probes
 // per slot: the entry's index (-1: empty) and its word's hash, side by side (one cache line to look at)
 const slots = new Int32Array(SLOTS * 2).fill(-1);
-let cachedWords: string[] = [];
-let cachedTerms: (string[] | null)[] = [];
+// per entry: the word and its terms (null: not counted), side by side
+let cached: (string | IndexTerm[] | null)[] = [];
+
+function clearWordCache(): void {
+  slots.fill(-1);
+  cached = [];
+}
+
+/** Bounds the terms' table, between fields (an entry of the word cache never holds terms of two epochs). */
+function boundTerms(): void {
+  if (termTable.size < TERM_LIMIT) return;
+  clearWordCache();
+  termTable = new Map();
+  epoch++;
+}
 
 function hashOf(text: string, start: number, end: number): number {
   let h = 0x811c9dc5;
@@ -79,36 +121,34 @@ function sameWord(word: string, text: string, start: number, end: number): boole
 }
 
 /** The terms of the word `text[start, end)`, from the cache. */
-function termsOfWord(text: string, start: number, end: number): string[] | null {
+function termsOfWord(text: string, start: number, end: number): IndexTerm[] | null {
   const hash = hashOf(text, start, end);
   let slot = hash & (SLOTS - 1);
   for (let e = slots[slot * 2]!; e >= 0; e = slots[slot * 2]!) {
-    if (slots[slot * 2 + 1] === hash && sameWord(cachedWords[e]!, text, start, end)) return cachedTerms[e]!;
+    if (slots[slot * 2 + 1] === hash && sameWord(cached[e * 2] as string, text, start, end)) {
+      return cached[e * 2 + 1] as IndexTerm[] | null;
+    }
     slot = (slot + 1) & (SLOTS - 1);
   }
   const raw = text.slice(start, end);
-  const terms = wordTerms(raw);
-  if (cachedWords.length >= WORD_CACHE_SIZE) {
-    // bounded: an open vocabulary
-    slots.fill(-1);
-    cachedWords = [];
-    cachedTerms = [];
+  const terms = wordTerms(raw)?.map(internTerm) ?? null;
+  if (cached.length >= WORD_CACHE_SIZE * 2) {
+    clearWordCache(); // bounded: an open vocabulary
     slot = hash & (SLOTS - 1);
   }
-  slots[slot * 2] = cachedWords.length;
+  slots[slot * 2] = cached.length / 2;
   slots[slot * 2 + 1] = hash;
-  cachedWords.push(raw);
-  cachedTerms.push(terms);
+  cached.push(raw, terms);
   return terms;
 }
 
 /**
- * An analyzed field as parallel arrays, the indexer's form of `Analyzed` (no object per term): `terms[i]`
- * stands at position `pos[i]`, in order of position; at one position the word's own terms come first,
- * then the joined forms of compounds that start at it.
+ * An analyzed field as parallel arrays, the indexer's form of `Analyzed` (no object per posting):
+ * `terms[i]` stands at position `pos[i]`, in order of position; at one position the word's own terms
+ * come first, then the joined forms of compounds that start at it.
  */
 export interface PackedAnalysis {
-  terms: string[];
+  terms: IndexTerm[];
   pos: number[];
   /** Words in the field, stopwords included. */
   positions: number;
@@ -119,11 +159,11 @@ export interface PackedAnalysis {
 function addCjk(run: string, pos: number, out: PackedAnalysis): number {
   const chars = [...run];
   if (chars.length === 1) {
-    out.terms.push(chars[0]!);
+    out.terms.push(internTerm(chars[0]!));
     out.pos.push(pos++);
   }
   for (let i = 0; i + 1 < chars.length; i++) {
-    out.terms.push(chars[i]! + chars[i + 1]!);
+    out.terms.push(internTerm(chars[i]! + chars[i + 1]!));
     out.pos.push(pos++);
   }
   return pos;
@@ -131,6 +171,7 @@ function addCjk(run: string, pos: number, out: PackedAnalysis): number {
 
 /** Analyzes one field of text into parallel arrays: what `analyze` returns, without a `Posting` per term. */
 export function analyzePacked(text: string): PackedAnalysis {
+  boundTerms();
   const out: PackedAnalysis = { terms: [], pos: [], positions: 0, length: 0 };
   const { terms, pos: at } = out;
   // CJK, compounds: looked for once per text; most texts have no CJK, many no '-' or '/'
@@ -169,18 +210,18 @@ export function analyzePacked(text: string): PackedAnalysis {
 /** Analyzes one field of text: terms in order with their positions; stopwords keep their position. */
 export function analyze(text: string): Analyzed {
   const { terms, pos, positions, length } = analyzePacked(text);
-  const postings = terms.map((term, i): Posting => ({ term, pos: pos[i]! }));
+  const postings = terms.map((t, i): Posting => ({ term: t.term, pos: pos[i]! }));
   return { postings, positions, length };
 }
 
 /** Adds the joined form of each hyphen/slash compound after the terms at its first word's position. */
 function addCompounds(text: string, starts: number[], out: PackedAnalysis): void {
-  const joinedTerms: string[] = [];
+  const joinedTerms: IndexTerm[] = [];
   const joinedPos: number[] = [];
   for (let match = nextCompound(text, 0); match !== null; match = nextCompound(text, match.index + match[0].length)) {
     const joined = fold(match[0]).replace(/[-/]/g, '');
     if (joined.length > MAX_TERM_LENGTH) continue;
-    joinedTerms.push(termOf(joined));
+    joinedTerms.push(internTerm(termOf(joined)));
     joinedPos.push(positionAt(starts, match.index));
   }
   if (joinedTerms.length > 0) mergeCompounds(out, joinedTerms, joinedPos);
@@ -223,10 +264,10 @@ function nextCompound(text: string, from: number): RegExpExecArray | null {
 }
 
 /** Merges the compounds into the field's terms: both ascend by position, a word's terms first at one position. */
-function mergeCompounds(out: PackedAnalysis, joinedTerms: string[], joinedPos: number[]): void {
+function mergeCompounds(out: PackedAnalysis, joinedTerms: IndexTerm[], joinedPos: number[]): void {
   const { terms, pos } = out;
   const n = terms.length;
-  const mergedTerms: string[] = [];
+  const mergedTerms: IndexTerm[] = [];
   const mergedPos: number[] = [];
   let i = 0;
   for (let j = 0; j < joinedTerms.length; j++) {

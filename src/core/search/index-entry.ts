@@ -5,7 +5,7 @@
 import type { DocumentRecord } from '../../store/documents.repo.js';
 import { encodeAllPositions } from '../../store/postings.codec.js';
 import { FIELD_COUNT, type IndexedDoc } from '../../store/search-index.types.js';
-import { analyzePacked, type PackedAnalysis } from './analyzer.js';
+import { analyzePacked, termEpoch, type PackedAnalysis } from './analyzer.js';
 import { CATEGORIES, classifyDocument, type DocumentCategory } from './classify/index.js';
 
 /** Words of the text that `excludeText` looks at (the spec: "checked in the first 1000 words"). */
@@ -66,7 +66,7 @@ const TITLE_POSITIONS = 200;
 /** The first term at each position, '' where a stopword stands: what proximity reads. */
 function firstTerms(field: PackedAnalysis, limit: number): string[] {
   const words = new Array<string>(Math.min(field.positions, limit)).fill('');
-  field.terms.forEach((term, i) => {
+  field.terms.forEach(({ term }, i) => {
     const pos = field.pos[i]!;
     if (pos < words.length && !words[pos]) words[pos] = term;
   });
@@ -85,12 +85,17 @@ export function streamOf(title: string, text: string): string {
 /** The packed terms of a document: distinct terms, their counts per field, their encoded positions. */
 type PackedTerms = Pick<IndexedDoc, 'terms' | 'freqs' | 'positions' | 'positionEnds'>;
 
+let packed = 0;
+
 /**
  * Counts each term per field (capped at 255) and collects where it stands first in the title and body
- * (the first term at each position, as `firstTerms` reads it), in one pass over the fields' terms.
+ * (the first term at each position, as `firstTerms` reads it), in one pass over the fields' terms. A
+ * term's index in the document is kept on its `IndexTerm`; a map of the strings serves when the terms
+ * were made anew while the fields were analyzed (`sameEpoch` false).
  */
-function packTerms(fields: PackedAnalysis[]): PackedTerms {
-  const index = new Map<string, number>();
+function packTerms(fields: PackedAnalysis[], sameEpoch: boolean): PackedTerms {
+  const doc = ++packed;
+  const index = sameEpoch ? null : new Map<string, number>();
   const terms: string[] = [];
   let freqs = new Uint8Array(64 * FIELD_COUNT);
   const title: number[][] = [];
@@ -101,11 +106,16 @@ function packTerms(fields: PackedAnalysis[]): PackedTerms {
     const limit = f === 0 ? TITLE_POSITIONS : STREAM_POSITIONS;
     let filled = -1; // the last position whose first term is taken: positions ascend
     for (let k = 0; k < field.terms.length; k++) {
-      const term = field.terms[k]!;
-      let i = index.get(term);
+      const t = field.terms[k]!;
+      let i = index ? index.get(t.term) : t.doc === doc ? t.index : undefined;
       if (i === undefined) {
-        index.set(term, (i = terms.length));
-        terms.push(term);
+        i = terms.length;
+        if (index) index.set(t.term, i);
+        else {
+          t.doc = doc;
+          t.index = i;
+        }
+        terms.push(t.term);
         if ((i + 1) * FIELD_COUNT > freqs.length) {
           const grown = new Uint8Array(freqs.length * 2);
           grown.set(freqs);
@@ -115,7 +125,7 @@ function packTerms(fields: PackedAnalysis[]): PackedTerms {
       const at = i * FIELD_COUNT + f;
       if (freqs[at]! < MAX_TF) freqs[at]!++;
       const pos = field.pos[k]!;
-      if (firsts && pos !== filled && pos < limit && term) {
+      if (firsts && pos !== filled && pos < limit && t.term) {
         filled = pos;
         (firsts[i] ??= []).push(pos);
       }
@@ -152,13 +162,15 @@ export function entryHash(doc: Pick<DocumentRecord, 'contentHash' | 'title' | 'p
 /** Builds the index entry of a stored document. */
 export function toIndexEntry(doc: DocumentRecord): IndexedDoc {
   const body = stripLinkTargets(doc.text);
+  const epoch = termEpoch();
   const fields = [doc.title, headingsOf(doc.text), body, urlWords(doc.url)].map(analyzePacked);
+  const sameEpoch = termEpoch() === epoch;
   const verdict = classifyDocument(doc);
   const categories = verdict.categories.reduce((bits, c) => bits | categoryBit(c), 0);
   return {
     url: doc.url,
     host: hostOf(doc.url),
-    ...packTerms(fields),
+    ...packTerms(fields, sameEpoch),
     lengths: fields.map((f) => f.length),
     publishedAt: toTime(doc.publishedDate),
     crawledAt: toTime(doc.fetchedAt) ?? 0,
