@@ -76,10 +76,15 @@ describe('analyze', () => {
     for (const text of ['The Running of the Bulls', 'IL-6 and TCP/IP', 'parseJsonBody 中文字 l’état', '']) {
       const packed = analyzePacked(text);
       const { postings, positions, length } = analyze(text);
-      expect(packed.terms).toEqual(postings.map((p) => p.term));
+      expect(packed.terms.map((t) => t.term)).toEqual(postings.map((p) => p.term));
       expect(packed.pos).toEqual(postings.map((p) => p.pos));
       expect([packed.positions, packed.length]).toEqual([positions, length]);
     }
+    // one object per term, whichever word, compound or field it came from
+    const [a, b] = [analyzePacked('running IL-6'), analyzePacked('runs il6')];
+    expect(a.terms[0]).toBe(b.terms[0]);
+    expect(a.terms[2]).toBe(b.terms[1]);
+    expect(a.terms.map((t) => t.term)).toEqual(['run', 'il', 'il6', '6']);
   });
 });
 
