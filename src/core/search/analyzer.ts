@@ -98,6 +98,7 @@ let cached: (string | IndexTerm[] | null)[] = [];
 function clearWordCache(): void {
   slots.fill(-1);
   cached = [];
+  compoundCache = new Map();
 }
 
 /** Bounds the terms' table, between fields (an entry of the word cache never holds terms of two epochs). */
@@ -219,12 +220,27 @@ function addCompounds(text: string, starts: number[], out: PackedAnalysis): void
   const joinedTerms: IndexTerm[] = [];
   const joinedPos: number[] = [];
   for (let match = nextCompound(text, 0); match !== null; match = nextCompound(text, match.index + match[0].length)) {
-    const joined = fold(match[0]).replace(/[-/]/g, '');
-    if (joined.length > MAX_TERM_LENGTH) continue;
-    joinedTerms.push(internTerm(termOf(joined)));
+    const term = compoundTerm(match[0]);
+    if (!term) continue;
+    joinedTerms.push(term);
     joinedPos.push(positionAt(starts, match.index));
   }
   if (joinedTerms.length > 0) mergeCompounds(out, joinedTerms, joinedPos);
+}
+
+// Compounds repeat within a text and across texts ("IL-6"): each is folded and stemmed once.
+let compoundCache = new Map<string, IndexTerm | null>();
+
+/** The joined form of a compound as a term, or null when it is too long. */
+function compoundTerm(compound: string): IndexTerm | null {
+  let term = compoundCache.get(compound);
+  if (term === undefined) {
+    const joined = fold(compound).replace(/[-/]/g, '');
+    term = joined.length > MAX_TERM_LENGTH ? null : internTerm(termOf(joined));
+    if (compoundCache.size >= WORD_CACHE_SIZE) compoundCache = new Map(); // bounded: an open vocabulary
+    compoundCache.set(compound, term);
+  }
+  return term;
 }
 
 const COMPOUND_AT = new RegExp(COMPOUND.source, 'uy');

@@ -4,7 +4,7 @@
  */
 import { CATEGORY_THRESHOLD, categoryEvidence, type DocumentCategory } from './category.js';
 import { companyEntity, type CompanyEntity } from './entities.js';
-import { classifyModeration } from './moderation.js';
+import { moderationOf } from './moderation.js';
 import { signalsOf, type ClassifiableDocument } from './signals.js';
 
 export {
@@ -41,7 +41,7 @@ export function classifyDocument(doc: ClassifiableDocument): DocumentClassificat
   const assigned = categoryEvidence(s).filter((v) => v.score >= CATEGORY_THRESHOLD);
   const categoryReasons: DocumentClassification['categoryReasons'] = {};
   for (const v of assigned) categoryReasons[v.category] = v.reasons;
-  const moderation = classifyModeration(doc);
+  const moderation = moderationOf(s);
   const org = s.evidence.organization;
   const entities: CompanyEntity[] = [];
   if (org && assigned.some((v) => v.category === 'company')) {

@@ -139,7 +139,11 @@ function declaredReasons(s: Signals): string[] {
 
 /** Whether a document is unsafe, with the reasons (lexicon groups over their thresholds, domain, rating). */
 export function classifyModeration(doc: ClassifiableDocument): ModerationVerdict {
-  const s = signalsOf(doc);
+  return moderationOf(signalsOf(doc));
+}
+
+/** `classifyModeration` of a document whose signals are computed already. */
+export function moderationOf(s: Signals): ModerationVerdict {
   const reasons = declaredReasons(s);
   if (!mayMatchLexicon(s)) return { unsafe: reasons.length > 0, reasons };
   for (const g of moderationScores(s)) {
