@@ -177,7 +177,12 @@ export function analyzePacked(text: string): PackedAnalysis {
   const { terms, pos: at } = out;
   // CJK, compounds: looked for once per text; most texts have no CJK, many no '-' or '/'
   const cjk = CJK.test(text);
-  const starts: number[] | null = text.includes('-') || text.includes('/') ? [] : null;
+  const separators = text.includes('-') || text.includes('/');
+  // A compound's terms go after those of the word it starts in: found first, they are added in the
+  // same pass, except beside CJK (a word of several positions), where they are merged in afterwards.
+  const compounds = separators && !cjk ? compoundsOf(text) : null;
+  const starts: number[] | null = separators && cjk ? [] : null;
+  let next = 0;
   let pos = 0;
   let length = 0;
   for (let start = nextWordStart(text, 0), end = 0; start >= 0; start = nextWordStart(text, end)) {
@@ -200,6 +205,10 @@ export function analyzePacked(text: string): PackedAnalysis {
       }
       length++;
     }
+    for (; compounds && next < compounds.at.length && compounds.at[next]! < end; next++) {
+      terms.push(compounds.terms[next]!);
+      at.push(pos);
+    }
     pos++;
   }
   out.positions = pos;
@@ -215,17 +224,28 @@ export function analyze(text: string): Analyzed {
   return { postings, positions, length };
 }
 
-/** Adds the joined form of each hyphen/slash compound after the terms at its first word's position. */
-function addCompounds(text: string, starts: number[], out: PackedAnalysis): void {
-  const joinedTerms: IndexTerm[] = [];
-  const joinedPos: number[] = [];
+/** The terms of the text's hyphen/slash compounds (joined forms not too long) and where each starts. */
+function compoundsOf(text: string): { terms: IndexTerm[]; at: number[] } {
+  const terms: IndexTerm[] = [];
+  const at: number[] = [];
   for (let match = nextCompound(text, 0); match !== null; match = nextCompound(text, match.index + match[0].length)) {
     const term = compoundTerm(match[0]);
     if (!term) continue;
-    joinedTerms.push(term);
-    joinedPos.push(positionAt(starts, match.index));
+    terms.push(term);
+    at.push(match.index);
   }
-  if (joinedTerms.length > 0) mergeCompounds(out, joinedTerms, joinedPos);
+  return { terms, at };
+}
+
+/** Adds the joined form of each compound after the terms at its first word's position (`starts`: index/position pairs). */
+function addCompounds(text: string, starts: number[], out: PackedAnalysis): void {
+  const { terms, at } = compoundsOf(text);
+  if (terms.length > 0)
+    mergeCompounds(
+      out,
+      terms,
+      at.map((index) => positionAt(starts, index)),
+    );
 }
 
 // Compounds repeat within a text and across texts ("IL-6"): each is folded and stemmed once.
