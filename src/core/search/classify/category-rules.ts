@@ -32,6 +32,24 @@ function rule(category: DocumentCategory, weight: number, reason: string, test: 
 }
 
 const types = (list: string) => list.trim().split(/\s+/);
+
+const LINE_BREAK = /[\n\r\u2028\u2029]/g;
+/**
+ * `re.test` for a pattern anchored at line starts (`^…` with the m flag), tried at the start and after
+ * each line break only: the same answer, without the engine trying every character of a long text.
+ */
+function atLineStarts(re: RegExp): (text: string) => boolean {
+  const sticky = new RegExp(re.source, `${re.flags}y`);
+  return (text) => {
+    for (let i = 0; ;) {
+      sticky.lastIndex = i;
+      if (sticky.test(text)) return true;
+      LINE_BREAK.lastIndex = i;
+      if (!LINE_BREAK.test(text)) return false;
+      i = LINE_BREAK.lastIndex;
+    }
+  };
+}
 // Organisations that are not companies: a university, a ministry, a charity, a band, a newsroom.
 const NOT_COMPANY = new Set(
   types(`EducationalOrganization CollegeOrUniversity GovernmentOrganization GovernmentOffice
@@ -62,12 +80,16 @@ const COMPANY_PROSE = /\b(?:founded in (?:19|20)\d\d|headquartered in|our (?:cus
 const PERSON_PATH = /^\/(?:[a-z]{2}\/)?(?:authors?|people|person|team|staff|profiles?|users?|speakers|faculty|members?|contributors?)\/[^/?]+\/?$/; // prettier-ignore
 const PERSON_TITLE = /\b(?:biography|curriculum vitae|résumé|, author at|(?:articles|posts|stories) by)\b/i;
 const DATED_PATH = /\/(?:19|20)\d\d\/(?:0?[1-9]|1[0-2]|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\/(?:(?:0?[1-9]|[12]\d|3[01])\/)?[^/]+/; // prettier-ignore
-const DATELINE = /^[\p{Lu}][\p{Lu} .,'-]{2,40}\s*\((?:AP|Reuters|AFP|UPI|Bloomberg|dpa|PTI|Xinhua)\)\s*[—–-]/mu;
+const DATELINE = atLineStarts(
+  /^[\p{Lu}][\p{Lu} .,'-]{2,40}\s*\((?:AP|Reuters|AFP|UPI|Bloomberg|dpa|PTI|Xinhua)\)\s*[—–-]/mu,
+);
 const SELF_INTRO = /\b(?:about me|hi,? i['’]m|hi,? i am|hello,? i['’]m|my name is|welcome to my (?:blog|site|website|homepage|corner)|my personal (?:blog|site|website))\b/i; // prettier-ignore
 const PERSONAL_TITLE = /\b(?:portfolio|personal (?:blog|website|site|homepage))\b|^[\p{Lu}][\p{L}'-]+['’]s (?:blog|site|homepage|notes)\b/iu; // prettier-ignore
 const FORM = /\bform\s+(?:10-?k|10-?q|8-?k|20-?f|40-?f|6-?k)\b/i;
 const FINANCE_TITLE = /\b(?:form\s+)?(?:10-?k|10-?q|8-?k|20-?f|40-?f|6-?k)\b|\b(?:annual|quarterly|interim|half[- ]year(?:ly)?|integrated) report\b|\bearnings (?:release|report|call transcript)\b|\b(?:financial|fiscal|quarterly|annual) (?:results|statements)\b|\bresults for the (?:first|second|third|fourth|fiscal) (?:quarter|half|year)\b|\b(?:q[1-4]|fy) ?(?:19|20)\d\d (?:results|earnings)\b|\bshareholder letter\b|\bletter to shareholders\b|\bproxy statement\b/i; // prettier-ignore
 const FINANCE_TERMS = /\b(?:consolidated balance sheets?|statements? of (?:operations|cash flows|comprehensive income)|net income|earnings per share|diluted|operating income|total revenues?|gross margin|fiscal year|(?:share|stock)holders['’] equity|ebitda|guidance)\b/gi; // prettier-ignore
+const ABSTRACT = atLineStarts(/^(?:#+\s*|\d\.?\s*)?abstract\b/im);
+const REFERENCES = atLineStarts(/^(?:#+\s*|\d+\.?\s*)?(?:references|bibliography|works cited)\s*$/im);
 const distinct = (re: RegExp, text: string) => new Set((text.match(re) ?? []).map((m) => m.toLowerCase())).size;
 
 const COMPANY: CategoryRule[] = [
@@ -104,10 +126,8 @@ const PUBLICATION: CategoryRule[] = [
     sites.SCHOLARLY_HOSTS.find((d) => onHost(s.host, d) && (sites.SCHOLARLY_PATH[d]?.test(s.path) ?? true)),
   ),
   rule('publication', 0.7, 'DOI in the URL', (s) => /\/10\.\d{4,9}\/\S/.test(s.path)),
-  rule('publication', 0.4, 'an Abstract section', (s) => /^(?:#+\s*|\d\.?\s*)?abstract\b/im.test(s.head)),
-  rule('publication', 0.3, 'a References section', (s) =>
-    /^(?:#+\s*|\d+\.?\s*)?(?:references|bibliography|works cited)\s*$/im.test(s.text),
-  ),
+  rule('publication', 0.4, 'an Abstract section', (s) => ABSTRACT(s.head)),
+  rule('publication', 0.3, 'a References section', (s) => REFERENCES(s.text)),
   rule('publication', 0.3, 'a DOI or arXiv id in the text', (s) =>
     /\b(?:doi:\s*|doi\.org\/)10\.\d{4,9}\/|\barxiv:\s*\d{4}\.\d{4,5}/i.test(s.head),
   ),
@@ -122,7 +142,7 @@ const NEWS: CategoryRule[] = [
     sites.NEWS_HOSTS.find((d) => onHost(s.host, d) && (sites.NEWS_PATH[d]?.test(s.path) ?? true)),
   ),
   rule('news', 0.4, 'news section of the site', (s) => s.host.startsWith('news.') || /^\/(?:[a-z]{2}\/)?news\//.test(s.path)), // prettier-ignore
-  rule('news', 0.6, 'wire-service dateline', (s) => DATELINE.test(s.head)),
+  rule('news', 0.6, 'wire-service dateline', (s) => DATELINE(s.head)),
   rule('news', 0.5, 'breaking/live title', (s) => /^(?:breaking(?: news)?:|live:)|\blive updates?\b/i.test(s.title)),
   rule('news', 0.5, 'dated URL path', (s) => !bloggy(s) && DATED_PATH.test(s.path)),
   rule('news', 0.3, 'og:type article', (s) => !bloggy(s) && s.evidence.ogType === 'article'),
