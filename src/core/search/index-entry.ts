@@ -34,7 +34,12 @@ const GENERIC_CC = new Set(['io', 'ai', 'co', 'me', 'tv', 'fm', 'ly', 'gg', 'sh'
  * its declared language (`en-GB` → GB), else null.
  */
 export function countryOf(url: string, language: unknown): string | null {
-  const tld = hostOf(url).split('.').at(-1) ?? '';
+  return countryOfHost(hostOf(url), language);
+}
+
+/** `countryOf` for a host already read from the URL. */
+function countryOfHost(host: string, language: unknown): string | null {
+  const tld = host.split('.').at(-1) ?? '';
   if (/^[a-z]{2}$/.test(tld) && !GENERIC_CC.has(tld)) return TLD_COUNTRY[tld] ?? tld.toUpperCase();
   const region = typeof language === 'string' ? /^[a-z]{2,3}[-_]([a-z]{2})\b/i.exec(language)?.[1] : undefined;
   return region ? region.toUpperCase() : null;
@@ -46,6 +51,7 @@ export function stripLinkTargets(text: string): string {
 }
 
 function headingsOf(markdown: string): string {
+  if (!markdown.includes('#')) return '';
   return markdown
     .split('\n')
     .filter((line) => /^#{1,6}\s/.test(line))
@@ -162,6 +168,7 @@ export function entryHash(doc: Pick<DocumentRecord, 'contentHash' | 'title' | 'p
 /** Builds the index entry of a stored document. */
 export function toIndexEntry(doc: DocumentRecord): IndexedDoc {
   const body = stripLinkTargets(doc.text);
+  const host = hostOf(doc.url);
   const epoch = termEpoch();
   const fields = [doc.title, headingsOf(doc.text), body, urlWords(doc.url)].map(analyzePacked);
   const sameEpoch = termEpoch() === epoch;
@@ -169,14 +176,14 @@ export function toIndexEntry(doc: DocumentRecord): IndexedDoc {
   const categories = verdict.categories.reduce((bits, c) => bits | categoryBit(c), 0);
   return {
     url: doc.url,
-    host: hostOf(doc.url),
+    host,
     ...packTerms(fields, sameEpoch),
     lengths: fields.map((f) => f.length),
     publishedAt: toTime(doc.publishedDate),
     crawledAt: toTime(doc.fetchedAt) ?? 0,
     categories,
     unsafe: verdict.unsafe,
-    country: countryOf(doc.url, doc.metadata.language),
+    country: countryOfHost(host, doc.metadata.language),
     entities: verdict.entities.length > 0 ? JSON.stringify(verdict.entities) : null,
     contentHash: entryHash(doc),
   };
