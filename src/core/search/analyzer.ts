@@ -3,7 +3,7 @@
  * query term matches exactly the document terms it should. Measured on BEIR SciFact (bench/retrieval.mjs).
  */
 import { isStopword } from '../text/stopwords.js';
-import { nextWordStart, splitIdentifier, stem, wordEnd } from '../text/tokenize.js';
+import { nextCompound, nextWordStart, splitIdentifier, stem, wordEnd } from '../text/tokenize.js';
 
 /** A term at a position of its field; extra forms of one word share the word's position. */
 export interface Posting {
@@ -20,8 +20,6 @@ export interface Analyzed {
   length: number;
 }
 
-// A compound written with hyphens or slashes: "il-6", "tcp/ip", "covid-19". Its joined form is a term too.
-const COMPOUND = /[\p{L}\p{N}]+(?:[-/][\p{L}\p{N}]+)+/gu;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const MARKS = /\p{M}+/gu;
 // Gene, protein and product names: "foxo3a", "dmrt1", "pge2", "gpt4" also match their letter stem.
@@ -224,7 +222,7 @@ export function analyze(text: string): Analyzed {
   return { postings, positions, length };
 }
 
-/** The terms of the text's hyphen/slash compounds (joined forms not too long) and where each starts. */
+/** The terms of the text's hyphen/slash compounds (their joined forms, unless too long) and where each starts. */
 function compoundsOf(text: string): { terms: IndexTerm[]; at: number[] } {
   const terms: IndexTerm[] = [];
   const at: number[] = [];
@@ -261,42 +259,6 @@ function compoundTerm(compound: string): IndexTerm | null {
     compoundCache.set(compound, term);
   }
   return term;
-}
-
-const COMPOUND_AT = new RegExp(COMPOUND.source, 'uy');
-const LETTER_OR_NUMBER = /^[\p{L}\p{N}]$/u;
-const ASCII_LETTER_OR_NUMBER = Uint8Array.from({ length: 128 }, (_, c) => (LETTER_OR_NUMBER.test(String.fromCharCode(c)) ? 1 : 0)); // prettier-ignore
-
-/** The code point ending at `end` as a letter or number: its width in UTF-16 units, or 0. */
-function letterOrNumberBefore(text: string, end: number): number {
-  const c = text.charCodeAt(end - 1);
-  if (c < 128) return ASCII_LETTER_OR_NUMBER[c]!;
-  const pair = c >= 0xdc00 && c <= 0xdfff && end >= 2 && (text.charCodeAt(end - 2) & 0xfc00) === 0xd800;
-  const width = pair ? 2 : 1;
-  return LETTER_OR_NUMBER.test(text.slice(end - width, end)) ? width : 0;
-}
-
-/**
- * The next match of `COMPOUND` at or after `from`, as a global scan finds it, looking only at the '-'
- * and '/' of the text: a compound starts at the letters and numbers that run up to its first separator.
- * (The scan itself retries every character of every word: 11% of indexing time.)
- */
-function nextCompound(text: string, from: number): RegExpExecArray | null {
-  let hyphen = text.indexOf('-', from);
-  let slash = text.indexOf('/', from);
-  while (hyphen >= 0 || slash >= 0) {
-    const at = hyphen < 0 ? slash : slash < 0 ? hyphen : Math.min(hyphen, slash);
-    let start = at;
-    for (let width = 0; start > from && (width = letterOrNumberBefore(text, start)) > 0;) start -= width;
-    if (start < at) {
-      COMPOUND_AT.lastIndex = start;
-      const match = COMPOUND_AT.exec(text);
-      if (match) return match;
-    }
-    if (at === hyphen) hyphen = text.indexOf('-', at + 1);
-    else slash = text.indexOf('/', at + 1);
-  }
-  return null;
 }
 
 /** Merges the compounds into the field's terms: both ascend by position, a word's terms first at one position. */

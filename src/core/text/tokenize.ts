@@ -175,3 +175,40 @@ export function wordEnd(text: string, start: number): number {
   }
   return i;
 }
+
+// A compound written with hyphens or slashes: "il-6", "tcp/ip", "covid-19" (the analyzer indexes its joined form too).
+const COMPOUND_AT = /[\p{L}\p{N}]+(?:[-/][\p{L}\p{N}]+)+/uy;
+const LETTER_OR_NUMBER = /^[\p{L}\p{N}]$/u;
+const ASCII_LETTER_OR_NUMBER = Uint8Array.from({ length: 128 }, (_, c) => (LETTER_OR_NUMBER.test(String.fromCharCode(c)) ? 1 : 0)); // prettier-ignore
+
+/** The code point ending at `end` as a letter or number: its width in UTF-16 units, or 0. */
+function letterOrNumberBefore(text: string, end: number): number {
+  const c = text.charCodeAt(end - 1);
+  if (c < 128) return ASCII_LETTER_OR_NUMBER[c]!;
+  const pair = c >= 0xdc00 && c <= 0xdfff && end >= 2 && (text.charCodeAt(end - 2) & 0xfc00) === 0xd800;
+  const width = pair ? 2 : 1;
+  return LETTER_OR_NUMBER.test(text.slice(end - width, end)) ? width : 0;
+}
+
+/**
+ * The next compound at or after `from`, as a global scan of its pattern finds it, looking only at the '-'
+ * and '/' of the text: a compound starts at the letters and numbers that run up to its first separator.
+ * (The scan itself retries every character of every word: 11% of indexing time.)
+ */
+export function nextCompound(text: string, from: number): RegExpExecArray | null {
+  let hyphen = text.indexOf('-', from);
+  let slash = text.indexOf('/', from);
+  while (hyphen >= 0 || slash >= 0) {
+    const at = hyphen < 0 ? slash : slash < 0 ? hyphen : Math.min(hyphen, slash);
+    let start = at;
+    for (let width = 0; start > from && (width = letterOrNumberBefore(text, start)) > 0;) start -= width;
+    if (start < at) {
+      COMPOUND_AT.lastIndex = start;
+      const match = COMPOUND_AT.exec(text);
+      if (match) return match;
+    }
+    if (at === hyphen) hyphen = text.indexOf('-', at + 1);
+    else slash = text.indexOf('/', at + 1);
+  }
+  return null;
+}

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { nextWordStart, splitIdentifier, stem, terms, tokenize, wordEnd } from '../../../src/core/text/tokenize.js';
+import {
+  nextCompound,
+  nextWordStart,
+  splitIdentifier,
+  stem,
+  terms,
+  tokenize,
+  wordEnd,
+} from '../../../src/core/text/tokenize.js';
 import { isStopword } from '../../../src/core/text/stopwords.js';
 
 describe('tokenize', () => {
@@ -93,5 +101,38 @@ describe('nextWordStart / wordEnd', () => {
       expect(words(text), JSON.stringify(text)).toEqual(expected);
     }
     expect(words("o'neill2 don’t 'x 𝐀b’c")).toEqual([[0, 7], [7, 8], [9, 14], [16, 17], [18, 23]]); // prettier-ignore
+  });
+});
+
+describe('nextCompound', () => {
+  it("finds exactly the compound pattern's global matches, from the separators", () => {
+    const COMPOUND = /[\p{L}\p{N}]+(?:[-/][\p{L}\p{N}]+)+/gu;
+    const alphabet = [
+      'a',
+      'Z',
+      '7',
+      '_',
+      'é',
+      'e\u0301',
+      '-',
+      '/',
+      '--',
+      ' ',
+      '𝐀',
+      '😀',
+      '中',
+      '٣',
+      '\ud800',
+      '\udc00',
+    ];
+    let seed = 11;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let k = 0; k < 5000; k++) {
+      let text = '';
+      for (let n = 1 + Math.floor(random() * 14); n > 0; n--) text += alphabet[Math.floor(random() * alphabet.length)];
+      const found: [number, string][] = [];
+      for (let m = nextCompound(text, 0); m; m = nextCompound(text, m.index + m[0].length)) found.push([m.index, m[0]]);
+      expect(found, JSON.stringify(text)).toEqual([...text.matchAll(COMPOUND)].map((m) => [m.index, m[0]]));
+    }
   });
 });
