@@ -65,7 +65,8 @@ export interface IndexTerm {
   index: number;
 }
 
-const TERM_LIMIT = 1_000_000;
+// bounded: renewed (with the word cache) between fields once it holds this many terms
+const TERM_LIMIT = 400_000;
 let termTable = new Map<string, IndexTerm>();
 let epoch = 0;
 
