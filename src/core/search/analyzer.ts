@@ -21,6 +21,9 @@ export interface Analyzed {
 }
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+// Every Han, Hiragana and Katakana code point is at U+2E80 or above (astral ones are surrogate pairs): a
+// text with no such unit has no CJK, and the range is cheaper to look for than the scripts.
+const MAYBE_CJK = /[\u2e80-\uffff]/;
 const MARKS = /\p{M}+/gu;
 // Gene, protein and product names: "foxo3a", "dmrt1", "pge2", "gpt4" also match their letter stem.
 const LETTERS_THEN_DIGITS = /^([a-z]{2,})\d+[a-z]?$/;
@@ -115,9 +118,7 @@ function hashOf(text: string, start: number, end: number): number {
 }
 
 function sameWord(word: string, text: string, start: number, end: number): boolean {
-  if (word.length !== end - start) return false;
-  for (let i = 0; i < word.length; i++) if (word.charCodeAt(i) !== text.charCodeAt(start + i)) return false;
-  return true;
+  return word.length === end - start && text.startsWith(word, start);
 }
 
 /** The terms of the word `text[start, end)`, from the cache. */
@@ -175,7 +176,7 @@ export function analyzePacked(text: string): PackedAnalysis {
   const out: PackedAnalysis = { terms: [], pos: [], positions: 0, length: 0 };
   const { terms, pos: at } = out;
   // CJK, compounds: looked for once per text; most texts have no CJK, many no '-' or '/'
-  const cjk = CJK.test(text);
+  const cjk = MAYBE_CJK.test(text) && CJK.test(text);
   const separators = text.includes('-') || text.includes('/');
   // A compound's terms go after those of the word it starts in: found first, they are added in the
   // same pass, except beside CJK (a word of several positions), where they are merged in afterwards.

@@ -72,6 +72,14 @@ describe('analyze', () => {
     ]);
   });
 
+  it('reads CJK wherever it stands: every Han, Hiragana and Katakana code point is at U+2E80 or above', () => {
+    const cjk = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+    const below: number[] = [];
+    for (let c = 0; c < 0x2e80; c++) if (cjk.test(String.fromCharCode(c))) below.push(c);
+    expect(below).toEqual([]);
+    expect(termsOf('naïve 部首 𠀀𠀁 ｶﾀ')).toEqual(['naiv', '部首', '𠀀𠀁', 'ｶﾀ']);
+  });
+
   it('gives the indexer the same terms as parallel arrays', () => {
     for (const text of ['The Running of the Bulls', 'IL-6 and TCP/IP', 'parseJsonBody 中文字 l’état', '']) {
       const packed = analyzePacked(text);
