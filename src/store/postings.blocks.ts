@@ -13,6 +13,7 @@
  * - `data` and `pos`: the lists' bytes (`postings.codec.ts`), one after another; `pos` is null when no
  *   list of the block has positions.
  */
+import { ByteWriter, readVarint } from './byte-writer.js';
 import type { PositionedList } from './search-index.types.js';
 
 /** A block closes once its lists reach this many bytes (data and positions). */
@@ -38,53 +39,21 @@ export function termKey(term: string): Buffer {
   return out;
 }
 
-/** A growable byte buffer. */
-class Bytes {
-  buf: Uint8Array;
-  at = 0;
-  constructor(size: number) {
-    this.buf = new Uint8Array(size);
-  }
-  room(n: number): void {
-    if (this.at + n <= this.buf.length) return;
-    const next = new Uint8Array(Math.max(this.buf.length * 2, this.at + n));
-    next.set(this.buf.subarray(0, this.at));
-    this.buf = next;
-  }
-  varint(v: number): void {
-    this.room(5);
-    while (v >= 0x80) {
-      this.buf[this.at++] = (v & 0x7f) | 0x80;
-      v >>>= 7;
+/** Writes the code units of `s` from `from` as UTF-8 (ASCII directly); the byte count. */
+function writeUtf8(w: ByteWriter, s: string, from: number): number {
+  const start = w.at;
+  w.room((s.length - from) * 3);
+  for (let i = from; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80) {
+      w.at = start;
+      const b = Buffer.from(s.slice(from), 'utf8');
+      w.bytes(b);
+      return b.length;
     }
-    this.buf[this.at++] = v;
+    w.buf[w.at++] = c;
   }
-  bytes(b: Uint8Array): void {
-    this.room(b.length);
-    this.buf.set(b, this.at);
-    this.at += b.length;
-  }
-  /** The code units of `s` from `from` as UTF-8 (ASCII written directly). */
-  utf8(s: string, from: number): number {
-    const start = this.at;
-    this.room((s.length - from) * 3);
-    for (let i = from; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      if (c >= 0x80) {
-        this.at = start;
-        const b = Buffer.from(s.slice(from), 'utf8');
-        this.bytes(b);
-        return b.length;
-      }
-      this.buf[this.at++] = c;
-    }
-    return this.at - start;
-  }
-  take(): Buffer {
-    const out = Buffer.from(this.buf.slice(0, this.at));
-    this.at = 0;
-    return out;
-  }
+  return w.at - start;
 }
 
 /** Code units `a` and `b` share at their start, never ending between the two halves of a surrogate pair. */
@@ -101,9 +70,9 @@ function sharedPrefix(a: string, b: string): number {
  * the blocks it closed (none, one, or two when a long list follows a part-filled block).
  */
 export class BlockWriter {
-  private readonly terms = new Bytes(1024);
-  private readonly data = new Bytes(BLOCK_BYTES + 1024);
-  private readonly pos = new Bytes(BLOCK_BYTES + 1024);
+  private readonly terms = new ByteWriter(1024);
+  private readonly data = new ByteWriter(BLOCK_BYTES + 1024);
+  private readonly pos = new ByteWriter(BLOCK_BYTES + 1024);
   private previous = '';
   private last = '';
   private count = 0;
@@ -118,7 +87,7 @@ export class BlockWriter {
     const lengthAt = this.terms.at;
     this.terms.room(5);
     this.terms.at += 1; // a one-byte length for suffixes under 128 bytes (all but freak terms)
-    const n = this.terms.utf8(term, shared);
+    const n = writeUtf8(this.terms, term, shared);
     if (n < 0x80) this.terms.buf[lengthAt] = n;
     else {
       const suffix = this.terms.buf.slice(lengthAt + 1, lengthAt + 1 + n);
@@ -159,18 +128,6 @@ export class BlockWriter {
     this.anyPos = false;
     return row;
   }
-}
-
-function varint(buf: Uint8Array, at: number): [value: number, next: number] {
-  let v = 0;
-  let shift = 0;
-  let b: number;
-  do {
-    b = buf[at++]!;
-    v += (b & 0x7f) * 2 ** shift;
-    shift += 7;
-  } while (b & 0x80);
-  return [v, at];
 }
 
 const decoder = new TextDecoder();
@@ -224,44 +181,58 @@ function compareSuffix(
   return [k - from, k === term.length ? 0 : -1];
 }
 
+/** One directory entry, read at `at`: where its suffix is, its count, its bytes' lengths, where the next starts. */
+interface DirEntry {
+  shared: number;
+  suffix: number;
+  length: number;
+  n: number;
+  dataLen: number;
+  posLen: number;
+  next: number;
+}
+
+function readEntry(dir: Uint8Array, at: number, e: DirEntry): void {
+  [e.shared, at] = readVarint(dir, at);
+  [e.length, at] = readVarint(dir, at);
+  e.suffix = at;
+  at += e.length;
+  [e.n, at] = readVarint(dir, at);
+  [e.dataLen, at] = readVarint(dir, at);
+  [e.posLen, e.next] = readVarint(dir, at);
+}
+
+type Block = { terms: Uint8Array; data: Uint8Array; pos?: Uint8Array | null };
+
+/** The list an entry points at, its bytes at `dataAt` and `posAt` of the block. */
+function listOf(block: Block, e: DirEntry, dataAt: number, posAt: number): PositionedList {
+  const pos = e.posLen > 0 && block.pos ? asBuffer(block.pos.subarray(posAt, posAt + e.posLen)) : null;
+  return { n: e.n, data: asBuffer(block.data.subarray(dataAt, dataAt + e.dataLen)), pos };
+}
+
 /**
  * `term`'s list in a block (the block a lookup by `last` found), or null. Scans the directory without
  * building strings, stopping at the first term past it.
  */
-export function findInBlock(
-  block: { terms: Uint8Array; data: Uint8Array; pos?: Uint8Array | null },
-  term: string,
-): PositionedList | null {
+export function findInBlock(block: Block, term: string): PositionedList | null {
   const dir = block.terms;
+  const e: DirEntry = { shared: 0, suffix: 0, length: 0, n: 0, dataLen: 0, posLen: 0, next: 0 };
   let at = 0;
   let dataAt = 0;
   let posAt = 0;
   let lcp = 0; // code units the previous entry (below `term`) shares with `term`
   while (at < dir.length) {
-    let shared: number;
-    let length: number;
-    let n: number;
-    let dataLen: number;
-    let posLen: number;
-    [shared, at] = varint(dir, at);
-    [length, at] = varint(dir, at);
-    const suffix = at;
-    at += length;
-    [n, at] = varint(dir, at);
-    [dataLen, at] = varint(dir, at);
-    [posLen, at] = varint(dir, at);
-    if (shared < lcp) return null; // this entry is past `term`
-    if (shared === lcp) {
-      const [matched, order] = compareSuffix(dir, suffix, suffix + length, term, lcp);
-      if (order === 0) {
-        const pos = posLen > 0 && block.pos ? block.pos.subarray(posAt, posAt + posLen) : null;
-        return { n, data: asBuffer(block.data.subarray(dataAt, dataAt + dataLen)), pos: pos && asBuffer(pos) };
-      }
+    readEntry(dir, at, e);
+    at = e.next;
+    if (e.shared < lcp) return null; // this entry is past `term`
+    if (e.shared === lcp) {
+      const [matched, order] = compareSuffix(dir, e.suffix, e.suffix + e.length, term, lcp);
+      if (order === 0) return listOf(block, e, dataAt, posAt);
       if (order > 0) return null;
       lcp += matched;
     }
-    dataAt += dataLen;
-    posAt += posLen;
+    dataAt += e.dataLen;
+    posAt += e.posLen;
   }
   return null;
 }
@@ -270,32 +241,22 @@ const asBuffer = (b: Uint8Array): Buffer =>
   Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 
 /** Every list of a block, in term order (merges read segments this way). */
-export function blockEntries(block: { terms: Uint8Array; data: Uint8Array; pos: Uint8Array | null }): BlockEntry[] {
+export function blockEntries(block: Block): BlockEntry[] {
   const dir = block.terms;
+  const e: DirEntry = { shared: 0, suffix: 0, length: 0, n: 0, dataLen: 0, posLen: 0, next: 0 };
   const out: BlockEntry[] = [];
   let at = 0;
   let dataAt = 0;
   let posAt = 0;
   let previous = '';
   while (at < dir.length) {
-    let shared: number;
-    let length: number;
-    let n: number;
-    let dataLen: number;
-    let posLen: number;
-    [shared, at] = varint(dir, at);
-    [length, at] = varint(dir, at);
-    const term = previous.slice(0, shared) + utf8(dir, at, at + length);
-    at += length;
-    [n, at] = varint(dir, at);
-    [dataLen, at] = varint(dir, at);
-    [posLen, at] = varint(dir, at);
-    const data = asBuffer(block.data.subarray(dataAt, dataAt + dataLen));
-    const pos = posLen > 0 && block.pos ? asBuffer(block.pos.subarray(posAt, posAt + posLen)) : null;
-    out.push({ term, n, data, pos });
+    readEntry(dir, at, e);
+    at = e.next;
+    const term = previous.slice(0, e.shared) + utf8(dir, e.suffix, e.suffix + e.length);
+    out.push({ term, ...listOf(block, e, dataAt, posAt) });
     previous = term;
-    dataAt += dataLen;
-    posAt += posLen;
+    dataAt += e.dataLen;
+    posAt += e.posLen;
   }
   return out;
 }

@@ -11,6 +11,7 @@
  *   start with a uint32 table of where each later block of `POS_BLOCK` postings begins, so one posting's
  *   positions are found without reading the list from its start.
  */
+import { ByteWriter as Writer, readVarint } from './byte-writer.js';
 import { FIELD_COUNT, type PositionedList } from './search-index.types.js';
 
 /** Postings per block of the positions' skip table. */
@@ -23,56 +24,6 @@ export interface RawPosting {
   freqs: Uint8Array;
   /** The encoded positions entry (counts and gaps), or an empty array. */
   pos: Uint8Array;
-}
-
-class Writer {
-  buf: Uint8Array;
-  at = 0;
-  constructor(size = 256) {
-    this.buf = new Uint8Array(size);
-  }
-  private room(n: number): void {
-    if (this.at + n <= this.buf.length) return;
-    const next = new Uint8Array(Math.max(this.buf.length * 2, this.at + n));
-    next.set(this.buf.subarray(0, this.at));
-    this.buf = next;
-  }
-  byte(b: number): void {
-    this.room(1);
-    this.buf[this.at++] = b;
-  }
-  varint(v: number): void {
-    this.room(5);
-    while (v >= 0x80) {
-      this.buf[this.at++] = (v & 0x7f) | 0x80;
-      v >>>= 7;
-    }
-    this.buf[this.at++] = v;
-  }
-  bytes(b: Uint8Array): void {
-    this.room(b.length);
-    this.buf.set(b, this.at);
-    this.at += b.length;
-  }
-  u32(v: number, at: number): void {
-    this.buf[at] = v & 0xff;
-    this.buf[at + 1] = (v >>> 8) & 0xff;
-    this.buf[at + 2] = (v >>> 16) & 0xff;
-    this.buf[at + 3] = (v >>> 24) & 0xff;
-  }
-  /** Copies `src[from, to)` (short ranges: a loop beats a view). */
-  range(src: Uint8Array, from: number, to: number): void {
-    this.room(to - from);
-    for (let i = from; i < to; i++) this.buf[this.at++] = src[i]!;
-  }
-  skip(n: number): void {
-    this.room(n);
-    this.at += n;
-  }
-  /** What was written, as a view of the writer's buffer (valid until it is written again). */
-  done(): Buffer {
-    return Buffer.from(this.buf.buffer, this.buf.byteOffset, this.at);
-  }
 }
 
 /** Encodes one document's positions entry: title and body positions, each ascending. */
@@ -268,18 +219,6 @@ export function decodePostings(n: number, data: Uint8Array, pos: Uint8Array | nu
     out.push({ id: ids[k]!, freqs: freqs.subarray(k * FIELD_COUNT, (k + 1) * FIELD_COUNT), pos: entry });
   }
   return out;
-}
-
-function readVarint(buf: Uint8Array, at: number): [value: number, next: number] {
-  let v = 0;
-  let shift = 0;
-  let b: number;
-  do {
-    b = buf[at++]!;
-    v += (b & 0x7f) * 2 ** shift;
-    shift += 7;
-  } while (b & 0x80);
-  return [v, at];
 }
 
 function skipVarint(buf: Uint8Array, at: number): number {
