@@ -63,7 +63,13 @@ function headingsOf(markdown: string): string {
 function urlWords(url: string): string {
   if (!URL.canParse(url)) return url;
   const u = new URL(url);
-  return `${u.hostname.replace(/^www\./, '')} ${decodeURIComponent(u.pathname).replace(/\.(?:html?|php|aspx?)$/, '')}`;
+  let path = u.pathname;
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    // a malformed escape ("/100%-cotton"): the path's words as they are
+  }
+  return `${u.hostname.replace(/^www\./, '')} ${path.replace(/\.(?:html?|php|aspx?)$/, '')}`;
 }
 
 /** Title positions kept for proximity. */
