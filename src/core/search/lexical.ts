@@ -86,7 +86,7 @@ export interface TermPostings {
   term: string;
   n: number;
   ids: Uint32Array;
-  sat: Float64Array;
+  sat: Float32Array;
   maxSat: number;
   layout: ListLayout;
 }
@@ -175,7 +175,7 @@ export function scorePostings(
   norms: Float32Array,
   weights: readonly number[] = FIELD_WEIGHTS,
 ): TermPostings {
-  const sat = new Float64Array(n);
+  const sat = new Float32Array(n); // 4 bytes a posting: a million documents' hot lists fit the cache
   let maxSat = 0;
   for (let i = 0; i < n; i++) {
     const f = i * FIELD_COUNT;
@@ -188,10 +188,9 @@ export function scorePostings(
   return { term, n, ids, sat, maxSat, layout };
 }
 
-/** Bytes a scored list takes: its ids and saturated frequencies. */
-const BYTES_PER_POSTING = 4 + 8;
-/** Bytes a decoded segment list takes: its ids and per-field counts. */
+/** Bytes a posting takes in a decoded segment list (its id and per-field counts) and in a scored list (its saturation). */
 const BYTES_PER_DECODED = 4 + FIELD_COUNT;
+const BYTES_PER_SCORED = 4;
 const NO_LIST: SegmentPostings = { n: 0, ids: new Uint32Array(0), freqs: new Uint8Array(0) };
 
 /** A term's scored postings, and its documents' positions for the proximity re-rank. */
@@ -200,33 +199,35 @@ export interface PostingsCache {
   positions: PositionsReader;
 }
 
-/** A map used as a least-recently-used cache of up to `maxBytes` (`size` says what an entry takes). */
-function lru<V>(maxBytes: number, size: (v: V) => number) {
-  const map = new Map<string, V>();
+/** A least-recently-used cache of up to `maxBytes`, each entry put with what it takes. */
+function lru<V>(maxBytes: number) {
+  const map = new Map<string, { value: V; bytes: number }>();
   let bytes = 0;
   return {
     get(key: string): V | undefined {
       const hit = map.get(key);
-      if (hit !== undefined) {
-        map.delete(key); // most recently used last
-        map.set(key, hit);
-      }
-      return hit;
+      if (hit === undefined) return undefined;
+      map.delete(key); // most recently used last
+      map.set(key, hit);
+      return hit.value;
     },
-    set(key: string, value: V): void {
-      const b = size(value);
-      if (b > maxBytes / 4) return; // a list this long is read each time rather than flush the cache
+    set(key: string, value: V, size: number): void {
+      if (size > maxBytes / 4) return; // a list this long is read each time rather than flush the cache
       for (const [old, v] of map) {
-        if (bytes + b <= maxBytes) break;
+        if (bytes + size <= maxBytes) break;
         map.delete(old);
-        bytes -= size(v);
+        bytes -= v.bytes;
       }
-      map.set(key, value);
-      bytes += b;
+      map.set(key, { value, bytes: size });
+      bytes += size;
     },
-    clear(): void {
-      map.clear();
-      bytes = 0;
+    /** Drops the entries whose key starts with `prefix`. */
+    drop(prefix: string): void {
+      for (const [key, v] of map) {
+        if (!key.startsWith(prefix)) continue;
+        map.delete(key);
+        bytes -= v.bytes;
+      }
     },
   };
 }
@@ -245,27 +246,29 @@ export function createPostingsCache(
   maxBytes = 64 * 2 ** 20,
   weights: readonly number[] = FIELD_WEIGHTS,
 ): PostingsCache {
-  const decoded = lru<SegmentPostings>(maxBytes / 2, (l) => 64 + l.n * BYTES_PER_DECODED);
-  const scored = lru<TermPostings>(maxBytes / 2, (p) => p.n * BYTES_PER_POSTING);
+  // one budget for both levels: `d…` keys hold decoded segment lists, `s…` keys scored lists (whose ids
+  // are the decoded list's own when the term is in one segment, as after a merge)
+  const cache = lru<SegmentPostings | TermPostings>(maxBytes);
   const positionLists = new WeakMap<TermPostings, (Buffer | null)[]>();
   let generation = -1;
   let segments: ReadableSegment[] = [];
   const read: PostingsReader = (term) => {
     if (generation !== table.generation) {
-      scored.clear();
+      cache.drop('s');
       segments = repo.readableSegments();
       generation = table.generation;
     }
-    let hit = scored.get(term);
+    let hit = cache.get(`s${term}`) as TermPostings | undefined;
     if (hit) return hit;
     const lists: SegmentPostings[] = [];
     const from: number[] = [];
     for (const s of segments) {
-      const key = `${s.id}:${s.docs}:${term}`;
-      let list = decoded.get(key);
+      const key = `d${s.id}:${s.docs}:${term}`;
+      let list = cache.get(key) as SegmentPostings | undefined;
       if (!list) {
         const raw = repo.postingsIn(s.id, term);
-        decoded.set(key, (list = raw ? decodeList(raw) : NO_LIST));
+        list = raw ? decodeList(raw) : NO_LIST;
+        cache.set(key, list, 64 + list.n * BYTES_PER_DECODED);
       }
       if (list.n > 0) {
         lists.push(list);
@@ -273,7 +276,8 @@ export function createPostingsCache(
       }
     }
     hit = scorePostings(term, joinDecoded(lists, from), table.norms(B), weights);
-    scored.set(term, hit);
+    const ownIds = lists.length === 1 ? 0 : 4;
+    cache.set(`s${term}`, hit, 64 + hit.n * (BYTES_PER_SCORED + ownIds));
     return hit;
   };
   const positions: PositionsReader = (postings, id) => {
