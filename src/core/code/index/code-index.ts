@@ -7,7 +7,7 @@
 import type { Db } from '../../../store/database.js';
 import { FIELD_COUNT, type IndexedDoc } from '../../../store/search-index.types.js';
 import type { MergeScheduler } from '../../../store/segment-merger.js';
-import { analyze, analyzeQuery, type AnalyzedQuery } from '../../search/analyzer.js';
+import { analyzePacked, analyzeQuery, type AnalyzedQuery } from '../../search/analyzer.js';
 import { createSearchIndex, type SearchIndex } from '../../search/search-index.js';
 import { RELATED_WEIGHT, relatedTerms } from './lexicon.js';
 
@@ -105,9 +105,9 @@ export function toCodeEntry(c: ChunkRecord, indexedAt: number, hash: string): In
   const counts: number[] = [];
   const lengths: number[] = [];
   fieldsOf(c).forEach((text, f) => {
-    const analyzed = analyze(text);
+    const analyzed = analyzePacked(text);
     lengths.push(analyzed.length);
-    for (const { term } of analyzed.postings) {
+    for (const { term } of analyzed.terms) {
       let i = index.get(term);
       if (i === undefined) {
         index.set(term, (i = terms.length));
