@@ -264,12 +264,48 @@ export function positionsAt(pos: Uint8Array, n: number, k: number): { title: num
 export function concatPostings(lists: PositionedList[], drop?: Set<number>): PositionedList {
   const joined = joinRanges(lists, drop);
   if (joined) return joined;
-  let all: RawPosting[] = [];
-  for (const { n, data, pos } of lists) {
-    for (const p of decodePostings(n, data, pos)) if (!drop?.has(p.id)) all.push(p);
-  }
-  if (all.some((p, i) => i > 0 && p.id < all[i - 1]!.id)) all = all.sort((a, b) => a.id - b.id);
-  return encodePostings(all);
+  // decoded flat (no object per posting: lists of a million documents come this way), dropped
+  // documents left out, sorted by id when the lists interleave
+  const total = lists.reduce((a, l) => a + l.n, 0);
+  const ids = new Uint32Array(total);
+  const freqs = new Uint8Array(total * FIELD_COUNT);
+  const posSource = new Int32Array(total);
+  const posFrom = new Int32Array(total);
+  const posTo = new Int32Array(total);
+  let at = 0;
+  lists.forEach(({ n, data, pos }, s) => {
+    decodeInto(n, data, ids, freqs, at);
+    let p = pos ? 4 * (Math.ceil(n / POS_BLOCK) - 1) : 0;
+    for (let k = 0; k < n; k++, at++) {
+      posSource[at] = s;
+      if (!pos) continue;
+      const end = skipEntry(pos, p);
+      // an entry of zero counts is a posting without positions
+      if (!(end === p + 1 && pos[p] === 0)) [posFrom[at], posTo[at]] = [p, end];
+      p = end;
+    }
+  });
+  let order: number[] = [];
+  for (let k = 0; k < total; k++) if (!drop?.has(ids[k]!)) order.push(k);
+  if (order.some((k, i) => i > 0 && ids[k]! < ids[order[i - 1]!]!)) order = order.sort((a, b) => ids[a]! - ids[b]!);
+  const n = order.length;
+  const flat = {
+    ids: new Uint32Array(n),
+    freqs: new Uint8Array(n * FIELD_COUNT),
+    posData: lists.map((l) => l.pos ?? EMPTY),
+    posSource: new Int32Array(n),
+    posFrom: new Int32Array(n),
+    posTo: new Int32Array(n),
+  };
+  order.forEach((k, i) => {
+    flat.ids[i] = ids[k]!;
+    flat.freqs.set(freqs.subarray(k * FIELD_COUNT, (k + 1) * FIELD_COUNT), i * FIELD_COUNT);
+    flat.posSource[i] = posSource[k]!;
+    flat.posFrom[i] = posFrom[k]!;
+    flat.posTo[i] = posTo[k]!;
+  });
+  const list = encodeFlat(flat, 0, n);
+  return { n, data: Buffer.from(list.data), pos: list.pos && Buffer.from(list.pos) };
 }
 
 /**

@@ -60,8 +60,13 @@ export interface SegmentMerger {
 /** The size class of a segment of `docs` documents: 0 below `MERGE_FACTOR`, 1 below its square, … */
 const sizeClass = (docs: number) => Math.floor(Math.log(Math.max(docs, 1)) / Math.log(MERGE_FACTOR));
 
-/** The smallest `MERGE_FACTOR` segments of the smallest size class that has that many, or null. */
-export function dueClass<S extends { docs: number }>(sealed: readonly S[]): S[] | null {
+/**
+ * The oldest `MERGE_FACTOR` segments (by first document) of the smallest size class that has that
+ * many, or null. Segments written in order and merged this way stay ranges of ids that follow one
+ * another, so a merge joins their lists byte-wise and readers never sort (a merge of segments taken
+ * by size alone interleaved their ranges and had to decode and sort every list).
+ */
+export function dueClass<S extends { docs: number; firstDoc: number }>(sealed: readonly S[]): S[] | null {
   const classes = new Map<number, S[]>();
   for (const s of sealed) {
     const c = sizeClass(s.docs);
@@ -71,7 +76,8 @@ export function dueClass<S extends { docs: number }>(sealed: readonly S[]): S[] 
   }
   for (const c of [...classes.keys()].sort((a, b) => a - b)) {
     const members = classes.get(c)!;
-    if (members.length >= MERGE_FACTOR) return [...members].sort((a, b) => a.docs - b.docs).slice(0, MERGE_FACTOR);
+    if (members.length >= MERGE_FACTOR)
+      return [...members].sort((a, b) => a.firstDoc - b.firstDoc).slice(0, MERGE_FACTOR);
   }
   return null;
 }

@@ -9,7 +9,7 @@ import { createSearchIndex, indexedDocuments, type SearchIndex } from '../../../
 import { openDatabase, type Db } from '../../../src/store/database.js';
 import { createDocumentsRepo } from '../../../src/store/documents.repo.js';
 import { BlockWriter } from '../../../src/store/postings.blocks.js';
-import { createSegmentMerger, MERGE_FACTOR, SEGMENT } from '../../../src/store/segment-merge.js';
+import { createSegmentMerger, dueClass, MERGE_FACTOR, SEGMENT } from '../../../src/store/segment-merge.js';
 import { startSegmentMerger, type MergeScheduler } from '../../../src/store/segment-merger.js';
 import { storedDoc } from '../../helpers/documents.js';
 
@@ -170,6 +170,15 @@ describe('segment merges', () => {
     check();
     expect(matches(target.index).flat()).toEqual(expect.arrayContaining(['https://d.example/7']));
     expect(matches(target.index).flat()).not.toContain('https://d.example/3');
+  });
+
+  it('merges the oldest segments of the smallest full size class, so merged segments stay ranges that follow one another', () => {
+    const seg = (id: number, docs: number, firstDoc: number) => ({ id, docs, firstDoc });
+    // a class-3 segment, then ten of class 2 written in order (the smallest ones last), then one of class 0
+    const ten = Array.from({ length: 10 }, (_, i) => seg(i + 2, i < 8 ? 500 : 300, 4001 + i * 500));
+    const sealed = [seg(1, 4000, 1), ...ten, seg(12, 3, 9001)];
+    expect(dueClass([...sealed].reverse())!.map((s) => s.id)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(dueClass(sealed.slice(0, 8))).toBeNull();
   });
 
   it('reads a term through the segments table, one index seek per segment, never scanning the blocks', () => {
