@@ -197,6 +197,11 @@ const NO_LIST: SegmentPostings = { n: 0, ids: new Uint32Array(0), freqs: new Uin
 export interface PostingsCache {
   read: PostingsReader;
   positions: PositionsReader;
+  /**
+   * Documents listing `term` (the length of what `read` returns), without scoring its list: a query
+   * that keeps only its rarest terms scores just those.
+   */
+  count?: (term: string) => number;
 }
 
 /** A least-recently-used cache of up to `maxBytes`, each entry put with what it takes. */
@@ -252,24 +257,37 @@ export function createPostingsCache(
   const positionLists = new WeakMap<TermPostings, (Buffer | null)[]>();
   let generation = -1;
   let segments: ReadableSegment[] = [];
-  const read: PostingsReader = (term) => {
+  const current = () => {
     if (generation !== table.generation) {
       cache.drop('s');
       segments = repo.readableSegments();
       generation = table.generation;
     }
+  };
+  /** A segment's decoded list of `term`, from the cache or read and decoded. */
+  const decoded = (s: ReadableSegment, term: string): SegmentPostings => {
+    const key = `d${s.id}:${s.docs}:${term}`;
+    let list = cache.get(key) as SegmentPostings | undefined;
+    if (!list) {
+      const raw = repo.postingsIn(s.id, term);
+      list = raw ? decodeList(raw) : NO_LIST;
+      cache.set(key, list, 64 + list.n * BYTES_PER_DECODED);
+    }
+    return list;
+  };
+  const count = (term: string): number => {
+    current();
+    const hit = cache.get(`s${term}`) as TermPostings | undefined;
+    return hit ? hit.n : segments.reduce((n, s) => n + decoded(s, term).n, 0);
+  };
+  const read: PostingsReader = (term) => {
+    current();
     let hit = cache.get(`s${term}`) as TermPostings | undefined;
     if (hit) return hit;
     const lists: SegmentPostings[] = [];
     const from: number[] = [];
     for (const s of segments) {
-      const key = `d${s.id}:${s.docs}:${term}`;
-      let list = cache.get(key) as SegmentPostings | undefined;
-      if (!list) {
-        const raw = repo.postingsIn(s.id, term);
-        list = raw ? decodeList(raw) : NO_LIST;
-        cache.set(key, list, 64 + list.n * BYTES_PER_DECODED);
-      }
+      const list = decoded(s, term);
       if (list.n > 0) {
         lists.push(list);
         from.push(s.id);
@@ -295,29 +313,33 @@ export function createPostingsCache(
     const pos = lists[s];
     return pos ? positionsAt(pos, starts[s + 1]! - starts[s]!, c - starts[s]!) : undefined;
   };
-  return { read, positions };
+  return { read, positions, count };
 }
 
-function queryTerms(read: PostingsReader, table: DocTable, query: AnalyzedQuery, maxTerms?: number): QueryTerm[] {
-  const terms: QueryTerm[] = [];
+function queryTerms(
+  { read, count }: PostingsCache,
+  table: DocTable,
+  query: AnalyzedQuery,
+  maxTerms?: number,
+): QueryTerm[] {
+  // with a cap and a cheap count, only the kept (rarest) terms' lists are scored
+  const lazy = maxTerms !== undefined && count !== undefined && query.terms.size > maxTerms;
+  const terms: (Omit<QueryTerm, 'postings'> & { postings: TermPostings | null })[] = [];
   for (const [term, weight] of query.terms) {
-    const postings = read(term);
-    const df = postings.n;
+    const postings = lazy ? null : read(term);
+    const df = postings ? postings.n : count!(term);
     if (df > 0) terms.push({ term, weight, idf: idf(Math.max(table.count, df), df), postings });
   }
   terms.sort((a, b) => b.idf - a.idf);
-  return maxTerms ? terms.slice(0, maxTerms) : terms;
+  const kept = maxTerms ? terms.slice(0, maxTerms) : terms;
+  return kept.map((t) => ({ ...t, postings: t.postings ?? read(t.term) }));
 }
 
 /** Ranks the documents matching any query term; returns at most `limit` hits, best first. */
-export function rank(
-  { read, positions }: PostingsCache,
-  table: DocTable,
-  query: AnalyzedQuery,
-  options: RankOptions,
-): Hit[] {
+export function rank(cache: PostingsCache, table: DocTable, query: AnalyzedQuery, options: RankOptions): Hit[] {
+  const { positions } = cache;
   table.refresh();
-  const terms = queryTerms(read, table, query, options.maxTerms);
+  const terms = queryTerms(cache, table, query, options.maxTerms);
   if (terms.length === 0) return [];
   const depth = options.proximity === false ? options.limit : Math.max(options.limit, RERANK_DEPTH);
   const accept = options.accept && remembered(options.accept);
