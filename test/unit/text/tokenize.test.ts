@@ -10,6 +10,17 @@ import {
 } from '../../../src/core/text/tokenize.js';
 import { isStopword } from '../../../src/core/text/stopwords.js';
 
+/** 5,000 texts of 1 to `maxParts` pieces of `alphabet`, from a seeded generator (the same every run). */
+function* randomTexts(alphabet: string[], maxParts: number, seed: number): Generator<string> {
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  for (let k = 0; k < 5000; k++) {
+    let text = '';
+    for (let n = 1 + Math.floor(random() * maxParts); n > 0; n--)
+      text += alphabet[Math.floor(random() * alphabet.length)];
+    yield text;
+  }
+}
+
 describe('tokenize', () => {
   it('lower-cases words and drops stopwords', () => {
     expect(tokenize('The Quick brown fox is over THE lazy dog')).toEqual(['quick', 'brown', 'fox', 'lazy', 'dog']);
@@ -92,11 +103,7 @@ describe('nextWordStart / wordEnd', () => {
       '\udc00',
       '.',
     ];
-    let seed = 7;
-    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-    for (let k = 0; k < 5000; k++) {
-      let text = '';
-      for (let n = 1 + Math.floor(random() * 12); n > 0; n--) text += alphabet[Math.floor(random() * alphabet.length)];
+    for (const text of randomTexts(alphabet, 12, 7)) {
       const expected = [...text.matchAll(WORD)].map((m): [number, number] => [m.index, m.index + m[0].length]);
       expect(words(text), JSON.stringify(text)).toEqual(expected);
     }
@@ -125,11 +132,7 @@ describe('nextCompound', () => {
       '\ud800',
       '\udc00',
     ];
-    let seed = 11;
-    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-    for (let k = 0; k < 5000; k++) {
-      let text = '';
-      for (let n = 1 + Math.floor(random() * 14); n > 0; n--) text += alphabet[Math.floor(random() * alphabet.length)];
+    for (const text of randomTexts(alphabet, 14, 11)) {
       const found: [number, string][] = [];
       for (let m = nextCompound(text, 0); m; m = nextCompound(text, m.index + m[0].length)) found.push([m.index, m[0]]);
       expect(found, JSON.stringify(text)).toEqual([...text.matchAll(COMPOUND)].map((m) => [m.index, m[0]]));
