@@ -119,11 +119,6 @@ function decodeList({ n, data }: PostingList): SegmentPostings {
   return { n, ids, freqs };
 }
 
-/** Joins a term's segment lists into one decoded list, in ascending document id order. */
-export function decodePostings(lists: PostingList[], segments: number[] = []): DecodedPostings {
-  return joinDecoded(lists.map(decodeList), segments);
-}
-
 /** Joins decoded segment lists (one list is taken as it is), sorting when segments interleave. */
 function joinDecoded(lists: SegmentPostings[], segments: number[]): DecodedPostings {
   const starts = new Uint32Array(lists.length + 1);
@@ -201,7 +196,7 @@ export interface PostingsCache {
    * Documents listing `term` (the length of what `read` returns), without scoring its list: a query
    * that keeps only its rarest terms scores just those.
    */
-  count?: (term: string) => number;
+  count: (term: string) => number;
 }
 
 /** A least-recently-used cache of up to `maxBytes`, each entry put with what it takes. */
@@ -322,12 +317,12 @@ function queryTerms(
   query: AnalyzedQuery,
   maxTerms?: number,
 ): QueryTerm[] {
-  // with a cap and a cheap count, only the kept (rarest) terms' lists are scored
-  const lazy = maxTerms !== undefined && count !== undefined && query.terms.size > maxTerms;
+  // with a cap, only the kept (rarest) terms' lists are scored
+  const lazy = maxTerms !== undefined && query.terms.size > maxTerms;
   const terms: (Omit<QueryTerm, 'postings'> & { postings: TermPostings | null })[] = [];
   for (const [term, weight] of query.terms) {
     const postings = lazy ? null : read(term);
-    const df = postings ? postings.n : count!(term);
+    const df = postings ? postings.n : count(term);
     if (df > 0) terms.push({ term, weight, idf: idf(Math.max(table.count, df), df), postings });
   }
   terms.sort((a, b) => b.idf - a.idf);
