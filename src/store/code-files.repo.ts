@@ -2,7 +2,7 @@
  * What the code index knows of each indexed source (a folder, a repository, a package set, an import)
  * and of its files: size, mtime and content hash, so a re-index reads only what changed.
  */
-import type { Db } from './database.js';
+import { writeTransaction, type Db } from './database.js';
 
 /** What a file was when it was indexed: size, mtime and content hash. */
 export interface CodeFileState {
@@ -90,11 +90,12 @@ export function createCodeFilesRepo(db: Db, chunks: ChunkWriter): CodeFilesRepo 
       GROUP BY s.name ORDER BY s.name`),
   };
   const putSource = (s: CodeSource) => q.putSource.run(s.name, s.kind, s.location, s.indexedAt);
-  const store = db.transaction((source: string, files: IndexedFile[], at: number) => {
+  const store = writeTransaction(db, (source: string, files: IndexedFile[], at: number) => {
     chunks.replaceFiles(source, files, at);
     for (const f of files) q.put.run(source, f.path, f.state.size, f.state.mtimeMs, f.state.hash, f.chunks.length);
   });
-  const finish = db.transaction(
+  const finish = writeTransaction(
+    db,
     (source: CodeSource, change: Parameters<CodeFilesRepo['finishSource']>[1], at: number) => {
       const gone = change.removed.map((path) => ({ path, chunks: [], hash: '' }));
       chunks.replaceFiles(source.name, gone, at);

@@ -2,7 +2,7 @@
  * Crawl jobs and their frontier: every URL a crawl has found, with its depth and whether it is still
  * queued, done or failed (with the crawl tag). Kept in SQLite so an interrupted crawl resumes where it was.
  */
-import type { Db } from './database.js';
+import { writeTransaction, type Db } from './database.js';
 
 /** A crawl job: its seeds and scope, and whether it is still active. */
 export interface CrawlJob {
@@ -159,8 +159,9 @@ export function createCrawlRepo(db: Db): CrawlRepo {
     for (const e of entries) added += insertEntry.run(jobId, e.url, e.depth, now).changes;
     return added;
   };
-  const enqueueTx = db.transaction(enqueueMany);
-  const completeTx = db.transaction(
+  const enqueueTx = writeTransaction(db, enqueueMany);
+  const completeTx = writeTransaction(
+    db,
     (jobId: string, entryId: number, aliases: readonly NewEntry[], found: readonly NewEntry[], now: string) => {
       setDone.run(now, entryId);
       const change: CompleteChange = { added: 0, aliasesQueuedToDone: 0, aliasesInserted: 0 };
@@ -173,7 +174,7 @@ export function createCrawlRepo(db: Db): CrawlRepo {
       return change;
     },
   );
-  const createTx = db.transaction((job: NewJob, now: string) => {
+  const createTx = writeTransaction(db, (job: NewJob, now: string) => {
     deleteJob.run(job.id);
     insertJob.run({ id: job.id, seeds: JSON.stringify(job.seeds), scope: JSON.stringify(job.scope), now });
     enqueueMany(

@@ -32,6 +32,17 @@ export function openDatabase(dataDir: string, migrations: readonly Migration[] =
 }
 
 /**
+ * `fn` as a transaction that takes the write lock when it begins (BEGIN IMMEDIATE). Every transaction
+ * that writes uses it: a deferred one that reads first starts on a snapshot, and if another connection
+ * (the merge worker, a CLI import) commits before its first write, SQLite refuses the upgrade at once
+ * with "database is locked", without waiting `busy_timeout`. Nested calls run as savepoints.
+ */
+export function writeTransaction<A extends unknown[], R>(db: Db, fn: (...args: A) => R): (...args: A) => R {
+  const tx = db.transaction(fn);
+  return (...args) => tx.immediate(...args);
+}
+
+/**
  * Applies migrations newer than `user_version`, each in its own IMMEDIATE transaction so that two
  * processes opening a fresh directory at once do not both apply it.
  */

@@ -2,7 +2,7 @@
  * Documents: every page fetched successfully and every imported record, as the search index reads
  * them. Keyed by URL (`import://<collection>/<id>` for records without one); re-fetching updates the row.
  */
-import type { Db } from './database.js';
+import { writeTransaction, type Db } from './database.js';
 
 export interface DocumentRecord {
   url: string;
@@ -126,7 +126,7 @@ export function createDocumentsRepo(db: Db): SqliteDocumentsRepo {
       fetched_at: doc.fetchedAt,
       updated_at: now,
     });
-  const writeMany = db.transaction((docs: DocumentRecord[], now: string) => {
+  const writeMany = writeTransaction(db, (docs: DocumentRecord[], now: string) => {
     for (const doc of docs) write(doc, now);
   });
 

@@ -4,7 +4,7 @@
  * two processes on one data directory cannot both claim a slot, a run or a delivery; each atomic unit is
  * one method over one `IMMEDIATE` transaction (the contract: ./monitors.types.ts).
  */
-import type { Db } from './database.js';
+import { writeTransaction, type Db } from './database.js';
 import type {
   AttemptRow,
   DeliveryRow,
@@ -133,7 +133,7 @@ function statements(db: Db) {
 export function createMonitorsRepo(db: Db): MonitorsRepo {
   const s = statements(db);
   /** One `BEGIN IMMEDIATE` transaction: the write lock is taken first, so a claim never waits mid-way. */
-  const atomic = <T>(work: () => T): T => db.transaction(work).immediate();
+  const atomic = <T>(work: () => T): T => writeTransaction(db, work)();
   const monitor = (id: string) => s.monitor.get(id) as MonitorRow | undefined;
   const runById = (id: string) => s.runById.get(id) as RunRow | undefined;
   const openRuns = (monitorId: string) => s.openRuns.all(monitorId) as RunRow[];
@@ -288,7 +288,7 @@ export function createMonitorsRepo(db: Db): MonitorsRepo {
       return s.attemptsOf.all(deliverySeq) as AttemptRow[];
     },
     async pruneDeliveries(beforeIso) {
-      return db.transaction(() => {
+      return writeTransaction(db, () => {
         s.pruneAttempts.run(beforeIso);
         return s.pruneDeliveries.run(beforeIso).changes;
       })();

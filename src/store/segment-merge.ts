@@ -10,7 +10,7 @@
  * Run by the merge worker (`segment-merger.ts`, a thread with its own connection), and inline by
  * `mergeAll` (after a bulk load, in tests and benches).
  */
-import type { Db } from './database.js';
+import { writeTransaction, type Db } from './database.js';
 import { blockEntries, BlockWriter, type BlockEntry, type BlockRow } from './postings.blocks.js';
 import { concatPostings } from './postings.codec.js';
 import type { PositionedList } from './search-index.types.js';
@@ -119,34 +119,34 @@ export function createSegmentMerger(db: Db, t: IndexTables, options: MergeOption
   };
 
   /** Claims expired: what a dead merger built is retired, what it was merging is sealed again. */
-  const recover = db.transaction((): boolean => {
+  const recover = writeTransaction(db, (): boolean => {
     const rows = q.expired.all(now()) as { id: number; state: number }[];
     for (const r of rows) q.setState.run(r.state === SEGMENT.building ? SEGMENT.retired : SEGMENT.sealed, r.id);
     return rows.length > 0;
   });
 
   /** Deletes up to `chunk` blocks of one retired segment (the segment itself once empty). */
-  const deleteRetired = db.transaction((): boolean => {
+  const deleteRetired = writeTransaction(db, (): boolean => {
     const id = q.retired.get() as number | undefined;
     if (id === undefined) return false;
     if (q.deleteSome.run(id, chunk).changes < chunk) q.dropSegment.run(id);
     return true;
   });
 
-  const claim = db.transaction((ids: number[], docs: number, firstDoc: number): number | null => {
+  const claim = writeTransaction(db, (ids: number[], docs: number, firstDoc: number): number | null => {
     const lease = now() + leaseMs;
     for (const id of ids) if (q.claim.run(lease, id).changes === 0) return null;
     return Number(q.target.run(docs, lease, firstDoc).lastInsertRowid);
   });
 
-  const write = db.transaction((target: number, sources: number[], blocks: BlockRow[]) => {
+  const write = writeTransaction(db, (target: number, sources: number[], blocks: BlockRow[]) => {
     const lease = now() + leaseMs;
     q.renew.run(lease, target);
     for (const id of sources) q.renew.run(lease, id);
     for (const b of blocks) q.put.run(target, b.last, b.terms, b.data, b.pos);
   });
 
-  const publish = db.transaction((target: number, sources: number[]) => {
+  const publish = writeTransaction(db, (target: number, sources: number[]) => {
     q.setState.run(SEGMENT.sealed, target);
     for (const id of sources) q.setState.run(SEGMENT.retired, id);
     if ((q.others.get(target) as number) === 0) q.clearDeleted.run();
@@ -221,7 +221,7 @@ export function createSegmentMerger(db: Db, t: IndexTables, options: MergeOption
       mergeInto(target, ids);
     } catch (err) {
       // hand the sources back; what was built is deleted as retired
-      db.transaction(() => {
+      writeTransaction(db, () => {
         q.setState.run(SEGMENT.retired, target);
         for (const id of ids) q.setState.run(SEGMENT.sealed, id);
       })();

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as sqliteVec from 'sqlite-vec';
-import type { Db } from './database.js';
+import { writeTransaction, type Db } from './database.js';
 
 /** A chunk's nearest-neighbour answer: the document it belongs to and its cosine distance. */
 export interface VectorHit {
@@ -80,7 +80,7 @@ export function createVectorsRepo(
     dropChunk: db.prepare(`DELETE FROM ${chunksT} WHERE id = ?`),
     dropVector: db.prepare(`DELETE FROM ${table} WHERE rowid = ?`),
   };
-  const put = db.transaction((docId: number, vectors: Float32Array[]) => {
+  const put = writeTransaction(db, (docId: number, vectors: Float32Array[]) => {
     vectors.forEach((v, i) => {
       const id = q.chunk.run(docId, model, i).lastInsertRowid;
       q.vector.run(BigInt(id), v);
@@ -100,7 +100,7 @@ export function createVectorsRepo(
     },
     async prune() {
       const ids = q.stale.pluck().all(model) as number[];
-      db.transaction(() => {
+      writeTransaction(db, () => {
         for (const id of ids) {
           q.dropVector.run(BigInt(id));
           q.dropChunk.run(id);

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCacheStore } from '../../src/store/cache.js';
-import { migrate, openDatabase } from '../../src/store/database.js';
+import { migrate, openDatabase, writeTransaction } from '../../src/store/database.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { tempDir } from '../helpers/app.js';
 
@@ -38,6 +38,31 @@ describe('database', () => {
     expect(db.pragma('user_version', { simple: true })).toBe(1);
     expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'b'").get()).toBeUndefined();
     db.close();
+  });
+
+  it('takes the write lock when a writing transaction begins, so a read-then-write cannot lose a race', () => {
+    const d = dir();
+    const a = openDatabase(d);
+    a.exec('CREATE TABLE t (x INTEGER)');
+    const b = new Database(path.join(d, 'trawl.sqlite'));
+    b.pragma('busy_timeout = 0');
+    const readThenWrite = () => {
+      a.prepare('SELECT count(*) FROM t').get(); // the transaction reads first
+      try {
+        b.prepare('INSERT INTO t VALUES (2)').run(); // another connection commits meanwhile, if it can
+      } catch {
+        // refused: the lock is held
+      }
+      a.prepare('INSERT INTO t VALUES (1)').run();
+    };
+    // deferred (better-sqlite3's default): the other commit wins and the write is refused at once
+    expect(() => a.transaction(readThenWrite)()).toThrow(/database is locked/);
+    expect(a.prepare('SELECT x FROM t').pluck().all()).toEqual([2]);
+    // immediate: the other connection waits (here: is refused) and this transaction's write lands
+    writeTransaction(a, readThenWrite)();
+    expect(a.prepare('SELECT x FROM t ORDER BY x').pluck().all()).toEqual([1, 2]);
+    b.close();
+    a.close();
   });
 
   it('refuses a database newer than this code', () => {

@@ -2,7 +2,7 @@
  * The search index as the core uses it: kept in step with the documents store (every upsert indexes
  * in the same transaction), rebuildable from it, and queried by lexical rank and exact phrases.
  */
-import type { Db } from '../../store/database.js';
+import { writeTransaction, type Db } from '../../store/database.js';
 import type { DocumentRecord, DocumentsRepo, SqliteDocumentsRepo } from '../../store/documents.repo.js';
 import { createSearchIndexRepo, type IndexTables, type SearchIndexRepo } from '../../store/search-index.repo.js';
 import type { IndexedDoc } from '../../store/search-index.types.js';
@@ -99,7 +99,7 @@ export function createSearchIndex(
     if (early) ready.delete(doc.url);
     return early?.contentHash === hash ? early : toIndexEntry(doc);
   };
-  const write = db.transaction((docs: DocumentRecord[]) => {
+  const write = writeTransaction(db, (docs: DocumentRecord[]) => {
     const entries: IndexedDoc[] = [];
     for (const doc of docs) {
       const hash = entryHash(doc);
@@ -140,12 +140,12 @@ export function createSearchIndex(
       table.noteWrite();
     },
     remove(urls) {
-      const n = db.transaction(() => repo.remove(urls))();
+      const n = writeTransaction(db, () => repo.remove(urls))();
       table.noteWrite();
       return n;
     },
     async rebuild(onProgress) {
-      db.transaction(() => repo.clear())();
+      writeTransaction(db, () => repo.clear())();
       table.noteWrite();
       let done = 0;
       let batch: DocumentRecord[] = [];
@@ -164,7 +164,7 @@ export function createSearchIndex(
       return done;
     },
     async rebuildIfMarked(onProgress) {
-      if (!db.transaction(() => repo.claimRebuild())()) return null;
+      if (!writeTransaction(db, () => repo.claimRebuild())()) return null;
       try {
         return await api.rebuild(onProgress);
       } catch (err) {
@@ -208,7 +208,7 @@ export function createSearchIndex(
  * same SQLite transaction, so a page fetched, crawled or imported is searchable as soon as it is stored.
  */
 export function indexedDocuments(db: Db, documents: SqliteDocumentsRepo, index: SearchIndex): SqliteDocumentsRepo {
-  const write = db.transaction((docs: DocumentRecord[], now: string) => {
+  const write = writeTransaction(db, (docs: DocumentRecord[], now: string) => {
     documents.writeNow(docs, now);
     index.index(docs);
   });

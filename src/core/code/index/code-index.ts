@@ -4,7 +4,7 @@
  * with code fields: the symbol, the doc comment and comments, the identifiers, and the rest (path
  * words and string literals). Each file's chunks are replaced together, in one transaction.
  */
-import type { Db } from '../../../store/database.js';
+import { writeTransaction, type Db } from '../../../store/database.js';
 import { FIELD_COUNT, type IndexedDoc } from '../../../store/search-index.types.js';
 import type { MergeScheduler } from '../../../store/segment-merger.js';
 import { analyzePacked, analyzeQuery, type AnalyzedQuery } from '../../search/analyzer.js';
@@ -211,13 +211,13 @@ export function createCodeIndex(
     );
   };
   // chunks take the ids their index documents got (new ids: above every id there was, so never taken)
-  const reindex = db.transaction((rows: (ChunkRow & { hash: string })[], at: number) => {
+  const reindex = writeTransaction(db, (rows: (ChunkRow & { hash: string })[], at: number) => {
     const ids = index.repo.write(rows.map((r) => toCodeEntry(fromRow(r), at, r.hash)));
     rows.forEach((r, i) => renumber.run(ids[i], r.id));
   });
 
   // the chunks of many files go to the index in one write: one segment per batch, not one per file
-  const replace = db.transaction((source: string, files: FileChunks[], at: number) => {
+  const replace = writeTransaction(db, (source: string, files: FileChunks[], at: number) => {
     const byUrl = new Map<string, { chunk: ChunkRecord; hash: string }>(); // one chunk per URL: the last cut
     for (const { path, chunks: cut, hash } of files) {
       const old = linesOfFile.all(source, path) as [number, number][];
@@ -273,10 +273,10 @@ export function createCodeIndex(
       return hitsOf(ids, () => 0);
     },
     async rebuildIfMarked() {
-      if (!db.transaction(() => index.repo.claimRebuild())()) return null;
+      if (!writeTransaction(db, () => index.repo.claimRebuild())()) return null;
       let done = 0;
       try {
-        db.transaction(() => index.repo.clear())();
+        writeTransaction(db, () => index.repo.clear())();
         const last = (lastChunk.get() as number | null) ?? 0; // chunks renumbered on the way sort above it
         for (let after = Number.MIN_SAFE_INTEGER; ;) {
           const rows = allChunks.all(after, last, REBUILD_BATCH) as (ChunkRow & { hash: string })[];

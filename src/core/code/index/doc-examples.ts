@@ -4,7 +4,7 @@
  * page's URL) whenever the page is stored, in the same transaction, so /context can answer from docs
  * Trawl has read.
  */
-import type { Db } from '../../../store/database.js';
+import { writeTransaction, type Db } from '../../../store/database.js';
 import type { DocumentRecord, SqliteDocumentsRepo } from '../../../store/documents.repo.js';
 import { chunkFile } from '../chunk/chunk.js';
 import type { ChunkRecord, CodeIndex } from './code-index.js';
@@ -64,7 +64,7 @@ function unfence(code: string): string {
  * transaction: a page re-stored with other examples replaces them; one without has them removed.
  */
 export function withCodeExamples(db: Db, documents: SqliteDocumentsRepo, code: CodeIndex): PageDocuments {
-  const write = db.transaction((pages: StoredPage[], now: string) => {
+  const write = writeTransaction(db, (pages: StoredPage[], now: string) => {
     const docs = pages.map(({ markdown: _markdown, ...doc }) => doc);
     documents.writeNow(docs, now);
     const files = pages.map((d) => ({ path: d.url, chunks: examplesOf(d), hash: d.contentHash }));
