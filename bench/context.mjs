@@ -198,14 +198,18 @@ async function tree() {
     (n, f) => n + (fs.existsSync(path.join(dir, f)) ? fs.statSync(path.join(dir, f)).size : 0),
     0,
   );
-  // queries: symbols and doc phrases of the tree itself, as an agent would ask them
-  const rows = app.db
-    .prepare(
-      `SELECT symbol, doc FROM (SELECT source, path, start_line, symbol,
-        COALESCE(doc, substr(code, doc_at + 1, doc_len)) AS doc FROM code_chunks)
-       WHERE symbol IS NOT NULL AND doc IS NOT NULL AND length(doc) > 30 ORDER BY source, path, start_line LIMIT ?`,
-    )
-    .all(TREE_QUERIES * 5);
+  // queries: symbols and doc phrases of the tree itself, as an agent would ask them (texts are stored
+  // compressed: read through the code index)
+  const ids = app.db
+    .prepare('SELECT id FROM code_chunks WHERE symbol IS NOT NULL ORDER BY source, path, start_line')
+    .pluck()
+    .all();
+  const rows = [];
+  for (let i = 0; i < ids.length && rows.length < TREE_QUERIES * 5; i += 1000) {
+    for (const h of app.services.code.hitsByIds(ids.slice(i, i + 1000))) {
+      if (h.doc && h.doc.length > 30 && rows.length < TREE_QUERIES * 5) rows.push(h);
+    }
+  }
   const questions = rows.filter((_, i) => i % 5 === 0).map((r) => r.doc.split(/[.\n]/)[0].slice(0, 120));
   await app.services.context.run({ query: 'warm up', tokensNum: 'dynamic' }, ctxOf(app));
   const ms = [];

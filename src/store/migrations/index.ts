@@ -631,4 +631,48 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO code_stats (key, value) SELECT 'rebuild', 1 WHERE EXISTS (SELECT 1 FROM code_chunks);
     `,
   },
+  {
+    version: 16,
+    name: 'code chunk texts in compressed blocks',
+    sql: `
+      -- A code chunk's text (its code, then its doc unless the doc is inside the code) is stored with
+      -- other chunks' in a block of about 2,048 characters, deflated (src/core/code/index/chunk-texts.ts): the code
+      -- was most of the code index's bytes. Ids are never reused (AUTOINCREMENT): a reader caches
+      -- inflated blocks by id. size: the block's text in UTF-16 units.
+      CREATE TABLE code_texts (
+        id    INTEGER PRIMARY KEY AUTOINCREMENT,
+        size  INTEGER NOT NULL,
+        data  BLOB NOT NULL
+      ) STRICT;
+      -- A chunk's text is at text_at in block text (code_len units of code; its doc at doc_at from the
+      -- code's start, doc_len long). Chunks of before this version keep code and doc inline (text null;
+      -- doc null when the doc is inside the code, at doc_at) until their file is indexed again.
+      CREATE TABLE code_chunks_v16 (
+        id          INTEGER PRIMARY KEY,
+        source      TEXT NOT NULL,
+        path        TEXT NOT NULL,
+        start_line  INTEGER NOT NULL,
+        end_line    INTEGER NOT NULL,
+        language    TEXT NOT NULL,
+        kind        TEXT NOT NULL,
+        symbol      TEXT,
+        text        INTEGER,
+        text_at     INTEGER,
+        code_len    INTEGER,
+        doc_at      INTEGER,
+        doc_len     INTEGER,
+        code        TEXT,
+        doc         TEXT
+      ) STRICT;
+      INSERT INTO code_chunks_v16 (id, source, path, start_line, end_line, language, kind, symbol, doc_at,
+        doc_len, code, doc)
+        SELECT id, source, path, start_line, end_line, language, kind, symbol, doc_at, doc_len, code, doc
+        FROM code_chunks;
+      DROP TABLE code_chunks;
+      ALTER TABLE code_chunks_v16 RENAME TO code_chunks;
+      CREATE INDEX code_chunks_file ON code_chunks (source, path);
+      -- a block's chunks, to drop or repack a block once its chunks are mostly gone
+      CREATE INDEX code_chunks_text ON code_chunks (text);
+    `,
+  },
 ];

@@ -154,6 +154,96 @@ describe('code index storage', () => {
     expect(code.textOf(chunkUrl(withDocstring))).toContain('Returns a dict.');
   });
 
+  it('upgrades v15 chunks (code and doc inline) keeping their text, and stores new chunks compressed', async () => {
+    fs.rmSync(dir, { recursive: true, force: true });
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trawl-code-'));
+    db.close();
+    db = openDatabase(
+      dir,
+      MIGRATIONS.filter((m) => m.version <= 15),
+    );
+    const insert = db.prepare(`INSERT INTO code_chunks (id, source, path, start_line, end_line, language, kind,
+      symbol, doc, code, doc_at, doc_len) VALUES (?, 'repo', ?, ?, ?, 'python', 'function', ?, ?, ?, ?, ?)`);
+    let id = 0;
+    for (const f of files)
+      for (const c of f.chunks) {
+        // odd chunks as a docstring inside the code (doc null, at its offset), even ones with the doc apart
+        const inside = --id % 2 !== 0;
+        const code = inside ? `${c.code}    """${c.doc}"""\n` : c.code;
+        const at = inside ? code.indexOf(c.doc!) : null;
+        insert.run(id, c.path, c.startLine, c.endLine, c.symbol, inside ? null : c.doc, code, at, inside ? c.doc!.length : null); // prettier-ignore
+      }
+    db.prepare("INSERT INTO code_stats (key, value) VALUES ('rebuild', 1)").run();
+    db.close();
+    db = openDatabase(dir); // migrations 16 and on
+    code = createCodeIndex(db);
+    expect(await code.rebuildIfMarked()).toBe(60);
+    const [hit] = code.search('handler_7_1', { limit: 1 });
+    expect(hit).toMatchObject({ path: 'src/m7.py', symbol: 'handler_7_1', doc: 'Handles request kind 7.' });
+    expect(hit!.code).toContain('return parse_body(request, 7)');
+    expect(code.textOf(chunkUrl(files[8]!.chunks[0]!))).toContain('Handles request kind 8.');
+    // a file indexed again: its new chunks go to a compressed block, the other files' stay inline
+    const edited = files[7]!.chunks.map((c) => ({ ...c, code: c.code.replace('parse_body', 'read_body') }));
+    code.replaceFile('repo', 'src/m7.py', edited, 'h7b', 2);
+    const stored = db.prepare('SELECT text IS NOT NULL, code IS NULL FROM code_chunks WHERE path = ?').raw();
+    expect(stored.all('src/m7.py')).toEqual([
+      [1, 1],
+      [1, 1],
+    ]);
+    expect(stored.all('src/m8.py')).toEqual([
+      [0, 0],
+      [0, 0],
+    ]);
+    expect(code.search('read_body', { limit: 2 }).map((h) => [h.symbol, h.doc])).toEqual([
+      ['handler_7_0', 'Handles request kind 7.'],
+      ['handler_7_1', 'Handles request kind 7.'],
+    ]);
+  });
+
+  it('gives back texts of any characters whole, from blocks shared by many files', () => {
+    const texts = ['naïve café', 'emoji 🚀 and 𝔘𝔫𝔦𝔠𝔬𝔡𝔢', '中文注释', 'tab\tand\r\nlines', ''];
+    const many = Array.from({ length: 120 }, (_, f) => ({
+      path: `u/${f}.py`,
+      hash: `u${f}`,
+      chunks: [
+        chunk({
+          path: `u/${f}.py`,
+          symbol: `unicode_${f}`,
+          doc: f % 3 === 0 ? null : `Doc ${texts[f % texts.length]} ${f}`,
+          code: `def unicode_${f}():\n    return "${texts[f % texts.length]} ${f}"\n`.repeat(1 + (f % 4)),
+        }),
+      ],
+    }));
+    code.replaceFiles('repo', many, 1);
+    expect(db.prepare('SELECT COUNT(*) FROM code_texts').pluck().get()).toBeGreaterThan(1);
+    const ids = db.prepare('SELECT id FROM code_chunks ORDER BY id').pluck().all() as number[];
+    const back = code.hitsByIds(ids);
+    expect(back.map((h) => [h.symbol, h.doc, h.code])).toEqual(
+      many.map((f) => [f.chunks[0]!.symbol, f.chunks[0]!.doc, f.chunks[0]!.code]),
+    );
+  });
+
+  it('drops a block once its chunks are gone, and moves the rest of a block mostly emptied', () => {
+    const many = Array.from({ length: 200 }, (_, f) => ({
+      path: `g/${f}.py`,
+      hash: `g${f}`,
+      chunks: [chunk({ path: `g/${f}.py`, symbol: `gone_${f}`, code: `def gone_${f}(x):\n    return x * ${f}\n` })],
+    }));
+    code.replaceFiles('repo', many, 1);
+    const blocks = () => db.prepare('SELECT COUNT(*) FROM code_texts').pluck().get() as number;
+    const before = blocks();
+    // every file but each tenth removed: blocks empty or mostly so
+    const removed = many.filter((_, f) => f % 10 !== 0).map((f) => ({ path: f.path, chunks: [], hash: '' }));
+    code.replaceFiles('repo', removed, 2);
+    expect(blocks()).toBeLessThan(before);
+    const size = db.prepare('SELECT SUM(size) FROM code_texts').pluck().get() as number;
+    const live = db.prepare('SELECT SUM(code_len) FROM code_chunks').pluck().get() as number;
+    expect(size).toBeLessThanOrEqual(live * 2);
+    const kept = code.search('gone_130', { limit: 1 });
+    expect(kept[0]?.code).toBe('def gone_130(x):\n    return x * 130\n');
+    expect(code.count()).toBe(20);
+  });
+
   it('replacing a file removes its old chunks from the index and the store', () => {
     code.replaceFiles('repo', files, 1);
     code.replaceFile('repo', 'src/m4.py', [], 'gone', 2);

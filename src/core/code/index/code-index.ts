@@ -9,6 +9,7 @@ import { FIELD_COUNT, type IndexedDoc } from '../../../store/search-index.types.
 import type { MergeScheduler } from '../../../store/segment-merger.js';
 import { analyzePacked, analyzeQuery, termEpoch, type AnalyzedQuery } from '../../search/analyzer.js';
 import { createSearchIndex, type SearchIndex } from '../../search/search-index.js';
+import { createChunkTexts, entryOf, type StoredText } from './chunk-texts.js';
 import { RELATED_WEIGHT, relatedTerms } from './lexicon.js';
 
 /** A chunk to index: what the chunker cut, and the source it belongs to. */
@@ -202,62 +203,77 @@ export function createCodeIndex(
     cacheBytes: 64 * 2 ** 20, // chunks' lists are short: code queries rarely need more
   });
   // a chunk's row has its index document's id
-  const linesOfFile = db.prepare('SELECT start_line, end_line FROM code_chunks WHERE source = ? AND path = ?').raw();
+  const texts = createChunkTexts(db);
+  const linesOfFile = db
+    .prepare('SELECT start_line, end_line, text FROM code_chunks WHERE source = ? AND path = ?')
+    .raw();
   const deleteChunks = db.prepare('DELETE FROM code_chunks WHERE source = ? AND path = ?');
-  const insertChunk = db.prepare(`INSERT OR REPLACE INTO code_chunks (id, source, path, start_line, end_line,
-    language, kind, symbol, doc, code, doc_at, doc_len) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const insertChunk = db.prepare(`INSERT INTO code_chunks (id, source, path, start_line, end_line, language, kind,
+    symbol, text, text_at, code_len, doc_at, doc_len) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const chunksById = db.prepare('SELECT * FROM code_chunks WHERE id IN (SELECT value FROM json_each(?))');
   const chunkByUrl = db.prepare('SELECT c.* FROM code_docs d JOIN code_chunks c ON c.id = d.id WHERE d.url = ?');
   const lastChunk = db.prepare('SELECT MAX(id) FROM code_chunks').pluck();
   const allChunks = db.prepare(`SELECT c.*, COALESCE(f.hash, '') AS hash FROM code_chunks c
     LEFT JOIN code_files f ON f.source = c.source AND f.path = c.path WHERE c.id > ? AND c.id <= ? ORDER BY c.id LIMIT ?`);
   const renumber = db.prepare('UPDATE code_chunks SET id = ? WHERE id = ?');
-  const put = (id: number, c: ChunkRecord) => {
-    // a docstring is part of the code: stored as where it is, not twice
-    const at = c.doc ? c.code.indexOf(c.doc) : -1;
-    const [doc, docAt, docLen] = at >= 0 ? [null, at, c.doc!.length] : [c.doc, null, null];
-    insertChunk.run(
-      id,
-      c.source,
-      c.path,
-      c.startLine,
-      c.endLine,
-      c.language,
-      c.kind,
-      c.symbol,
-      doc,
-      c.code,
-      docAt,
-      docLen,
-    );
+  /** Stores chunks (their texts compressed together) under their index ids. */
+  const put = (ids: number[], chunks: ChunkRecord[]) => {
+    const entries = chunks.map((c) => entryOf(c.code, c.doc));
+    const places = texts.place(entries.map((e) => e.entry));
+    chunks.forEach((c, i) => {
+      const { codeLen, docAt, docLen } = entries[i]!;
+      const { text, at } = places[i]!;
+      insertChunk.run(ids[i], c.source, c.path, c.startLine, c.endLine, c.language, c.kind, c.symbol, text, at, codeLen, docAt, docLen); // prettier-ignore
+    });
+  };
+  const fromRows = (rows: ChunkRow[]): ChunkRecord[] => {
+    const read = texts.read(rows);
+    return rows.map((r, i) => ({
+      source: r.source,
+      path: r.path,
+      startLine: r.start_line,
+      endLine: r.end_line,
+      language: r.language,
+      kind: r.kind,
+      symbol: r.symbol,
+      ...read[i]!,
+    }));
   };
   // chunks take the ids their index documents got (new ids: above every id there was, so never taken)
   const reindex = writeTransaction(db, (rows: (ChunkRow & { hash: string })[], at: number) => {
-    const ids = index.repo.write(rows.map((r) => toCodeEntry(fromRow(r), at, r.hash)));
+    const chunks = fromRows(rows);
+    const ids = index.repo.write(chunks.map((c, i) => toCodeEntry(c, at, rows[i]!.hash)));
     rows.forEach((r, i) => renumber.run(ids[i], r.id));
   });
 
   // the chunks of many files go to the index in one write: one segment per batch, not one per file
   const replace = writeTransaction(db, (source: string, files: FileChunks[], at: number) => {
     const byUrl = new Map<string, { chunk: ChunkRecord; hash: string }>(); // one chunk per URL: the last cut
+    const blocks = new Set<number>(); // blocks that held the old chunks
     for (const { path, chunks: cut, hash } of files) {
-      const old = linesOfFile.all(source, path) as [number, number][];
+      const old = linesOfFile.all(source, path) as [number, number, number | null][];
       index.repo.remove(old.map(([startLine, endLine]) => chunkUrl({ source, path, startLine, endLine })));
+      for (const [, , text] of old) if (text !== null) blocks.add(text);
       deleteChunks.run(source, path);
       for (const chunk of cut) byUrl.set(chunkUrl(chunk), { chunk, hash });
     }
+    texts.release(blocks);
     const chunks = [...byUrl.values()];
     const ids = index.repo.write(chunks.map(({ chunk, hash }) => toCodeEntry(chunk, at, hash)));
-    chunks.forEach(({ chunk }, i) => put(ids[i]!, chunk));
+    put(
+      ids,
+      chunks.map(({ chunk }) => chunk),
+    );
   });
 
   /** Chunk rows of index ids, as hits in the order given. */
   const hitsOf = (ids: number[], score: (i: number) => number): CodeHit[] => {
     const rows = chunksById.all(JSON.stringify(ids)) as ChunkRow[];
-    const byId = new Map(rows.map((r) => [r.id, r]));
+    const chunks = fromRows(rows);
+    const byId = new Map(rows.map((r, i) => [r.id, chunks[i]!]));
     return ids.flatMap((id, i) => {
-      const row = byId.get(id);
-      return row ? [{ ...fromRow(row), score: score(i) }] : [];
+      const chunk = byId.get(id);
+      return chunk ? [{ ...chunk, score: score(i) }] : [];
     });
   };
 
@@ -319,13 +335,13 @@ export function createCodeIndex(
     textOf(url) {
       const row = chunkByUrl.get(url) as ChunkRow | undefined;
       if (!row) return undefined;
-      const c = fromRow(row);
+      const c = fromRows([row])[0]!;
       return [c.symbol, c.doc, c.code].filter(Boolean).join('\n');
     },
   };
 }
 
-interface ChunkRow {
+interface ChunkRow extends StoredText {
   id: number;
   source: string;
   path: string;
@@ -334,22 +350,4 @@ interface ChunkRow {
   language: string;
   kind: string;
   symbol: string | null;
-  doc: string | null;
-  code: string;
-  doc_at: number | null;
-  doc_len: number | null;
-}
-
-function fromRow(r: ChunkRow): ChunkRecord {
-  return {
-    source: r.source,
-    path: r.path,
-    startLine: r.start_line,
-    endLine: r.end_line,
-    language: r.language,
-    kind: r.kind,
-    symbol: r.symbol,
-    doc: r.doc ?? (r.doc_at === null ? null : r.code.slice(r.doc_at, r.doc_at + r.doc_len!)),
-    code: r.code,
-  };
 }
