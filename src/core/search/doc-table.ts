@@ -2,6 +2,13 @@
  * The search index's per-document facts held in memory, indexed by document id: field lengths for
  * BM25, and host, dates, categories, safety and country for the filters. Refreshed incrementally when
  * this process writes, and when another process (a CLI crawl, an import) has committed to the database.
+ *
+ * BM25's length norms divide by the average field lengths. The averages the norms use are those of an
+ * epoch, taken afresh only when the live averages have moved more than `NORM_DRIFT` from them: a write of
+ * a few documents into a large index leaves every existing document's norm, and so every scored posting
+ * list cached (lexical.ts), as it was. A score moves by less than the drift (a norm 1 − b + b·l/avg
+ * moves by at most the relative change of avg), and a small index, where each write moves the averages
+ * more, starts a new epoch at nearly every write, so it is scored with exact averages.
  */
 import type { Db } from '../../store/database.js';
 import { FIELD_COUNT, type SearchIndexRepo } from '../../store/search-index.repo.js';
@@ -23,14 +30,16 @@ export interface DocTable {
   readonly count: number;
   /** Highest document id loaded (accumulators size to it). */
   readonly maxId: number;
-  /** Average length of each field over live documents. */
+  /** Average length of each field: the norms' (this epoch's), within `NORM_DRIFT` of the live averages. */
   readonly avgLengths: readonly number[];
+  /** Bumped when the norms' averages are taken afresh, which changes every document's norm. */
+  readonly epoch: number;
   isLive(id: number): boolean;
   /** Length of field `f` of document `id`. */
   length(id: number, f: number): number;
   /**
    * BM25 length norms, `id * FIELD_COUNT + f` → 1 − b + b · length / average length (1 for an empty
-   * field average), recomputed when the table changes: the ranking's inner loop reads them.
+   * field average), recomputed in a new epoch and extended to new documents: the ranking reads them.
    */
   norms(b: number): Float32Array;
   /** Bumped whenever the table loaded changes (caches of index data key on it). */
@@ -39,6 +48,9 @@ export interface DocTable {
   /** Marks the table stale after this process wrote to the index (other processes are seen by `data_version`). */
   noteWrite(): void;
 }
+
+/** How far (relative) a live average field length may move from the norms' before a new epoch. */
+export const NORM_DRIFT = 0.01;
 
 function grow<T extends Float32Array | Float64Array | Uint8Array>(arr: T, size: number): T {
   if (arr.length >= size) return arr;
@@ -57,6 +69,7 @@ export function createDocTable(db: Db, repo: SearchIndexRepo): DocTable {
   const countries: (string | null)[] = [];
   let loadedTo = 0;
   let avg: number[] = new Array<number>(FIELD_COUNT).fill(0);
+  let epoch = 0;
   let count = 0;
   let version = -1;
   const dataVersionOf = db.prepare('PRAGMA data_version').pluck();
@@ -65,7 +78,16 @@ export function createDocTable(db: Db, repo: SearchIndexRepo): DocTable {
   let seenWrites = -1;
   let generation = 0;
   let loadedState = '';
-  let norms: { b: number; generation: number; values: Float32Array } | null = null;
+  let norms: { b: number; epoch: number; values: Float32Array; upTo: number } | null = null;
+  /** Norms of documents `from…to` (ids) into `values`. */
+  const fillNorms = (values: Float32Array, b: number, from: number, to: number) => {
+    for (let id = from; id <= to; id++) {
+      for (let f = 0, i = id * FIELD_COUNT; f < FIELD_COUNT; f++, i++) {
+        const a = avg[f]!;
+        values[i] = a > 0 ? 1 - b + (b * lengths[i]!) / a : 1;
+      }
+    }
+  };
 
   const load = () => {
     for (const row of repo.docsSince(loadedTo)) {
@@ -88,7 +110,11 @@ export function createDocTable(db: Db, repo: SearchIndexRepo): DocTable {
     for (const id of deleted) if (id < flags.length) flags[id] = flags[id]! & ~1;
     const stats = repo.stats();
     count = stats.docs;
-    avg = stats.lengths.map((total) => (count > 0 ? total / count : 0));
+    const live = stats.lengths.map((total) => (count > 0 ? total / count : 0));
+    if (live.some((a, f) => Math.abs(a - avg[f]!) > NORM_DRIFT * avg[f]! || (a === 0) !== (avg[f] === 0))) {
+      avg = live;
+      epoch++;
+    }
     // another process's commit may not have touched the index (a key made, a page cached): keep the
     // caches keyed on the generation unless documents, deletions, statistics or segments (a merge) changed
     const state = `${loadedTo} ${deleted.length} ${count} ${stats.lengths.join(' ')} ${repo.segmentsVersion()}`;
@@ -113,21 +139,26 @@ export function createDocTable(db: Db, repo: SearchIndexRepo): DocTable {
     get avgLengths() {
       return avg;
     },
+    get epoch() {
+      return epoch;
+    },
     isLive: (id) => ((flags[id] ?? 0) & 1) === 1,
     length: (id, f) => lengths[id * FIELD_COUNT + f]!,
     get generation() {
       return generation;
     },
     norms(b) {
-      if (norms && norms.b === b && norms.generation === generation) return norms.values;
-      const size = (loadedTo + 1) * FIELD_COUNT;
-      const values = new Float32Array(size);
-      for (let i = 0; i < size; i++) {
-        const a = avg[i % FIELD_COUNT]!;
-        values[i] = a > 0 ? 1 - b + (b * lengths[i]!) / a : 1;
+      if (!norms || norms.b !== b || norms.epoch !== epoch) {
+        // room for an eighth more documents: extending the norms to new ones then seldom reallocates
+        const values = new Float32Array((loadedTo + 1 + Math.max(1024, loadedTo >> 3)) * FIELD_COUNT);
+        fillNorms(values, b, 0, loadedTo);
+        norms = { b, epoch, values, upTo: loadedTo };
+      } else if (norms.upTo < loadedTo) {
+        norms.values = grow(norms.values, (loadedTo + 1) * FIELD_COUNT);
+        fillNorms(norms.values, b, norms.upTo + 1, loadedTo);
+        norms.upTo = loadedTo;
       }
-      norms = { b, generation, values };
-      return values;
+      return norms.values;
     },
     facts: (id) => ({
       host: hosts[id] ?? '',

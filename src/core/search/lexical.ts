@@ -55,40 +55,35 @@ export interface RankTrace {
 
 export const idf = (docs: number, df: number) => Math.log(1 + (docs - df + 0.5) / (df + 0.5));
 
-/** A term's postings over all segments, decoded: document ids (ascending) and their field frequencies. */
-export interface DecodedPostings {
-  n: number;
-  ids: Uint32Array;
-  /** `i * FIELD_COUNT + f` → frequency of the term in field `f` of document `ids[i]`. */
-  freqs: Uint8Array;
-  /** Where each segment's list came from: positions are read per segment (`positionsOf`). */
-  layout: ListLayout;
-}
-
 /**
- * How a term's decoded list maps back to its segments' lists: `starts[s]` is where segment list `s`
- * begins in their concatenation (the last entry is `n`), `order[i]` the concatenated index of sorted
- * posting `i` (null when the concatenation was already ascending).
+ * One segment's list of a term, scored: ascending document ids and, for each, the saturated BM25F term
+ * frequency wtf / (wtf + k1), where wtf = Σ field weight × tf / length norm. `maxSat` bounds the list.
  */
-export interface ListLayout {
-  starts: Uint32Array;
-  order: Uint32Array | null;
-  /** The segment of each list, in the same order (positions are read from it). */
-  segments: number[];
-}
-
-/**
- * A term's postings ready to score: ascending document ids and, for each, the saturated BM25F term
- * frequency wtf / (wtf + k1), where wtf = Σ field weight × tf / length norm. A document's score is
- * Σ over query terms of weight × idf × (k1 + 1) × sat; `maxSat` bounds what the term can add.
- */
-export interface TermPostings {
-  term: string;
+export interface ScoredList {
   n: number;
   ids: Uint32Array;
   sat: Float32Array;
   maxSat: number;
-  layout: ListLayout;
+}
+
+/** A segment's scored list as part of a term's postings. */
+export interface PostingsPart extends ScoredList {
+  /** The segment (positions are read from it). */
+  segment: number;
+}
+
+/**
+ * A term's postings ready to score: one part per segment listing the term. A document is in one part;
+ * the parts' id ranges may overlap (the open segment's runs through later sealed ones), so they are not
+ * joined: a lookup tries each part whose range holds the id. A document's score is Σ over query terms
+ * of weight × idf × (k1 + 1) × sat; `maxSat` bounds what the term can add.
+ */
+export interface TermPostings {
+  term: string;
+  /** Postings over all parts. */
+  n: number;
+  parts: PostingsPart[];
+  maxSat: number;
 }
 
 /** Reads a term's scored postings (through a cache, see `createPostingsCache`). */
@@ -104,72 +99,18 @@ interface QueryTerm {
   postings: TermPostings;
 }
 
-/** One segment's list of a term, decoded. */
-interface SegmentPostings {
-  n: number;
-  ids: Uint32Array;
-  freqs: Uint8Array;
-}
-
-/** Decodes one segment's list. */
-function decodeList({ n, data }: PostingList): SegmentPostings {
+/**
+ * Decodes one segment's list and scores it under the length norms: each posting's saturated BM25F term
+ * frequency wtf / (wtf + k1), where wtf = Σ field weight × tf / norm.
+ */
+export function scoreList(
+  { n, data }: PostingList,
+  norms: Float32Array,
+  weights: readonly number[] = FIELD_WEIGHTS,
+): ScoredList {
   const ids = new Uint32Array(n);
   const freqs = new Uint8Array(n * FIELD_COUNT);
   decodeInto(n, data, ids, freqs, 0);
-  return { n, ids, freqs };
-}
-
-/** Joins decoded segment lists (one list is taken as it is), sorting when segments interleave. */
-function joinDecoded(lists: SegmentPostings[], segments: number[]): DecodedPostings {
-  const starts = new Uint32Array(lists.length + 1);
-  let n = 0;
-  lists.forEach((l, s) => {
-    starts[s] = n;
-    n += l.n;
-  });
-  starts[lists.length] = n;
-  if (lists.length === 1) return { n, ids: lists[0]!.ids, freqs: lists[0]!.freqs, layout: { starts, order: null, segments } }; // prettier-ignore
-  const ids = new Uint32Array(n);
-  const freqs = new Uint8Array(n * FIELD_COUNT);
-  lists.forEach((l, s) => {
-    ids.set(l.ids, starts[s]!);
-    freqs.set(l.freqs, starts[s]! * FIELD_COUNT);
-  });
-  return isAscending(ids)
-    ? { n, ids, freqs, layout: { starts, order: null, segments } }
-    : sortPostings(n, ids, freqs, starts, segments);
-}
-
-function isAscending(ids: Uint32Array): boolean {
-  for (let i = 1; i < ids.length; i++) if (ids[i]! <= ids[i - 1]!) return false;
-  return true;
-}
-
-/** Segments merged out of order leave a term's lists unsorted: sort them by id, frequencies alongside. */
-function sortPostings(
-  n: number,
-  ids: Uint32Array,
-  freqs: Uint8Array,
-  starts: Uint32Array,
-  segments: number[],
-): DecodedPostings {
-  const order = Uint32Array.from({ length: n }, (_, i) => i).sort((a, b) => ids[a]! - ids[b]!);
-  const sortedIds = new Uint32Array(n);
-  const sortedFreqs = new Uint8Array(n * FIELD_COUNT);
-  order.forEach((from, to) => {
-    sortedIds[to] = ids[from]!;
-    sortedFreqs.set(freqs.subarray(from * FIELD_COUNT, (from + 1) * FIELD_COUNT), to * FIELD_COUNT);
-  });
-  return { n, ids: sortedIds, freqs: sortedFreqs, layout: { starts, order, segments } };
-}
-
-/** Saturated term frequencies of decoded postings under the current length norms. */
-export function scorePostings(
-  term: string,
-  { n, ids, freqs, layout }: DecodedPostings,
-  norms: Float32Array,
-  weights: readonly number[] = FIELD_WEIGHTS,
-): TermPostings {
   const sat = new Float32Array(n); // 4 bytes a posting: a million documents' hot lists fit the cache
   let maxSat = 0;
   for (let i = 0; i < n; i++) {
@@ -180,13 +121,32 @@ export function scorePostings(
     sat[i] = wtf / (wtf + K1);
     if (sat[i]! > maxSat) maxSat = sat[i]!;
   }
-  return { term, n, ids, sat, maxSat, layout };
+  return { n, ids, sat, maxSat };
 }
 
-/** Bytes a posting takes in a decoded segment list (its id and per-field counts) and in a scored list (its saturation). */
-const BYTES_PER_DECODED = 4 + FIELD_COUNT;
-const BYTES_PER_SCORED = 4;
-const NO_LIST: SegmentPostings = { n: 0, ids: new Uint32Array(0), freqs: new Uint8Array(0) };
+/** Where `id` is in `postings`: its part and its index there, or null. */
+export function locate(postings: TermPostings, id: number): { part: PostingsPart; k: number } | null {
+  for (const part of postings.parts) {
+    if (id < part.ids[0]! || id > part.ids[part.n - 1]!) continue;
+    const k = find(part.ids, part.n, id);
+    if (k >= 0) return { part, k };
+  }
+  return null;
+}
+
+/** The saturation of `id` in `postings`, or −1 when it is not there. */
+function satOf(postings: TermPostings, id: number): number {
+  for (const part of postings.parts) {
+    if (id < part.ids[0]! || id > part.ids[part.n - 1]!) continue;
+    const k = find(part.ids, part.n, id);
+    if (k >= 0) return part.sat[k]!;
+  }
+  return -1;
+}
+
+/** Bytes a posting takes in a scored list: its id and its saturation. */
+const BYTES_PER_POSTING = 8;
+const NO_LIST: ScoredList = { n: 0, ids: new Uint32Array(0), sat: new Float32Array(0), maxSat: 0 };
 
 /** A term's scored postings, and its documents' positions for the proximity re-rank. */
 export interface PostingsCache {
@@ -221,24 +181,20 @@ function lru<V>(maxBytes: number) {
       map.set(key, { value, bytes: size });
       bytes += size;
     },
-    /** Drops the entries whose key starts with `prefix`. */
-    drop(prefix: string): void {
-      for (const [key, v] of map) {
-        if (!key.startsWith(prefix)) continue;
-        map.delete(key);
-        bytes -= v.bytes;
-      }
+    clear(): void {
+      map.clear();
+      bytes = 0;
     },
   };
 }
 
 /**
- * Posting lists of recently queried terms, up to `maxBytes`, on two levels. Each segment's list of a
- * term is decoded once and kept while the segment lives (a sealed segment never changes; the open one
- * is keyed by its size too), so a write or a merge costs the next query only the lists of the segments
- * it made. A term's lists joined and scored under the current length norms are kept until the index
- * changes (`generation`, which moves the norms). Positions are read per segment when the proximity
- * re-rank first asks for them, and kept with the scored list.
+ * Posting lists of recently queried terms, up to `maxBytes`: each segment's list of a term, decoded and
+ * scored once, is kept while the segment and the norms' epoch live (a sealed segment never changes; the
+ * open one is keyed by its size too; the norms change only in a new epoch, see doc-table.ts). A term's
+ * postings are its segments' lists side by side, never copied into one, so a write or a merge costs the
+ * next query only the lists of the segments it made, and a deletion costs nothing (the ranking skips
+ * documents that are not live). Positions are read per segment when the proximity re-rank first asks.
  */
 export function createPostingsCache(
   repo: SearchIndexRepo,
@@ -246,67 +202,66 @@ export function createPostingsCache(
   maxBytes = 64 * 2 ** 20,
   weights: readonly number[] = FIELD_WEIGHTS,
 ): PostingsCache {
-  // one budget for both levels: `d…` keys hold decoded segment lists, `s…` keys scored lists (whose ids
-  // are the decoded list's own when the term is in one segment, as after a merge)
-  const cache = lru<SegmentPostings | TermPostings>(maxBytes);
-  const positionLists = new WeakMap<TermPostings, (Buffer | null)[]>();
+  // `d…` keys hold scored segment lists, `c…` the length of a segment's list not scored (a capped
+  // query's dropped term)
+  const cache = lru<PostingsPart | number>(maxBytes);
+  const positionLists = new WeakMap<PostingsPart, Buffer | null>();
   let generation = -1;
+  let epoch = -1;
   let segments: ReadableSegment[] = [];
   const current = () => {
-    if (generation !== table.generation) {
-      cache.drop('s');
-      segments = repo.readableSegments();
-      generation = table.generation;
-    }
+    if (generation === table.generation) return;
+    generation = table.generation;
+    segments = repo.readableSegments();
+    if (epoch !== table.epoch) cache.clear(); // every list was scored under the old norms
+    epoch = table.epoch;
   };
-  /** A segment's decoded list of `term`, from the cache or read and decoded. */
-  const decoded = (s: ReadableSegment, term: string): SegmentPostings => {
+  /** A segment's scored list of `term`, from the cache or read and scored. */
+  const scored = (s: ReadableSegment, term: string): PostingsPart => {
     const key = `d${s.id}:${s.docs}:${term}`;
-    let list = cache.get(key) as SegmentPostings | undefined;
+    let list = cache.get(key) as PostingsPart | undefined;
     if (!list) {
       const raw = repo.postingsIn(s.id, term);
-      list = raw ? decodeList(raw) : NO_LIST;
-      cache.set(key, list, 64 + list.n * BYTES_PER_DECODED);
+      list = { ...(raw ? scoreList(raw, table.norms(B), weights) : NO_LIST), segment: s.id };
+      cache.set(key, list, 64 + list.n * BYTES_PER_POSTING);
     }
     return list;
   };
+  /** How long a segment's list of `term` is, without decoding it. */
+  const lengthIn = (s: ReadableSegment, term: string): number => {
+    const list = cache.get(`d${s.id}:${s.docs}:${term}`) as PostingsPart | undefined;
+    if (list) return list.n;
+    const key = `c${s.id}:${s.docs}:${term}`;
+    let n = cache.get(key) as number | undefined;
+    if (n === undefined) {
+      n = repo.postingsIn(s.id, term)?.n ?? 0;
+      cache.set(key, n, 64);
+    }
+    return n;
+  };
   const count = (term: string): number => {
     current();
-    const hit = cache.get(`s${term}`) as TermPostings | undefined;
-    return hit ? hit.n : segments.reduce((n, s) => n + decoded(s, term).n, 0);
+    return segments.reduce((n, s) => n + lengthIn(s, term), 0);
   };
   const read: PostingsReader = (term) => {
     current();
-    let hit = cache.get(`s${term}`) as TermPostings | undefined;
-    if (hit) return hit;
-    const lists: SegmentPostings[] = [];
-    const from: number[] = [];
-    for (const s of segments) {
-      const list = decoded(s, term);
-      if (list.n > 0) {
-        lists.push(list);
-        from.push(s.id);
-      }
-    }
-    hit = scorePostings(term, joinDecoded(lists, from), table.norms(B), weights);
-    const ownIds = lists.length === 1 ? 0 : 4;
-    cache.set(`s${term}`, hit, 64 + hit.n * (BYTES_PER_SCORED + ownIds));
-    return hit;
+    const parts = segments.map((s) => scored(s, term)).filter((p) => p.n > 0);
+    return {
+      term,
+      n: parts.reduce((n, p) => n + p.n, 0),
+      parts,
+      maxSat: parts.reduce((m, p) => Math.max(m, p.maxSat), 0),
+    };
   };
   const positions: PositionsReader = (postings, id) => {
-    const k = find(postings.ids, postings.n, id);
-    if (k < 0) return undefined;
-    const { starts, order, segments: from } = postings.layout;
-    let lists = positionLists.get(postings);
-    if (!lists) {
-      lists = from.map((s) => repo.postingsIn(s, postings.term, true)?.pos ?? null);
-      positionLists.set(postings, lists);
+    const at = locate(postings, id);
+    if (!at) return undefined;
+    let pos = positionLists.get(at.part);
+    if (pos === undefined) {
+      pos = repo.postingsIn(at.part.segment, postings.term, true)?.pos ?? null;
+      positionLists.set(at.part, pos);
     }
-    const c = order ? order[k]! : k;
-    let s = 0;
-    while (starts[s + 1]! <= c) s++;
-    const pos = lists[s];
-    return pos ? positionsAt(pos, starts[s + 1]! - starts[s]!, c - starts[s]!) : undefined;
+    return pos ? positionsAt(pos, at.part.n, at.k) : undefined;
   };
   return { read, positions, count };
 }
@@ -366,11 +321,14 @@ interface Scratch {
 }
 let pool: Scratch | null = null;
 
+/** Room for an eighth more documents, so that each write into a large index does not reallocate. */
+const withRoom = (size: number) => Math.max(1024, size + (size >> 3));
+
 function borrow(size: number): Scratch {
   const scratch =
     pool && pool.scores.length >= size
       ? pool
-      : { scores: new Float64Array(Math.max(size, 1024)), touched: new Uint32Array(Math.max(size, 1024)), n: 0 };
+      : { scores: new Float64Array(withRoom(size)), touched: new Uint32Array(withRoom(size)), n: 0 };
   pool = null;
   return scratch;
 }
@@ -441,14 +399,15 @@ function suffixSums(values: number[]): number[] {
 /** Adds a term's BM25F contribution to every live document in its postings. */
 function scoreTerm(table: DocTable, t: QueryTerm, scratch: Scratch): void {
   const c = t.weight * t.idf * (K1 + 1);
-  const { n, ids, sat } = t.postings;
   const { scores, touched } = scratch;
   let count = scratch.n;
-  for (let i = 0; i < n; i++) {
-    const id = ids[i]!;
-    if (!table.isLive(id)) continue;
-    if (scores[id] === 0) touched[count++] = id;
-    scores[id] = scores[id]! + c * sat[i]!;
+  for (const { n, ids, sat } of t.postings.parts) {
+    for (let i = 0; i < n; i++) {
+      const id = ids[i]!;
+      if (!table.isLive(id)) continue;
+      if (scores[id] === 0) touched[count++] = id;
+      scores[id] = scores[id]! + c * sat[i]!;
+    }
   }
   scratch.n = count;
 }
@@ -475,9 +434,9 @@ function completeBest(
     let j = from;
     for (; j < terms.length && score + restBound[j]! >= bar(); j++) {
       const t = terms[j]!;
-      const p = find(t.postings.ids, t.postings.n, id);
+      const sat = satOf(t.postings, id);
       if (trace) trace.lookups++;
-      if (p >= 0) score = score + t.weight * t.idf * (K1 + 1) * t.postings.sat[p]!;
+      if (sat >= 0) score = score + t.weight * t.idf * (K1 + 1) * sat;
     }
     if (j < terms.length) return; // abandoned: it cannot reach the bar
     const hit = { id, score };

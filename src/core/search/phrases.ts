@@ -9,7 +9,7 @@
  */
 import { analyze, fold } from './analyzer.js';
 import { HEAD_WORDS, stripLinkTargets } from './index-entry.js';
-import { find, type PostingsReader } from './lexical.js';
+import { locate, type PostingsReader } from './lexical.js';
 import type { SourceText } from '../../store/search-index.repo.js';
 
 /** Whether an index document holds a phrase (a `Set` of ids is one too). */
@@ -41,7 +41,7 @@ export function createPhraseMatcher(phrase: string, scope: 'all' | 'head', sourc
   const lists = [...new Set(analyze(phrase).postings.map((p) => p.term))].map((term) => source.read(term));
   const answers = new Map<number, boolean>();
   const holds = (id: number): boolean => {
-    for (const list of lists) if (find(list.ids, list.n, id) < 0) return false;
+    for (const list of lists) if (!locate(list, id)) return false;
     const doc = source.texts([id]).get(id);
     if (!doc) return false;
     const body = stripLinkTargets(doc.text);
