@@ -161,6 +161,14 @@ describe('segment merges', () => {
     await target.documents.upsertMany([docOf(3)], NOW); // the same segment, rewritten with one more
     check();
     expect(matches(target.index).flat()).toContain('https://d.example/3');
+    // a sealed segment, then the open one rewritten again: its ids now run on both sides of the sealed one's
+    await target.documents.upsertMany(
+      Array.from({ length: 100 }, (_, k) => docOf(9000 + k)),
+      NOW,
+    );
+    await target.documents.upsertMany([docOf(9500)], NOW);
+    check();
+    expect(matches(target.index).flat()).toEqual(expect.arrayContaining(['https://d.example/9500', 'https://d.example/9099'])); // prettier-ignore
     await load(target);
     check();
     target.index.repo.mergeAll();
@@ -170,6 +178,35 @@ describe('segment merges', () => {
     check();
     expect(matches(target.index).flat()).toEqual(expect.arrayContaining(['https://d.example/7']));
     expect(matches(target.index).flat()).not.toContain('https://d.example/3');
+  });
+
+  it('scores under the norms of an epoch: kept while the live average lengths move under 1%, taken afresh beyond', async () => {
+    const target = open(false);
+    const fresh = () => createSearchIndex(target.db, createDocumentsRepo(target.db)); // exact averages
+    await load(target, false); // 6,000 documents, bodies of 12 words
+    const { table } = target.index;
+    table.refresh();
+    const epoch = table.epoch;
+    const long = (from: number, n: number) =>
+      Array.from({ length: n }, (_, k) =>
+        storedDoc(`https://long.example/${from + k}`, 'Long', 'mu nu xi omicron pi rho '.repeat(4).trim()),
+      );
+    await target.documents.upsertMany(long(0, 20), NOW); // bodies of 24 words: the average moves 0.3%
+    table.refresh();
+    expect(table.epoch).toBe(epoch);
+    expect(table.avgLengths[2]).toBe(12);
+    // every score within 1% of its value under the exact averages, and not equal to it
+    const byUrl = (ranked: string[][]) => new Map(ranked.flatMap((r, q) => r.map((line) => [`${q} ${line.split(' ')[0]}`, Number(line.split(' ')[1])] as const))); // prettier-ignore
+    const now = byUrl(rankings(target.index));
+    const exact = byUrl(rankings(fresh()));
+    const both = [...now.keys()].filter((k) => exact.has(k));
+    expect(both.length).toBeGreaterThan(40);
+    for (const k of both) expect(Math.abs(now.get(k)! / exact.get(k)! - 1)).toBeLessThan(0.01);
+    expect(both.some((k) => now.get(k) !== exact.get(k))).toBe(true);
+    await target.documents.upsertMany(long(20, 300), NOW); // now 5%: a new epoch, the exact averages
+    table.refresh();
+    expect(table.epoch).toBe(epoch + 1);
+    expect(rankings(target.index)).toEqual(rankings(fresh()));
   });
 
   it('merges the oldest segments of the smallest full size class, so merged segments stay ranges that follow one another', () => {
