@@ -30,8 +30,6 @@ const args = process.argv.slice(2);
 const opt = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
 const TREE = path.resolve(opt('--tree', path.join(ROOT, 'node_modules')));
 const TREE_QUERIES = Number(opt('--queries', 200));
-/** Files per `replaceFiles` call of `trawl index` (src/core/code/index/indexer.ts). */
-const BATCH_FILES = 200;
 const COSQA = path.resolve(ROOT, '..', 'shared', 'data', 'cosqa');
 const SCORER = path.resolve(ROOT, '..', 'shared', 'bench', 'score-retrieval.mjs');
 const dist = (p) => path.join(ROOT, 'dist', p);
@@ -41,6 +39,8 @@ const { createLogger } = await import(dist('lib/logger.js'));
 const { chunkFile } = await import(dist('core/code/chunk/chunk.js'));
 const { languagesInQuery } = await import(dist('core/code/chunk/languages.js'));
 const { chunkUrl } = await import(dist('core/code/index/code-index.js'));
+/** Chunks per `replaceFiles` call of `trawl index`, files kept whole (src/core/code/index/indexer.ts). */
+const { BATCH_CHUNKS } = await import(dist('core/code/index/indexer.js'));
 
 const ctxOf = (app) => ({
   requestId: 'bench',
@@ -141,15 +141,26 @@ async function writeCodeIndex(app, dir, write) {
   return { writeSeconds, seconds, all: dirBytes(dir), code: codeTablesBytes(app.db) };
 }
 
-/** The same chunks in a fresh data dir, `BATCH_FILES` files per `replaceFiles` (as `trawl index` writes). */
+/**
+ * The same chunks in a fresh data dir, written as `trawl index` writes: whole files per `replaceFiles`
+ * call until it holds `BATCH_CHUNKS` chunks.
+ */
 async function batchedBuild(files) {
   const dir = makeTmpDir('trawl-bench-cosqa-batched-');
   const app = appAt(dir);
   const r = await writeCodeIndex(app, dir, () => {
-    for (let i = 0; i < files.length; i += BATCH_FILES) {
-      const batch = files.slice(i, i + BATCH_FILES).map((f) => ({ path: f.id, chunks: f.chunks, hash: f.id }));
-      app.services.code.replaceFiles('cosqa', batch, Date.now());
+    let batch = [];
+    let chunks = 0;
+    for (const f of files) {
+      batch.push({ path: f.id, chunks: f.chunks, hash: f.id });
+      chunks += f.chunks.length;
+      if (chunks >= BATCH_CHUNKS) {
+        app.services.code.replaceFiles('cosqa', batch, Date.now());
+        batch = [];
+        chunks = 0;
+      }
     }
+    if (batch.length > 0) app.services.code.replaceFiles('cosqa', batch, Date.now());
   });
   await app.close();
   removeTmpDir(dir);
@@ -232,7 +243,7 @@ function fts5Section(cq) {
   const rows = [['chunks', String(chunks), String(fts5.docs), '', '']];
   for (const [label, b] of [
     ['one file per `replaceFile`', cq.perFile],
-    [`${BATCH_FILES} files per \`replaceFiles\``, cq.batched],
+    [`${BATCH_CHUNKS} chunks per \`replaceFiles\``, cq.batched],
   ]) {
     const writes = chunks / b.writeSeconds;
     const rate = chunks / b.seconds;
@@ -252,8 +263,8 @@ function fts5Section(cq) {
     'Both sides get the same chunks, cut beforehand. Code index, two ways, each in a fresh data directory ' +
       'and followed by merging the segments into one and `PRAGMA wal_checkpoint(TRUNCATE)` (both timed): `replaceFile` per function inside one ' +
       'transaction (the index queried above; each CoSQA function is a file, a small write into the open ' +
-      `segment, rewritten with it until it holds 64 files), and ${BATCH_FILES} files per \`replaceFiles\` call, one transaction ` +
-      'each (what `trawl index` does). FTS5 (bench/fts5.mjs): each chunk as (its `code://` URL, its symbol ' +
+      `segment, rewritten with it until it holds 64 files), and whole files per \`replaceFiles\` call until it holds ${BATCH_CHUNKS} ` +
+      'chunks, one transaction each (what `trawl index` does; it wrote 200 files per call before, 200 chunks here). FTS5 (bench/fts5.mjs): each chunk as (its `code://` URL, its symbol ' +
       'or else its path, its code), 1,000 per transaction, then the same checkpoint. The code index shares ' +
       'its database with the rest of Trawl: "every file of the data dir" is the whole fresh data directory ' +
       '(trawl.sqlite with every table and the schema, the -shm file, cache.sqlite and secret.key when ' +
