@@ -39,8 +39,8 @@ const { createLogger } = await import(dist('lib/logger.js'));
 const { chunkFile } = await import(dist('core/code/chunk/chunk.js'));
 const { languagesInQuery } = await import(dist('core/code/chunk/languages.js'));
 const { chunkUrl } = await import(dist('core/code/index/code-index.js'));
-/** Chunks per `replaceFiles` call of `trawl index`, files kept whole (src/core/code/index/indexer.ts). */
-const { BATCH_CHUNKS } = await import(dist('core/code/index/indexer.js'));
+/** Chunks per `replaceFiles` call of `trawl index`, files kept whole, and its batching (src/core/code/index/write-batches.ts). */
+const { BATCH_CHUNKS, writeInBatches } = await import(dist('core/code/index/write-batches.js'));
 
 const ctxOf = (app) => ({
   requestId: 'bench',
@@ -131,7 +131,7 @@ async function cosqa() {
  */
 async function writeCodeIndex(app, dir, write) {
   const t = performance.now();
-  write();
+  await write();
   const writeSeconds = (performance.now() - t) / 1000;
   await app.services.code.index.merged();
   app.services.code.index.repo.mergeAll();
@@ -148,20 +148,10 @@ async function writeCodeIndex(app, dir, write) {
 async function batchedBuild(files) {
   const dir = makeTmpDir('trawl-bench-cosqa-batched-');
   const app = appAt(dir);
-  const r = await writeCodeIndex(app, dir, () => {
-    let batch = [];
-    let chunks = 0;
-    for (const f of files) {
-      batch.push({ path: f.id, chunks: f.chunks, hash: f.id });
-      chunks += f.chunks.length;
-      if (chunks >= BATCH_CHUNKS) {
-        app.services.code.replaceFiles('cosqa', batch, Date.now());
-        batch = [];
-        chunks = 0;
-      }
-    }
-    if (batch.length > 0) app.services.code.replaceFiles('cosqa', batch, Date.now());
-  });
+  const batches = files.map((f) => ({ path: f.id, hash: f.id, chunks: f.chunks }));
+  const r = await writeCodeIndex(app, dir, () =>
+    writeInBatches(batches, (batch) => app.services.code.replaceFiles('cosqa', batch, Date.now())),
+  );
   await app.close();
   removeTmpDir(dir);
   return r;

@@ -5,11 +5,12 @@
  * words and string literals). Each file's chunks are replaced together, in one transaction.
  */
 import { writeTransaction, type Db } from '../../../store/database.js';
-import { FIELD_COUNT, type IndexedDoc } from '../../../store/search-index.types.js';
+import type { IndexedDoc } from '../../../store/search-index.types.js';
 import type { MergeScheduler } from '../../../store/segment-merger.js';
-import { analyzePacked, analyzeQuery, termEpoch, type AnalyzedQuery } from '../../search/analyzer.js';
+import { analyzeQuery, type AnalyzedQuery } from '../../search/analyzer.js';
 import { createSearchIndex, type SearchIndex } from '../../search/search-index.js';
 import { createChunkTexts, entryOf, type StoredText } from './chunk-texts.js';
+import { analyzeChunk } from './code-fields.js';
 import { RELATED_WEIGHT, relatedTerms } from './lexicon.js';
 
 /** A chunk to index: what the chunker cut, and the source it belongs to. */
@@ -43,8 +44,6 @@ export interface CodeHit extends ChunkRecord {
 export const CODE_WEIGHTS = [4, 3, 1, 0.5] as const;
 /** Score multiplier of a chunk in a language the query names ("… in python"). */
 export const LANGUAGE_PREFERENCE = 1.3;
-
-const MAX_TF = 255;
 
 /**
  * Languages by bit in the index's `categories` column (the code index stores the chunk's language
@@ -85,66 +84,15 @@ export function chunkUrl(c: Pick<ChunkRecord, 'source' | 'path' | 'startLine' | 
   return `code://${encodeURIComponent(c.source)}/${c.path}#L${c.startLine}-L${c.endLine}`;
 }
 
-const COMMENT = /(?:\/\/|#)[^\n]*|\/\*[\s\S]*?\*\//g;
-const STRING = /"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`/g;
-const IDENTIFIER = /[A-Za-z_$][A-Za-z0-9_$]*/g;
-const MAYBE_COMMENT = /[#/]/;
-const MAYBE_STRING = /["'`]/;
-
-/** The four fields of a chunk, as text. */
-function fieldsOf(c: ChunkRecord): [string, string, string, string] {
-  // most chunks lack one kind or the other: their regular expressions need not run
-  const hasComments = MAYBE_COMMENT.test(c.code);
-  const hasStrings = MAYBE_STRING.test(c.code);
-  const comments = hasComments ? (c.code.match(COMMENT) ?? []).join('\n') : '';
-  const strings = hasStrings ? (c.code.match(STRING) ?? []).join(' ') : '';
-  let bare = hasComments ? c.code.replace(COMMENT, ' ') : c.code;
-  if (hasStrings) bare = bare.replace(STRING, ' ');
-  const identifiers = (bare.match(IDENTIFIER) ?? []).join(' ');
-  const pathWords = c.path.replace(/\.[a-z0-9]+$/i, '').replace(/[/_.-]+/g, ' ');
-  return [c.symbol ?? '', `${c.doc ?? ''}\n${comments}`, identifiers, `${pathWords} ${strings}`];
-}
-
-// Each entry counts its terms on the analyzer's term objects (their `doc` and `index` scratch), marked
-// with numbers below -1: the page index marks them with numbers above 0, so the two never mistake a mark.
-let entryMark = -1;
-
 /** A chunk → its index entry. */
 export function toCodeEntry(c: ChunkRecord, indexedAt: number, hash: string): IndexedDoc {
-  const epoch = termEpoch();
-  const fields = fieldsOf(c).map(analyzePacked);
-  // the terms were made anew while the fields were analyzed: their objects may repeat a string
-  const index = termEpoch() === epoch ? null : new Map<string, number>();
-  const mark = --entryMark;
-  const terms: string[] = [];
-  let freqs = new Uint8Array(32 * FIELD_COUNT);
-  for (let f = 0; f < fields.length; f++) {
-    for (const t of fields[f]!.terms) {
-      let i = index ? index.get(t.term) : t.doc === mark ? t.index : undefined;
-      if (i === undefined) {
-        i = terms.length;
-        if (index) index.set(t.term, i);
-        else {
-          t.doc = mark;
-          t.index = i;
-        }
-        terms.push(t.term);
-        if (terms.length * FIELD_COUNT > freqs.length) {
-          const grown = new Uint8Array(freqs.length * 2);
-          grown.set(freqs);
-          freqs = grown;
-        }
-      }
-      const at = i * FIELD_COUNT + f;
-      if (freqs[at]! < MAX_TF) freqs[at]!++;
-    }
-  }
+  const { terms, freqs, lengths } = analyzeChunk(c);
   return {
     url: chunkUrl(c),
     host: c.source,
     terms,
-    freqs: freqs.slice(0, terms.length * FIELD_COUNT),
-    lengths: fields.map((f) => f.length),
+    freqs,
+    lengths,
     positions: new Uint8Array(0),
     positionEnds: new Uint32Array(terms.length),
     publishedAt: null,

@@ -2,8 +2,8 @@
  * Indexes a code tree into the code index: walk it (ignore files, no vendored, generated, minified,
  * binary or lock files), compare with what was indexed before (size and mtime, then the content hash),
  * and chunk, index and record only the files added or changed; files gone are forgotten. Batches of
- * whole files (about `BATCH_CHUNKS` chunks) are written in one transaction each, so an interrupted run
- * leaves whole files only.
+ * whole files (about `BATCH_CHUNKS` chunks, `write-batches.ts`) are written in one transaction each, so
+ * an interrupted run leaves whole files only.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -11,8 +11,10 @@ import type { CodeFilesRepo, CodeSourceStats, IndexedFile } from '../../../store
 import type { Clock } from '../../context.js';
 import { detectChanges, type Changes } from '../walk/changes.js';
 import { chunkFile } from '../chunk/chunk.js';
+import type { ChunkRecord } from './code-index.js';
 import { importCodeFile, type CodeImportOptions, type CodeImportResult } from './import-code.js';
 import { walkCodeTree, type SkipReason, type SourceFile } from '../walk/walk.js';
+import { writeInBatches } from './write-batches.js';
 
 /** A folder to index, and how its locations are named. */
 export interface IndexTarget {
@@ -72,13 +74,6 @@ export function createCodeIndexer(deps: IndexerDeps): CodeIndexer {
   };
 }
 
-/**
- * Chunks written per transaction (files are kept whole, so a batch ends with the file that reaches it).
- * By chunks, not files: a batch is one segment of the index, and files run from one chunk to hundreds
- * (200 files per batch made segments of 200 chunks of one-function files, and merging them cost more
- * than writing them; 200 files of this project's packages, 11 chunks a file, come to about this many).
- */
-export const BATCH_CHUNKS = 2000;
 /** Files read at once. */
 const READ_AHEAD = 64;
 
@@ -130,34 +125,29 @@ async function writeChanged(
 ): Promise<number> {
   const work = [...changes.added, ...changes.changed];
   let chunks = 0;
-  let pending: IndexedFile[] = [];
-  let pendingChunks = 0;
   let done = 0;
-  const flush = async () => {
-    await deps.files.storeFiles(source, pending, at);
-    chunks += pendingChunks;
-    done += pending.length;
-    pending = [];
-    pendingChunks = 0;
-    options.onProgress?.(done, work.length);
-  };
-  for (let i = 0; i < work.length; i += READ_AHEAD) {
-    options.signal?.throwIfAborted();
-    const read = await Promise.all(work.slice(i, i + READ_AHEAD).map((f) => readChunks(source, f)));
-    for (const { file, records } of read) {
-      const state = changes.state.get(file.path)!;
-      pending.push({ path: file.path, chunks: records, hash: state.hash, state });
-      pendingChunks += records.length;
-      if (pendingChunks >= BATCH_CHUNKS) await flush();
+  async function* files(): AsyncGenerator<IndexedFile & { chunks: ChunkRecord[] }> {
+    for (let i = 0; i < work.length; i += READ_AHEAD) {
+      options.signal?.throwIfAborted();
+      const read = await Promise.all(work.slice(i, i + READ_AHEAD).map((f) => readChunks(source, f)));
+      for (const { file, records } of read) {
+        const state = changes.state.get(file.path)!;
+        yield { path: file.path, chunks: records, hash: state.hash, state };
+      }
     }
   }
-  if (pending.length > 0) await flush();
+  await writeInBatches(files(), async (batch) => {
+    await deps.files.storeFiles(source, batch, at);
+    for (const f of batch) chunks += f.chunks.length;
+    done += batch.length;
+    options.onProgress?.(done, work.length);
+  });
   return chunks;
 }
 
 async function readChunks(source: string, file: SourceFile) {
   const text = await fs.readFile(file.absolute, 'utf8');
-  const records = chunkFile(file.path, text).map((c) => ({
+  const records: ChunkRecord[] = chunkFile(file.path, text).map((c) => ({
     source,
     path: file.path,
     startLine: c.startLine,
