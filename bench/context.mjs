@@ -41,6 +41,7 @@ const { languagesInQuery } = await import(dist('core/code/chunk/languages.js'));
 const { chunkUrl } = await import(dist('core/code/index/code-index.js'));
 /** Chunks per `replaceFiles` call of `trawl index`, files kept whole, and its batching (src/core/code/index/write-batches.ts). */
 const { BATCH_CHUNKS, writeInBatches } = await import(dist('core/code/index/write-batches.js'));
+const { createCodeAnalysisPool } = await import(dist('core/code/index/code-analysis.js'));
 
 const ctxOf = (app) => ({
   requestId: 'bench',
@@ -143,15 +144,18 @@ async function writeCodeIndex(app, dir, write) {
 
 /**
  * The same chunks in a fresh data dir, written as `trawl index` writes: whole files per `replaceFiles`
- * call until it holds `BATCH_CHUNKS` chunks.
+ * call until it holds `BATCH_CHUNKS` chunks, each batch analyzed in threads (started here, and timed)
+ * while the one before is written.
  */
 async function batchedBuild(files) {
   const dir = makeTmpDir('trawl-bench-cosqa-batched-');
   const app = appAt(dir);
-  const batches = files.map((f) => ({ path: f.id, hash: f.id, chunks: f.chunks }));
-  const r = await writeCodeIndex(app, dir, () =>
-    writeInBatches(batches, (batch) => app.services.code.replaceFiles('cosqa', batch, Date.now())),
-  );
+  const batches = files.map((f) => ({ path: f.id, hash: f.id, chunks: f.chunks.map((c) => ({ ...c })) }));
+  const r = await writeCodeIndex(app, dir, async () => {
+    const pool = createCodeAnalysisPool();
+    await writeInBatches(batches, (batch) => app.services.code.replaceFiles('cosqa', batch, Date.now()), pool);
+    await pool.close();
+  });
   await app.close();
   removeTmpDir(dir);
   return r;

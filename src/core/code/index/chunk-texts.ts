@@ -29,6 +29,39 @@ export interface TextEntry {
   docLen: number | null;
 }
 
+/** A block of texts, deflated. */
+export interface PackedBlock {
+  /** Characters (UTF-16 units) of its text. */
+  size: number;
+  data: Uint8Array;
+}
+
+function deflate(text: string): Buffer {
+  return deflateRawSync(Buffer.from(text, 'utf8'), { level: LEVEL });
+}
+
+/** Entries in blocks of about `BLOCK_CHARS` characters, in order: the blocks, and each entry's block and offset. */
+export function packBlocks(entries: string[]): { blocks: PackedBlock[]; places: { block: number; at: number }[] } {
+  const blocks: PackedBlock[] = [];
+  const places: { block: number; at: number }[] = [];
+  let group: string[] = [];
+  let size = 0;
+  const flush = () => {
+    const text = group.join('');
+    for (let at = 0, i = 0; i < group.length; at += group[i]!.length, i++) places.push({ block: blocks.length, at });
+    blocks.push({ size: text.length, data: deflate(text) });
+    group = [];
+    size = 0;
+  };
+  for (const e of entries) {
+    if (size > 0 && size + e.length > BLOCK_CHARS) flush();
+    group.push(e);
+    size += e.length;
+  }
+  if (group.length > 0) flush();
+  return { blocks, places };
+}
+
 /** Where an entry was put: its block and its offset there. */
 export interface TextPlace {
   text: number;
@@ -58,6 +91,8 @@ export interface StoredText {
 export interface ChunkTexts {
   /** Stores entries (in one or more blocks, or appended to the newest); their places, in order. Inside a transaction. */
   place(entries: string[]): TextPlace[];
+  /** Stores a block packed ahead (`packBlocks`); its id. Inside a transaction. */
+  insert(block: PackedBlock): number;
   /**
    * After chunk rows were deleted: drops the blocks none of whose chunks is left, and moves the chunks
    * of blocks mostly emptied to a new block. Inside a transaction.
@@ -99,7 +134,6 @@ export function createChunkTexts(db: Db): ChunkTexts {
     }
   };
   const inflate = (data: Buffer) => inflateRawSync(data).toString('utf8');
-  const deflate = (text: string) => deflateRawSync(Buffer.from(text, 'utf8'), { level: LEVEL });
 
   /** The texts of blocks, each at least `need[id]` long (a shorter cached copy predates an append). */
   const blocksOf = (need: Map<number, number>): Map<number, string> => {
@@ -123,41 +157,30 @@ export function createChunkTexts(db: Db): ChunkTexts {
     return out;
   };
 
+  const insert = (b: PackedBlock) => Number(q.insert.run(b.size, b.data).lastInsertRowid);
+
   const place = (entries: string[]): TextPlace[] => {
     forget();
-    const places: TextPlace[] = [];
     const total = entries.reduce((n, e) => n + e.length, 0);
     const newest = q.newest.get() as { id: number; size: number; data: Buffer } | undefined;
-    let from = 0;
-    let group: string[] = [];
     if (newest && newest.size + total <= BLOCK_CHARS) {
       // a small write: appended to the newest block, which is rewritten with it
       const text = inflate(newest.data) + entries.join('');
       q.grow.run(text.length, deflate(text), newest.id);
-      for (const e of entries) {
-        places.push({ text: newest.id, at: newest.size + from });
-        from += e.length;
-      }
-      return places;
+      let from = newest.size;
+      return entries.map((e) => ({ text: newest.id, at: (from += e.length) - e.length }));
     }
-    const flush = () => {
-      const text = group.join('');
-      const id = Number(q.insert.run(text.length, deflate(text)).lastInsertRowid);
-      for (let at = 0, i = 0; i < group.length; at += group[i]!.length, i++) places.push({ text: id, at });
-      group = [];
-      from = 0;
-    };
-    for (const e of entries) {
-      if (from > 0 && from + e.length > BLOCK_CHARS) flush();
-      group.push(e);
-      from += e.length;
-    }
-    if (group.length > 0) flush();
-    return places;
+    const packed = packBlocks(entries);
+    const ids = packed.blocks.map(insert);
+    return packed.places.map((p) => ({ text: ids[p.block]!, at: p.at }));
   };
 
   return {
     place,
+    insert(block) {
+      forget();
+      return insert(block);
+    },
     release(blocks) {
       forget();
       const moved: { id: number; entry: string; at: number }[] = [];

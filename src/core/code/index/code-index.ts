@@ -9,8 +9,8 @@ import type { IndexedDoc } from '../../../store/search-index.types.js';
 import type { MergeScheduler } from '../../../store/segment-merger.js';
 import { analyzeQuery, type AnalyzedQuery } from '../../search/analyzer.js';
 import { createSearchIndex, type SearchIndex } from '../../search/search-index.js';
-import { createChunkTexts, entryOf, type StoredText } from './chunk-texts.js';
-import { analyzeChunk } from './code-fields.js';
+import { createChunkTexts, entryOf, type PackedBlock, type StoredText } from './chunk-texts.js';
+import { analyzeChunk, type ChunkAnalysis } from './code-fields.js';
 import { RELATED_WEIGHT, relatedTerms } from './lexicon.js';
 
 /** A chunk to index: what the chunker cut, and the source it belongs to. */
@@ -26,6 +26,15 @@ export interface ChunkRecord {
   symbol: string | null;
   doc: string | null;
   code: string;
+  /** Its terms and stored text made ahead, in a code analysis thread (`code-analysis.ts`); else made as written. */
+  prepared?: PreparedChunk;
+}
+
+/** A chunk analyzed ahead of its write: its terms, and its text in a block packed with its batch's. */
+export interface PreparedChunk {
+  analysis: ChunkAnalysis;
+  /** Absent when the batch's texts were too few for a block of their own (they join the newest block). */
+  text?: { block: PackedBlock; at: number; codeLen: number; docAt: number | null; docLen: number | null };
 }
 
 /** The new chunks of one file (none: the file is gone) and its content hash. */
@@ -84,9 +93,14 @@ export function chunkUrl(c: Pick<ChunkRecord, 'source' | 'path' | 'startLine' | 
   return `code://${encodeURIComponent(c.source)}/${c.path}#L${c.startLine}-L${c.endLine}`;
 }
 
-/** A chunk → its index entry. */
-export function toCodeEntry(c: ChunkRecord, indexedAt: number, hash: string): IndexedDoc {
-  const { terms, freqs, lengths } = analyzeChunk(c);
+/** A chunk → its index entry (`analysis`: its terms, when analyzed already). */
+export function toCodeEntry(
+  c: ChunkRecord,
+  indexedAt: number,
+  hash: string,
+  analysis: ChunkAnalysis = analyzeChunk(c),
+): IndexedDoc {
+  const { terms, freqs, lengths } = analysis;
   return {
     url: chunkUrl(c),
     host: c.source,
@@ -166,11 +180,15 @@ export function createCodeIndex(
   const renumber = db.prepare('UPDATE code_chunks SET id = ? WHERE id = ?');
   /** Stores chunks (their texts compressed together) under their index ids. */
   const put = (ids: number[], chunks: ChunkRecord[]) => {
-    const entries = chunks.map((c) => entryOf(c.code, c.doc));
-    const places = texts.place(entries.map((e) => e.entry));
+    const entries = chunks.map((c) => (c.prepared?.text ? null : entryOf(c.code, c.doc)));
+    const places = texts.place(entries.flatMap((e) => (e ? [e.entry] : [])));
+    const packed = new Map<PackedBlock, number>(); // blocks packed ahead, by id once stored
+    let next = 0;
     chunks.forEach((c, i) => {
-      const { codeLen, docAt, docLen } = entries[i]!;
-      const { text, at } = places[i]!;
+      const ahead = c.prepared?.text;
+      if (ahead && !packed.has(ahead.block)) packed.set(ahead.block, texts.insert(ahead.block));
+      const { text, at } = ahead ? { text: packed.get(ahead.block)!, at: ahead.at } : places[next++]!;
+      const { codeLen, docAt, docLen } = ahead ?? entries[i]!;
       insertChunk.run(ids[i], c.source, c.path, c.startLine, c.endLine, c.language, c.kind, c.symbol, text, at, codeLen, docAt, docLen); // prettier-ignore
     });
   };
@@ -207,7 +225,9 @@ export function createCodeIndex(
     }
     texts.release(blocks);
     const chunks = [...byUrl.values()];
-    const ids = index.repo.write(chunks.map(({ chunk, hash }) => toCodeEntry(chunk, at, hash)));
+    const ids = index.repo.write(
+      chunks.map(({ chunk, hash }) => toCodeEntry(chunk, at, hash, chunk.prepared?.analysis)),
+    );
     put(
       ids,
       chunks.map(({ chunk }) => chunk),

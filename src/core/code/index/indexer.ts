@@ -11,6 +11,7 @@ import type { CodeFilesRepo, CodeSourceStats, IndexedFile } from '../../../store
 import type { Clock } from '../../context.js';
 import { detectChanges, type Changes } from '../walk/changes.js';
 import { chunkFile } from '../chunk/chunk.js';
+import { createCodeAnalysisPool } from './code-analysis.js';
 import type { ChunkRecord } from './code-index.js';
 import { importCodeFile, type CodeImportOptions, type CodeImportResult } from './import-code.js';
 import { walkCodeTree, type SkipReason, type SourceFile } from '../walk/walk.js';
@@ -115,7 +116,10 @@ export async function indexTree(
   };
 }
 
-/** Chunks and writes the added and changed files, about `BATCH_CHUNKS` chunks per write; returns the chunks written. */
+/**
+ * Chunks and writes the added and changed files, about `BATCH_CHUNKS` chunks per write, each batch
+ * analyzed in threads while the one before is written; returns the chunks written.
+ */
 async function writeChanged(
   deps: IndexerDeps,
   source: string,
@@ -136,12 +140,22 @@ async function writeChanged(
       }
     }
   }
-  await writeInBatches(files(), async (batch) => {
-    await deps.files.storeFiles(source, batch, at);
-    for (const f of batch) chunks += f.chunks.length;
-    done += batch.length;
-    options.onProgress?.(done, work.length);
-  });
+  // threads pay for themselves from the second batch on (the first one's analysis is waited for)
+  const pool = work.length > READ_AHEAD ? createCodeAnalysisPool() : null;
+  try {
+    await writeInBatches(
+      files(),
+      async (batch) => {
+        await deps.files.storeFiles(source, batch, at);
+        for (const f of batch) chunks += f.chunks.length;
+        done += batch.length;
+        options.onProgress?.(done, work.length);
+      },
+      pool,
+    );
+  } finally {
+    await pool?.close();
+  }
   return chunks;
 }
 

@@ -1,7 +1,10 @@
 /**
  * How code chunks are written in bulk (`trawl index`, and the benchmark that measures it): whole files
- * per transaction until a batch holds `BATCH_CHUNKS` chunks.
+ * per transaction until a batch holds `BATCH_CHUNKS` chunks, each batch analyzed in threads while the
+ * one before is written.
  */
+import type { CodeAnalysisPool } from './code-analysis.js';
+import type { ChunkRecord } from './code-index.js';
 
 /**
  * Chunks written per transaction (files are kept whole, so a batch ends with the file that reaches it).
@@ -11,21 +14,39 @@
  */
 export const BATCH_CHUNKS = 2000;
 
-/** Writes `files` through `write` (one transaction each) in batches of about `BATCH_CHUNKS` chunks. */
-export async function writeInBatches<F extends { chunks: readonly unknown[] }>(
+/**
+ * Writes `files` through `write` (one transaction each) in batches of about `BATCH_CHUNKS` chunks; with
+ * `pool`, each batch is analyzed there while the one before is written.
+ */
+export async function writeInBatches<F extends { chunks: readonly ChunkRecord[] }>(
   files: Iterable<F> | AsyncIterable<F>,
   write: (batch: F[]) => void | Promise<void>,
+  pool: CodeAnalysisPool | null = null,
 ): Promise<void> {
+  let waiting: { batch: F[]; ready: Promise<void> } | null = null;
+  const writeWaiting = async () => {
+    if (!waiting) return;
+    await waiting.ready;
+    await write(waiting.batch);
+    waiting = null;
+  };
+  const next = async (batch: F[]) => {
+    // the pool takes this batch before the one before is written (the write holds this thread)
+    const ready = pool ? pool.prepare(batch.flatMap((f) => f.chunks)) : Promise.resolve();
+    await writeWaiting();
+    waiting = { batch, ready };
+  };
   let batch: F[] = [];
   let chunks = 0;
   for await (const file of files) {
     batch.push(file);
     chunks += file.chunks.length;
     if (chunks >= BATCH_CHUNKS) {
-      await write(batch);
+      await next(batch);
       batch = [];
       chunks = 0;
     }
   }
-  if (batch.length > 0) await write(batch);
+  if (batch.length > 0) await next(batch);
+  await writeWaiting();
 }
