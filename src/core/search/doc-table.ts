@@ -52,7 +52,24 @@ export interface DocTable {
 /** How far (relative) a live average field length may move from the norms' before a new epoch. */
 export const NORM_DRIFT = 0.01;
 
-function grow<T extends Float32Array | Float64Array | Uint8Array>(arr: T, size: number): T {
+/** Distinct strings numbered in order of arrival. */
+function createInterner() {
+  const codes = new Map<string, number>();
+  const values: string[] = [];
+  return {
+    code(value: string): number {
+      let code = codes.get(value);
+      if (code === undefined) {
+        code = values.push(value) - 1;
+        codes.set(value, code);
+      }
+      return code;
+    },
+    value: (code: number): string | undefined => values[code],
+  };
+}
+
+function grow<T extends Float32Array | Float64Array | Uint8Array | Uint32Array>(arr: T, size: number): T {
   if (arr.length >= size) return arr;
   const next = new (arr.constructor as new (n: number) => T)(Math.max(size, arr.length * 2));
   next.set(arr);
@@ -65,8 +82,12 @@ export function createDocTable(db: Db, repo: SearchIndexRepo): DocTable {
   let crawled = new Float64Array(1024);
   let categories = new Uint8Array(1024);
   let flags = new Uint8Array(1024); // 1 live, 2 unsafe
-  const hosts: string[] = [];
-  const countries: (string | null)[] = [];
+  // hosts and countries as numbers into lists of the distinct values: a million strings on the heap
+  // would make every full garbage collection of the process longer (a pause holds queries)
+  let hostOf = new Uint32Array(1024); // 0: none (a document not loaded)
+  let countryOf = new Uint32Array(1024); // 0: none
+  const hosts = createInterner();
+  const countries = createInterner();
   let loadedTo = 0;
   let avg: number[] = new Array<number>(FIELD_COUNT).fill(0);
   let epoch = 0;
@@ -102,8 +123,10 @@ export function createDocTable(db: Db, repo: SearchIndexRepo): DocTable {
       crawled[id] = row[3];
       categories[id] = row[4];
       flags[id] = 1 | (row[5] ? 2 : 0);
-      hosts[id] = row[1];
-      countries[id] = row[6];
+      hostOf = grow(hostOf, id + 1);
+      countryOf = grow(countryOf, id + 1);
+      hostOf[id] = hosts.code(row[1]) + 1;
+      countryOf[id] = row[6] === null ? 0 : countries.code(row[6]) + 1;
       loadedTo = id;
     }
     const deleted = repo.deletedIds();
@@ -161,12 +184,12 @@ export function createDocTable(db: Db, repo: SearchIndexRepo): DocTable {
       return norms.values;
     },
     facts: (id) => ({
-      host: hosts[id] ?? '',
+      host: id < hostOf.length && hostOf[id]! > 0 ? hosts.value(hostOf[id]! - 1)! : '',
       publishedAt: Number.isNaN(published[id]!) ? null : published[id]!,
       crawledAt: crawled[id]!,
       categories: categories[id]!,
       unsafe: ((flags[id] ?? 0) & 2) === 2,
-      country: countries[id] ?? null,
+      country: id < countryOf.length && countryOf[id]! > 0 ? countries.value(countryOf[id]! - 1)! : null,
     }),
     noteWrite() {
       writes++;
