@@ -5,9 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCodeAnalysisPool } from '../../../src/core/code/index/code-analysis.js';
-import { prepareChunks } from '../../../src/core/code/index/code-analysis-worker.js';
+import { prepareChunks } from '../../../src/core/code/index/code-analysis.js';
 import { createCodeIndex, type ChunkRecord, type CodeIndex } from '../../../src/core/code/index/code-index.js';
-import { BATCH_CHUNKS, writeInBatches } from '../../../src/core/code/index/write-batches.js';
+import { BATCH_CHUNKS, INLINE_BATCHES, writeInBatches } from '../../../src/core/code/index/write-batches.js';
 import { openDatabase, type Db } from '../../../src/store/database.js';
 
 let dirs: string[] = [];
@@ -77,12 +77,13 @@ describe('chunks prepared ahead', () => {
     }
   });
 
-  it('in the analysis threads, batch after batch, while the batch before is written', async () => {
+  it('in the analysis threads, batch after batch once a run is long, while the batch before is written', async () => {
     const plain = open();
     const ahead = open();
     opened.push(plain.db, ahead.db);
-    const all = files(Math.ceil((BATCH_CHUNKS * 2.5) / 2), 2);
+    const all = files(((INLINE_BATCHES + 1.5) * BATCH_CHUNKS) / 2, 2);
     const writes: number[] = [];
+    const threaded: boolean[] = [];
     await writeInBatches(copy(all), (batch) => plain.code.replaceFiles('repo', batch, 1));
     const pool = createCodeAnalysisPool(2);
     try {
@@ -90,7 +91,7 @@ describe('chunks prepared ahead', () => {
         copy(all),
         (batch) => {
           writes.push(batch.reduce((n, f) => n + f.chunks.length, 0));
-          expect(batch.every((f) => f.chunks.every((c) => c.prepared?.analysis))).toBe(true);
+          threaded.push(batch.every((f) => f.chunks.every((c) => c.prepared?.analysis)));
           ahead.code.replaceFiles('repo', batch, 1);
         },
         pool,
@@ -98,7 +99,8 @@ describe('chunks prepared ahead', () => {
     } finally {
       await pool.close();
     }
-    expect(writes).toEqual([BATCH_CHUNKS, BATCH_CHUNKS, all.length * 2 - 2 * BATCH_CHUNKS]);
+    expect(writes).toEqual([...Array<number>(INLINE_BATCHES + 1).fill(BATCH_CHUNKS), BATCH_CHUNKS / 2]);
+    expect(threaded).toEqual([...Array<boolean>(INLINE_BATCHES).fill(false), true, true]);
     expect(contents(ahead.code, ahead.db)).toEqual(contents(plain.code, plain.db));
   });
 });

@@ -7,8 +7,23 @@
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { workerScript } from '../../../lib/worker-script.js';
-import type { ChunkText } from './code-fields.js';
+import { BLOCK_CHARS, entryOf, packBlocks } from './chunk-texts.js';
+import { analyzeChunk, type ChunkText } from './code-fields.js';
 import type { ChunkRecord, PreparedChunk } from './code-index.js';
+
+/** The prepared chunks of `chunks`, in order (what a thread of the pool does with a batch). */
+export function prepareChunks(chunks: ChunkText[]): PreparedChunk[] {
+  const prepared: PreparedChunk[] = chunks.map((c) => ({ analysis: analyzeChunk(c) }));
+  const entries = chunks.map((c) => entryOf(c.code, c.doc));
+  // too few for a block: the writer appends them to its newest block instead
+  if (entries.reduce((n, e) => n + e.entry.length, 0) < BLOCK_CHARS) return prepared;
+  const { blocks, places } = packBlocks(entries.map((e) => e.entry));
+  places.forEach(({ block, at }, i) => {
+    const { codeLen, docAt, docLen } = entries[i]!;
+    prepared[i]!.text = { block: blocks[block]!, at, codeLen, docAt, docLen };
+  });
+  return prepared;
+}
 
 /** Threads that analyze chunks ahead of their write. */
 export interface CodeAnalysisPool {
@@ -58,8 +73,8 @@ export function createCodeAnalysisPool(size = Math.max(1, os.availableParallelis
         broken = true; // no worker script (a build without it): analyzed as written
         return;
       }
-      const share = Math.ceil(chunks.length / workers.length);
-      const parts = workers.map((w, i) => chunks.slice(i * share, (i + 1) * share));
+      const each = Math.ceil(chunks.length / workers.length);
+      const parts = workers.map((w, i) => chunks.slice(i * each, (i + 1) * each));
       const results = await Promise.all(parts.map((part, i) => (part.length ? run(workers[i]!, part) : [])));
       parts.forEach((part, i) => part.forEach((c, k) => (c.prepared = results[i]?.[k])));
     },

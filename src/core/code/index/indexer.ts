@@ -140,7 +140,7 @@ async function writeChanged(
       }
     }
   }
-  // threads pay for themselves from the second batch on (the first one's analysis is waited for)
+  // the pool's thread starts only once a run is long (`INLINE_BATCHES`)
   const pool = work.length > READ_AHEAD ? createCodeAnalysisPool() : null;
   try {
     await writeInBatches(
