@@ -162,7 +162,7 @@ export function createChunkTexts(db: Db): ChunkTexts {
   const place = (entries: string[]): TextPlace[] => {
     forget();
     const total = entries.reduce((n, e) => n + e.length, 0);
-    const newest = q.newest.get() as { id: number; size: number; data: Buffer } | undefined;
+    const newest = total <= BLOCK_CHARS ? (q.newest.get() as { id: number; size: number; data: Buffer } | undefined) : undefined; // prettier-ignore
     if (newest && newest.size + total <= BLOCK_CHARS) {
       // a small write: appended to the newest block, which is rewritten with it
       const text = inflate(newest.data) + entries.join('');

@@ -170,6 +170,7 @@ export function createCodeIndex(
     .prepare('SELECT start_line, end_line, text FROM code_chunks WHERE source = ? AND path = ?')
     .raw();
   const deleteChunks = db.prepare('DELETE FROM code_chunks WHERE source = ? AND path = ?');
+  const sourceHasChunks = db.prepare('SELECT 1 FROM code_chunks WHERE source = ? LIMIT 1').pluck();
   const insertChunk = db.prepare(`INSERT INTO code_chunks (id, source, path, start_line, end_line, language, kind,
     symbol, text, text_at, code_len, doc_at, doc_len) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const chunksById = db.prepare('SELECT * FROM code_chunks WHERE id IN (SELECT value FROM json_each(?))');
@@ -216,11 +217,15 @@ export function createCodeIndex(
   const replace = writeTransaction(db, (source: string, files: FileChunks[], at: number) => {
     const byUrl = new Map<string, { chunk: ChunkRecord; hash: string }>(); // one chunk per URL: the last cut
     const blocks = new Set<number>(); // blocks that held the old chunks
+    // a source indexed for the first time has no old chunks to look up, file by file
+    const known = sourceHasChunks.get(source) !== undefined;
     for (const { path, chunks: cut, hash } of files) {
-      const old = linesOfFile.all(source, path) as [number, number, number | null][];
-      index.repo.remove(old.map(([startLine, endLine]) => chunkUrl({ source, path, startLine, endLine })));
-      for (const [, , text] of old) if (text !== null) blocks.add(text);
-      deleteChunks.run(source, path);
+      if (known) {
+        const old = linesOfFile.all(source, path) as [number, number, number | null][];
+        index.repo.remove(old.map(([startLine, endLine]) => chunkUrl({ source, path, startLine, endLine })));
+        for (const [, , text] of old) if (text !== null) blocks.add(text);
+        deleteChunks.run(source, path);
+      }
       for (const chunk of cut) byUrl.set(chunkUrl(chunk), { chunk, hash });
     }
     texts.release(blocks);
