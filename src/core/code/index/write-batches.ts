@@ -18,7 +18,7 @@ export const BATCH_CHUNKS = 2000;
  * Batches written before the pool is used: its thread starts cold (its first batches analyzed far
  * slower than by the writing thread), so it pays for itself in long runs only. Measured: CoSQA's 6,268
  * one-function files (4 batches) were written slower with the thread from the first batch; this
- * project's node_modules (104,540 chunks, 53 batches) 17% faster.
+ * project's node_modules (104,540 chunks, 53 batches) 17% faster (13.6 → 11.3 s).
  */
 export const INLINE_BATCHES = 4;
 
