@@ -46,6 +46,11 @@ export interface AppOptions {
   clock?: Clock;
   /** A fetcher built elsewhere (benchmarks share one); default: one from the config. */
   fetcher?: Fetcher;
+  /**
+   * Threads that analyze batches of documents (default: the cores less one, which is left to the thread
+   * that answers requests). A bulk command that answers none (`trawl import`) gives every core.
+   */
+  analysisThreads?: number;
 }
 
 /** Providers the operator configured: embeddings, a language model and web-search APIs, over one JSON client. */
@@ -193,6 +198,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     secretBox: createSecretBox(loadOperatorKey({ configured: config.secretKey, dataDir: config.dataDir })),
     webhookSender,
     status: { settings: config, getJson: providers.getJson },
+    analysisThreads: options.analysisThreads,
     settings: {
       robots: config.robots,
       fetchConcurrency: config.fetchConcurrency,

@@ -225,7 +225,7 @@ program
   .argument('<path...>', 'JSONL files (.jsonl, .jsonl.gz) and folders')
   .option('--code', 'the records are code ({_id, code, language?, path?, url?}) for the code index (/context)')
   .option('--collection <name>', 'collection of the documents (default: file base name or folder name)')
-  .option('--batch <n>', 'documents per transaction (default 500)')
+  .option('--batch <n>', 'documents per transaction (default 1000)')
   .option('--json', 'print the summary as JSON')
   .addOption(progress())
   .action(async (paths: string[], flags: ConfigFlags & ImportFlags) => {

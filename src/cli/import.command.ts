@@ -3,6 +3,7 @@
  * the document store. Every bad record is reported with its line; the exit code is 1 when there was one.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import { createApp } from '../app.js';
 import type { Config } from '../config/config.js';
 import { defaultCollection, type ImportResult } from '../core/import/import.service.js';
@@ -19,8 +20,11 @@ export interface ImportFlags {
   progress?: string;
 }
 
-/** Records per transaction unless `--batch` says otherwise. */
-export const DEFAULT_BATCH = 500;
+/**
+ * Records per transaction unless `--batch` says otherwise. 20,732 SciFact documents, every core
+ * analyzing: 500 → 4.7 s, 1,000 → 4.4 s, 2,000 → 4.4 s (fewer, larger segments to merge).
+ */
+export const DEFAULT_BATCH = 1000;
 
 /** Checks the inputs and flags before anything is written; returns a message for the first problem. */
 function checkInput(inputs: string[], flags: ImportFlags): string | undefined {
@@ -56,7 +60,8 @@ export async function runImport(config: Config, inputs: string[], flags: ImportF
   }
   if (flags.code) return runCodeImport(config, inputs, flags);
   const started = performance.now();
-  const app = createApp(config);
+  // no request to answer meanwhile: every core analyzes (the writes and merges share them)
+  const app = createApp(config, { analysisThreads: os.availableParallelism() });
   const progress = createProgress({
     label: 'import',
     unit: 'records',

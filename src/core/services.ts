@@ -110,6 +110,8 @@ export interface ServiceDeps {
   prices?: Prices;
   /** Seals webhook secrets at rest under the operator key. */
   secretBox: SecretBox;
+  /** Threads of the analysis pool (default: the cores less one). */
+  analysisThreads?: number;
   /** Posts webhook events (HTTPS and public addresses only, unless the operator allows insecure ones). */
   webhookSender: WebhookSender;
   /** What the status report checks: the settings of the providers and listener, and the JSON client's GET. */
@@ -143,7 +145,7 @@ export function createServices(deps: ServiceDeps): Services {
     ? undefined
     : startSegmentMerger(deps.db.name, { onError: (error) => deps.logger.error({ error }, 'index merge failed') });
   // a crawl's or an import's batches are analyzed in worker threads while the previous batch is written
-  const analysis = createAnalysisPool();
+  const analysis = createAnalysisPool(deps.analysisThreads);
   const cacheBytes = (deps.settings.searchCacheMb ?? 512) * 2 ** 20;
   const searchIndex = createSearchIndex(deps.db, stored, { merges, analysis, cacheBytes });
   const code = createCodeIndex(deps.db, { merges });
