@@ -127,19 +127,23 @@ async function cosqa() {
 }
 
 /**
- * Times `write` (the code index's writes), then merging its segments into one (as `trawl index` leaves
- * it once the merge worker is done) and the checkpoint; bytes of the data dir and `code_*` tables.
+ * Times `write` (the code index's writes); then the index as `trawl index` leaves it (the merge worker
+ * idle, checkpointed); then merged into one segment and checkpointed again. Bytes of the data dir and
+ * `code_*` tables, both ways.
  */
 async function writeCodeIndex(app, dir, write) {
   const t = performance.now();
   await write();
   const writeSeconds = (performance.now() - t) / 1000;
   await app.services.code.index.merged();
+  app.db.pragma('wal_checkpoint(TRUNCATE)');
+  const leftSeconds = (performance.now() - t) / 1000;
+  const left = { all: dirBytes(dir), code: codeTablesBytes(app.db) };
   app.services.code.index.repo.mergeAll();
   app.services.code.index.table.noteWrite();
   app.db.pragma('wal_checkpoint(TRUNCATE)');
   const seconds = (performance.now() - t) / 1000;
-  return { writeSeconds, seconds, all: dirBytes(dir), code: codeTablesBytes(app.db) };
+  return { writeSeconds, leftSeconds, left, seconds, all: dirBytes(dir), code: codeTablesBytes(app.db) };
 }
 
 /**
@@ -235,18 +239,23 @@ function fts5Section(cq) {
   const ftsRate = fts5.docs / fts5.seconds;
   const ftsPerChunk = fts5.bytes / fts5.docs;
   const rows = [['chunks', String(chunks), String(fts5.docs), '', '']];
-  for (const [label, b] of [
-    ['one file per `replaceFile`', cq.perFile],
-    [`${BATCH_CHUNKS} chunks per \`replaceFiles\``, cq.batched],
+  // the goals are the bulk build's, built the way FTS5's is (many per transaction); a file at a time is
+  // the watch-mode workload, reported beside
+  for (const [label, b, goals] of [
+    ['one file per `replaceFile`', cq.perFile, false],
+    [`${BATCH_CHUNKS} chunks per \`replaceFiles\``, cq.batched, true],
   ]) {
     const writes = chunks / b.writeSeconds;
-    const rate = chunks / b.seconds;
-    const perChunk = b.all / chunks;
+    const rate = chunks / b.leftSeconds;
+    const merged = chunks / b.seconds;
+    const perChunk = b.left.all / chunks;
     rows.push(
       [`ingest chunks/s, writes only (${label})`, fmt(writes, 0), fmt(ftsWrites, 0), ratio(writes, ftsWrites), ''],
-      [`ingest chunks/s to a checkpointed index (${label})`, fmt(rate, 0), fmt(ftsRate, 0), ratio(rate, ftsRate), `≥ 0.50×: ${rate / ftsRate >= 0.5 ? 'met' : 'not met'}`], // prettier-ignore
-      [`bytes per chunk, every file of the data dir (${label})`, fmt(perChunk, 0), fmt(ftsPerChunk, 0), ratio(perChunk, ftsPerChunk), `≤ 1.20×: ${perChunk / ftsPerChunk <= 1.2 ? 'met' : 'not met'}`], // prettier-ignore
-      [`bytes per chunk, \`code_*\` tables only (${label})`, fmt(b.code / chunks, 0), fmt(ftsPerChunk, 0), ratio(b.code / chunks, ftsPerChunk), ''], // prettier-ignore
+      [`ingest chunks/s to a checkpointed index, as \`trawl index\` leaves it (${label})`, fmt(rate, 0), fmt(ftsRate, 0), ratio(rate, ftsRate), goals ? `≥ 0.50×: ${rate / ftsRate >= 0.5 ? 'met' : 'not met'}` : ''], // prettier-ignore
+      [`ingest chunks/s to a checkpointed index merged into one segment (${label})`, fmt(merged, 0), fmt(ftsRate, 0), ratio(merged, ftsRate), ''], // prettier-ignore
+      [`bytes per chunk, every file of the data dir, as left (${label})`, fmt(perChunk, 0), fmt(ftsPerChunk, 0), ratio(perChunk, ftsPerChunk), goals ? `≤ 1.20×: ${perChunk / ftsPerChunk <= 1.2 ? 'met' : 'not met'}` : ''], // prettier-ignore
+      [`bytes per chunk, every file of the data dir, merged into one (${label})`, fmt(b.all / chunks, 0), fmt(ftsPerChunk, 0), ratio(b.all / chunks, ftsPerChunk), ''], // prettier-ignore
+      [`bytes per chunk, \`code_*\` tables only, merged into one (${label})`, fmt(b.code / chunks, 0), fmt(ftsPerChunk, 0), ratio(b.code / chunks, ftsPerChunk), ''], // prettier-ignore
     );
   }
   return [
@@ -254,8 +263,10 @@ function fts5Section(cq) {
     '',
     mdTable(['figure', 'code index', 'FTS5', 'ratio (Trawl/FTS5)', 'goal'], rows),
     '',
-    'Both sides get the same chunks, cut beforehand. Code index, two ways, each in a fresh data directory ' +
-      'and followed by merging the segments into one and `PRAGMA wal_checkpoint(TRUNCATE)` (both timed): `replaceFile` per function inside one ' +
+    'Both sides get the same chunks, cut beforehand. Code index, two ways, each in a fresh data directory, ' +
+      'timed to a checkpointed index as `trawl index` leaves it (the merge worker idle, then `PRAGMA ' +
+      'wal_checkpoint(TRUNCATE)`; the goal), then further to all segments merged into one and checkpointed ' +
+      'again (no command does that merge; the merge worker merges 8 segments of a size class at a time): `replaceFile` per function inside one ' +
       'transaction (the index queried above; each CoSQA function is a file, a small write into the open ' +
       `segment, rewritten with it until it holds 64 files), and whole files per \`replaceFiles\` call until it holds ${BATCH_CHUNKS} ` +
       'chunks, one transaction each (what `trawl index` does; it wrote 200 files per call before, 200 chunks here). FTS5 (bench/fts5.mjs): each chunk as (its `code://` URL, its symbol ' +
@@ -323,8 +334,8 @@ console.log(
     `(took ${fmt((performance.now() - started) / 1000, 0)} s)`,
     '',
     `cosqa_mrr10=${fmt(cq.mrr, 4)} cosqa_in_2000_tokens=${fmt(share, 3)} index_files_per_s=${fmt(big.first.files / big.first.seconds, 0)} context_p50_ms=${fmt(percentile(big.ms, 50), 2)} ` + // prettier-ignore
-      `code_index_chunks_per_s=${fmt(cq.chunks / cq.perFile.seconds, 0)} code_index_batched_chunks_per_s=${fmt(cq.chunks / cq.batched.seconds, 0)} fts5_chunks_per_s=${fmt(cq.fts5.docs / cq.fts5.seconds, 0)} ` + // prettier-ignore
-      `code_index_bytes_per_chunk=${fmt(cq.perFile.all / cq.chunks, 0)} code_index_batched_bytes_per_chunk=${fmt(cq.batched.all / cq.chunks, 0)} code_tables_bytes_per_chunk=${fmt(cq.perFile.code / cq.chunks, 0)} fts5_bytes_per_chunk=${fmt(cq.fts5.bytes / cq.fts5.docs, 0)}`, // prettier-ignore
+      `code_index_chunks_per_s=${fmt(cq.chunks / cq.perFile.leftSeconds, 0)} code_index_batched_chunks_per_s=${fmt(cq.chunks / cq.batched.leftSeconds, 0)} code_index_batched_merged_chunks_per_s=${fmt(cq.chunks / cq.batched.seconds, 0)} fts5_chunks_per_s=${fmt(cq.fts5.docs / cq.fts5.seconds, 0)} ` + // prettier-ignore
+      `code_index_bytes_per_chunk=${fmt(cq.perFile.left.all / cq.chunks, 0)} code_index_batched_bytes_per_chunk=${fmt(cq.batched.left.all / cq.chunks, 0)} code_tables_bytes_per_chunk=${fmt(cq.perFile.code / cq.chunks, 0)} fts5_bytes_per_chunk=${fmt(cq.fts5.bytes / cq.fts5.docs, 0)}`, // prettier-ignore
   ].join('\n'),
 );
 process.exit(0);
