@@ -73,8 +73,8 @@ export interface SourceText {
  * in the caller's SQLite transaction with the documents it derives from.
  */
 export interface SearchIndexRepo {
-  /** The content hash indexed for `url`, or undefined: an unchanged document need not be re-indexed. */
-  hashOf(url: string): string | undefined;
+  /** The content hashes indexed for `urls` (those indexed): an unchanged document need not be re-indexed. */
+  hashesOf(urls: string[]): Map<string, string>;
   /** Writes documents (replacing any at the same URL). Run inside a transaction. Returns their ids. */
   write(docs: IndexedDoc[]): number[];
   /** Removes documents by URL. Run inside a transaction. Returns how many there were. */
@@ -124,7 +124,10 @@ export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search'): S
       .raw();
   const q = {
     docByUrl: db.prepare(`SELECT id, len_title, len_headings, len_body, len_url FROM ${t}_docs WHERE url = ?`).raw(),
-    hashByUrl: db.prepare(`SELECT content_hash FROM ${t}_docs WHERE url = ?`).pluck(),
+    urlsPresent: db.prepare(`SELECT url FROM ${t}_docs WHERE url IN (SELECT value FROM json_each(?))`).pluck(),
+    hashesByUrl: db
+      .prepare(`SELECT url, content_hash FROM ${t}_docs WHERE url IN (SELECT value FROM json_each(?))`)
+      .raw(),
     insertDoc: db.prepare(`INSERT INTO ${t}_docs (url, host, len_title, len_headings, len_body, len_url,
       published_at, crawled_at, categories, unsafe, country, entities, content_hash)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
@@ -288,13 +291,18 @@ export function createSearchIndexRepo(db: Db, tables: IndexTables = 'search'): S
   };
 
   return {
-    hashOf(url) {
-      return q.hashByUrl.get(url) as string | undefined;
+    hashesOf(urls) {
+      if (urls.length === 0) return new Map();
+      return new Map(q.hashesByUrl.all(JSON.stringify(urls)) as [string, string][]);
     },
     write(docs) {
       const totals = new Array<number>(FIELD_COUNT).fill(0);
+      // the URLs already indexed, in one statement for a batch rather than a look-up per document (a
+      // fresh import or source has none); a URL twice in the batch replaces its first
+      const present = docs.length > 1 ? new Set(q.urlsPresent.all(JSON.stringify(docs.map((d) => d.url))) as string[]) : null; // prettier-ignore
       const ids = docs.map((doc) => {
-        removeOne(doc.url);
+        if (!present || present.has(doc.url)) removeOne(doc.url);
+        present?.add(doc.url);
         const [len0, len1, len2, len3] = doc.lengths;
         doc.lengths.forEach((len, i) => (totals[i] = totals[i]! + len));
         return Number(

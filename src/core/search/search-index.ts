@@ -101,9 +101,10 @@ export function createSearchIndex(
   };
   const write = writeTransaction(db, (docs: DocumentRecord[]) => {
     const entries: IndexedDoc[] = [];
+    const indexed = repo.hashesOf(docs.map((d) => d.url));
     for (const doc of docs) {
       const hash = entryHash(doc);
-      if (repo.hashOf(doc.url) !== hash) entries.push(entryOf(doc, hash));
+      if (indexed.get(doc.url) !== hash) entries.push(entryOf(doc, hash));
     }
     repo.write(entries);
     return entries.length;
@@ -126,7 +127,8 @@ export function createSearchIndex(
     },
     async prepare(docs) {
       if (!options.analysis) return;
-      const changed = docs.filter((d) => repo.hashOf(d.url) !== entryHash(d));
+      const indexed = repo.hashesOf(docs.map((d) => d.url));
+      const changed = docs.filter((d) => indexed.get(d.url) !== entryHash(d));
       const entries = await options.analysis.entries(changed);
       if (ready.size > 20_000) ready.clear();
       for (const e of entries) ready.set(e.url, e);

@@ -42,6 +42,24 @@ describe('search index', () => {
     expect(searchIndex.count()).toBe(3);
   });
 
+  it('a batch replaces documents already indexed, and a URL twice in one batch keeps its last version', async () => {
+    t = makeTestApp();
+    const { documents, searchIndex } = t.app.services;
+    await documents.upsertMany([doc('https://a.example/x', 'First', 'walrus')], NOW);
+    await documents.upsertMany(
+      [
+        doc('https://b.example/y', 'Other', 'penguin'),
+        doc('https://a.example/x', 'Second', 'narwhal'),
+        doc('https://a.example/x', 'Third', 'octopus'),
+      ],
+      NOW,
+    );
+    expect(searchIndex.count()).toBe(2);
+    for (const gone of ['walrus', 'narwhal']) expect(searchIndex.search(gone, { limit: 5 })).toEqual([]);
+    expect(urls(searchIndex.search('octopus', { limit: 5 }))).toEqual(['https://a.example/x']);
+    expect(urls(searchIndex.search('penguin', { limit: 5 }))).toEqual(['https://b.example/y']);
+  });
+
   it('ranks words that stand together above the same words scattered', async () => {
     t = makeTestApp();
     const { documents, searchIndex } = t.app.services;
