@@ -119,19 +119,24 @@ export function createSegmentMerger(db: Db, t: IndexTables, options: MergeOption
   };
 
   /** Claims expired: what a dead merger built is retired, what it was merging is sealed again. */
-  const recover = writeTransaction(db, (): boolean => {
+  const recoverNow = writeTransaction(db, (): boolean => {
     const rows = q.expired.all(now()) as { id: number; state: number }[];
     for (const r of rows) q.setState.run(r.state === SEGMENT.building ? SEGMENT.retired : SEGMENT.sealed, r.id);
     return rows.length > 0;
   });
 
   /** Deletes up to `chunk` blocks of one retired segment (the segment itself once empty). */
-  const deleteRetired = writeTransaction(db, (): boolean => {
+  const deleteRetiredNow = writeTransaction(db, (): boolean => {
     const id = q.retired.get() as number | undefined;
     if (id === undefined) return false;
     if (q.deleteSome.run(id, chunk).changes < chunk) q.dropSegment.run(id);
     return true;
   });
+
+  // a step looks first and takes the write lock only with work to do: the writer's transaction would
+  // otherwise meet the lock at every poke, and SQLite's busy handler sleeps milliseconds at a time
+  const recover = () => q.expired.all(now()).length > 0 && recoverNow();
+  const deleteRetired = () => q.retired.get() !== undefined && deleteRetiredNow();
 
   const claim = writeTransaction(db, (ids: number[], docs: number, firstDoc: number): number | null => {
     const lease = now() + leaseMs;
