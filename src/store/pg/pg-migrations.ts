@@ -1,0 +1,47 @@
+/**
+ * The PostgreSQL schema, as migrations applied in order (`migratePg`). Within a release line they are
+ * additive, so a replica of the previous version keeps running on the new schema during a rolling
+ * restart. Times are ISO-8601 text, as in the SQLite store, so both backends return the same rows.
+ */
+export interface PgMigration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const PG_MIGRATIONS: readonly PgMigration[] = [
+  {
+    version: 1,
+    name: 'teams and API keys',
+    sql: `
+      CREATE TABLE teams (
+        id              TEXT PRIMARY KEY,
+        name            TEXT NOT NULL UNIQUE,
+        blocked_at      TEXT,
+        enterprise      INTEGER NOT NULL DEFAULT 0,
+        zero_retention  INTEGER NOT NULL DEFAULT 0,
+        credits_micros  BIGINT,
+        budget_micros   BIGINT,
+        budget_period   TEXT,
+        created_at      TEXT NOT NULL
+      );
+      INSERT INTO teams (id, name, created_at)
+        VALUES ('team_default', 'default', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'));
+      CREATE TABLE api_keys (
+        id            TEXT PRIMARY KEY,
+        name          TEXT NOT NULL,
+        hash          TEXT NOT NULL,
+        created_at    TEXT NOT NULL,
+        last_used_at  TEXT,
+        revoked_at    TEXT,
+        team_id       TEXT NOT NULL DEFAULT 'team_default',
+        scopes        TEXT,
+        budget_micros BIGINT,
+        budget_period TEXT,
+        qps           DOUBLE PRECISION
+      );
+      CREATE INDEX api_keys_active ON api_keys (revoked_at);
+      CREATE INDEX api_keys_team ON api_keys (team_id);
+    `,
+  },
+];

@@ -1,0 +1,109 @@
+// One contract for the API keys repository, run against each backend: SQLite in a temp dir always,
+// PostgreSQL (a schema of its own) where a server answers, which CI makes so.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApiKeysRepo, type ApiKeysRepo } from '../../src/store/api-keys.repo.js';
+import { openDatabase } from '../../src/store/database.js';
+import { createPgApiKeysRepo } from '../../src/store/pg/api-keys.pg.js';
+import { freshPgStore, pgReachable } from '../helpers/postgres.js';
+
+interface Backend {
+  repo: ApiKeysRepo;
+  /** Another handle on the same database (a second process or replica). */
+  second(): ApiKeysRepo;
+  close(): Promise<void>;
+}
+
+const backends: [string, boolean, () => Promise<Backend>][] = [
+  [
+    'SQLite',
+    true,
+    async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trawl-contract-'));
+      const dbs = [openDatabase(dir)];
+      return {
+        repo: createApiKeysRepo(dbs[0]!),
+        second: () => createApiKeysRepo(dbs[dbs.push(openDatabase(dir)) - 1]!),
+        async close() {
+          for (const db of dbs) db.close();
+          fs.rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  ],
+  [
+    'PostgreSQL',
+    pgReachable,
+    async () => {
+      const store = await freshPgStore();
+      return {
+        repo: createPgApiKeysRepo(store.pool),
+        second: () => createPgApiKeysRepo(store.pool),
+        close: store.drop,
+      };
+    },
+  ],
+];
+
+const T0 = '2026-11-26T10:00:00.000Z';
+const key = (id: string, at = T0) => ({ id, name: `key ${id}`, hash: `hash-${id}`, created_at: at });
+
+describe.each(backends)('API keys repository on %s', (_name, available, open) => {
+  let backend: Backend | undefined;
+  afterEach(async () => {
+    await backend?.close();
+    backend = undefined;
+  });
+
+  it.runIf(available)(
+    'stores keys with their defaults, lists them in order, and reads a key with its team',
+    async () => {
+      backend = await open();
+      const { repo } = backend;
+      await repo.insert(key('b', '2026-11-26T10:00:01.000Z'));
+      await repo.insert({
+        ...key('a'),
+        scopes: '["search"]',
+        budget_micros: 2_500_000,
+        budget_period: 'day',
+        qps: 2.5,
+      });
+      expect((await repo.list()).map((k) => k.id)).toEqual(['a', 'b']);
+      expect(await repo.get('a')).toEqual({
+      id: 'a', name: 'key a', hash: 'hash-a', created_at: T0, last_used_at: null, revoked_at: null,
+      team_id: 'team_default', scopes: '["search"]', budget_micros: 2_500_000, budget_period: 'day', qps: 2.5,
+    }); // prettier-ignore
+      expect(await repo.get('nope')).toBeUndefined();
+      const withTeam = await repo.getWithTeam('b');
+      expect(withTeam).toMatchObject({ id: 'b', team_name: 'default', team_blocked_at: null, team_enterprise: 0, team_zero_retention: 0 }); // prettier-ignore
+      expect((await repo.listOfTeam('team_default')).map((k) => k.id)).toEqual(['a', 'b']);
+      expect(await repo.listOfTeam('team_other')).toEqual([]);
+    },
+  );
+
+  it.runIf(available)('revokes once, counts active keys, and records use', async () => {
+    backend = await open();
+    const { repo } = backend;
+    await repo.insert(key('a'));
+    await repo.insert(key('b'));
+    expect(await repo.countActive()).toBe(2);
+    expect(await repo.revoke('a', '2026-11-26T11:00:00.000Z')).toBe(true);
+    expect(await repo.revoke('a', '2026-11-26T12:00:00.000Z')).toBe(false);
+    expect(await repo.revoke('nope', '2026-11-26T12:00:00.000Z')).toBe(false);
+    expect((await repo.get('a'))!.revoked_at).toBe('2026-11-26T11:00:00.000Z');
+    expect(await repo.countActive()).toBe(1);
+    await repo.touch('b', '2026-11-26T13:00:00.000Z');
+    expect((await repo.get('b'))!.last_used_at).toBe('2026-11-26T13:00:00.000Z');
+  });
+
+  it.runIf(available)('makes one first key when many starts race on an empty database', async () => {
+    backend = await open();
+    const handles = [backend.repo, ...Array.from({ length: 5 }, () => backend!.second())];
+    const made = await Promise.all(handles.map((repo, i) => repo.insertIfEmpty(key(`first${i}`))));
+    expect(made.filter(Boolean)).toHaveLength(1);
+    expect(await backend.repo.list()).toHaveLength(1);
+    expect(await backend.repo.insertIfEmpty(key('later'))).toBe(false);
+  });
+});
