@@ -1,51 +1,12 @@
 // One contract for the API keys repository, run against each backend: SQLite in a temp dir always,
 // PostgreSQL (a schema of its own) where a server answers, which CI makes so.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiKeysRepo, type ApiKeysRepo } from '../../src/store/api-keys.repo.js';
-import { openDatabase } from '../../src/store/database.js';
 import { createPgApiKeysRepo } from '../../src/store/pg/api-keys.pg.js';
-import { freshPgStore, pgReachable } from '../helpers/postgres.js';
+import { backendsFor, type ContractBackend } from './backends.js';
 
-interface Backend {
-  repo: ApiKeysRepo;
-  /** Another handle on the same database (a second process or replica). */
-  second(): ApiKeysRepo;
-  close(): Promise<void>;
-}
-
-const backends: [string, boolean, () => Promise<Backend>][] = [
-  [
-    'SQLite',
-    true,
-    async () => {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trawl-contract-'));
-      const dbs = [openDatabase(dir)];
-      return {
-        repo: createApiKeysRepo(dbs[0]!),
-        second: () => createApiKeysRepo(dbs[dbs.push(openDatabase(dir)) - 1]!),
-        async close() {
-          for (const db of dbs) db.close();
-          fs.rmSync(dir, { recursive: true, force: true });
-        },
-      };
-    },
-  ],
-  [
-    'PostgreSQL',
-    pgReachable,
-    async () => {
-      const store = await freshPgStore();
-      return {
-        repo: createPgApiKeysRepo(store.pool),
-        second: () => createPgApiKeysRepo(store.pool),
-        close: store.drop,
-      };
-    },
-  ],
-];
+type Backend = ContractBackend<ApiKeysRepo>;
+const backends = backendsFor(createApiKeysRepo, createPgApiKeysRepo);
 
 const T0 = '2026-11-26T10:00:00.000Z';
 const key = (id: string, at = T0) => ({ id, name: `key ${id}`, hash: `hash-${id}`, created_at: at });

@@ -44,4 +44,15 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX api_keys_team ON api_keys (team_id);
     `,
   },
+  {
+    version: 2,
+    name: 'rate buckets',
+    sql: `
+      CREATE TABLE rate_buckets (
+        key_id      TEXT PRIMARY KEY,
+        tokens      DOUBLE PRECISION NOT NULL,
+        updated_ms  BIGINT NOT NULL
+      );
+    `,
+  },
 ];
