@@ -55,4 +55,29 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'spend and holds',
+    sql: `
+      CREATE TABLE spend (
+        key_id     TEXT NOT NULL,
+        team_id    TEXT NOT NULL,
+        day        TEXT NOT NULL,
+        operation  TEXT NOT NULL,
+        requests   BIGINT NOT NULL,
+        micros     BIGINT NOT NULL,
+        PRIMARY KEY (key_id, day, operation)
+      );
+      CREATE INDEX spend_team ON spend (team_id, day);
+      CREATE TABLE holds (
+        id             TEXT PRIMARY KEY,
+        key_id         TEXT NOT NULL,
+        team_id        TEXT NOT NULL,
+        amount_micros  BIGINT NOT NULL,
+        expires_ms     BIGINT NOT NULL
+      );
+      CREATE INDEX holds_team ON holds (team_id);
+      CREATE INDEX holds_key ON holds (key_id);
+    `,
+  },
 ];

@@ -1,0 +1,94 @@
+// One contract for teams, spend and holds, on SQLite and on PostgreSQL: a hold only when the standing
+// read in the same transaction allows it, a charge settled in one go, a team edited by id or name, and
+// holds racing from several handles (processes, replicas) that never hold the same money twice.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createAccountsRepo, type AccountsRepo, type HoldRequest, type Standing } from '../../src/store/accounts.repo.js'; // prettier-ignore
+import { createPgAccountsRepo } from '../../src/store/pg/accounts.pg.js';
+import { backendsFor, type ContractBackend } from './backends.js';
+
+const backends = backendsFor(createAccountsRepo, createPgAccountsRepo);
+const NOW = Date.parse('2026-03-15T12:00:00Z');
+const STARTS = { day: '2026-03-15', month: '2026-03-01' };
+const holdOf = (id: string, micros: number, key = 'k1'): HoldRequest => ({
+  hold: { id, key_id: key, team_id: 'team_default', amount_micros: micros, expires_ms: NOW + 60_000 },
+  nowMs: NOW,
+  keyPeriod: 'day',
+  periodStarts: STARTS,
+});
+
+describe.each(backends)('accounts repository on %s', (_name, available, open) => {
+  let backend: ContractBackend<AccountsRepo> | undefined;
+  afterEach(async () => {
+    await backend?.close();
+    backend = undefined;
+  });
+
+  it.runIf(available)('holds money only when the standing read in the same transaction allows it', async () => {
+    backend = await open();
+    const accounts = backend.repo;
+    const seen: Standing[] = [];
+    await accounts.holdIfAllowed(holdOf('h1', 300), (s) => void seen.push(s));
+    const refuse = (s: Standing) => {
+      seen.push(s);
+      throw new Error('no');
+    };
+    await expect(accounts.holdIfAllowed(holdOf('h2', 500), refuse)).rejects.toThrow('no');
+    await accounts.holdIfAllowed(holdOf('h3', 1, 'k2'), (s) => void seen.push(s));
+    expect(seen.map((s) => [s.teamHolds, s.keyHolds])).toEqual([
+      [0, 0],
+      [300, 300],
+      [300, 0], // the refused hold left nothing behind; k2 holds nothing yet
+    ]);
+    expect(seen[0]!.team).toMatchObject({ id: 'team_default', name: 'default', credits_micros: null });
+    expect(await accounts.dropExpiredHolds(NOW + 60_000)).toBe(2);
+  });
+
+  it.runIf(available)(
+    'settles a charge in one go: the hold released, the spend recorded, the credits taken',
+    async () => {
+      backend = await open();
+      const accounts = backend.repo;
+      expect(await accounts.addCredits('team_default', 1_000)).toMatchObject({ credits_micros: 1_000 });
+      await accounts.holdIfAllowed(holdOf('h1', 400), () => undefined);
+      const charge = { key_id: 'k1', team_id: 'team_default', day: STARTS.day, operation: 'search', micros: 250 };
+      await accounts.settle({ holdId: 'h1', spend: charge });
+      await accounts.settle({ spend: charge });
+      expect((await accounts.team('team_default'))!.credits_micros).toBe(500);
+      const standing: Standing[] = [];
+      await accounts.holdIfAllowed(holdOf('h2', 1), (s) => void standing.push(s));
+      expect(standing[0]).toMatchObject({ teamHolds: 0, keySpend: 500, teamSpend: 0 }); // the team has no budget period
+      expect(await accounts.spendSince(STARTS.day)).toEqual([{ ...charge, requests: 2, micros: 500 }]);
+      expect(await accounts.spendSince('2026-03-16')).toEqual([]);
+    },
+  );
+
+  it.runIf(available)('adds teams, and edits one found by id or name, saying when there is none', async () => {
+    backend = await open();
+    const accounts = backend.repo;
+    const team = { id: 'team_x', name: 'x', enterprise: 0, zero_retention: 1, credits_micros: 5, budget_micros: 9_000_000_000, budget_period: 'month', created_at: '2027-01-01T00:00:00.000Z' }; // prettier-ignore
+    await accounts.insertTeam(team);
+    expect(await accounts.teamByName('x')).toEqual({ ...team, blocked_at: null });
+    expect((await accounts.teams()).map((t) => t.id)).toEqual(['team_default', 'team_x']);
+    const edited = await accounts.updateTeam('default', (row) => ({ ...row, enterprise: 1 }));
+    expect(edited).toMatchObject({ id: 'team_default', enterprise: 1 });
+    expect(await accounts.updateTeam('team_x', (row) => ({ ...row, blocked_at: 'now' }))).toMatchObject({ blocked_at: 'now' }); // prettier-ignore
+    expect(await accounts.updateTeam('nobody', (row) => row)).toBeUndefined();
+    expect(await accounts.addCredits('nobody', 1)).toBeUndefined();
+  });
+
+  it.runIf(available)('never holds the same money twice when holds race from many handles', async () => {
+    backend = await open();
+    await backend.repo.addCredits('team_default', 1_000);
+    const handles = [backend.repo, ...Array.from({ length: 3 }, () => backend!.second())];
+    const allow = (s: Standing) => {
+      if ((s.team.credits_micros ?? 0) - s.teamHolds < 100) throw new Error('not enough credits');
+    };
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) => handles[i % handles.length]!.holdIfAllowed(holdOf(`r${i}`, 100), allow)),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(10);
+    const after: Standing[] = [];
+    await backend.repo.holdIfAllowed(holdOf('last', 0), (s) => void after.push(s));
+    expect(after[0]!.teamHolds).toBe(1_000);
+  });
+});
