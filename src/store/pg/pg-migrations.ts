@@ -80,4 +80,40 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX holds_key ON holds (key_id);
     `,
   },
+  {
+    version: 4,
+    name: 'MCP answer snapshots and tasks',
+    sql: `
+      CREATE TABLE mcp_snapshots (
+        id          TEXT PRIMARY KEY,
+        owner       TEXT NOT NULL,
+        tool        TEXT NOT NULL,
+        args_hash   TEXT NOT NULL,
+        body        TEXT NOT NULL,
+        created_ms  BIGINT NOT NULL,
+        expires_ms  BIGINT NOT NULL
+      );
+      CREATE INDEX mcp_snapshots_expiry ON mcp_snapshots (expires_ms);
+      CREATE TABLE mcp_tasks (
+        seq               BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id                TEXT NOT NULL UNIQUE,
+        owner             TEXT NOT NULL,
+        tool              TEXT NOT NULL,
+        status            TEXT NOT NULL,
+        status_message    TEXT,
+        ttl_ms            BIGINT NOT NULL,
+        poll_interval_ms  BIGINT NOT NULL,
+        created_at        TEXT NOT NULL,
+        last_updated_at   TEXT NOT NULL,
+        updated_ms        BIGINT NOT NULL,
+        expires_ms        BIGINT NOT NULL,
+        result            TEXT,
+        run_id            TEXT,
+        worker            TEXT,
+        lease_until_ms    BIGINT
+      );
+      CREATE INDEX mcp_tasks_owner ON mcp_tasks (owner, seq);
+      CREATE INDEX mcp_tasks_expiry ON mcp_tasks (expires_ms);
+    `,
+  },
 ];
