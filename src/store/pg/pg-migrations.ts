@@ -116,4 +116,40 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX mcp_tasks_expiry ON mcp_tasks (expires_ms);
     `,
   },
+  {
+    version: 5,
+    name: 'agent runs and their events',
+    sql: `
+      CREATE TABLE agent_runs (
+        seq             BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id              TEXT NOT NULL UNIQUE,
+        key_id          TEXT NOT NULL,
+        status          TEXT NOT NULL,
+        zero_retention  INTEGER NOT NULL DEFAULT 0,
+        request         TEXT NOT NULL,
+        output          TEXT,
+        cost            TEXT,
+        usage           TEXT,
+        error           TEXT,
+        stop_reason     TEXT,
+        owner           TEXT,
+        lease_until_ms  BIGINT,
+        progress        TEXT,
+        created_at      TEXT NOT NULL,
+        started_at      TEXT,
+        completed_at    TEXT,
+        updated_at      TEXT NOT NULL
+      );
+      CREATE INDEX agent_runs_key ON agent_runs (key_id, seq);
+      CREATE INDEX agent_runs_open ON agent_runs (status) WHERE status IN ('queued', 'running');
+      CREATE TABLE agent_events (
+        run_id      TEXT NOT NULL,
+        seq         BIGINT NOT NULL,
+        event       TEXT NOT NULL,
+        data        TEXT NOT NULL,
+        created_at  TEXT NOT NULL,
+        PRIMARY KEY (run_id, seq)
+      );
+    `,
+  },
 ];
