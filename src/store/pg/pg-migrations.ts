@@ -152,4 +152,80 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    name: 'monitors, their runs and the webhook outbox',
+    sql: `
+      CREATE TABLE monitors (
+        seq             BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id              TEXT NOT NULL UNIQUE,
+        name            TEXT,
+        status          TEXT NOT NULL,
+        search          TEXT NOT NULL,
+        period          TEXT,
+        output_schema   TEXT,
+        metadata        TEXT,
+        webhook_url     TEXT NOT NULL,
+        webhook_events  TEXT,
+        secret          TEXT NOT NULL,
+        key_id          TEXT,
+        anchor_ms       BIGINT NOT NULL,
+        next_run_ms     BIGINT,
+        key_failures    INTEGER NOT NULL DEFAULT 0,
+        created_at      TEXT NOT NULL,
+        updated_at      TEXT NOT NULL
+      );
+      CREATE INDEX monitors_due ON monitors (next_run_ms) WHERE next_run_ms IS NOT NULL;
+      CREATE INDEX monitors_status ON monitors (status, seq);
+      CREATE TABLE monitor_runs (
+        seq              BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id               TEXT NOT NULL UNIQUE,
+        monitor_id       TEXT NOT NULL,
+        status           TEXT NOT NULL,
+        origin           TEXT NOT NULL,
+        output           TEXT,
+        fail_reason      TEXT,
+        fail_detail      TEXT,
+        started_at       TEXT,
+        completed_at     TEXT,
+        failed_at        TEXT,
+        cancelled_at     TEXT,
+        duration_ms      BIGINT,
+        owner            TEXT,
+        lease_until_ms   BIGINT,
+        created_at       TEXT NOT NULL,
+        updated_at       TEXT NOT NULL
+      );
+      CREATE INDEX monitor_runs_monitor ON monitor_runs (monitor_id, seq);
+      CREATE INDEX monitor_runs_open ON monitor_runs (status) WHERE status IN ('pending', 'running');
+      CREATE TABLE webhook_deliveries (
+        seq              BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        event_id         TEXT NOT NULL UNIQUE,
+        monitor_id       TEXT NOT NULL,
+        event_type       TEXT NOT NULL,
+        url              TEXT NOT NULL,
+        secret           TEXT NOT NULL,
+        body             TEXT NOT NULL,
+        status           TEXT NOT NULL,
+        attempts         INTEGER NOT NULL DEFAULT 0,
+        next_attempt_ms  BIGINT,
+        lease_until_ms   BIGINT,
+        give_up_ms       BIGINT NOT NULL,
+        last_error       TEXT,
+        created_at       TEXT NOT NULL,
+        delivered_at     TEXT
+      );
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_ms) WHERE status = 'pending';
+      CREATE INDEX webhook_deliveries_monitor ON webhook_deliveries (monitor_id, seq);
+      CREATE TABLE webhook_attempts (
+        delivery_seq  BIGINT NOT NULL,
+        attempt       INTEGER NOT NULL,
+        at            TEXT NOT NULL,
+        status        INTEGER,
+        error         TEXT,
+        duration_ms   BIGINT NOT NULL,
+        PRIMARY KEY (delivery_seq, attempt)
+      );
+    `,
+  },
 ];

@@ -1,0 +1,232 @@
+// One contract for monitors, their runs and the webhook outbox, on SQLite and on PostgreSQL, two handles
+// standing for two processes or replicas: a due slot is claimed once, a run ends once, a delivery is
+// leased to one of them; a decision that throws inside a unit of work leaves nothing written.
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createMonitorsRepo,
+  type DuePlan,
+  type MonitorRow,
+  type MonitorsRepo,
+  type NewDelivery,
+  type NewMonitor,
+  type RunEnd,
+} from '../../src/store/monitors.repo.js';
+import { createPgMonitorsRepo } from '../../src/store/pg/monitors.pg.js';
+import { backendsFor, type ContractBackend } from './backends.js';
+
+const backends = backendsFor(createMonitorsRepo, createPgMonitorsRepo);
+
+const T = Date.parse('2026-01-01T00:00:00Z');
+const iso = (ms: number) => new Date(ms).toISOString();
+
+const newMonitor = (id: string, nextRunMs: number | null = T): NewMonitor => ({
+  id,
+  name: null,
+  status: 'active',
+  search: '{"query":"q","numResults":1}',
+  period: '1h',
+  output_schema: null,
+  metadata: null,
+  webhook_url: 'https://hooks.example.com/x',
+  webhook_events: null,
+  secret: 'sealed',
+  key_id: null,
+  anchor_ms: T - 3_600_000,
+  next_run_ms: nextRunMs,
+  created_at: iso(T),
+  updated_at: iso(T),
+});
+
+const event = (row: MonitorRow, id: string, type = 'monitor.updated'): NewDelivery => ({
+  event_id: id,
+  monitor_id: row.id,
+  event_type: type,
+  url: row.webhook_url,
+  secret: row.secret,
+  body: '{}',
+  next_attempt_ms: T,
+  give_up_ms: T + 86_400_000,
+  created_at: iso(T),
+});
+
+const cancelled: RunEnd = {
+  status: 'cancelled',
+  output: null,
+  fail_reason: null,
+  fail_detail: null,
+  completed_at: null,
+  failed_at: null,
+  cancelled_at: iso(T),
+  duration_ms: null,
+};
+
+let runs = 0;
+const plan = (owner: string): DuePlan => ({
+  nextRunMs: () => T + 3_600_000,
+  run: (claimed) => ({
+    run: {
+      id: `run_${++runs}`,
+      monitor_id: claimed.id,
+      status: 'pending',
+      origin: 'schedule',
+      owner,
+      lease_until_ms: T + 60_000,
+      created_at: iso(T),
+    },
+    events: (run) => [event(claimed, `evt_${run.id}`, 'monitor.run.created')],
+  }),
+  cancel: { end: cancelled, at: iso(T) },
+});
+
+describe.each(backends)('monitors repository on %s', (_name, available, open) => {
+  let backend: ContractBackend<MonitorsRepo> | undefined;
+  afterEach(async () => {
+    await backend?.close();
+    backend = undefined;
+  });
+  /** Two handles on one fresh database. */
+  const pair = async (): Promise<[MonitorsRepo, MonitorsRepo]> => {
+    backend = await open();
+    return [backend.repo, backend.second()];
+  };
+
+  it.runIf(available)('claims a due slot once over two connections, with its run and event', async () => {
+    const [a, b] = await pair();
+    for (const id of ['mon_1', 'mon_2', 'mon_3']) await a.createMonitor(newMonitor(id), () => []);
+    const [first, second] = await Promise.all([a.claimDue(T, 200, plan('a')), b.claimDue(T, 200, plan('b'))]);
+    expect(first.runs.length + second.runs.length).toBe(3);
+    expect(new Set([...first.runs, ...second.runs].map((r) => r.monitor_id)).size).toBe(3);
+    expect((await a.monitor('mon_1'))!.next_run_ms).toBe(T + 3_600_000);
+    expect(await b.dueDeliveries(T, 10)).toHaveLength(3);
+    // nothing is due any more
+    expect((await b.claimDue(T, 200, plan('b'))).runs).toHaveLength(0);
+  });
+
+  it.runIf(available)('cancels the open run of a monitor when its next slot is claimed', async () => {
+    const [a, b] = await pair();
+    await a.createMonitor(newMonitor('mon_1'), () => []);
+    const { runs } = await a.claimDue(T, 200, plan('a'));
+    await a.updateMonitor('mon_1', (old) => ({ row: { ...old, next_run_ms: T }, events: [] }));
+    const next = await b.claimDue(T, 200, plan('b'));
+    expect(next.cancelled).toEqual([runs[0]!.id]);
+    expect((await a.runById(runs[0]!.id))!.status).toBe('cancelled');
+  });
+
+  it.runIf(available)('ends a run once, settles its monitor and writes its events in the same unit', async () => {
+    const [a, b] = await pair();
+    await a.createMonitor(newMonitor('mon_1'), () => []);
+    const { runs } = await a.claimDue(T, 200, plan('a'));
+    const end: RunEnd = {
+      ...cancelled,
+      status: 'failed',
+      fail_reason: 'api_key_invalid',
+      cancelled_at: null,
+      failed_at: iso(T),
+    };
+    const settle = (m: MonitorRow) => ({
+      monitor: { ...m, key_failures: m.key_failures + 1 },
+      events: [event(m, `evt_end_${m.key_failures}`)],
+    });
+    const ended = await Promise.all([
+      a.finishRun(runs[0]!.id, end, iso(T), settle, 10),
+      b.finishRun(runs[0]!.id, end, iso(T), settle, 10),
+    ]);
+    expect(ended.filter(Boolean)).toHaveLength(1);
+    expect((await a.monitor('mon_1'))!.key_failures).toBe(1);
+    expect(
+      (await a.deliveries('mon_1', { before: Number.MAX_SAFE_INTEGER, limit: 10 })).map((d) => d.event_id),
+    ).toContain('evt_end_0');
+  });
+
+  it.runIf(available)('leases a due delivery to one connection until the lease lapses', async () => {
+    const [a, b] = await pair();
+    await a.createMonitor(newMonitor('mon_1'), (row) => [event(row, 'evt_created', 'monitor.created')]);
+    const [due] = await a.dueDeliveries(T, 10);
+    const claims = await Promise.all([
+      a.claimDelivery(due!.seq, T, T + 60_000),
+      b.claimDelivery(due!.seq, T, T + 60_000),
+    ]);
+    expect(claims.filter((c) => c !== undefined)).toHaveLength(1);
+    expect(await b.dueDeliveries(T + 1, 10)).toHaveLength(0);
+    expect(await b.claimDelivery(due!.seq, T + 60_001, T + 120_000)).toMatchObject({ event_id: 'evt_created' });
+  });
+
+  it.runIf(available)('writes nothing when a decision inside a unit of work throws', async () => {
+    const [a] = await pair();
+    await a.createMonitor(newMonitor('mon_1'), () => []);
+    const refuse = () => {
+      throw new Error('refused');
+    };
+    await expect(a.createRun('mon_1', refuse)).rejects.toThrow('refused');
+    await expect(a.updateMonitor('mon_1', refuse)).rejects.toThrow('refused');
+    expect(await a.openRuns('mon_1')).toHaveLength(0);
+    expect(await a.createRun('mon_unknown', refuse)).toBeUndefined();
+    expect(await a.updateMonitor('mon_unknown', refuse)).toBeUndefined();
+    expect(await a.deleteMonitor('mon_unknown', () => [])).toBeUndefined();
+  });
+
+  it.runIf(available)('pages due deliveries, records attempts, and forgets settled ones', async () => {
+    const [a, b] = await pair();
+    await a.createMonitor(newMonitor('mon_1'), (row) => [
+      event(row, 'evt_1'),
+      event(row, 'evt_2'),
+      event(row, 'evt_3'),
+    ]);
+    const page1 = await a.dueDeliveries(T, 2);
+    expect(page1).toHaveLength(2);
+    const page2 = await a.dueDeliveries(T, 2, { ms: page1[1]!.next_attempt_ms!, seq: page1[1]!.seq });
+    expect(page2).toHaveLength(1);
+    expect(await a.earliestDelivery()).toBe(T);
+    const claimed = (await b.claimDelivery(page1[0]!.seq, T, T + 60_000))!;
+    expect(await a.earliestDelivery()).toBe(T); // the other two are still due at T
+    await a.recordAttempt(
+      { delivery_seq: claimed.seq, attempt: 1, at: iso(T), status: 200, error: null, duration_ms: 12 },
+      {
+        seq: claimed.seq,
+        status: 'delivered',
+        attempts: 1,
+        next_attempt_ms: null,
+        last_error: null,
+        delivered_at: iso(T),
+      },
+    );
+    expect(await b.attempts(claimed.seq)).toEqual([{ delivery_seq: claimed.seq, attempt: 1, at: iso(T), status: 200, error: null, duration_ms: 12 }]); // prettier-ignore
+    const all = await a.deliveries('mon_1', { before: Number.MAX_SAFE_INTEGER, limit: 10 });
+    expect(all.map((d) => [d.event_id, d.status])).toEqual([['evt_3', 'pending'], ['evt_2', 'pending'], ['evt_1', 'delivered']]); // prettier-ignore
+    expect(await a.pruneDeliveries(iso(T + 1))).toBe(1);
+    expect(await a.attempts(claimed.seq)).toEqual([]);
+  });
+
+  it.runIf(available)(
+    'starts, renews and lists runs, keeps the newest ended ones, and finds lapsed leases',
+    async () => {
+      const [a] = await pair();
+      await a.createMonitor(newMonitor('mon_1', null), () => []);
+      const made = [];
+      for (let i = 0; i < 4; i++) {
+        const run = await a.createRun('mon_1', (m) => plan('a').run(m));
+        made.push(run!.id);
+        expect(await a.startRun(run!.id, iso(T), T + 1000)).toBe(true);
+        expect(await a.startRun(run!.id, iso(T), T + 1000)).toBe(false);
+        const output = i === 3 ? null : JSON.stringify({ i });
+        const ended = await a.finishRun(run!.id, { ...cancelled, status: 'completed', output, cancelled_at: null, completed_at: iso(T) }, iso(T), () => ({ events: [] }), 3); // prettier-ignore
+        expect(ended).toBe(true);
+      }
+      expect((await a.runs('mon_1', { before: Number.MAX_SAFE_INTEGER, limit: 10 })).map((r) => r.id)).toEqual(made.slice(1).reverse()); // prettier-ignore
+      expect(await a.recentOutputs('mon_1', 5)).toEqual(['{"i":2}', '{"i":1}']);
+      expect(await a.lastCompletedStart('mon_1')).toBe(iso(T));
+      const open = (await a.createRun('mon_1', (m) => plan('a').run(m)))!;
+      expect(await a.run('mon_1', open.id)).toMatchObject({ status: 'pending', lease_until_ms: T + 60_000 });
+      expect(await a.renewLease(open.id, T + 90_000)).toBe(true);
+      expect((await a.lapsedRuns(T + 90_001)).map((r) => r.id)).toEqual([open.id]);
+      expect(await a.lapsedRuns(T + 89_999)).toEqual([]);
+      expect(await a.countScheduled()).toBe(0);
+      expect(await a.earliestRun()).toBeUndefined();
+      const deleted = await a.deleteMonitor('mon_1', (row) => [event(row, 'evt_gone', 'monitor.deleted')]);
+      expect(deleted!.openRuns.map((r) => r.id)).toEqual([open.id]);
+      expect(await a.monitor('mon_1')).toBeUndefined();
+      expect(await a.runById(open.id)).toBeUndefined();
+      expect((await a.dueDeliveries(T, 10)).length).toBeGreaterThan(0);
+    },
+  );
+});
