@@ -58,7 +58,8 @@ export interface SqliteDocumentsRepo extends DocumentsRepo {
   settle?(): void;
 }
 
-interface DocumentRow {
+/** A row of `documents` (both backends store the same columns). */
+export interface DocumentRow {
   url: string;
   title: string;
   text: string;
@@ -73,7 +74,8 @@ interface DocumentRow {
   updated_at: string;
 }
 
-function toRecord(row: DocumentRow): StoredDocument {
+/** A `documents` row as the record services read. */
+export function toRecord(row: DocumentRow): StoredDocument {
   return {
     url: row.url,
     title: row.title,

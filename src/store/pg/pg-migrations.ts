@@ -228,4 +228,26 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    name: 'documents',
+    sql: `
+      CREATE TABLE documents (
+        url            TEXT PRIMARY KEY,
+        title          TEXT NOT NULL,
+        text           TEXT NOT NULL,
+        author         TEXT,
+        published_date TEXT,
+        kind           TEXT NOT NULL,
+        metadata       TEXT NOT NULL,
+        origin         TEXT NOT NULL CHECK (origin IN ('fetch', 'import')),
+        collection     TEXT,
+        content_hash   TEXT NOT NULL,
+        fetched_at     TEXT NOT NULL,
+        updated_at     TEXT NOT NULL
+      );
+      CREATE INDEX documents_updated ON documents (updated_at);
+      CREATE INDEX documents_collection ON documents (collection);
+    `,
+  },
 ];

@@ -1,0 +1,76 @@
+/** The documents store over PostgreSQL: the same contract as `createDocumentsRepo` (SQLite). */
+import type pg from 'pg';
+import { toRecord, type DocumentRecord, type DocumentRow, type DocumentsRepo } from '../documents.repo.js';
+import { inTransaction } from './pg-store.js';
+
+type Run = Pick<pg.PoolClient, 'query'>;
+
+// updated_at moves only when the content changed
+const UPSERT = `
+  INSERT INTO documents (url, title, text, author, published_date, kind, metadata, origin, collection,
+                         content_hash, fetched_at, updated_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+  ON CONFLICT (url) DO UPDATE SET
+    title = excluded.title, text = excluded.text, author = excluded.author,
+    published_date = excluded.published_date, kind = excluded.kind, metadata = excluded.metadata,
+    origin = excluded.origin, collection = excluded.collection, fetched_at = excluded.fetched_at,
+    updated_at = CASE WHEN documents.content_hash = excluded.content_hash THEN documents.updated_at
+                      ELSE excluded.updated_at END,
+    content_hash = excluded.content_hash`;
+
+const write = (db: Run, d: DocumentRecord, now: string) =>
+  db.query(UPSERT, [d.url, d.title, d.text, d.author, d.publishedDate, d.kind, JSON.stringify(d.metadata), d.origin,
+    d.collection, d.contentHash, d.fetchedAt, now]); // prettier-ignore
+
+export function createPgDocumentsRepo(pool: pg.Pool): DocumentsRepo {
+  return {
+    async upsert(doc, now) {
+      await write(pool, doc, now);
+    },
+    async upsertMany(docs, now) {
+      await inTransaction(pool, async (db) => {
+        for (const doc of docs) await write(db, doc, now);
+      });
+    },
+    async get(url) {
+      const { rows } = await pool.query<DocumentRow>('SELECT * FROM documents WHERE url = $1', [url]);
+      return rows[0] ? toRecord(rows[0]) : undefined;
+    },
+    async heads(urls) {
+      if (urls.length === 0) return new Map();
+      const { rows } = await pool.query<DocumentRow>(
+        'SELECT url, title, author, published_date, metadata FROM documents WHERE url = ANY($1)',
+        [urls],
+      );
+      return new Map(
+        rows.map((row) => [
+          row.url,
+          {
+            url: row.url,
+            title: row.title,
+            author: row.author,
+            publishedDate: row.published_date,
+            metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+          },
+        ]),
+      );
+    },
+    async count() {
+      const { rows } = await pool.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM documents');
+      return rows[0]!.n;
+    },
+    async *all(pageSize = 500) {
+      let after = '';
+      for (;;) {
+        // byte order (COLLATE "C"), as SQLite sorts text, so both stores page through in the same order
+        const { rows } = await pool.query<DocumentRow>(
+          'SELECT * FROM documents WHERE url > $1 COLLATE "C" ORDER BY url COLLATE "C" LIMIT $2',
+          [after, pageSize],
+        );
+        for (const row of rows) yield toRecord(row);
+        if (rows.length < pageSize) return;
+        after = rows.at(-1)!.url;
+      }
+    },
+  };
+}

@@ -1,0 +1,76 @@
+// One contract for the documents store, on SQLite and on PostgreSQL: an upsert moves `updatedAt` only
+// when the content changed, a batch lands whole or not at all, heads leave out unknown URLs, and every
+// document is read back a page at a time in the same (byte) order.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createDocumentsRepo, type DocumentRecord, type DocumentsRepo } from '../../src/store/documents.repo.js';
+import { createPgDocumentsRepo } from '../../src/store/pg/documents.pg.js';
+import { backendsFor, type ContractBackend } from './backends.js';
+
+const backends = backendsFor<DocumentsRepo>(createDocumentsRepo, createPgDocumentsRepo);
+const doc = (url: string, text = `text of ${url}`, extra: Partial<DocumentRecord> = {}): DocumentRecord => ({
+  url,
+  title: `Title ${url}`,
+  text,
+  author: null,
+  publishedDate: null,
+  kind: 'html',
+  metadata: { language: 'en' },
+  origin: 'fetch',
+  collection: null,
+  contentHash: `h:${text}`,
+  fetchedAt: '2026-11-26T10:00:00.000Z',
+  ...extra,
+});
+
+describe.each(backends)('documents store on %s', (_name, available, open) => {
+  let backend: ContractBackend<DocumentsRepo> | undefined;
+  afterEach(async () => {
+    await backend?.close();
+    backend = undefined;
+  });
+
+  it.runIf(available)('moves updatedAt only when the content changed', async () => {
+    backend = await open();
+    const { repo } = backend;
+    await repo.upsert(doc('https://a.example/x', 'one', { author: 'Ann', publishedDate: '2026-01-01' }), 'T1');
+    expect(await repo.get('https://a.example/x')).toEqual({ ...doc('https://a.example/x', 'one', { author: 'Ann', publishedDate: '2026-01-01' }), updatedAt: 'T1' }); // prettier-ignore
+    await repo.upsert(doc('https://a.example/x', 'one', { fetchedAt: 'later' }), 'T2');
+    expect(await repo.get('https://a.example/x')).toMatchObject({ updatedAt: 'T1', fetchedAt: 'later', author: null });
+    await repo.upsert(doc('https://a.example/x', 'two'), 'T3');
+    expect(await repo.get('https://a.example/x')).toMatchObject({ updatedAt: 'T3', text: 'two' });
+    expect(await repo.get('https://a.example/none')).toBeUndefined();
+  });
+
+  it.runIf(available)('writes a batch whole or not at all', async () => {
+    backend = await open();
+    const { repo } = backend;
+    await repo.upsertMany([doc('https://a.example/1'), doc('https://a.example/2')], 'T1');
+    expect(await repo.count()).toBe(2);
+    const bad = { ...doc('https://a.example/4'), origin: 'nope' } as unknown as DocumentRecord; // refused by the table
+    await expect(repo.upsertMany([doc('https://a.example/3'), bad], 'T2')).rejects.toThrow();
+    expect(await repo.count()).toBe(2);
+    expect(await repo.get('https://a.example/3')).toBeUndefined();
+  });
+
+  it.runIf(available)('gives heads of the URLs it has, and every document a page at a time in byte order', async () => {
+    backend = await open();
+    const { repo } = backend;
+    const urls = [
+      'https://b.example/Z',
+      'https://b.example/a',
+      'https://a.example/é',
+      'import://kb/1',
+      'https://a.example/',
+    ];
+    await repo.upsertMany(
+      urls.map((u) => doc(u)),
+      'T1',
+    );
+    const heads = await repo.heads(['https://b.example/a', 'https://nowhere.example/']);
+    expect([...heads.values()]).toEqual([{ url: 'https://b.example/a', title: 'Title https://b.example/a', author: null, publishedDate: null, metadata: { language: 'en' } }]); // prettier-ignore
+    expect(await repo.heads([])).toEqual(new Map());
+    const seen: string[] = [];
+    for await (const d of repo.all(2)) seen.push(d.url);
+    expect(seen).toEqual([...urls].sort((x, y) => (Buffer.from(x) < Buffer.from(y) ? -1 : 1)));
+  });
+});
