@@ -95,7 +95,8 @@ export interface NewJob {
   scope: Record<string, unknown>;
 }
 
-interface JobRow {
+/** A row of `crawl_jobs` (both backends store the same columns). */
+export interface JobRow {
   id: string;
   seeds: string;
   scope: string;
@@ -105,7 +106,7 @@ interface JobRow {
   updated_at: string;
 }
 
-const toJob = (row: JobRow): CrawlJob => ({
+export const toJob = (row: JobRow): CrawlJob => ({
   id: row.id,
   seeds: JSON.parse(row.seeds) as string[],
   scope: JSON.parse(row.scope) as Record<string, unknown>,

@@ -250,4 +250,32 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX documents_collection ON documents (collection);
     `,
   },
+  {
+    version: 8,
+    name: 'crawl jobs and frontier',
+    sql: `
+      CREATE TABLE crawl_jobs (
+        id            TEXT PRIMARY KEY,
+        seeds         TEXT NOT NULL,
+        scope         TEXT NOT NULL,
+        state         TEXT NOT NULL CHECK (state IN ('active', 'finished')),
+        sitemaps_done INTEGER NOT NULL DEFAULT 0,
+        created_at    TEXT NOT NULL,
+        updated_at    TEXT NOT NULL
+      );
+      CREATE TABLE crawl_frontier (
+        id          BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        job_id      TEXT NOT NULL REFERENCES crawl_jobs (id) ON DELETE CASCADE,
+        url         TEXT NOT NULL,
+        depth       INTEGER NOT NULL,
+        state       TEXT NOT NULL CHECK (state IN ('queued', 'done', 'failed')),
+        error_tag   TEXT,
+        error       TEXT,
+        http_status INTEGER,
+        updated_at  TEXT NOT NULL,
+        UNIQUE (job_id, url)
+      );
+      CREATE INDEX crawl_frontier_next ON crawl_frontier (job_id, state, depth, id);
+    `,
+  },
 ];
