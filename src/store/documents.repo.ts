@@ -74,6 +74,25 @@ export interface DocumentRow {
   updated_at: string;
 }
 
+/** The columns of a document's head. */
+export type HeadRow = Pick<DocumentRow, 'url' | 'title' | 'author' | 'published_date' | 'metadata'>;
+
+/** Head rows as the heads services read, by URL. */
+export function headsOf(rows: HeadRow[]): Map<string, DocumentHead> {
+  return new Map(
+    rows.map((row) => [
+      row.url,
+      {
+        url: row.url,
+        title: row.title,
+        author: row.author,
+        publishedDate: row.published_date,
+        metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+      },
+    ]),
+  );
+}
+
 /** A `documents` row as the record services read. */
 export function toRecord(row: DocumentRow): StoredDocument {
   return {
@@ -146,20 +165,7 @@ export function createDocumentsRepo(db: Db): SqliteDocumentsRepo {
     },
     async heads(urls) {
       if (urls.length === 0) return new Map();
-      type HeadRow = Pick<DocumentRow, 'url' | 'title' | 'author' | 'published_date' | 'metadata'>;
-      const rows = headsByUrl.all(JSON.stringify(urls)) as HeadRow[];
-      return new Map(
-        rows.map((row) => [
-          row.url,
-          {
-            url: row.url,
-            title: row.title,
-            author: row.author,
-            publishedDate: row.published_date,
-            metadata: JSON.parse(row.metadata) as Record<string, unknown>,
-          },
-        ]),
-      );
+      return headsOf(headsByUrl.all(JSON.stringify(urls)) as HeadRow[]);
     },
     async count() {
       return (count.get() as { n: number }).n;

@@ -1,6 +1,13 @@
 /** The documents store over PostgreSQL: the same contract as `createDocumentsRepo` (SQLite). */
 import type pg from 'pg';
-import { toRecord, type DocumentRecord, type DocumentRow, type DocumentsRepo } from '../documents.repo.js';
+import {
+  headsOf,
+  toRecord,
+  type DocumentRecord,
+  type DocumentRow,
+  type DocumentsRepo,
+  type HeadRow,
+} from '../documents.repo.js';
 import { inTransaction } from './pg-store.js';
 
 type Run = Pick<pg.PoolClient, 'query'>;
@@ -38,22 +45,8 @@ export function createPgDocumentsRepo(pool: pg.Pool): DocumentsRepo {
     },
     async heads(urls) {
       if (urls.length === 0) return new Map();
-      const { rows } = await pool.query<DocumentRow>(
-        'SELECT url, title, author, published_date, metadata FROM documents WHERE url = ANY($1)',
-        [urls],
-      );
-      return new Map(
-        rows.map((row) => [
-          row.url,
-          {
-            url: row.url,
-            title: row.title,
-            author: row.author,
-            publishedDate: row.published_date,
-            metadata: JSON.parse(row.metadata) as Record<string, unknown>,
-          },
-        ]),
-      );
+      const sql = 'SELECT url, title, author, published_date, metadata FROM documents WHERE url = ANY($1)';
+      return headsOf((await pool.query<HeadRow>(sql, [urls])).rows);
     },
     async count() {
       const { rows } = await pool.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM documents');
