@@ -1,6 +1,10 @@
 // The PostgreSQL store's migrations on a real server (a schema of its own per test): applied once when
 // several processes start together, again as a no-op, and refused on a schema newer than the code.
 import { afterEach, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import type { DocumentRecord } from '../../src/store/documents.repo.js';
+import { createPgDocumentLog } from '../../src/store/pg/document-log.pg.js';
+import { createPgDocumentsRepo } from '../../src/store/pg/documents.pg.js';
 import { migratePg, openPgStore } from '../../src/store/pg/pg-store.js';
 import { PG_MIGRATIONS } from '../../src/store/pg/pg-migrations.js';
 import { TEST_DATABASE_URL, freshPgStore, pgReachable } from '../helpers/postgres.js';
@@ -39,5 +43,41 @@ describe.runIf(pgReachable)('PostgreSQL store', () => {
     await expect(openPgStore(TEST_DATABASE_URL, { schema: 'x; DROP TABLE y' })).rejects.toThrow(
       /Invalid PostgreSQL schema name/,
     );
+  });
+
+  it('gives the document log in an order no later write lands behind, held back by a transaction still open', async () => {
+    const store = await freshPgStore();
+    drops.push(store.drop);
+    const docs = createPgDocumentsRepo(store.pool);
+    const log = createPgDocumentLog(store.pool);
+    const doc = (url: string, text: string): DocumentRecord => ({ url, title: url, text, author: null, publishedDate: null, kind: 'html', metadata: {}, origin: 'fetch', collection: null, contentHash: text, fetchedAt: 'T' }); // prettier-ignore
+    const urls = (r: { docs: { url: string }[] }) => r.docs.map((d) => d.url);
+    await docs.upsert(doc('https://a.example/1', 'one'), 'T1');
+    await docs.upsert(doc('https://a.example/2', 'two'), 'T1');
+    const first = await log.changesSince(null, 10);
+    expect(urls(first)).toEqual(['https://a.example/1', 'https://a.example/2']);
+    // a writer that took its transaction id and sequence number first, and commits last
+    const slow = new pg.Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${store.schema}` });
+    await slow.connect();
+    try {
+      await slow.query('BEGIN');
+      await slow.query(
+        `INSERT INTO documents (url, title, text, kind, metadata, origin, content_hash, fetched_at, updated_at)
+         VALUES ('https://a.example/slow', 's', 's', 'html', '{}', 'fetch', 's', 'T', 'T2')`,
+      );
+      await docs.upsert(doc('https://a.example/fast', 'fast'), 'T2'); // commits at once, behind the open one
+      await docs.upsert(doc('https://a.example/1', 'one, again'), 'T2');
+      const held = await log.changesSince(first.next, 10);
+      expect(urls(held)).toEqual([]); // nothing after a transaction that may still write before it
+      expect(held.next).toEqual(first.next);
+      await slow.query('COMMIT');
+    } finally {
+      await slow.end();
+    }
+    const rest = await log.changesSince(first.next, 2);
+    expect(urls(rest)).toEqual(['https://a.example/slow', 'https://a.example/fast']);
+    const last = await log.changesSince(rest.next, 10);
+    expect(last.docs.map((d) => [d.url, d.text])).toEqual([['https://a.example/1', 'one, again']]);
+    expect(urls(await log.changesSince(last.next, 10))).toEqual([]);
   });
 });

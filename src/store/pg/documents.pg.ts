@@ -23,7 +23,8 @@ const UPSERT = `
     origin = excluded.origin, collection = excluded.collection, fetched_at = excluded.fetched_at,
     updated_at = CASE WHEN documents.content_hash = excluded.content_hash THEN documents.updated_at
                       ELSE excluded.updated_at END,
-    content_hash = excluded.content_hash`;
+    content_hash = excluded.content_hash,
+    change_xid = pg_current_xact_id(), change_seq = nextval('documents_change_seq')`;
 
 const write = (db: Run, d: DocumentRecord, now: string) =>
   db.query(UPSERT, [d.url, d.title, d.text, d.author, d.publishedDate, d.kind, JSON.stringify(d.metadata), d.origin,

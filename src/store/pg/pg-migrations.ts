@@ -278,4 +278,16 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX crawl_frontier_next ON crawl_frontier (job_id, state, depth, id);
     `,
   },
+  {
+    version: 9,
+    name: 'the document log',
+    sql: `
+      -- Where each document's latest write stands in the log replicas follow: the writing transaction's
+      -- id, then a sequence within it (see document-log.pg.ts). Rows written before carry the migration's.
+      CREATE SEQUENCE documents_change_seq;
+      ALTER TABLE documents ADD COLUMN change_xid xid8 NOT NULL DEFAULT pg_current_xact_id();
+      ALTER TABLE documents ADD COLUMN change_seq BIGINT NOT NULL DEFAULT nextval('documents_change_seq');
+      CREATE INDEX documents_log ON documents (change_xid, change_seq);
+    `,
+  },
 ];
