@@ -675,4 +675,16 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX code_chunks_text ON code_chunks (text);
     `,
   },
+  {
+    version: 17,
+    name: 'replica state',
+    sql: `
+      -- Where this process's derived copies stand in a shared database's logs (a replica's place in the
+      -- PostgreSQL document log), written in the transaction that applies what it read.
+      CREATE TABLE replica_state (
+        name   TEXT PRIMARY KEY,
+        value  TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
 ];

@@ -1,0 +1,66 @@
+/**
+ * A replica's local copy of the shared documents (issue 24, in progress): reads the PostgreSQL document
+ * log from where it stopped and writes what it reads into this process's SQLite store and search index,
+ * each batch in one transaction with the new position, so a replica that stops (or dies) resumes without
+ * missing or repeating a write. Searches then run on the local index, as in the single-machine mode,
+ * with the same ranking.
+ */
+import type { Db } from '../../store/database.js';
+import { writeTransaction } from '../../store/database.js';
+import type { SqliteDocumentsRepo, StoredDocument } from '../../store/documents.repo.js';
+import type { DocumentLog, LogPosition } from '../../store/pg/document-log.pg.js';
+
+/** The row of `replica_state` holding the position in the document log. */
+const POSITION = 'document-log';
+
+export interface DocumentFollower {
+  /** Reads and applies the log until nothing is left to read now; how many documents were applied. */
+  catchUp(): Promise<number>;
+  /** The position applied so far (null before the first document). */
+  position(): LogPosition | null;
+}
+
+/** Runs of documents with one `updatedAt`, in order (a write stores one time for a batch). */
+function byUpdateTime(docs: StoredDocument[]): StoredDocument[][] {
+  const runs: StoredDocument[][] = [];
+  for (const d of docs) {
+    const run = runs.at(-1);
+    if (run && run[0]!.updatedAt === d.updatedAt) run.push(d);
+    else runs.push([d]);
+  }
+  return runs;
+}
+
+export function createDocumentFollower(
+  db: Db,
+  log: DocumentLog,
+  local: SqliteDocumentsRepo,
+  options: { batch?: number } = {},
+): DocumentFollower {
+  const batch = options.batch ?? 500;
+  const read = db.prepare('SELECT value FROM replica_state WHERE name = ?').pluck();
+  const save = db.prepare(
+    'INSERT INTO replica_state (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
+  );
+  const stored = read.get(POSITION) as string | undefined;
+  let at: LogPosition | null = stored ? (JSON.parse(stored) as LogPosition) : null;
+  const apply = writeTransaction(db, (runs: StoredDocument[][], next: LogPosition) => {
+    for (const run of runs) local.writeNow(run, run[0]!.updatedAt);
+    save.run(POSITION, JSON.stringify(next));
+  });
+  return {
+    async catchUp() {
+      let applied = 0;
+      for (;;) {
+        const { docs, next } = await log.changesSince(at, batch);
+        if (docs.length === 0 || !next) return applied;
+        await local.prepare?.(docs);
+        apply(byUpdateTime(docs), next);
+        local.settle?.();
+        at = next;
+        applied += docs.length;
+      }
+    },
+    position: () => at,
+  };
+}
