@@ -18,6 +18,12 @@ export interface DocumentFollower {
   catchUp(): Promise<number>;
   /** The position applied so far (null before the first document). */
   position(): LogPosition | null;
+  /**
+   * Follows the log until `signal` aborts: catches up, then waits for a writer's notification or
+   * `pollMs` (which also covers writes held back by a transaction open elsewhere, and a lost listener).
+   * `onError` hears a failed round; the next one tries again.
+   */
+  run(options: { pollMs: number; signal: AbortSignal; onError?: (err: unknown) => void }): Promise<void>;
 }
 
 /** Runs of documents with one `updatedAt`, in order (a write stores one time for a batch). */
@@ -48,19 +54,31 @@ export function createDocumentFollower(
     for (const run of runs) local.writeNow(run, run[0]!.updatedAt);
     save.run(POSITION, JSON.stringify(next));
   });
+  const catchUp = async (): Promise<number> => {
+    let applied = 0;
+    for (;;) {
+      const { docs, next } = await log.changesSince(at, batch);
+      if (docs.length === 0 || !next) return applied;
+      await local.prepare?.(docs);
+      apply(byUpdateTime(docs), next);
+      local.settle?.();
+      at = next;
+      applied += docs.length;
+    }
+  };
   return {
-    async catchUp() {
-      let applied = 0;
-      for (;;) {
-        const { docs, next } = await log.changesSince(at, batch);
-        if (docs.length === 0 || !next) return applied;
-        await local.prepare?.(docs);
-        apply(byUpdateTime(docs), next);
-        local.settle?.();
-        at = next;
-        applied += docs.length;
+    catchUp,
+    position: () => at,
+    async run({ pollMs, signal, onError }) {
+      await log.changed(0); // listening before the first round, so no write between them goes unheard
+      while (!signal.aborted) {
+        try {
+          await catchUp();
+        } catch (err) {
+          onError?.(err);
+        }
+        if (!signal.aborted) await log.changed(pollMs, signal);
       }
     },
-    position: () => at,
   };
 }

@@ -9,8 +9,11 @@
  *
  * The price: a transaction left open anywhere in the database holds every reader's xmin back, and so
  * the log, until it ends.
+ *
+ * Writers notify the channel `trawl_documents_<schema>` when they commit; `changed` waits on it with a
+ * connection of its own (LISTEN needs one outside the pool, and outside PgBouncer's transaction pooling).
  */
-import type pg from 'pg';
+import pg from 'pg';
 import { toRecord, type DocumentRow, type StoredDocument } from '../documents.repo.js';
 
 /** A place in the log: after the write of transaction `xid`, number `seq`. */
@@ -23,10 +26,59 @@ export interface LogPosition {
 export interface DocumentLog {
   /** Up to `limit` documents written after `after` (from the start when null), in log order, with where they end. */
   changesSince(after: LogPosition | null, limit: number): Promise<{ docs: StoredDocument[]; next: LogPosition | null }>;
+  /** Resolves when a writer commits documents, after `timeoutMs`, or when `signal` aborts (whichever is first). */
+  changed(timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  /** Ends the listening connection. */
+  close(): Promise<void>;
 }
 
+/** The channel writers notify: one per schema, so stores in different schemas do not wake each other. */
+export const DOCUMENTS_CHANNEL_SQL = "'trawl_documents_' || current_schema()";
+
 export function createPgDocumentLog(pool: pg.Pool): DocumentLog {
+  let wake: (() => void) | null = null;
+  let pending = false; // a notification came while nobody waited: the next wait returns at once
+  let listener: Promise<pg.Client> | null = null;
+  const listen = async () => {
+    const client = new pg.Client({ connectionString: pool.options.connectionString, options: pool.options.options });
+    await client.connect();
+    const { rows } = await client.query<{ channel: string }>(`SELECT ${DOCUMENTS_CHANNEL_SQL} AS channel`);
+    client.on('notification', () => {
+      if (wake) wake();
+      else pending = true;
+    });
+    client.on('error', () => {
+      listener = null; // a lost connection is made again at the next wait; polling covers the gap
+    });
+    await client.query(`LISTEN "${rows[0]!.channel}"`);
+    return client;
+  };
   return {
+    async changed(timeoutMs, signal) {
+      listener ??= listen();
+      await listener;
+      if (pending) {
+        pending = false;
+        return;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, timeoutMs);
+        signal?.addEventListener('abort', done, { once: true });
+        function done() {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', done);
+          wake = null;
+          resolve();
+        }
+        wake = done;
+        if (signal?.aborted) done();
+      });
+    },
+    async close() {
+      const client = await listener?.catch(() => null);
+      listener = null;
+      await client?.end();
+    },
     async changesSince(after, limit) {
       const { rows } = await pool.query<DocumentRow & { xid: string; change_seq: number }>(
         `SELECT d.*, d.change_xid::text AS xid FROM documents d

@@ -8,6 +8,7 @@ import {
   type DocumentsRepo,
   type HeadRow,
 } from '../documents.repo.js';
+import { DOCUMENTS_CHANNEL_SQL } from './document-log.pg.js';
 import { inTransaction } from './pg-store.js';
 
 type Run = Pick<pg.PoolClient, 'query'>;
@@ -30,14 +31,21 @@ const write = (db: Run, d: DocumentRecord, now: string) =>
   db.query(UPSERT, [d.url, d.title, d.text, d.author, d.publishedDate, d.kind, JSON.stringify(d.metadata), d.origin,
     d.collection, d.contentHash, d.fetchedAt, now]); // prettier-ignore
 
+/** Wakes the replicas following the document log (delivered when the transaction commits). */
+const notify = (db: Run) => db.query(`SELECT pg_notify(${DOCUMENTS_CHANNEL_SQL}, '')`);
+
 export function createPgDocumentsRepo(pool: pg.Pool): DocumentsRepo {
   return {
     async upsert(doc, now) {
-      await write(pool, doc, now);
+      await inTransaction(pool, async (db) => {
+        await write(db, doc, now);
+        await notify(db);
+      });
     },
     async upsertMany(docs, now) {
       await inTransaction(pool, async (db) => {
         for (const doc of docs) await write(db, doc, now);
+        await notify(db);
       });
     },
     async get(url) {

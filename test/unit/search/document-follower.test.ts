@@ -98,4 +98,38 @@ describe.runIf(pgReachable)('document follower', () => {
     for (const q of ['undici pooling', 'retries backoff timeouts', 'keepalive'])
       expect(ranked(b, q)).toEqual(ranked(direct, q));
   });
+
+  it('runs on, woken by the writer’s notification, not by its poll', async () => {
+    const store = await freshPgStore();
+    cleanups.push(store.drop);
+    const shared = createPgDocumentsRepo(store.pool);
+    const log = createPgDocumentLog(store.pool);
+    cleanups.push(() => log.close());
+    const b = replica();
+    const follower = createDocumentFollower(b.db, log, b.local);
+    const stop = new AbortController();
+    // a poll far longer than the goal: only the notification can make it in time
+    const running = follower.run({ pollMs: 30_000, signal: stop.signal });
+    cleanups.push(async () => {
+      stop.abort();
+      await running;
+    });
+    const found = async (word: string) => b.index.search(word, { limit: 1 }).length > 0;
+    for (const [n, word] of [
+      [1, 'aardvark'],
+      [2, 'bandicoot'],
+      [3, 'capybara'],
+    ] as const) {
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the follower waiting again
+      const t = performance.now();
+      await shared.upsert(doc(n, `a page about the ${word}`), '2026-11-26T11:00:00.000Z');
+      // far sooner than the 30 s poll (how soon is bench material, not a test's)
+      while (!(await found(word))) {
+        if (performance.now() - t > 5000) throw new Error(`${word} not searchable after 5 s: the notification went unheard`); // prettier-ignore
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    }
+    stop.abort();
+    await running; // stops at once, not after the poll
+  });
 });
