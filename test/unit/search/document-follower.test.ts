@@ -8,9 +8,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createDocumentFollower } from '../../../src/core/search/document-follower.js';
 import { createSearchIndex, indexedDocuments } from '../../../src/core/search/search-index.js';
 import { openDatabase, type Db } from '../../../src/store/database.js';
-import { createDocumentsRepo, type DocumentRecord } from '../../../src/store/documents.repo.js';
+import { createDocumentsRepo } from '../../../src/store/documents.repo.js';
 import { createPgDocumentLog } from '../../../src/store/pg/document-log.pg.js';
 import { createPgDocumentsRepo } from '../../../src/store/pg/documents.pg.js';
+import { storedDoc } from '../../helpers/documents.js';
 import { freshPgStore, pgReachable } from '../../helpers/postgres.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -31,19 +32,7 @@ function replica() {
   return { db, stored, index, local: indexedDocuments(db, stored, index) };
 }
 
-const doc = (n: number, text: string): DocumentRecord => ({
-  url: `https://docs.example/${n}`,
-  title: `Page ${n}`,
-  text,
-  author: null,
-  publishedDate: null,
-  kind: 'html',
-  metadata: {},
-  origin: 'fetch',
-  collection: null,
-  contentHash: `h${n}:${text}`,
-  fetchedAt: '2026-11-26T10:00:00.000Z',
-});
+const doc = (n: number, text: string) => storedDoc(`https://docs.example/${n}`, `Page ${n}`, text);
 const WORDS = 'undici pooling sockets retries backoff timeouts keepalive pipelining'.split(' ');
 const textOf = (n: number) => Array.from({ length: 12 }, (_, k) => WORDS[(n * 3 + k * k) % WORDS.length]).join(' ');
 
