@@ -74,6 +74,18 @@ export interface DocumentRow {
   updated_at: string;
 }
 
+/**
+ * What an upsert of a document does to the row already there (both backends): every field replaced,
+ * `updated_at` moved only when the content hash changed.
+ */
+export const UPSERT_CONFLICT = `ON CONFLICT (url) DO UPDATE SET
+  title = excluded.title, text = excluded.text, author = excluded.author,
+  published_date = excluded.published_date, kind = excluded.kind, metadata = excluded.metadata,
+  origin = excluded.origin, collection = excluded.collection, fetched_at = excluded.fetched_at,
+  updated_at = CASE WHEN documents.content_hash = excluded.content_hash THEN documents.updated_at
+                    ELSE excluded.updated_at END,
+  content_hash = excluded.content_hash`;
+
 /** The columns of a document's head. */
 export type HeadRow = Pick<DocumentRow, 'url' | 'title' | 'author' | 'published_date' | 'metadata'>;
 
@@ -118,13 +130,7 @@ export function createDocumentsRepo(db: Db): SqliteDocumentsRepo {
                            content_hash, fetched_at, updated_at)
     VALUES (@url, @title, @text, @author, @published_date, @kind, @metadata, @origin, @collection,
             @content_hash, @fetched_at, @updated_at)
-    ON CONFLICT (url) DO UPDATE SET
-      title = excluded.title, text = excluded.text, author = excluded.author,
-      published_date = excluded.published_date, kind = excluded.kind, metadata = excluded.metadata,
-      origin = excluded.origin, collection = excluded.collection, fetched_at = excluded.fetched_at,
-      updated_at = CASE WHEN documents.content_hash = excluded.content_hash THEN documents.updated_at
-                        ELSE excluded.updated_at END,
-      content_hash = excluded.content_hash`);
+    ${UPSERT_CONFLICT}`);
   const byUrl = db.prepare('SELECT * FROM documents WHERE url = ?');
   const headsByUrl = db.prepare(
     'SELECT url, title, author, published_date, metadata FROM documents WHERE url IN (SELECT value FROM json_each(?))',

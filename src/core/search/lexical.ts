@@ -124,21 +124,24 @@ export function scoreList(
   return { n, ids, sat, maxSat };
 }
 
+/** The index of `id` in a part, or −1 (its id range is checked first: most parts cannot hold it). */
+function indexIn(part: ScoredList, id: number): number {
+  return id < part.ids[0]! || id > part.ids[part.n - 1]! ? -1 : find(part.ids, part.n, id);
+}
+
 /** Where `id` is in `postings`: its part and its index there, or null. */
 export function locate(postings: TermPostings, id: number): { part: PostingsPart; k: number } | null {
   for (const part of postings.parts) {
-    if (id < part.ids[0]! || id > part.ids[part.n - 1]!) continue;
-    const k = find(part.ids, part.n, id);
+    const k = indexIn(part, id);
     if (k >= 0) return { part, k };
   }
   return null;
 }
 
-/** The saturation of `id` in `postings`, or −1 when it is not there. */
+/** The saturation of `id` in `postings`, or −1 when it is not there (no object made: ranking's inner loop). */
 function satOf(postings: TermPostings, id: number): number {
   for (const part of postings.parts) {
-    if (id < part.ids[0]! || id > part.ids[part.n - 1]!) continue;
-    const k = find(part.ids, part.n, id);
+    const k = indexIn(part, id);
     if (k >= 0) return part.sat[k]!;
   }
   return -1;

@@ -1,6 +1,7 @@
 /** The documents store over PostgreSQL: the same contract as `createDocumentsRepo` (SQLite). */
 import type pg from 'pg';
 import {
+  UPSERT_CONFLICT,
   headsOf,
   toRecord,
   type DocumentRecord,
@@ -13,18 +14,12 @@ import { inTransaction } from './pg-store.js';
 
 type Run = Pick<pg.PoolClient, 'query'>;
 
-// updated_at moves only when the content changed
+// as on SQLite, and the write's place in the document log (document-log.pg.ts)
 const UPSERT = `
   INSERT INTO documents (url, title, text, author, published_date, kind, metadata, origin, collection,
                          content_hash, fetched_at, updated_at)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-  ON CONFLICT (url) DO UPDATE SET
-    title = excluded.title, text = excluded.text, author = excluded.author,
-    published_date = excluded.published_date, kind = excluded.kind, metadata = excluded.metadata,
-    origin = excluded.origin, collection = excluded.collection, fetched_at = excluded.fetched_at,
-    updated_at = CASE WHEN documents.content_hash = excluded.content_hash THEN documents.updated_at
-                      ELSE excluded.updated_at END,
-    content_hash = excluded.content_hash,
+  ${UPSERT_CONFLICT},
     change_xid = pg_current_xact_id(), change_seq = nextval('documents_change_seq')`;
 
 const write = (db: Run, d: DocumentRecord, now: string) =>
