@@ -1,10 +1,10 @@
 // One contract for teams, spend and holds, on SQLite and on PostgreSQL: a hold only when the standing
 // read in the same transaction allows it, a charge settled in one go, a team edited by id or name, and
 // holds racing from several handles (processes, replicas) that never hold the same money twice.
-import { afterEach, describe, expect, it } from 'vitest';
-import { createAccountsRepo, type AccountsRepo, type HoldRequest, type Standing } from '../../src/store/accounts.repo.js'; // prettier-ignore
+import { describe, expect, it } from 'vitest';
+import { createAccountsRepo, type HoldRequest, type Standing } from '../../src/store/accounts.repo.js'; // prettier-ignore
 import { createPgAccountsRepo } from '../../src/store/pg/accounts.pg.js';
-import { backendsFor, type ContractBackend } from './backends.js';
+import { backendsFor, perTest } from './backends.js';
 
 const backends = backendsFor(createAccountsRepo, createPgAccountsRepo);
 const NOW = Date.parse('2026-03-15T12:00:00Z');
@@ -17,14 +17,10 @@ const holdOf = (id: string, micros: number, key = 'k1'): HoldRequest => ({
 });
 
 describe.each(backends)('accounts repository on %s', (_name, available, open) => {
-  let backend: ContractBackend<AccountsRepo> | undefined;
-  afterEach(async () => {
-    await backend?.close();
-    backend = undefined;
-  });
+  const each = perTest(open);
 
   it.runIf(available)('holds money only when the standing read in the same transaction allows it', async () => {
-    backend = await open();
+    const backend = await each.open();
     const accounts = backend.repo;
     const seen: Standing[] = [];
     await accounts.holdIfAllowed(holdOf('h1', 300), (s) => void seen.push(s));
@@ -46,7 +42,7 @@ describe.each(backends)('accounts repository on %s', (_name, available, open) =>
   it.runIf(available)(
     'settles a charge in one go: the hold released, the spend recorded, the credits taken',
     async () => {
-      backend = await open();
+      const backend = await each.open();
       const accounts = backend.repo;
       expect(await accounts.addCredits('team_default', 1_000)).toMatchObject({ credits_micros: 1_000 });
       await accounts.holdIfAllowed(holdOf('h1', 400), () => undefined);
@@ -63,7 +59,7 @@ describe.each(backends)('accounts repository on %s', (_name, available, open) =>
   );
 
   it.runIf(available)('adds teams, and edits one found by id or name, saying when there is none', async () => {
-    backend = await open();
+    const backend = await each.open();
     const accounts = backend.repo;
     const team = { id: 'team_x', name: 'x', enterprise: 0, zero_retention: 1, credits_micros: 5, budget_micros: 9_000_000_000, budget_period: 'month', created_at: '2027-01-01T00:00:00.000Z' }; // prettier-ignore
     await accounts.insertTeam(team);
@@ -77,9 +73,9 @@ describe.each(backends)('accounts repository on %s', (_name, available, open) =>
   });
 
   it.runIf(available)('never holds the same money twice when holds race from many handles', async () => {
-    backend = await open();
+    const backend = await each.open();
     await backend.repo.addCredits('team_default', 1_000);
-    const handles = [backend.repo, ...Array.from({ length: 3 }, () => backend!.second())];
+    const handles = [backend.repo, ...Array.from({ length: 3 }, () => backend.second())];
     const allow = (s: Standing) => {
       if ((s.team.credits_micros ?? 0) - s.teamHolds < 100) throw new Error('not enough credits');
     };

@@ -2,10 +2,10 @@
 // the key's limit (also when claims race from several handles), one end with its terminal event
 // numbered after the others, requeues, leases, zero retention, and events numbered without gaps when
 // they are appended at once.
-import { afterEach, describe, expect, it } from 'vitest';
-import { createAgentRunsRepo, type AgentRunsRepo, type NewAgentRun } from '../../src/store/agent-runs.repo.js';
+import { describe, expect, it } from 'vitest';
+import { createAgentRunsRepo, type NewAgentRun } from '../../src/store/agent-runs.repo.js';
 import { createPgAgentRunsRepo } from '../../src/store/pg/agent-runs.pg.js';
-import { backendsFor, type ContractBackend } from './backends.js';
+import { backendsFor, perTest } from './backends.js';
 
 const backends = backendsFor(createAgentRunsRepo, createPgAgentRunsRepo);
 const AT = '2026-01-01T00:00:00.000Z';
@@ -31,14 +31,10 @@ const ended = {
 const terminal = (row: { id: string }) => ({ event: 'agent_run.cancelled', data: JSON.stringify({ id: row.id }), at: AT }); // prettier-ignore
 
 describe.each(backends)('agent runs on %s', (_name, available, open) => {
-  let backend: ContractBackend<AgentRunsRepo> | undefined;
-  afterEach(async () => {
-    await backend?.close();
-    backend = undefined;
-  });
+  const each = perTest(open);
 
   it.runIf(available)('claims a queued run once, and only while its key runs fewer than its limit', async () => {
-    backend = await open();
+    const backend = await each.open();
     const { repo } = backend;
     await repo.insert(run('r_a1'), event('agent_run.created'));
     await repo.insert(run('r_a2'));
@@ -55,7 +51,7 @@ describe.each(backends)('agent runs on %s', (_name, available, open) => {
   it.runIf(available)(
     'ends a run once, with its terminal event numbered after the others, and no start after its end',
     async () => {
-      backend = await open();
+      const backend = await each.open();
       const { repo } = backend;
       await repo.insert(run('r_b1', 'key_b'), event('agent_run.created'));
       expect(await repo.claim('r_b1', 5, AT, 'p1', 1000)).toBe(true);
@@ -85,7 +81,7 @@ describe.each(backends)('agent runs on %s', (_name, available, open) => {
   );
 
   it.runIf(available)('requeues a run its owner gives up or whose lease lapsed, and lists lapsed runs', async () => {
-    backend = await open();
+    const backend = await each.open();
     const { repo } = backend;
     await repo.insert(run('r_c1'));
     await repo.insert(run('r_c2'));
@@ -101,7 +97,7 @@ describe.each(backends)('agent runs on %s', (_name, available, open) => {
   });
 
   it.runIf(available)('forgets a zero-retention run’s request at its end, then its output and events', async () => {
-    backend = await open();
+    const backend = await each.open();
     const { repo } = backend;
     await repo.insert(run('r_z', 'key_z', { zero_retention: 1 }), event('agent_run.created'));
     await repo.claim('r_z', 1, AT, 'p1', 1000);
@@ -115,8 +111,8 @@ describe.each(backends)('agent runs on %s', (_name, available, open) => {
   });
 
   it.runIf(available)('keeps the key’s limit and numbers events without gaps when handles race', async () => {
-    backend = await open();
-    const handles = [backend.repo, ...Array.from({ length: 3 }, () => backend!.second())];
+    const backend = await each.open();
+    const handles = [backend.repo, ...Array.from({ length: 3 }, () => backend.second())];
     for (let i = 0; i < 8; i++) await backend.repo.insert(run(`r_r${i}`, 'key_r'));
     const claims = await Promise.all(handles.flatMap((h, k) => [0, 1].map((j) => h.claim(`r_r${k * 2 + j}`, 3, AT, `p${k}`, 1000)))); // prettier-ignore
     expect(claims.filter(Boolean)).toHaveLength(3);

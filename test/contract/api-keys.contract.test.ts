@@ -1,27 +1,22 @@
 // One contract for the API keys repository, run against each backend: SQLite in a temp dir always,
 // PostgreSQL (a schema of its own) where a server answers, which CI makes so.
-import { afterEach, describe, expect, it } from 'vitest';
-import { createApiKeysRepo, type ApiKeysRepo } from '../../src/store/api-keys.repo.js';
+import { describe, expect, it } from 'vitest';
+import { createApiKeysRepo } from '../../src/store/api-keys.repo.js';
 import { createPgApiKeysRepo } from '../../src/store/pg/api-keys.pg.js';
-import { backendsFor, type ContractBackend } from './backends.js';
+import { backendsFor, perTest } from './backends.js';
 
-type Backend = ContractBackend<ApiKeysRepo>;
 const backends = backendsFor(createApiKeysRepo, createPgApiKeysRepo);
 
 const T0 = '2026-11-26T10:00:00.000Z';
 const key = (id: string, at = T0) => ({ id, name: `key ${id}`, hash: `hash-${id}`, created_at: at });
 
 describe.each(backends)('API keys repository on %s', (_name, available, open) => {
-  let backend: Backend | undefined;
-  afterEach(async () => {
-    await backend?.close();
-    backend = undefined;
-  });
+  const each = perTest(open);
 
   it.runIf(available)(
     'stores keys with their defaults, lists them in order, and reads a key with its team',
     async () => {
-      backend = await open();
+      const backend = await each.open();
       const { repo } = backend;
       await repo.insert(key('b', '2026-11-26T10:00:01.000Z'));
       await repo.insert({
@@ -45,7 +40,7 @@ describe.each(backends)('API keys repository on %s', (_name, available, open) =>
   );
 
   it.runIf(available)('revokes once, counts active keys, and records use', async () => {
-    backend = await open();
+    const backend = await each.open();
     const { repo } = backend;
     await repo.insert(key('a'));
     await repo.insert(key('b'));
@@ -60,8 +55,8 @@ describe.each(backends)('API keys repository on %s', (_name, available, open) =>
   });
 
   it.runIf(available)('makes one first key when many starts race on an empty database', async () => {
-    backend = await open();
-    const handles = [backend.repo, ...Array.from({ length: 5 }, () => backend!.second())];
+    const backend = await each.open();
+    const handles = [backend.repo, ...Array.from({ length: 5 }, () => backend.second())];
     const made = await Promise.all(handles.map((repo, i) => repo.insertIfEmpty(key(`first${i}`))));
     expect(made.filter(Boolean)).toHaveLength(1);
     expect(await backend.repo.list()).toHaveLength(1);

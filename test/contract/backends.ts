@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
+import { afterEach } from 'vitest';
 import { openDatabase, type Db } from '../../src/store/database.js';
 import { freshPgStore, pgReachable } from '../helpers/postgres.js';
 
@@ -45,4 +46,17 @@ export function backendsFor<R>(sqlite: (db: Db) => R, postgres: (pool: pg.Pool) 
       },
     ],
   ];
+}
+
+/**
+ * Within a describe: `open()` makes a fresh backend for the test, closed after it; `current()` is the
+ * one open (for helpers shared by the tests).
+ */
+export function perTest<R>(open: () => Promise<ContractBackend<R>>) {
+  let current: ContractBackend<R> | undefined;
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return { open: async () => (current = await open()), current: () => current! };
 }

@@ -1,23 +1,19 @@
 // One contract for crawl jobs and their frontier, on SQLite and on PostgreSQL: a job made afresh with
 // its seeds queued, breadth-first order, a page completed with its aliases and links at once, failures
 // counted by tag.
-import { afterEach, describe, expect, it } from 'vitest';
-import { createCrawlRepo, type CrawlRepo } from '../../src/store/crawl.repo.js';
+import { describe, expect, it } from 'vitest';
+import { createCrawlRepo } from '../../src/store/crawl.repo.js';
 import { createPgCrawlRepo } from '../../src/store/pg/crawl.pg.js';
-import { backendsFor, type ContractBackend } from './backends.js';
+import { backendsFor, perTest } from './backends.js';
 
 const backends = backendsFor(createCrawlRepo, createPgCrawlRepo);
 const seeds = ['https://a.example/', 'https://b.example/'];
 
 describe.each(backends)('crawl jobs and frontier on %s', (_name, available, open) => {
-  let backend: ContractBackend<CrawlRepo> | undefined;
-  afterEach(async () => {
-    await backend?.close();
-    backend = undefined;
-  });
+  const each = perTest(open);
 
   it.runIf(available)('makes a job with its seeds queued, and finds it by its seeds while active', async () => {
-    backend = await open();
+    const backend = await each.open();
     const { repo } = backend;
     const job = await repo.createJob({ id: 'job1', seeds, scope: { depth: 2 } }, 'T1');
     expect(job).toEqual({ id: 'job1', seeds, scope: { depth: 2 }, state: 'active', sitemapsDone: false, createdAt: 'T1', updatedAt: 'T1' }); // prettier-ignore
@@ -36,7 +32,7 @@ describe.each(backends)('crawl jobs and frontier on %s', (_name, available, open
   it.runIf(available)(
     'hands out queued pages breadth first, completes one with its aliases and links at once',
     async () => {
-      backend = await open();
+      const backend = await each.open();
       const { repo } = backend;
       await repo.createJob({ id: 'j', seeds, scope: {} }, 'T1');
       expect(await repo.enqueue('j', [{ url: 'https://a.example/deep', depth: 2 }, { url: 'https://a.example/', depth: 1 }, { url: 'https://a.example/deep', depth: 2 }], 'T1')).toBe(1); // prettier-ignore
@@ -63,7 +59,7 @@ describe.each(backends)('crawl jobs and frontier on %s', (_name, available, open
   );
 
   it.runIf(available)('records failures with their tag and counts them', async () => {
-    backend = await open();
+    const backend = await each.open();
     const { repo } = backend;
     await repo.createJob({ id: 'j', seeds, scope: {} }, 'T1');
     const [a, b] = await repo.next('j', 2, new Set());

@@ -1,10 +1,10 @@
 // One contract for the documents store, on SQLite and on PostgreSQL: an upsert moves `updatedAt` only
 // when the content changed, a batch lands whole or not at all, heads leave out unknown URLs, and every
 // document is read back a page at a time in the same (byte) order.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createDocumentsRepo, type DocumentRecord, type DocumentsRepo } from '../../src/store/documents.repo.js';
 import { createPgDocumentsRepo } from '../../src/store/pg/documents.pg.js';
-import { backendsFor, type ContractBackend } from './backends.js';
+import { backendsFor, perTest } from './backends.js';
 
 const backends = backendsFor<DocumentsRepo>(createDocumentsRepo, createPgDocumentsRepo);
 const doc = (url: string, text = `text of ${url}`, extra: Partial<DocumentRecord> = {}): DocumentRecord => ({
@@ -23,14 +23,10 @@ const doc = (url: string, text = `text of ${url}`, extra: Partial<DocumentRecord
 });
 
 describe.each(backends)('documents store on %s', (_name, available, open) => {
-  let backend: ContractBackend<DocumentsRepo> | undefined;
-  afterEach(async () => {
-    await backend?.close();
-    backend = undefined;
-  });
+  const each = perTest(open);
 
   it.runIf(available)('moves updatedAt only when the content changed', async () => {
-    backend = await open();
+    const backend = await each.open();
     const { repo } = backend;
     await repo.upsert(doc('https://a.example/x', 'one', { author: 'Ann', publishedDate: '2026-01-01' }), 'T1');
     expect(await repo.get('https://a.example/x')).toEqual({ ...doc('https://a.example/x', 'one', { author: 'Ann', publishedDate: '2026-01-01' }), updatedAt: 'T1' }); // prettier-ignore
@@ -42,7 +38,7 @@ describe.each(backends)('documents store on %s', (_name, available, open) => {
   });
 
   it.runIf(available)('writes a batch whole or not at all', async () => {
-    backend = await open();
+    const backend = await each.open();
     const { repo } = backend;
     await repo.upsertMany([doc('https://a.example/1'), doc('https://a.example/2')], 'T1');
     expect(await repo.count()).toBe(2);
@@ -53,7 +49,7 @@ describe.each(backends)('documents store on %s', (_name, available, open) => {
   });
 
   it.runIf(available)('gives heads of the URLs it has, and every document a page at a time in byte order', async () => {
-    backend = await open();
+    const backend = await each.open();
     const { repo } = backend;
     const urls = [
       'https://b.example/Z',

@@ -1,10 +1,10 @@
 // One contract for MCP tasks and answer snapshots, on SQLite and on PostgreSQL: ownership, a single
 // end, leases and expiry of tasks; snapshots read by their owner until they expire.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMcpSnapshotsRepo, type McpSnapshotsRepo } from '../../src/store/mcp-snapshots.repo.js';
 import { createMcpTasksRepo, type McpTasksRepo } from '../../src/store/mcp-tasks.repo.js';
 import { createPgMcpSnapshotsRepo, createPgMcpTasksRepo } from '../../src/store/pg/mcp.pg.js';
-import { backendsFor, type ContractBackend } from './backends.js';
+import { backendsFor, perTest } from './backends.js';
 
 interface Repos {
   tasks: McpTasksRepo;
@@ -17,13 +17,9 @@ const backends = backendsFor<Repos>(
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 
 describe.each(backends)('MCP tasks and snapshots on %s', (_name, available, open) => {
-  let backend: ContractBackend<Repos> | undefined;
-  afterEach(async () => {
-    await backend?.close();
-    backend = undefined;
-  });
+  const each = perTest(open);
   const add = (id: string, owner: string, extra: { worker?: string; leaseUntilMs?: number; ttlMs?: number } = {}) =>
-    backend!.repo.tasks.insert({
+    each.current().repo.tasks.insert({
       id,
       owner,
       tool: 'search',
@@ -35,7 +31,7 @@ describe.each(backends)('MCP tasks and snapshots on %s', (_name, available, open
     });
 
   it.runIf(available)('shows a task to its owner only, and lists an owner’s tasks newest first', async () => {
-    backend = await open();
+    const backend = await each.open();
     const repo = backend.repo.tasks;
     await add('t_a1', 'key_a');
     await add('t_a2', 'key_a');
@@ -50,7 +46,7 @@ describe.each(backends)('MCP tasks and snapshots on %s', (_name, available, open
   });
 
   it.runIf(available)('ends a task once: the first end wins, and ending keeps it for its TTL from then', async () => {
-    backend = await open();
+    const backend = await each.open();
     const repo = backend.repo.tasks;
     await add('t_end', 'key_a', { ttlMs: 1000 });
     expect(await repo.linkRun('t_end', 'run_1', T0 + 100)).toBe(true);
@@ -64,7 +60,7 @@ describe.each(backends)('MCP tasks and snapshots on %s', (_name, available, open
   });
 
   it.runIf(available)('renews the lease of its own worker while the task is open, not after a cancel', async () => {
-    backend = await open();
+    const backend = await each.open();
     const repo = backend.repo.tasks;
     await add('t_lease', 'key_a', { worker: 'w1', leaseUntilMs: T0 + 1000 });
     expect(await repo.renewLease('t_lease', 'w2', T0 + 9000)).toBe(false);
@@ -77,7 +73,7 @@ describe.each(backends)('MCP tasks and snapshots on %s', (_name, available, open
   });
 
   it.runIf(available)('deletes ended tasks past their expiry, and open ones only a grace period later', async () => {
-    backend = await open();
+    const backend = await each.open();
     const repo = backend.repo.tasks;
     await add('t_old_done', 'key_c', { ttlMs: 1000 });
     await repo.end('t_old_done', { status: 'completed', statusMessage: null, result: '{}', nowMs: T0 });
@@ -91,7 +87,7 @@ describe.each(backends)('MCP tasks and snapshots on %s', (_name, available, open
   });
 
   it.runIf(available)('gives a snapshot back to its owner until it expires, then deletes it', async () => {
-    backend = await open();
+    const backend = await each.open();
     const repo = backend.repo.snapshots;
     const snap = { id: 's1', owner: 'key_a', tool: 'search', argsHash: 'h', body: '{"results":[]}', createdMs: T0, expiresMs: T0 + 1000 }; // prettier-ignore
     await repo.insert(snap);

@@ -1,7 +1,7 @@
 // One contract for monitors, their runs and the webhook outbox, on SQLite and on PostgreSQL, two handles
 // standing for two processes or replicas: a due slot is claimed once, a run ends once, a delivery is
 // leased to one of them; a decision that throws inside a unit of work leaves nothing written.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createMonitorsRepo,
   type DuePlan,
@@ -12,7 +12,7 @@ import {
   type RunEnd,
 } from '../../src/store/monitors.repo.js';
 import { createPgMonitorsRepo } from '../../src/store/pg/monitors.pg.js';
-import { backendsFor, type ContractBackend } from './backends.js';
+import { backendsFor, perTest } from './backends.js';
 
 const backends = backendsFor(createMonitorsRepo, createPgMonitorsRepo);
 
@@ -79,14 +79,10 @@ const plan = (owner: string): DuePlan => ({
 });
 
 describe.each(backends)('monitors repository on %s', (_name, available, open) => {
-  let backend: ContractBackend<MonitorsRepo> | undefined;
-  afterEach(async () => {
-    await backend?.close();
-    backend = undefined;
-  });
+  const each = perTest(open);
   /** Two handles on one fresh database. */
   const pair = async (): Promise<[MonitorsRepo, MonitorsRepo]> => {
-    backend = await open();
+    const backend = await each.open();
     return [backend.repo, backend.second()];
   };
 

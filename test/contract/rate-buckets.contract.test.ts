@@ -1,23 +1,19 @@
 // One contract for the request-rate buckets, on SQLite and on PostgreSQL: refill, take, refusal, a
 // clock that stepped back, and concurrent takes from several handles that never overdraw a bucket.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPgRateBucketsRepo } from '../../src/store/pg/rate-buckets.pg.js';
 import { CLOCK_STEP_MS, createRateBucketsRepo, type RateBucketsRepo } from '../../src/store/rate-buckets.repo.js';
-import { backendsFor, type ContractBackend } from './backends.js';
+import { backendsFor, perTest } from './backends.js';
 
 const backends = backendsFor(createRateBucketsRepo, createPgRateBucketsRepo);
 const T = 1_790_000_000_000; // epoch ms, past 2^31
 const take = (repo: RateBucketsRepo, nowMs: number, keyId = 'k') => repo.take({ keyId, nowMs, ratePerSec: 2, capacity: 3 }); // prettier-ignore
 
 describe.each(backends)('rate buckets on %s', (_name, available, open) => {
-  let backend: ContractBackend<RateBucketsRepo> | undefined;
-  afterEach(async () => {
-    await backend?.close();
-    backend = undefined;
-  });
+  const each = perTest(open);
 
   it.runIf(available)('starts full, takes a token a request, refuses when empty, refills with time', async () => {
-    backend = await open();
+    const backend = await each.open();
     const { repo } = backend;
     expect(await take(repo, T)).toEqual({ tokens: 2, updatedMs: T });
     expect(await take(repo, T)).toEqual({ tokens: 1, updatedMs: T });
@@ -33,7 +29,7 @@ describe.each(backends)('rate buckets on %s', (_name, available, open) => {
   it.runIf(available)(
     'keeps a later stamp a little ahead, and restarts full after the clock stepped back',
     async () => {
-      backend = await open();
+      const backend = await each.open();
       const { repo } = backend;
       await take(repo, T + 1000);
       expect(await take(repo, T)).toEqual({ tokens: 1, updatedMs: T + 1000 }); // another process's later stamp
@@ -42,8 +38,8 @@ describe.each(backends)('rate buckets on %s', (_name, available, open) => {
   );
 
   it.runIf(available)('never lets more through than the bucket holds when takes race from many handles', async () => {
-    backend = await open();
-    const handles = [backend.repo, ...Array.from({ length: 3 }, () => backend!.second())];
+    const backend = await each.open();
+    const handles = [backend.repo, ...Array.from({ length: 3 }, () => backend.second())];
     const results = await Promise.all(
       Array.from({ length: 40 }, (_, i) => handles[i % handles.length]!.take({ keyId: 'race', nowMs: T, ratePerSec: 0.001, capacity: 10 })), // prettier-ignore
     );
