@@ -20,6 +20,20 @@ export interface CacheStore {
   close(): Promise<void>;
 }
 
+/** The keyv namespace of a cache at a format version (`v1:page`): a new version misses every old entry. */
+export function cacheNamespace(name: string, version: number): string {
+  return `v${version}:${name}`;
+}
+
+/**
+ * Plain JSON: keyv's default codec revives Buffers with a reviver, which costs a fifth of a cached
+ * /contents answer; cache values are plain data (pages, raw text, base64). Every backend uses it.
+ */
+export const PLAIN_JSON = {
+  serialize: (data: unknown) => JSON.stringify(data),
+  deserialize: (data: string) => JSON.parse(data) as never,
+};
+
 const require = createRequire(import.meta.url);
 let modules: { Keyv: typeof KeyvType; KeyvSqlite: typeof KeyvSqliteType } | undefined;
 function load() {
@@ -39,7 +53,7 @@ export function createCacheStore(dataDir: string): CacheStore {
   let madePrivate = false;
   return {
     namespace<T>(name: string, version: number): Keyv<T> {
-      const ns = `v${version}:${name}`;
+      const ns = cacheNamespace(name, version);
       let entry = open.get(ns);
       if (!entry) {
         const { Keyv, KeyvSqlite } = load();
@@ -55,14 +69,7 @@ export function createCacheStore(dataDir: string): CacheStore {
           keySize: 4096,
         });
         void adapter.query('PRAGMA journal_mode = WAL').catch(() => undefined);
-        // Plain JSON: keyv's default codec revives Buffers with a reviver, which costs a fifth of a
-        // cached /contents answer; cache values here are plain data (pages, raw text, base64).
-        const kv = new Keyv({
-          store: adapter,
-          namespace: ns,
-          serialize: (data) => JSON.stringify(data),
-          deserialize: (data) => JSON.parse(data) as never,
-        });
+        const kv = new Keyv({ store: adapter, namespace: ns, ...PLAIN_JSON });
         entry = { kv, adapter };
         open.set(ns, entry);
       }

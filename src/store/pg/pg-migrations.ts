@@ -290,4 +290,20 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX documents_log ON documents (change_xid, change_seq);
     `,
   },
+  {
+    version: 10,
+    name: 'the shared page cache',
+    sql: `
+      -- keyv entries of every replica (cache.pg.ts). Keyed by the SHA-256 of the key, since a key carries
+      -- a URL that may be longer than a B-tree entry allows. UNLOGGED: a cache is not worth its WAL; it
+      -- is emptied after a crash and not copied to standbys, and every entry can be fetched again.
+      CREATE UNLOGGED TABLE cache_entries (
+        key_hash    BYTEA PRIMARY KEY,
+        key         TEXT NOT NULL,
+        value       TEXT NOT NULL,
+        expires_ms  BIGINT
+      );
+      CREATE INDEX cache_entries_expiry ON cache_entries (expires_ms) WHERE expires_ms IS NOT NULL;
+    `,
+  },
 ];
