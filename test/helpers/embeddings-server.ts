@@ -11,6 +11,8 @@ export interface EmbeddingsServer {
   baseUrl: string;
   /** While true, every request gets a 503. */
   failing: boolean;
+  /** Embedding requests answered so far, and the texts they carried. */
+  readonly calls: { requests: number; inputs: number };
   close(): Promise<void>;
 }
 
@@ -31,12 +33,15 @@ export function toyEmbedding(concepts: readonly string[][], text: string): numbe
 
 export async function startEmbeddingsServer(concepts: readonly string[][]): Promise<EmbeddingsServer> {
   const state = { failing: false };
+  const calls = { requests: 0, inputs: 0 };
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));
     req.on('end', () => {
       if (state.failing) return void res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"down"}');
       const { input, model } = JSON.parse(body) as { input: string[]; model: string };
+      calls.requests += 1;
+      calls.inputs += input.length;
       const data = input.map((text, index) => ({
         object: 'embedding',
         index,
@@ -48,6 +53,7 @@ export async function startEmbeddingsServer(concepts: readonly string[][]): Prom
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    calls,
     get failing() {
       return state.failing;
     },

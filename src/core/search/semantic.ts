@@ -2,11 +2,15 @@
  * Semantic search, when an embeddings provider is configured: indexed documents are embedded in the
  * background (title and text in up to 4 chunks, batched), vectors kept in SQLite (sqlite-vec), and a
  * query's nearest documents are fused with the lexical ranking by the search types that read them.
+ * With a shared embeddings store (PostgreSQL, several replicas), chunks another replica embedded are
+ * taken from it and only new ones are sent to the provider; queries always go to the provider.
  */
+import { ServiceError } from '../../errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Embedder } from '../../providers/embeddings.js';
 import type { Db } from '../../store/database.js';
 import type { DocumentsRepo } from '../../store/documents.repo.js';
+import type { SharedEmbeddings } from '../../store/embeddings-store.js';
 import { createVectorsRepo, SEARCH_VECTORS, type VectorsRepo, type VectorTables } from '../../store/vectors.repo.js';
 
 /** Characters per chunk, cut at a paragraph (else a sentence) boundary when one is near. */
@@ -58,19 +62,55 @@ export function createSemanticSearch(deps: {
   tables?: VectorTables;
   /** What is embedded of an indexed item (default: the stored document's title and text). */
   textOf?: (url: string, title: string) => string | undefined | Promise<string | undefined>;
+  /** Vectors shared by replicas: asked before the provider, and given what the provider answers. */
+  shared?: SharedEmbeddings;
 }): SemanticSearch {
-  const { embedder, logger } = deps;
-  let repo: VectorsRepo | null = null;
+  const { embedder, logger, shared } = deps;
+  const model = embedder.model;
+  let index: { repo: VectorsRepo; dims: number } | null = null;
   const queries = new Map<string, Float32Array>();
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<unknown> | null = null;
   let stopped = false;
 
-  const repoFor = async (): Promise<VectorsRepo> => {
-    if (repo) return repo;
+  /** The vector size: as a replica recorded it, else asked of the provider (and recorded). */
+  const dimensions = async (): Promise<number> => {
+    const recorded = await shared?.dimensionsOf(model);
+    if (recorded) return recorded;
     const [probe] = await embedder.embed(['dimension probe']);
-    repo = createVectorsRepo(deps.db, embedder.model, probe!.length, deps.tables ?? SEARCH_VECTORS);
-    return repo;
+    await shared?.recordDimensions(model, probe!.length);
+    return probe!.length;
+  };
+  const indexFor = async () => {
+    if (index) return index;
+    const dims = await dimensions();
+    index = { repo: createVectorsRepo(deps.db, model, dims, deps.tables ?? SEARCH_VECTORS), dims };
+    return index;
+  };
+  const repoFor = async (): Promise<VectorsRepo> => (await indexFor()).repo;
+
+  /** Vectors of document chunks: those the shared store has, the others from the provider, then stored. */
+  const embedChunks = async (texts: string[]): Promise<Float32Array[]> => {
+    if (!shared) return (await embedder.embed(texts)).map((v) => Float32Array.from(v));
+    const { dims } = await indexFor();
+    const found = await shared.find(model, dims, texts);
+    const missing = [...new Set(texts.filter((_, i) => !found[i]))];
+    if (missing.length === 0) return found as Float32Array[];
+    const fresh = (await embedder.embed(missing)).map((v) => Float32Array.from(v));
+    const wrong = fresh.find((v) => v.length !== dims);
+    if (wrong) {
+      // the provider changed its vector size: record the new one, so this process (and any starting) use it
+      await shared.recordDimensions(model, wrong.length);
+      index = null;
+      throw new ServiceError('UNABLE_TO_GENERATE_RESPONSE', `embeddings provider (${model}) answered ${wrong.length} dimensions, not the ${dims} recorded; the new size is recorded`); // prettier-ignore
+    }
+    await shared.store(
+      model,
+      dims,
+      missing.map((text, i) => ({ text, vector: fresh[i]! })),
+    );
+    const byText = new Map(missing.map((text, i) => [text, fresh[i]!]));
+    return texts.map((text, i) => found[i] ?? byText.get(text)!);
   };
 
   const api: SemanticSearch = {
@@ -83,13 +123,10 @@ export function createSemanticSearch(deps: {
         if (text !== undefined) docs.push({ id: d.id, chunks: chunksOf(d.title, text) });
       }
       if (docs.length === 0) return 0;
-      const embedded = await embedder.embed(docs.flatMap((d) => d.chunks));
+      const embedded = await embedChunks(docs.flatMap((d) => d.chunks));
       let at = 0;
       for (const d of docs) {
-        await vectors.put(
-          d.id,
-          embedded.slice(at, at + d.chunks.length).map((v) => Float32Array.from(v)),
-        );
+        await vectors.put(d.id, embedded.slice(at, at + d.chunks.length));
         at += d.chunks.length;
       }
       return docs.length;
@@ -101,7 +138,7 @@ export function createSemanticSearch(deps: {
         let n = 0;
         try {
           n = await api.embedPending();
-          if (n === 0) await repo?.prune();
+          if (n === 0) await index?.repo.prune();
         } catch (err) {
           logger.warn({ reason: (err as Error).message }, 'embedding documents failed; retrying later');
         }

@@ -306,4 +306,55 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX cache_entries_expiry ON cache_entries (expires_ms) WHERE expires_ms IS NOT NULL;
     `,
   },
+  {
+    version: 12,
+    name: 'the code index and its log',
+    sql: `
+      -- What the code index holds, shared (code-files.pg.ts); each replica's SQLite code index is a copy
+      -- made by following code_changes (code-log.pg.ts). Sources and files as on SQLite, with the time a
+      -- file's chunks were written (indexed_ms, an index entry's time); chunks whole (code and doc), one
+      -- row per place in the file, gone with their file.
+      CREATE TABLE code_sources (
+        name        TEXT PRIMARY KEY,
+        kind        TEXT NOT NULL,
+        location    TEXT NOT NULL,
+        indexed_at  TEXT NOT NULL
+      );
+      CREATE TABLE code_files (
+        source      TEXT NOT NULL,
+        path        TEXT NOT NULL,
+        size        BIGINT NOT NULL,
+        mtime_ms    DOUBLE PRECISION NOT NULL,
+        hash        TEXT NOT NULL,
+        chunks      INTEGER NOT NULL,
+        indexed_ms  BIGINT NOT NULL,
+        PRIMARY KEY (source, path)
+      );
+      CREATE TABLE code_chunks (
+        source      TEXT NOT NULL,
+        path        TEXT NOT NULL,
+        start_line  INTEGER NOT NULL,
+        end_line    INTEGER NOT NULL,
+        language    TEXT NOT NULL,
+        kind        TEXT NOT NULL,
+        symbol      TEXT,
+        doc         TEXT,
+        code        TEXT NOT NULL,
+        PRIMARY KEY (source, path, start_line, end_line),
+        FOREIGN KEY (source, path) REFERENCES code_files (source, path) ON DELETE CASCADE
+      );
+      -- The code log: each file's latest change (its chunks written, or the file removed) and each
+      -- source's (path ''), placed as documents are (change_xid, change_seq; see document-log.pg.ts).
+      -- A removal keeps its row here, so a follower that has not read it yet still deletes the file.
+      CREATE SEQUENCE code_change_seq;
+      CREATE TABLE code_changes (
+        source      TEXT NOT NULL,
+        path        TEXT NOT NULL,
+        change_xid  xid8 NOT NULL DEFAULT pg_current_xact_id(),
+        change_seq  BIGINT NOT NULL DEFAULT nextval('code_change_seq'),
+        PRIMARY KEY (source, path)
+      );
+      CREATE INDEX code_changes_log ON code_changes (change_xid, change_seq);
+    `,
+  },
 ];
