@@ -1,0 +1,196 @@
+/**
+ * What `trawl migrate` copies from a SQLite data directory into PostgreSQL: one entry per durable table
+ * that has a PostgreSQL twin, in an order that keeps foreign keys satisfied, and every other SQLite table
+ * named with why it stays behind. A table added to both schemas gets a line here; the unit test
+ * test/unit/copy-tables.test.ts fails until every table and column of both schemas is accounted for.
+ */
+
+/** A column whose name or type differs between the two schemas. */
+export interface ColumnMap {
+  /** The SQLite column. */
+  source: string;
+  /** The PostgreSQL column (default: the same name). */
+  target?: string;
+  /** The SQLite value as PostgreSQL takes it (default: as is). */
+  convert?: (value: unknown) => unknown;
+}
+
+/** One table copied: how its rows are read, matched and written. */
+export interface CopiedTable {
+  /** The SQLite table. */
+  name: string;
+  /** The PostgreSQL table (default: the same name). */
+  target?: string;
+  /** The SQLite primary key: rows are read in its order, and a resumed copy goes on after the last key copied. */
+  key: readonly string[];
+  /** The PostgreSQL unique key (target names) a copied row is matched on (default: `key`). */
+  match?: readonly string[];
+  /** Columns copied: a name alike on both sides, or a mapping. */
+  columns: readonly (string | ColumnMap)[];
+  /** A PostgreSQL identity column (target name): copied as is, its sequence then moved past the largest value. */
+  identity?: string;
+  /** Columns (target names) holding secrets sealed under the operator key: handed to the copy's re-sealer, and never rewritten once copied (a sealed secret never changes). */
+  sealed?: readonly string[];
+  /** PostgreSQL columns without a SQLite twin, left to their defaults, each with why. */
+  targetOnly?: Readonly<Record<string, string>>;
+  /** SQL added to the SET of a row rewritten because it changed in SQLite. */
+  alsoSet?: string;
+  /** SQL run at the end of each batch's transaction. */
+  afterBatch?: string;
+}
+
+const LOG_COLUMNS = 'its place in the document log, set by the write (document-log.pg.ts)';
+
+/** The tables copied, in order (crawl_jobs before crawl_frontier, which references it). */
+export const COPIED_TABLES: readonly CopiedTable[] = [
+  {
+    name: 'teams',
+    key: ['id'],
+    columns: ['id', 'name', 'blocked_at', 'enterprise', 'zero_retention', 'credits_micros', 'budget_micros',
+      'budget_period', 'created_at'], // prettier-ignore
+  },
+  {
+    name: 'api_keys',
+    key: ['id'],
+    columns: ['id', 'name', 'hash', 'created_at', 'last_used_at', 'revoked_at', 'team_id', 'scopes', 'budget_micros',
+      'budget_period', 'qps'], // prettier-ignore
+  },
+  {
+    name: 'spend',
+    key: ['key_id', 'day', 'operation'],
+    columns: ['key_id', 'team_id', 'day', 'operation', 'requests', 'micros'],
+  },
+  {
+    name: 'holds',
+    key: ['id'],
+    columns: ['id', 'key_id', 'team_id', 'amount_micros', 'expires_ms'],
+  },
+  {
+    name: 'monitors',
+    key: ['seq'],
+    match: ['id'],
+    identity: 'seq',
+    sealed: ['secret'],
+    columns: ['seq', 'id', 'name', 'status', 'search', 'period', 'output_schema', 'metadata', 'webhook_url',
+      'webhook_events', 'secret', 'key_id', 'anchor_ms', 'next_run_ms', 'key_failures', 'created_at', 'updated_at'], // prettier-ignore
+  },
+  {
+    name: 'monitor_runs',
+    key: ['seq'],
+    match: ['id'],
+    identity: 'seq',
+    columns: ['seq', 'id', 'monitor_id', 'status', 'origin', 'output', 'fail_reason', 'fail_detail', 'started_at',
+      'completed_at', 'failed_at', 'cancelled_at', 'duration_ms', 'owner', 'lease_until_ms', 'created_at', 'updated_at'], // prettier-ignore
+  },
+  {
+    name: 'webhook_deliveries',
+    key: ['seq'],
+    match: ['event_id'],
+    identity: 'seq',
+    sealed: ['secret'],
+    columns: ['seq', 'event_id', 'monitor_id', 'event_type', 'url', 'secret', 'body', 'status', 'attempts',
+      'next_attempt_ms', 'lease_until_ms', 'give_up_ms', 'last_error', 'created_at', 'delivered_at'], // prettier-ignore
+  },
+  {
+    name: 'webhook_attempts',
+    key: ['delivery_seq', 'attempt'],
+    columns: ['delivery_seq', 'attempt', 'at', 'status', 'error', 'duration_ms'],
+  },
+  {
+    name: 'agent_runs',
+    key: ['seq'],
+    match: ['id'],
+    identity: 'seq',
+    columns: ['seq', 'id', 'key_id', 'status', 'zero_retention', 'request', 'output', 'cost', 'usage', 'error',
+      'stop_reason', 'owner', 'lease_until_ms', 'progress', 'created_at', 'started_at', 'completed_at', 'updated_at'], // prettier-ignore
+  },
+  {
+    name: 'agent_events',
+    key: ['run_id', 'seq'],
+    columns: ['run_id', 'seq', 'event', 'data', 'created_at'],
+  },
+  {
+    name: 'mcp_snapshots',
+    key: ['id'],
+    columns: ['id', 'owner', 'tool', 'args_hash', 'body', 'created_ms', 'expires_ms'],
+  },
+  {
+    name: 'mcp_tasks',
+    key: ['seq'],
+    match: ['id'],
+    identity: 'seq',
+    columns: ['seq', 'id', 'owner', 'tool', 'status', 'status_message', 'ttl_ms', 'poll_interval_ms', 'created_at',
+      'last_updated_at', 'updated_ms', 'expires_ms', 'result', 'run_id', 'worker', 'lease_until_ms'], // prettier-ignore
+  },
+  {
+    name: 'documents',
+    key: ['url'],
+    columns: ['url', 'title', 'text', 'author', 'published_date', 'kind', 'metadata', 'origin', 'collection',
+      'content_hash', 'fetched_at', 'updated_at'], // prettier-ignore
+    targetOnly: {
+      change_xid: LOG_COLUMNS,
+      change_seq: LOG_COLUMNS,
+      markdown: 'SQLite keeps no Markdown of a page; a page fetched again on PostgreSQL gets it',
+    },
+    // a rewritten document takes a new place in the log, as documents.pg.ts writes it, so replicas follow
+    alsoSet: "change_xid = pg_current_xact_id(), change_seq = nextval('documents_change_seq')",
+    // wakes replicas following the log (the channel of document-log.pg.ts)
+    afterBatch: "SELECT pg_notify('trawl_documents_' || current_schema(), '')",
+  },
+  {
+    name: 'crawl_jobs',
+    key: ['id'],
+    columns: ['id', 'seeds', 'scope', 'state', 'sitemaps_done', 'created_at', 'updated_at'],
+  },
+  {
+    name: 'crawl_frontier',
+    key: ['id'],
+    match: ['job_id', 'url'],
+    identity: 'id',
+    columns: ['id', 'job_id', 'url', 'depth', 'state', 'error_tag', 'error', 'http_status', 'updated_at'],
+  },
+];
+
+const DERIVED_SEARCH = 'the search index, derived from documents: each replica builds its own from the document log';
+const DERIVED_CODE = 'the code index, derived from indexed code: no PostgreSQL twin yet; index code on each replica with `trawl index`';
+const VECTORS = 'embeddings by index chunk id; PostgreSQL keys vectors by the embedded text, so replicas embed again';
+
+/** SQLite tables not copied, and why. Names ending in `*` are prefixes (sqlite-vec's tables per model). */
+export const SKIPPED_TABLES: Readonly<Record<string, string>> = {
+  rate_buckets: 'ephemeral: request-rate token buckets refill within seconds',
+  replica_state: "this machine's place in a shared database's logs, not data",
+  search_docs: DERIVED_SEARCH,
+  search_blocks: DERIVED_SEARCH,
+  search_segments: DERIVED_SEARCH,
+  search_deleted: DERIVED_SEARCH,
+  search_stats: DERIVED_SEARCH,
+  search_chunks: VECTORS,
+  search_embedded: VECTORS,
+  'search_vectors*': VECTORS,
+  code_docs: DERIVED_CODE,
+  code_blocks: DERIVED_CODE,
+  code_segments: DERIVED_CODE,
+  code_deleted: DERIVED_CODE,
+  code_stats: DERIVED_CODE,
+  code_chunks: DERIVED_CODE,
+  code_texts: DERIVED_CODE,
+  code_files: DERIVED_CODE,
+  code_sources: DERIVED_CODE,
+  code_vec_chunks: VECTORS,
+  code_embedded: VECTORS,
+  'code_vectors*': VECTORS,
+  'sqlite_*': "SQLite's own bookkeeping",
+};
+
+/** Why a SQLite table is not copied, with the entry of SKIPPED_TABLES that says so; undefined when none does. */
+export function whySkipped(table: string): { pattern: string; why: string } | undefined {
+  const entry = Object.entries(SKIPPED_TABLES).find(([name]) =>
+    name.endsWith('*') ? table.startsWith(name.slice(0, -1)) : table === name,
+  );
+  return entry && { pattern: entry[0], why: entry[1] };
+}
+
+/** A column's SQLite name. */
+export const sourceOf = (c: string | ColumnMap): string => (typeof c === 'string' ? c : c.source);
+/** A column's PostgreSQL name. */
+export const targetOf = (c: string | ColumnMap): string => (typeof c === 'string' ? c : (c.target ?? c.source));
