@@ -307,6 +307,28 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     `,
   },
   {
+    version: 11,
+    name: 'embeddings stored once',
+    sql: `
+      -- Vectors of embedded texts, shared so no replica pays the provider for a text another embedded
+      -- (embeddings.pg.ts): float32 little-endian, keyed by model, size and SHA-256 of the exact text.
+      CREATE TABLE embedding_vectors (
+        model        TEXT NOT NULL,
+        dims         INTEGER NOT NULL CHECK (dims > 0),
+        text_sha256  BYTEA NOT NULL CHECK (length(text_sha256) = 32),
+        vector       BYTEA NOT NULL CHECK (length(vector) = 4 * dims),
+        created_at   TEXT NOT NULL,
+        PRIMARY KEY (model, dims, text_sha256)
+      );
+      -- The vector size a model answered with, so a replica starting up need not ask the provider.
+      CREATE TABLE embedding_models (
+        model       TEXT PRIMARY KEY,
+        dims        INTEGER NOT NULL CHECK (dims > 0),
+        updated_at  TEXT NOT NULL
+      );
+    `,
+  },
+  {
     version: 12,
     name: 'the code index and its log',
     sql: `
