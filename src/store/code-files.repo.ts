@@ -1,6 +1,7 @@
 /**
  * What the code index knows of each indexed source (a folder, a repository, a package set, an import)
- * and of its files: size, mtime and content hash, so a re-index reads only what changed.
+ * and of its files: size, mtime and content hash, so a re-index reads only what changed. On SQLite; the
+ * PostgreSQL store (pg/code-files.pg.ts) keeps the same, with the chunks, for replicas to copy.
  */
 import { writeTransaction, type Db } from './database.js';
 
@@ -21,11 +22,27 @@ export interface CodeSource {
   indexedAt: string;
 }
 
+/**
+ * A chunk of a file: where it is and its text (core/code/index/code-index.ts `ChunkRecord`, which may
+ * carry its analysis too). Its `source` and `path` are those of the file it is written with.
+ */
+export interface CodeChunk {
+  source: string;
+  path: string;
+  startLine: number;
+  endLine: number;
+  language: string;
+  kind: string;
+  symbol: string | null;
+  doc: string | null;
+  code: string;
+}
+
 /** One file's chunks as the code index writes them (core/code/index/code-index.ts `FileChunks`). */
 export interface FileChunksWrite {
   path: string;
   hash: string;
-  chunks: readonly unknown[];
+  chunks: readonly CodeChunk[];
 }
 
 /**
@@ -34,6 +51,8 @@ export interface FileChunksWrite {
  */
 export interface ChunkWriter {
   replaceFiles(source: string, files: FileChunksWrite[], indexedAt: number): void;
+  /** After a write in the caller's transaction has committed: background work it may need (merges). */
+  settle?(): void;
 }
 
 /** A file indexed in a batch: its chunks and the state to record for it. */
@@ -64,16 +83,39 @@ export interface CodeFilesRepo {
   sources(): Promise<CodeSourceStats[]>;
 }
 
-type SourceRow = { name: string; kind: string; location: string; indexed_at: string };
-const toSource = (r: SourceRow): CodeSource => ({
+/**
+ * The SQLite repository's writes in the caller's transaction, for a replica applying the shared code
+ * log (core/code/index/code-follower.ts) together with its place in it.
+ */
+export interface SqliteCodeFilesRepo extends CodeFilesRepo {
+  /** `storeFiles`, in the caller's transaction. */
+  storeFilesNow(source: string, files: IndexedFile[], indexedAt: number): void;
+  /** Forgets files of `source`, their chunks and states, in the caller's transaction. */
+  removeFilesNow(source: string, paths: string[]): void;
+  /** `putSource`, in the caller's transaction. */
+  putSourceNow(source: CodeSource): void;
+  /** After a write in the caller's transaction has committed: the code index's background work. */
+  settle(): void;
+}
+
+/** A `code_sources` row, on either backend. */
+export type SourceRow = { name: string; kind: string; location: string; indexed_at: string };
+/** A `code_sources` row → its source. */
+export const toSource = (r: SourceRow): CodeSource => ({
   name: r.name,
   kind: r.kind,
   location: r.location,
   indexedAt: r.indexed_at,
 });
+/** A source row with its counts → its stats. */
+export const toSourceStats = (r: SourceRow & { files: number; chunks: number }): CodeSourceStats => ({
+  ...toSource(r),
+  files: r.files,
+  chunks: r.chunks,
+});
 
 /** Prepared statements over `code_files` and `code_sources`; `chunks` writes the chunks in the same transactions. */
-export function createCodeFilesRepo(db: Db, chunks: ChunkWriter): CodeFilesRepo {
+export function createCodeFilesRepo(db: Db, chunks: ChunkWriter): SqliteCodeFilesRepo {
   const q = {
     files: db.prepare('SELECT path, size, mtime_ms, hash FROM code_files WHERE source = ?'),
     put: db.prepare(`INSERT INTO code_files (source, path, size, mtime_ms, hash, chunks) VALUES (?, ?, ?, ?, ?, ?)
@@ -89,17 +131,24 @@ export function createCodeFilesRepo(db: Db, chunks: ChunkWriter): CodeFilesRepo 
       COALESCE(SUM(f.chunks), 0) AS chunks FROM code_sources s LEFT JOIN code_files f ON f.source = s.name
       GROUP BY s.name ORDER BY s.name`),
   };
-  const putSource = (s: CodeSource) => q.putSource.run(s.name, s.kind, s.location, s.indexedAt);
-  const store = writeTransaction(db, (source: string, files: IndexedFile[], at: number) => {
+  const putSource = (s: CodeSource) => void q.putSource.run(s.name, s.kind, s.location, s.indexedAt);
+  const storeNow = (source: string, files: IndexedFile[], at: number) => {
     chunks.replaceFiles(source, files, at);
     for (const f of files) q.put.run(source, f.path, f.state.size, f.state.mtimeMs, f.state.hash, f.chunks.length);
-  });
+  };
+  const removeNow = (source: string, paths: string[], at: number) => {
+    chunks.replaceFiles(
+      source,
+      paths.map((path) => ({ path, chunks: [], hash: '' })),
+      at,
+    );
+    for (const path of paths) q.remove.run(source, path);
+  };
+  const store = writeTransaction(db, storeNow);
   const finish = writeTransaction(
     db,
     (source: CodeSource, change: Parameters<CodeFilesRepo['finishSource']>[1], at: number) => {
-      const gone = change.removed.map((path) => ({ path, chunks: [], hash: '' }));
-      chunks.replaceFiles(source.name, gone, at);
-      for (const path of change.removed) q.remove.run(source.name, path);
+      removeNow(source.name, change.removed, at);
       for (const { path, state } of change.touched) {
         q.touch.run(state.size, state.mtimeMs, state.hash, source.name, path);
       }
@@ -107,6 +156,11 @@ export function createCodeFilesRepo(db: Db, chunks: ChunkWriter): CodeFilesRepo 
     },
   );
   return {
+    storeFilesNow: storeNow,
+    // no chunks are written, so no entry takes the time
+    removeFilesNow: (source, paths) => removeNow(source, paths, 0),
+    putSourceNow: putSource,
+    settle: () => chunks.settle?.(),
     async files(source) {
       const rows = q.files.all(source) as { path: string; size: number; mtime_ms: number; hash: string }[];
       return new Map(rows.map((r) => [r.path, { size: r.size, mtimeMs: r.mtime_ms, hash: r.hash }]));
@@ -126,7 +180,7 @@ export function createCodeFilesRepo(db: Db, chunks: ChunkWriter): CodeFilesRepo 
     },
     async sources() {
       const rows = q.sources.all() as (SourceRow & { files: number; chunks: number })[];
-      return rows.map((r) => ({ ...toSource(r), files: r.files, chunks: r.chunks }));
+      return rows.map(toSourceStats);
     },
   };
 }

@@ -136,6 +136,8 @@ export interface CodeIndex {
   replaceFile(source: string, path: string, chunks: ChunkRecord[], hash: string, indexedAt: number): void;
   /** The same for many files at once, in one transaction (an indexing batch). */
   replaceFiles(source: string, files: FileChunks[], indexedAt: number): void;
+  /** After a write in the caller's transaction has committed: the merges it may call for. */
+  settle(): void;
   /** The best chunks for a query; chunks in `languages` are preferred, not required. */
   search(query: string, options: { limit: number; languages?: string[] }): CodeHit[];
   /** Chunks indexed. */
@@ -278,6 +280,7 @@ export function createCodeIndex(
         (i) => top[i]!.score,
       );
     },
+    settle: () => index.settle(),
     count: () => index.count(),
     hitsByIds(ids) {
       return hitsOf(ids, () => 0);
