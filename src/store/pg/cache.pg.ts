@@ -125,7 +125,6 @@ class PgKeyvAdapter extends EventEmitter implements KeyvStoreAdapter {
  * the pool is the caller's and stays open. A call after `close()` throws (keyv reads it as a miss).
  */
 export function createPgCacheStore(pool: pg.Pool): PgCacheStore {
-  const { Keyv } = require('keyv') as { Keyv: typeof KeyvType };
   const open = new Map<string, KeyvType<unknown>>();
   let closed = false;
   let lastSweep = 0;
@@ -149,6 +148,7 @@ export function createPgCacheStore(pool: pg.Pool): PgCacheStore {
       const ns = cacheNamespace(name, version);
       let kv = open.get(ns);
       if (!kv) {
+        const { Keyv } = require('keyv') as { Keyv: typeof KeyvType }; // on first use, as in cache.ts
         kv = new Keyv<unknown>({ store: new PgKeyvAdapter(db), namespace: ns, ...PLAIN_JSON });
         open.set(ns, kv);
       }
