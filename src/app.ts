@@ -21,6 +21,10 @@ import { createCacheStore } from './store/cache.js';
 import { setSchemaLimits } from './schemas/json-schema.js';
 import { setSchemaTimeout } from './core/synthesis/schema-worker.js';
 import { openDatabase, type Db } from './store/database.js';
+import { openPgStore } from './store/pg/pg-store.js';
+import { createSharedStore, type SharedStore } from './store/pg/pg-stores.js';
+import { sqliteStores, type Stores } from './store/stores.js';
+import { redactUrl } from './lib/redact.js';
 
 export interface App {
   config: Config;
@@ -31,7 +35,12 @@ export interface App {
   postJson: ApiClient['postJson'];
   logger: Logger;
   clock: Clock;
+  /** This machine's SQLite database: the whole store, or with PostgreSQL a replica's derived copy. */
   db: Db;
+  /** The durable repositories, on SQLite or PostgreSQL. */
+  stores: Stores;
+  /** The shared PostgreSQL store of a replica (`TRAWL_DATABASE_URL`); absent on SQLite. */
+  shared?: SharedStore;
   services: Services;
   /**
    * Runs `stop` first when the app closes, before its engines, fetcher and model clients: for work a
@@ -51,6 +60,13 @@ export interface AppOptions {
    * that answers requests). A bulk command that answers none (`trawl import`) gives every core.
    */
   analysisThreads?: number;
+  /** The shared PostgreSQL store (opened by `openApp` when `TRAWL_DATABASE_URL` is set), closed with the app. */
+  shared?: SharedStore;
+  /**
+   * With a shared store, whether this process keeps this machine's copy of the documents and indexes
+   * following the shared log (default: yes; a bulk command that answers no searches says no).
+   */
+  follow?: boolean;
 }
 
 /** Providers the operator configured: embeddings, a language model and web-search APIs, over one JSON client. */
@@ -169,19 +185,73 @@ function pricesOf(config: Config): Prices {
   return createPrices(overrides as Partial<Prices>);
 }
 
+/**
+ * The app of `config`, its store opened first: PostgreSQL when `TRAWL_DATABASE_URL` is set (connected,
+ * migrated under a lock, refused when newer than this code, with `TRAWL_SECRET_KEY` required), else the
+ * data directory's SQLite. Every command builds its app here.
+ */
+export async function openApp(config: Config, options: AppOptions = {}): Promise<App> {
+  if (!config.databaseUrl || options.shared) return createApp(config, options);
+  checkSharedSecret(config);
+  const where = redactUrl(config.databaseUrl);
+  const pg = await openPgStore(config.databaseUrl, {
+    schema: config.databaseSchema,
+    max: config.databasePoolSize,
+  }).catch((err: unknown) => {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new Error(`Cannot open the PostgreSQL store at ${where} (schema ${config.databaseSchema}): ${why}`);
+  });
+  const shared = createSharedStore(pg);
+  try {
+    return createApp(config, { ...options, shared });
+  } catch (err) {
+    await shared.close();
+    throw err;
+  }
+}
+
+/**
+ * Replicas share sealed webhook secrets, so they must share the key that seals them: a key file made in
+ * one machine's data directory would leave the others unable to open them.
+ */
+function checkSharedSecret(config: Config): void {
+  if (config.secretKey) return;
+  throw new ConfigError(
+    'TRAWL_DATABASE_URL needs TRAWL_SECRET_KEY: every replica seals and opens webhook secrets in the shared ' +
+      'database with one operator key, which a data directory of its own cannot give them. Make one with ' +
+      '`openssl rand -base64 32` and give the same value to every replica (and to `trawl migrate`).',
+  );
+}
+
+/**
+ * The app of `config` over stores already open: `options.shared` (from `openApp`) or the data
+ * directory's SQLite. Synchronous, for tests and tools that build apps directly on SQLite.
+ */
 export function createApp(config: Config, options: AppOptions = {}): App {
+  if (config.databaseUrl && !options.shared) {
+    throw new ConfigError('TRAWL_DATABASE_URL is set: open the app with openApp, which connects to PostgreSQL first.');
+  }
   checkX402(config); // before anything is opened
   const prices = pricesOf(config);
   configureCallerSchemas(config);
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
   const db = openDatabase(config.dataDir);
+  const { shared } = options;
+  const stores = shared?.stores ?? sqliteStores(db);
   const cache = createCacheStore(config.dataDir);
   const fetcher = options.fetcher ?? createAppFetcher(config, logger);
   const providers = createProviders(config, logger);
   const webhookSender = createAppWebhookSender(config);
   const services = createServices({
     db,
+    stores,
+    replica: shared && {
+      documents: shared.documents,
+      log: shared.documentLog,
+      follow: options.follow ?? true,
+      pollMs: config.pollMs,
+    },
     cache,
     clock,
     logger,
@@ -214,9 +284,10 @@ export function createApp(config: Config, options: AppOptions = {}): App {
         runConcurrency: config.monitorConcurrency,
         retryWindowMs: config.webhookRetryHours * 3_600_000,
         deliveryConcurrency: 8,
-        pollMs: 15_000,
-        leaseMs: 60_000,
+        pollMs: config.pollMs,
+        leaseMs: config.leaseMs,
       },
+      agentRuns: { leaseMs: config.leaseMs, pollMs: config.pollMs },
     },
   });
   let closed = false;
@@ -227,6 +298,8 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     logger,
     clock,
     db,
+    stores,
+    shared,
     services,
     onClose: (stop) => void stops.push(stop),
     async close() {
@@ -243,6 +316,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       await cache.close();
       await services.stopIndexWorkers();
       db.close();
+      await shared?.close();
       logger.flush();
     },
   };

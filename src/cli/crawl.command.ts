@@ -2,7 +2,7 @@
  * `trawl crawl URL…`: crawls sites into the document store, with progress on stderr and a summary on
  * stdout. Ctrl-C stops taking new pages (twice: cancels those in flight); the same command resumes.
  */
-import { createApp } from '../app.js';
+import { openApp } from '../app.js';
 import type { Config } from '../config/config.js';
 import type { CrawlProgress, CrawlRunOptions, CrawlScope, CrawlSummary } from '../core/crawl/crawl.types.js';
 import { ServiceError } from '../errors.js';
@@ -180,7 +180,8 @@ export async function runCrawl(config: Config, urls: string[], flags: CrawlFlags
     if (err instanceof UsageError) return usage(err.message);
     throw err;
   }
-  const app = createApp(config);
+  // with PostgreSQL, pages go to the shared store; the serving replicas index them
+  const app = await openApp(config, { follow: false });
   const progress = createProgress({ label: 'crawl', unit: 'pages', mode: parsed.progress });
   const sig = signals((m) => progress.note(m));
   let summary: CrawlSummary;

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import os from 'node:os';
-import { createApp } from '../app.js';
+import { openApp } from '../app.js';
 import type { Config } from '../config/config.js';
 import { defaultCollection, type ImportResult } from '../core/import/import.service.js';
 import { checkCollection } from '../core/import/records.js';
@@ -61,7 +61,7 @@ export async function runImport(config: Config, inputs: string[], flags: ImportF
   if (flags.code) return runCodeImport(config, inputs, flags);
   const started = performance.now();
   // no request to answer meanwhile: every core analyzes (the writes and merges share them)
-  const app = createApp(config, { analysisThreads: os.availableParallelism() });
+  const app = await openApp(config, { analysisThreads: os.availableParallelism(), follow: false });
   const progress = createProgress({
     label: 'import',
     unit: 'records',
@@ -119,7 +119,7 @@ async function runCodeImport(config: Config, inputs: string[], flags: ImportFlag
     return;
   }
   const started = performance.now();
-  const app = createApp(config);
+  const app = await openApp(config, { follow: false });
   const results: ImportResult[] = [];
   try {
     for (const input of inputs) {

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { createApp, type App } from '../app.js';
+import { openApp, type App } from '../app.js';
 import type { Config } from '../config/config.js';
 import { cloneShallow, repoName } from '../core/code/walk/git.js';
 import type { IndexReport, IndexTarget } from '../core/code/index/indexer.js';
@@ -44,7 +44,7 @@ function summary(r: IndexReport): string {
 
 /** Indexes each target; a failing target (a clone without network) is reported and the others go on. */
 export async function indexCode(config: Config, targets: string[], flags: IndexFlags): Promise<void> {
-  const app = createApp(config, { logger: createLogger(config.logLevel) });
+  const app = await openApp(config, { logger: createLogger(config.logLevel), follow: false });
   const reports: IndexReport[] = [];
   let failed = 0;
   try {
@@ -69,7 +69,7 @@ export async function indexCode(config: Config, targets: string[], flags: IndexF
 
 /** Re-indexes every stored document from scratch; progress on stderr, the count on stdout. */
 export async function rebuildIndex(config: Config): Promise<void> {
-  const app = createApp(config, { logger: createLogger('silent') });
+  const app = await openApp(config, { logger: createLogger('silent'), follow: false });
   try {
     const started = Date.now();
     const total = await app.services.documents.count();
@@ -85,7 +85,7 @@ export async function rebuildIndex(config: Config): Promise<void> {
 
 /** Prints the index's document count and field statistics as JSON. */
 export async function indexStats(config: Config): Promise<void> {
-  const app = createApp(config, { logger: createLogger('silent') });
+  const app = await openApp(config, { logger: createLogger('silent'), follow: false });
   try {
     const { searchIndex, documents, code, indexer } = app.services;
     const stats = searchIndex.repo.stats();

@@ -13,9 +13,10 @@ export async function runMcp(config: Config): Promise<void> {
 
 /** The app (database, services, background engines) and the door's server on it. */
 async function openDoor(config: Config): Promise<StdioDoor> {
-  const [{ createApp }, { buildMcpServer }] = await Promise.all([import('../app.js'), import('../mcp/server.js')]);
-  const app = createApp(config);
+  const [{ openApp }, { buildMcpServer }] = await Promise.all([import('../app.js'), import('../mcp/server.js')]);
+  const app = await openApp(config);
   try {
+    app.services.followDocuments();
     app.services.semantic?.start();
     app.services.codeSemantic?.start();
     void app.services.rebuildMarkedIndexes().catch((err: unknown) => app.logger.error({ err }, 'index rebuild failed'));

@@ -5,7 +5,7 @@
 import cluster from 'node:cluster';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createApp, type App } from '../app.js';
+import { openApp, type App } from '../app.js';
 import type { Config } from '../config/config.js';
 import { startHttpServer } from '../http/server.js';
 import { checkToolsSetting } from '../mcp/selection.js';
@@ -36,11 +36,13 @@ export async function ensureFirstKey(app: App): Promise<void> {
 export async function runServe(config: Config): Promise<void> {
   checkToolsSetting(config.tools); // fail fast on unknown tool names
   if (config.workers > 1 && cluster.isPrimary) return supervise(config);
-  const app = createApp(config);
+  const app = await openApp(config);
   if (cluster.isPrimary) await ensureFirstKey(app);
   const server = await startHttpServer(app);
   // new pages are embedded in the background when an embeddings provider is configured (by one worker)
   if (cluster.isPrimary || cluster.worker?.id === 1) {
+    // a replica on PostgreSQL: documents other replicas write reach this machine's indexes
+    app.services.followDocuments();
     app.services.semantic?.start();
     app.services.codeSemantic?.start();
     // an upgrade that changed the index format left it empty: rebuilt from the stored documents
@@ -66,7 +68,7 @@ export async function runServe(config: Config): Promise<void> {
  * (which share the port), replaces a worker that dies, and stops them all on SIGINT/SIGTERM.
  */
 async function supervise(config: Config): Promise<void> {
-  const app = createApp(config);
+  const app = await openApp(config);
   await ensureFirstKey(app);
   const logger = app.logger;
   await app.close();

@@ -72,6 +72,44 @@ export const SETTINGS = {
     default: undefined,
     doc: 'Directory of the SQLite database and caches. Default: the per-user data directory (`~/.local/share/trawl` on Linux, `~/Library/Application Support/trawl` on macOS, `%LOCALAPPDATA%\\trawl\\Data` on Windows).',
   },
+  databaseUrl: {
+    env: 'TRAWL_DATABASE_URL',
+    flag: '--database-url',
+    schema: z
+      .string()
+      .min(1)
+      .refine((url) => /^postgres(ql)?:\/\//.test(url), 'must be a postgres:// or postgresql:// URL'),
+    default: undefined,
+    doc: 'PostgreSQL (15 or later) as the store of everything durable, shared by every replica pointing at it (docs/operations.md). Needs `TRAWL_SECRET_KEY`. Unset: embedded SQLite in the data directory. Never logged; a password in it stays out of every message.',
+  },
+  databaseSchema: {
+    env: 'TRAWL_DATABASE_SCHEMA',
+    flag: '--database-schema',
+    schema: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier'),
+    default: 'public',
+    doc: 'The PostgreSQL schema Trawl keeps its tables in (created if missing), so one database can hold several Trawl deployments.',
+  },
+  databasePoolSize: {
+    env: 'TRAWL_DATABASE_POOL_SIZE',
+    flag: '--database-pool-size',
+    schema: z.coerce.number().int().min(2).max(200),
+    default: 10,
+    doc: 'PostgreSQL connections one process keeps at most (its pool), besides one that listens for notifications.',
+  },
+  leaseMs: {
+    env: 'TRAWL_LEASE_MS',
+    flag: '--lease-ms',
+    schema: z.coerce.number().int().min(1000).max(3_600_000),
+    default: 60_000,
+    doc: 'How long a process holds a monitor run or an agent run it claimed without renewing it (renewed every third of it); after a crash, another process takes the work over once the lease has run out.',
+  },
+  pollMs: {
+    env: 'TRAWL_POLL_MS',
+    flag: '--poll-ms',
+    schema: z.coerce.number().int().min(100).max(600_000),
+    default: 5000,
+    doc: 'How often a process looks for work other processes left or gave up (due monitors, queued agent runs, webhook retries) and, with PostgreSQL, for documents another replica wrote whose notification it missed.',
+  },
   logLevel: {
     env: 'TRAWL_LOG_LEVEL',
     flag: '--log-level',
@@ -470,7 +508,7 @@ export const SETTINGS = {
     flag: '--secret-key',
     schema: z.string().min(1),
     default: undefined,
-    doc: 'Operator key sealing webhook secrets at rest (AES-256-GCM): 32 bytes as base64 or 64 hex characters. Default: a key made once in `<data dir>/secret.key` (mode 0600). Never logged; prefer the variable to the flag.',
+    doc: 'Operator key sealing webhook secrets at rest (AES-256-GCM): 32 bytes as base64 or 64 hex characters. Default: a key made once in `<data dir>/secret.key` (mode 0600). Required with `TRAWL_DATABASE_URL`: every replica must hold the same key. Never logged; prefer the variable to the flag.',
   },
   webhookTimeoutMs: {
     env: 'TRAWL_WEBHOOK_TIMEOUT_MS',

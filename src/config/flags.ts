@@ -23,6 +23,36 @@ export const SETTING_FLAGS: readonly SettingFlag[] = [
     commands: ['serve', 'mcp', 'crawl', 'import', 'index', 'doctor', 'keys', 'teams', 'credits', 'usage', 'monitors'],
   },
   {
+    key: 'databaseUrl',
+    flags: '--database-url <url>',
+    help: 'PostgreSQL (15 or later) as the store of everything durable, shared by every replica pointing at it (docs/operations.md) (env TRAWL_DATABASE_URL; default none)',
+    commands: ['serve', 'mcp', 'crawl', 'import', 'index', 'doctor', 'keys', 'teams', 'credits', 'usage', 'monitors'],
+  },
+  {
+    key: 'databaseSchema',
+    flags: '--database-schema <name>',
+    help: 'The PostgreSQL schema Trawl keeps its tables in (created if missing), so one database can hold several Trawl deployments (env TRAWL_DATABASE_SCHEMA; default public)',
+    commands: ['serve', 'mcp', 'crawl', 'import', 'index', 'doctor', 'keys', 'teams', 'credits', 'usage', 'monitors'],
+  },
+  {
+    key: 'databasePoolSize',
+    flags: '--database-pool-size <n>',
+    help: 'PostgreSQL connections one process keeps at most (its pool), besides one that listens for notifications (env TRAWL_DATABASE_POOL_SIZE; default 10)',
+    commands: ['serve', 'mcp', 'crawl', 'import', 'index', 'doctor', 'keys', 'teams', 'credits', 'usage', 'monitors'],
+  },
+  {
+    key: 'leaseMs',
+    flags: '--lease-ms <ms>',
+    help: 'How long a process holds a monitor run or an agent run it claimed without renewing it (renewed every third of it); after a crash, another process takes the work over once the lease has run out (env TRAWL_LEASE_MS; default 60000)',
+    commands: ['serve', 'mcp', 'crawl', 'import', 'index', 'doctor'],
+  },
+  {
+    key: 'pollMs',
+    flags: '--poll-ms <ms>',
+    help: 'How often a process looks for work other processes left or gave up (due monitors, queued agent runs, webhook retries) and, with PostgreSQL, for documents another replica wrote whose notification it missed (env TRAWL_POLL_MS; default 5000)',
+    commands: ['serve', 'mcp', 'crawl', 'import', 'index', 'doctor'],
+  },
+  {
     key: 'logLevel',
     flags: '--log-level <level>',
     help: 'Log level of the JSON logs on stderr: fatal, error, warn, info, debug, trace, silent (env TRAWL_LOG_LEVEL; default info)',
@@ -338,7 +368,7 @@ export const SETTING_FLAGS: readonly SettingFlag[] = [
     key: 'secretKey',
     flags: '--secret-key <key>',
     help: 'Operator key sealing webhook secrets at rest (AES-256-GCM): 32 bytes as base64 or 64 hex characters (env TRAWL_SECRET_KEY; default a key made in <data dir>/secret.key)',
-    commands: ['serve', 'mcp', 'crawl', 'import', 'index', 'doctor'],
+    commands: ['serve', 'mcp', 'crawl', 'import', 'index', 'doctor', 'keys', 'teams', 'credits', 'usage', 'monitors'],
   },
   {
     key: 'webhookTimeoutMs',

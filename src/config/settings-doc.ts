@@ -29,6 +29,8 @@ const LISTENER_SETTINGS = [
   'createFirstKey',
   'mcpKeyless',
 ];
+/** Where the durable state is: every command opens it. */
+const STORE_SETTINGS = ['dataDir', 'databaseUrl', 'databaseSchema', 'databasePoolSize', 'secretKey'];
 /** Settings of the MCP door, over HTTP (`serve`) and stdio (`mcp`). */
 const MCP_SETTINGS = ['tools', 'mcpBetas', 'mcpMaxTokens'];
 
@@ -46,7 +48,7 @@ const DEFAULT_WORDS: Record<string, string> = {
 
 /** The commands a setting applies to, in the order of `trawl --help`. */
 export function commandsOf(key: string): readonly string[] {
-  if (key === 'dataDir') return [...APP_COMMANDS, ...ADMIN_COMMANDS];
+  if (STORE_SETTINGS.includes(key)) return [...APP_COMMANDS, ...ADMIN_COMMANDS];
   if (LISTENER_SETTINGS.includes(key)) return ['serve', 'doctor'];
   if (MCP_SETTINGS.includes(key)) return ['serve', 'mcp', 'doctor'];
   return APP_COMMANDS;
@@ -54,7 +56,13 @@ export function commandsOf(key: string): readonly string[] {
 
 /** Keys named in this module's lists that SETTINGS lacks (a renamed setting leaves one behind). */
 export function unknownKeys(settings: Record<string, SettingRow>): string[] {
-  const named = [...LISTENER_SETTINGS, ...MCP_SETTINGS, ...Object.keys(DEFAULT_WORDS), ...Object.keys(PLACEHOLDERS)];
+  const named = [
+    ...STORE_SETTINGS,
+    ...LISTENER_SETTINGS,
+    ...MCP_SETTINGS,
+    ...Object.keys(DEFAULT_WORDS),
+    ...Object.keys(PLACEHOLDERS),
+  ];
   return named.filter((key) => !(key in settings));
 }
 
@@ -63,6 +71,8 @@ const PLACEHOLDERS: Record<string, string> = {
   host: '<host>',
   port: '<port>',
   dataDir: '<dir>',
+  databaseSchema: '<name>',
+  databasePoolSize: '<n>',
   logLevel: '<level>',
   userAgent: '<ua>',
   browser: '<path>',

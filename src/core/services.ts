@@ -9,21 +9,17 @@ import type { ChatModel } from '../providers/model/types.js';
 import type { WebSearchProvider } from '../providers/search/types.js';
 import type { CacheStore } from '../store/cache.js';
 import type { Db } from '../store/database.js';
-import { createApiKeysRepo } from '../store/api-keys.repo.js';
-import { createAccountsRepo } from '../store/accounts.repo.js';
-import { createRateBucketsRepo } from '../store/rate-buckets.repo.js';
-import { createMonitorsRepo } from '../store/monitors.repo.js';
 import { createCodeFilesRepo } from '../store/code-files.repo.js';
-import { createCrawlRepo } from '../store/crawl.repo.js';
 import { createDocumentsRepo, type DocumentsRepo } from '../store/documents.repo.js';
+import type { DocumentLog } from '../store/pg/document-log.pg.js';
+import { sqliteStores, type Stores } from '../store/stores.js';
 import { CODE_VECTORS } from '../store/vectors.repo.js';
 import { createAccounts, type Accounts } from './accounts/accounts.service.js';
 import { createAgentRunsService, type AgentRunsService } from './agent/agent-runs.service.js';
-import { createAgentRunsRepo } from '../store/agent-runs.repo.js';
 import { createKeysService, type KeysService } from './accounts/keys.service.js';
 import { createCodeIndex, type CodeIndex } from './code/index/code-index.js';
 import { createContextService, type ContextService } from './code/context/context.service.js';
-import { withCodeExamples } from './code/index/doc-examples.js';
+import { withCodeExamples, type PageStore } from './code/index/doc-examples.js';
 import { createCodeIndexer, type CodeIndexer } from './code/index/indexer.js';
 import { createCrawlService } from './crawl/crawl.service.js';
 import type { CrawlService } from './crawl/crawl.types.js';
@@ -38,6 +34,8 @@ import type { WebhookSender } from '../fetch/webhook-sender.js';
 import type { Clock } from './context.js';
 import { createPrices, type Prices } from './pricing.js';
 import { createAnalysisPool } from './search/analysis-pool.js';
+import { createDocumentFollower, type DocumentFollower } from './search/document-follower.js';
+import { replicaDocuments } from './search/replica-documents.js';
 import { createSearchIndex, indexedDocuments, type SearchIndex } from './search/search-index.js';
 import { createSearchService, type SearchService } from './search/search.service.js';
 import { createSemanticSearch, type SemanticSearch } from './search/semantic.js';
@@ -63,7 +61,14 @@ export interface Services {
    * Then starts the merges of segments left by earlier writers. Called when a server starts.
    */
   rebuildMarkedIndexes(): Promise<void>;
-  /** Stops the index's worker threads, merges and analysis (the app's close). */
+  /**
+   * A replica on PostgreSQL: follows the shared document log into this machine's store and indexes
+   * until the app closes (`trawl serve`, `trawl mcp`); nothing elsewhere. Logs its progress and errors.
+   */
+  followDocuments(): void;
+  /** The follower of a replica that follows the shared document log. */
+  follower?: DocumentFollower;
+  /** Stops the index's worker threads, merges and analysis, and the document follower (the app's close). */
   stopIndexWorkers(): Promise<void>;
   search: SearchService;
   similar: SimilarService;
@@ -93,8 +98,26 @@ export interface Services {
   status: StatusService;
 }
 
+/** What a replica on PostgreSQL adds: the shared documents and their log (src/store/pg/pg-stores.ts). */
+export interface ReplicaDeps {
+  documents: DocumentsRepo;
+  log: DocumentLog;
+  /**
+   * Whether this process keeps its own copy (store and indexes) following the log, and reads from it:
+   * a server does; a bulk command (import, crawl) writes to and reads from the shared store only.
+   */
+  follow: boolean;
+  /** How often the log is read when no notification came (`TRAWL_POLL_MS`). */
+  pollMs: number;
+}
+
 export interface ServiceDeps {
+  /** This machine's SQLite database: the whole store by default, a replica's derived copy with PostgreSQL. */
   db: Db;
+  /** The durable repositories (default: over `db`). */
+  stores?: Stores;
+  /** Set on a replica of a PostgreSQL deployment. */
+  replica?: ReplicaDeps;
   cache: CacheStore;
   clock: Clock;
   logger: Logger;
@@ -134,11 +157,14 @@ export interface ServiceDeps {
     /** The most an agent run may be budgeted (dollars). */
     agentMaxCost?: number;
     monitors: MonitorsDeps['settings'];
+    /** Agent runs: their lease and how often the queue is looked at (defaults 60 s and 5 s). */
+    agentRuns?: { leaseMs?: number; pollMs?: number };
   };
 }
 
 export function createServices(deps: ServiceDeps): Services {
   const prices = deps.prices ?? createPrices();
+  const stores = deps.stores ?? sqliteStores(deps.db);
   const stored = createDocumentsRepo(deps.db);
   // segments are merged by a worker thread with its own connection (a file database; inline in memory)
   const merges = deps.db.memory
@@ -150,7 +176,17 @@ export function createServices(deps: ServiceDeps): Services {
   const searchIndex = createSearchIndex(deps.db, stored, { merges, analysis, cacheBytes });
   const code = createCodeIndex(deps.db, { merges });
   // every stored page is searchable, and its code examples are in the code index, as soon as it is stored
-  const documents = withCodeExamples(deps.db, indexedDocuments(deps.db, stored, searchIndex), code);
+  const local = withCodeExamples(deps.db, indexedDocuments(deps.db, stored, searchIndex), code);
+  // a replica writes to the shared store; one that follows its log applies it here, the writes included
+  const { replica } = deps;
+  const follower = replica?.follow ? createDocumentFollower(deps.db, replica.log, local) : undefined;
+  const following = new AbortController();
+  let followed: Promise<void> | undefined;
+  const documents: PageStore = !replica
+    ? local
+    : follower
+      ? replicaDocuments(replica.documents, local, follower)
+      : replica.documents;
   const pages = createPagesService({
     fetcher: deps.fetcher,
     cache: deps.cache,
@@ -187,12 +223,12 @@ export function createServices(deps: ServiceDeps): Services {
       })
     : undefined;
   const synthesis = createSynthesis({ model: deps.model, logger: deps.logger, ...deps.synthesis });
-  const keysRepo = createApiKeysRepo(deps.db);
+  const keysRepo = stores.apiKeys;
   const keys = createKeysService(keysRepo, deps.clock);
   const accounts = createAccounts({
-    accounts: createAccountsRepo(deps.db),
+    accounts: stores.accounts,
     keys: keysRepo,
-    rateBuckets: createRateBucketsRepo(deps.db),
+    rateBuckets: stores.rateBuckets,
     clock: deps.clock,
     logger: deps.logger,
     model: deps.model,
@@ -213,7 +249,7 @@ export function createServices(deps: ServiceDeps): Services {
     prices,
     logger: deps.logger,
   });
-  const monitorsRepo = createMonitorsRepo(deps.db);
+  const monitorsRepo = stores.monitors;
   const now = () => deps.clock.now().getTime();
   const monitors = createMonitorsService({
     repo: monitorsRepo,
@@ -236,7 +272,7 @@ export function createServices(deps: ServiceDeps): Services {
     settings: deps.settings.monitors,
   });
   const agentRuns = createAgentRunsService({
-    repo: createAgentRunsRepo(deps.db),
+    repo: stores.agentRuns,
     research: { search, contents, synthesis, prices, documents: stored },
     accounts,
     callerOf: (keyId) => keys.callerOf(keyId),
@@ -246,6 +282,8 @@ export function createServices(deps: ServiceDeps): Services {
     defaultRuns: deps.settings.agentConcurrency,
     processConcurrency: 8,
     maxBudgetDollars: deps.settings.agentMaxCost ?? 100,
+    leaseMs: deps.settings.agentRuns?.leaseMs,
+    pollMs: deps.settings.agentRuns?.pollMs,
     providerNames: (deps.webSearch ?? []).map((p) => p.name),
   });
   return {
@@ -256,7 +294,19 @@ export function createServices(deps: ServiceDeps): Services {
     fetcher: deps.fetcher,
     documents,
     searchIndex,
+    follower,
+    followDocuments() {
+      if (!follower || !replica || followed) return;
+      const log = deps.logger;
+      followed = follower.run({
+        pollMs: replica.pollMs,
+        signal: following.signal,
+        onError: (err) => log.error({ err }, 'following the shared document log failed; trying again'),
+      });
+    },
     async stopIndexWorkers() {
+      following.abort();
+      await followed;
       await merges?.close();
       await analysis.close();
     },
@@ -297,7 +347,7 @@ export function createServices(deps: ServiceDeps): Services {
     crawl: createCrawlService({
       pages,
       fetcher: deps.fetcher,
-      repo: createCrawlRepo(deps.db),
+      repo: stores.crawl,
       clock: deps.clock,
       logger: deps.logger,
       robots: deps.settings.robots,

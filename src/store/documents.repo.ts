@@ -22,6 +22,14 @@ export interface DocumentRecord {
   fetchedAt: string;
 }
 
+/**
+ * A document as it is written, with the Markdown of a fetched page beside it: the stored `text` of an
+ * HTML page is plain text (for search), without the fences that mark its code; `markdown` has them, for
+ * the page's code examples (core/code/index/doc-examples.ts). SQLite does not keep it; PostgreSQL keeps
+ * it for pages with fences, so every replica derives the same examples.
+ */
+export type StoredPage = DocumentRecord & { markdown?: string };
+
 /** The fields of a document a search result shows. */
 export type DocumentHead = Pick<DocumentRecord, 'url' | 'title' | 'author' | 'publishedDate' | 'metadata'>;
 

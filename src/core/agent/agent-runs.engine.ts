@@ -19,7 +19,6 @@ import { priorOf, sourcesOf } from './run-checks.js';
 import type { RunLog } from './run-log.js';
 import { EFFORTS, research } from './research.js';
 
-const LEASE_MS = 60_000;
 /** Zero retention: how long a finished run's output waits to be polled, and its events for a live stream. */
 const ZDR_OUTPUT_MS = 10 * 60_000;
 const ZDR_EVENTS_MS = 60_000;
@@ -36,6 +35,7 @@ export interface RunEngine {
 /** The engine of one process; `clientModels` holds the MCP client's model of runs created here. */
 export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: Map<string, ChatModel>): RunEngine {
   const { repo } = deps;
+  const leaseMs = deps.leaseMs ?? 60_000;
   const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   const active = new Map<string, AbortController>();
   const idle: (() => void)[] = [];
@@ -69,11 +69,11 @@ export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: 
   /** A lease renewed while the run executes; a run ended elsewhere (a cancel) aborts the work. */
   const holdLease = (id: string, controller: AbortController) => {
     const renew = setInterval(() => {
-      repo.renewLease(id, deps.now() + LEASE_MS).then(
+      repo.renewLease(id, deps.now() + leaseMs).then(
         (open) => open || controller.abort(new Error('run ended elsewhere')),
         () => undefined, // the store is closing with the process: the lease lapses
       );
-    }, LEASE_MS / 3);
+    }, leaseMs / 3);
     renew.unref();
     return () => clearInterval(renew);
   };
@@ -177,7 +177,7 @@ export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: 
       if (stopped || active.size >= deps.processConcurrency) return;
       const limit = row.key_id ? perKey(await deps.callerOf(row.key_id)) : Infinity;
       const now = deps.now();
-      if (!(await repo.claim(row.id, limit, iso(now), owner, now + LEASE_MS))) continue;
+      if (!(await repo.claim(row.id, limit, iso(now), owner, now + leaseMs))) continue;
       const claimed = await repo.get(row.id);
       if (claimed) void execute(claimed);
     }
@@ -221,7 +221,12 @@ export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: 
     await repo.eraseRetained(iso(now - ZDR_OUTPUT_MS), iso(now - ZDR_EVENTS_MS));
     await pump();
   };
-  const wakeup = createWakeup(tick, { pollMs: 5000, name: 'agent runs', logger: deps.logger, now: deps.now });
+  const wakeup = createWakeup(tick, {
+    pollMs: deps.pollMs ?? 5000,
+    name: 'agent runs',
+    logger: deps.logger,
+    now: deps.now,
+  });
 
   const stop = async () => {
     stopped = true;

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Logger } from '../../lib/logger.js';
 import { createLru } from '../../lib/lru.js';
 import type { CacheStore } from '../../store/cache.js';
-import type { PageDocuments } from '../code/index/doc-examples.js';
+import type { PageStore } from '../code/index/doc-examples.js';
 import { FetchError, type Fetcher, type FetchRequest, type RawResponse } from '../../fetch/types.js';
 import type { Clock } from '../context.js';
 import { PAGE_MODEL_VERSION, evidenceOf, type Page } from './page.js';
@@ -47,7 +47,7 @@ export interface PagesDeps {
   fetcher: Fetcher;
   cache: CacheStore;
   /** Where pages are stored: searchable, with their code examples in the code index. */
-  documents: PageDocuments;
+  documents: PageStore;
   clock: Clock;
   logger: Logger;
   robots: boolean;

@@ -9,7 +9,7 @@ import readline from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import type { Logger } from '../../lib/logger.js';
 import type { DocumentRecord } from '../../store/documents.repo.js';
-import type { PageDocuments, StoredPage } from '../code/index/doc-examples.js';
+import type { PageStore, StoredPage } from '../code/index/doc-examples.js';
 import type { Clock } from '../context.js';
 import { fileToDocument, kindOfFile, listFiles, skipReason } from './folder.js';
 import { checkCollection, recordToDocument } from './records.js';
@@ -76,7 +76,7 @@ export function defaultCollection(input: string): string {
  * handed on at once: it is analyzed (in the search index's worker threads) while the previous batch is
  * written, and the next batch fills meanwhile; batches are written in order, at most two in flight.
  */
-function batcher(documents: PageDocuments, clock: Clock, size: number) {
+function batcher(documents: PageStore, clock: Clock, size: number) {
   let pending: StoredPage[] = [];
   let queued = 0;
   // the last batch handed on: the next waits for it before its write, so writes keep their order
@@ -88,11 +88,14 @@ function batcher(documents: PageDocuments, clock: Clock, size: number) {
     queued += batch.length;
     inFlight++;
     const previous = last;
-    const analyzed = documents.prepare?.(batch) ?? Promise.resolve();
+    const { writeNow } = documents;
+    const analyzed = (writeNow && documents.prepare?.(batch)) ?? Promise.resolve();
     last = (async () => {
       // the previous batch's failure is reported once, by whoever awaits it: this batch is not written
       await Promise.all([previous, analyzed]);
-      documents.writeNow(batch, clock.now().toISOString());
+      const now = clock.now().toISOString();
+      if (writeNow) writeNow(batch, now);
+      else await documents.upsertMany(batch, now); // a replica: one transaction in the shared store
     })().finally(() => inFlight--);
     // a failure surfaces at the next add or the flush; marked handled here so it is not reported twice
     last.catch(() => {});
@@ -127,7 +130,7 @@ function isGzip(file: string): boolean {
 
 /** What the import service writes through, and its clock and logger. */
 export interface ImportDeps {
-  documents: PageDocuments;
+  documents: PageStore;
   clock: Clock;
   logger: Logger;
 }

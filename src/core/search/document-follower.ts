@@ -14,7 +14,12 @@ import type { DocumentLog, LogPosition } from '../../store/pg/document-log.pg.js
 const POSITION = 'document-log';
 
 export interface DocumentFollower {
-  /** Reads and applies the log until nothing is left to read now; how many documents were applied. */
+  /**
+   * Reads and applies the log until nothing is left to read now; how many documents were applied.
+   * Rounds never overlap: a call made while one runs waits and reads every write committed before it
+   * (a writer that calls it after its commit finds its documents in its own index), and calls made
+   * while a round waits to begin share that round.
+   */
   catchUp(): Promise<number>;
   /** The position applied so far (null before the first document). */
   position(): LogPosition | null;
@@ -49,13 +54,17 @@ export function createDocumentFollower(
     'INSERT INTO replica_state (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
   );
   const stored = read.get(POSITION) as string | undefined;
-  let at: LogPosition | null = stored ? (JSON.parse(stored) as LogPosition) : null;
+  let at: LogPosition | null = stored ? (JSON.parse(stored) as LogPosition) : null; // for position() before a round
   const apply = writeTransaction(db, (runs: StoredDocument[][], next: LogPosition) => {
     for (const run of runs) local.writeNow(run, run[0]!.updatedAt);
     save.run(POSITION, JSON.stringify(next));
   });
+  /** One round: reads and applies the log until nothing is left to read now. */
   const catchUp = async (): Promise<number> => {
     let applied = 0;
+    // another process on this data directory (a worker of `--workers`) may have moved it on meanwhile
+    const saved = read.get(POSITION) as string | undefined;
+    if (saved) at = JSON.parse(saved) as LogPosition;
     for (;;) {
       const { docs, next } = await log.changesSince(at, batch);
       if (docs.length === 0 || !next) return applied;
@@ -66,14 +75,30 @@ export function createDocumentFollower(
       applied += docs.length;
     }
   };
+  // rounds run one after another; a round asked for while another waits to begin shares it (it begins
+  // after the call, so it reads every write committed before the call)
+  let tail: Promise<unknown> = Promise.resolve();
+  let waiting: Promise<number> | null = null;
+  const round = (): Promise<number> => {
+    if (waiting) return waiting;
+    const mine = tail
+      .catch(() => undefined)
+      .then(() => {
+        waiting = null;
+        return catchUp();
+      });
+    waiting = mine;
+    tail = mine;
+    return mine;
+  };
   return {
-    catchUp,
+    catchUp: round,
     position: () => at,
     async run({ pollMs, signal, onError }) {
       await log.changed(0); // listening before the first round, so no write between them goes unheard
       while (!signal.aborted) {
         try {
-          await catchUp();
+          await round();
         } catch (err) {
           onError?.(err);
         }

@@ -1,6 +1,5 @@
-/** One answer pager per app: its snapshots in the app's database (migration 11). */
+/** One answer pager per app: its snapshots in the app's store. */
 import type { App } from '../../app.js';
-import { createMcpSnapshotsRepo } from '../../store/mcp-snapshots.repo.js';
 import { createAnswerPager, type AnswerPager } from './pager.js';
 
 const pagers = new WeakMap<App, AnswerPager>();
@@ -9,7 +8,7 @@ const pagers = new WeakMap<App, AnswerPager>();
 export function pagerFor(app: App): AnswerPager {
   let pager = pagers.get(app);
   if (!pager) {
-    pager = createAnswerPager(createMcpSnapshotsRepo(app.db), () => app.clock.now().getTime());
+    pager = createAnswerPager(app.stores.mcpSnapshots, () => app.clock.now().getTime());
     pagers.set(app, pager);
   }
   return pager;

@@ -7,7 +7,7 @@ import type { CallToolResult, CreateTaskResult } from '@modelcontextprotocol/sdk
 import type { App } from '../../app.js';
 import type { Caller } from '../../core/context.js';
 import { toServiceError } from '../../errors.js';
-import { createMcpTasksRepo, type McpTasksRepo } from '../../store/mcp-tasks.repo.js';
+import type { McpTasksRepo } from '../../store/mcp-tasks.repo.js';
 import type { RunResult } from './agent-run-task.js';
 import { createTaskEngine, type TaskEngine } from './engine.js';
 import { endOf, newTaskId, pollFor, textResult, toTask, ttlFor } from './objects.js';
@@ -45,7 +45,7 @@ const perApp = new WeakMap<App, { repo: McpTasksRepo; engine: TaskEngine }>();
 export function taskPartsOf(app: App): { repo: McpTasksRepo; engine: TaskEngine } {
   let parts = perApp.get(app);
   if (!parts) {
-    const repo = createMcpTasksRepo(app.db);
+    const repo = app.stores.mcpTasks;
     parts = { repo, engine: createTaskEngine({ repo, now: () => app.clock.now().getTime() }) };
     perApp.set(app, parts);
     // a closing app ends its in-process tasks first (interrupted), before its clients wait on them

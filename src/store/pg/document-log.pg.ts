@@ -23,9 +23,12 @@ export interface LogPosition {
   seq: number;
 }
 
+/** A document as the log gives it: with a fetched page's Markdown where it has code fences. */
+export type LoggedDocument = StoredDocument & { markdown?: string };
+
 export interface DocumentLog {
   /** Up to `limit` documents written after `after` (from the start when null), in log order, with where they end. */
-  changesSince(after: LogPosition | null, limit: number): Promise<{ docs: StoredDocument[]; next: LogPosition | null }>;
+  changesSince(after: LogPosition | null, limit: number): Promise<{ docs: LoggedDocument[]; next: LogPosition | null }>;
   /** Resolves when a writer commits documents, after `timeoutMs`, or when `signal` aborts (whichever is first). */
   changed(timeoutMs: number, signal?: AbortSignal): Promise<void>;
   /** Ends the listening connection. */
@@ -80,7 +83,7 @@ export function createPgDocumentLog(pool: pg.Pool): DocumentLog {
       await client?.end();
     },
     async changesSince(after, limit) {
-      const { rows } = await pool.query<DocumentRow & { xid: string; change_seq: number }>(
+      const { rows } = await pool.query<DocumentRow & { xid: string; change_seq: number; markdown: string | null }>(
         `SELECT d.*, d.change_xid::text AS xid FROM documents d
          WHERE d.change_xid < pg_snapshot_xmin(pg_current_snapshot())
            AND (d.change_xid, d.change_seq) > ($1::xid8, $2::bigint)
@@ -89,7 +92,7 @@ export function createPgDocumentLog(pool: pg.Pool): DocumentLog {
       );
       const last = rows.at(-1);
       return {
-        docs: rows.map(toRecord),
+        docs: rows.map((row) => (row.markdown ? { ...toRecord(row), markdown: row.markdown } : toRecord(row))),
         next: last ? { xid: last.xid, seq: last.change_seq } : after,
       };
     },

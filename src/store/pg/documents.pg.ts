@@ -4,8 +4,8 @@ import {
   UPSERT_CONFLICT,
   headsOf,
   toRecord,
-  type DocumentRecord,
   type DocumentRow,
+  type StoredPage,
   type DocumentsRepo,
   type HeadRow,
 } from '../documents.repo.js';
@@ -14,17 +14,22 @@ import { inTransaction } from './pg-store.js';
 
 type Run = Pick<pg.PoolClient, 'query'>;
 
-// as on SQLite, and the write's place in the document log (document-log.pg.ts)
+// as on SQLite, with a page's Markdown where it has code fences (each replica takes the page's code
+// examples from them), and the write's place in the document log (document-log.pg.ts)
 const UPSERT = `
   INSERT INTO documents (url, title, text, author, published_date, kind, metadata, origin, collection,
-                         content_hash, fetched_at, updated_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+                         content_hash, fetched_at, updated_at, markdown)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
   ${UPSERT_CONFLICT},
+    markdown = excluded.markdown,
     change_xid = pg_current_xact_id(), change_seq = nextval('documents_change_seq')`;
 
-const write = (db: Run, d: DocumentRecord, now: string) =>
+/** The Markdown worth keeping beside the text: a fetched page's, when it has fences. */
+const fencedMarkdown = (d: StoredPage) => (d.markdown?.includes('```') ? d.markdown : null);
+
+const write = (db: Run, d: StoredPage, now: string) =>
   db.query(UPSERT, [d.url, d.title, d.text, d.author, d.publishedDate, d.kind, JSON.stringify(d.metadata), d.origin,
-    d.collection, d.contentHash, d.fetchedAt, now]); // prettier-ignore
+    d.collection, d.contentHash, d.fetchedAt, now, fencedMarkdown(d)]); // prettier-ignore
 
 /** Wakes the replicas following the document log (delivered when the transaction commits). */
 const notify = (db: Run) => db.query(`SELECT pg_notify(${DOCUMENTS_CHANNEL_SQL}, '')`);

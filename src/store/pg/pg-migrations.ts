@@ -379,4 +379,13 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX code_changes_log ON code_changes (change_xid, change_seq);
     `,
   },
+  {
+    version: 13,
+    name: "a fetched page's Markdown, for its code examples",
+    sql: `
+      -- The stored text of an HTML page is plain; the code examples each replica puts in its code index
+      -- come from the fences of its Markdown (core/code/index/doc-examples.ts), kept for pages with fences.
+      ALTER TABLE documents ADD COLUMN markdown TEXT;
+    `,
+  },
 ];

@@ -5,7 +5,7 @@
  * Trawl has read.
  */
 import { writeTransaction, type Db } from '../../../store/database.js';
-import type { DocumentRecord, SqliteDocumentsRepo } from '../../../store/documents.repo.js';
+import type { DocumentsRepo, SqliteDocumentsRepo, StoredPage } from '../../../store/documents.repo.js';
 import { chunkFile } from '../chunk/chunk.js';
 import type { ChunkRecord, CodeIndex } from './code-index.js';
 
@@ -16,12 +16,19 @@ const MIN_LINES = 2;
 /** Page kinds whose text is Markdown with fences. */
 const MARKDOWN_KINDS = new Set(['html', 'markdown', 'text']);
 
+/** A document as it is written, with a fetched page's Markdown (for its examples; not stored itself). */
+export type { StoredPage };
+
 /**
- * A document as it is stored, with the Markdown of a fetched page beside it: the stored `text` of an
- * HTML page is plain text (for search), without the fences that mark its code; `markdown` has them.
- * Not stored itself.
+ * Where pages are written, as the pages and import services see it: a page or a batch at a time; a
+ * store on this machine also takes a batch in two steps (analyzed off the writing thread, then written
+ * in one synchronous transaction), which an import uses to overlap the two. A replica on PostgreSQL
+ * (core/search/replica-documents.ts) has no synchronous write.
  */
-export type StoredPage = DocumentRecord & { markdown?: string };
+export type PageStore = DocumentsRepo & {
+  upsert(doc: StoredPage, now: string): Promise<void>;
+  upsertMany(docs: StoredPage[], now: string): Promise<void>;
+} & Partial<Pick<PageDocuments, 'prepare' | 'writeNow'>>;
 
 /** The documents repository whose writes take a page's Markdown too (for its code examples). */
 export interface PageDocuments extends SqliteDocumentsRepo {
