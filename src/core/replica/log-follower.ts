@@ -67,14 +67,19 @@ export function createLogFollower<T>(
   const save = db.prepare(
     'INSERT INTO replica_state (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
   );
-  const stored = read.get(name) as string | undefined;
-  let at: LogPosition | null = stored ? (JSON.parse(stored) as LogPosition) : null;
+  const saved = () => {
+    const value = read.get(name) as string | undefined;
+    return value ? (JSON.parse(value) as LogPosition) : null;
+  };
+  let at = saved(); // for position() before a round
   const apply = writeTransaction(db, (changes: T[], next: LogPosition) => {
     target.applyNow(changes);
     save.run(name, JSON.stringify(next));
   });
   const catchUp = async (): Promise<number> => {
     let applied = 0;
+    // another process on this data directory (a worker of `--workers`) may have moved it on meanwhile
+    at = saved() ?? at;
     for (;;) {
       const { changes, next } = await log.read(at, options.batch);
       if (!next || (next.xid === at?.xid && next.seq === at.seq)) return applied; // nothing more to read now

@@ -8,9 +8,13 @@
  * made again at the next wait (the follower's polling covers the gap).
  */
 import pg from 'pg';
-import type { LogPosition } from './document-log.pg.js';
 
-export type { LogPosition };
+/** A place in a log: after the write of transaction `xid`, number `seq`. */
+export interface LogPosition {
+  /** A transaction id (xid8) as decimal text. */
+  xid: string;
+  seq: number;
+}
 
 /**
  * The rows of a log table (alias `t`, columns `change_xid` and `change_seq`) after a position, with the
@@ -42,7 +46,7 @@ export const channelSql = (log: string): string => `'trawl_${log}_' || current_s
 /** Listens on the channel `channelSql` names, on a connection like `pool`'s, from the first wait. */
 export function createLogListener(pool: pg.Pool, channel: string): LogListener {
   let wake: (() => void) | null = null;
-  let pending = false;
+  let pending = false; // a notification came while nobody waited: the next wait returns at once
   let listener: Promise<pg.Client> | null = null;
   const listen = async () => {
     const client = new pg.Client({ connectionString: pool.options.connectionString, options: pool.options.options });
@@ -54,7 +58,7 @@ export function createLogListener(pool: pg.Pool, channel: string): LogListener {
         else pending = true;
       });
       client.on('error', () => {
-        listener = null;
+        listener = null; // a lost connection is made again at the next wait; polling covers the gap
       });
       await client.query(`LISTEN "${rows[0]!.channel}"`);
       return client;

@@ -12,16 +12,13 @@
  *
  * Writers notify the channel `trawl_documents_<schema>` when they commit; `changed` waits on it with a
  * connection of its own (LISTEN needs one outside the pool, and outside PgBouncer's transaction pooling).
+ * The rule and the listener are shared with the code log (change-log.pg.ts).
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { toRecord, type DocumentRow, type StoredDocument } from '../documents.repo.js';
+import { channelSql, createLogListener, logAfter, logOrder, logWindow, type LogPosition } from './change-log.pg.js';
 
-/** A place in the log: after the write of transaction `xid`, number `seq`. */
-export interface LogPosition {
-  /** A transaction id (xid8) as decimal text. */
-  xid: string;
-  seq: number;
-}
+export type { LogPosition };
 
 /** A document as the log gives it: with a fetched page's Markdown where it has code fences. */
 export type LoggedDocument = StoredDocument & { markdown?: string };
@@ -36,59 +33,17 @@ export interface DocumentLog {
 }
 
 /** The channel writers notify: one per schema, so stores in different schemas do not wake each other. */
-export const DOCUMENTS_CHANNEL_SQL = "'trawl_documents_' || current_schema()";
+export const DOCUMENTS_CHANNEL_SQL = channelSql('documents');
 
 export function createPgDocumentLog(pool: pg.Pool): DocumentLog {
-  let wake: (() => void) | null = null;
-  let pending = false; // a notification came while nobody waited: the next wait returns at once
-  let listener: Promise<pg.Client> | null = null;
-  const listen = async () => {
-    const client = new pg.Client({ connectionString: pool.options.connectionString, options: pool.options.options });
-    await client.connect();
-    const { rows } = await client.query<{ channel: string }>(`SELECT ${DOCUMENTS_CHANNEL_SQL} AS channel`);
-    client.on('notification', () => {
-      if (wake) wake();
-      else pending = true;
-    });
-    client.on('error', () => {
-      listener = null; // a lost connection is made again at the next wait; polling covers the gap
-    });
-    await client.query(`LISTEN "${rows[0]!.channel}"`);
-    return client;
-  };
+  const listener = createLogListener(pool, DOCUMENTS_CHANNEL_SQL);
   return {
-    async changed(timeoutMs, signal) {
-      listener ??= listen();
-      await listener;
-      if (pending) {
-        pending = false;
-        return;
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, timeoutMs);
-        signal?.addEventListener('abort', done, { once: true });
-        function done() {
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', done);
-          wake = null;
-          resolve();
-        }
-        wake = done;
-        if (signal?.aborted) done();
-      });
-    },
-    async close() {
-      const client = await listener?.catch(() => null);
-      listener = null;
-      await client?.end();
-    },
+    changed: (timeoutMs, signal) => listener.changed(timeoutMs, signal),
+    close: () => listener.close(),
     async changesSince(after, limit) {
       const { rows } = await pool.query<DocumentRow & { xid: string; change_seq: number; markdown: string | null }>(
-        `SELECT d.*, d.change_xid::text AS xid FROM documents d
-         WHERE d.change_xid < pg_snapshot_xmin(pg_current_snapshot())
-           AND (d.change_xid, d.change_seq) > ($1::xid8, $2::bigint)
-         ORDER BY d.change_xid, d.change_seq LIMIT $3`,
-        [after?.xid ?? '0', after?.seq ?? -1, limit],
+        `SELECT d.*, d.change_xid::text AS xid FROM documents d WHERE ${logWindow('d')} ORDER BY ${logOrder('d')} LIMIT $3`,
+        [...logAfter(after), limit],
       );
       const last = rows.at(-1);
       return {
