@@ -71,11 +71,13 @@ describe.runIf(pgReachable)('code follower', () => {
     for (let n = 0; n < 12; n++) fs.writeFileSync(path.join(root, `mod_${n}.py`), moduleText(n));
     const b = replica();
     let follower = createCodeFollower(b.db, log, b.local, { batch: 5 });
+    const sibling = createCodeFollower(b.db, log, b.local); // another process on the same data directory
 
     const first = await index(shared, root);
     expect(first).toMatchObject({ added: 12, chunks: 36 });
     expect(await follower.catchUp()).toBe(13); // 12 files and the source
     expect(b.code.count()).toBe(36);
+    expect(await sibling.catchUp()).toBe(0); // starts from the place the other saved
     expect(await b.local.files('proj')).toEqual(await shared.files('proj'));
     expect(await b.local.sources()).toEqual(await shared.sources());
     expect(b.code.search('retry backoff', { limit: 1 })).toHaveLength(1);
