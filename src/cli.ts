@@ -9,6 +9,7 @@ import type { CrawlFlags } from './cli/crawl.command.js';
 import type { IndexFlags } from './cli/index.command.js';
 import type { ImportFlags } from './cli/import.command.js';
 import type { KeyFlags } from './cli/keys.command.js';
+import type { MigrateFlags } from './cli/migrate.command.js';
 import type { ConfigFlags } from './config/config.js';
 import { SETTING_FLAGS } from './config/flags.js';
 import { VERSION } from './version.js';
@@ -249,6 +250,21 @@ program
     if (targets.length === 1 && targets[0] === 'rebuild') return cmd.rebuildIndex(config);
     if (targets.length === 1 && targets[0] === 'stats') return cmd.indexStats(config);
     await cmd.indexCode(config, targets, flags);
+  });
+
+program
+  .command('migrate')
+  .description('Copy a data directory (its SQLite database) into PostgreSQL; rerun to resume (docs/migrate.md)')
+  .requiredOption('--from <dir>', 'the data directory to copy (it is only read)')
+  .requiredOption('--to <url>', 'the database, postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE')
+  .option('--schema <name>', 'the PostgreSQL schema (default public)')
+  .option('--secret-key <key>', 'the operator key replicas share (default: TRAWL_SECRET_KEY)')
+  .option('--restart', 'read every table from its start again, rewriting rows that changed since the last run')
+  .option('--batch <n>', 'rows per transaction (default 1000)')
+  .addOption(progress())
+  .action(async (flags: MigrateFlags) => {
+    const { runMigrate } = await import('./cli/migrate.command.js');
+    await runMigrate(flags, process.env);
   });
 
 program

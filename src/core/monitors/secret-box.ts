@@ -83,6 +83,16 @@ function readKeyFile(file: string): Buffer {
   return key;
 }
 
+/**
+ * The key of `<dataDir>/secret.key` when the file exists, read without creating or changing anything
+ * (`trawl migrate` reads a directory it must not alter); undefined when there is none. Throws, naming
+ * the file, when it holds something other than a 32-byte key.
+ */
+export function readOperatorKeyFile(dataDir: string): Buffer | undefined {
+  const file = path.join(dataDir, KEY_FILE);
+  return fs.existsSync(file) ? readKeyFile(file) : undefined;
+}
+
 const errno = (err: unknown) => (err as NodeJS.ErrnoException).code;
 
 /**

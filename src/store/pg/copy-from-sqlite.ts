@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import type pg from 'pg';
 import { DATABASE_FILE, type Db } from '../database.js';
 import { MIGRATIONS } from '../migrations/index.js';
-import { COPIED_TABLES, sourceOf, targetOf, type CopiedTable } from './copy-tables.js';
+import { COPIED_TABLES, selectOf, sourceOf, targetOf, type CopiedTable } from './copy-tables.js';
 import { inTransaction } from './pg-store.js';
 
 /** Where a table's copy stands, after each batch. */
@@ -41,6 +41,8 @@ export interface CopyOptions {
   batchSize?: number;
   /** Read every table from its start again, rewriting rows that changed (a directory copied while in use). */
   restart?: boolean;
+  /** Per table with a `prepare` entry: changes a batch of rows (as read) before they are written. */
+  prepare?: Readonly<Record<string, (rows: Record<string, unknown>[]) => void>>;
   /** A sealed column's value as PostgreSQL gets it (re-sealed under the new key, or as it was). */
   reseal?: (value: string, at: { table: string; column: string }) => string;
   onProgress?: (progress: CopyProgress) => void;
@@ -101,14 +103,27 @@ export async function copyFromSqlite(options: CopyOptions): Promise<void> {
     await options.pool.query('DELETE FROM trawl_migrate_progress WHERE source = $1', [options.sourceId]);
   }
   const budget = { batches: options.stopAfterBatches ?? Infinity };
-  for (const table of options.tables ?? COPIED_TABLES) await copyTable(table, options, budget);
+  const tables = options.tables ?? COPIED_TABLES;
+  const unprepared = tables.filter((t) => t.prepare && !options.prepare?.[t.name]).map((t) => t.name);
+  if (unprepared.length > 0) throw new Error(`copyFromSqlite needs a prepare hook for ${unprepared.join(', ')}`);
+  for (const table of tables) await copyTable(table, options, budget);
+}
+
+const countSql = (t: CopiedTable) => `SELECT COUNT(*) AS n FROM ${t.name}${t.where ? ` WHERE ${t.where}` : ''}`;
+
+/** The last row of each match key (a batch must not hold one twice: PostgreSQL would refuse to update it twice). */
+function lastPerMatch(table: CopiedTable, rows: Record<string, unknown>[]): Record<string, unknown>[] {
+  const match = table.match ?? table.key;
+  const columns = new Map(table.columns.map((c) => [targetOf(c), sourceOf(c)]));
+  const byKey = new Map(rows.map((r) => [JSON.stringify(match.map((m) => r[columns.get(m) ?? m])), r]));
+  return byKey.size === rows.length ? rows : [...byKey.values()];
 }
 
 async function copyTable(table: CopiedTable, options: CopyOptions, budget: { batches: number }): Promise<void> {
   const { source, pool, sourceId } = options;
   // PostgreSQL takes at most 65,535 parameters a statement
   const size = Math.min(options.batchSize ?? 1000, Math.floor(65_535 / table.columns.length));
-  const total = (source.prepare(`SELECT COUNT(*) AS n FROM ${table.name}`).get() as { n: number }).n;
+  const total = (source.prepare(countSql(table)).get() as { n: number }).n;
   const saved = await pool.query<{ after_key: string; copied: number; finished: boolean }>(
     'SELECT after_key, copied, finished FROM trawl_migrate_progress WHERE source = $1 AND table_name = $2',
     [sourceId, table.name],
@@ -129,12 +144,15 @@ async function copyTable(table: CopiedTable, options: CopyOptions, budget: { bat
     const last = rows.at(-1);
     const next = last ? table.key.map((k) => last[k]) : after;
     const finished = rows.length < size;
+    if (rows.length > 0) options.prepare?.[table.name]?.(rows);
+    const unique = lastPerMatch(table, rows);
     await inTransaction(pool, async (db) => {
-      if (rows.length > 0) {
-        const values = rows.map((row) => valuesOf(table, row, options.reseal));
-        written += (await db.query(write(rows.length), values.flat())).rowCount ?? 0;
+      if (unique.length > 0) {
+        const values = unique.map((row) => valuesOf(table, row, options.reseal));
+        written += (await db.query(write(unique.length), values.flat())).rowCount ?? 0;
         if (table.afterBatch) await db.query(table.afterBatch);
       }
+      if (finished && table.afterTable) await db.query(table.afterTable(options.restart === true));
       await db.query(
         `INSERT INTO trawl_migrate_progress (source, table_name, after_key, copied, finished, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6)
@@ -153,13 +171,14 @@ async function copyTable(table: CopiedTable, options: CopyOptions, budget: { bat
 
 /** The next `size` rows after key `after` (from the start when null), in key order. */
 function readBatch(source: Db, table: CopiedTable, size: number) {
-  const columns = [...new Set([...table.columns.map(sourceOf), ...table.key])].join(', ');
+  const read = [...table.columns.map(selectOf), ...table.key, ...Object.keys(table.dropped ?? {})];
+  const columns = [...new Set(read)].join(', ');
   const order = table.key.join(', ');
-  const first = source.prepare(`SELECT ${columns} FROM ${table.name} ORDER BY ${order} LIMIT ?`);
+  const where = table.where ? `(${table.where}) AND ` : '';
+  const first = source.prepare(`SELECT ${columns} FROM ${table.name} ${table.where ? `WHERE ${table.where}` : ''} ORDER BY ${order} LIMIT ?`); // prettier-ignore
   const marks = table.key.map(() => '?').join(', ');
-  const rest = source.prepare(`SELECT ${columns} FROM ${table.name} WHERE (${order}) > (${marks}) ORDER BY ${order} LIMIT ?`); // prettier-ignore
-  return (after: unknown[] | null) =>
-    (after ? rest.all(...after, size) : first.all(size)) as Record<string, unknown>[];
+  const rest = source.prepare(`SELECT ${columns} FROM ${table.name} WHERE ${where}(${order}) > (${marks}) ORDER BY ${order} LIMIT ?`); // prettier-ignore
+  return (after: unknown[] | null) => (after ? rest.all(...after, size) : first.all(size)) as Record<string, unknown>[];
 }
 
 /** A row's values in column order: converted, and sealed columns passed through the re-sealer. */
@@ -214,7 +233,7 @@ export async function countTables(
 ): Promise<TableCount[]> {
   const counts: TableCount[] = [];
   for (const t of tables) {
-    const inSource = (source.prepare(`SELECT COUNT(*) AS n FROM ${t.name}`).get() as { n: number }).n;
+    const inSource = (source.prepare(countSql(t)).get() as { n: number }).n;
     const { rows } = await pool.query<{ n: number }>(`SELECT COUNT(*)::bigint AS n FROM ${t.target ?? t.name}`);
     counts.push({ table: t.name, source: inSource, destination: rows[0]!.n });
   }

@@ -5,10 +5,12 @@
  * test/unit/copy-tables.test.ts fails until every table and column of both schemas is accounted for.
  */
 
-/** A column whose name or type differs between the two schemas. */
+/** A column whose name, type or value differs between the two schemas. */
 export interface ColumnMap {
-  /** The SQLite column. */
+  /** The SQLite column (or, with `sql`, the name its value is read under). */
   source: string;
+  /** A SQLite expression over the table's row giving the value, for a column SQLite does not have. */
+  sql?: string;
   /** The PostgreSQL column (default: the same name). */
   target?: string;
   /** The SQLite value as PostgreSQL takes it (default: as is). */
@@ -37,8 +39,17 @@ export interface CopiedTable {
   alsoSet?: string;
   /** SQL run at the end of each batch's transaction. */
   afterBatch?: string;
+  /** SQL run in the transaction of the table's last batch (`restart`: the copy started over). */
+  afterTable?: (restart: boolean) => string;
+  /** Rows read: only those matching this SQLite condition (also when counting). */
+  where?: string;
+  /** SQLite columns not copied as they are, each with why (read for `prepare` when it needs them). */
+  dropped?: Readonly<Record<string, string>>;
+  /** What the copy's `prepare` hook for this table must do to each batch of rows before it is written. */
+  prepare?: string;
 }
 
+const COMPRESSED = "where the chunk's text is in SQLite's compressed blocks; PostgreSQL keeps code and doc whole";
 const LOG_COLUMNS = 'its place in the document log, set by the write (document-log.pg.ts)';
 
 /** The tables copied, in order (crawl_jobs before crawl_frontier, which references it). */
@@ -149,10 +160,52 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
     identity: 'id',
     columns: ['id', 'job_id', 'url', 'depth', 'state', 'error_tag', 'error', 'http_status', 'updated_at'],
   },
+  {
+    name: 'code_sources',
+    key: ['name'],
+    columns: ['name', 'kind', 'location', 'indexed_at'],
+  },
+  {
+    name: 'code_files',
+    key: ['source', 'path'],
+    columns: ['source', 'path', 'size', 'mtime_ms', 'hash', 'chunks',
+      // when its chunks were written: as its index entries say, else when its source was last indexed
+      { source: 'indexed_ms', sql: `COALESCE(
+          (SELECT MAX(d.crawled_at) FROM code_chunks c JOIN code_docs d ON d.id = c.id
+           WHERE c.source = code_files.source AND c.path = code_files.path),
+          (SELECT CAST(ROUND((julianday(s.indexed_at) - 2440587.5) * 86400000) AS INTEGER)
+           FROM code_sources s WHERE s.name = code_files.source), 0)` },
+    ], // prettier-ignore
+  },
+  {
+    name: 'code_chunks',
+    key: ['id'],
+    match: ['source', 'path', 'start_line', 'end_line'],
+    columns: ['source', 'path', 'start_line', 'end_line', 'language', 'kind', 'symbol', 'doc', 'code'],
+    dropped: {
+      id: "the chunk's id in this machine's index; PostgreSQL keys a chunk by its place in its file",
+      text: COMPRESSED,
+      text_at: COMPRESSED,
+      code_len: COMPRESSED,
+      doc_at: COMPRESSED,
+      doc_len: COMPRESSED,
+    },
+    prepare: "set each row's code and doc, whole, from SQLite's compressed blocks (code_texts)",
+    // PostgreSQL's chunks belong to a file row (a foreign key); SQLite has none to enforce it
+    where: 'EXISTS (SELECT 1 FROM code_files f WHERE f.source = code_chunks.source AND f.path = code_chunks.path)',
+    // every file and source placed in the code log (code-log.pg.ts) once their chunks are all there, so
+    // replicas following it index them; started over, every entry is placed again (followers re-read)
+    afterTable: (restart) => `
+      INSERT INTO code_changes (source, path)
+        SELECT source, path FROM code_files UNION ALL SELECT name, '' FROM code_sources
+      ON CONFLICT (source, path) DO ${restart ? "UPDATE SET change_xid = pg_current_xact_id(), change_seq = nextval('code_change_seq')" : 'NOTHING'};
+      SELECT pg_notify('trawl_code_' || current_schema(), '')`,
+  },
 ];
 
 const DERIVED_SEARCH = 'the search index, derived from documents: each replica builds its own from the document log';
-const DERIVED_CODE = 'the code index, derived from indexed code: no PostgreSQL twin yet; index code on each replica with `trawl index`';
+const DERIVED_CODE =
+  "the code index's search structures, derived from code_chunks: each replica builds its own from the code log";
 const VECTORS = 'embeddings by index chunk id; PostgreSQL keys vectors by the embedded text, so replicas embed again';
 
 /** SQLite tables not copied, and why. Names ending in `*` are prefixes (sqlite-vec's tables per model). */
@@ -172,10 +225,7 @@ export const SKIPPED_TABLES: Readonly<Record<string, string>> = {
   code_segments: DERIVED_CODE,
   code_deleted: DERIVED_CODE,
   code_stats: DERIVED_CODE,
-  code_chunks: DERIVED_CODE,
-  code_texts: DERIVED_CODE,
-  code_files: DERIVED_CODE,
-  code_sources: DERIVED_CODE,
+  code_texts: COMPRESSED,
   code_vec_chunks: VECTORS,
   code_embedded: VECTORS,
   'code_vectors*': VECTORS,
@@ -190,7 +240,10 @@ export function whySkipped(table: string): { pattern: string; why: string } | un
   return entry && { pattern: entry[0], why: entry[1] };
 }
 
-/** A column's SQLite name. */
+/** A column's SQLite name (for a computed one, the name its value is read under). */
 export const sourceOf = (c: string | ColumnMap): string => (typeof c === 'string' ? c : c.source);
+/** What a SELECT reads for a column. */
+export const selectOf = (c: string | ColumnMap): string =>
+  typeof c === 'string' ? c : c.sql ? `(${c.sql}) AS ${c.source}` : c.source;
 /** A column's PostgreSQL name. */
 export const targetOf = (c: string | ColumnMap): string => (typeof c === 'string' ? c : (c.target ?? c.source));

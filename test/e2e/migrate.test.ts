@@ -1,0 +1,306 @@
+/**
+ * `trawl migrate`: a data directory made by the real app (keys, a team, spend and a hold, documents,
+ * a monitor with its run and webhook deliveries, an agent run with events, a crawl frontier, indexed
+ * code) copied into fresh PostgreSQL schemas. Counts and rows match, the webhook secrets open under the
+ * new shared key, documents are in the log replicas follow, a second run writes nothing, and a copy
+ * stopped part-way ends, once run again, exactly as an uninterrupted one.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runMigrate } from '../../src/cli/migrate.command.js';
+import { migrateToPg, type MigrateOptions } from '../../src/core/migrate/migrate-to-pg.js';
+import { createSecretBox, readOperatorKeyFile } from '../../src/core/monitors/secret-box.js';
+import { createAccountsRepo } from '../../src/store/accounts.repo.js';
+import { createAgentRunsRepo } from '../../src/store/agent-runs.repo.js';
+import { createCrawlRepo } from '../../src/store/crawl.repo.js';
+import { DATABASE_FILE } from '../../src/store/database.js';
+import { COPIED_TABLES, sourceOf, targetOf, type CopiedTable } from '../../src/store/pg/copy-tables.js';
+import { createPgDocumentLog } from '../../src/store/pg/document-log.pg.js';
+import { PG_MIGRATIONS } from '../../src/store/pg/pg-migrations.js';
+import { openPgStore } from '../../src/store/pg/pg-store.js';
+import { makeTestApp, tempDir } from '../helpers/app.js';
+import { storedDoc } from '../helpers/documents.js';
+import { TEST_DATABASE_URL, pgReachable } from '../helpers/postgres.js';
+
+const NEW_KEY = Buffer.alloc(32, 7).toString('base64');
+const DOCS = 230;
+const schemas: string[] = [];
+let counter = 0;
+let dataDir: string;
+let cleanup: () => void;
+let admin: pg.Pool;
+
+/** A schema name of this test, dropped at the end. */
+function schemaName(): string {
+  const name = `mig_${process.pid}_${Date.now().toString(36)}_${counter++}`;
+  schemas.push(name);
+  return name;
+}
+
+const migrate = (schema: string, extra: Partial<MigrateOptions> = {}) =>
+  migrateToPg({ dataDir, url: TEST_DATABASE_URL, schema, secretKey: NEW_KEY, ...extra });
+
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A data directory written by the app as it runs, closed before it is copied. */
+async function buildDataDir(): Promise<{ dir: string; cleanup: () => void }> {
+  const t = makeTestApp({ allowInsecureWebhooks: true });
+  const { app } = t;
+  const now = new Date().toISOString();
+  const acme = await app.services.accounts.teams.create('acme', { credits: 5_000_000 });
+  const ci = await app.services.keys.create('ci', { teamId: acme.id, qps: 2.5 });
+  await app.services.keys.create('local');
+  const accounts = createAccountsRepo(app.db);
+  const periodStarts = { day: now.slice(0, 10), month: `${now.slice(0, 7)}-01` };
+  const hold = (id: string) => ({ id, key_id: ci.id, team_id: acme.id, amount_micros: 1500, expires_ms: Date.now() + 60_000 }); // prettier-ignore
+  await accounts.holdIfAllowed({ hold: hold('hold_a'), nowMs: Date.now(), keyPeriod: null, periodStarts }, () => undefined); // prettier-ignore
+  await accounts.settle({ holdId: 'hold_a', spend: { key_id: ci.id, team_id: acme.id, day: periodStarts.day, operation: 'search', micros: 700 } }); // prettier-ignore
+  await accounts.holdIfAllowed({ hold: hold('hold_b'), nowMs: Date.now(), keyPeriod: null, periodStarts }, () => undefined); // prettier-ignore
+
+  const docs = Array.from({ length: DOCS }, (_, i) => storedDoc(`https://docs.example.com/p${String(i).padStart(3, '0')}`, `Page ${i}`, `Text of page ${i} about undici pools.`)); // prettier-ignore
+  await app.services.documents.upsertMany(docs, now);
+
+  // nothing listens on a port just closed: deliveries fail and are kept, each attempt recorded
+  const monitors = app.services.monitors;
+  const url = `http://127.0.0.1:${await closedPort()}/hook`;
+  const m = await monitors.create({ name: 'nightly', search: { query: 'undici', numResults: 3 }, trigger: { type: 'interval', period: '1d' }, webhook: { url } }, null); // prettier-ignore
+  await monitors.engine.flush();
+  await monitors.trigger(m.id);
+  await monitors.engine.drain();
+
+  const runs = createAgentRunsRepo(app.db);
+  await runs.insert({ id: 'run_a', key_id: ci.id, request: '{"input":"compare pools"}', owner: null, lease_until_ms: null, created_at: now }, { event: 'run.created', data: '{}', at: now }); // prettier-ignore
+  for (const step of ['search', 'read']) await runs.appendEvent('run_a', 'run.step', JSON.stringify({ step }), now);
+
+  const crawl = createCrawlRepo(app.db);
+  await crawl.createJob({ id: 'job_a', seeds: ['https://docs.example.com/'], scope: { depth: 2 } }, now);
+  await crawl.enqueue('job_a', Array.from({ length: 60 }, (_, i) => ({ url: `https://docs.example.com/q${i}`, depth: 1 })), now); // prettier-ignore
+
+  const code = tempDir('trawl-code-');
+  fs.mkdirSync(path.join(code.dir, 'src'));
+  fs.writeFileSync(path.join(code.dir, 'src/pool.ts'), '/** A pool of connections. */\nexport class Pool {\n  /** Sends a request on a pooled connection. */\n  request(url: string) {\n    return fetch(url);\n  }\n}\n'); // prettier-ignore
+  fs.writeFileSync(path.join(code.dir, 'src/stream.ts'), '/** Streams a body to a writable. */\nexport async function pipeBody(body: AsyncIterable<Uint8Array>, out: { write(c: Uint8Array): void }) {\n  for await (const c of body) out.write(c);\n}\n'); // prettier-ignore
+  await app.services.indexer.indexTree({ root: code.dir, name: 'lib' });
+  code.cleanup();
+
+  await app.close();
+  return { dir: t.dataDir, cleanup: () => fs.rmSync(t.dataDir, { recursive: true, force: true }) };
+}
+
+/** A table's rows as comparable values keyed by their match key: SQLite's as read, PostgreSQL's as stored. */
+const plainColumns = (t: CopiedTable) =>
+  t.columns.filter((c) => typeof c === 'string' || !c.sql).filter((c) => !t.sealed?.includes(targetOf(c)) && !t.prepare); // prettier-ignore
+
+function sqliteRows(db: Database.Database, t: CopiedTable): Map<string, unknown[]> {
+  const cols = plainColumns(t);
+  const rows = db.prepare(`SELECT * FROM ${t.name}${t.where ? ` WHERE ${t.where}` : ''}`).all() as Record<string, unknown>[]; // prettier-ignore
+  const byTarget = new Map(t.columns.map((c) => [targetOf(c), sourceOf(c)]));
+  return new Map(rows.map((r) => [JSON.stringify((t.match ?? t.key).map((k) => r[byTarget.get(k) ?? k])), cols.map((c) => r[sourceOf(c)])])); // prettier-ignore
+}
+
+async function pgRows(pool: pg.Pool, t: CopiedTable): Promise<Map<string, unknown[]>> {
+  const cols = plainColumns(t);
+  const { rows } = await pool.query<Record<string, unknown>>(`SELECT * FROM ${t.target ?? t.name}`);
+  return new Map(rows.map((r) => [JSON.stringify((t.match ?? t.key).map((k) => r[k])), cols.map((c) => r[targetOf(c)])])); // prettier-ignore
+}
+
+/** Every row's xmin in the copied tables: unchanged when nothing was written. */
+async function versions(pool: pg.Pool): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {};
+  for (const t of COPIED_TABLES) {
+    const { rows } = await pool.query<{ v: string }>(`SELECT xmin::text AS v FROM ${t.name} ORDER BY xmin::text`);
+    out[t.name] = rows.map((r) => r.v);
+  }
+  return out;
+}
+
+/** The schema's pool as the app opens it (BIGINT read as numbers). */
+const poolOf = async (schema: string) => (await openPgStore(TEST_DATABASE_URL, { schema, max: 2 })).pool;
+
+beforeAll(async () => {
+  if (!pgReachable) return;
+  ({ dir: dataDir, cleanup } = await buildDataDir());
+  admin = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 1 });
+}, 20_000);
+afterAll(async () => {
+  if (!pgReachable) return;
+  for (const s of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${s} CASCADE`);
+  await admin.end();
+  cleanup();
+});
+
+describe.skipIf(!pgReachable)('trawl migrate', () => {
+  let copied: string;
+
+  it('copies every table, rows equal, secrets sealed again under the shared key, documents in the log', async () => {
+    copied = schemaName();
+    const report = await migrate(copied);
+    expect(report.mismatched).toEqual([]);
+    const count = (name: string) => report.counts.find((c) => c.table === name)!;
+    expect(count('documents')).toEqual({ table: 'documents', source: DOCS, destination: DOCS });
+    for (const name of [
+      'teams',
+      'api_keys',
+      'spend',
+      'holds',
+      'monitors',
+      'monitor_runs',
+      'webhook_deliveries',
+      'webhook_attempts',
+      'agent_runs',
+      'agent_events',
+      'crawl_jobs',
+      'crawl_frontier',
+      'code_sources',
+      'code_files',
+      'code_chunks',
+    ]) {
+      // prettier-ignore
+      expect(count(name).source, name).toBeGreaterThan(0);
+    }
+    expect(report.skipped.map((s) => s.table)).toEqual(expect.arrayContaining(['rate_buckets', 'search_docs']));
+    const source = new Database(path.join(dataDir, DATABASE_FILE), { readonly: true });
+    const pool = await poolOf(copied);
+    try {
+      for (const t of COPIED_TABLES) expect(await pgRows(pool, t), t.name).toEqual(sqliteRows(source, t));
+
+      // sealed under the directory's secret.key, opened under the new key to the same secret
+      const dirBox = createSecretBox(readOperatorKeyFile(dataDir)!);
+      const newBox = createSecretBox(Buffer.from(NEW_KEY, 'base64'));
+      const before = source.prepare('SELECT id, secret FROM monitors').all() as { id: string; secret: string }[];
+      const { rows: after } = await pool.query<{ id: string; secret: string }>('SELECT id, secret FROM monitors');
+      expect(after.map((r) => newBox.open(r.secret))).toEqual(before.map((r) => dirBox.open(r.secret)));
+      expect(report.resealed).toBe(before.length + (source.prepare('SELECT COUNT(*) AS n FROM webhook_deliveries').get() as { n: number }).n); // prettier-ignore
+
+      // code chunks whole, from the compressed blocks
+      const { rows: chunks } = await pool.query<{ symbol: string; code: string; doc: string | null }>("SELECT symbol, code, doc FROM code_chunks WHERE symbol = 'Pool.request'"); // prettier-ignore
+      expect(chunks[0]).toMatchObject({ code: expect.stringContaining('return fetch(url)'), doc: expect.stringContaining('pooled connection') }); // prettier-ignore
+      const { rows: logged } = await pool.query<{ n: number }>("SELECT COUNT(*)::int AS n FROM code_changes WHERE path <> ''"); // prettier-ignore
+      expect(logged[0]!.n).toBe(count('code_files').source);
+
+      // new ids come after the copied ones
+      const { rows: seq } = await pool.query<{ next: number; max: number }>("SELECT nextval(pg_get_serial_sequence('crawl_frontier', 'id')) AS next, (SELECT MAX(id) FROM crawl_frontier) AS max"); // prettier-ignore
+      expect(seq[0]!.next).toBeGreaterThan(seq[0]!.max);
+
+      const log = createPgDocumentLog(pool);
+      const { docs } = await log.changesSince(null, 1000);
+      await log.close();
+      expect(docs.map((d) => d.url).sort()).toEqual((source.prepare('SELECT url FROM documents ORDER BY url').all() as { url: string }[]).map((r) => r.url)); // prettier-ignore
+    } finally {
+      source.close();
+      await pool.end();
+    }
+  });
+
+  it('writes nothing when run again, started over or not', async () => {
+    const pool = await poolOf(copied);
+    try {
+      const before = await versions(pool);
+      const again = await migrate(copied);
+      expect(again.mismatched).toEqual([]);
+      expect(await versions(pool)).toEqual(before);
+      const restarted = await migrate(copied, { restart: true });
+      expect(restarted.counts).toEqual(again.counts);
+      expect(await versions(pool)).toEqual(before);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('goes on from where an interrupted copy stopped, to the same rows', async () => {
+    const schema = schemaName();
+    // 12 batches (one for each smaller table) come before the documents: this stops 3 batches into them
+    await expect(migrate(schema, { batchSize: 50, stopAfterBatches: 15 })).rejects.toThrow(/stopped after 15 batches/);
+    const pool = await poolOf(schema);
+    const whole = await poolOf(copied);
+    try {
+      const { rows } = await pool.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM documents');
+      expect(rows[0]!.n).toBeGreaterThan(0);
+      expect(rows[0]!.n).toBeLessThan(DOCS);
+      await expect(migrate(schema, { batchSize: 50, stopAfterBatches: 3 })).rejects.toThrow(/stopped/);
+      const report = await migrate(schema, { batchSize: 50 });
+      expect(report.mismatched).toEqual([]);
+      for (const t of COPIED_TABLES) expect(await pgRows(pool, t), t.name).toEqual(await pgRows(whole, t));
+      const log = createPgDocumentLog(pool);
+      const { docs } = await log.changesSince(null, 1000);
+      await log.close();
+      expect(new Set(docs.map((d) => d.url)).size).toBe(DOCS);
+    } finally {
+      await pool.end();
+      await whole.end();
+    }
+  });
+
+  it('refuses, before writing anything, what it cannot copy', async () => {
+    const schema = schemaName();
+    await expect(migrate(schema, { secretKey: undefined })).rejects.toThrow(/needs TRAWL_SECRET_KEY/);
+    await expect(migrate(schema, { url: 'mysql://u@127.0.0.1/db' })).rejects.toThrow(/postgres:\/\/ or postgresql:\/\/ URL/); // prettier-ignore
+    await expect(migrate(schema, { dataDir: path.join(dataDir, 'nope') })).rejects.toThrow(/does not exist/);
+    const empty = tempDir();
+    try {
+      await expect(migrate(schema, { dataDir: empty.dir })).rejects.toThrow(/holds no trawl\.sqlite/);
+      // a directory whose secret.key is gone: no key opens its secrets, and the monitor is named
+      fs.cpSync(dataDir, empty.dir, { recursive: true });
+      fs.rmSync(path.join(empty.dir, 'secret.key'));
+      await expect(migrate(schema, { dataDir: empty.dir })).rejects.toThrow(/webhook secret of monitor mon_\w+ opens under neither TRAWL_SECRET_KEY \(the sealed secret cannot be opened.*\) nor the data directory's secret\.key \(the data directory has no secret\.key\)/); // prettier-ignore
+      const db = new Database(path.join(empty.dir, DATABASE_FILE));
+      db.pragma('user_version = 99');
+      db.close();
+      await expect(migrate(schema, { dataDir: empty.dir })).rejects.toThrow(/schema version 99, newer than this Trawl understands/); // prettier-ignore
+    } finally {
+      empty.cleanup();
+    }
+    const { rows } = await admin.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+    expect(rows).toEqual([]);
+
+    const unreachable = migrate(schema, { url: 'postgres://trawl:s3cret-pw@127.0.0.1:1/db' });
+    await expect(unreachable).rejects.toThrow(/^PostgreSQL at postgres:\/\/trawl:\*\*\*@127\.0\.0\.1:1\/db \(schema mig_\w+\): /); // prettier-ignore
+    await expect(unreachable).rejects.not.toThrow(/s3cret-pw/);
+
+    const newer = schemaName();
+    const later = await openPgStore(TEST_DATABASE_URL, { schema: newer, migrations: [...PG_MIGRATIONS, { version: 999, name: 'later', sql: 'SELECT 1' }] }); // prettier-ignore
+    await later.close();
+    await expect(migrate(newer)).rejects.toThrow(/schema \(version 999\) is newer than this Trawl understands/);
+  });
+
+  it('the door: a line per table, the counts, and a failure naming a table whose counts differ', async () => {
+    const copy = tempDir();
+    const out: string[] = [];
+    const err: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((s) => out.push(String(s)) > 0);
+    vi.spyOn(process.stderr, 'write').mockImplementation((s) => err.push(String(s)) > 0);
+    try {
+      fs.cpSync(dataDir, copy.dir, { recursive: true });
+      const schema = schemaName();
+      const flags = { from: copy.dir, to: TEST_DATABASE_URL, schema, progress: 'lines' };
+      await runMigrate(flags, { TRAWL_SECRET_KEY: NEW_KEY });
+      expect(out.join('')).toMatch(/^TABLE\s+DIRECTORY\s+POSTGRESQL/);
+      expect(out.join('')).toMatch(new RegExp(`\\ndocuments\\s+${DOCS}\\s+${DOCS}\\s+ok\\n`));
+      expect(err.join('')).toMatch(new RegExp(`migrate documents: ${DOCS} rows, ${DOCS} written by this run`));
+      expect(err.join('')).toMatch(/not copied: rate_buckets: ephemeral/);
+      expect(err.join('')).toMatch(/counts match/);
+      expect(err.join('')).not.toContain(NEW_KEY);
+
+      // a key made after the copy: its table was finished, so its count differs until started over
+      const db = new Database(path.join(copy.dir, DATABASE_FILE));
+      db.prepare("INSERT INTO api_keys (id, name, hash, created_at) VALUES ('key_late', 'late', 'h', '2026-11-26T00:00:00.000Z')").run(); // prettier-ignore
+      db.close();
+      await expect(runMigrate(flags, { TRAWL_SECRET_KEY: NEW_KEY })).rejects.toThrow(/row counts differ for api_keys: .*--restart/); // prettier-ignore
+      expect(out.join('')).toMatch(/\napi_keys\s+3\s+2\s+DIFFERS\n/);
+      await runMigrate({ ...flags, restart: true }, { TRAWL_SECRET_KEY: NEW_KEY });
+    } finally {
+      vi.restoreAllMocks();
+      copy.cleanup();
+    }
+  });
+});
