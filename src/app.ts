@@ -239,7 +239,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
   const db = openDatabase(config.dataDir);
   const { shared } = options;
   const stores = shared?.stores ?? sqliteStores(db);
-  const cache = createCacheStore(config.dataDir);
+  const cache = shared?.cache ?? createCacheStore(config.dataDir);
   const fetcher = options.fetcher ?? createAppFetcher(config, logger);
   const providers = createProviders(config, logger);
   const webhookSender = createAppWebhookSender(config);
@@ -252,6 +252,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       follow: options.follow ?? true,
       pollMs: config.pollMs,
     },
+    sharedEmbeddings: shared?.embeddings,
     cache,
     clock,
     logger,

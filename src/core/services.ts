@@ -12,6 +12,8 @@ import type { Db } from '../store/database.js';
 import { createCodeFilesRepo } from '../store/code-files.repo.js';
 import { createDocumentsRepo, type DocumentsRepo } from '../store/documents.repo.js';
 import type { DocumentLog } from '../store/pg/document-log.pg.js';
+import type { PgDocumentsRepo } from '../store/pg/documents.pg.js';
+import type { SharedEmbeddings } from '../store/embeddings-store.js';
 import { sqliteStores, type Stores } from '../store/stores.js';
 import { CODE_VECTORS } from '../store/vectors.repo.js';
 import { createAccounts, type Accounts } from './accounts/accounts.service.js';
@@ -100,7 +102,7 @@ export interface Services {
 
 /** What a replica on PostgreSQL adds: the shared documents and their log (src/store/pg/pg-stores.ts). */
 export interface ReplicaDeps {
-  documents: DocumentsRepo;
+  documents: PgDocumentsRepo;
   log: DocumentLog;
   /**
    * Whether this process keeps its own copy (store and indexes) following the log, and reads from it:
@@ -118,6 +120,8 @@ export interface ServiceDeps {
   stores?: Stores;
   /** Set on a replica of a PostgreSQL deployment. */
   replica?: ReplicaDeps;
+  /** Embeddings shared by the replicas of a PostgreSQL deployment (each text embedded once). */
+  sharedEmbeddings?: SharedEmbeddings;
   cache: CacheStore;
   clock: Clock;
   logger: Logger;
@@ -196,7 +200,13 @@ export function createServices(deps: ServiceDeps): Services {
     robots: deps.settings.robots,
   });
   const semantic = deps.embedder
-    ? createSemanticSearch({ db: deps.db, documents: stored, embedder: deps.embedder, logger: deps.logger })
+    ? createSemanticSearch({
+        db: deps.db,
+        documents: stored,
+        embedder: deps.embedder,
+        logger: deps.logger,
+        shared: deps.sharedEmbeddings,
+      })
     : undefined;
   const contents = createContentsService({
     pages,
@@ -219,6 +229,7 @@ export function createServices(deps: ServiceDeps): Services {
         embedder: deps.embedder,
         logger: deps.logger,
         tables: CODE_VECTORS,
+        shared: deps.sharedEmbeddings,
         textOf: (url) => code.textOf(url),
       })
     : undefined;

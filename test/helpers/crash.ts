@@ -14,8 +14,9 @@ const ENV = { ...process.env, TRAWL_DATA_DIR: '', TRAWL_PRIVATE_ALLOWLIST: '127.
 /** A running `trawl serve`. */
 export interface ServeProcess {
   url: string;
-  /** The first API key, as serve wrote it to the data directory. */
+  /** The first API key, as serve wrote it to the data directory ('' when another process made it). */
   key: string;
+  pid: number;
   /** `kill -9`, resolved once the process is gone. */
   kill(): Promise<void>;
 }
@@ -37,8 +38,9 @@ export async function serve(dataDir: string, args: string[] = []): Promise<Serve
     });
     child.once('exit', (code) => reject(new Error(`serve exited (${code}):\n${log}`)));
   });
-  const key = fs.readFileSync(path.join(dataDir, 'first-api-key'), 'utf8').trim();
-  return { url, key, kill: () => killHard(child) };
+  const keyFile = path.join(dataDir, 'first-api-key');
+  const key = fs.existsSync(keyFile) ? fs.readFileSync(keyFile, 'utf8').trim() : '';
+  return { url, key, pid: child.pid!, kill: () => killHard(child) };
 }
 
 /** SIGKILL: no shutdown code runs, as when the machine or the OOM killer stops a process. */

@@ -8,21 +8,32 @@
  * A process that does not follow (a bulk command: `trawl import`, `trawl crawl`) uses the shared store
  * as it is, for reads and writes, and leaves this machine's copy to the serving replicas.
  */
-import type { DocumentsRepo } from '../../store/documents.repo.js';
+import { atOrAfter, type LogPosition } from '../../store/pg/document-log.pg.js';
+import type { PgDocumentsRepo } from '../../store/pg/documents.pg.js';
 import type { PageDocuments, PageStore } from '../code/index/doc-examples.js';
 import type { DocumentFollower } from './document-follower.js';
 
+/**
+ * How long a write waits for its own documents to reach this replica's index (ms). The log holds a
+ * write back while an older transaction is still open anywhere (document-log.pg.ts); past this, the
+ * write returns and the follower applies it when that transaction ends.
+ */
+const OWN_WRITE_WAIT_MS = 2000;
+
 /** A following replica's documents: written to `shared`, then applied to `local` by `follower`; read from `local`. */
-export function replicaDocuments(shared: DocumentsRepo, local: PageDocuments, follower: DocumentFollower): PageStore {
+export function replicaDocuments(shared: PgDocumentsRepo, local: PageDocuments, follower: DocumentFollower): PageStore {
+  const applied = async (mine: LogPosition | null) => {
+    if (!mine) return;
+    const end = Date.now() + OWN_WRITE_WAIT_MS;
+    for (let pause = 2; ; pause = Math.min(pause * 2, 100)) {
+      await follower.catchUp();
+      if (atOrAfter(follower.position(), mine) || Date.now() > end) return;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  };
   return {
-    async upsert(doc, now) {
-      await shared.upsert(doc, now);
-      await follower.catchUp();
-    },
-    async upsertMany(docs, now) {
-      await shared.upsertMany(docs, now);
-      await follower.catchUp();
-    },
+    upsert: async (doc, now) => applied(await shared.write([doc], now)),
+    upsertMany: async (docs, now) => applied(await shared.write(docs, now)),
     get: (url) => local.get(url),
     heads: (urls) => local.heads(urls),
     count: () => local.count(),

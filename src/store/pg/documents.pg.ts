@@ -9,7 +9,7 @@ import {
   type DocumentsRepo,
   type HeadRow,
 } from '../documents.repo.js';
-import { DOCUMENTS_CHANNEL_SQL } from './document-log.pg.js';
+import { DOCUMENTS_CHANNEL_SQL, type LogPosition } from './document-log.pg.js';
 import { inTransaction } from './pg-store.js';
 
 type Run = Pick<pg.PoolClient, 'query'>;
@@ -22,31 +22,40 @@ const UPSERT = `
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
   ${UPSERT_CONFLICT},
     markdown = excluded.markdown,
-    change_xid = pg_current_xact_id(), change_seq = nextval('documents_change_seq')`;
+    change_xid = pg_current_xact_id(), change_seq = nextval('documents_change_seq')
+  RETURNING change_xid::text AS xid, change_seq AS seq`;
 
 /** The Markdown worth keeping beside the text: a fetched page's, when it has fences. */
 const fencedMarkdown = (d: StoredPage) => (d.markdown?.includes('```') ? d.markdown : null);
 
 const write = (db: Run, d: StoredPage, now: string) =>
-  db.query(UPSERT, [d.url, d.title, d.text, d.author, d.publishedDate, d.kind, JSON.stringify(d.metadata), d.origin,
+  db.query<LogPosition>(UPSERT, [d.url, d.title, d.text, d.author, d.publishedDate, d.kind, JSON.stringify(d.metadata), d.origin,
     d.collection, d.contentHash, d.fetchedAt, now, fencedMarkdown(d)]); // prettier-ignore
 
 /** Wakes the replicas following the document log (delivered when the transaction commits). */
 const notify = (db: Run) => db.query(`SELECT pg_notify(${DOCUMENTS_CHANNEL_SQL}, '')`);
 
-export function createPgDocumentsRepo(pool: pg.Pool): DocumentsRepo {
+/** The documents store on PostgreSQL, whose writes also say where they are in the document log. */
+export interface PgDocumentsRepo extends DocumentsRepo {
+  /** Upserts a batch atomically, like `upsertMany`; the log position of its last write (null for none). */
+  write(docs: StoredPage[], now: string): Promise<LogPosition | null>;
+}
+
+export function createPgDocumentsRepo(pool: pg.Pool): PgDocumentsRepo {
+  const writeAll = (docs: StoredPage[], now: string) =>
+    inTransaction(pool, async (db) => {
+      let last: LogPosition | null = null;
+      for (const doc of docs) last = (await write(db, doc, now)).rows[0] ?? last;
+      await notify(db);
+      return last;
+    });
   return {
+    write: writeAll,
     async upsert(doc, now) {
-      await inTransaction(pool, async (db) => {
-        await write(db, doc, now);
-        await notify(db);
-      });
+      await writeAll([doc], now);
     },
     async upsertMany(docs, now) {
-      await inTransaction(pool, async (db) => {
-        for (const doc of docs) await write(db, doc, now);
-        await notify(db);
-      });
+      await writeAll(docs, now);
     },
     async get(url) {
       const { rows } = await pool.query<DocumentRow>('SELECT * FROM documents WHERE url = $1', [url]);

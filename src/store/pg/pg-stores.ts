@@ -1,16 +1,19 @@
 /**
  * The repositories over PostgreSQL (`TRAWL_DATABASE_URL`): the same `Stores` as SQLite's, and what only
- * a shared database has, the documents every replica writes and the log each one follows into its own
- * search index (src/core/search/document-follower.ts).
+ * a shared database has: the documents every replica writes and the log each one follows into its own
+ * search index (src/core/search/document-follower.ts), the caches, and embeddings stored once.
  */
-import type { DocumentsRepo } from '../documents.repo.js';
+import type { CacheStore } from '../cache.js';
+import type { SharedEmbeddings } from '../embeddings-store.js';
 import type { Stores } from '../stores.js';
 import { createPgAccountsRepo } from './accounts.pg.js';
 import { createPgAgentRunsRepo } from './agent-runs.pg.js';
+import { createPgCacheStore } from './cache.pg.js';
+import { createPgSharedEmbeddings } from './embeddings.pg.js';
 import { createPgApiKeysRepo } from './api-keys.pg.js';
 import { createPgCrawlRepo } from './crawl.pg.js';
 import { createPgDocumentLog, type DocumentLog } from './document-log.pg.js';
-import { createPgDocumentsRepo } from './documents.pg.js';
+import { createPgDocumentsRepo, type PgDocumentsRepo } from './documents.pg.js';
 import { createPgMcpSnapshotsRepo, createPgMcpTasksRepo } from './mcp.pg.js';
 import { createPgMonitorsRepo } from './monitors.pg.js';
 import type { PgStore } from './pg-store.js';
@@ -21,13 +24,18 @@ export interface SharedStore {
   pg: PgStore;
   stores: Stores;
   /** The documents, as every replica writes them (the source of truth of each replica's index). */
-  documents: DocumentsRepo;
+  documents: PgDocumentsRepo;
   /** The documents' writes in order, for a replica's follower; its listening connection closes with it. */
   documentLog: DocumentLog;
+  /** The caches (pages, provider answers): a page one replica fetched is a cache hit on every other. */
+  cache: CacheStore;
+  /** Embeddings stored once, so no replica pays a provider for a text another has embedded. */
+  embeddings: SharedEmbeddings;
+  /** Ends the log's connection and the pool (the app closes its cache first). */
   close(): Promise<void>;
 }
 
-/** The repositories over `pg` (opened and migrated by `openPgStore`); `close` ends the log's connection and the pool. */
+/** The repositories over `pg` (opened and migrated by `openPgStore`). */
 export function createSharedStore(pg: PgStore): SharedStore {
   const { pool } = pg;
   const documentLog = createPgDocumentLog(pool);
@@ -46,6 +54,8 @@ export function createSharedStore(pg: PgStore): SharedStore {
     },
     documents: createPgDocumentsRepo(pool),
     documentLog,
+    cache: createPgCacheStore(pool),
+    embeddings: createPgSharedEmbeddings(pool),
     async close() {
       await documentLog.close();
       await pg.close();
