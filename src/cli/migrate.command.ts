@@ -43,7 +43,9 @@ function printReport(report: MigrateReport): void {
     ['TABLE', 'DIRECTORY', 'POSTGRESQL', ''],
     ...report.counts.map((c) => [c.table, String(c.source), String(c.destination), c.source === c.destination ? 'ok' : 'DIFFERS']), // prettier-ignore
   ]);
-  for (const s of report.skipped) process.stderr.write(`migrate: not copied: ${s.table}: ${s.why}\n`);
+  const byReason = new Map<string, string[]>();
+  for (const s of report.skipped) byReason.set(s.why, [...(byReason.get(s.why) ?? []), s.table]);
+  for (const [why, tables] of byReason) process.stderr.write(`migrate: not copied: ${tables.join(', ')}: ${why}\n`);
   if (report.resealed > 0) {
     process.stderr.write(`migrate: ${report.resealed} webhook secrets sealed again under TRAWL_SECRET_KEY\n`);
   }

@@ -106,15 +106,15 @@ function chunkTextsOf(source: ReturnType<typeof openSourceDatabase>) {
  */
 export async function migrateToPg(options: MigrateOptions): Promise<MigrateReport> {
   checkUrl(options.url);
-  if (options.secretKey === undefined || options.secretKey.trim() === '') {
-    throw new Error(
-      'migrate needs TRAWL_SECRET_KEY (or --secret-key): the operator key every replica on PostgreSQL shares, ' +
-        "under which the monitors' webhook secrets are stored (e.g. `openssl rand -base64 32`)",
-    );
-  }
-  const sharedKey = loadOperatorKey({ configured: options.secretKey, dataDir: options.dataDir });
   const source = openSourceDatabase(options.dataDir);
   try {
+    if (options.secretKey === undefined || options.secretKey.trim() === '') {
+      throw new Error(
+        'migrate needs TRAWL_SECRET_KEY (or --secret-key): the operator key every replica on PostgreSQL shares, ' +
+          "under which the monitors' webhook secrets are stored (e.g. `openssl rand -base64 32`)",
+      );
+    }
+    const sharedKey = loadOperatorKey({ configured: options.secretKey, dataDir: options.dataDir });
     const secrets = planSecrets(source, sharedKey, readOperatorKeyFile(options.dataDir));
     const target = await openTarget(options.url, options.schema);
     try {
