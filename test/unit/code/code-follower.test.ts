@@ -6,13 +6,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCodeFollower } from '../../../src/core/code/index/code-follower.js';
+import { createCodeFollower, type CodeFollower } from '../../../src/core/code/index/code-follower.js';
 import { chunkUrl, createCodeIndex, type CodeIndex } from '../../../src/core/code/index/code-index.js';
 import { indexTree } from '../../../src/core/code/index/indexer.js';
 import { createCodeFilesRepo, type CodeFilesRepo } from '../../../src/store/code-files.repo.js';
 import { openDatabase, type Db } from '../../../src/store/database.js';
 import { createPgCodeFilesRepo } from '../../../src/store/pg/code-files.pg.js';
-import { createPgCodeLog } from '../../../src/store/pg/code-log.pg.js';
+import { createPgCodeLog, type CodeLog } from '../../../src/store/pg/code-log.pg.js';
 import { freshPgStore, pgReachable } from '../../helpers/postgres.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -49,6 +49,18 @@ let clockMs = Date.parse('2026-11-26T10:00:00Z');
 const clock = { now: () => new Date((clockMs += 60_000)) };
 const index = (files: CodeFilesRepo, root: string) => indexTree({ files, clock }, { root, name: 'proj' });
 
+/**
+ * Waits until `n` changes after `follower`'s place can be read: the log is held back while any
+ * transaction in the database is open, another test file's included.
+ */
+async function readable(log: CodeLog, follower: CodeFollower, n: number) {
+  for (const t = performance.now(); performance.now() - t < 5000;) {
+    if ((await log.changesSince(follower.position(), n)).changes.length >= n) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`fewer than ${n} changes readable after 5 s`);
+}
+
 /** Ranked hits of a fresh reader over a merged index, ties compared by location (ids differ). */
 function ranked(r: ReturnType<typeof replica>, q: string) {
   r.code.index.repo.mergeAll();
@@ -75,6 +87,7 @@ describe.runIf(pgReachable)('code follower', () => {
 
     const first = await index(shared, root);
     expect(first).toMatchObject({ added: 12, chunks: 36 });
+    await readable(log, follower, 13);
     expect(await follower.catchUp()).toBe(13); // 12 files and the source
     expect(b.code.count()).toBe(36);
     expect(await sibling.catchUp()).toBe(0); // starts from the place the other saved
@@ -89,6 +102,7 @@ describe.runIf(pgReachable)('code follower', () => {
     expect(await index(shared, root)).toMatchObject({ added: 1, changed: 1, removed: 1 });
     follower = createCodeFollower(b.db, log, b.local, { batch: 5 });
     expect(follower.position()).not.toBeNull();
+    await readable(log, follower, 4);
     expect(await follower.catchUp()).toBe(4); // the three files and the source, each once
     expect(await follower.catchUp()).toBe(0);
     expect(b.code.count()).toBe(34);
@@ -123,6 +137,7 @@ describe.runIf(pgReachable)('code follower', () => {
     await index(shared, root);
     const b = replica();
     const follower = createCodeFollower(b.db, log, b.local);
+    await readable(log, follower, 3);
     expect(await follower.catchUp()).toBe(3); // b.py, the source, and a.py's removal
     expect(await b.local.files('proj')).toEqual(await shared.files('proj'));
     expect(b.code.count()).toBe(3);
@@ -137,6 +152,7 @@ describe.runIf(pgReachable)('code follower', () => {
         throw new Error('disk full');
       },
     });
+    await readable(log, failing, 2);
     await expect(failing.catchUp()).rejects.toThrow('disk full');
     expect(b.code.count()).toBe(3);
     const again = createCodeFollower(b.db, log, b.local);
