@@ -46,6 +46,11 @@ function printReport(report: MigrateReport): void {
   const byReason = new Map<string, string[]>();
   for (const s of report.skipped) byReason.set(s.why, [...(byReason.get(s.why) ?? []), s.table]);
   for (const [why, tables] of byReason) process.stderr.write(`migrate: not copied: ${tables.join(', ')}: ${why}\n`);
+  const { vectors, stale } = report.embeddings;
+  if (vectors + stale > 0) {
+    const left = stale > 0 ? `; ${stale} documents changed since they were embedded are left for replicas to embed again` : ''; // prettier-ignore
+    process.stderr.write(`migrate: ${vectors} document embedding vectors in embedding_vectors${left}\n`);
+  }
   if (report.resealed > 0) {
     process.stderr.write(`migrate: ${report.resealed} webhook secrets sealed again under TRAWL_SECRET_KEY\n`);
   }

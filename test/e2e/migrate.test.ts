@@ -16,14 +16,18 @@ import { migrateToPg, type MigrateOptions } from '../../src/core/migrate/migrate
 import { createSecretBox, readOperatorKeyFile } from '../../src/core/monitors/secret-box.js';
 import { createAccountsRepo } from '../../src/store/accounts.repo.js';
 import { createAgentRunsRepo } from '../../src/store/agent-runs.repo.js';
+import { chunksOf } from '../../src/core/search/semantic.js';
 import { createCrawlRepo } from '../../src/store/crawl.repo.js';
 import { DATABASE_FILE } from '../../src/store/database.js';
+import { embeddedDocs } from '../../src/store/embedded-chunks.js';
 import { COPIED_TABLES, sourceOf, targetOf, type CopiedTable } from '../../src/store/pg/copy-tables.js';
 import { createPgDocumentLog } from '../../src/store/pg/document-log.pg.js';
+import { createPgSharedEmbeddings } from '../../src/store/pg/embeddings.pg.js';
 import { PG_MIGRATIONS } from '../../src/store/pg/pg-migrations.js';
 import { openPgStore } from '../../src/store/pg/pg-store.js';
 import { makeTestApp, tempDir } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';
+import { startEmbeddingsServer } from '../helpers/embeddings-server.js';
 import { TEST_DATABASE_URL, pgReachable } from '../helpers/postgres.js';
 
 const NEW_KEY = Buffer.alloc(32, 7).toString('base64');
@@ -54,7 +58,11 @@ async function closedPort(): Promise<number> {
 
 /** A data directory written by the app as it runs, closed before it is copied. */
 async function buildDataDir(): Promise<{ dir: string; cleanup: () => void }> {
-  const t = makeTestApp({ allowInsecureWebhooks: true });
+  const embeddings = await startEmbeddingsServer([
+    ['undici', 'pool', 'pools'],
+    ['page', 'text'],
+  ]);
+  const t = makeTestApp({ allowInsecureWebhooks: true, embeddingsUrl: embeddings.baseUrl, embeddingsModel: 'toy' });
   const { app } = t;
   const now = new Date().toISOString();
   const acme = await app.services.accounts.teams.create('acme', { credits: 5_000_000 });
@@ -69,6 +77,7 @@ async function buildDataDir(): Promise<{ dir: string; cleanup: () => void }> {
 
   const docs = Array.from({ length: DOCS }, (_, i) => storedDoc(`https://docs.example.com/p${String(i).padStart(3, '0')}`, `Page ${i}`, `Text of page ${i} about undici pools.`)); // prettier-ignore
   await app.services.documents.upsertMany(docs, now);
+  while ((await app.services.semantic!.embedPending(100)) > 0);
 
   // nothing listens on a port just closed: deliveries fail and are kept, each attempt recorded
   const monitors = app.services.monitors;
@@ -94,6 +103,7 @@ async function buildDataDir(): Promise<{ dir: string; cleanup: () => void }> {
   code.cleanup();
 
   await app.close();
+  await embeddings.close();
   return { dir: t.dataDir, cleanup: () => fs.rmSync(t.dataDir, { recursive: true, force: true }) };
 }
 
@@ -117,9 +127,9 @@ async function pgRows(pool: pg.Pool, t: CopiedTable): Promise<Map<string, unknow
 /** Every row's xmin in the copied tables: unchanged when nothing was written. */
 async function versions(pool: pg.Pool): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {};
-  for (const t of COPIED_TABLES) {
-    const { rows } = await pool.query<{ v: string }>(`SELECT xmin::text AS v FROM ${t.name} ORDER BY xmin::text`);
-    out[t.name] = rows.map((r) => r.v);
+  for (const table of [...COPIED_TABLES.map((t) => t.name), 'embedding_vectors', 'embedding_models']) {
+    const { rows } = await pool.query<{ v: string }>(`SELECT xmin::text AS v FROM ${table} ORDER BY xmin::text`);
+    out[table] = rows.map((r) => r.v);
   }
   return out;
 }
@@ -192,6 +202,18 @@ describe.skipIf(!pgReachable)('trawl migrate', () => {
       const { rows: seq } = await pool.query<{ next: number; max: number }>("SELECT nextval(pg_get_serial_sequence('crawl_frontier', 'id')) AS next, (SELECT MAX(id) FROM crawl_frontier) AS max"); // prettier-ignore
       expect(seq[0]!.next).toBeGreaterThan(seq[0]!.max);
 
+      // each document's vector, found by the text a replica would embed
+      expect(report.embeddings).toEqual({ vectors: DOCS, stale: 0 });
+      const shared = createPgSharedEmbeddings(pool);
+      const embedded = [...embeddedDocs(source)].flat();
+      expect(embedded).toHaveLength(DOCS);
+      const doc = source.prepare('SELECT title, text FROM documents WHERE url = ?');
+      for (const e of embedded.slice(0, 20)) {
+        const { title, text } = doc.get(e.url) as { title: string; text: string };
+        expect(await shared.find('toy', e.dims, chunksOf(title, text)), e.url).toEqual(e.vectors);
+      }
+      expect(await shared.dimensionsOf('toy')).toBe(embedded[0]!.dims);
+
       const log = createPgDocumentLog(pool);
       const { docs } = await log.changesSince(null, 1000);
       await log.close();
@@ -231,6 +253,8 @@ describe.skipIf(!pgReachable)('trawl migrate', () => {
       const report = await migrate(schema, { batchSize: 50 });
       expect(report.mismatched).toEqual([]);
       for (const t of COPIED_TABLES) expect(await pgRows(pool, t), t.name).toEqual(await pgRows(whole, t));
+      const vectors = 'SELECT model, dims, text_sha256, vector FROM embedding_vectors ORDER BY text_sha256';
+      expect((await pool.query(vectors)).rows).toEqual((await whole.query(vectors)).rows);
       const log = createPgDocumentLog(pool);
       const { docs } = await log.changesSince(null, 1000);
       await log.close();
@@ -291,12 +315,19 @@ describe.skipIf(!pgReachable)('trawl migrate', () => {
       expect(err.join('')).toMatch(/counts match/);
       expect(err.join('')).not.toContain(NEW_KEY);
 
-      // a key made after the copy: its table was finished, so its count differs until started over
+      expect(err.join('')).toMatch(new RegExp(`${DOCS} document embedding vectors in embedding_vectors\n`));
+
+      // a key made after the copy: its table was finished, so its count differs until started over; a
+      // document whose title changed since it was embedded: its vector is not copied
       const db = new Database(path.join(copy.dir, DATABASE_FILE));
+      db.prepare("UPDATE documents SET title = 'Retitled' WHERE url = 'https://docs.example.com/p007'").run();
       db.prepare("INSERT INTO api_keys (id, name, hash, created_at) VALUES ('key_late', 'late', 'h', '2026-11-26T00:00:00.000Z')").run(); // prettier-ignore
       db.close();
       await expect(runMigrate(flags, { TRAWL_SECRET_KEY: NEW_KEY })).rejects.toThrow(/row counts differ for api_keys: .*--restart/); // prettier-ignore
       expect(out.join('')).toMatch(/\napi_keys\s+3\s+2\s+DIFFERS\n/);
+      err.length = 0;
+      await runMigrate({ ...flags, schema: schemaName() }, { TRAWL_SECRET_KEY: NEW_KEY });
+      expect(err.join('')).toMatch(new RegExp(`${DOCS - 1} document embedding vectors in embedding_vectors; 1 documents changed since they were embedded`)); // prettier-ignore
       await runMigrate({ ...flags, restart: true }, { TRAWL_SECRET_KEY: NEW_KEY });
     } finally {
       vi.restoreAllMocks();

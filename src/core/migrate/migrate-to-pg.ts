@@ -10,6 +10,7 @@ import { COPIED_TABLES, whySkipped } from '../../store/pg/copy-tables.js';
 import { openPgStore, type PgStore } from '../../store/pg/pg-store.js';
 import { createChunkTexts, type StoredText } from '../code/index/chunk-texts.js';
 import { loadOperatorKey, readOperatorKeyFile } from '../monitors/secret-box.js';
+import { copyEmbeddings, type EmbeddingsCopy } from './embeddings.js';
 import { planSecrets } from './webhook-secrets.js';
 
 export type { CopyProgress, TableCount };
@@ -39,6 +40,8 @@ export interface MigrateReport {
   mismatched: string[];
   /** SQLite tables present in the directory and not copied, with why. */
   skipped: { table: string; why: string }[];
+  /** Document embeddings copied into embedding_vectors, and documents left out. */
+  embeddings: EmbeddingsCopy;
   /** Webhook secrets sealed again under the shared key (they opened only under the directory's secret.key). */
   resealed: number;
 }
@@ -129,11 +132,13 @@ export async function migrateToPg(options: MigrateOptions): Promise<MigrateRepor
         onProgress: options.onProgress,
         stopAfterBatches: options.stopAfterBatches,
       });
+      const embeddings = await copyEmbeddings(source, target.pool, options.onProgress);
       const counts = await countTables(source, target.pool);
       return {
         counts,
         mismatched: counts.filter((c) => c.source !== c.destination).map((c) => c.table),
         skipped: skippedTables(source),
+        embeddings,
         resealed: secrets.resealed,
       };
     } finally {

@@ -206,7 +206,10 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
 const DERIVED_SEARCH = 'the search index, derived from documents: each replica builds its own from the document log';
 const DERIVED_CODE =
   "the code index's search structures, derived from code_chunks: each replica builds its own from the code log";
-const VECTORS = 'embeddings by index chunk id; PostgreSQL keys vectors by the embedded text, so replicas embed again';
+const VECTORS =
+  "the index's embedded chunks: their vectors are copied to embedding_vectors, keyed by text (core/migrate/embeddings.ts)";
+const CODE_VECTORS =
+  'code embeddings, by index chunk id: replicas embed code chunks again (their texts are not rebuilt here)';
 
 /** SQLite tables not copied, and why. Names ending in `*` are prefixes (sqlite-vec's tables per model). */
 export const SKIPPED_TABLES: Readonly<Record<string, string>> = {
@@ -226,9 +229,9 @@ export const SKIPPED_TABLES: Readonly<Record<string, string>> = {
   code_deleted: DERIVED_CODE,
   code_stats: DERIVED_CODE,
   code_texts: COMPRESSED,
-  code_vec_chunks: VECTORS,
-  code_embedded: VECTORS,
-  'code_vectors*': VECTORS,
+  code_vec_chunks: CODE_VECTORS,
+  code_embedded: CODE_VECTORS,
+  'code_vectors*': CODE_VECTORS,
   'sqlite_*': "SQLite's own bookkeeping",
 };
 
