@@ -64,6 +64,8 @@ const PROGRESS_DDL = `
     after_key   TEXT NOT NULL,
     copied      BIGINT NOT NULL,
     finished    BOOLEAN NOT NULL DEFAULT false,
+    -- this pass over the table began with --restart (kept when it is resumed without it)
+    started_over BOOLEAN NOT NULL DEFAULT false,
     updated_at  TEXT NOT NULL,
     PRIMARY KEY (source, table_name)
   )`;
@@ -119,52 +121,79 @@ function lastPerMatch(table: CopiedTable, rows: Record<string, unknown>[]): Reco
   return byKey.size === rows.length ? rows : [...byKey.values()];
 }
 
+/** Where a table's copy stands (in `trawl_migrate_progress`). */
+interface Place {
+  after: unknown[] | null;
+  copied: number;
+  finished: boolean;
+  startedOver: boolean;
+}
+
+async function placeOf(pool: pg.Pool, sourceId: string, table: string, restart: boolean): Promise<Place> {
+  const { rows } = await pool.query<{ after_key: string; copied: number; finished: boolean; started_over: boolean }>(
+    'SELECT after_key, copied, finished, started_over FROM trawl_migrate_progress WHERE source = $1 AND table_name = $2',
+    [sourceId, table],
+  );
+  const r = rows[0];
+  if (!r) return { after: null, copied: 0, finished: false, startedOver: restart };
+  return { after: JSON.parse(r.after_key) as unknown[], copied: r.copied, finished: r.finished, startedOver: r.started_over }; // prettier-ignore
+}
+
+const SAVE_PLACE = `
+  INSERT INTO trawl_migrate_progress (source, table_name, after_key, copied, finished, started_over, updated_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7)
+  ON CONFLICT (source, table_name) DO UPDATE SET after_key = excluded.after_key, copied = excluded.copied,
+    finished = excluded.finished, updated_at = excluded.updated_at`;
+
+/** Writes a batch and the place after it in one transaction; how many rows it inserted or rewrote. */
+async function commitBatch(
+  table: CopiedTable,
+  rows: Record<string, unknown>[],
+  place: Place,
+  options: CopyOptions,
+): Promise<number> {
+  // prettier-ignore
+  const unique = lastPerMatch(table, rows);
+  return inTransaction(options.pool, async (db) => {
+    let written = 0;
+    if (unique.length > 0) {
+      const values = unique.map((row) => valuesOf(table, row, options.reseal));
+      written = (await db.query(writeBatchSql(table)(unique.length), values.flat())).rowCount ?? 0;
+      if (table.afterBatch) await db.query(table.afterBatch);
+    }
+    if (place.finished && table.afterTable) await db.query(table.afterTable(place.startedOver));
+    await db.query(SAVE_PLACE, [options.sourceId, table.name, JSON.stringify(place.after ?? []), place.copied,
+      place.finished, place.startedOver, new Date().toISOString()]); // prettier-ignore
+    return written;
+  });
+}
+
 async function copyTable(table: CopiedTable, options: CopyOptions, budget: { batches: number }): Promise<void> {
-  const { source, pool, sourceId } = options;
+  const { source, pool } = options;
   // PostgreSQL takes at most 65,535 parameters a statement
   const size = Math.min(options.batchSize ?? 1000, Math.floor(65_535 / table.columns.length));
   const total = (source.prepare(countSql(table)).get() as { n: number }).n;
-  const saved = await pool.query<{ after_key: string; copied: number; finished: boolean }>(
-    'SELECT after_key, copied, finished FROM trawl_migrate_progress WHERE source = $1 AND table_name = $2',
-    [sourceId, table.name],
-  );
-  const state = saved.rows[0];
-  let copied = state?.copied ?? 0;
-  if (state?.finished) {
-    options.onProgress?.({ table: table.name, copied, total, written: 0, finished: true, skipped: true });
+  let place = await placeOf(pool, options.sourceId, table.name, options.restart === true);
+  if (place.finished) {
+    options.onProgress?.({ table: table.name, copied: place.copied, total, written: 0, finished: true, skipped: true }); // prettier-ignore
     return;
   }
-  let after = state ? (JSON.parse(state.after_key) as unknown[]) : null;
   const read = readBatch(source, table, size);
-  const write = writeBatchSql(table);
   let written = 0;
-  for (;;) {
+  while (!place.finished) {
     if (budget.batches-- <= 0) throw new Error(`stopped after ${options.stopAfterBatches} batches, as asked`);
-    const rows = read(after);
+    const rows = read(place.after);
     const last = rows.at(-1);
-    const next = last ? table.key.map((k) => last[k]) : after;
-    const finished = rows.length < size;
+    const next: Place = {
+      after: last ? table.key.map((k) => last[k]) : place.after,
+      copied: place.copied + rows.length,
+      finished: rows.length < size,
+      startedOver: place.startedOver,
+    };
     if (rows.length > 0) options.prepare?.[table.name]?.(rows);
-    const unique = lastPerMatch(table, rows);
-    await inTransaction(pool, async (db) => {
-      if (unique.length > 0) {
-        const values = unique.map((row) => valuesOf(table, row, options.reseal));
-        written += (await db.query(write(unique.length), values.flat())).rowCount ?? 0;
-        if (table.afterBatch) await db.query(table.afterBatch);
-      }
-      if (finished && table.afterTable) await db.query(table.afterTable(options.restart === true));
-      await db.query(
-        `INSERT INTO trawl_migrate_progress (source, table_name, after_key, copied, finished, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (source, table_name) DO UPDATE SET after_key = excluded.after_key, copied = excluded.copied,
-           finished = excluded.finished, updated_at = excluded.updated_at`,
-        [sourceId, table.name, JSON.stringify(next ?? []), copied + rows.length, finished, new Date().toISOString()],
-      );
-    });
-    copied += rows.length;
-    after = next;
-    options.onProgress?.({ table: table.name, copied, total, written, finished });
-    if (finished) break;
+    written += await commitBatch(table, rows, next, options);
+    place = next;
+    options.onProgress?.({ table: table.name, copied: place.copied, total, written, finished: place.finished });
   }
   if (table.identity) await advanceIdentity(pool, table.target ?? table.name, table.identity);
 }
