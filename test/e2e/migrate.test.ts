@@ -5,10 +5,12 @@
  * new shared key, documents are in the log replicas follow, a second run writes nothing, and a copy
  * stopped part-way ends, once run again, exactly as an uninterrupted one.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { build } from 'esbuild';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runMigrate } from '../../src/cli/migrate.command.js';
@@ -25,7 +27,7 @@ import { createPgDocumentLog } from '../../src/store/pg/document-log.pg.js';
 import { createPgSharedEmbeddings } from '../../src/store/pg/embeddings.pg.js';
 import { PG_MIGRATIONS } from '../../src/store/pg/pg-migrations.js';
 import { openPgStore } from '../../src/store/pg/pg-store.js';
-import { makeTestApp, tempDir } from '../helpers/app.js';
+import { ROOT, makeTestApp, tempDir } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';
 import { startEmbeddingsServer } from '../helpers/embeddings-server.js';
 import { TEST_DATABASE_URL, pgReachable } from '../helpers/postgres.js';
@@ -262,6 +264,42 @@ describe.skipIf(!pgReachable)('trawl migrate', () => {
     } finally {
       await pool.end();
       await whole.end();
+    }
+  });
+
+  it('a migrate process killed while it copies is finished by the next run, to the same rows', async () => {
+    // the CLI from source, bundled beside node_modules (its packages load from there)
+    const dir = path.join(ROOT, 'node_modules/.cache', `trawl-migrate-test-${process.pid}`);
+    await build({ entryPoints: ['src/cli.ts'], outfile: path.join(dir, 'cli.mjs'), bundle: true, platform: 'node', format: 'esm', packages: 'external', logLevel: 'error' }); // prettier-ignore
+    const schema = schemaName();
+    const pool = await poolOf(schema);
+    const whole = await poolOf(copied);
+    try {
+      const args = [path.join(dir, 'cli.mjs'), 'migrate', '--from', dataDir, '--to', TEST_DATABASE_URL, '--schema', schema, '--batch', '1', '--progress', 'off']; // prettier-ignore
+      const child = spawn(process.execPath, args, { env: { ...process.env, TRAWL_SECRET_KEY: NEW_KEY }, stdio: 'ignore' }); // prettier-ignore
+      const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
+      // killed a few documents into the copy, one row a transaction
+      const copiedDocs = async () => {
+        const { rows } = await pool.query<{ n: number }>("SELECT COALESCE(MAX(copied), 0)::int AS n FROM trawl_migrate_progress WHERE table_name = 'documents'").catch(() => ({ rows: [{ n: 0 }] })); // prettier-ignore
+        return rows[0]!.n;
+      };
+      while (child.exitCode === null && (await copiedDocs()) < 20)
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      child.kill('SIGKILL');
+      expect(await exited).toBe('SIGKILL');
+      expect(await copiedDocs()).toBeLessThan(DOCS);
+
+      const report = await migrate(schema);
+      expect(report.mismatched).toEqual([]);
+      for (const t of COPIED_TABLES) expect(await pgRows(pool, t), t.name).toEqual(await pgRows(whole, t));
+      const log = createPgDocumentLog(pool);
+      const { docs } = await log.changesSince(null, 1000);
+      await log.close();
+      expect(docs).toHaveLength(DOCS);
+    } finally {
+      await pool.end();
+      await whole.end();
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 
