@@ -329,6 +329,13 @@ describe.skipIf(!pgReachable)('trawl migrate', () => {
     await expect(unreachable).rejects.toThrow(/^PostgreSQL at postgres:\/\/trawl:\*\*\*@127\.0\.0\.1:1\/db \(schema mig_\w+\): /); // prettier-ignore
     await expect(unreachable).rejects.not.toThrow(/s3cret-pw/);
 
+    // a database in use whose team of the same name has another id: the row and the reason are named
+    const used = schemaName();
+    const inUse = await openPgStore(TEST_DATABASE_URL, { schema: used });
+    await inUse.pool.query("INSERT INTO teams (id, name, created_at) VALUES ('team_other', 'acme', '2026-01-01T00:00:00.000Z')"); // prettier-ignore
+    await inUse.close();
+    await expect(migrate(used)).rejects.toThrow(/^copying teams, its first rows: duplicate key value violates unique constraint "teams_name_key"/); // prettier-ignore
+
     const newer = schemaName();
     const later = await openPgStore(TEST_DATABASE_URL, { schema: newer, migrations: [...PG_MIGRATIONS, { version: 999, name: 'later', sql: 'SELECT 1' }] }); // prettier-ignore
     await later.close();

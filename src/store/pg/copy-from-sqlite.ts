@@ -175,6 +175,8 @@ async function copyTable(table: CopiedTable, options: CopyOptions, budget: { bat
   const total = (source.prepare(countSql(table)).get() as { n: number }).n;
   let place = await placeOf(pool, options.sourceId, table.name, options.restart === true);
   if (place.finished) {
+    // a run killed between its last batch and here left the sequence behind: moved on now
+    if (table.identity) await advanceIdentity(pool, table.target ?? table.name, table.identity);
     options.onProgress?.({ table: table.name, copied: place.copied, total, written: 0, finished: true, skipped: true }); // prettier-ignore
     return;
   }
@@ -191,7 +193,11 @@ async function copyTable(table: CopiedTable, options: CopyOptions, budget: { bat
       startedOver: place.startedOver,
     };
     if (rows.length > 0) options.prepare?.[table.name]?.(rows);
-    written += await commitBatch(table, rows, next, options);
+    written += await commitBatch(table, rows, next, options).catch((err: Error) => {
+      // a row PostgreSQL refuses (a unique name held by another row of a database in use): say where
+      const where = place.after ? `the rows after key ${JSON.stringify(place.after)}` : 'its first rows';
+      throw new Error(`copying ${table.name}, ${where}: ${err.message}`, { cause: err });
+    });
     place = next;
     options.onProgress?.({ table: table.name, copied: place.copied, total, written, finished: place.finished });
   }
