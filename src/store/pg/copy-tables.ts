@@ -2,8 +2,9 @@
  * What `trawl migrate` copies from a SQLite data directory into PostgreSQL: one entry per durable table
  * that has a PostgreSQL twin, in an order that keeps foreign keys satisfied, and every other SQLite table
  * named with why it stays behind. A table added to both schemas gets a line here; the unit test
- * test/unit/copy-tables.test.ts fails until every table and column of both schemas is accounted for.
+ * test/unit/store-pg-copy-tables.test.ts fails until every table and column of both schemas is accounted for.
  */
+import { DOCUMENTS_CHANNEL_SQL } from './document-log.pg.js';
 
 /** A column whose name, type or value differs between the two schemas. */
 export interface ColumnMap {
@@ -146,7 +147,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
     // a rewritten document takes a new place in the log, as documents.pg.ts writes it, so replicas follow
     alsoSet: "change_xid = pg_current_xact_id(), change_seq = nextval('documents_change_seq')",
     // wakes replicas following the log (the channel of document-log.pg.ts)
-    afterBatch: "SELECT pg_notify('trawl_documents_' || current_schema(), '')",
+    afterBatch: `SELECT pg_notify(${DOCUMENTS_CHANNEL_SQL}, '')`,
   },
   {
     name: 'crawl_jobs',
@@ -199,7 +200,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
       INSERT INTO code_changes (source, path)
         SELECT source, path FROM code_files UNION ALL SELECT name, '' FROM code_sources
       ON CONFLICT (source, path) DO ${restart ? "UPDATE SET change_xid = pg_current_xact_id(), change_seq = nextval('code_change_seq')" : 'NOTHING'};
-      SELECT pg_notify('trawl_code_' || current_schema(), '')`,
+      SELECT pg_notify('trawl_code_' || current_schema(), '')`, // code-log.pg.ts's channel
   },
 ];
 
