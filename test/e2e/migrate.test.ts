@@ -23,6 +23,7 @@ import { createCrawlRepo } from '../../src/store/crawl.repo.js';
 import { DATABASE_FILE } from '../../src/store/database.js';
 import { embeddedDocs } from '../../src/store/embedded-chunks.js';
 import { COPIED_TABLES, sourceOf, targetOf, type CopiedTable } from '../../src/store/pg/copy-tables.js';
+import { createPgCodeLog } from '../../src/store/pg/code-log.pg.js';
 import { createPgDocumentLog } from '../../src/store/pg/document-log.pg.js';
 import { createPgSharedEmbeddings } from '../../src/store/pg/embeddings.pg.js';
 import { PG_MIGRATIONS } from '../../src/store/pg/pg-migrations.js';
@@ -197,8 +198,17 @@ describe.skipIf(!pgReachable)('trawl migrate', () => {
       // code chunks whole, from the compressed blocks
       const { rows: chunks } = await pool.query<{ symbol: string; code: string; doc: string | null }>("SELECT symbol, code, doc FROM code_chunks WHERE symbol = 'Pool.request'"); // prettier-ignore
       expect(chunks[0]).toMatchObject({ code: expect.stringContaining('return fetch(url)'), doc: expect.stringContaining('pooled connection') }); // prettier-ignore
-      const { rows: logged } = await pool.query<{ n: number }>("SELECT COUNT(*)::int AS n FROM code_changes WHERE path <> ''"); // prettier-ignore
-      expect(logged[0]!.n).toBe(count('code_files').source);
+      // the code log gives replicas every file with its chunks, and the source
+      const codeLog = createPgCodeLog(pool);
+      const { changes } = await codeLog.changesSince(null, 100);
+      await codeLog.close();
+      const files = changes.flatMap((c) => (c.kind === 'file' && c.file ? [c.file] : []));
+      expect(files).toHaveLength(count('code_files').source);
+      expect(files.reduce((n, f) => n + f.chunks.length, 0)).toBe(count('code_chunks').source);
+      expect(files.every((f) => f.indexedAt > Date.now() - 600_000)).toBe(true);
+      expect(changes.filter((c) => c.kind === 'source').map((c) => c.kind === 'source' && c.source.name)).toEqual([
+        'lib',
+      ]);
 
       // new ids come after the copied ones
       const { rows: seq } = await pool.query<{ next: number; max: number }>("SELECT nextval(pg_get_serial_sequence('crawl_frontier', 'id')) AS next, (SELECT MAX(id) FROM crawl_frontier) AS max"); // prettier-ignore

@@ -4,6 +4,7 @@
  * named with why it stays behind. A table added to both schemas gets a line here; the unit test
  * test/unit/store-pg-copy-tables.test.ts fails until every table and column of both schemas is accounted for.
  */
+import { CODE_CHANNEL_SQL, SOURCE_ROW } from './code-log.pg.js';
 import { DOCUMENTS_CHANNEL_SQL } from './document-log.pg.js';
 
 /** A column whose name, type or value differs between the two schemas. */
@@ -198,9 +199,9 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
     // replicas following it index them; started over, every entry is placed again (followers re-read)
     afterTable: (restart) => `
       INSERT INTO code_changes (source, path)
-        SELECT source, path FROM code_files UNION ALL SELECT name, '' FROM code_sources
+        SELECT source, path FROM code_files UNION ALL SELECT name, '${SOURCE_ROW}' FROM code_sources
       ON CONFLICT (source, path) DO ${restart ? "UPDATE SET change_xid = pg_current_xact_id(), change_seq = nextval('code_change_seq')" : 'NOTHING'};
-      SELECT pg_notify('trawl_code_' || current_schema(), '')`, // code-log.pg.ts's channel
+      SELECT pg_notify(${CODE_CHANNEL_SQL}, '')`,
   },
 ];
 
