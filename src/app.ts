@@ -246,12 +246,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
   const services = createServices({
     db,
     stores,
-    replica: shared && {
-      documents: shared.documents,
-      log: shared.documentLog,
-      follow: options.follow ?? true,
-      pollMs: config.pollMs,
-    },
+    replica: shared && { shared, follow: options.follow ?? true, pollMs: config.pollMs },
     sharedEmbeddings: shared?.embeddings,
     cache,
     clock,

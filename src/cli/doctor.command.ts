@@ -43,6 +43,20 @@ function dataDirLines(r: StatusReport): string[] {
   return [`${d.path}: ${state}${held}`];
 }
 
+function storeLines(r: StatusReport): string[] {
+  const s = r.store;
+  if (s.backend === 'sqlite') return [`SQLite ${s.version}, in the data directory`];
+  const head = `PostgreSQL ${s.version || '(unreachable)'} at ${s.url}, schema ${s.schema}${s.schemaVersion === undefined ? '' : ` (migration ${s.schemaVersion})`}`; // prettier-ignore
+  if (s.problem) return [head, `FAILED: ${s.problem}`];
+  const replicas = s.replicas ?? [];
+  const seen = replicas.map((p) => {
+    const ago = Math.max(0, Math.round((Date.parse(r.checkedAt) - Date.parse(p.seenAt)) / 1000));
+    const lag = p.behind === 0 ? 'up to date' : `${p.behind} documents behind for ${Math.round(p.lagMs / 1000)} s`;
+    return `replica ${p.id} (Trawl ${p.version}): seen ${ago} s ago, ${lag}`;
+  });
+  return [head, ...(seen.length > 0 ? seen : ['no replica seen in the last five minutes'])];
+}
+
 function indexLines(r: StatusReport): string[] {
   const { index: i } = r;
   const lines = [
@@ -68,6 +82,7 @@ export function renderReport(r: StatusReport): string {
     `Trawl ${r.version}: ${r.ok ? 'nothing configured is broken' : 'something configured is broken'}`,
     '',
     section('Data directory', dataDirLines(r)),
+    section('Store', storeLines(r)),
     section('Index', indexLines(r)),
     section(
       'Web search',

@@ -16,7 +16,7 @@ async function openDoor(config: Config): Promise<StdioDoor> {
   const [{ openApp }, { buildMcpServer }] = await Promise.all([import('../app.js'), import('../mcp/server.js')]);
   const app = await openApp(config);
   try {
-    app.services.followDocuments();
+    app.services.followShared();
     app.services.semantic?.start();
     app.services.codeSemantic?.start();
     void app.services.rebuildMarkedIndexes().catch((err: unknown) => app.logger.error({ err }, 'index rebuild failed'));

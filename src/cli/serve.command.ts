@@ -42,7 +42,7 @@ export async function runServe(config: Config): Promise<void> {
   // new pages are embedded in the background when an embeddings provider is configured (by one worker)
   if (cluster.isPrimary || cluster.worker?.id === 1) {
     // a replica on PostgreSQL: documents other replicas write reach this machine's indexes
-    app.services.followDocuments();
+    app.services.followShared();
     app.services.semantic?.start();
     app.services.codeSemantic?.start();
     // an upgrade that changed the index format left it empty: rebuilt from the stored documents

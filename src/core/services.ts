@@ -11,8 +11,6 @@ import type { CacheStore } from '../store/cache.js';
 import type { Db } from '../store/database.js';
 import { createCodeFilesRepo } from '../store/code-files.repo.js';
 import { createDocumentsRepo, type DocumentsRepo } from '../store/documents.repo.js';
-import type { DocumentLog } from '../store/pg/document-log.pg.js';
-import type { PgDocumentsRepo } from '../store/pg/documents.pg.js';
 import type { SharedEmbeddings } from '../store/embeddings-store.js';
 import { sqliteStores, type Stores } from '../store/stores.js';
 import { CODE_VECTORS } from '../store/vectors.repo.js';
@@ -36,8 +34,8 @@ import type { WebhookSender } from '../fetch/webhook-sender.js';
 import type { Clock } from './context.js';
 import { createPrices, type Prices } from './pricing.js';
 import { createAnalysisPool } from './search/analysis-pool.js';
-import { createDocumentFollower, type DocumentFollower } from './search/document-follower.js';
-import { replicaDocuments } from './search/replica-documents.js';
+import type { DocumentFollower } from './search/document-follower.js';
+import { createReplica, type ReplicaDeps } from './replica/replica.js';
 import { createSearchIndex, indexedDocuments, type SearchIndex } from './search/search-index.js';
 import { createSearchService, type SearchService } from './search/search.service.js';
 import { createSemanticSearch, type SemanticSearch } from './search/semantic.js';
@@ -64,10 +62,10 @@ export interface Services {
    */
   rebuildMarkedIndexes(): Promise<void>;
   /**
-   * A replica on PostgreSQL: follows the shared document log into this machine's store and indexes
-   * until the app closes (`trawl serve`, `trawl mcp`); nothing elsewhere. Logs its progress and errors.
+   * A replica on PostgreSQL: follows the shared document and code logs into this machine's copy, and
+   * writes its heartbeat, until the app closes (`trawl serve`, `trawl mcp`); nothing on SQLite.
    */
-  followDocuments(): void;
+  followShared(): void;
   /** The follower of a replica that follows the shared document log. */
   follower?: DocumentFollower;
   /** Stops the index's worker threads, merges and analysis, and the document follower (the app's close). */
@@ -100,18 +98,8 @@ export interface Services {
   status: StatusService;
 }
 
-/** What a replica on PostgreSQL adds: the shared documents and their log (src/store/pg/pg-stores.ts). */
-export interface ReplicaDeps {
-  documents: PgDocumentsRepo;
-  log: DocumentLog;
-  /**
-   * Whether this process keeps its own copy (store and indexes) following the log, and reads from it:
-   * a server does; a bulk command (import, crawl) writes to and reads from the shared store only.
-   */
-  follow: boolean;
-  /** How often the log is read when no notification came (`TRAWL_POLL_MS`). */
-  pollMs: number;
-}
+/** What a replica on PostgreSQL is given (core/replica/replica.ts): the shared parts, and whether it follows. */
+export type ReplicaSettings = Pick<ReplicaDeps, 'shared' | 'follow' | 'pollMs'>;
 
 export interface ServiceDeps {
   /** This machine's SQLite database: the whole store by default, a replica's derived copy with PostgreSQL. */
@@ -119,7 +107,7 @@ export interface ServiceDeps {
   /** The durable repositories (default: over `db`). */
   stores?: Stores;
   /** Set on a replica of a PostgreSQL deployment. */
-  replica?: ReplicaDeps;
+  replica?: ReplicaSettings;
   /** Embeddings shared by the replicas of a PostgreSQL deployment (each text embedded once). */
   sharedEmbeddings?: SharedEmbeddings;
   cache: CacheStore;
@@ -181,16 +169,11 @@ export function createServices(deps: ServiceDeps): Services {
   const code = createCodeIndex(deps.db, { merges });
   // every stored page is searchable, and its code examples are in the code index, as soon as it is stored
   const local = withCodeExamples(deps.db, indexedDocuments(deps.db, stored, searchIndex), code);
-  // a replica writes to the shared store; one that follows its log applies it here, the writes included
-  const { replica } = deps;
-  const follower = replica?.follow ? createDocumentFollower(deps.db, replica.log, local) : undefined;
-  const following = new AbortController();
-  let followed: Promise<void> | undefined;
-  const documents: PageStore = !replica
-    ? local
-    : follower
-      ? replicaDocuments(replica.documents, local, follower)
-      : replica.documents;
+  const localCode = createCodeFilesRepo(deps.db, code);
+  // a replica writes to the shared store; one that follows its logs applies them here, its writes included
+  const replica =
+    deps.replica && createReplica({ ...deps.replica, db: deps.db, local: { documents: local, codeFiles: localCode }, logger: deps.logger }); // prettier-ignore
+  const documents: PageStore = replica?.documents ?? local;
   const pages = createPagesService({
     fetcher: deps.fetcher,
     cache: deps.cache,
@@ -305,19 +288,10 @@ export function createServices(deps: ServiceDeps): Services {
     fetcher: deps.fetcher,
     documents,
     searchIndex,
-    follower,
-    followDocuments() {
-      if (!follower || !replica || followed) return;
-      const log = deps.logger;
-      followed = follower.run({
-        pollMs: replica.pollMs,
-        signal: following.signal,
-        onError: (err) => log.error({ err }, 'following the shared document log failed; trying again'),
-      });
-    },
+    follower: replica?.follower,
+    followShared: () => replica?.start(),
     async stopIndexWorkers() {
-      following.abort();
-      await followed;
+      await replica?.stop();
       await merges?.close();
       await analysis.close();
     },
@@ -354,7 +328,7 @@ export function createServices(deps: ServiceDeps): Services {
       prices,
     }),
     codeSemantic,
-    indexer: createCodeIndexer({ files: createCodeFilesRepo(deps.db, code), clock: deps.clock }),
+    indexer: createCodeIndexer({ files: replica?.codeFiles ?? localCode, clock: deps.clock }),
     crawl: createCrawlService({
       pages,
       fetcher: deps.fetcher,
@@ -365,6 +339,10 @@ export function createServices(deps: ServiceDeps): Services {
     }),
     imports: createImportService({ documents, clock: deps.clock, logger: deps.logger }),
     monitors,
-    status: createStatusService({ ...deps.status, store: createStatusRepo(deps.db), now: () => deps.clock.now() }),
+    status: createStatusService({
+      ...deps.status,
+      store: deps.replica ? deps.replica.shared.status(createStatusRepo(deps.db)) : createStatusRepo(deps.db),
+      now: () => deps.clock.now(),
+    }),
   };
 }

@@ -33,6 +33,31 @@ export const StatusReport = z.object({
     problem: z.string().optional().describe('Why it cannot be written.'),
     databaseProblem: z.string().optional().describe('Why its database cannot be opened or read.'),
   }),
+  store: z
+    .object({
+      backend: z.enum(['sqlite', 'postgres']),
+      version: z.string().describe("The engine's version: SQLite's library, or the PostgreSQL server's."),
+      url: z.string().optional().describe('PostgreSQL: the server, without credentials.'),
+      schema: z.string().optional(),
+      schemaVersion: Count.optional().describe('PostgreSQL: the migration the schema is at.'),
+      replicas: z
+        .array(
+          z.object({
+            id: z.string(),
+            host: z.string(),
+            pid: Count,
+            version: z.string(),
+            startedAt: z.string(),
+            seenAt: z.string(),
+            behind: Count.describe('Documents in the shared store its index does not hold yet.'),
+            lagMs: Count.describe('How long it has been behind (0 when it is not).'),
+          }),
+        )
+        .optional()
+        .describe('PostgreSQL: replicas seen in the last five minutes, newest first.'),
+      problem: z.string().optional().describe('Why the store could not be reached or read.'),
+    })
+    .describe('Where the durable state is: SQLite in the data directory, or PostgreSQL shared by replicas.'),
   index: z.object({
     documents: Count,
     searchable: Count.describe('Documents in the search index.'),

@@ -1,4 +1,5 @@
 /** Counts for the status report (`trawl doctor`, `GET /status`): what the store holds, read in one go. */
+import Database from 'better-sqlite3';
 import type { Db } from './database.js';
 
 /** Sizes of the document store, the search and code indexes, and the keys. */
@@ -15,10 +16,51 @@ export interface StoreCounts {
   revokedKeys: number;
 }
 
-/** The counts a status report needs. */
+/** A replica of a PostgreSQL deployment, as the status report lists it (src/store/pg/replicas.pg.ts). */
+export interface ReplicaStatus {
+  id: string;
+  host: string;
+  pid: number;
+  version: string;
+  startedAt: string;
+  seenAt: string;
+  /** Documents in the shared store its index does not hold yet. */
+  behind: number;
+  /** How long it has been behind, in ms (0 when it is not). */
+  lagMs: number;
+}
+
+/** Where the durable state is: the engine, its version, and with PostgreSQL the replicas seen recently. */
+export interface StoreStatus {
+  backend: 'sqlite' | 'postgres';
+  /** The engine's version: SQLite's library, or the PostgreSQL server's. */
+  version: string;
+  /** PostgreSQL: the server without credentials, the schema, and its migration version. */
+  url?: string;
+  schema?: string;
+  schemaVersion?: number;
+  /** PostgreSQL: replicas whose heartbeat is at most five minutes old, newest first. */
+  replicas?: ReplicaStatus[];
+  /** Why the store could not be reached or read, when it could not. */
+  problem?: string;
+}
+
+/** The version of the SQLite library Trawl runs on (for a data directory without a database yet). */
+export function sqliteVersion(): string {
+  const db = new Database(':memory:');
+  try {
+    return String(db.prepare('SELECT sqlite_version()').pluck().get());
+  } finally {
+    db.close();
+  }
+}
+
+/** The counts and store facts a status report needs. */
 export interface StatusRepo {
   /** Every count, read in one transaction. */
   counts(): Promise<StoreCounts>;
+  /** The store's engine and version (and replicas, with PostgreSQL). */
+  store(): Promise<StoreStatus>;
 }
 
 const MAX_COLLECTIONS = 50;
@@ -54,9 +96,13 @@ export function createStatusRepo(db: Db): StatusRepo {
     activeKeys: n(q.activeKeys),
     revokedKeys: n(q.revokedKeys),
   }));
+  const version = one('SELECT sqlite_version()');
   return {
     async counts() {
       return counts();
+    },
+    async store() {
+      return { backend: 'sqlite', version: String(version.get()) };
     },
   };
 }

@@ -18,6 +18,8 @@ import { StatusReport as StatusReportSchema } from '../../src/schemas/status.sch
 import { CLI, startTestServer, tempDir, type TestServer } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';
 import { startModelServer, type ModelServer } from '../helpers/model-server.js';
+import { freshPgStore, pgReachable, TEST_DATABASE_URL } from '../helpers/postgres.js';
+import { PG_MIGRATIONS } from '../../src/store/pg/pg-migrations.js';
 
 const SECRETS = {
   model: 'sk-model-secret-1234',
@@ -102,6 +104,40 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([model.close(), standIn.close()]);
   for (const cleanup of cleanups) cleanup();
+});
+
+describe.skipIf(!pgReachable)('trawl doctor with a PostgreSQL store', () => {
+  it('shows the server, its version and the schema’s migration, counts the shared store, migrates nothing', async () => {
+    const pg = await freshPgStore();
+    try {
+      await pg.pool.query(`INSERT INTO api_keys (id, name, hash, created_at) VALUES ('k1', 'one', 'h', '2026-01-01')`);
+      const args = ['doctor', '--data-dir', scratch(), '--port', String(nowhere), '--json', '--database-url', TEST_DATABASE_URL]; // prettier-ignore
+      const run = await trawl([...args, '--database-schema', pg.schema], scratch());
+      const report = JSON.parse(run.stdout) as StatusReport;
+      expect(report.store).toMatchObject({ backend: 'postgres', schema: pg.schema, schemaVersion: PG_MIGRATIONS.at(-1)!.version, replicas: [] }); // prettier-ignore
+      expect(report.store.version).toMatch(/^\d+/);
+      expect(report.keys.active).toBe(1);
+      expect(StatusReportSchema.safeParse(report).success).toBe(true);
+      // a schema Trawl never started on: a note, and nothing created in it
+      const empty = `doctor_${process.pid}_${Date.now().toString(36)}`;
+      const fresh = JSON.parse((await trawl([...args, '--database-schema', empty], scratch())).stdout) as StatusReport;
+      expect(fresh.store).toMatchObject({ schemaVersion: 0 });
+      expect(fresh.nextSteps.some((s) => s.message.includes('holds no Trawl tables yet'))).toBe(true);
+      const made = await pg.pool.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [empty]);
+      expect(made.rowCount).toBe(0);
+    } finally {
+      await pg.drop();
+    }
+  });
+
+  it('an unreachable server is broken (exit 1), named without its password', async () => {
+    const url = `postgres://trawl:pg-secret-4242@127.0.0.1:${nowhere}/trawl`;
+    const run = await trawl(['doctor', '--data-dir', scratch(), '--port', String(nowhere), '--database-url', url], scratch()); // prettier-ignore
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/Store\s+PostgreSQL \(unreachable\) at postgres:\/\/127\.0\.0\.1:\d+\/trawl/);
+    expect(run.stdout).toMatch(/BROKEN PostgreSQL at/);
+    expect(run.stdout + run.stderr).not.toContain('pg-secret-4242');
+  });
 });
 
 describe('trawl doctor', () => {

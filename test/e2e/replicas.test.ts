@@ -4,7 +4,8 @@
  * made however they race; a page fetched through one is found by the others' searches within a second;
  * credits spent through all three never exceed what the team has; due monitors run once; an agent run's
  * events are replayed by a replica that did not run it; and when the replica running it is killed with
- * SIGKILL, another takes the run over once its (short) lease has run out, and completes it once.
+ * SIGKILL, another takes the run over once its (short) lease has run out, and completes it once. Each
+ * reports the shared store and the replicas it has seen in GET /status.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -102,6 +103,19 @@ describe.skipIf(!pgReachable)('replicas on one PostgreSQL', () => {
     expect(dirs.filter((d) => fs.existsSync(path.join(d.dir, 'first-api-key')))).toHaveLength(1);
     expect(await count('api_keys')).toBe(1);
     for (const r of replicas) expect((await api(r, 'GET', '/monitors')).status).toBe(200);
+  });
+
+  it('report the shared store and every replica seen, in GET /status', async () => {
+    const status = await until(async () => {
+      const body = (await api(replicas[1]!, 'GET', '/status')).body;
+      return body.store?.replicas?.length === 3 && body;
+    }, 5000, 'three replicas in the status report'); // prettier-ignore
+    expect(status.store).toMatchObject({ backend: 'postgres', schema, schemaVersion: expect.any(Number) });
+    expect(status.store.version).toMatch(/^\d+/);
+    expect(status.store.url).not.toMatch(/@/); // no credentials
+    const pids = status.store.replicas.map((r: Json) => r.pid).sort();
+    expect(pids).toEqual(replicas.map((r) => r.pid).sort());
+    for (const r of status.store.replicas) expect(r).toMatchObject({ behind: 0, lagMs: 0 });
   });
 
   it('find a page fetched through one replica in the others’ searches within a second', async () => {

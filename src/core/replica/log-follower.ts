@@ -34,6 +34,8 @@ export interface LogFollower {
   catchUp(): Promise<number>;
   /** The position applied so far (null before the first change). */
   position(): LogPosition | null;
+  /** When a round last read the log to its end (null before the first). */
+  caughtUpAt(): Date | null;
   /**
    * Follows the log until `signal` aborts: catches up, then waits for a writer's notification or
    * `pollMs` (which also covers writes held back by a transaction open elsewhere, and a lost listener).
@@ -76,13 +78,17 @@ export function createLogFollower<T>(
     target.applyNow(changes);
     save.run(name, JSON.stringify(next));
   });
+  let caughtUp: Date | null = null;
   const catchUp = async (): Promise<number> => {
     let applied = 0;
     // another process on this data directory (a worker of `--workers`) may have moved it on meanwhile
     at = saved() ?? at;
     for (;;) {
       const { changes, next } = await log.read(at, options.batch);
-      if (!next || (next.xid === at?.xid && next.seq === at.seq)) return applied; // nothing more to read now
+      if (!next || (next.xid === at?.xid && next.seq === at.seq)) {
+        caughtUp = new Date(); // nothing more to read now
+        return applied;
+      }
       await target.prepare?.(changes);
       apply(changes, next);
       target.settle?.();
@@ -117,6 +123,7 @@ export function createLogFollower<T>(
   return {
     catchUp: round,
     position: () => at,
+    caughtUpAt: () => caughtUp,
     async run({ pollMs, signal, onError }) {
       await wait(0, signal, onError); // listening before the first round, so no write between them goes unheard
       while (!signal.aborted) {

@@ -5,7 +5,42 @@
 import type { Check, NextStep, StatusReport } from './report.js';
 
 /** The facts of a report that steps are drawn from. */
-export type Facts = Pick<StatusReport, 'dataDir' | 'index' | 'keys' | 'providers' | 'listener'>;
+export type Facts = Pick<StatusReport, 'dataDir' | 'store' | 'index' | 'keys' | 'providers' | 'listener'>;
+
+/** A replica this far behind the shared document log is worth a note (ms). */
+const LAGGING_MS = 30_000;
+
+/** The shared store: unreachable (broken), behind on migrations, or with a replica far behind. */
+function storeSteps(f: Facts): NextStep[] {
+  const s = f.store;
+  if (s.backend !== 'postgres') return [];
+  if (s.problem) {
+    return [
+      {
+        level: 'broken',
+        message: `PostgreSQL at ${s.url ?? 'TRAWL_DATABASE_URL'} (schema ${s.schema ?? 'public'}): ${s.problem}.`,
+        fix: 'Start the server, or correct --database-url and --database-schema (TRAWL_DATABASE_URL, TRAWL_DATABASE_SCHEMA).',
+      },
+    ];
+  }
+  const steps: NextStep[] = [];
+  if (s.schemaVersion === 0) {
+    steps.push({
+      level: 'note',
+      message: `The schema ${s.schema ?? 'public'} holds no Trawl tables yet.`,
+      fix: 'Start a replica (trawl serve) or run trawl migrate: the first to start creates them.',
+    });
+  }
+  for (const r of s.replicas ?? []) {
+    if (r.lagMs < LAGGING_MS) continue;
+    steps.push({
+      level: 'note',
+      message: `Replica ${r.id} is ${r.behind} documents behind the shared store, for ${Math.round(r.lagMs / 1000)} s.`,
+      fix: 'Look at its log for errors following the shared document log; it catches up on its own when it can.',
+    });
+  }
+  return steps;
+}
 
 /** What fixes a broken check, by its name. */
 const FIX_OF: Record<string, string> = {
@@ -159,6 +194,7 @@ export function nextSteps(f: Facts): NextStep[] {
   const { webSearch, model, embeddings, browser } = f.providers;
   return [
     ...dataDirSteps(f),
+    ...storeSteps(f),
     ...brokenChecks([...webSearch, model, embeddings, browser]),
     ...indexSteps(f),
     ...providerSteps(f),

@@ -42,6 +42,10 @@ export interface DataDirStatus {
   databaseProblem?: string;
 }
 
+import type { StoreStatus } from '../../store/status.repo.js';
+
+export type { ReplicaStatus, StoreStatus } from '../../store/status.repo.js';
+
 /** What the store holds; zeros when there is no database yet. */
 export interface IndexStatus {
   documents: number;
@@ -77,6 +81,8 @@ export interface StatusReport {
   checkedAt: string;
   ok: boolean;
   dataDir: DataDirStatus;
+  /** Where the durable state is: SQLite in the data directory, or PostgreSQL with its replicas. */
+  store: StoreStatus;
   index: IndexStatus;
   keys: KeysStatus;
   providers: {

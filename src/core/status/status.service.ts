@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { GetJson } from '../../providers/search/types.js';
-import type { StatusRepo, StoreCounts } from '../../store/status.repo.js';
+import { sqliteVersion, type StatusRepo, type StoreCounts, type StoreStatus } from '../../store/status.repo.js';
 import { VERSION } from '../../version.js';
 import { dataDirStatus } from './data-dir.js';
 import { nextSteps } from './next-steps.js';
@@ -35,6 +35,8 @@ export interface StatusSettings {
   providerTimeoutMs: number;
   secretKey?: string;
   x402FacilitatorApiKey?: string;
+  /** The shared store's URL: only its password is read, to keep it out of the report. */
+  databaseUrl?: string;
 }
 
 /** What the service is built on: the settings, the JSON client and the store. */
@@ -44,6 +46,8 @@ export interface StatusDeps {
   getJson: GetJson;
   /** The store's counts (absent when the data directory holds no database yet); a throw is reported. */
   store?: StatusRepo;
+  /** What to report of the store when `store` is absent or cannot be read (default: SQLite's version). */
+  backend?: StoreStatus;
   now?: () => Date;
 }
 
@@ -120,6 +124,15 @@ async function providerChecks(s: StatusSettings, deps: ProbeDeps): Promise<Statu
   };
 }
 
+/** The store's engine and version; when it cannot be read, what is known and why. */
+async function readStore(store: StatusRepo | undefined, fallback: StoreStatus): Promise<StoreStatus> {
+  try {
+    return store ? await store.store() : fallback;
+  } catch (err) {
+    return { ...fallback, problem: err instanceof Error ? err.message : String(err) };
+  }
+}
+
 /** The store's counts, or zeros and the reason when the database cannot be read. */
 async function readCounts(store: StatusRepo | undefined): Promise<{ counts: StoreCounts; problem?: string }> {
   try {
@@ -154,6 +167,7 @@ export function createStatusService(deps: StatusDeps): StatusService {
     ...urlSecrets(s.upstreamUrl),
     ...urlSecrets(s.modelBaseUrl),
     ...urlSecrets(s.embeddingsUrl),
+    ...urlSecrets(s.databaseUrl),
   ];
   return {
     async report(signal) {
@@ -162,10 +176,15 @@ export function createStatusService(deps: StatusDeps): StatusService {
         providerChecks(s, probe),
         probeListener(s.host, s.port, { ...probe, timeoutMs: Math.min(LISTENER_TIMEOUT_MS, s.providerTimeoutMs) }),
       ]);
-      const { counts, problem } = await readCounts(deps.store);
+      const [{ counts, problem }, store] = await Promise.all([
+        readCounts(deps.store),
+        readStore(deps.store, deps.backend ?? { backend: 'sqlite', version: sqliteVersion() }),
+      ]);
       const firstKey = path.join(s.dataDir, FIRST_KEY_FILE);
       const facts = {
-        dataDir: { ...dataDirStatus(s.dataDir), ...(problem ? { databaseProblem: problem } : {}) },
+        // a shared store that cannot be read is the store's problem (below), not the data directory's
+        dataDir: { ...dataDirStatus(s.dataDir), ...(problem && !store.problem ? { databaseProblem: problem } : {}) },
+        store,
         index: indexOf(counts),
         keys: {
           active: counts.activeKeys,

@@ -388,4 +388,23 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       ALTER TABLE documents ADD COLUMN markdown TEXT;
     `,
   },
+  {
+    version: 14,
+    name: 'replicas seen',
+    sql: `
+      -- Each serving replica's heartbeat (replicas.pg.ts): who it is, when it was last seen, and how far
+      -- its copy of the documents is behind the shared log, for trawl doctor and GET /status.
+      CREATE TABLE replicas (
+        id            TEXT PRIMARY KEY,
+        host          TEXT NOT NULL,
+        pid           INTEGER NOT NULL,
+        version       TEXT NOT NULL,
+        started_at    TIMESTAMPTZ NOT NULL,
+        seen_at       TIMESTAMPTZ NOT NULL,
+        behind        BIGINT NOT NULL,
+        caught_up_at  TIMESTAMPTZ
+      );
+      CREATE INDEX replicas_seen ON replicas (seen_at);
+    `,
+  },
 ];

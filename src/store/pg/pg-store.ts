@@ -32,13 +32,7 @@ export async function openPgStore(
   options: { schema?: string; migrations?: readonly PgMigration[]; max?: number } = {},
 ): Promise<PgStore> {
   const schema = options.schema ?? 'public';
-  if (!SCHEMA_NAME.test(schema)) throw new Error(`Invalid PostgreSQL schema name: ${JSON.stringify(schema)}`);
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: options.max ?? 10,
-    options: `-c search_path=${schema}`,
-    types: { getTypeParser: typeParser },
-  });
+  const pool = connectPg(url, { schema, max: options.max ?? 10 });
   try {
     await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
     await migratePg(pool, options.migrations ?? PG_MIGRATIONS);
@@ -47,6 +41,21 @@ export async function openPgStore(
     throw err;
   }
   return { pool, schema, close: () => pool.end() };
+}
+
+/**
+ * A pool on `url` whose connections work in `schema`, reading BIGINT as numbers; it connects when first
+ * used, and neither creates nor migrates anything (`openPgStore` does).
+ */
+export function connectPg(url: string, options: { schema: string; max: number }): pg.Pool {
+  if (!SCHEMA_NAME.test(options.schema))
+    throw new Error(`Invalid PostgreSQL schema name: ${JSON.stringify(options.schema)}`);
+  return new pg.Pool({
+    connectionString: url,
+    max: options.max,
+    options: `-c search_path=${options.schema}`,
+    types: { getTypeParser: typeParser },
+  });
 }
 
 /** Runs `work` in one transaction on one connection of `pool`. */

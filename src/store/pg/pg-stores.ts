@@ -1,14 +1,22 @@
 /**
  * The repositories over PostgreSQL (`TRAWL_DATABASE_URL`): the same `Stores` as SQLite's, and what only
- * a shared database has: the documents every replica writes and the log each one follows into its own
- * search index (src/core/search/document-follower.ts), the caches, and embeddings stored once.
+ * a shared database has: the documents and code every replica writes, and the logs each one follows
+ * into its own indexes (core/search/document-follower.ts, core/code/index/code-follower.ts), the caches,
+ * embeddings stored once, and the replicas' heartbeats.
  */
 import type { CacheStore } from '../cache.js';
+import type { CodeFilesRepo } from '../code-files.repo.js';
 import type { SharedEmbeddings } from '../embeddings-store.js';
 import type { Stores } from '../stores.js';
 import { createPgAccountsRepo } from './accounts.pg.js';
 import { createPgAgentRunsRepo } from './agent-runs.pg.js';
 import { createPgCacheStore } from './cache.pg.js';
+import { createPgCodeFilesRepo } from './code-files.pg.js';
+import { createPgCodeLog, type CodeLog } from './code-log.pg.js';
+import { createPgReplicasRepo, type ReplicasRepo } from './replicas.pg.js';
+import { createPgStatusRepo } from './status.pg.js';
+import type { StatusRepo } from '../status.repo.js';
+import { redactUrl } from '../../lib/redact.js';
 import { createPgSharedEmbeddings } from './embeddings.pg.js';
 import { createPgApiKeysRepo } from './api-keys.pg.js';
 import { createPgCrawlRepo } from './crawl.pg.js';
@@ -27,10 +35,18 @@ export interface SharedStore {
   documents: PgDocumentsRepo;
   /** The documents' writes in order, for a replica's follower; its listening connection closes with it. */
   documentLog: DocumentLog;
+  /** The code index's sources, files and chunks (the source of truth of each replica's code index). */
+  codeFiles: CodeFilesRepo;
+  /** Their changes in order, for a replica's code follower; its listening connection closes with it. */
+  codeLog: CodeLog;
+  /** The replicas' heartbeats, for the status report. */
+  replicas: ReplicasRepo;
   /** The caches (pages, provider answers): a page one replica fetched is a cache hit on every other. */
   cache: CacheStore;
   /** Embeddings stored once, so no replica pays a provider for a text another has embedded. */
   embeddings: SharedEmbeddings;
+  /** The status report's counts and facts: the shared store's, beside `local` (this machine's copy). */
+  status(local: StatusRepo): StatusRepo;
   /** Ends the log's connection and the pool (the app closes its cache first). */
   close(): Promise<void>;
 }
@@ -39,6 +55,7 @@ export interface SharedStore {
 export function createSharedStore(pg: PgStore): SharedStore {
   const { pool } = pg;
   const documentLog = createPgDocumentLog(pool);
+  const codeLog = createPgCodeLog(pool);
   return {
     pg,
     stores: {
@@ -54,10 +71,16 @@ export function createSharedStore(pg: PgStore): SharedStore {
     },
     documents: createPgDocumentsRepo(pool),
     documentLog,
+    codeFiles: createPgCodeFilesRepo(pool),
+    codeLog,
+    replicas: createPgReplicasRepo(pool),
+    status: (local) =>
+      createPgStatusRepo(pool, { url: redactUrl(pool.options.connectionString ?? ''), schema: pg.schema }, local),
     cache: createPgCacheStore(pool),
     embeddings: createPgSharedEmbeddings(pool),
     async close() {
       await documentLog.close();
+      await codeLog.close();
       await pg.close();
     },
   };

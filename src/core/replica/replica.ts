@@ -1,0 +1,132 @@
+/**
+ * A replica of a PostgreSQL deployment (`TRAWL_DATABASE_URL`): the shared store is the source of truth,
+ * and this machine keeps a derived copy (its SQLite documents, search index and code index) that
+ * searches run on, with the ranking of the single-machine mode.
+ *
+ * - Writes go to the shared store. A replica that follows applies them to its copy before the write
+ *   returns (its own pages are in its own searches at once); the others apply them when the store's
+ *   notification wakes their followers, or at the next poll.
+ * - A process that does not follow (a bulk command: `trawl import`, `crawl`, `index`) reads and writes
+ *   the shared store only, and leaves this machine's copy to the serving replicas.
+ * - A following replica writes a heartbeat (who it is, how far behind it is), which the status report
+ *   lists.
+ */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../../store/database.js';
+import type { CodeFilesRepo, SqliteCodeFilesRepo } from '../../store/code-files.repo.js';
+import type { CodeLog } from '../../store/pg/code-log.pg.js';
+import type { DocumentLog } from '../../store/pg/document-log.pg.js';
+import type { PgDocumentsRepo } from '../../store/pg/documents.pg.js';
+import type { ReplicasRepo } from '../../store/pg/replicas.pg.js';
+import type { StatusRepo } from '../../store/status.repo.js';
+import type { Logger } from '../../lib/logger.js';
+import { VERSION } from '../../version.js';
+import type { PageDocuments, PageStore } from '../code/index/doc-examples.js';
+import { createCodeFollower } from '../code/index/code-follower.js';
+import { createDocumentFollower, type DocumentFollower } from '../search/document-follower.js';
+import { replicaDocuments } from '../search/replica-documents.js';
+
+/** What the shared store gives a replica (src/store/pg/pg-stores.ts). */
+export interface SharedParts {
+  documents: PgDocumentsRepo;
+  documentLog: DocumentLog;
+  codeFiles: CodeFilesRepo;
+  codeLog: CodeLog;
+  replicas: ReplicasRepo;
+  status(local: StatusRepo): StatusRepo;
+}
+
+export interface ReplicaDeps {
+  shared: SharedParts;
+  /** This machine's SQLite database, where the copy lives. */
+  db: Db;
+  /** The copy: documents with their search index and code examples, and the code files over the code index. */
+  local: { documents: PageDocuments; codeFiles: SqliteCodeFilesRepo };
+  /** Whether this process keeps the copy following the shared logs, and reads from it. */
+  follow: boolean;
+  /** How often the logs are read when no notification came (`TRAWL_POLL_MS`). */
+  pollMs: number;
+  logger: Logger;
+}
+
+export interface Replica {
+  /** The documents services write and read. */
+  documents: PageStore;
+  /** The code files the indexer writes and reads. */
+  codeFiles: CodeFilesRepo;
+  /** The document follower, when this process follows. */
+  follower?: DocumentFollower;
+  /** Follows the shared logs and beats until `stop` (a server; nothing when this process does not follow). */
+  start(): void;
+  stop(): Promise<void>;
+}
+
+/** How often a following replica writes its heartbeat, at most and at least (ms). */
+const BEAT_MS = { min: 1000, max: 10_000 };
+
+export function createReplica(deps: ReplicaDeps): Replica {
+  const { shared, local, logger } = deps;
+  if (!deps.follow) {
+    return { documents: shared.documents, codeFiles: shared.codeFiles, start() {}, stop: async () => {} };
+  }
+  const follower = createDocumentFollower(deps.db, shared.documentLog, local.documents);
+  const codeFollower = createCodeFollower(deps.db, shared.codeLog, local.codeFiles);
+  // the indexer's writes reach this replica's code index before they return, as documents do
+  const thenApply =
+    <A extends unknown[]>(write: (...args: A) => Promise<void>) =>
+    async (...args: A) => {
+      await write(...args);
+      await codeFollower.catchUp();
+    };
+  const codeFiles: CodeFilesRepo = {
+    ...shared.codeFiles,
+    storeFiles: thenApply(shared.codeFiles.storeFiles),
+    finishSource: thenApply(shared.codeFiles.finishSource),
+    putSource: thenApply(shared.codeFiles.putSource),
+  };
+  const id = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const startedAt = new Date();
+  const stopping = new AbortController();
+  let running: Promise<unknown> | undefined;
+  const beat = () =>
+    shared.replicas.beat({
+      id,
+      host: hostname(),
+      pid: process.pid,
+      version: VERSION,
+      startedAt,
+      position: follower.position(),
+      caughtUpAt: follower.caughtUpAt(),
+    });
+  const beating = async (signal: AbortSignal) => {
+    const every = Math.min(BEAT_MS.max, Math.max(BEAT_MS.min, deps.pollMs));
+    while (!signal.aborted) {
+      await beat().catch((err: unknown) => logger.warn({ err }, 'could not record this replica’s heartbeat'));
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, every);
+        signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      });
+    }
+  };
+  return {
+    documents: replicaDocuments(shared.documents, local.documents, follower),
+    codeFiles,
+    follower,
+    start() {
+      if (running) return;
+      const { signal } = stopping;
+      const onError = (what: string) => (err: unknown) =>
+        logger.error({ err }, `following the shared ${what} log failed; trying again`);
+      running = Promise.all([
+        follower.run({ pollMs: deps.pollMs, signal, onError: onError('document') }),
+        codeFollower.run({ pollMs: deps.pollMs, signal, onError: onError('code') }),
+        beating(signal),
+      ]);
+    },
+    async stop() {
+      stopping.abort();
+      await running;
+    },
+  };
+}
