@@ -1,8 +1,7 @@
 /**
- * `trawl migrate`: a data directory made by the real app (keys, a team, spend and a hold, documents,
- * a monitor with its run and webhook deliveries, an agent run with events, an MCP task and snapshot, a
- * crawl frontier, indexed
- * code) copied into fresh PostgreSQL schemas. Counts and rows match, the webhook secrets open under the
+ * `trawl migrate`: a data directory made by the real app (keys, a team, spend and a hold, documents and
+ * their embeddings, a monitor with its run and webhook deliveries, an agent run with events, an MCP task
+ * and snapshot, a crawl frontier, indexed code) copied into fresh PostgreSQL schemas. Counts and rows match, the webhook secrets open under the
  * new shared key, documents are in the log replicas follow, a second run writes nothing, and a copy
  * stopped part-way ends, once run again, exactly as an uninterrupted one.
  */
