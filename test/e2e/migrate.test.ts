@@ -1,9 +1,10 @@
 /**
  * `trawl migrate`: a data directory made by the real app (keys, a team, spend and a hold, documents and
  * their embeddings, a monitor with its run and webhook deliveries, an agent run with events, an MCP task
- * and snapshot, a crawl frontier, indexed code) copied into fresh PostgreSQL schemas. Counts and rows match, the webhook secrets open under the
- * new shared key, documents are in the log replicas follow, a second run writes nothing, and a copy
- * stopped part-way ends, once run again, exactly as an uninterrupted one.
+ * and snapshot, a crawl frontier, indexed code) copied into fresh PostgreSQL schemas. Counts and rows
+ * match, the webhook secrets open under the new shared key, documents and code are in the logs replicas
+ * follow, a second run writes nothing, and a copy stopped part-way (by an option, or killed) ends, once
+ * run again, exactly as an uninterrupted one.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
