@@ -37,6 +37,17 @@ describe.each(backends)('documents store on %s', (_name, available, open) => {
     expect(await repo.get('https://a.example/none')).toBeUndefined();
   });
 
+  it.runIf(available)(
+    'stores a text with NUL characters (PostgreSQL refuses them in TEXT: each becomes U+FFFD)',
+    async () => {
+      const { repo } = await each.open();
+      await repo.upsert(doc('https://a.example/nul', 'before\0after', { title: 'a\0b', contentHash: 'h-nul' }), 'T1');
+      const stored = await repo.get('https://a.example/nul');
+      expect(stored?.text.replaceAll('\uFFFD', '\0')).toBe('before\0after');
+      expect(stored?.title.replaceAll('\uFFFD', '\0')).toBe('a\0b');
+    },
+  );
+
   it.runIf(available)('writes a batch whole or not at all', async () => {
     const backend = await each.open();
     const { repo } = backend;

@@ -16,7 +16,7 @@ import {
   type SourceRow,
 } from '../code-files.repo.js';
 import { CODE_CHANNEL_SQL, SOURCE_ROW } from './code-log.pg.js';
-import { inTransaction } from './pg-store.js';
+import { inTransaction, pgText } from './pg-store.js';
 
 type Run = Pick<pg.PoolClient, 'query'>;
 
@@ -73,7 +73,7 @@ function columnsOf(files: IndexedFile[]) {
   return {
     paths: states.map((f) => f.path),
     files: [states.map((f) => f.path), states.map((f) => f.size), states.map((f) => f.mtimeMs), states.map((f) => f.hash), states.map((f) => f.count)], // prettier-ignore
-    chunks: [chunks.map((c) => c.path), chunks.map((c) => c.startLine), chunks.map((c) => c.endLine), chunks.map((c) => c.language), chunks.map((c) => c.kind), chunks.map((c) => c.symbol), chunks.map((c) => c.doc), chunks.map((c) => c.code)], // prettier-ignore
+    chunks: [chunks.map((c) => c.path), chunks.map((c) => c.startLine), chunks.map((c) => c.endLine), chunks.map((c) => c.language), chunks.map((c) => c.kind), chunks.map((c) => pgText(c.symbol)), chunks.map((c) => pgText(c.doc)), chunks.map((c) => pgText(c.code))], // prettier-ignore
   };
 }
 

@@ -10,7 +10,7 @@ import {
   type HeadRow,
 } from '../documents.repo.js';
 import { DOCUMENTS_CHANNEL_SQL, type LogPosition } from './document-log.pg.js';
-import { inTransaction } from './pg-store.js';
+import { inTransaction, pgText } from './pg-store.js';
 
 type Run = Pick<pg.PoolClient, 'query'>;
 
@@ -29,8 +29,8 @@ const UPSERT = `
 const fencedMarkdown = (d: StoredPage) => (d.markdown?.includes('```') ? d.markdown : null);
 
 const write = (db: Run, d: StoredPage, now: string) =>
-  db.query<LogPosition>(UPSERT, [d.url, d.title, d.text, d.author, d.publishedDate, d.kind, JSON.stringify(d.metadata), d.origin,
-    d.collection, d.contentHash, d.fetchedAt, now, fencedMarkdown(d)]); // prettier-ignore
+  db.query<LogPosition>(UPSERT, [d.url, pgText(d.title), pgText(d.text), pgText(d.author), d.publishedDate, d.kind,
+    JSON.stringify(d.metadata), d.origin, d.collection, d.contentHash, d.fetchedAt, now, pgText(fencedMarkdown(d))]); // prettier-ignore
 
 /** Wakes the replicas following the document log (delivered when the transaction commits). */
 const notify = (db: Run) => db.query(`SELECT pg_notify(${DOCUMENTS_CHANNEL_SQL}, '')`);

@@ -58,6 +58,14 @@ export function connectPg(url: string, options: { schema: string; max: number })
   });
 }
 
+/**
+ * `text` as PostgreSQL's TEXT can hold it: without NUL characters (which it refuses, and SQLite keeps;
+ * a binary page or a file read as text can carry them), each replaced by U+FFFD.
+ */
+export function pgText<T extends string | null | undefined>(text: T): T {
+  return (text?.includes('\0') ? text.replaceAll('\0', '\uFFFD') : text) as T;
+}
+
 /** Runs `work` in one transaction on one connection of `pool`. */
 export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
