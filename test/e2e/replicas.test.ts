@@ -4,8 +4,10 @@
  * made however they race; a page fetched through one is found by the others' searches within a second;
  * credits spent through all three never exceed what the team has; due monitors run once; an agent run's
  * events are replayed by a replica that did not run it; and when the replica running it is killed with
- * SIGKILL, another takes the run over once its (short) lease has run out, and completes it once. Each
- * reports the shared store and the replicas it has seen in GET /status.
+ * SIGKILL, another takes the run over once its (short) lease has run out, and completes it once; a
+ * monitor run so interrupted ends failed, its events delivered once each; a delivery whose replica dies
+ * mid-attempt is made by another once its lease lapses. Each reports the shared store and the replicas
+ * it has seen in GET /status.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -66,7 +68,7 @@ async function startReplica(): Promise<ServeProcess> {
   const dir = tempDir('trawl-replica-');
   dirs.push(dir);
   // prettier-ignore
-  return serve(dir.dir, [...STORE, '--lease-ms', '1500', '--poll-ms', '250', '--model-base-url', model.baseUrl, '--model', 'test-model', '--allow-insecure-webhooks', 'true']);
+  return serve(dir.dir, [...STORE, '--lease-ms', '1500', '--poll-ms', '250', '--webhook-timeout-ms', '1000', '--model-base-url', model.baseUrl, '--model', 'test-model', '--allow-insecure-webhooks', 'true']);
 }
 
 const count = async (sql: string, params: unknown[] = []) =>
@@ -135,6 +137,20 @@ describe.skipIf(!pgReachable)('replicas on one PostgreSQL', () => {
     const again = await api(replicas[2]!, 'POST', '/contents', { urls: [url], text: true });
     expect(again.body.results[0].title).toBe(fetched.body.results[0].title);
     expect(site.hits('/articles/rust-async')).toBe(hits);
+  });
+
+  it('find code indexed by `trawl index` into the shared store in every replica’s /context', async () => {
+    const root = tempDir('trawl-replica-code-');
+    dirs.push(root);
+    fs.mkdirSync(path.join(root.dir, 'src'));
+    fs.writeFileSync(path.join(root.dir, 'src', 'retry.ts'), '/** Retry a failing call with exponential backoff. */\nexport async function retryWithBackoff(fn: () => Promise<void>, attempts = 3) {\n  for (let i = 0; i < attempts; i++) {\n    try { return await fn(); } catch { await new Promise((r) => setTimeout(r, 2 ** i * 100)); }\n  }\n}\n'); // prettier-ignore
+    await trawl(['index', root.dir]);
+    for (const r of replicas) {
+      await until(async () => {
+        const found = await api(r, 'POST', '/context', { query: 'retry with exponential backoff', tokensNum: 2000 });
+        return JSON.stringify(found.body).includes('retryWithBackoff');
+      }, 2000, 'the indexed code on every replica'); // prettier-ignore
+    }
   });
 
   it('never spend more than a team’s credits, requests racing on every replica', async () => {
@@ -218,6 +234,71 @@ describe.skipIf(!pgReachable)('replicas on one PostgreSQL', () => {
       const kinds = all.map((e) => e.event as string);
       for (const once of ['agent_run.created', 'agent_run.started', 'agent_run.completed']) expect(kinds.filter((k) => k === once)).toHaveLength(1); // prettier-ignore
       replicas = others; // the killed one is gone
+    },
+  );
+
+  it(
+    'fail a monitor run interrupted when the replica running it is killed, its events delivered once each',
+    { timeout: 60_000 },
+    async () => {
+      replicas.push(await startReplica());
+      slow = true;
+      const monitor = (await api(replicas[0]!, 'POST', '/monitors', { search: { query: 'async rust executor' }, webhook: { url: receiver.url } })).body; // prettier-ignore
+      receiver.secrets.push(monitor.webhookSecret as string);
+      const asked = model.requests.length;
+      await api(replicas[0]!, 'POST', `/monitors/${monitor.id}/trigger`);
+      await until(() => model.requests.slice(asked).some((r) => !isPlan(r.body)), 15_000, 'the run’s answer request');
+      const { owner } = (await db.query<{ owner: string }>(`SELECT owner FROM ${schema}.monitor_runs WHERE monitor_id = $1`, [monitor.id])).rows[0]!; // prettier-ignore
+      const running = replicas.find((r) => owner.includes(`:${r.pid}:`))!;
+      await running.kill();
+      replicas = replicas.filter((r) => r !== running);
+      slow = false;
+      const ended = await until(
+        async () => {
+          const runs = (await api(replicas[0]!, 'GET', `/monitors/${monitor.id}/runs`)).body.data as Json[];
+          return runs.find((r) => r.status === 'failed' || r.status === 'completed');
+        },
+        20_000,
+        'the monitor run to end',
+      );
+      expect(ended).toMatchObject({ status: 'failed', failReason: 'internal_error' });
+      const types = ['monitor.created', 'monitor.run.created', 'monitor.run.completed'];
+      const recorded = await until(
+        async () => {
+          const rows = (await api(replicas[0]!, 'GET', `/monitors/${monitor.id}/deliveries?limit=100`)).body.data as Json[]; // prettier-ignore
+          return types.every((t) => rows.some((d) => d.type === t && d.status === 'delivered')) && rows;
+        },
+        20_000,
+        'the run’s events delivered',
+      );
+      for (const t of types) expect(recorded.filter((d) => d.type === t)).toHaveLength(1);
+    },
+  );
+
+  it(
+    'deliver a webhook whose replicas were killed mid-delivery once the lease lapses, recorded delivered once',
+    { timeout: 60_000 },
+    async () => {
+      receiver.stallNext(1, 20_000);
+      const hits = receiver.hits;
+      const monitor = (await api(replicas[0]!, 'POST', '/monitors', { search: { query: 'undici pool' }, webhook: { url: receiver.url } })).body; // prettier-ignore
+      receiver.secrets.push(monitor.webhookSecret as string);
+      await until(() => receiver.hits > hits, 15_000, 'the delivery to reach the receiver');
+      // whichever replica holds it dies, and another starts
+      for (const r of replicas.splice(0)) await r.kill();
+      replicas.push(await startReplica());
+      const created = (d: { event: Json }) => d.event.type === 'monitor.created' && d.event.data.id === monitor.id;
+      await until(() => receiver.deliveries.some(created), 20_000, 'the delivery from the new replica');
+      const recorded = await until(
+        async () => {
+          const rows = (await api(replicas[0]!, 'GET', `/monitors/${monitor.id}/deliveries?limit=100`)).body.data as Json[]; // prettier-ignore
+          return rows.length > 0 && rows.every((d) => d.status === 'delivered') && rows;
+        },
+        10_000,
+        'the delivery recorded',
+      );
+      expect(recorded.filter((d) => d.type === 'monitor.created')).toHaveLength(1);
+      expect(receiver.deliveries.filter(created).every((d) => d.verified)).toBe(true);
     },
   );
 });

@@ -19,11 +19,12 @@ export function retryDelayMs(attempt: number, random: () => number = Math.random
 
 /**
  * How long a claimed delivery stays with its process: twice the attempt time-out (which bounds the whole
- * attempt, redirects included) plus 30 s, so an attempt always ends and is recorded before another
- * process may take the delivery; only a process that died lets its lease lapse.
+ * attempt, redirects included) plus a margin to record the outcome (30 s, or the work lease
+ * `TRAWL_LEASE_MS` when shorter), so an attempt always ends and is recorded before another process may
+ * take the delivery; only a process that died lets its lease lapse.
  */
-export function deliveryLeaseMs(attemptTimeoutMs: number): number {
-  return 2 * attemptTimeoutMs + 30_000;
+export function deliveryLeaseMs(attemptTimeoutMs: number, workLeaseMs = 60_000): number {
+  return 2 * attemptTimeoutMs + Math.min(30_000, workLeaseMs);
 }
 
 /** URL → host, so a scan of many due deliveries does not parse each URL again. */

@@ -72,6 +72,7 @@ export function createEngine(deps: EngineDeps): EngineParts {
     concurrency: DELIVERY_CONCURRENCY,
     hostConcurrency: settings.deliveryConcurrency,
     pollMs: settings.pollMs,
+    leaseMs: settings.leaseMs,
   });
   const onEvents = () => outbox.poke();
   const runner = createRunner({

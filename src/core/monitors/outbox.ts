@@ -48,6 +48,8 @@ export interface OutboxDeps {
   /** Attempts in flight at once in this process to one receiver host. */
   hostConcurrency: number;
   pollMs: number;
+  /** The work lease (`TRAWL_LEASE_MS`): a shorter one shortens a delivery's margin (delivery-policy.ts). */
+  leaseMs?: number;
 }
 
 /** A failed attempt's outcome when the secret cannot be opened: nothing can sign the event any more. */
@@ -62,7 +64,7 @@ const UNSIGNABLE = {
 /** The outbox over `deps`; `start` sets its timers. */
 export function createOutbox(deps: OutboxDeps): Outbox {
   const { repo } = deps;
-  const leaseMs = deliveryLeaseMs(deps.sender.timeoutMs);
+  const leaseMs = deliveryLeaseMs(deps.sender.timeoutMs, deps.leaseMs);
   /** Attempts in flight per receiver host, and in all. */
   const busy = new Map<string, number>();
   let inFlight = 0;
