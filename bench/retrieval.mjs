@@ -6,6 +6,8 @@
 // The corpus is imported as documents (import://<dataset>/<id>, title + text) into a fresh data
 // directory, through the same store and index the server uses; each query asks for 100 results.
 // Prints Markdown tables; the last line is `scifact_ndcg10=… cosqa_mrr10=…`.
+// With --database-url postgres://…, the corpus is written to PostgreSQL (a fresh schema, dropped after)
+// and the index is built as a replica builds it, by its document follower; the ranking must not change.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,6 +19,7 @@ const opt = (name, fallback) => {
   return i >= 0 ? args[i + 1] : fallback;
 };
 const which = opt('--dataset', 'scifact');
+const databaseUrl = opt('--database-url', undefined);
 const types = opt('--types', 'instant,auto,deep-lite,deep-reasoning').split(',');
 const DATA = path.resolve(ROOT, '..', 'shared', 'data');
 const SCORER = path.resolve(ROOT, '..', 'shared', 'bench', 'score-retrieval.mjs');
@@ -31,6 +34,31 @@ const { createDocumentsRepo } = await import(dist('store/documents.repo.js'));
 const { createSearchIndex } = await import(dist('core/search/search-index.js'));
 const { retrieveLocal } = await import(dist('core/search/retrieve.js'));
 const { PIPELINES, fuse } = await import(dist('core/search/pipelines.js'));
+const { indexedDocuments } = await import(dist('core/search/search-index.js'));
+const { createDocumentFollower } = await import(dist('core/search/document-follower.js'));
+const { openPgStore } = await import(dist('store/pg/pg-store.js'));
+const { createPgDocumentsRepo } = await import(dist('store/pg/documents.pg.js'));
+const { createPgDocumentLog } = await import(dist('store/pg/document-log.pg.js'));
+
+/** The corpus written to PostgreSQL and followed into `db` as a replica does; the schema is dropped after. */
+async function throughPostgres(db, documents, index, records, now) {
+  const schema = `bench_retrieval_${process.pid}`;
+  const pg = await openPgStore(databaseUrl, { schema });
+  const log = createPgDocumentLog(pg.pool);
+  try {
+    const shared = createPgDocumentsRepo(pg.pool);
+    for (let i = 0; i < records.length; i += 500) await shared.upsertMany(records.slice(i, i + 500), now);
+    const follower = createDocumentFollower(db, log, indexedDocuments(db, documents, index));
+    // a transaction open elsewhere in the database holds the log back: read until every document is in
+    while ((await documents.count()) < records.length) {
+      if ((await follower.catchUp()) === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    await log.close();
+    await pg.pool.query(`DROP SCHEMA ${schema} CASCADE`);
+    await pg.close();
+  }
+}
 
 const DATASETS = {
   scifact: {
@@ -53,7 +81,7 @@ const DATASETS = {
   },
 };
 
-function run(name) {
+async function run(name) {
   const ds = DATASETS[name];
   const dir = makeTmpDir(`trawl-retrieval-${name}-`);
   const db = openDatabase(dir);
@@ -75,10 +103,13 @@ function run(name) {
     contentHash: String(d.id),
     fetchedAt: now,
   }));
-  for (let i = 0; i < records.length; i += 500) {
-    const batch = records.slice(i, i + 500);
-    documents.writeNow(batch, now);
-    index.index(batch);
+  if (databaseUrl) await throughPostgres(db, documents, index, records, now);
+  else {
+    for (let i = 0; i < records.length; i += 500) {
+      const batch = records.slice(i, i + 500);
+      documents.writeNow(batch, now);
+      index.index(batch);
+    }
   }
   db.transaction(() => index.repo.mergeAll())();
   index.table.noteWrite();
@@ -114,7 +145,9 @@ console.log('# Retrieval quality (no model)\n');
 console.log(machineLine());
 console.log('');
 const names = which === 'all' ? Object.keys(DATASETS) : [which];
-const results = names.map(run);
+const results = [];
+for (const name of names) results.push(await run(name));
+if (databaseUrl) console.log('Documents written to PostgreSQL and indexed by a replica’s document follower.\n');
 console.log(
   mdTable(
     ['dataset', 'type', 'docs', 'nDCG@10', 'MRR@10', 'Recall@10', 'Recall@100', 'query p50 ms', 'p90 ms', 'index s'],
