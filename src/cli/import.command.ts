@@ -88,9 +88,12 @@ export async function runImport(config: Config, inputs: string[], flags: ImportF
       });
       results.push(result);
     }
-    // the batches' segments are merged before the command ends, so the index it leaves is compact
-    progress.note('merging the search index…');
-    await app.services.searchIndex.merged();
+    // the batches' segments are merged before the command ends, so the index it leaves is compact; with
+    // PostgreSQL, this machine's index is not written (each serving replica indexes what it follows)
+    if (!app.shared) {
+      progress.note('merging the search index…');
+      await app.services.searchIndex.merged();
+    }
   } finally {
     progress.finish();
     await app.close();
