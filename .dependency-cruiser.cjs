@@ -13,7 +13,7 @@ const LAYERS = [
   { name: 'schemas', path: '^src/schemas/', role: 'The wire format: zod schemas of the spec, word for word.', may: ['core'] }, // prettier-ignore
   { name: 'core', path: '^src/core/', role: 'Transport-free services and their rules, speaking domain types.', may: ['store', 'fetch', 'providers'] }, // prettier-ignore
   { name: 'providers', path: '^src/providers/', role: 'Web-search, model and embeddings APIs the operator plugs in.', may: ['fetch'] }, // prettier-ignore
-  { name: 'store', path: '^src/store/', role: 'Named repositories over SQLite, migrations, the page cache; the search index’s byte format and its merge worker thread.', may: [] }, // prettier-ignore
+  { name: 'store', path: '^src/store/', role: 'Named repositories over SQLite and over PostgreSQL (pg/), migrations, the page cache; the search index’s byte format and its merge worker thread.', may: [] }, // prettier-ignore
   { name: 'fetch', path: '^src/fetch/', role: 'The one network edge: undici, SSRF guard, robots.txt, limits, webhooks.', may: [] }, // prettier-ignore
   { name: 'config', path: '^src/config/', role: 'Settings read once from flags and environment, validated, frozen.', may: [] }, // prettier-ignore
   { name: 'lib', path: '^src/(lib/|errors\\.ts$|version\\.ts$)', role: 'Leaves any layer may use: the domain error, logger, tokens, redaction, small helpers.', may: [] }, // prettier-ignore
