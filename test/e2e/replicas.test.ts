@@ -153,6 +153,20 @@ describe.skipIf(!pgReachable)('replicas on one PostgreSQL', () => {
     }
   });
 
+  it('index pages `trawl crawl` stores in the shared store, their code examples too, on every replica', async () => {
+    const url = `${site.url}/docs/getting-started`;
+    await trawl(['crawl', url, '--depth', '0', '--no-sitemaps', '--delay', '0']);
+    for (const r of replicas) {
+      await until(async () => {
+        const found = await api(r, 'POST', '/search', { query: 'Ferrous CLI first query', type: 'instant' });
+        return (found.body.results as Json[]).some((x) => x.url === url);
+      }, 2000, 'the crawled page on every replica'); // prettier-ignore
+      // the page's fenced example, from the Markdown kept beside its text in the shared store
+      const context = await api(r, 'POST', '/context', { query: 'createClient search numResults', tokensNum: 2000 });
+      expect(context.body.response).toContain('createClient({ apiKey: process.env.FERROUS_API_KEY })');
+    }
+  });
+
   it('never spend more than a team’s credits, requests racing on every replica', async () => {
     await trawl(['teams', 'create', 'racers', '--credits', '0.05']); // ten /context calls at $0.005
     const racer = await trawl(['keys', 'create', '--name', 'racer', '--team', 'racers']);
