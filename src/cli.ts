@@ -258,7 +258,6 @@ program
   .requiredOption('--from <dir>', 'the data directory to copy (it is only read)')
   .requiredOption('--to <url>', 'the database, postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE')
   .option('--schema <name>', 'the PostgreSQL schema (default public)')
-  .option('--secret-key <key>', 'the operator key replicas share (default: TRAWL_SECRET_KEY)')
   .option('--restart', 'read every table from its start again, rewriting rows that changed since the last run')
   .option('--batch <n>', 'rows per transaction (default 1000)')
   .addOption(progress())

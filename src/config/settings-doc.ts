@@ -48,6 +48,8 @@ const DEFAULT_WORDS: Record<string, string> = {
 
 /** The commands a setting applies to, in the order of `trawl --help`. */
 export function commandsOf(key: string): readonly string[] {
+  // `trawl migrate` seals secrets under the replicas' key, and takes its store from its own flags
+  if (key === 'secretKey') return [...APP_COMMANDS, ...ADMIN_COMMANDS, 'migrate'];
   if (STORE_SETTINGS.includes(key)) return [...APP_COMMANDS, ...ADMIN_COMMANDS];
   if (LISTENER_SETTINGS.includes(key)) return ['serve', 'doctor'];
   if (MCP_SETTINGS.includes(key)) return ['serve', 'mcp', 'doctor'];
