@@ -24,6 +24,9 @@ export interface KeyWithTeam extends ApiKeyRow {
   team_blocked_at: string | null;
   team_enterprise: number;
   team_zero_retention: number;
+  /** The team's credits and budget: whether its requests need a hold, without reading the team again. */
+  team_credits_micros: number | null;
+  team_budget_micros: number | null;
 }
 
 /** A key to insert: team, scopes, budget and rate default to the team `default`, every scope, none. */
@@ -55,7 +58,8 @@ export function createApiKeysRepo(db: Db): ApiKeysRepo {
   );
   const withTeam = db.prepare(
     `SELECT k.*, t.name AS team_name, t.blocked_at AS team_blocked_at, t.enterprise AS team_enterprise,
-       t.zero_retention AS team_zero_retention
+       t.zero_retention AS team_zero_retention, t.credits_micros AS team_credits_micros,
+       t.budget_micros AS team_budget_micros
      FROM api_keys k JOIN teams t ON t.id = k.team_id WHERE k.id = ?`,
   );
   const insertFirst = db.prepare(

@@ -16,6 +16,7 @@ import { modelCallBound, type Pricing } from './bounds.js';
 import { createMeter, teamBlocked, type Charge, type Meter } from './meter.js';
 import { createRateLimiter, type RateDecision } from './rate-limiter.js';
 import { createInFlightLimiter, type Release } from './in-flight.js';
+import { verifiedKey } from './keys.service.js';
 import { requireScope, type Scope } from './scopes.js';
 import { createTeamsService, type TeamsService } from './teams.service.js';
 
@@ -81,8 +82,8 @@ function requireAllowed(request: AdmitRequest, caller: Caller): void {
 }
 
 /** TEAM_BLOCKED unless the key's team may call (the meter checks this itself when metering is on). */
-async function requireUnblocked(keys: ApiKeysRepo, keyId: string): Promise<void> {
-  const key = await keys.getWithTeam(keyId);
+async function requireUnblocked(keys: ApiKeysRepo, caller: Caller): Promise<void> {
+  const key = verifiedKey(caller) ?? (await keys.getWithTeam(caller.keyId));
   if (key?.team_blocked_at) throw teamBlocked(key.team_name);
 }
 
@@ -118,10 +119,11 @@ export function createAccounts(deps: AccountsDeps): Accounts {
     async admit(request, caller) {
       if (caller) requireAllowed(request, caller);
       if (!deps.metering) {
-        if (caller) await requireUnblocked(deps.keys, caller.keyId);
+        if (caller) await requireUnblocked(deps.keys, caller);
         return FREE;
       }
-      return meter.reserve(caller?.keyId ?? null, request.operation, request.maxDollars, request.unkeyedAs);
+      const known = caller ? verifiedKey(caller) : undefined;
+      return meter.reserve(caller?.keyId ?? null, request.operation, request.maxDollars, request.unkeyedAs, known);
     },
     async enterRequest(caller) {
       const rate = await rates.take(caller.keyId, caller.qps ?? deps.defaultQps);

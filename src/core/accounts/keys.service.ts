@@ -126,6 +126,17 @@ function createTouch(repo: ApiKeysRepo, clock: Clock): (id: string) => Promise<v
 }
 
 /** The keys service over `repo`; `last_used_at` is written at most once a minute per key. */
+/** The key row each verified caller was made from, read when its request began. */
+const verified = new WeakMap<Caller, KeyWithTeam>();
+
+/**
+ * The key and team a caller's request was verified with (undefined for a caller made otherwise): the
+ * meter admits the request on it instead of reading it again, a round trip less with PostgreSQL.
+ */
+export function verifiedKey(caller: Caller): KeyWithTeam | undefined {
+  return verified.get(caller);
+}
+
 export function createKeysService(repo: ApiKeysRepo, clock: Clock): KeysService {
   const touch = createTouch(repo, clock);
 
@@ -160,7 +171,9 @@ export function createKeysService(repo: ApiKeysRepo, clock: Clock): KeysService 
       const ok = timingSafeEqual(sha256(presented), expected) && row !== undefined && row.revoked_at === null;
       if (!ok || !row) return null;
       await touch(row.id);
-      return toCaller(row);
+      const caller = toCaller(row);
+      verified.set(caller, row);
+      return caller;
     },
   };
 }

@@ -48,7 +48,14 @@ export interface Meter {
    * Admits a request of `operation` that may cost up to `maxDollars`: TEAM_BLOCKED for a blocked team,
    * NO_MORE_CREDITS, API_KEY_BUDGET_EXCEEDED or TEAM_BUDGET_EXCEEDED (402) when it cannot be paid for.
    */
-  reserve(keyId: string | null, operation: string, maxDollars: number, unkeyedAs?: string): Promise<Charge>;
+  reserve(
+    keyId: string | null,
+    operation: string,
+    maxDollars: number,
+    unkeyedAs?: string,
+    /** The key's row with its team, when the request already read it (verifying its key). */
+    known?: KeyWithTeam,
+  ): Promise<Charge>;
 }
 
 /** Refuses the request when what is left (credits, budgets), less what is held, is below `hold`. */
@@ -132,15 +139,14 @@ export function createMeter(deps: MeterDeps): Meter {
     createCharge(deps, { keyId, teamId, operation }, held);
 
   return {
-    async reserve(keyId, operation, maxDollars, unkeyedAs = LOCAL.keyId) {
+    async reserve(keyId, operation, maxDollars, unkeyedAs = LOCAL.keyId, known) {
       if (!keyId) return charge(unkeyedAs, LOCAL.teamId, operation);
-      const key = await deps.keys.getWithTeam(keyId);
+      const key = known?.id === keyId ? known : await deps.keys.getWithTeam(keyId);
       if (!key) throw new ServiceError('INVALID_API_KEY', `API key ${keyId} is unknown or has been revoked.`);
       if (key.team_blocked_at) throw teamBlocked(key.team_name);
       const hold = toMicros(maxDollars);
       const now = deps.now();
-      const team = await accounts.team(key.team_id);
-      const limited = key.budget_micros !== null || team?.credits_micros != null || team?.budget_micros != null;
+      const limited = key.budget_micros !== null || key.team_credits_micros !== null || key.team_budget_micros !== null;
       if (hold === 0 || !limited) return charge(key.id, key.team_id, operation);
       if (now - lastSweep > 60_000) {
         lastSweep = now;

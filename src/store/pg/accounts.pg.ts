@@ -12,26 +12,49 @@ type Run = Pick<pg.PoolClient, 'query'>;
 
 const one = async <R extends pg.QueryResultRow>(db: Run, sql: string, params: unknown[]) =>
   (await db.query<R>(sql, params)).rows[0];
-const sum = async (db: Run, sql: string, params: unknown[]) => (await one<{ m: number }>(db, sql, params))!.m;
 
 /** The team with id or name `ref`, its row locked until the transaction ends. */
 const lockTeam = (db: Run, ref: string) =>
   one<TeamRow>(db, 'SELECT * FROM teams WHERE id = $1 OR (name = $1 AND NOT EXISTS (SELECT 1 FROM teams WHERE id = $1)) FOR UPDATE', [ref]); // prettier-ignore
 
+/**
+ * What the team and the key hold and have spent, read in one statement after the team's row is locked
+ * (a statement of its own: in READ COMMITTED it sees every hold committed before the lock was granted).
+ */
 async function standingOf(db: Run, request: HoldRequest, row: TeamRow): Promise<Standing> {
   const { hold, nowMs, keyPeriod, periodStarts } = request;
   const teamFrom = row.budget_period ? periodStarts[row.budget_period] : undefined;
   const keyFrom = keyPeriod ? periodStarts[keyPeriod] : undefined;
-  const holds = 'SELECT COALESCE(SUM(amount_micros), 0)::bigint AS m FROM holds WHERE';
-  const spent = 'SELECT COALESCE(SUM(micros), 0)::bigint AS m FROM spend WHERE';
+  const sums = await one<{ team_holds: number; key_holds: number; team_spend: number; key_spend: number }>(
+    db,
+    `SELECT (SELECT COALESCE(SUM(amount_micros), 0) FROM holds WHERE team_id = $1 AND expires_ms > $2)::bigint AS team_holds,
+            (SELECT COALESCE(SUM(amount_micros), 0) FROM holds WHERE key_id = $3 AND expires_ms > $2)::bigint AS key_holds,
+            CASE WHEN $4::text IS NULL THEN 0
+                 ELSE (SELECT COALESCE(SUM(micros), 0) FROM spend WHERE team_id = $1 AND day >= $4) END::bigint AS team_spend,
+            CASE WHEN $5::text IS NULL THEN 0
+                 ELSE (SELECT COALESCE(SUM(micros), 0) FROM spend WHERE key_id = $3 AND day >= $5) END::bigint AS key_spend`,
+    [row.id, nowMs, hold.key_id, teamFrom ?? null, keyFrom ?? null],
+  );
   return {
     team: row,
-    teamHolds: await sum(db, `${holds} team_id = $1 AND expires_ms > $2`, [row.id, nowMs]),
-    keyHolds: await sum(db, `${holds} key_id = $1 AND expires_ms > $2`, [hold.key_id, nowMs]),
-    teamSpend: teamFrom ? await sum(db, `${spent} team_id = $1 AND day >= $2`, [row.id, teamFrom]) : 0,
-    keySpend: keyFrom ? await sum(db, `${spent} key_id = $1 AND day >= $2`, [hold.key_id, keyFrom]) : 0,
+    teamHolds: sums!.team_holds,
+    keyHolds: sums!.key_holds,
+    teamSpend: sums!.team_spend,
+    keySpend: sums!.key_spend,
   };
 }
+
+/**
+ * A request's settlement in one statement, atomic without a transaction of its own (one round trip):
+ * its hold released, its spend added to the day's row, its cost taken from the team's credits.
+ */
+const SETTLE = `
+  WITH released AS (DELETE FROM holds WHERE id = $1),
+       spent AS (
+         INSERT INTO spend (key_id, team_id, day, operation, requests, micros) VALUES ($2, $3, $4, $5, 1, $6)
+         ON CONFLICT (key_id, day, operation) DO UPDATE SET requests = spend.requests + 1,
+           micros = spend.micros + excluded.micros)
+  UPDATE teams SET credits_micros = credits_micros - $6 WHERE id = $3 AND credits_micros IS NOT NULL`;
 
 export function createPgAccountsRepo(pool: pg.Pool): AccountsRepo {
   return {
@@ -76,20 +99,11 @@ export function createPgAccountsRepo(pool: pg.Pool): AccountsRepo {
       });
     },
     async settle({ holdId, spend }) {
-      await inTransaction(pool, async (db) => {
-        if (holdId) await db.query('DELETE FROM holds WHERE id = $1', [holdId]);
-        if (spend.micros === 0) return;
-        await db.query(
-          `INSERT INTO spend (key_id, team_id, day, operation, requests, micros) VALUES ($1, $2, $3, $4, 1, $5)
-           ON CONFLICT (key_id, day, operation) DO UPDATE SET requests = spend.requests + 1,
-             micros = spend.micros + excluded.micros`,
-          [spend.key_id, spend.team_id, spend.day, spend.operation, spend.micros],
-        );
-        await db.query(
-          'UPDATE teams SET credits_micros = credits_micros - $1 WHERE id = $2 AND credits_micros IS NOT NULL',
-          [spend.micros, spend.team_id],
-        );
-      });
+      if (spend.micros === 0) {
+        if (holdId) await pool.query('DELETE FROM holds WHERE id = $1', [holdId]);
+        return;
+      }
+      await pool.query(SETTLE, [holdId ?? null, spend.key_id, spend.team_id, spend.day, spend.operation, spend.micros]);
     },
     spendSince: async (fromDay) =>
       (await pool.query<SpendRow>('SELECT * FROM spend WHERE day >= $1 ORDER BY team_id, key_id, day, operation', [fromDay])).rows, // prettier-ignore

@@ -21,7 +21,8 @@ export function createPgApiKeysRepo(pool: pg.Pool): ApiKeysRepo {
     async getWithTeam(id) {
       const [row] = await rows<KeyWithTeam>(
         `SELECT k.*, t.name AS team_name, t.blocked_at AS team_blocked_at, t.enterprise AS team_enterprise,
-           t.zero_retention AS team_zero_retention
+           t.zero_retention AS team_zero_retention, t.credits_micros AS team_credits_micros,
+           t.budget_micros AS team_budget_micros
          FROM api_keys k JOIN teams t ON t.id = k.team_id WHERE k.id = $1`,
         [id],
       );
