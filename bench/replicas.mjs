@@ -30,6 +30,7 @@ import {
   requireBuild,
   spawnTracked,
   stopChild,
+  summarize,
 } from './lib.mjs';
 
 const args = process.argv.slice(2);
@@ -133,12 +134,24 @@ function loadPages() {
   return new Map(files.map((f, i) => [String(i), gunzipSync(fs.readFileSync(path.join(HTML_DIR, f)))]));
 }
 
-/** The scrapinghub pages at /p/<n> with keep-alive; robots.txt is a 404 (allow all). Counts every hit. */
+/** A page no setup has seen, with a word of its own (`zqx<n>probe`) that only it holds. */
+const freshPage = (n) =>
+  Buffer.from(
+    `<!doctype html><html><head><title>Probe page ${n}</title></head><body><article><h1>Probe page ${n}</h1>` +
+      `<p>This page carries the word zqx${n}probe, written once through one replica and searched for on another.</p>` +
+      '<p>It has a second paragraph so that the extractor keeps it as the main content of the page.</p></article></body></html>',
+  );
+
+/** The scrapinghub pages at /p/<n> (and fresh probe pages at /fresh/<n>) with keep-alive; robots.txt is a 404 (allow all). Counts every hit. */
 function startSite(pages) {
   const hits = { pages: 0, robots: 0, other: 0 };
   const server = http.createServer((req, res) => {
     const p = new URL(req.url ?? '/', 'http://x').pathname;
-    const body = p.startsWith('/p/') ? pages.get(p.slice(3)) : undefined;
+    const body = p.startsWith('/p/')
+      ? pages.get(p.slice(3))
+      : p.startsWith('/fresh/')
+        ? freshPage(p.slice(7))
+        : undefined;
     if (body) {
       hits.pages++;
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': body.length }).end(body);
@@ -385,6 +398,51 @@ async function warmContents(servers, key, urls) {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// One page written through the first replica, searched for on the last
+
+const PROBES = 20;
+
+/**
+ * A fresh page stored through the first replica's /contents (which returns once that replica's own
+ * index has it), then an instant search for its own word on the last replica every 5 ms until found:
+ * how long a write takes to be searchable everywhere.
+ */
+async function propagation(servers, key, site, setupId) {
+  const writer = servers.list[0];
+  const reader = servers.list.at(-1);
+  const write = [];
+  const visible = [];
+  for (let i = 0; i < PROBES; i++) {
+    const n = `${setupId}${i}`;
+    const t0 = performance.now();
+    const r = await call(writer.origin, key, 'POST', '/contents', { urls: [`${site.base}/fresh/${n}`], text: true });
+    if (r.status !== 200 || r.json?.statuses?.[0]?.status !== 'success') throw new Error(`probe ${n}: HTTP ${r.status} ${r.text.slice(0, 300)}`); // prettier-ignore
+    const t1 = performance.now();
+    for (;;) {
+      const found = await call(reader.origin, key, 'POST', '/search', { query: `zqx${n}probe`, type: 'instant', numResults: 1 }); // prettier-ignore
+      if (found.json?.results?.length) break;
+      if (performance.now() - t1 > 10_000) throw new Error(`probe ${n}: not searchable on ${reader.origin} after 10 s`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    write.push(t1 - t0);
+    visible.push(performance.now() - t1);
+  }
+  return { write: summarize(write), visible: summarize(visible) };
+}
+
+function propagationTable(results) {
+  const rows = results.map((r) => [
+    r.name,
+    String(PROBES),
+    fmt(r.propagation.write.median, 1),
+    fmt(r.propagation.write.max, 1),
+    fmt(r.propagation.visible.median, 1),
+    fmt(r.propagation.visible.max, 1),
+  ]);
+  return mdTable(['setup', 'pages', 'write p50 ms', 'write max ms', 'then searchable elsewhere p50 ms', 'max ms'], rows); // prettier-ignore
+}
+
+// ---------------------------------------------------------------------------------------------------
 // One setup, start to finish
 
 async function runSetup(id, inputs) {
@@ -420,8 +478,10 @@ async function runSetup(id, inputs) {
       progress(`${setup.name}: /contents cache hits, ${c} connection(s)…`);
       contents.push(await loadRow(servers, key, inputs.contents, c, inputs.site));
     }
+    progress(`${setup.name}: ${PROBES} pages written through one replica, searched for on ${setup.replicas > 1 ? 'another' : 'it'}…`); // prettier-ignore
+    const spread = await propagation(servers, key, inputs.site, id);
     const problems = serverProblems(list);
-    return { id, name: setup.name, replicas: setup.replicas, schema: setup.schema, loadavg, imported, search, contents, warmHits, problems }; // prettier-ignore
+    return { id, name: setup.name, replicas: setup.replicas, schema: setup.schema, loadavg, imported, search, contents, warmHits, propagation: spread, problems }; // prettier-ignore
   } finally {
     await Promise.all(list.map((s) => stopChild(s.child, 5000)));
     if (setup.postgres) dropSchema(setup.schema);
@@ -549,6 +609,14 @@ function printMarkdown(results, started, machine, counts) {
     loadTable(results, 'contents', true),
     '',
     `Site hits: ${hitsLine(results)}.`,
+    '',
+    `### One page written through one replica → searchable on another (${PROBES} pages)`,
+    '',
+    "A fresh page stored with /contents through the first replica (the call returns once that replica's own " +
+      'index has it), then an instant search for its own word on the last replica every 5 ms until it is found ' +
+      '(with one process, the same one). Polling adds up to 5 ms.',
+    '',
+    propagationTable(results),
     '',
     `Server log (warn and above): ${problems.length ? `\n\n\`\`\`\n${problems.join('\n')}\n\`\`\`` : 'none.'}`,
     '',
