@@ -27,7 +27,9 @@ export interface CodeSource {
  * carry its analysis too). Its `source` and `path` are those of the file it is written with.
  */
 export interface CodeChunk {
+  /** The indexed folder, repository, package set or import, by name. */
   source: string;
+  /** Path inside the source ('/' separators), or the URL of a documentation page. */
   path: string;
   startLine: number;
   endLine: number;

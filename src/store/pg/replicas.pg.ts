@@ -3,6 +3,7 @@
  * log), and `trawl doctor` and `GET /status` list those seen recently with how far each is behind.
  */
 import type pg from 'pg';
+import type { ReplicaStatus } from '../status.repo.js';
 import type { LogPosition } from './document-log.pg.js';
 
 /** What a replica says of itself at each beat. */
@@ -18,19 +19,11 @@ export interface ReplicaBeat {
   caughtUpAt: Date | null;
 }
 
-/** A replica as the status report shows it. */
-export interface ReplicaSeen {
-  id: string;
-  host: string;
-  pid: number;
-  version: string;
-  startedAt: string;
-  seenAt: string;
-  /** Documents written to the shared store that its index does not hold yet (counted up to a million). */
-  behind: number;
-  /** How long it has been behind: since it last read the log to its end, or started (0 when not behind). */
-  lagMs: number;
-}
+/**
+ * A replica as the status report shows it; `behind` is counted up to a million, `lagMs` runs from when it
+ * last read the log to its end (or started).
+ */
+export type ReplicaSeen = ReplicaStatus;
 
 export interface ReplicasRepo {
   beat(b: ReplicaBeat): Promise<void>;

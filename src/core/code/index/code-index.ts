@@ -4,6 +4,7 @@
  * with code fields: the symbol, the doc comment and comments, the identifiers, and the rest (path
  * words and string literals). Each file's chunks are replaced together, in one transaction.
  */
+import type { CodeChunk } from '../../../store/code-files.repo.js';
 import { writeTransaction, type Db } from '../../../store/database.js';
 import type { IndexedDoc } from '../../../store/search-index.types.js';
 import type { MergeScheduler } from '../../../store/segment-merger.js';
@@ -14,18 +15,7 @@ import { analyzeChunk, type ChunkAnalysis } from './code-fields.js';
 import { RELATED_WEIGHT, relatedTerms } from './lexicon.js';
 
 /** A chunk to index: what the chunker cut, and the source it belongs to. */
-export interface ChunkRecord {
-  /** The indexed folder, repository, package set or import, by name. */
-  source: string;
-  /** Path inside the source ('/' separators), or the URL of a documentation page. */
-  path: string;
-  startLine: number;
-  endLine: number;
-  language: string;
-  kind: string;
-  symbol: string | null;
-  doc: string | null;
-  code: string;
+export interface ChunkRecord extends CodeChunk {
   /** Its terms and stored text made ahead, in a code analysis thread (`code-analysis.ts`); else made as written. */
   prepared?: PreparedChunk;
 }
