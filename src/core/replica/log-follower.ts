@@ -63,7 +63,11 @@ export function createLogFollower<T>(
   name: string,
   log: FollowedLog<T>,
   target: FollowerTarget<T>,
-  options: { batch: number },
+  options: {
+    batch: number;
+    /** Told after each round that applied something (how many changes): a replica's heartbeat. */
+    afterRound?: (applied: number) => void;
+  },
 ): LogFollower {
   const read = db.prepare('SELECT value FROM replica_state WHERE name = ?').pluck();
   const save = db.prepare(
@@ -87,6 +91,7 @@ export function createLogFollower<T>(
       const { changes, next } = await log.read(at, options.batch);
       if (!next || (next.xid === at?.xid && next.seq === at.seq)) {
         caughtUp = new Date(); // nothing more to read now
+        if (applied > 0) options.afterRound?.(applied);
         return applied;
       }
       await target.prepare?.(changes);

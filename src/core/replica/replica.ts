@@ -62,15 +62,19 @@ export interface Replica {
   stop(): Promise<void>;
 }
 
-/** How often a following replica writes its heartbeat, at most and at least (ms). */
-const BEAT_MS = { min: 1000, max: 10_000 };
+/** How often a following replica writes its heartbeat: at least and at most, and soonest after it applied documents (ms). */
+const BEAT_MS = { min: 1000, max: 10_000, soon: 250 };
 
 export function createReplica(deps: ReplicaDeps): Replica {
   const { shared, local, logger } = deps;
   if (!deps.follow) {
     return { documents: shared.documents, codeFiles: shared.codeFiles, start() {}, stop: async () => {} };
   }
-  const follower = createDocumentFollower(deps.db, shared.documentLog, local.documents);
+  // a round that applied documents beats soon, so the status report's `behind` is not left stale
+  let wake: (() => void) | undefined;
+  const follower = createDocumentFollower(deps.db, shared.documentLog, local.documents, {
+    afterRound: () => wake?.(),
+  });
   const codeFollower = createCodeFollower(deps.db, shared.codeLog, local.codeFiles);
   // the indexer's writes reach this replica's code index before they return, as documents do
   const thenApply =
@@ -102,10 +106,23 @@ export function createReplica(deps: ReplicaDeps): Replica {
   const beating = async (signal: AbortSignal) => {
     const every = Math.min(BEAT_MS.max, Math.max(BEAT_MS.min, deps.pollMs));
     while (!signal.aborted) {
+      const at = Date.now();
       await beat().catch((err: unknown) => logger.warn({ err }, 'could not record this replica’s heartbeat'));
+      // the next beat: after `every`, or once documents were applied (at most every BEAT_MS.soon)
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, every);
-        signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+        const timer = setTimeout(done, every);
+        signal.addEventListener('abort', done, { once: true });
+        const mine = () => {
+          wake = undefined; // once: later rounds wait for the next beat's
+          clearTimeout(timer);
+          setTimeout(done, Math.max(0, at + BEAT_MS.soon - Date.now()));
+        };
+        wake = mine;
+        function done() {
+          if (wake === mine) wake = undefined;
+          signal.removeEventListener('abort', done);
+          resolve();
+        }
       });
     }
   };

@@ -36,7 +36,7 @@ export function createDocumentFollower(
   db: Db,
   log: DocumentLog,
   local: SqliteDocumentsRepo,
-  options: { batch?: number } = {},
+  options: { batch?: number; afterRound?: (applied: number) => void } = {},
 ): DocumentFollower {
   return createLogFollower(
     db,
@@ -55,6 +55,6 @@ export function createDocumentFollower(
       },
       settle: () => local.settle?.(),
     },
-    { batch: options.batch ?? 500 },
+    { batch: options.batch ?? 500, afterRound: options.afterRound },
   );
 }
