@@ -13,10 +13,12 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
-import { tempDir } from '../helpers/app.js';
+import { CLI, tempDir } from '../helpers/app.js';
 import { run, serve, until, type ServeProcess } from '../helpers/crash.js';
 import { startModelServer, type ModelServer } from '../helpers/model-server.js';
 import { pgReachable, TEST_DATABASE_URL } from '../helpers/postgres.js';
@@ -164,6 +166,30 @@ describe.skipIf(!pgReachable)('replicas on one PostgreSQL', () => {
       // the page's fenced example, from the Markdown kept beside its text in the shared store
       const context = await api(r, 'POST', '/context', { query: 'createClient search numResults', tokensNum: 2000 });
       expect(context.body.response).toContain('createClient({ apiKey: process.env.FERROUS_API_KEY })');
+    }
+  });
+
+  it('answer `trawl mcp` over stdio from the shared store: its search finds what the replicas stored', async () => {
+    const dir = tempDir('trawl-replica-mcp-');
+    dirs.push(dir);
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp', '--data-dir', dir.dir, ...STORE, '--log-level', 'warn'],
+      env: { ...(process.env as Record<string, string>), TRAWL_DATA_DIR: '' },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'replica-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      // a new process: its copy is built from the shared log when it starts following
+      const found = await until(async () => {
+        const res = (await client.callTool({ name: 'search', arguments: { query: 'async rust futures executor' } })) as { content: { text: string }[] }; // prettier-ignore
+        const text = res.content.map((c) => c.text).join('\n');
+        return text.includes('/articles/rust-async') && text;
+      }, 5000, 'the page in trawl mcp’s search'); // prettier-ignore
+      expect(found).toContain('Why async Rust feels different');
+    } finally {
+      await client.close();
     }
   });
 
