@@ -5,11 +5,11 @@
 import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Agent, request } from 'undici';
 import {
+  startSite,
   CLI,
   HOST,
   ROOT,
@@ -50,26 +50,6 @@ function loadPages() {
   if (files.length < N_PAGES) throw new Error(`${HTML_DIR}: ${files.length} pages, need ${N_PAGES}`);
   return new Map(
     files.map((f) => [f.slice(0, -'.html.gz'.length), gunzipSync(fs.readFileSync(path.join(HTML_DIR, f)))]),
-  );
-}
-
-/** Serves the pages with keep-alive; anything else (robots.txt included, i.e. allow-all) is 404. */
-function startSite(pages) {
-  const hits = { pages: 0, robots: 0, other: 0 };
-  const server = http.createServer((req, res) => {
-    const p = new URL(req.url ?? '/', 'http://x').pathname;
-    const body = p.startsWith('/p/') ? pages.get(p.slice(3)) : undefined;
-    if (body) {
-      hits.pages++;
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': body.length }).end(body);
-    } else {
-      hits[p === '/robots.txt' ? 'robots' : 'other']++;
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-    }
-  });
-  server.keepAliveTimeout = 60_000;
-  return new Promise((resolve) =>
-    server.listen(0, HOST, () => resolve({ server, hits, base: `http://${HOST}:${server.address().port}` })),
   );
 }
 
@@ -252,7 +232,7 @@ async function main() {
   requireBuild();
   const started = performance.now();
   const pages = loadPages();
-  const site = await startSite(pages);
+  const site = await startSite((p) => (p.startsWith('/p/') ? pages.get(p.slice(3)) : undefined));
   const urls = [...pages.keys()].map((id) => `${site.base}/p/${id}`);
   const dataDir = makeTmpDir('trawl-bench-contents-');
   const logDir = makeTmpDir('trawl-bench-logs-');

@@ -297,6 +297,30 @@ process.once('SIGTERM', () => server.close(() => process.exit(0)));
 `;
 
 /** The records of a gzipped JSON-lines file (the shared datasets' corpora). */
+/**
+ * A keep-alive loopback site for the contents benches: `pageOf(path)` gives a page's HTML (a Buffer), or
+ * undefined for a 404 (robots.txt included, i.e. allow-all). Counts every request: pages, robots.txt
+ * and anything else.
+ */
+export function startSite(pageOf) {
+  const hits = { pages: 0, robots: 0, other: 0 };
+  const server = http.createServer((req, res) => {
+    const p = new URL(req.url ?? '/', 'http://x').pathname;
+    const body = pageOf(p);
+    if (body) {
+      hits.pages++;
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': body.length }).end(body);
+    } else {
+      hits[p === '/robots.txt' ? 'robots' : 'other']++;
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    }
+  });
+  server.keepAliveTimeout = 60_000;
+  return new Promise((resolve) =>
+    server.listen(0, HOST, () => resolve({ server, hits, base: `http://${HOST}:${server.address().port}` })),
+  );
+}
+
 export function readJsonlGz(file) {
   return gunzipSync(fs.readFileSync(file))
     .toString('utf8')

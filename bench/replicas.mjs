@@ -8,7 +8,6 @@
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -29,6 +28,7 @@ import {
   readTsv,
   requireBuild,
   spawnTracked,
+  startSite,
   stopChild,
   summarize,
 } from './lib.mjs';
@@ -141,30 +141,6 @@ const freshPage = (n) =>
       `<p>This page carries the word zqx${n}probe, written once through one replica and searched for on another.</p>` +
       '<p>It has a second paragraph so that the extractor keeps it as the main content of the page.</p></article></body></html>',
   );
-
-/** The scrapinghub pages at /p/<n> (and fresh probe pages at /fresh/<n>) with keep-alive; robots.txt is a 404 (allow all). Counts every hit. */
-function startSite(pages) {
-  const hits = { pages: 0, robots: 0, other: 0 };
-  const server = http.createServer((req, res) => {
-    const p = new URL(req.url ?? '/', 'http://x').pathname;
-    const body = p.startsWith('/p/')
-      ? pages.get(p.slice(3))
-      : p.startsWith('/fresh/')
-        ? freshPage(p.slice(7))
-        : undefined;
-    if (body) {
-      hits.pages++;
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': body.length }).end(body);
-    } else {
-      hits[p === '/robots.txt' ? 'robots' : 'other']++;
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-    }
-  });
-  server.keepAliveTimeout = 60_000;
-  return new Promise((resolve) =>
-    server.listen(0, HOST, () => resolve({ server, hits, base: `http://${HOST}:${server.address().port}` })),
-  );
-}
 
 const hitsNow = (site) => ({ ...site.hits });
 const hitsSince = (site, before, after = site.hits) => ({
@@ -653,7 +629,11 @@ async function main() {
   const tmp = makeTmpDir('trawl-bench-replicas-');
   const corpus = writeCorpus(tmp);
   const queries = readTsv(path.join(SCIFACT, 'queries.tsv')).map((q) => q.text);
-  const site = await startSite(loadPages());
+  const pages = loadPages();
+  // the scrapinghub pages at /p/<n>, and fresh probe pages at /fresh/<n>
+  const site = await startSite((p) =>
+    p.startsWith('/p/') ? pages.get(p.slice(3)) : p.startsWith('/fresh/') ? freshPage(p.slice(7)) : undefined,
+  );
   const urls = Array.from({ length: N_PAGES }, (_, i) => `${site.base}/p/${i}`);
   const inputs = {
     corpus,

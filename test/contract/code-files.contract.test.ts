@@ -3,13 +3,9 @@
 // ends with its removals, touches and source at once, and sources come with their counts in byte order.
 import { describe, expect, it } from 'vitest';
 import { createCodeIndex } from '../../src/core/code/index/code-index.js';
-import {
-  createCodeFilesRepo,
-  type CodeChunk,
-  type CodeFilesRepo,
-  type IndexedFile,
-} from '../../src/store/code-files.repo.js';
+import { createCodeFilesRepo, type CodeFilesRepo, type IndexedFile } from '../../src/store/code-files.repo.js';
 import { createPgCodeFilesRepo } from '../../src/store/pg/code-files.pg.js';
+import { codeChunk } from '../helpers/code.js';
 import { backendsFor, perTest } from './backends.js';
 
 const backends = backendsFor<CodeFilesRepo>(
@@ -17,17 +13,7 @@ const backends = backendsFor<CodeFilesRepo>(
   createPgCodeFilesRepo,
 );
 
-const chunk = (source: string, path: string, symbol: string, startLine = 1): CodeChunk => ({
-  source,
-  path,
-  startLine,
-  endLine: startLine + 1,
-  language: 'python',
-  kind: 'function',
-  symbol,
-  doc: null,
-  code: `def ${symbol}():\n    return 1`,
-});
+const chunk = codeChunk;
 const file = (source: string, path: string, hash: string, symbols: string[], mtimeMs = 1): IndexedFile => ({
   path,
   hash,

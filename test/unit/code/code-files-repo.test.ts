@@ -9,6 +9,7 @@ import { createCodeIndex, type ChunkRecord, type CodeIndex } from '../../../src/
 import { createCodeFilesRepo, type CodeFilesRepo } from '../../../src/store/code-files.repo.js';
 import { createCrawlRepo } from '../../../src/store/crawl.repo.js';
 import { openDatabase, type Db } from '../../../src/store/database.js';
+import { codeChunk } from '../../helpers/code.js';
 
 let dir: string;
 let db: Db;
@@ -26,17 +27,7 @@ afterEach(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const chunk = (file: string, symbol: string, startLine = 1): ChunkRecord => ({
-  source: 'repo',
-  path: file,
-  startLine,
-  endLine: startLine + 1,
-  language: 'python',
-  kind: 'function',
-  symbol,
-  doc: null,
-  code: `def ${symbol}():\n    return 1`,
-});
+const chunk = (file: string, symbol: string, startLine = 1): ChunkRecord => codeChunk('repo', file, symbol, startLine);
 const state = (hash: string) => ({ size: 10, mtimeMs: 1, hash });
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 
