@@ -34,7 +34,6 @@ import type { WebhookSender } from '../fetch/webhook-sender.js';
 import type { Clock } from './context.js';
 import { createPrices, type Prices } from './pricing.js';
 import { createAnalysisPool } from './search/analysis-pool.js';
-import type { DocumentFollower } from './search/document-follower.js';
 import { createReplica, type ReplicaDeps } from './replica/replica.js';
 import { createSearchIndex, indexedDocuments, type SearchIndex } from './search/search-index.js';
 import { createSearchService, type SearchService } from './search/search.service.js';
@@ -66,8 +65,6 @@ export interface Services {
    * writes its heartbeat, until the app closes (`trawl serve`, `trawl mcp`); nothing on SQLite.
    */
   followShared(): void;
-  /** The follower of a replica that follows the shared document log. */
-  follower?: DocumentFollower;
   /** Stops the index's worker threads, merges and analysis, and the document follower (the app's close). */
   stopIndexWorkers(): Promise<void>;
   search: SearchService;
@@ -288,7 +285,6 @@ export function createServices(deps: ServiceDeps): Services {
     fetcher: deps.fetcher,
     documents,
     searchIndex,
-    follower: replica?.follower,
     followShared: () => replica?.start(),
     async stopIndexWorkers() {
       await replica?.stop();

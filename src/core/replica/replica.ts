@@ -24,7 +24,7 @@ import type { Logger } from '../../lib/logger.js';
 import { VERSION } from '../../version.js';
 import type { PageDocuments, PageStore } from '../code/index/doc-examples.js';
 import { createCodeFollower } from '../code/index/code-follower.js';
-import { createDocumentFollower, type DocumentFollower } from '../search/document-follower.js';
+import { createDocumentFollower } from '../search/document-follower.js';
 import { replicaDocuments } from '../search/replica-documents.js';
 
 /** What the shared store gives a replica (src/store/pg/pg-stores.ts). */
@@ -55,8 +55,6 @@ export interface Replica {
   documents: PageStore;
   /** The code files the indexer writes and reads. */
   codeFiles: CodeFilesRepo;
-  /** The document follower, when this process follows. */
-  follower?: DocumentFollower;
   /** Follows the shared logs and beats until `stop` (a server; nothing when this process does not follow). */
   start(): void;
   stop(): Promise<void>;
@@ -129,7 +127,6 @@ export function createReplica(deps: ReplicaDeps): Replica {
   return {
     documents: replicaDocuments(shared.documents, local.documents, follower),
     codeFiles,
-    follower,
     start() {
       if (running) return;
       const { signal } = stopping;
