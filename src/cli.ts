@@ -163,13 +163,27 @@ monitors
     await listDeliveries(await configFrom(flags), id, flags);
   });
 
+program
+  .command('audit')
+  .description("Changes made to teams' accounts (keys, flags, credits, budgets): who, what, when, newest first")
+  .option('--team <team>', 'one team (name or id)')
+  .option('--limit <n>', 'records to show (1-100)', '50')
+  .option('--json', 'print JSON')
+  .action(async (flags: ConfigFlags & { team?: string; limit?: string; json?: boolean }) => {
+    const { audit } = await import('./cli/accounts.command.js');
+    await audit(await configFrom(flags), flags);
+  });
+
 const keys = program.command('keys').description('Manage API keys');
 keys
   .command('create')
   .description('Create an API key and print it (only the key) on stdout')
   .requiredOption('--name <name>', 'what the key is for')
   .option('--team <team>', 'team name or id (default: the team "default")')
-  .option('--scopes <list>', 'comma-separated: search,contents,context,monitors,agent,admin (default: all)')
+  .option(
+    '--scopes <list>',
+    "comma-separated: search,contents,context,monitors,agent,admin:team (its team's keys, usage, audit), admin (every team) (default: all but the admin ones)",
+  )
   .option('--budget <dollars>', 'most the key may spend per --budget-period')
   .option('--budget-period <period>', 'day or month (UTC)', 'month')
   .option('--qps <n>', 'requests per second (default: TRAWL_RATE_LIMIT_QPS; 0: no limit)')
@@ -184,6 +198,15 @@ keys
   .action(async (flags: ConfigFlags & { json?: boolean }) => {
     const { listKeys } = await import('./cli/keys.command.js');
     await listKeys(await configFrom(flags), flags.json === true);
+  });
+keys
+  .command('update')
+  .description("Replace a key's scopes (e.g. narrow a key that holds admin); takes effect at once")
+  .argument('<id>', 'key id as shown by keys list')
+  .requiredOption('--scopes <list>', 'comma-separated scopes the key holds from now on')
+  .action(async (id: string, flags: ConfigFlags & { scopes: string }) => {
+    const { updateKey } = await import('./cli/keys.command.js');
+    await updateKey(await configFrom(flags), id, flags);
   });
 keys
   .command('revoke')

@@ -1,12 +1,13 @@
 /**
- * `trawl teams create | list | update | block | unblock`, `trawl credits add` and `trawl usage`: the
- * operator's view of teams, their money and what each key spent (docs/accounts.md).
+ * `trawl teams create | list | update | block | unblock`, `trawl credits add`, `trawl usage` and `trawl
+ * audit`: the operator's view of teams, their money, what each key spent and who changed what
+ * (docs/accounts.md). The CLI acts as the operator (the local process): its changes are audited too.
  */
 import type { Config } from '../config/config.js';
 import { formatDollars, parseDollars, toMicros } from '../core/accounts/money.js';
 import { checkPeriod, type TeamInfo, type TeamOptions } from '../core/accounts/teams.service.js';
 import { printTable } from './table.js';
-import { withApp } from './with-app.js';
+import { OPERATOR, withApp } from './with-app.js';
 
 /** `trawl teams create|update` options. */
 export interface TeamFlags {
@@ -69,23 +70,27 @@ function show(team: TeamInfo, json: boolean | undefined): void {
 
 /** `trawl teams create NAME`. */
 export const createTeam = (config: Config, name: string, flags: TeamFlags) =>
-  withApp(config, async (app) => show(await app.services.accounts.teams.create(name, teamOptions(flags)), flags.json));
+  withApp(config, async (app) =>
+    show(await app.services.accounts.teams.create(name, teamOptions(flags), OPERATOR), flags.json),
+  );
 
 /** `trawl teams update TEAM`. */
 export const updateTeam = (config: Config, team: string, flags: TeamFlags) =>
-  withApp(config, async (app) => show(await app.services.accounts.teams.update(team, teamOptions(flags)), flags.json));
+  withApp(config, async (app) =>
+    show(await app.services.accounts.teams.update(team, teamOptions(flags), OPERATOR), flags.json),
+  );
 
 /** `trawl teams block|unblock TEAM`. */
 export const blockTeam = (config: Config, team: string, blocked: boolean) =>
   withApp(config, async (app) => {
     const teams = app.services.accounts.teams;
-    show(await (blocked ? teams.block(team) : teams.unblock(team)), false);
+    show(await (blocked ? teams.block(team, OPERATOR) : teams.unblock(team, OPERATOR)), false);
   });
 
 /** `trawl teams list`. */
 export const listTeams = (config: Config, json: boolean) =>
   withApp(config, async (app) => {
-    const teams = await app.services.accounts.teams.list();
+    const teams = await app.services.accounts.teams.list(OPERATOR);
     if (json) process.stdout.write(`${JSON.stringify(teams, null, 2)}\n`);
     else printTeams(teams);
   });
@@ -93,7 +98,7 @@ export const listTeams = (config: Config, json: boolean) =>
 /** `trawl credits add --team TEAM AMOUNT`. */
 export const addCredits = (config: Config, team: string, amount: string) =>
   withApp(config, async (app) => {
-    const after = await app.services.accounts.teams.addCredits(team, parseDollars(amount, 'AMOUNT'));
+    const after = await app.services.accounts.teams.addCredits(team, parseDollars(amount, 'AMOUNT'), OPERATOR);
     process.stdout.write(`Team ${after.name} now has ${money(after.credits)} of credits.\n`);
   });
 
@@ -104,7 +109,7 @@ export const usage = (config: Config, flags: { days?: string; json?: boolean }) 
     if (!Number.isInteger(days) || days < 1 || days > 366)
       throw new Error(`--days must be 1-366 (got "${flags.days}")`);
     const since = Date.now() - (days - 1) * 86_400_000;
-    const lines = await app.services.accounts.teams.usage(since);
+    const lines = await app.services.accounts.teams.usage(since, OPERATOR);
     if (flags.json) {
       process.stdout.write(`${JSON.stringify(lines, null, 2)}\n`);
       return;
@@ -126,6 +131,32 @@ export const usage = (config: Config, flags: { days?: string; json?: boolean }) 
         Object.entries(l.byOperation)
           .map(([op, d]) => `${op} ${formatDollars(toMicros(d))}`)
           .join(', '),
+      ]),
+    ]);
+  });
+
+/** `trawl audit [--team T] [--limit N]`: changes made to teams' accounts, newest first. */
+export const audit = (config: Config, flags: { team?: string; limit?: string; json?: boolean }) =>
+  withApp(config, async (app) => {
+    const limit = Number(flags.limit ?? 50);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+      throw new Error(`--limit must be 1-100 (got "${flags.limit}")`);
+    const teamId = flags.team === undefined ? undefined : await app.services.accounts.teams.idOf(flags.team, OPERATOR);
+    const records = (await app.services.audit.list(OPERATOR, { limit, teamId })).data;
+    if (flags.json) return void process.stdout.write(`${JSON.stringify(records, null, 2)}\n`);
+    if (records.length === 0) return void process.stdout.write('No audit records.\n');
+    const names = new Map((await app.services.accounts.teams.list(OPERATOR)).map((t) => [t.id, t.name]));
+    printTable([
+      ['AT', 'TEAM', 'ACTION', 'TARGET', 'BY', 'DETAIL'],
+      ...records.map((r) => [
+        r.at,
+        names.get(r.teamId) ?? r.teamId,
+        r.action,
+        r.target,
+        r.actor.keyId === null
+          ? '(local: the CLI)'
+          : `key ${r.actor.keyId} (team ${names.get(r.actor.teamId ?? '') ?? r.actor.teamId})`,
+        r.detail ? JSON.stringify(r.detail) : '',
       ]),
     ]);
   });

@@ -57,6 +57,14 @@ function storeLines(r: StatusReport): string[] {
   return [head, ...(seen.length > 0 ? seen : ['no replica seen in the last five minutes'])];
 }
 
+/** The keys that hold admin (every team), named; the operator's first key is one. */
+function adminLine(r: StatusReport): string {
+  const admins = r.keys.admins;
+  if (admins.length === 0) return 'no key holds admin (the CLI administers every team)';
+  const named = admins.map((k) => `${k.id} "${k.name}"${k.legacy ? ' (made without --scopes: narrow it)' : ''}`);
+  return `hold admin (every team's keys and credits): ${named.join(', ')}`;
+}
+
 function indexLines(r: StatusReport): string[] {
   const { index: i } = r;
   const lines = [
@@ -91,7 +99,7 @@ export function renderReport(r: StatusReport): string {
     section('Model', [checkLine(p.model)]),
     section('Embeddings', [checkLine(p.embeddings)]),
     section('Browser', [checkLine(p.browser)]),
-    section('API keys', [keys]),
+    section('API keys', [keys, adminLine(r)]),
     section('Listener', [checkLine(r.listener)]),
   ];
   const steps = r.nextSteps.map(

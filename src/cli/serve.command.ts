@@ -14,22 +14,23 @@ import { restrictFile } from '../lib/private-files.js';
 export const FIRST_KEY_FILE = 'first-api-key';
 
 /**
- * On a first start (no key ever made) creates a key and writes it to `<dataDir>/first-api-key` (0600),
- * telling the operator once where it is. The key itself never goes to the log. A file left from an
- * earlier start is made 0600 too.
+ * On a first start (no key ever made) creates the operator's key (every scope, `admin` included) and
+ * writes it to `<dataDir>/first-api-key` (0600), telling the operator once where it is and that it is an
+ * admin key. The key itself never goes to the log. A file left from an earlier start is made 0600 too.
  */
 export async function ensureFirstKey(app: App): Promise<void> {
   const file = path.join(app.config.dataDir, FIRST_KEY_FILE);
   restrictFile(file); // one left from an earlier start, written before files were kept private
   if (!app.config.createFirstKey) return;
-  const made = await app.services.keys.createFirst('first key');
+  const made = await app.services.keys.createFirst('operator (first key)');
   if (!made) return;
   fs.writeFileSync(file, `${made.key}\n`, { mode: 0o600 });
   restrictFile(file); // the mode above applies only to a new file, and through the umask
   app.logger.warn(
     { keyId: made.id, file },
-    `No API key existed, so one was created. Read it with: cat ${file} — then delete the file. ` +
-      'Make more with: trawl keys create --name NAME',
+    `No API key existed, so one was created: the operator's key, with every scope, admin included (it manages ` +
+      `every team's keys and credits; keep it to yourself). Read it with: cat ${file} — then delete the file. ` +
+      'Make keys for your agents and teams with: trawl keys create --name NAME (they get every scope but admin)',
   );
 }
 

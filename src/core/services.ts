@@ -17,6 +17,7 @@ import { CODE_VECTORS } from '../store/vectors.repo.js';
 import { createAccounts, type Accounts } from './accounts/accounts.service.js';
 import { createAgentRunsService, type AgentRunsService } from './agent/agent-runs.service.js';
 import { createKeysService, type KeysService } from './accounts/keys.service.js';
+import { createAuditLog, type AuditLog } from './accounts/audit.js';
 import { createCodeIndex, type CodeIndex } from './code/index/code-index.js';
 import { createContextService, type ContextService } from './code/context/context.service.js';
 import { withCodeExamples, type PageStore } from './code/index/doc-examples.js';
@@ -49,6 +50,8 @@ export interface Services {
   keys: KeysService;
   /** Teams, scopes, metering, credits, budgets and request rates. */
   accounts: Accounts;
+  /** Who changed which team's accounts, and when (keys, flags, credits). */
+  audit: AuditLog;
   cache: CacheStore;
   fetcher: Fetcher;
   /** The documents store; every write also updates the search index, in the same transaction. */
@@ -280,6 +283,7 @@ export function createServices(deps: ServiceDeps): Services {
   return {
     keys,
     accounts,
+    audit: createAuditLog(stores.audit),
     agentRuns,
     cache: deps.cache,
     fetcher: deps.fetcher,

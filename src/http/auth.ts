@@ -2,6 +2,7 @@
 import { HttpError } from './http-error.js';
 import type { Caller } from '../core/context.js';
 import type { KeysService } from '../core/accounts/keys.service.js';
+import { requireActiveTeam } from '../core/accounts/accounts.service.js';
 
 /** The key a request presents, if any. */
 export function presentedKey(headers: Headers): string | undefined {
@@ -22,7 +23,8 @@ export function bearerChallenge(keySent: boolean): string {
 
 /**
  * The authenticated caller; throws INVALID_API_KEY (401) for a missing, unknown or revoked key, with a
- * `WWW-Authenticate` challenge when `challenge` is set (the MCP door; REST answers stay as they were).
+ * `WWW-Authenticate` challenge when `challenge` is set (the MCP door; REST answers stay as they were),
+ * and TEAM_BLOCKED (403) for a key of a blocked team, whatever it asks for.
  */
 export async function authenticate(
   headers: Headers,
@@ -41,5 +43,6 @@ export async function authenticate(
   }
   const caller = await keys.verify(key);
   if (!caller) throw refuse('Invalid API key: it is unknown or has been revoked.');
+  requireActiveTeam(caller);
   return caller;
 }

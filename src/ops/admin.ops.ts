@@ -1,7 +1,8 @@
 /**
- * Administration over REST (`admin` scope; not MCP tools): teams, keys, credits and usage, as
- * `trawl teams|keys|credits|usage` do on the command line (docs/accounts.md), and the installation's
- * status, as `trawl doctor` prints it (docs/configuration.md).
+ * Administration over REST (not MCP tools): a team's own keys, usage and audit records (`admin:team`,
+ * or `admin` for every team), and the installation's teams, credits, flags and status (`admin` only), as
+ * `trawl teams|keys|credits|usage|audit` and `trawl doctor` do on the command line (docs/accounts.md).
+ * The services check the caller against each team (src/core/access) and audit every change.
  */
 import { toMicros } from '../core/accounts/money.js';
 import type { TeamOptions } from '../core/accounts/teams.service.js';
@@ -17,15 +18,21 @@ import {
   TeamList,
   TeamParams,
   UpdateTeamRequest,
+  UpdateKeyRequest,
   UsageQuery,
   UsageReport,
+  AuditList,
+  AuditQuery,
 } from '../schemas/admin.schema.js';
 import { StatusReport } from '../schemas/status.schema.js';
 import { defineOp, type ToolHints } from './define-op.js';
 import { plainAnswer } from './answer.js';
 import { renderRecord } from './render.js';
 
-const common = { capability: 'admin' as const, restOnly: true };
+/** A team's own accounts: a key with `admin:team` manages its team's, one with `admin` every team's. */
+const teamAdmin = { capability: 'admin:team' as const, restOnly: true };
+/** The installation's: teams, their flags, credits and budgets, the status report (`admin` only). */
+const operator = { capability: 'admin' as const, restOnly: true };
 const READ: ToolHints = { readOnlyHint: true, openWorldHint: false };
 const WRITE: ToolHints = { readOnlyHint: false, openWorldHint: false };
 const json = (title: string) => (out: unknown) =>
@@ -37,22 +44,24 @@ const budgetOf = (b: Budget) =>
 
 /** GET /admin/teams. */
 export const listTeamsOp = defineOp({
-  ...common,
+  ...teamAdmin,
   name: 'admin.teams.list',
+  access: { resource: 'team', verb: 'list' },
   tool: 'admin_list_teams',
   title: 'List teams',
-  description: 'Teams with their flags, credits and budgets.',
   route: { method: 'GET', path: '/admin/teams' },
   output: TeamList,
   annotations: READ,
   render: json('Teams'),
-  run: async (services) => ({ data: await services.accounts.teams.list() }),
+  description: "Teams with their flags, credits and budgets (a team admin's key: its own team).",
+  run: async (services, _input, ctx) => ({ data: await services.accounts.teams.list(ctx.caller) }),
 });
 
 /** POST /admin/teams. */
 export const createTeamOp = defineOp({
-  ...common,
+  ...operator,
   name: 'admin.teams.create',
+  access: { resource: 'installation', verb: 'create' },
   tool: 'admin_create_team',
   title: 'Create a team',
   description: 'A team, optionally enterprise or zero-retention, with credits and a budget.',
@@ -62,21 +71,22 @@ export const createTeamOp = defineOp({
   successStatus: 201,
   annotations: WRITE,
   render: json('Team created'),
-  run: (services, input) => {
+  run: (services, input, ctx) => {
     const options: TeamOptions = {
       enterprise: input.enterprise,
       zeroRetention: input.zeroRetention,
       credits: input.credits === undefined ? undefined : toMicros(input.credits),
       budget: budgetOf(input.budget),
     };
-    return services.accounts.teams.create(input.name, options);
+    return services.accounts.teams.create(input.name, options, ctx.caller);
   },
 });
 
 /** PATCH /admin/teams/:team. */
 export const updateTeamOp = defineOp({
-  ...common,
+  ...operator,
   name: 'admin.teams.update',
+  access: { resource: 'installation', verb: 'change' },
   tool: 'admin_update_team',
   title: 'Update a team',
   description: 'Block or unblock a team, change its flags, credits or budget.',
@@ -86,22 +96,23 @@ export const updateTeamOp = defineOp({
   output: Team,
   annotations: WRITE,
   render: json('Team updated'),
-  run: async (services, { team, blocked, credits, budget, ...flags }) => {
+  run: async (services, { team, blocked, credits, budget, ...flags }, ctx) => {
     const teams = services.accounts.teams;
-    if (blocked !== undefined) await (blocked ? teams.block : teams.unblock)(team);
+    if (blocked !== undefined) await (blocked ? teams.block : teams.unblock)(team, ctx.caller);
     const options: TeamOptions = {
       ...flags,
       credits: credits === undefined ? undefined : credits === null ? null : toMicros(credits),
       budget: budgetOf(budget),
     };
-    return teams.update(team, options);
+    return teams.update(team, options, ctx.caller);
   },
 });
 
 /** POST /admin/teams/:team/credits. */
 export const addCreditsOp = defineOp({
-  ...common,
+  ...operator,
   name: 'admin.teams.credits',
+  access: { resource: 'installation', verb: 'change' },
   tool: 'admin_add_credits',
   title: 'Add credits',
   description: "Add dollars to a team's credits (a team without a credit limit gets one, starting from zero).",
@@ -111,27 +122,29 @@ export const addCreditsOp = defineOp({
   output: Team,
   annotations: WRITE,
   render: json('Credits added'),
-  run: (services, input) => services.accounts.teams.addCredits(input.team, toMicros(input.amount)),
+  run: (services, input, ctx) => services.accounts.teams.addCredits(input.team, toMicros(input.amount), ctx.caller),
 });
 
 /** GET /admin/keys. */
 export const listKeysOp = defineOp({
-  ...common,
+  ...teamAdmin,
   name: 'admin.keys.list',
+  access: { resource: 'apiKey', verb: 'list' },
   tool: 'admin_list_keys',
   title: 'List API keys',
-  description: 'Every key with its team, scopes, budget and status; never the keys themselves.',
+  description: "Keys with their team, scopes, budget and status (a team admin's key: its own team's); never the keys.",
   route: { method: 'GET', path: '/admin/keys' },
   output: ApiKeyList,
   annotations: READ,
   render: json('API keys'),
-  run: async (services) => ({ data: await services.keys.list() }),
+  run: async (services, _input, ctx) => ({ data: await services.keys.list(ctx.caller) }),
 });
 
 /** POST /admin/keys. */
 export const createKeyOp = defineOp({
-  ...common,
+  ...teamAdmin,
   name: 'admin.keys.create',
+  access: { resource: 'apiKey', verb: 'create' },
   tool: 'admin_create_key',
   title: 'Create an API key',
   description: 'A key for a team, with scopes, a budget and a request rate; the key is shown only here.',
@@ -141,19 +154,24 @@ export const createKeyOp = defineOp({
   successStatus: 201,
   annotations: WRITE,
   render: json('API key created'),
-  run: async (services, input) =>
-    services.keys.create(input.name, {
-      teamId: input.team === undefined ? undefined : await services.accounts.teams.idOf(input.team),
-      scopes: input.scopes,
-      budget: budgetOf(input.budget) ?? undefined,
-      qps: input.qps,
-    }),
+  run: async (services, input, ctx) =>
+    services.keys.create(
+      input.name,
+      {
+        teamId: input.team === undefined ? undefined : await services.accounts.teams.idOf(input.team, ctx.caller),
+        scopes: input.scopes,
+        budget: budgetOf(input.budget) ?? undefined,
+        qps: input.qps,
+      },
+      ctx.caller,
+    ),
 });
 
 /** DELETE /admin/keys/:id. */
 export const revokeKeyOp = defineOp({
-  ...common,
+  ...teamAdmin,
   name: 'admin.keys.revoke',
+  access: { resource: 'apiKey', verb: 'delete' },
   tool: 'admin_revoke_key',
   title: 'Revoke an API key',
   description: 'Revoke a key at once, in every process.',
@@ -162,16 +180,35 @@ export const revokeKeyOp = defineOp({
   output: ApiKey,
   annotations: { ...WRITE, destructiveHint: true },
   render: json('API key revoked'),
-  run: (services, input) => services.keys.revoke(input.id),
+  run: (services, input, ctx) => services.keys.revoke(input.id, ctx.caller),
+});
+
+/** PATCH /admin/keys/:id. */
+export const updateKeyOp = defineOp({
+  ...teamAdmin,
+  name: 'admin.keys.update',
+  access: { resource: 'apiKey', verb: 'change' },
+  tool: 'admin_update_key',
+  title: 'Change the scopes of an API key',
+  description:
+    "Replace a key's scopes (to narrow a key that holds admin, say); a team admin grants only scopes it holds.",
+  route: { method: 'PATCH', path: '/admin/keys/:id' },
+  params: KeyParams,
+  body: UpdateKeyRequest,
+  output: ApiKey,
+  annotations: { ...WRITE, idempotentHint: true },
+  render: json('API key updated'),
+  run: (services, input, ctx) => services.keys.setScopes(input.id, input.scopes, ctx.caller),
 });
 
 /** GET /admin/usage. */
 export const usageOp = defineOp({
-  ...common,
+  ...teamAdmin,
   name: 'admin.usage',
+  access: { resource: 'usage', verb: 'list' },
   tool: 'admin_usage',
   title: 'Usage',
-  description: 'What each key and team spent over the last N UTC days, by operation.',
+  description: "What each key and team spent over the last N UTC days, by operation (a team admin's key: its team).",
   route: { method: 'GET', path: '/admin/usage' },
   query: UsageQuery,
   output: UsageReport,
@@ -179,14 +216,37 @@ export const usageOp = defineOp({
   render: json('Usage'),
   run: async (services, input, ctx) => {
     const since = ctx.clock.now().getTime() - (input.days - 1) * 86_400_000;
-    return { since: new Date(since).toISOString().slice(0, 10), data: await services.accounts.teams.usage(since) };
+    const data = await services.accounts.teams.usage(since, ctx.caller);
+    return { since: new Date(since).toISOString().slice(0, 10), data };
+  },
+});
+
+/** GET /admin/audit. */
+export const auditOp = defineOp({
+  ...teamAdmin,
+  name: 'admin.audit',
+  access: { resource: 'audit', verb: 'list' },
+  tool: 'admin_audit',
+  title: 'Audit records',
+  description:
+    "Changes made to the team's accounts (keys made, revoked or rescoped; flags, credits, budget), who made them " +
+    'and when, newest first (an operator key: every team).',
+  route: { method: 'GET', path: '/admin/audit' },
+  query: AuditQuery,
+  output: AuditList,
+  annotations: READ,
+  render: json('Audit records'),
+  run: async (services, { team, ...page }, ctx) => {
+    const teamId = team === undefined ? undefined : await services.accounts.teams.idOf(team, ctx.caller);
+    return services.audit.list(ctx.caller, { ...page, teamId });
   },
 });
 
 /** GET /status: the report `trawl doctor` prints, for an admin key (src/core/status). */
 export const statusOp = defineOp({
-  ...common,
+  ...operator,
   name: 'admin.status',
+  access: { resource: 'installation', verb: 'read' },
   tool: 'admin_status',
   title: 'Status',
   description:
@@ -208,6 +268,8 @@ export const ADMIN_OPERATIONS = [
   listKeysOp,
   createKeyOp,
   revokeKeyOp,
+  updateKeyOp,
   usageOp,
+  auditOp,
   statusOp,
 ];

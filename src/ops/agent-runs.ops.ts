@@ -1,6 +1,6 @@
 /** Agent run operations: /agent/runs, its events and cancellation. */
 import type { AgentRunRequest } from '../core/agent/agent-runs.types.js';
-import { defineOp, type ToolHints } from './define-op.js';
+import { defineOp, type AccessVerb, type ToolHints } from './define-op.js';
 import { plainAnswer } from './answer.js';
 import { recordAnswer, pageAnswer } from './render.js';
 import { AGENT_MAX_EFFORT_BETA } from './betas.js';
@@ -23,6 +23,8 @@ export function toAgentRunRequest(input: CreateAgentRunRequest): AgentRunRequest
 
 const READ: ToolHints = { readOnlyHint: true, openWorldHint: false };
 const common = { capability: 'agent' as const };
+/** An agent run and its events: its creating key alone reaches it (core/access). */
+const agentRun = (verb: AccessVerb) => ({ resource: 'agentRun' as const, verb });
 /** The agent run operations are one MCP tool, `agent_runs`, with an `action` each (docs/mcp.md). */
 const group = (action: string) => ({ tool: 'agent_runs', action });
 const runText = (r: Record<string, unknown>) =>
@@ -31,6 +33,7 @@ const runText = (r: Record<string, unknown>) =>
 export const createAgentRunOp = defineOp({
   ...common,
   name: 'agent.create',
+  access: agentRun('create'),
   tool: 'create_agent_run',
   toolGroup: group('create'),
   title: 'Start an agent run',
@@ -63,6 +66,7 @@ export const createAgentRunOp = defineOp({
 export const getAgentRunOp = defineOp({
   ...common,
   name: 'agent.get',
+  access: agentRun('read'),
   tool: 'get_agent_run',
   toolGroup: group('get'),
   title: 'Get an agent run',
@@ -78,6 +82,7 @@ export const getAgentRunOp = defineOp({
 export const listAgentRunsOp = defineOp({
   ...common,
   name: 'agent.list',
+  access: agentRun('list'),
   tool: 'list_agent_runs',
   toolGroup: group('list'),
   title: 'List agent runs',
@@ -94,6 +99,7 @@ export const listAgentRunsOp = defineOp({
 export const listAgentRunEventsOp = defineOp({
   ...common,
   name: 'agent.events',
+  access: agentRun('list'),
   tool: 'get_agent_run_events',
   toolGroup: group('events'),
   title: 'Get agent run events',
@@ -116,6 +122,7 @@ export const listAgentRunEventsOp = defineOp({
 export const cancelAgentRunOp = defineOp({
   ...common,
   name: 'agent.cancel',
+  access: agentRun('change'),
   tool: 'cancel_agent_run',
   toolGroup: group('cancel'),
   title: 'Cancel an agent run',
@@ -131,6 +138,7 @@ export const cancelAgentRunOp = defineOp({
 export const deleteAgentRunOp = defineOp({
   ...common,
   name: 'agent.delete',
+  access: agentRun('delete'),
   tool: 'delete_agent_run',
   toolGroup: group('delete'),
   title: 'Delete an agent run',

@@ -58,6 +58,8 @@ export async function* answerStreamFrames(events: AsyncIterable<AnswerEvent>): A
 /** POST /answer: REST only, `search` scope, priced by `answerBound`, streamed with `stream: true`. */
 export const answerOp = defineOp({
   name: 'answer',
+  // the shared index of stored pages and code: every key with the scope reads it (core/access)
+  access: { resource: 'index', verb: 'read' },
   tool: 'answer',
   title: 'Answer a question',
   description:

@@ -79,6 +79,8 @@ const planOf = oncePerInput(fetchPlanOf);
 
 export const contentsOp = defineOp({
   name: 'contents',
+  // the shared index of stored pages and code: every key with the scope reads it (core/access)
+  access: { resource: 'index', verb: 'read' },
   tool: 'get_contents',
   title: 'Get page contents',
   description:

@@ -6,6 +6,8 @@ import { ContextRequest, ContextResponse } from '../schemas/context.schema.js';
 
 export const contextOp = defineOp({
   name: 'context',
+  // the shared index of stored pages and code: every key with the scope reads it (core/access)
+  access: { resource: 'index', verb: 'read' },
   tool: 'get_code_context',
   title: 'Get code context',
   description:

@@ -6,14 +6,33 @@ import { z } from 'zod';
 import { ServiceError } from '../errors.js';
 import type { ServiceContext } from '../core/context.js';
 import type { Pricing } from '../core/accounts/bounds.js';
+import type { Scope } from '../core/accounts/scopes.js';
+import type { ResourceKind } from '../core/access/access.js';
 import type { Services } from '../core/services.js';
 import type { Answer } from './answer.js';
 import type { ReplyNotes } from './reply-notes.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
-/** The capability an operation belongs to; it is also the key scope the operation needs. */
-export type Capability = 'search' | 'contents' | 'context' | 'monitors' | 'agent' | 'admin';
+/**
+ * The capability an operation belongs to; it is also the key scope the operation needs (`admin:team`
+ * for a team's own accounts, `admin` for the installation's: src/core/accounts/scopes.ts).
+ */
+export type Capability = Scope;
+
+/** What an operation does to the resource it acts on. */
+export type AccessVerb = 'create' | 'read' | 'list' | 'change' | 'delete';
+
+/**
+ * The stored resource an operation acts on, and how. Who reaches a resource of that kind is the core's
+ * one rule (src/core/access/access.ts, RESOURCES); the operation's service asks it for every read, list,
+ * change and delete. Every operation declares this (test/unit/ops/access.test.ts), and the authorization
+ * matrix of docs/accounts.md is drawn from it.
+ */
+export interface OpAccess {
+  resource: ResourceKind;
+  verb: AccessVerb;
+}
 
 /** MCP tool annotations (hints to the client about side effects). */
 export interface ToolHints {
@@ -58,6 +77,8 @@ export interface OpSpec<
   title: string;
   description: string;
   capability: Capability;
+  /** The resource the operation acts on (required: an operation cannot skip the ownership rule). */
+  access: OpAccess;
   route: { method: HttpMethod; path: string };
   params?: P;
   query?: Q;
@@ -121,6 +142,7 @@ export interface Operation {
   title: string;
   description: string;
   capability: Capability;
+  access: OpAccess;
   route: { method: HttpMethod; path: string };
   params: AnyObject | undefined;
   query: AnyObject | undefined;
@@ -161,6 +183,7 @@ export function defineOp<
     title: spec.title,
     description: spec.description,
     capability: spec.capability,
+    access: spec.access,
     route: spec.route,
     params: spec.params,
     query: spec.query,

@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import type * as Domain from '../core/monitors/monitors.types.js';
-import { defineOp, type ToolHints } from './define-op.js';
+import { defineOp, type AccessVerb, type ToolHints } from './define-op.js';
 import { plainAnswer } from './answer.js';
 import { recordAnswer, pageAnswer, renderRecord } from './render.js';
 import {
@@ -39,6 +39,8 @@ const wireDeliveries = (p: Domain.Page<Domain.DeliveryView>): z.input<typeof Web
 
 const READ: ToolHints = { readOnlyHint: true, openWorldHint: false };
 const common = { capability: 'monitors' as const, errorBody: 'simple' as const };
+/** A monitor and its runs and deliveries: every key of the monitor's team reaches them (core/access). */
+const monitor = (verb: AccessVerb) => ({ resource: 'monitor' as const, verb });
 const group = (action: string) => ({ tool: 'monitors', action });
 const monitorLine = (m: Record<string, unknown>) =>
   `${String(m.id)}  ${String(m.status)}  ${String(m.name ?? '(unnamed)')}  next run: ${String(m.nextRunAt ?? 'manual')}`;
@@ -48,6 +50,7 @@ const runLine = (r: Record<string, unknown>) =>
 export const createMonitorOp = defineOp({
   ...common,
   name: 'monitors.create',
+  access: monitor('create'),
   tool: 'create_monitor',
   toolGroup: group('create'),
   title: 'Create a monitor',
@@ -69,6 +72,7 @@ export const createMonitorOp = defineOp({
 export const listMonitorsOp = defineOp({
   ...common,
   name: 'monitors.list',
+  access: monitor('list'),
   tool: 'list_monitors',
   toolGroup: group('list'),
   title: 'List monitors',
@@ -78,8 +82,8 @@ export const listMonitorsOp = defineOp({
   output: MonitorList,
   annotations: READ,
   render: (page) => pageAnswer('Monitors:', page, monitorLine),
-  run: async (services, input) => {
-    const page = await services.monitors.list(input);
+  run: async (services, input, ctx) => {
+    const page = await services.monitors.list(input, ctx.caller);
     return { ...page, data: page.data.map(wireMonitor) };
   },
 });
@@ -87,6 +91,7 @@ export const listMonitorsOp = defineOp({
 export const getMonitorOp = defineOp({
   ...common,
   name: 'monitors.get',
+  access: monitor('read'),
   tool: 'get_monitor',
   toolGroup: group('get'),
   title: 'Get a monitor',
@@ -96,12 +101,13 @@ export const getMonitorOp = defineOp({
   output: Monitor,
   annotations: READ,
   render: (m) => plainAnswer(renderRecord(`Monitor ${m.id}`, m), m),
-  run: async (services, input) => wireMonitor(await services.monitors.get(input.id)),
+  run: async (services, input, ctx) => wireMonitor(await services.monitors.get(input.id, ctx.caller)),
 });
 
 export const updateMonitorOp = defineOp({
   ...common,
   name: 'monitors.update',
+  access: monitor('change'),
   tool: 'update_monitor',
   toolGroup: group('update'),
   title: 'Update a monitor',
@@ -114,12 +120,14 @@ export const updateMonitorOp = defineOp({
   output: Monitor,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   render: (m) => plainAnswer(renderRecord(`Monitor ${m.id} updated.`, m), m),
-  run: async (services, { id, ...patch }) => wireMonitor(await services.monitors.update(id, toUpdate(patch))),
+  run: async (services, { id, ...patch }, ctx) =>
+    wireMonitor(await services.monitors.update(id, toUpdate(patch), ctx.caller)),
 });
 
 export const deleteMonitorOp = defineOp({
   ...common,
   name: 'monitors.delete',
+  access: monitor('delete'),
   tool: 'delete_monitor',
   toolGroup: group('delete'),
   title: 'Delete a monitor',
@@ -129,12 +137,13 @@ export const deleteMonitorOp = defineOp({
   output: Monitor,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   render: (m) => plainAnswer(renderRecord(`Monitor ${m.id} deleted.`, m), m),
-  run: async (services, input) => wireMonitor(await services.monitors.delete(input.id)),
+  run: async (services, input, ctx) => wireMonitor(await services.monitors.delete(input.id, ctx.caller)),
 });
 
 export const triggerMonitorOp = defineOp({
   ...common,
   name: 'monitors.trigger',
+  access: monitor('change'),
   tool: 'trigger_monitor',
   toolGroup: group('trigger'),
   title: 'Run a monitor now',
@@ -144,12 +153,13 @@ export const triggerMonitorOp = defineOp({
   output: TriggerResponse,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   render: (out) => plainAnswer('Run started. Follow it with the list_runs action.', out),
-  run: (services, input) => services.monitors.trigger(input.id),
+  run: (services, input, ctx) => services.monitors.trigger(input.id, ctx.caller),
 });
 
 export const listMonitorRunsOp = defineOp({
   ...common,
   name: 'monitors.runs.list',
+  access: monitor('list'),
   tool: 'list_monitor_runs',
   toolGroup: group('list_runs'),
   title: 'List monitor runs',
@@ -160,8 +170,8 @@ export const listMonitorRunsOp = defineOp({
   output: MonitorRunList,
   annotations: READ,
   render: (page) => pageAnswer('Runs:', page, runLine),
-  run: async (services, { id, ...query }) => {
-    const page = await services.monitors.runs(id, query);
+  run: async (services, { id, ...query }, ctx) => {
+    const page = await services.monitors.runs(id, query, ctx.caller);
     return { ...page, data: page.data.map(wireRun) };
   },
 });
@@ -169,6 +179,7 @@ export const listMonitorRunsOp = defineOp({
 export const getMonitorRunOp = defineOp({
   ...common,
   name: 'monitors.runs.get',
+  access: monitor('read'),
   tool: 'get_monitor_run',
   toolGroup: group('get_run'),
   title: 'Get a monitor run',
@@ -178,7 +189,7 @@ export const getMonitorRunOp = defineOp({
   output: MonitorRun,
   annotations: READ,
   render: (r) => recordAnswer(`Run ${r.id} of monitor ${r.monitorId}`, r, 'output', 'monitor run output'),
-  run: async (services, input) => wireRun(await services.monitors.run(input.id, input.runId)),
+  run: async (services, input, ctx) => wireRun(await services.monitors.run(input.id, input.runId, ctx.caller)),
 });
 
 const deliveryLine = (d: Record<string, unknown>) =>
@@ -188,6 +199,7 @@ const deliveryLine = (d: Record<string, unknown>) =>
 export const listWebhookDeliveriesOp = defineOp({
   ...common,
   name: 'monitors.deliveries.list',
+  access: monitor('list'),
   tool: 'list_monitor_deliveries',
   toolGroup: group('list_deliveries'),
   title: 'List webhook deliveries',
@@ -200,5 +212,6 @@ export const listWebhookDeliveriesOp = defineOp({
   output: WebhookDeliveryList,
   annotations: READ,
   render: (page) => pageAnswer('Webhook deliveries:', page, deliveryLine),
-  run: async (services, { id, ...query }) => wireDeliveries(await services.monitors.deliveries(id, query)),
+  run: async (services, { id, ...query }, ctx) =>
+    wireDeliveries(await services.monitors.deliveries(id, query, ctx.caller)),
 });

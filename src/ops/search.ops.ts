@@ -45,6 +45,8 @@ function searchAnswer(out: SearchResponse | FindSimilarResponse, heading: string
 
 export const searchOp = defineOp({
   name: 'search',
+  // the shared index of stored pages and code: every key with the scope reads it (core/access)
+  access: { resource: 'index', verb: 'read' },
   tool: 'search',
   title: 'Web search',
   description:
@@ -77,6 +79,8 @@ export const searchOp = defineOp({
 
 export const findSimilarOp = defineOp({
   name: 'findSimilar',
+  // the shared index of stored pages and code: every key with the scope reads it (core/access)
+  access: { resource: 'index', verb: 'read' },
   tool: 'find_similar',
   title: 'Find similar pages',
   description: 'Find pages similar to a given URL (same topic, kind and audience). Optional contents as in search.',

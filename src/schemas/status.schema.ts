@@ -71,6 +71,11 @@ export const StatusReport = z.object({
   keys: z.object({
     active: Count,
     revoked: Count,
+    admins: z
+      .array(z.object({ id: z.string(), name: z.string(), teamId: z.string(), legacy: z.boolean() }))
+      .describe(
+        'Active keys that hold admin (every team); legacy: made without scopes before keys were least-privilege.',
+      ),
     firstKeyFile: z.string().nullable().describe('Path of the first-key file while it exists (never the key).'),
   }),
   providers: z.object({ webSearch: z.array(Check), model: Check, embeddings: Check, browser: Check }),

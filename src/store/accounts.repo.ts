@@ -3,6 +3,7 @@
  * The check and hold of a request's money, and its charge, are each one method in one IMMEDIATE
  * transaction, so two processes cannot both spend the last credit.
  */
+import { insertAudit, type NewAuditRecord } from './audit.repo.js';
 import type { Db } from './database.js';
 
 /** A row of `teams`. */
@@ -69,17 +70,23 @@ export interface ChargeRecord {
 
 /** Teams, spend and holds. */
 export interface AccountsRepo {
-  insertTeam(row: Omit<TeamRow, 'blocked_at'>): Promise<void>;
+  /** Inserts a team, and the audit record of its making when given, at once. */
+  insertTeam(row: Omit<TeamRow, 'blocked_at'>, audit?: NewAuditRecord): Promise<void>;
   team(id: string): Promise<TeamRow | undefined>;
   teamByName(name: string): Promise<TeamRow | undefined>;
   teams(): Promise<TeamRow[]>;
   /**
-   * Applies `edit` to the team with id or name `ref` and saves the result, in one transaction; the team
-   * as saved, or undefined when there is none.
+   * Applies `edit` to the team with id or name `ref` (it may throw to refuse) and saves the result with
+   * the audit record `audit` makes of the change, in one transaction; the team as saved, or undefined
+   * when there is none.
    */
-  updateTeam(ref: string, edit: (row: TeamRow) => TeamRow): Promise<TeamRow | undefined>;
-  /** Adds credits to a team (one without a credit limit starts from zero); the team after, if any. */
-  addCredits(teamId: string, micros: number): Promise<TeamRow | undefined>;
+  updateTeam(
+    ref: string,
+    edit: (row: TeamRow) => TeamRow,
+    audit?: (before: TeamRow, after: TeamRow) => NewAuditRecord,
+  ): Promise<TeamRow | undefined>;
+  /** Adds credits to a team (one without a credit limit starts from zero) with its audit record; the team after. */
+  addCredits(teamId: string, micros: number, audit?: NewAuditRecord): Promise<TeamRow | undefined>;
   /**
    * In one IMMEDIATE transaction: reads the standing of `hold`'s team and key, lets `allow` refuse
    * (it throws), and inserts the hold. Concurrent requests never hold the same money twice.
@@ -100,23 +107,28 @@ export function createAccountsRepo(db: Db): AccountsRepo {
   const immediate = <T>(work: () => T): T => db.transaction(work).immediate();
 
   return {
-    async insertTeam(row) {
-      s.insertTeam.run(row);
-    },
+    insertTeam: async (row, audit) =>
+      immediate(() => {
+        s.insertTeam.run(row);
+        insertAudit(db, audit);
+      }),
     team: async (id) => team(id),
     teamByName: async (name) => s.teamByName.get(name) as TeamRow | undefined,
     teams: async () => s.teams.all() as TeamRow[],
-    updateTeam: async (ref, edit) =>
+    updateTeam: async (ref, edit, audit) =>
       immediate(() => {
         const row = team(ref) ?? (s.teamByName.get(ref) as TeamRow | undefined);
         if (!row) return undefined;
         const next = edit(row);
         s.saveTeam.run(next);
-        return team(next.id);
+        const saved = team(next.id)!;
+        insertAudit(db, audit?.(row, saved));
+        return saved;
       }),
-    addCredits: async (teamId, micros) =>
+    addCredits: async (teamId, micros, audit) =>
       immediate(() => {
-        s.addCredits.run(micros, teamId);
+        if (s.addCredits.run(micros, teamId).changes === 0) return undefined;
+        insertAudit(db, audit);
         return team(teamId);
       }),
     async holdIfAllowed(request, allow) {

@@ -9,7 +9,10 @@ export type AgentRunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'ca
 export interface AgentRunRow {
   seq: number;
   id: string;
+  /** The key that made the run and alone reaches it; '' for the local process. */
   key_id: string;
+  /** The team of that key (src/core/access/access.ts). */
+  team_id: string;
   status: AgentRunStatus;
   zero_retention: number;
   request: string;
@@ -43,7 +46,10 @@ export type AgentRunEnd = Pick<
 >;
 
 /** A new run, queued. */
-export type NewAgentRun = Pick<AgentRunRow, 'id' | 'key_id' | 'request' | 'owner' | 'lease_until_ms' | 'created_at'> & {
+export type NewAgentRun = Pick<
+  AgentRunRow,
+  'id' | 'key_id' | 'team_id' | 'request' | 'owner' | 'lease_until_ms' | 'created_at'
+> & {
   zero_retention?: number;
 };
 
@@ -108,8 +114,10 @@ const OPEN = "('queued', 'running')";
 export function createAgentRunsRepo(db: Db): AgentRunsRepo {
   const s = {
     insert: db.prepare(
-      `INSERT INTO agent_runs (id, key_id, status, zero_retention, request, owner, lease_until_ms, created_at, updated_at)
-       VALUES (@id, @key_id, 'queued', @zero_retention, @request, @owner, @lease_until_ms, @created_at, @created_at)`,
+      `INSERT INTO agent_runs (id, key_id, team_id, status, zero_retention, request, owner, lease_until_ms, created_at,
+         updated_at)
+       VALUES (@id, @key_id, @team_id, 'queued', @zero_retention, @request, @owner, @lease_until_ms, @created_at,
+         @created_at)`,
     ),
     get: db.prepare('SELECT * FROM agent_runs WHERE id = ?'),
     page: db.prepare('SELECT * FROM agent_runs WHERE key_id = @key AND seq < @before ORDER BY seq DESC LIMIT @limit'),

@@ -1,5 +1,6 @@
 /** API keys: stored as SHA-256 hashes of the key, never the key itself. */
-import type { Db } from './database.js';
+import { insertAudit, type NewAuditRecord } from './audit.repo.js';
+import { writeTransaction, type Db } from './database.js';
 
 /** A row of `api_keys`. */
 export interface ApiKeyRow {
@@ -10,7 +11,7 @@ export interface ApiKeyRow {
   last_used_at: string | null;
   revoked_at: string | null;
   team_id: string;
-  /** JSON array of scopes; null: every scope. */
+  /** JSON array of scopes; null: every scope (a key stored before keys were made least-privilege). */
   scopes: string | null;
   budget_micros: number | null;
   budget_period: string | null;
@@ -35,17 +36,20 @@ export type NewKey = Pick<ApiKeyRow, 'id' | 'name' | 'hash' | 'created_at'> &
 
 /** The API keys table. */
 export interface ApiKeysRepo {
-  insert(row: NewKey): Promise<void>;
+  /** Inserts a key, and the audit record of its making when given, at once. */
+  insert(row: NewKey, audit?: NewAuditRecord): Promise<void>;
   /** The key and its team's flags, in one read (every authenticated request does this). */
   getWithTeam(id: string): Promise<KeyWithTeam | undefined>;
   listOfTeam(teamId: string): Promise<ApiKeyRow[]>;
   /** Inserts only into an empty table (atomic), so two first starts make one key. */
-  insertIfEmpty(row: Pick<ApiKeyRow, 'id' | 'name' | 'hash' | 'created_at'>): Promise<boolean>;
+  insertIfEmpty(row: Pick<ApiKeyRow, 'id' | 'name' | 'hash' | 'created_at' | 'scopes'>): Promise<boolean>;
   get(id: string): Promise<ApiKeyRow | undefined>;
   list(): Promise<ApiKeyRow[]>;
   countActive(): Promise<number>;
-  /** Marks a key revoked; false when it does not exist or was already revoked. */
-  revoke(id: string, at: string): Promise<boolean>;
+  /** Marks a key revoked, with its audit record; false when it does not exist or was already revoked. */
+  revoke(id: string, at: string, audit?: NewAuditRecord): Promise<boolean>;
+  /** Replaces an active key's scopes (JSON array), with its audit record; false when there is no such key. */
+  setScopes(id: string, scopes: string, audit?: NewAuditRecord): Promise<boolean>;
   /** Records when the key was last used. */
   touch(id: string, at: string): Promise<void>;
 }
@@ -63,8 +67,8 @@ export function createApiKeysRepo(db: Db): ApiKeysRepo {
      FROM api_keys k JOIN teams t ON t.id = k.team_id WHERE k.id = ?`,
   );
   const insertFirst = db.prepare(
-    `INSERT INTO api_keys (id, name, hash, created_at)
-     SELECT @id, @name, @hash, @created_at WHERE NOT EXISTS (SELECT 1 FROM api_keys)`,
+    `INSERT INTO api_keys (id, name, hash, created_at, scopes)
+     SELECT @id, @name, @hash, @created_at, @scopes WHERE NOT EXISTS (SELECT 1 FROM api_keys)`,
   );
   const byId = db.prepare('SELECT * FROM api_keys WHERE id = ?');
   const all = db.prepare('SELECT * FROM api_keys ORDER BY created_at, id');
@@ -72,17 +76,19 @@ export function createApiKeysRepo(db: Db): ApiKeysRepo {
   const countActive = db.prepare('SELECT COUNT(*) AS n FROM api_keys WHERE revoked_at IS NULL');
   const revoke = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
   const touch = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?');
+  const setScopes = db.prepare('UPDATE api_keys SET scopes = ? WHERE id = ? AND revoked_at IS NULL');
+  /** `write` and the audit record of what it changed, at once; nothing is recorded when it changed nothing. */
+  const audited = (write: () => boolean, audit: NewAuditRecord | undefined) =>
+    writeTransaction(db, () => {
+      const changed = write();
+      if (changed) insertAudit(db, audit);
+      return changed;
+    })();
 
   return {
-    async insert(row) {
-      insert.run({
-        team_id: 'team_default',
-        scopes: null,
-        budget_micros: null,
-        budget_period: null,
-        qps: null,
-        ...row,
-      });
+    async insert(row, audit) {
+      const values = { team_id: 'team_default', scopes: null, budget_micros: null, budget_period: null, qps: null };
+      audited(() => insert.run({ ...values, ...row }).changes > 0, audit);
     },
     getWithTeam: async (id) => withTeam.get(id) as KeyWithTeam | undefined,
     listOfTeam: async (teamId) => ofTeam.all(teamId) as ApiKeyRow[],
@@ -90,7 +96,8 @@ export function createApiKeysRepo(db: Db): ApiKeysRepo {
     get: async (id) => byId.get(id) as ApiKeyRow | undefined,
     list: async () => all.all() as ApiKeyRow[],
     countActive: async () => (countActive.get() as { n: number }).n,
-    revoke: async (id, at) => revoke.run(at, id).changes > 0,
+    revoke: async (id, at, audit) => audited(() => revoke.run(at, id).changes > 0, audit),
+    setScopes: async (id, scopes, audit) => audited(() => setScopes.run(scopes, id).changes > 0, audit),
     async touch(id, at) {
       touch.run(at, id);
     },

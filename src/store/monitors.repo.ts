@@ -25,13 +25,14 @@ function statements(db: Db) {
   return {
     insertMonitor: db.prepare(
       `INSERT INTO monitors (id, name, status, search, period, output_schema, metadata, webhook_url, webhook_events,
-         secret, key_id, anchor_ms, next_run_ms, created_at, updated_at)
+         secret, key_id, team_id, anchor_ms, next_run_ms, created_at, updated_at)
        VALUES (@id, @name, @status, @search, @period, @output_schema, @metadata, @webhook_url, @webhook_events,
-         @secret, @key_id, @anchor_ms, @next_run_ms, @created_at, @updated_at)`,
+         @secret, @key_id, @team_id, @anchor_ms, @next_run_ms, @created_at, @updated_at)`,
     ),
     monitor: db.prepare('SELECT * FROM monitors WHERE id = ?'),
     page: db.prepare(
-      `SELECT * FROM monitors WHERE (@status IS NULL OR status = @status) AND seq < @before
+      `SELECT * FROM monitors WHERE (@status IS NULL OR status = @status) AND (@team IS NULL OR team_id = @team)
+         AND seq < @before
        ORDER BY seq DESC LIMIT @limit`,
     ),
     saveMonitor: db.prepare(
@@ -87,9 +88,9 @@ function statements(db: Db) {
 
     insertDelivery: db.prepare(
       `INSERT INTO webhook_deliveries (event_id, monitor_id, event_type, url, secret, body, status, next_attempt_ms,
-         give_up_ms, created_at)
+         give_up_ms, created_at, team_id)
        VALUES (@event_id, @monitor_id, @event_type, @url, @secret, @body, 'pending', @next_attempt_ms, @give_up_ms,
-         @created_at)`,
+         @created_at, @team_id)`,
     ),
     dueDeliveries: db.prepare(
       `SELECT seq, url, next_attempt_ms FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_ms <= @now
@@ -118,7 +119,8 @@ function statements(db: Db) {
        WHERE status = 'pending'`,
     ),
     deliveriesOf: db.prepare(
-      'SELECT * FROM webhook_deliveries WHERE monitor_id = @monitor AND seq < @before ORDER BY seq DESC LIMIT @limit',
+      `SELECT * FROM webhook_deliveries WHERE monitor_id = @monitor AND (@team IS NULL OR team_id = @team)
+         AND seq < @before ORDER BY seq DESC LIMIT @limit`,
     ),
     attemptsOf: db.prepare('SELECT * FROM webhook_attempts WHERE delivery_seq = ? ORDER BY attempt'),
     pruneAttempts: db.prepare(
@@ -161,7 +163,12 @@ export function createMonitorsRepo(db: Db): MonitorsRepo {
     },
     async monitors(options) {
       const { before, limit } = options;
-      return s.page.all({ status: options.status ?? null, before, limit }) as MonitorRow[];
+      return s.page.all({
+        status: options.status ?? null,
+        team: options.teamId ?? null,
+        before,
+        limit,
+      }) as MonitorRow[];
     },
     async updateMonitor(id, change) {
       return atomic(() => {
@@ -282,7 +289,7 @@ export function createMonitorsRepo(db: Db): MonitorsRepo {
     },
     async deliveries(monitorId, options) {
       const { before, limit } = options;
-      return s.deliveriesOf.all({ monitor: monitorId, before, limit }) as DeliveryRow[];
+      return s.deliveriesOf.all({ monitor: monitorId, team: options.teamId ?? null, before, limit }) as DeliveryRow[];
     },
     async attempts(deliverySeq) {
       return s.attemptsOf.all(deliverySeq) as AttemptRow[];

@@ -17,7 +17,10 @@ export interface MonitorRow {
   webhook_url: string;
   webhook_events: string | null;
   secret: string;
+  /** The API key the monitor runs as (null: made by the local process or the CLI). */
   key_id: string | null;
+  /** The owning team (src/core/access/access.ts): every key of it reaches the monitor. */
+  team_id: string;
   anchor_ms: number;
   next_run_ms: number | null;
   key_failures: number;
@@ -71,6 +74,8 @@ export interface DeliveryRow {
   last_error: string | null;
   created_at: string;
   delivered_at: string | null;
+  /** The monitor's team, kept with the delivery since a `monitor.deleted` event outlives its monitor. */
+  team_id: string;
 }
 
 /** What choosing a due delivery needs: the whole row is read only once it is claimed. */
@@ -96,7 +101,16 @@ export type NewRun = Pick<
 /** A webhook delivery to insert (an event written to the outbox). */
 export type NewDelivery = Pick<
   DeliveryRow,
-  'event_id' | 'monitor_id' | 'event_type' | 'url' | 'secret' | 'body' | 'next_attempt_ms' | 'give_up_ms' | 'created_at'
+  | 'event_id'
+  | 'monitor_id'
+  | 'event_type'
+  | 'url'
+  | 'secret'
+  | 'body'
+  | 'next_attempt_ms'
+  | 'give_up_ms'
+  | 'created_at'
+  | 'team_id'
 >;
 /** A delivery's state after an attempt. */
 export type DeliveryState = Pick<
@@ -150,8 +164,8 @@ export interface MonitorsRepo {
   /** Inserts a monitor and the events `events` makes of it, at once; the stored row. */
   createMonitor(row: NewMonitor, events: (stored: MonitorRow) => NewDelivery[]): Promise<MonitorRow>;
   monitor(id: string): Promise<MonitorRow | undefined>;
-  /** Monitors with `seq < before`, newest first. */
-  monitors(options: { status?: string; before: number; limit: number }): Promise<MonitorRow[]>;
+  /** Monitors with `seq < before`, newest first; of one team when `teamId` is given. */
+  monitors(options: { status?: string; teamId?: string; before: number; limit: number }): Promise<MonitorRow[]>;
   /** Reads, changes (`change` may throw to abort) and saves one monitor with its events; undefined when unknown. */
   updateMonitor(id: string, change: (old: MonitorRow) => MonitorChange): Promise<MonitorRow | undefined>;
   /** Removes a monitor and its runs, writing its events; the row and its open runs, undefined when unknown. */
@@ -205,7 +219,8 @@ export interface MonitorsRepo {
   /** Records an attempt and the delivery's new state, at once. */
   recordAttempt(attempt: AttemptRow, state: DeliveryState): Promise<void>;
   earliestDelivery(): Promise<number | undefined>;
-  deliveries(monitorId: string, options: { before: number; limit: number }): Promise<DeliveryRow[]>;
+  /** A monitor's deliveries with `seq < before`, newest first; of one team when `teamId` is given. */
+  deliveries(monitorId: string, options: { teamId?: string; before: number; limit: number }): Promise<DeliveryRow[]>;
   attempts(deliverySeq: number): Promise<AttemptRow[]>;
   /** Forgets settled deliveries (and their attempts) created before `beforeIso`. */
   pruneDeliveries(beforeIso: string): Promise<number>;

@@ -14,7 +14,22 @@ export interface StoreCounts {
   collectionCount: number;
   activeKeys: number;
   revokedKeys: number;
+  /** Active keys that hold `admin` (every team); `legacy`: stored without scopes, so holding every one. */
+  adminKeys: AdminKey[];
 }
+
+/** An active key that holds `admin`, as the status report lists it. */
+export interface AdminKey {
+  id: string;
+  name: string;
+  teamId: string;
+  /** Made before keys were least-privilege (no scopes stored): it holds admin without having asked for it. */
+  legacy: boolean;
+}
+
+/** The admin keys of rows `{id, name, team_id, legacy}` (legacy as 0/1 or a boolean). */
+export const toAdminKeys = (rows: { id: string; name: string; team_id: string; legacy: number | boolean }[]) =>
+  rows.map((r) => ({ id: r.id, name: r.name, teamId: r.team_id, legacy: Boolean(r.legacy) }));
 
 /** A replica of a PostgreSQL deployment, as the status report lists it (src/store/pg/replicas.pg.ts). */
 export interface ReplicaStatus {
@@ -82,6 +97,11 @@ export function createStatusRepo(db: Db): StatusRepo {
     collectionCount: one('SELECT COUNT(DISTINCT COALESCE(collection, char(0))) FROM documents'),
     activeKeys: one('SELECT COUNT(*) FROM api_keys WHERE revoked_at IS NULL'),
     revokedKeys: one('SELECT COUNT(*) FROM api_keys WHERE revoked_at IS NOT NULL'),
+    adminKeys: db.prepare(
+      `SELECT id, name, team_id, scopes IS NULL AS legacy FROM api_keys WHERE revoked_at IS NULL
+         AND (scopes IS NULL OR EXISTS (SELECT 1 FROM json_each(scopes) WHERE value = 'admin'))
+       ORDER BY created_at, id`,
+    ),
   };
   const n = (statement: { get(): unknown }) => Number(statement.get() ?? 0);
   const counts = db.transaction((): StoreCounts => ({
@@ -95,6 +115,7 @@ export function createStatusRepo(db: Db): StatusRepo {
     collectionCount: n(q.collectionCount),
     activeKeys: n(q.activeKeys),
     revokedKeys: n(q.revokedKeys),
+    adminKeys: toAdminKeys(q.adminKeys.all() as Parameters<typeof toAdminKeys>[0]),
   }));
   const version = one('SELECT sqlite_version()');
   return {

@@ -10,6 +10,8 @@ import type { AgentRunsRepo } from './agent-runs.repo.js';
 import { createAgentRunsRepo } from './agent-runs.repo.js';
 import type { ApiKeysRepo } from './api-keys.repo.js';
 import { createApiKeysRepo } from './api-keys.repo.js';
+import type { AuditRepo } from './audit.repo.js';
+import { createAuditRepo } from './audit.repo.js';
 import type { CrawlRepo } from './crawl.repo.js';
 import { createCrawlRepo } from './crawl.repo.js';
 import type { Db } from './database.js';
@@ -28,6 +30,8 @@ export interface Stores {
   apiKeys: ApiKeysRepo;
   /** Teams, spend, holds and usage. */
   accounts: AccountsRepo;
+  /** Changes made to teams' accounts, by whom (written by the accounts and keys repositories). */
+  audit: AuditRepo;
   rateBuckets: RateBucketsRepo;
   /** Monitors, their runs and the webhook outbox. */
   monitors: MonitorsRepo;
@@ -44,6 +48,7 @@ export function sqliteStores(db: Db): Stores {
     backend: 'sqlite',
     apiKeys: createApiKeysRepo(db),
     accounts: createAccountsRepo(db),
+    audit: createAuditRepo(db),
     rateBuckets: createRateBucketsRepo(db),
     monitors: createMonitorsRepo(db),
     agentRuns: createAgentRunsRepo(db),

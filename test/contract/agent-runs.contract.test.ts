@@ -13,6 +13,7 @@ const event = (name: string) => ({ event: name, data: '{}', at: AT });
 const run = (id: string, keyId = 'key_a', extra: Partial<NewAgentRun> = {}): NewAgentRun => ({
   id,
   key_id: keyId,
+  team_id: 'team_default',
   request: '{"query":"q","effort":"low"}',
   owner: null,
   lease_until_ms: null,

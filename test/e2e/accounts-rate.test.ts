@@ -90,8 +90,8 @@ describe('one process', () => {
   });
 
   it('keeps a bucket per key, and never limits a key made with qps 0', async () => {
-    const other = (await t.app.services.keys.create('other')).key;
-    const fast = (await t.app.services.keys.create('fast', { qps: 0 })).key;
+    const other = (await t.app.services.keys.create('other', {}, null)).key;
+    const fast = (await t.app.services.keys.create('fast', { qps: 0 }, null)).key;
     expect((await context(t.key)).status).toBe(429);
     const otherRes = await context(other);
     expect(otherRes.status).toBe(200);

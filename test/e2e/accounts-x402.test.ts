@@ -200,7 +200,7 @@ describe('paying', () => {
   it('records the usage under "(x402 payments)"', async () => {
     const requirement = first(await challengeFor(QUERY));
     expect((await keyless(QUERY, makePayment(requirement))).status).toBe(200);
-    const lines = await t.app.services.accounts.teams.usage(Date.now() - 86_400_000);
+    const lines = await t.app.services.accounts.teams.usage(Date.now() - 86_400_000, null);
     const x402 = lines.find((line) => line.keyName === '(x402 payments)');
     expect(x402).toMatchObject({ keyId: 'x402' });
     expect(x402!.requests).toBeGreaterThanOrEqual(1);

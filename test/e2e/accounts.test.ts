@@ -35,7 +35,13 @@ async function call(
 const context = (key: string) => call('POST', '/context', key, { query: 'undici pool', tokensNum: 100 });
 const teams = () => t.app.services.accounts.teams;
 const keyIn = async (team: string, extra: object = {}) =>
-  (await t.app.services.keys.create(`k-${team}-${Math.random()}`, { teamId: await teams().idOf(team), ...extra })).key;
+  (
+    await t.app.services.keys.create(
+      `k-${team}-${Math.random()}`,
+      { teamId: await teams().idOf(team, null), ...extra },
+      null,
+    )
+  ).key;
 const dollars = (n: number) => Math.round(n * 1e6);
 
 beforeAll(async () => {
@@ -63,7 +69,7 @@ afterAll(async () => {
 
 describe('scopes and blocked teams', () => {
   it('refuses calls outside a key’s scopes with 403 INSUFFICIENT_SCOPE', async () => {
-    const key = (await t.app.services.keys.create('search only', { scopes: ['search'] })).key;
+    const key = (await t.app.services.keys.create('search only', { scopes: ['search'] }, null)).key;
     expect((await call('POST', '/search', key, { query: 'x', type: 'instant' })).status).toBe(200);
     const refused = await context(key);
     expect(refused.status).toBe(403);
@@ -76,21 +82,21 @@ describe('scopes and blocked teams', () => {
   });
 
   it('refuses every call of a blocked team’s keys with 403 TEAM_BLOCKED, at once, until unblocked', async () => {
-    await teams().create('blockme');
+    await teams().create('blockme', {}, null);
     const key = await keyIn('blockme');
     expect((await context(key)).status).toBe(200);
-    await teams().block('blockme');
+    await teams().block('blockme', null);
     const refused = await context(key);
     expect(refused.status).toBe(403);
     expect(refused.body.tag).toBe('TEAM_BLOCKED');
-    await teams().unblock('blockme');
+    await teams().unblock('blockme', null);
     expect((await context(key)).status).toBe(200);
   });
 });
 
 describe('credits and budgets', () => {
   it('never spends more than the credits, however many requests race for them', async () => {
-    await teams().create('racers', { credits: dollars(0.05) }); // ten /context calls at $0.005
+    await teams().create('racers', { credits: dollars(0.05) }, null); // ten /context calls at $0.005
     const key = await keyIn('racers');
     const results = await Promise.all(Array.from({ length: 40 }, () => context(key)));
     const ok = results.filter((r) => r.status === 200);
@@ -99,21 +105,22 @@ describe('credits and budgets', () => {
     expect(refused).toHaveLength(30);
     expect(refused.every((r) => r.body.tag === 'NO_MORE_CREDITS')).toBe(true);
     expect(refused[0]!.body.error).toMatch(/out of credits/);
-    expect((await teams().get('racers')).credits).toBe(0);
-    const spent = (await teams().usage(Date.now())).find((l) => l.team === 'racers' && l.keyId === null)!;
+    expect((await teams().get('racers', null)).credits).toBe(0);
+    const spent = (await teams().usage(Date.now(), null)).find((l) => l.team === 'racers' && l.keyId === null)!;
     expect(spent).toMatchObject({ requests: 10, spent: 0.05 });
   });
 
   it('stops a key at its budget (API_KEY_BUDGET_EXCEEDED) and a team at its own (TEAM_BUDGET_EXCEEDED)', async () => {
-    const capped = (await t.app.services.keys.create('capped', { budget: { micros: dollars(0.01), period: 'day' } }))
-      .key;
+    const capped = (
+      await t.app.services.keys.create('capped', { budget: { micros: dollars(0.01), period: 'day' } }, null)
+    ).key;
     expect((await context(capped)).status).toBe(200);
     expect((await context(capped)).status).toBe(200);
     const overKey = await context(capped);
     expect(overKey.status).toBe(402);
     expect(overKey.body.tag).toBe('API_KEY_BUDGET_EXCEEDED');
 
-    await teams().create('budgeted', { budget: { micros: dollars(0.015), period: 'month' } });
+    await teams().create('budgeted', { budget: { micros: dollars(0.015), period: 'month' } }, null);
     const [a, b] = [await keyIn('budgeted'), await keyIn('budgeted')];
     expect((await context(a)).status).toBe(200);
     expect((await context(b)).status).toBe(200);
@@ -124,7 +131,7 @@ describe('credits and budgets', () => {
   });
 
   it('fails a monitor run with insufficient_credits when its team has none left', async () => {
-    await teams().create('broke', { credits: 0 });
+    await teams().create('broke', { credits: 0 }, null);
     const key = await keyIn('broke');
     const created = await call('POST', '/monitors', key, { search: { query: 'anything' }, webhook: { url: receiver.url } }); // prettier-ignore
     expect(created.status).toBe(201); // making a monitor costs nothing
@@ -140,7 +147,7 @@ describe('compliance and retention modes', () => {
     const plain = await call('POST', '/search', t.key, { query: 'x', type: 'fast', compliance: 'hipaa' });
     expect(plain.status).toBe(403);
     expect(plain.body.error).toMatch(/enterprise/);
-    await teams().create('hospital', { enterprise: true });
+    await teams().create('hospital', { enterprise: true }, null);
     const key = await keyIn('hospital');
     expect((await call('POST', '/search', key, { query: 'x', type: 'fast', compliance: 'hipaa' })).status).toBe(200);
     const cases: [Json, RegExp][] = [
@@ -162,7 +169,7 @@ describe('compliance and retention modes', () => {
   });
 
   it('keeps no content of a zero-retention team: no monitors, and no URLs or queries in the logs', async () => {
-    await teams().create('private', { zeroRetention: true });
+    await teams().create('private', { zeroRetention: true }, null);
     const key = await keyIn('private');
     const monitor = await call('POST', '/monitors', key, { search: { query: 'x' }, webhook: { url: receiver.url } });
     expect(monitor.status).toBe(403);
@@ -177,7 +184,7 @@ describe('compliance and retention modes', () => {
 
     // the same warning for a team without zero retention names the page
     logLines.length = 0;
-    await teams().create('open');
+    await teams().create('open', {}, null);
     await call('POST', '/contents', await keyIn('open'), { urls: ['https://open.example.com/public-page'], summary: true, maxAgeHours: -1 }); // prettier-ignore
     expect(logLines.find((l) => l.includes('summary failed'))).toContain('public-page');
   });
@@ -185,7 +192,7 @@ describe('compliance and retention modes', () => {
 
 describe('admin routes', () => {
   it('manages teams, keys, credits and usage over REST with an admin-scoped key', async () => {
-    const admin = (await t.app.services.keys.create('ops', { scopes: ['admin'] })).key;
+    const admin = (await t.app.services.keys.create('ops', { scopes: ['admin'] }, null)).key;
     const team = await call('POST', '/admin/teams', admin, { name: 'viaapi', credits: 1, budget: { amount: 5, period: 'day' } }); // prettier-ignore
     expect(team.status).toBe(201);
     expect(team.body).toMatchObject({
@@ -230,7 +237,7 @@ describe('the price table', () => {
         body: JSON.stringify({ query: 'undici pool', tokensNum: 100 }),
       });
       expect(((await res.json()) as Json).costDollars).toEqual({ total: 0.02, search: { neural: 0.02 } });
-      const spent = (await priced.app.services.accounts.teams.usage(Date.now())).find((l) => l.keyId === null)!;
+      const spent = (await priced.app.services.accounts.teams.usage(Date.now(), null)).find((l) => l.keyId === null)!;
       expect(spent.byOperation).toEqual({ context: 0.02 });
     } finally {
       await priced.close();

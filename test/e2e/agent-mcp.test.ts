@@ -133,7 +133,7 @@ describe('agent_run', () => {
 
   it('answers a failed run as an error with its code and message', async () => {
     const repo = createAgentRunsRepo(t.app.db);
-    await repo.insert({ id: 'run_orphan_mcp', key_id: '', request: '{"query":"q","effort":"low"}', owner: null, lease_until_ms: null, created_at: new Date().toISOString() }); // prettier-ignore
+    await repo.insert({ id: 'run_orphan_mcp', key_id: '', team_id: 'team_default', request: '{"query":"q","effort":"low"}', owner: null, lease_until_ms: null, created_at: new Date().toISOString() }); // prettier-ignore
     t.app.db.prepare("UPDATE agent_runs SET status = 'running', lease_until_ms = 1, progress = '{\"starts\":1,\"clientModel\":true}' WHERE id = 'run_orphan_mcp'").run(); // prettier-ignore
     await t.app.services.agentRuns.engine.tick();
     const res = await callAgent({ runId: 'run_orphan_mcp' });

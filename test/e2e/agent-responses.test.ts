@@ -259,7 +259,7 @@ describe('svc-agent errors in OpenAI’s shape', () => {
 
   it('answers 404 for another key’s response and 405 for other methods', async () => {
     const r = await client.responses.create({ model: 'svc-agent', input: 'undici', reasoning: { effort: 'minimal' }, background: true }); // prettier-ignore
-    const other = (await withModel.app.services.keys.create('other')).key;
+    const other = (await withModel.app.services.keys.create('other', {}, null)).key;
     expect(await rejection(clientOf(withModel, other).responses.retrieve(r.id))).toBeInstanceOf(OpenAI.NotFoundError);
     const res = await fetch(`${withModel.url}/v1/responses`, { headers: { authorization: `Bearer ${withModel.key}` } });
     expect(res.status).toBe(405);

@@ -84,7 +84,7 @@ describe('resuming agent runs', () => {
     const repo = createAgentRunsRepo(app.db);
     const at = new Date().toISOString();
     // what a killed process leaves: planned and searched once, its lease lapsed, five events sent
-    await repo.insert({ id: 'run_dead', key_id: '', request: '{"query":"how does undici pool connections","effort":"low"}', owner: null, lease_until_ms: null, created_at: at }); // prettier-ignore
+    await repo.insert({ id: 'run_dead', key_id: '', team_id: 'team_default', request: '{"query":"how does undici pool connections","effort":"low"}', owner: null, lease_until_ms: null, created_at: at }); // prettier-ignore
     const found = [{ url: PAGES[0]!.url, title: PAGES[0]!.title }];
     const research = { log: [['undici Agent per origin pools'], null], found, searches: 1, modelTokens: 0, steps: 2, calls: 1, stopReason: 'schema_satisfied' }; // prettier-ignore
     app.db.prepare("UPDATE agent_runs SET status = 'running', owner = 'gone:1:x', lease_until_ms = 1, started_at = ?, progress = ? WHERE id = 'run_dead'").run(at, JSON.stringify({ starts: 1, clientModel: false, research })); // prettier-ignore
@@ -111,7 +111,7 @@ describe('resuming agent runs', () => {
     const at = new Date().toISOString();
     const cases = { run_client: { starts: 1, clientModel: true }, run_loop: { starts: MAX_RUN_STARTS, clientModel: false } }; // prettier-ignore
     for (const [id, progress] of Object.entries(cases)) {
-      await repo.insert({ id, key_id: '', request: '{"query":"q","effort":"low"}', owner: null, lease_until_ms: null, created_at: at }); // prettier-ignore
+      await repo.insert({ id, key_id: '', team_id: 'team_default', request: '{"query":"q","effort":"low"}', owner: null, lease_until_ms: null, created_at: at }); // prettier-ignore
       app.db.prepare("UPDATE agent_runs SET status = 'running', owner = 'gone:1:x', lease_until_ms = 1, progress = ? WHERE id = ?").run(JSON.stringify({ ...progress, research: null }), id); // prettier-ignore
     }
     await app.services.agentRuns.engine.tick();

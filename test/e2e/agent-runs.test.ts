@@ -277,7 +277,7 @@ describe('agent runs with a model', () => {
 
 describe('agent run engine', () => {
   it('runs a fifth of a key’s request rate at once; the rest wait queued', async () => {
-    const key = await plain.app.services.keys.create('slow lane', { qps: 5 }); // one run at a time
+    const key = await plain.app.services.keys.create('slow lane', { qps: 5 }, null); // one run at a time
     const post = () =>
       fetch(`${plain.url}/agent/runs`, {
         method: 'POST',
@@ -296,7 +296,7 @@ describe('agent run engine', () => {
 
   it('runs two of a key’s runs at once by default, whatever the rate limit (TRAWL_AGENT_CONCURRENCY)', async () => {
     // the server has no rate limit and the key none of its own; each run waits on a slow model
-    const key = await withModel.app.services.keys.create('default lane');
+    const key = await withModel.app.services.keys.create('default lane', {}, null);
     for (let i = 0; i < 3; i++) model.enqueue({ delayMs: 1500, content: 'late answer [1]' });
     const post = () =>
       fetch(`${withModel.url}/agent/runs`, {
@@ -314,7 +314,7 @@ describe('agent run engine', () => {
   it('resumes a run whose process died (test/e2e/agent-resume.test.ts has the steps)', async () => {
     const repo = createAgentRunsRepo(plain.app.db);
     const keyId = (await plain.app.services.keys.verify(plain.key))!.keyId;
-    await repo.insert({ id: 'run_orphan', key_id: keyId, request: '{"query":"undici pool","effort":"minimal"}', owner: null, lease_until_ms: null, created_at: new Date().toISOString() }); // prettier-ignore
+    await repo.insert({ id: 'run_orphan', key_id: keyId, team_id: 'team_default', request: '{"query":"undici pool","effort":"minimal"}', owner: null, lease_until_ms: null, created_at: new Date().toISOString() }); // prettier-ignore
     plain.app.db.prepare("UPDATE agent_runs SET status = 'running', lease_until_ms = 1 WHERE id = 'run_orphan'").run();
     await plain.app.services.agentRuns.engine.tick();
     const run = await waitFor(plain, 'run_orphan');
@@ -340,9 +340,13 @@ describe('zero data retention', () => {
     const t = await startTestServer({}, { clock });
     try {
       await t.app.services.documents.upsertMany(PAGES, new Date().toISOString());
-      await t.app.services.accounts.teams.create('private', { zeroRetention: true });
+      await t.app.services.accounts.teams.create('private', { zeroRetention: true }, null);
       const key = (
-        await t.app.services.keys.create('zdr', { teamId: await t.app.services.accounts.teams.idOf('private') })
+        await t.app.services.keys.create(
+          'zdr',
+          { teamId: await t.app.services.accounts.teams.idOf('private', null) },
+          null,
+        )
       ).key;
       const post = (body: Json, headers: Record<string, string> = {}) =>
         fetch(`${t.url}/agent/runs`, {
@@ -404,7 +408,7 @@ describe('budgets, pagination and restarts', () => {
   });
 
   it('pages the list newest first with a cursor', async () => {
-    const key = await plain.app.services.keys.create('lister');
+    const key = await plain.app.services.keys.create('lister', {}, null);
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
       const res = await fetch(`${plain.url}/agent/runs`, {
@@ -428,7 +432,7 @@ describe('budgets, pagination and restarts', () => {
   it('starts runs left queued by a process that stopped', async () => {
     const repo = createAgentRunsRepo(plain.app.db);
     const keyId = (await plain.app.services.keys.verify(plain.key))!.keyId;
-    await repo.insert({ id: 'run_leftqueued', key_id: keyId, request: '{"query":"undici pool","effort":"minimal"}', owner: null, lease_until_ms: null, created_at: new Date().toISOString() }); // prettier-ignore
+    await repo.insert({ id: 'run_leftqueued', key_id: keyId, team_id: 'team_default', request: '{"query":"undici pool","effort":"minimal"}', owner: null, lease_until_ms: null, created_at: new Date().toISOString() }); // prettier-ignore
     await plain.app.services.agentRuns.engine.tick();
     await plain.app.services.agentRuns.engine.drain();
     expect((await repo.get('run_leftqueued'))!.status).toBe('completed');

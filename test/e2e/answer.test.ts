@@ -88,7 +88,7 @@ describe('POST /answer', () => {
   });
 
   it('is a search-scope operation', async () => {
-    const contentsOnly = (await t.app.services.keys.create('contents only', { scopes: ['contents'] })).key;
+    const contentsOnly = (await t.app.services.keys.create('contents only', { scopes: ['contents'] }, null)).key;
     const res = await answer(t, { query: 'undici pool' }, contentsOnly);
     expect(res.status).toBe(403);
     expect(res.body).toMatchObject({ tag: 'INSUFFICIENT_SCOPE', error: expect.stringContaining('"search" scope') });
@@ -155,7 +155,7 @@ describe('POST /answer without a model', () => {
     expect(res.headers.get('content-type')).toContain('application/json');
     expect(res.body.tag).toBe('FEATURE_DISABLED');
     expect(res.body.error).toMatch(/TRAWL_MODEL_BASE_URL and TRAWL_MODEL/);
-    const usage = await plain.app.services.accounts.teams.usage(Date.now());
+    const usage = await plain.app.services.accounts.teams.usage(Date.now(), null);
     expect(usage.reduce((sum, line) => sum + (line.byOperation.answer ?? 0), 0)).toBe(0);
   });
 });

@@ -91,7 +91,9 @@ describe('trawl keys', () => {
     const key = trawl(['keys', 'create', '--name', 'laptop', '--data-dir', dir]).stdout.trim();
     const id = key.split('_')[1]!;
     const listed = trawl(['keys', 'list', '--data-dir', dir]);
-    expect(listed.stdout).toMatch(new RegExp(`${id}\\s+laptop\\s+default\\s+all\\s+\\S+\\s+-\\s+active`));
+    expect(listed.stdout).toMatch(
+      new RegExp(`${id}\\s+laptop\\s+default\\s+search,contents,context,monitors,agent\\s+\\S+\\s+-\\s+active`),
+    );
     expect(listed.stdout).not.toContain(key);
     const revoked = trawl(['keys', 'revoke', id], { TRAWL_DATA_DIR: dir });
     expect(revoked.code).toBe(0);

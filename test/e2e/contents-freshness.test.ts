@@ -49,7 +49,7 @@ beforeAll(async () => {
   );
   app = createApp(config, { logger: createLogger('silent'), clock });
   server = await startHttpServer(app, '127.0.0.1', 0);
-  key = (await app.services.keys.create('test')).key;
+  key = (await app.services.keys.create('test', {}, null)).key;
 });
 afterAll(async () => {
   await server?.close();

@@ -225,8 +225,8 @@ describe('trawl doctor', () => {
       storedDoc('import://notes/1', 'Note', 'A note.', { origin: 'import', collection: 'notes' }),
       storedDoc('import://notes/2', 'Note two', 'Another note.', { origin: 'import', collection: 'notes' }),
     ], now); // prettier-ignore
-    const { key } = await app.services.keys.create('first');
-    await app.services.keys.revoke((await app.services.keys.create('old')).id);
+    const { key } = await app.services.keys.create('first', {}, null);
+    await app.services.keys.revoke((await app.services.keys.create('old', {}, null)).id, null);
     fs.writeFileSync(path.join(dir, FIRST_KEY_FILE), `${key}\n`, { mode: 0o600 }); // as trawl serve writes it
     await app.close();
     const server = await startTestServer();
@@ -241,7 +241,7 @@ describe('trawl doctor', () => {
       ]);
       expect(report.dataDir.database).toBe(true);
       expect(report.dataDir.bytes).toBeGreaterThan(0);
-      expect(report.keys).toEqual({ active: 1, revoked: 1, firstKeyFile: path.join(dir, 'first-api-key') });
+      expect(report.keys).toEqual({ active: 1, revoked: 1, admins: [], firstKeyFile: path.join(dir, 'first-api-key') });
       expect(report.listener).toMatchObject({ state: 'ok' });
       expect(report.listener.detail).toMatch(/a Trawl \S+ answers/);
       expect(run.stdout).not.toContain(key);
@@ -299,7 +299,7 @@ describe('GET /status', () => {
   it('refuses a request without a key (401) and a key without the admin scope (403)', async () => {
     const none = await get();
     expect(none.status).toBe(401);
-    const searchOnly = (await t.app.services.keys.create('search-only', { scopes: ['search'] })).key;
+    const searchOnly = (await t.app.services.keys.create('search-only', { scopes: ['search'] }, null)).key;
     const refused = await get({ 'x-api-key': searchOnly });
     expect(refused.status).toBe(403);
     expect(((await refused.json()) as { tag: string }).tag).toBe('INSUFFICIENT_SCOPE');

@@ -17,6 +17,7 @@ const echoOp = defineOp({
   title: 'Echo',
   description: 'Fixture: repeats a text n times.',
   capability: 'search',
+  access: { resource: 'index', verb: 'read' },
   route: { method: 'POST', path: '/echo' },
   body: wireObject({ text: z.string().min(1), n: z.int().min(1).max(5).default(2) }),
   output: z.object({ requestId: z.string(), echoed: z.array(z.string()), caller: z.string().nullable() }),
@@ -37,6 +38,7 @@ const thingOp = defineOp({
   title: 'Get a thing',
   description: 'Fixture: merges path, query and body.',
   capability: 'monitors',
+  access: { resource: 'monitor', verb: 'read' },
   route: { method: 'GET', path: '/things/:id' },
   params: z.object({ id: z.string().min(3) }),
   query: z.object({ limit: z.coerce.number().int().min(1).max(10).default(3) }),
@@ -53,6 +55,7 @@ const brokenOp = defineOp({
   title: 'Broken',
   description: 'Fixture: fails unexpectedly, or returns output that breaks its own schema.',
   capability: 'search',
+  access: { resource: 'index', verb: 'read' },
   route: { method: 'POST', path: '/broken' },
   body: wireObject({ mode: z.enum(['throw', 'bad-output']) }),
   output: z.object({ count: z.number() }),
@@ -72,7 +75,7 @@ let key: string;
 beforeAll(async () => {
   t = makeTestApp();
   server = await startHttpServer(t.app, '127.0.0.1', 0, OPS);
-  key = (await t.app.services.keys.create('fixture-caller')).key;
+  key = (await t.app.services.keys.create('fixture-caller', {}, null)).key;
 });
 afterAll(async () => {
   await server.close();

@@ -27,7 +27,7 @@ beforeAll(async () => {
   model = await startModelServer({ reply: REPLY });
   t = await startTestServer({ modelBaseUrl: model.baseUrl, model: 'gpt-4o-mini', modelTimeoutMs: 3000 });
   await t.app.services.documents.upsertMany(DOCS, '2026-11-20T10:00:00.000Z');
-  const made = await t.app.services.keys.create('answers', { scopes: ['search'] });
+  const made = await t.app.services.keys.create('answers', { scopes: ['search'] }, null);
   keyId = made.id;
   exa = new Exa(made.key, t.url);
 });
@@ -47,7 +47,8 @@ function expectedCost(): number {
 }
 
 const spentOnAnswers = async () =>
-  (await t.app.services.accounts.teams.usage(Date.now())).find((line) => line.keyId === keyId)?.byOperation.answer ?? 0;
+  (await t.app.services.accounts.teams.usage(Date.now(), null)).find((line) => line.keyId === keyId)?.byOperation
+    .answer ?? 0;
 
 const lastUser = (body: ChatCompletionRequestBody) => body.messages.filter((m) => m.role === 'user').at(-1)!.content;
 

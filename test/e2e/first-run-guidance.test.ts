@@ -39,7 +39,7 @@ const post = (t: TestServer, path: string, body: unknown) => postJson(t.url, pat
 const codes = (body: Json) => (body.warnings as { code: string }[] | undefined)?.map((w) => w.code);
 /** What the app recorded as spent today, in dollars, over every team and key. */
 const spentToday = async (t: TestServer) =>
-  (await t.app.services.accounts.teams.usage(Date.now())).reduce((sum, line) => sum + line.spent, 0);
+  (await t.app.services.accounts.teams.usage(Date.now(), null)).reduce((sum, line) => sum + line.spent, 0);
 
 const POOL = storedDoc(
   'https://docs.example.com/pool',

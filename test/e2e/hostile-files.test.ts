@@ -27,7 +27,7 @@ async function useDataDir(dataDir: string): Promise<void> {
   const cache = createCacheStore(dataDir);
   try {
     await ensureFirstKey(app);
-    await app.services.keys.create('another');
+    await app.services.keys.create('another', {}, null);
     await cache.namespace('test', 1).set('k', { v: 1 });
     const files = fs.readdirSync(dataDir);
     expect(files).toEqual(expect.arrayContaining(['trawl.sqlite', 'trawl.sqlite-wal', 'cache.sqlite', 'secret.key', 'first-api-key'])); // prettier-ignore

@@ -57,7 +57,7 @@ describe('/mcp transport errors', () => {
 
 describe('the scope check', () => {
   it("refuses a key without the scope before reading its body (403, not the body's 400)", async () => {
-    const contentsOnly = (await t.app.services.keys.create('contents only', { scopes: ['contents'] })).key;
+    const contentsOnly = (await t.app.services.keys.create('contents only', { scopes: ['contents'] }, null)).key;
     for (const body of ['{"query": ', { query: 'x', numResults: 'many' }]) {
       const res = await postJson(t.url, '/search', body, { 'x-api-key': contentsOnly });
       expect([res.status, res.body.tag]).toEqual([403, 'INSUFFICIENT_SCOPE']);
@@ -67,7 +67,7 @@ describe('the scope check', () => {
   });
 
   it('refuses an MCP tool call outside the key’s scope before reading its arguments', async () => {
-    const contentsOnly = (await t.app.services.keys.create('contents only, MCP', { scopes: ['contents'] })).key;
+    const contentsOnly = (await t.app.services.keys.create('contents only, MCP', { scopes: ['contents'] }, null)).key;
     const transport = new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { 'x-api-key': contentsOnly } } }); // prettier-ignore
     const client = new Client({ name: 'scope-test', version: '1' });
     await client.connect(transport);

@@ -71,7 +71,7 @@ describe('search answers in parts', () => {
     const client = await connect(t);
     const args = { query: 'connection pools sockets', numResults: 10, contents: { text: true } };
     const spent = async () =>
-      (await t.app.services.accounts.teams.usage(Date.now())).find((l) => l.keyId === null)?.requests ?? 0;
+      (await t.app.services.accounts.teams.usage(Date.now(), null)).find((l) => l.keyId === null)?.requests ?? 0;
     const first = (await client.callTool({ name: 'search', arguments: { ...args, maxTokens: 1000 } })) as Result;
     const before = await spent();
     // a new page that would rank first for the query
@@ -96,15 +96,15 @@ describe('search answers in parts', () => {
     );
     const bad = (await client.callTool({ name: 'search', arguments: { ...args, cursor: 'ans.nope' } })) as Result;
     expect(bad.content[0]!.text).toMatch(/^INVALID_REQUEST_BODY: cursor: is not a cursor this server gave/);
-    const stranger = await connect(t, (await t.app.services.keys.create('stranger')).key);
+    const stranger = await connect(t, (await t.app.services.keys.create('stranger', {}, null)).key);
     const theirs = (await stranger.callTool({ name: 'search', arguments: { ...args, cursor } })) as Result;
     expect(theirs.content[0]!.text).toMatch(/^INVALID_REQUEST_BODY: cursor: is unknown or expired/);
     await Promise.all([client.close(), stranger.close()]);
   });
 
   it('keeps a zero-retention key’s snapshots out of the store', async () => {
-    const team = await t.app.services.accounts.teams.create('private', { zeroRetention: true });
-    const key = (await t.app.services.keys.create('zr', { teamId: team.id })).key;
+    const team = await t.app.services.accounts.teams.create('private', { zeroRetention: true }, null);
+    const key = (await t.app.services.keys.create('zr', { teamId: team.id }, null)).key;
     const count = () => (t.app.db.prepare('SELECT count(*) AS n FROM mcp_snapshots').get() as { n: number }).n;
     const before = count();
     const client = await connect(t, key);

@@ -55,7 +55,7 @@ afterAll(async () => {
 describe('tasks over stateless HTTP', () => {
   it('belong to the key that started them: another key cannot read, wait on, cancel or list them', async () => {
     const owner = await connect(first, first.key);
-    const other = await connect(first, (await first.app.services.keys.create('other')).key);
+    const other = await connect(first, (await first.app.services.keys.create('other', {}, null)).key);
     const { task } = await startTask(owner, 'search', { query: 'undici pool' });
     expect((await resultOf(owner, task.taskId)).content[0].text).toContain('Connection pooling in undici');
 
@@ -69,8 +69,8 @@ describe('tasks over stateless HTTP', () => {
   });
 
   it('are refused to a zero-retention key, whose results may not wait in the store', async () => {
-    const team = await first.app.services.accounts.teams.create('private', { zeroRetention: true });
-    const zr = await connect(first, (await first.app.services.keys.create('zr', { teamId: team.id })).key);
+    const team = await first.app.services.accounts.teams.create('private', { zeroRetention: true }, null);
+    const zr = await connect(first, (await first.app.services.keys.create('zr', { teamId: team.id }, null)).key);
     await expect(startTask(zr, 'search', { query: 'undici pool' })).rejects.toThrow(/FEATURE_DISABLED: a task keeps its result in the store.*zero data retention/); // prettier-ignore
     expect((await zr.callTool({ name: 'search', arguments: { query: 'undici pool' } })).isError).toBeFalsy();
   });

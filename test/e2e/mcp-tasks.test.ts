@@ -152,7 +152,7 @@ describe('agent_run as a task', () => {
 describe('agent_run tasks and restarts', () => {
   it('follow a run by id, and report it failed when a restart’s recovery fails it', async () => {
     const id = 'run_orphan_task';
-    await createAgentRunsRepo(t.app.db).insert({ id, key_id: '', request: '{"query":"q","effort":"low"}', owner: null, lease_until_ms: null, created_at: new Date().toISOString() }); // prettier-ignore
+    await createAgentRunsRepo(t.app.db).insert({ id, key_id: '', team_id: 'team_default', request: '{"query":"q","effort":"low"}', owner: null, lease_until_ms: null, created_at: new Date().toISOString() }); // prettier-ignore
     // a run of the MCP client's model cannot be resumed elsewhere: recovery fails it as interrupted
     t.app.db.prepare("UPDATE agent_runs SET status = 'running', lease_until_ms = 1, progress = '{\"starts\":1,\"clientModel\":true}' WHERE id = ?").run(id); // prettier-ignore
     const { task } = await startTask(client, 'agent_run', { runId: id });

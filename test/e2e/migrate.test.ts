@@ -71,9 +71,9 @@ async function buildDataDir(): Promise<{ dir: string; cleanup: () => void }> {
   const t = makeTestApp({ allowInsecureWebhooks: true, embeddingsUrl: embeddings.baseUrl, embeddingsModel: 'toy' });
   const { app } = t;
   const now = new Date().toISOString();
-  const acme = await app.services.accounts.teams.create('acme', { credits: 5_000_000 });
-  const ci = await app.services.keys.create('ci', { teamId: acme.id, qps: 2.5 });
-  await app.services.keys.create('local');
+  const acme = await app.services.accounts.teams.create('acme', { credits: 5_000_000 }, null);
+  const ci = await app.services.keys.create('ci', { teamId: acme.id, qps: 2.5 }, null);
+  await app.services.keys.create('local', {}, null);
   const accounts = createAccountsRepo(app.db);
   const periodStarts = { day: now.slice(0, 10), month: `${now.slice(0, 7)}-01` };
   const hold = (id: string) => ({ id, key_id: ci.id, team_id: acme.id, amount_micros: 1500, expires_ms: Date.now() + 60_000 }); // prettier-ignore
@@ -90,11 +90,11 @@ async function buildDataDir(): Promise<{ dir: string; cleanup: () => void }> {
   const url = `http://127.0.0.1:${await closedPort()}/hook`;
   const m = await monitors.create({ name: 'nightly', search: { query: 'undici', numResults: 3 }, trigger: { type: 'interval', period: '1d' }, webhook: { url } }, null); // prettier-ignore
   await monitors.engine.flush();
-  await monitors.trigger(m.id);
+  await monitors.trigger(m.id, null);
   await monitors.engine.drain();
 
   const runs = createAgentRunsRepo(app.db);
-  await runs.insert({ id: 'run_a', key_id: ci.id, request: '{"input":"compare pools"}', owner: null, lease_until_ms: null, created_at: now }, { event: 'run.created', data: '{}', at: now }); // prettier-ignore
+  await runs.insert({ id: 'run_a', key_id: ci.id, team_id: 'team_default', request: '{"input":"compare pools"}', owner: null, lease_until_ms: null, created_at: now }, { event: 'run.created', data: '{}', at: now }); // prettier-ignore
   for (const step of ['search', 'read']) await runs.appendEvent('run_a', 'run.step', JSON.stringify({ step }), now);
 
   const task = { owner: ci.id, tool: 'deep_research', ttlMs: 3_600_000, pollIntervalMs: 2000, nowMs: Date.now(), worker: null, leaseUntilMs: null }; // prettier-ignore

@@ -26,7 +26,7 @@ describe('trawl monitors', () => {
       const url = `http://127.0.0.1:${await closedPort()}/hook`;
       const m = await svc.create({ name: 'nightly', search: { query: 'undici', numResults: 3 }, trigger: { type: 'interval', period: '1d' }, webhook: { url } }, null); // prettier-ignore
       await svc.engine.flush();
-      await svc.trigger(m.id);
+      await svc.trigger(m.id, null);
       await svc.engine.drain();
       const dir = ['--data-dir', t.dataDir];
 

@@ -42,7 +42,7 @@ describe('the monitors MCP tool', () => {
     expect(created.isError).toBeFalsy();
     const id = created.structuredContent!.id as string;
     const secret = created.structuredContent!.webhookSecret as string;
-    const monitor = (await t.app.services.monitors.get(id)) as Json;
+    const monitor = (await t.app.services.monitors.get(id, null)) as Json;
     expect(recordOf(created)).toEqual({ ...monitor, webhookSecret: secret });
     expect(created.content[0]!.text).toContain(`webhookSecret: ${secret}`);
     expect(created.content[0]!.text).toMatch(new RegExp(`^Monitor ${id} created\\. .*not shown again`));
@@ -65,7 +65,7 @@ describe('the monitors MCP tool', () => {
     expect(run).toMatchObject({ monitorId: id, status: 'completed' });
     // one run: its record without the output, which comes once, fenced in the text
     const one = await call({ action: 'get_run', id, runId: run.id });
-    const { output, ...fields } = (await t.app.services.monitors.run(id, run.id as string)) as unknown as Json;
+    const { output, ...fields } = (await t.app.services.monitors.run(id, run.id as string, null)) as unknown as Json;
     expect(run).toEqual(fields); // lists leave outputs out too
     expect(recordOf(one)).toEqual(fields);
     expect(outsideFences(textOf(one))).toMatch(new RegExp(`^Run ${run.id} of monitor ${id}\\n[^]*\\n\\noutput:\\n<fence>$`)); // prettier-ignore
@@ -77,7 +77,7 @@ describe('the monitors MCP tool', () => {
     expect(deliveries.structuredContent).toMatchObject({ hasMore: false, nextCursor: null, data: expect.arrayContaining([expect.objectContaining({ type: 'monitor.created', status: 'delivered' })]) }); // prettier-ignore
 
     const updated = await call({ action: 'update', id, status: 'paused' });
-    expect(recordOf(updated)).toEqual(await t.app.services.monitors.get(id));
+    expect(recordOf(updated)).toEqual(await t.app.services.monitors.get(id, null));
     expect(updated.structuredContent).toMatchObject({ status: 'paused', nextRunAt: null });
     const deleted = await call({ action: 'delete', id });
     expect(recordOf(deleted)).toMatchObject({ id, status: 'paused' });

@@ -26,17 +26,19 @@ describe('the monitor engine on its timers', () => {
     const due = Date.parse(monitor.nextRunAt!);
     svc.engine.start();
     await vi.advanceTimersByTimeAsync(due - Date.now() - 1000);
-    expect((await svc.runs(monitor.id, { limit: 10 })).data).toHaveLength(0);
+    expect((await svc.runs(monitor.id, { limit: 10 }, null)).data).toHaveLength(0);
 
     await vi.advanceTimersByTimeAsync(1500);
-    await vi.waitFor(async () => expect((await svc.runs(monitor.id, { limit: 10 })).data[0]?.status).toBe('completed'));
-    const first = (await svc.runs(monitor.id, { limit: 10 })).data[0]!;
+    await vi.waitFor(async () =>
+      expect((await svc.runs(monitor.id, { limit: 10 }, null)).data[0]?.status).toBe('completed'),
+    );
+    const first = (await svc.runs(monitor.id, { limit: 10 }, null)).data[0]!;
     expect(Date.parse(first.createdAt) - due).toBeGreaterThanOrEqual(0);
     expect(Date.parse(first.createdAt) - due).toBeLessThan(1500);
-    expect(Date.parse((await svc.get(monitor.id)).nextRunAt!)).toBe(due + 3_600_000);
+    expect(Date.parse((await svc.get(monitor.id, null)).nextRunAt!)).toBe(due + 3_600_000);
 
     await vi.advanceTimersByTimeAsync(3_600_000);
-    await vi.waitFor(async () => expect((await svc.runs(monitor.id, { limit: 10 })).data).toHaveLength(2));
+    await vi.waitFor(async () => expect((await svc.runs(monitor.id, { limit: 10 }, null)).data).toHaveLength(2));
     await svc.engine.stop();
   });
 });

@@ -152,7 +152,7 @@ describe('webhook address policy', () => {
       await expect(attempt('https://localhost/x')).rejects.toThrow(/webhook\.url: must be a public endpoint/);
       await expect(attempt('https://[::1]/x')).rejects.toThrow(/webhook\.url: must be a public endpoint/);
       expect((await svc.create({ search: { query: 'x', numResults: 10 }, webhook: { url: 'https://hooks.example.com/x' } }, null)).webhook.url).toBe('https://hooks.example.com/x'); // prettier-ignore
-      const patch = async () => svc.update((await svc.list({ limit: 1 })).data[0]!.id, { webhook: { url: 'https://192.168.1.9/x' } }); // prettier-ignore
+      const patch = async () => svc.update((await svc.list({ limit: 1 }, null)).data[0]!.id, { webhook: { url: 'https://192.168.1.9/x' } }, null); // prettier-ignore
       await expect(patch).rejects.toThrow(/webhook\.url/);
     } finally {
       await strict.close();
@@ -186,7 +186,7 @@ describe('webhook address policy', () => {
     const hits = receiver.hits;
     try {
       await strict.services.monitors.engine.flush();
-      const view = (await strict.services.monitors.deliveries(monitor.id as string, { limit: 10 })).data[0]!;
+      const view = (await strict.services.monitors.deliveries(monitor.id as string, { limit: 10 }, null)).data[0]!;
       expect(view.status).toBe('pending');
       expect(view.attempts[0]!.error).toMatch(/refused/);
       expect(receiver.hits).toBe(hits); // nothing reached the receiver

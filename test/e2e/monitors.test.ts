@@ -174,7 +174,7 @@ describe('monitors: create, schedule, run, deliver', () => {
     const id = monitor.id as string;
     const svc = t.app.services.monitors;
     clock.t = Date.parse(monitor.nextRunAt as string) - 1000;
-    await svc.trigger(id); // starts running at once (synchronously up to its search)
+    await svc.trigger(id, null); // starts running at once (synchronously up to its search)
     clock.t += 1000;
     const ticking = engine().tick(); // the slot: the triggered run is still searching
     await ticking;
@@ -211,11 +211,11 @@ describe('monitors: create, schedule, run, deliver', () => {
   });
 
   it('disables a monitor after 10 runs in a row with a revoked key; PATCH active resumes it', async () => {
-    const other = await t.app.services.keys.create('short-lived');
+    const other = await t.app.services.keys.create('short-lived', {}, null);
     const created = await api('POST', '/monitors', { search: { query: 'anything' }, webhook: { url: receiver.url } }, other.key); // prettier-ignore
     receiver.secrets.push(created.body.webhookSecret as string);
     const id = created.body.id as string;
-    await t.app.services.keys.revoke(other.id);
+    await t.app.services.keys.revoke(other.id, null);
     for (let i = 0; i < 10; i++) {
       expect((await api('POST', `/monitors/${id}/trigger`)).body).toEqual({ triggered: true });
       await engine().drain();
@@ -331,9 +331,9 @@ describe('monitors: failures and retention', () => {
     try {
       const svc = other.app.services.monitors;
       const { id } = await svc.create({ search: { query: 'zebra firmware', numResults: 5 }, webhook: { url: receiver.url } }, null); // prettier-ignore
-      await svc.trigger(id);
+      await svc.trigger(id, null);
       await svc.engine.drain();
-      const run = (await svc.runs(id, { limit: 1 })).data[0]!;
+      const run = (await svc.runs(id, { limit: 1 }, null)).data[0]!;
       expect(run).toMatchObject({ status: 'failed', failReason: 'search_unavailable', output: null });
       expect(run.failedAt).toBeTruthy();
     } finally {

@@ -60,9 +60,9 @@ describe('authentication', () => {
   });
 
   it('rejects a revoked key at once', async () => {
-    const made = await t.app.services.keys.create('short-lived');
+    const made = await t.app.services.keys.create('short-lived', {}, null);
     expect((await postJson(t.url, '/context', { query: 'x' }, { 'x-api-key': made.key })).status).toBe(200);
-    await t.app.services.keys.revoke(made.id);
+    await t.app.services.keys.revoke(made.id, null);
     const after = await postJson(t.url, '/context', { query: 'x' }, { 'x-api-key': made.key });
     expect(after.status).toBe(401);
   });

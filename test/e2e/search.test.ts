@@ -227,7 +227,7 @@ describe('POST /search with web-search providers', () => {
   });
 
   it('keeps compliance searches on the local index (cache-only)', async () => {
-    await withProviders.app.services.accounts.teams.update('default', { enterprise: true }); // hipaa is enterprise-only
+    await withProviders.app.services.accounts.teams.update('default', { enterprise: true }, null); // hipaa is enterprise-only
     const before = providers.seen.length;
     const res = await search(withProviders, { query: 'connection pooling', type: 'fast', compliance: 'hipaa' });
     expect(res.status).toBe(200);

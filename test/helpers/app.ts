@@ -6,6 +6,7 @@ import { createApp, type App, type AppOptions } from '../../src/app.js';
 import { loadConfig, type ConfigFlags } from '../../src/config/config.js';
 import { startHttpServer, type RunningServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/lib/logger.js';
+import { SCOPES } from '../../src/core/accounts/scopes.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const CLI = path.join(ROOT, 'dist/bin/cli.js');
@@ -41,7 +42,7 @@ export function makeTestApp(flags: ConfigFlags = {}, options: AppOptions = {}): 
 export interface TestServer extends TestApp {
   server: RunningServer;
   url: string;
-  /** A valid API key. */
+  /** A valid API key with every scope, admin included. */
   key: string;
 }
 
@@ -49,7 +50,8 @@ export interface TestServer extends TestApp {
 export async function startTestServer(flags: ConfigFlags = {}, options: AppOptions = {}): Promise<TestServer> {
   const t = makeTestApp({ host: '127.0.0.1', ...flags }, options);
   const server = await startHttpServer(t.app, '127.0.0.1', 0);
-  const key = (await t.app.services.keys.create('test')).key;
+  // the operator's kind of key (every scope, admin included), as the first key of a data directory is
+  const key = (await t.app.services.keys.create('test', { scopes: SCOPES }, null)).key;
   return {
     ...t,
     server,

@@ -81,6 +81,16 @@ function requireAllowed(request: AdmitRequest, caller: Caller): void {
   }
 }
 
+/**
+ * TEAM_BLOCKED when the key of `caller` belongs to a blocked team, as read with the key when it was
+ * verified. The doors call it right after authentication, so a blocked team's key is refused on every
+ * route and every MCP method (tasks and resources included), not only by operations that are metered.
+ */
+export function requireActiveTeam(caller: Caller): void {
+  const key = verifiedKey(caller);
+  if (key?.team_blocked_at) throw teamBlocked(key.team_name);
+}
+
 /** TEAM_BLOCKED unless the key's team may call (the meter checks this itself when metering is on). */
 async function requireUnblocked(keys: ApiKeysRepo, caller: Caller): Promise<void> {
   const key = verifiedKey(caller) ?? (await keys.getWithTeam(caller.keyId));

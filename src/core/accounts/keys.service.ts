@@ -1,15 +1,17 @@
 /**
- * API keys: creation, listing, revocation and verification. A key is `trawl_<id>_<secret>`; only the
+ * API keys: creation, listing, rescoping, revocation and verification. A key is `trawl_<id>_<secret>`; only the
  * SHA-256 of the whole key is stored (keys are 256-bit random, so a fast hash is enough), the id finds
  * the row and the hashes are compared in constant time. Reads go to SQLite every time, so a key made or
  * revoked by another process on the same data directory counts at once.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ServiceError } from '../../errors.js';
-import type { ApiKeysRepo, ApiKeyRow, KeyWithTeam, NewKey } from '../../store/api-keys.repo.js';
+import type { ApiKeysRepo, ApiKeyRow, KeyWithTeam } from '../../store/api-keys.repo.js';
+import { DEFAULT_TEAM_ID, owned, ownerOf, reachOf, reaches, teamFilter } from '../access/access.js';
 import type { Caller, Clock } from '../context.js';
+import { auditEntry } from './audit.js';
 import type { BudgetPeriod } from './meter.js';
-import type { Scope } from './scopes.js';
+import { DEFAULT_SCOPES, hasScope, SCOPES, type Scope } from './scopes.js';
 
 const KEY_PATTERN = /^trawl_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
 /** How often `last_used_at` is written for one key, at most. */
@@ -20,8 +22,10 @@ export interface ApiKeyInfo {
   id: string;
   name: string;
   teamId: string;
-  /** null: every scope. */
+  /** null: every scope (a key stored before keys were made least-privilege; it holds `admin`). */
   scopes: string[] | null;
+  /** Whether the key holds `admin`: it administers every team (docs/accounts.md). */
+  admin: boolean;
   /** Dollars per period; null: none. */
   budget: { amount: number; period: string } | null;
   qps: number | null;
@@ -32,7 +36,9 @@ export interface ApiKeyInfo {
 
 /** What a key may be made with besides its name (docs/accounts.md). */
 export interface KeyOptions {
+  /** The team; default: the maker's team (the team default for the local process). */
   teamId?: string;
+  /** Default: DEFAULT_SCOPES, every scope but the admin ones. */
   scopes?: readonly Scope[];
   /** Micro-dollars per period. */
   budget?: { micros: number; period: BudgetPeriod };
@@ -41,12 +47,15 @@ export interface KeyOptions {
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
 const DUMMY_HASH = sha256('trawl:no-such-key');
+const scopesOf = (row: Pick<ApiKeyRow, 'scopes'>) =>
+  row.scopes === null ? null : (JSON.parse(row.scopes) as string[]);
 
 const toInfo = (row: ApiKeyRow): ApiKeyInfo => ({
   id: row.id,
   name: row.name,
   teamId: row.team_id,
-  scopes: row.scopes === null ? null : (JSON.parse(row.scopes) as string[]),
+  scopes: scopesOf(row),
+  admin: hasScope(scopesOf(row), 'admin'),
   budget:
     row.budget_micros === null || !row.budget_period
       ? null
@@ -62,7 +71,7 @@ function toCaller(row: KeyWithTeam): Caller {
     keyId: row.id,
     keyName: row.name,
     teamId: row.team_id,
-    scopes: row.scopes === null ? null : (JSON.parse(row.scopes) as string[]),
+    scopes: scopesOf(row),
     qps: row.qps,
     enterprise: row.team_enterprise === 1,
     zeroRetention: row.team_zero_retention === 1,
@@ -72,16 +81,28 @@ function toCaller(row: KeyWithTeam): Caller {
 /** A key just made: its info and, shown once and never stored, the key itself. */
 export type NewApiKey = ApiKeyInfo & { key: string };
 
-/** API keys: made, listed, revoked, and verified on every request. */
+/**
+ * API keys: made, listed, rescoped, revoked, and verified on every request. `actor` is who asks (null:
+ * the local process, the operator): a key with `admin:team` manages its own team's keys and may grant
+ * only scopes it holds; a key with `admin` manages every team's; every change is audited (./audit.ts).
+ */
 export interface KeysService {
-  /** Creates a key; the returned `key` is shown once and never stored. */
-  create(name: string, options?: KeyOptions): Promise<NewApiKey>;
-  /** Creates a key only if none was ever made (first start); null otherwise. */
+  /**
+   * Creates a key; the returned `key` is shown once and never stored. NOT_FOUND for a team the actor
+   * does not administer; INSUFFICIENT_SCOPE for a scope it may not grant.
+   */
+  create(name: string, options: KeyOptions, actor: Caller | null): Promise<NewApiKey>;
+  /** Creates the operator's key, with every scope, only if none was ever made (first start); null otherwise. */
   createFirst(name: string): Promise<NewApiKey | null>;
-  list(): Promise<ApiKeyInfo[]>;
+  /** The keys of the teams `actor` administers. */
+  list(actor: Caller | null): Promise<ApiKeyInfo[]>;
   countActive(): Promise<number>;
-  /** Revokes by id (or by the full key); throws NOT_FOUND when there is no such active key. */
-  revoke(idOrKey: string): Promise<ApiKeyInfo>;
+  /** Active keys that hold `admin` (doctor and /status list them). */
+  admins(): Promise<ApiKeyInfo[]>;
+  /** Revokes by id (or by the full key); NOT_FOUND when there is no such active key the actor reaches. */
+  revoke(idOrKey: string, actor: Caller | null): Promise<ApiKeyInfo>;
+  /** Replaces an active key's scopes (the same rules as `create`). */
+  setScopes(id: string, scopes: readonly Scope[], actor: Caller | null): Promise<ApiKeyInfo>;
   /** The caller a key id stands for, or null when it is unknown or revoked (a monitor runs as its key). */
   callerOf(id: string): Promise<Caller | null>;
   /** The caller for a presented key, or null when it is malformed, unknown or revoked. */
@@ -89,7 +110,7 @@ export interface KeysService {
 }
 
 /** A new key's row and what its maker is shown; INVALID_REQUEST for a bad name. */
-function mint(name: string, createdAt: string, options: KeyOptions = {}): { row: NewKey; info: NewApiKey } {
+function mint(name: string, createdAt: string, teamId: string, scopes: readonly Scope[], options: KeyOptions = {}) {
   const trimmed = name.trim();
   if (!trimmed || trimmed.length > 100) {
     throw new ServiceError('INVALID_REQUEST', 'name must be 1-100 characters', { field: 'name' });
@@ -101,13 +122,29 @@ function mint(name: string, createdAt: string, options: KeyOptions = {}): { row:
     name: trimmed,
     hash: sha256(key).toString('hex'),
     created_at: createdAt,
-    team_id: options.teamId ?? 'team_default',
-    scopes: options.scopes ? JSON.stringify(options.scopes) : null,
+    team_id: teamId,
+    scopes: JSON.stringify(scopes),
     budget_micros: options.budget?.micros ?? null,
     budget_period: options.budget?.period ?? null,
     qps: options.qps ?? null,
   };
   return { row, info: { ...toInfo({ ...row, last_used_at: null, revoked_at: null }), key } };
+}
+
+/**
+ * INSUFFICIENT_SCOPE unless `actor` may grant `scopes`: the local process and `admin` keys grant any;
+ * any other key only scopes it holds itself (so never `admin`).
+ */
+function checkGrant(actor: Caller | null, scopes: readonly Scope[]): void {
+  if (!actor || hasScope(actor.scopes, 'admin')) return;
+  const beyond = scopes.filter((scope) => !hasScope(actor.scopes, scope));
+  if (beyond.length === 0) return;
+  throw new ServiceError(
+    'INSUFFICIENT_SCOPE',
+    `scopes: API key ${actor.keyId} may grant only scopes it holds, and it lacks ${beyond.join(', ')}` +
+      (beyond.includes('admin') ? '; only an operator key (scope "admin") makes admin keys' : ''),
+    { field: 'scopes' },
+  );
 }
 
 /** Records a use of a key, at most once a minute per key; a busy database must not fail the request. */
@@ -139,25 +176,52 @@ export function verifiedKey(caller: Caller): KeyWithTeam | undefined {
 
 export function createKeysService(repo: ApiKeysRepo, clock: Clock): KeysService {
   const touch = createTouch(repo, clock);
+  const now = () => clock.now();
+  /** The active key `id` when `actor` administers its team; NOT_FOUND otherwise. */
+  const administered = async (id: string, actor: Caller | null): Promise<ApiKeyRow> => {
+    const row = await repo.get(id);
+    return owned(actor, 'apiKey', row?.revoked_at ? undefined : row, keyOwner, `API key ${id}`);
+  };
 
   return {
-    async create(name, options = {}) {
-      const made = mint(name, clock.now().toISOString(), options);
-      await repo.insert(made.row);
+    async create(name, options, actor) {
+      const teamId = options.teamId ?? ownerOf(actor).teamId;
+      if (!reaches(reachOf(actor, 'apiKey'), { teamId, keyId: null })) {
+        throw new ServiceError('NOT_FOUND', `no team with id "${teamId}"`, { field: 'team' });
+      }
+      const scopes = options.scopes ?? DEFAULT_SCOPES;
+      checkGrant(actor, scopes);
+      const made = mint(name, now().toISOString(), teamId, scopes, options);
+      const detail = { name: made.info.name, scopes, budget: made.info.budget, qps: made.info.qps };
+      await repo.insert(made.row, auditEntry(actor, teamId, 'keys.create', made.info.id, detail, now()));
       return made.info;
     },
     async createFirst(name) {
-      const made = mint(name, clock.now().toISOString());
+      const made = mint(name, now().toISOString(), DEFAULT_TEAM_ID, SCOPES);
       return (await repo.insertIfEmpty(made.row)) ? made.info : null;
     },
-    list: async () => (await repo.list()).map(toInfo),
+    async list(actor) {
+      const teamId = teamFilter(reachOf(actor, 'apiKey'));
+      return (teamId === undefined ? await repo.list() : await repo.listOfTeam(teamId)).map(toInfo);
+    },
     countActive: () => repo.countActive(),
-    async revoke(idOrKey) {
+    admins: async () => (await repo.list()).map(toInfo).filter((k) => k.admin && !k.revokedAt),
+    async revoke(idOrKey, actor) {
       const id = KEY_PATTERN.exec(idOrKey)?.[1] ?? idOrKey;
-      const row = await repo.get(id);
-      if (!row) throw new ServiceError('NOT_FOUND', `no API key with id ${id}`);
-      if (row.revoked_at) throw new ServiceError('NOT_FOUND', `API key ${id} is already revoked`);
-      await repo.revoke(id, clock.now().toISOString());
+      const row = await administered(id, actor);
+      const audit = auditEntry(actor, row.team_id, 'keys.revoke', id, { name: row.name }, now());
+      if (!(await repo.revoke(id, now().toISOString(), audit)))
+        throw new ServiceError('NOT_FOUND', `API key ${id} not found`);
+      return toInfo((await repo.get(id))!);
+    },
+    async setScopes(id, scopes, actor) {
+      const row = await administered(id, actor);
+      checkGrant(actor, scopes);
+      const detail = { scopes, was: scopesOf(row) ?? 'every scope' };
+      const audit = auditEntry(actor, row.team_id, 'keys.update', id, detail, now());
+      if (!(await repo.setScopes(id, JSON.stringify(scopes), audit))) {
+        throw new ServiceError('NOT_FOUND', `API key ${id} not found`);
+      }
       return toInfo((await repo.get(id))!);
     },
     async callerOf(id) {
@@ -177,3 +241,6 @@ export function createKeysService(repo: ApiKeysRepo, clock: Clock): KeysService 
     },
   };
 }
+
+/** A key's owner: its team (keys are the team admins', core/access). */
+const keyOwner = (row: ApiKeyRow) => ({ teamId: row.team_id, keyId: null });

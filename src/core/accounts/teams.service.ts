@@ -8,7 +8,10 @@ import { randomBytes } from 'node:crypto';
 import { ServiceError } from '../../errors.js';
 import type { AccountsRepo, SpendRow, TeamRow } from '../../store/accounts.repo.js';
 import type { ApiKeysRepo } from '../../store/api-keys.repo.js';
-import type { Clock } from '../context.js';
+import { reachOf, reaches, teamFilter } from '../access/access.js';
+import type { Caller, Clock } from '../context.js';
+import { auditEntry } from './audit.js';
+import { requireScope } from './scopes.js';
 import { BUDGET_PERIODS, type BudgetPeriod, LOCAL, periodStart } from './meter.js';
 import { toDollars } from './money.js';
 
@@ -71,20 +74,25 @@ export function checkPeriod(period: string, field: string): BudgetPeriod {
   });
 }
 
-/** Teams: the operator's accounts, their money and what they spent. */
+/**
+ * Teams: the operator's accounts, their money and what they spent. `actor` is who asks (null: the local
+ * process, the operator). Making teams and changing their flags, credits and budgets is the operator's
+ * (`admin`); a key with `admin:team` sees its own team and its usage; a team another key cannot reach is
+ * NOT_FOUND (core/access). Every change is audited in its transaction (./audit.ts).
+ */
 export interface TeamsService {
-  create(name: string, options?: TeamOptions): Promise<TeamInfo>;
-  list(): Promise<TeamInfo[]>;
-  get(ref: string): Promise<TeamInfo>;
-  /** The team's id for a name or id; NOT_FOUND otherwise. */
-  idOf(ref: string): Promise<string>;
-  update(ref: string, options: TeamOptions): Promise<TeamInfo>;
-  block(ref: string): Promise<TeamInfo>;
-  unblock(ref: string): Promise<TeamInfo>;
+  create(name: string, options: TeamOptions, actor: Caller | null): Promise<TeamInfo>;
+  list(actor: Caller | null): Promise<TeamInfo[]>;
+  get(ref: string, actor: Caller | null): Promise<TeamInfo>;
+  /** The team's id for a name or id the actor reaches; NOT_FOUND otherwise. */
+  idOf(ref: string, actor: Caller | null): Promise<string>;
+  update(ref: string, options: TeamOptions, actor: Caller | null): Promise<TeamInfo>;
+  block(ref: string, actor: Caller | null): Promise<TeamInfo>;
+  unblock(ref: string, actor: Caller | null): Promise<TeamInfo>;
   /** Adds credits (micro-dollars); a team without a credit limit starts from zero and gets one. */
-  addCredits(ref: string, micros: number): Promise<TeamInfo>;
-  /** Spend per key and per team (a line with `keyId` null) since `fromMs`, UTC days. */
-  usage(fromMs: number): Promise<UsageLine[]>;
+  addCredits(ref: string, micros: number, actor: Caller | null): Promise<TeamInfo>;
+  /** Spend per key and per team (a line with `keyId` null) since `fromMs`, UTC days, of the teams the actor sees. */
+  usage(fromMs: number, actor: Caller | null): Promise<UsageLine[]>;
 }
 
 const noTeam = (ref: string) => new ServiceError('NOT_FOUND', `no team named or with id "${ref}"`);
@@ -145,48 +153,78 @@ function newTeamRow(name: string, options: TeamOptions, createdAt: string): Omit
   };
 }
 
+/** What a team change records: the fields it changed, before and after. */
+function changed(before: TeamRow, after: TeamRow): Record<string, unknown> {
+  const fields = ['blocked_at', 'enterprise', 'zero_retention', 'credits_micros', 'budget_micros', 'budget_period'] as const; // prettier-ignore
+  const diff: Record<string, unknown> = {};
+  for (const f of fields) if (before[f] !== after[f]) diff[f] = { from: before[f], to: after[f] };
+  return diff;
+}
+
+/** INSUFFICIENT_SCOPE unless `actor` is the operator (the local process, or a key with `admin`). */
+function requireOperator(actor: Caller | null): void {
+  if (actor) requireScope(actor.scopes, 'admin', actor.keyId);
+}
+
 /** The teams service over the accounts and keys repositories. */
 export function createTeamsService(deps: { accounts: AccountsRepo; keys: ApiKeysRepo; clock: Clock }): TeamsService {
   const { accounts } = deps;
+  const now = () => deps.clock.now();
 
-  const byRef = async (ref: string): Promise<TeamRow> => {
+  /** The team `ref` (id or name) when `actor` reaches it; NOT_FOUND as for a team that does not exist. */
+  const byRef = async (ref: string, actor: Caller | null): Promise<TeamRow> => {
     const row = (await accounts.team(ref)) ?? (await accounts.teamByName(ref));
-    if (!row) throw noTeam(ref);
+    if (!row || !reaches(reachOf(actor, 'team'), { teamId: row.id, keyId: null })) throw noTeam(ref);
     return row;
   };
 
-  const change = async (ref: string, edit: (row: TeamRow) => TeamRow): Promise<TeamInfo> => {
-    const row = await accounts.updateTeam(ref, edit);
+  const change = async (ref: string, actor: Caller | null, edit: (row: TeamRow) => TeamRow): Promise<TeamInfo> => {
+    requireOperator(actor);
+    const audit = (before: TeamRow, after: TeamRow) =>
+      auditEntry(actor, after.id, 'teams.update', after.id, changed(before, after), now());
+    const row = await accounts.updateTeam(ref, edit, audit);
     if (!row) throw noTeam(ref);
     return toInfo(row);
   };
 
   return {
-    async create(name, options = {}) {
-      const row = newTeamRow(name, options, deps.clock.now().toISOString());
+    async create(name, options, actor) {
+      requireOperator(actor);
+      const row = newTeamRow(name, options, now().toISOString());
       if (await accounts.teamByName(row.name)) {
         throw new ServiceError('INVALID_REQUEST', `name: a team "${row.name}" exists already`, { field: 'name' });
       }
-      await accounts.insertTeam(row);
+      const made = toInfo({ ...row, blocked_at: null });
+      const detail = { name: made.name, enterprise: made.enterprise, zeroRetention: made.zeroRetention, credits: made.credits, budget: made.budget }; // prettier-ignore
+      await accounts.insertTeam(row, auditEntry(actor, row.id, 'teams.create', row.id, detail, now()));
       return toInfo((await accounts.team(row.id))!);
     },
-    list: async () => (await accounts.teams()).map(toInfo),
-    get: async (ref) => toInfo(await byRef(ref)),
-    idOf: async (ref) => (await byRef(ref)).id,
-    update: (ref, options) => change(ref, (row) => withOptions(row, options)),
-    block: (ref) => change(ref, (row) => ({ ...row, blocked_at: row.blocked_at ?? deps.clock.now().toISOString() })),
-    unblock: (ref) => change(ref, (row) => ({ ...row, blocked_at: null })),
-    async addCredits(ref, micros) {
-      const row = await byRef(ref);
-      return toInfo((await accounts.addCredits(row.id, micros))!);
+    async list(actor) {
+      const teamId = teamFilter(reachOf(actor, 'team'));
+      return (await accounts.teams()).filter((t) => teamId === undefined || t.id === teamId).map(toInfo);
     },
-    async usage(fromMs) {
-      const teams = new Map((await accounts.teams()).map((t) => [t.id, t]));
+    get: async (ref, actor) => toInfo(await byRef(ref, actor)),
+    idOf: async (ref, actor) => (await byRef(ref, actor)).id,
+    update: (ref, options, actor) => change(ref, actor, (row) => withOptions(row, options)),
+    block: (ref, actor) => change(ref, actor, (row) => ({ ...row, blocked_at: row.blocked_at ?? now().toISOString() })),
+    unblock: (ref, actor) => change(ref, actor, (row) => ({ ...row, blocked_at: null })),
+    async addCredits(ref, micros, actor) {
+      requireOperator(actor);
+      const row = await byRef(ref, actor);
+      const audit = auditEntry(actor, row.id, 'teams.credits', row.id, { added: toDollars(micros) }, now());
+      return toInfo((await accounts.addCredits(row.id, micros, audit))!);
+    },
+    async usage(fromMs, actor) {
+      const seen = teamFilter(reachOf(actor, 'usage'));
+      const teams = new Map(
+        (await accounts.teams()).filter((t) => seen === undefined || t.id === seen).map((t) => [t.id, t]),
+      );
       const keyName = new Map<string, string>();
       for (const team of teams.values()) {
         for (const k of await deps.keys.listOfTeam(team.id)) keyName.set(k.id, k.name);
       }
-      return usageLines(await accounts.spendSince(periodStart('day', fromMs)), teams, keyName);
+      const spend = (await accounts.spendSince(periodStart('day', fromMs))).filter((r) => teams.has(r.team_id));
+      return usageLines(spend, teams, keyName);
     },
   };
 }

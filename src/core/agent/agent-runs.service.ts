@@ -11,11 +11,12 @@ import { randomBytes } from 'node:crypto';
 import { ServiceError } from '../../errors.js';
 import type { AgentRunRow } from '../../store/agent-runs.repo.js';
 import type { ChatModel } from '../../providers/model/types.js';
+import { owned, ownerOf } from '../access/access.js';
 import type { Caller } from '../context.js';
 import { decodeCursor, encodeCursor } from '../monitors/objects.js';
 import { createRunEngine } from './agent-runs.engine.js';
 import type { AgentRunsDeps, AgentRunsService } from './agent-runs.types.js';
-import { toEvent, toRun } from './objects.js';
+import { runOwner, storedKeyOf, toEvent, toRun } from './objects.js';
 import { checkPrevious, checkSupported } from './run-checks.js';
 import { createRunLog } from './run-log.js';
 
@@ -31,11 +32,8 @@ export function createAgentRunsService(deps: AgentRunsDeps): AgentRunsService {
   const runs = createRunEngine(deps, log, clientModels);
   const iso = (ms: number) => new Date(ms).toISOString();
 
-  const own = async (id: string, caller: Caller | null): Promise<AgentRunRow> => {
-    const row = await repo.get(id);
-    if (!row || row.key_id !== (caller?.keyId ?? '')) throw new ServiceError('NOT_FOUND', `agent run ${id} not found`);
-    return row;
-  };
+  const own = async (id: string, caller: Caller | null): Promise<AgentRunRow> =>
+    owned(caller, 'agentRun', await repo.get(id), runOwner, `agent run ${id}`);
 
   /** Zero retention: a run's stored events are not replayable. */
   const notKept = (row: AgentRunRow) => {
@@ -77,7 +75,8 @@ export function createAgentRunsService(deps: AgentRunsDeps): AgentRunsService {
       await repo.insert(
         {
           id,
-          key_id: caller?.keyId ?? '',
+          key_id: storedKeyOf(caller),
+          team_id: ownerOf(caller).teamId,
           zero_retention: caller?.zeroRetention ? 1 : 0,
           request: JSON.stringify(input),
           owner: null,
@@ -92,7 +91,8 @@ export function createAgentRunsService(deps: AgentRunsDeps): AgentRunsService {
     },
     get: async (id, caller) => toRun(await own(id, caller)),
     async list(caller, query) {
-      const rows = await repo.page(caller?.keyId ?? '', decodeCursor('a', query.cursor), query.limit + 1);
+      // a run is its key's alone: the key's own runs are the ones it reaches (runOwner)
+      const rows = await repo.page(storedKeyOf(caller), decodeCursor('a', query.cursor), query.limit + 1);
       const kept = rows.slice(0, query.limit);
       const hasMore = rows.length > query.limit;
       return { data: kept.map(toRun), hasMore, nextCursor: hasMore ? encodeCursor('a', kept.at(-1)!.seq) : null };

@@ -1,6 +1,17 @@
-/** The objects of agent runs and their events, made from stored rows; and what a schema names as sources. */
+/**
+ * The objects of agent runs and their events, made from stored rows; a run's owner; and what a schema
+ * names as sources.
+ */
 import type { AgentRunRow } from '../../store/agent-runs.repo.js';
+import type { Owner } from '../access/access.js';
+import type { Caller } from '../context.js';
 import type { AgentEvent, AgentRun } from './agent-runs.types.js';
+
+/** The key a run of `caller` is stored under: its id, or '' for the local process. */
+export const storedKeyOf = (caller: Caller | null): string => caller?.keyId ?? '';
+
+/** A run's owner (src/core/access/access.ts): its team, and its key ('' stands for the local process). */
+export const runOwner = (row: AgentRunRow): Owner => ({ teamId: row.team_id, keyId: row.key_id || null });
 
 /** The agent run object (docs/agent.md). */
 export const toRun = (row: AgentRunRow): AgentRun => ({

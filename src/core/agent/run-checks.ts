@@ -5,9 +5,10 @@
  */
 import { ServiceError } from '../../errors.js';
 import type { AgentRunsRepo } from '../../store/agent-runs.repo.js';
+import { reachOf, reaches } from '../access/access.js';
 import type { Caller } from '../context.js';
 import type { AgentRunRequest } from './agent-runs.types.js';
-import { schemaSources } from './objects.js';
+import { runOwner, schemaSources } from './objects.js';
 import { MODEL_FREE_EFFORTS, type ResearchRequest } from './research.js';
 
 /** The data source that is Trawl's own index. */
@@ -80,10 +81,12 @@ export function checkSupported(input: AgentRunRequest, caller: Caller | null, ha
 export async function checkPrevious(repo: AgentRunsRepo, input: AgentRunRequest, caller: Caller | null) {
   const id = input.previousRunId;
   if (!id) return;
-  const previous = await repo.get(id);
-  if (!previous || previous.key_id !== (caller?.keyId ?? '')) {
+  const found = await repo.get(id);
+  const reached = found && reaches(reachOf(caller, 'agentRun'), runOwner(found));
+  if (!reached) {
     throw new ServiceError('NOT_FOUND', `previousRunId: agent run ${id} not found`, { field: 'previousRunId' });
   }
+  const previous = found;
   if (previous.status !== 'completed') {
     throw invalid(
       'previousRunId',

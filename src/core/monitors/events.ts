@@ -43,6 +43,7 @@ export function createMonitorEvents(retryWindowMs: number): MonitorEvents {
         next_attempt_ms: atMs,
         give_up_ms: atMs + retryWindowMs,
         created_at: createdAt,
+        team_id: row.team_id,
       },
     ];
   };

@@ -54,7 +54,7 @@ function nextRun(row: Pick<MonitorRow, 'status' | 'period' | 'anchor_ms'>, now: 
 /** The row of a new monitor: scheduled at its anchor (creation + jitter) plus one period. */
 export function newRow(
   input: CreateMonitorInput,
-  owner: { keyId: string | null; sealedSecret: string },
+  owner: { keyId: string | null; teamId: string; sealedSecret: string },
   now: number,
 ): NewMonitor {
   const id = newId('mon');
@@ -72,6 +72,7 @@ export function newRow(
     webhook_events: json(input.webhook.events),
     secret: owner.sealedSecret,
     key_id: owner.keyId,
+    team_id: owner.teamId,
     anchor_ms: anchor,
     next_run_ms: nextRun({ status: 'active', period, anchor_ms: anchor }, now),
     created_at: iso(now),

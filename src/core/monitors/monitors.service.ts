@@ -8,6 +8,7 @@ import type { WebhookSender } from '../../fetch/webhook-sender.js';
 import { newWebhookSecret } from '../../fetch/webhook-signing.js';
 import type { Logger } from '../../lib/logger.js';
 import type { DeliveryRow, MonitorRow, MonitorsRepo } from '../../store/monitors.repo.js';
+import { owned, ownerOf, reachOf, teamFilter } from '../access/access.js';
 import type { Caller } from '../context.js';
 import { createEngine, type EngineSettings, type MonitorEngine } from './engine.js';
 import { createMonitorEvents } from './events.js';
@@ -29,18 +30,22 @@ import type { SecretBox } from './secret-box.js';
 
 export type { MonitorEngine } from './engine.js';
 
-/** Monitors and their runs and deliveries; every method that reads or writes the store is async. */
+/**
+ * Monitors and their runs and deliveries; every method that reads or writes the store is async. A
+ * monitor belongs to its creator's team: every key of that team reaches it, and to any other caller it is
+ * NOT_FOUND (src/core/access/access.ts; `caller` null: the local process, which reaches every monitor).
+ */
 export interface MonitorsService {
-  /** Creates a monitor; its webhook secret is returned only here. */
+  /** Creates a monitor owned by the caller's team; its webhook secret is returned only here. */
   create(input: CreateMonitorInput, caller: Caller | null): Promise<Monitor & { webhookSecret: string }>;
-  list(query: MonitorListQuery): Promise<Page<Monitor>>;
-  get(id: string): Promise<Monitor>;
-  update(id: string, patch: UpdateMonitorInput): Promise<Monitor>;
-  delete(id: string): Promise<Monitor>;
-  trigger(id: string): Promise<{ triggered: true }>;
-  runs(id: string, query: PageQuery): Promise<Page<MonitorRun>>;
-  run(id: string, runId: string): Promise<MonitorRun>;
-  deliveries(id: string, query: PageQuery): Promise<Page<DeliveryView>>;
+  list(query: MonitorListQuery, caller: Caller | null): Promise<Page<Monitor>>;
+  get(id: string, caller: Caller | null): Promise<Monitor>;
+  update(id: string, patch: UpdateMonitorInput, caller: Caller | null): Promise<Monitor>;
+  delete(id: string, caller: Caller | null): Promise<Monitor>;
+  trigger(id: string, caller: Caller | null): Promise<{ triggered: true }>;
+  runs(id: string, query: PageQuery, caller: Caller | null): Promise<Page<MonitorRun>>;
+  run(id: string, runId: string, caller: Caller | null): Promise<MonitorRun>;
+  deliveries(id: string, query: PageQuery, caller: Caller | null): Promise<Page<DeliveryView>>;
   /** The background half: scheduled runs, run execution and webhook delivery. */
   engine: MonitorEngine;
 }
@@ -63,6 +68,10 @@ export interface MonitorsDeps {
 }
 
 const notFound = (what: string) => new ServiceError('NOT_FOUND', `${what} not found`);
+const teamOf = (row: MonitorRow) => ({ teamId: row.team_id, keyId: row.key_id });
+/** The monitor row when `caller` reaches it; NOT_FOUND otherwise (also inside a transaction, which it aborts). */
+const ownMonitor = (caller: Caller | null, id: string, row: MonitorRow | undefined) =>
+  owned(caller, 'monitor', row, teamOf, `monitor ${id}`);
 
 /** The monitors service over its store, with its engine (not started). */
 export function createMonitorsService(deps: MonitorsDeps): MonitorsService {
@@ -70,11 +79,8 @@ export function createMonitorsService(deps: MonitorsDeps): MonitorsService {
   const events = createMonitorEvents(deps.settings.retryWindowMs);
   const { engine, runner, scheduler, onEvents } = createEngine({ ...deps, events });
 
-  const monitorRow = async (id: string): Promise<MonitorRow> => {
-    const row = await repo.monitor(id);
-    if (!row) throw notFound(`monitor ${id}`);
-    return row;
-  };
+  const monitorRow = async (id: string, caller: Caller | null): Promise<MonitorRow> =>
+    ownMonitor(caller, id, await repo.monitor(id));
 
   return {
     async create(input, caller) {
@@ -82,29 +88,30 @@ export function createMonitorsService(deps: MonitorsDeps): MonitorsService {
       checkOutputSchema(input.outputSchema, deps.hasModel);
       const now = deps.now();
       const secret = newWebhookSecret();
-      const row = newRow(input, { keyId: caller?.keyId ?? null, sealedSecret: deps.box.seal(secret) }, now);
+      const row = newRow(input, { ...ownerOf(caller), sealedSecret: deps.box.seal(secret) }, now);
       const stored = await repo.createMonitor(row, (created) => events.monitorEvent('monitor.created', created, now));
       onEvents();
       if (stored.next_run_ms !== null) scheduler.wake(stored.next_run_ms);
       return { ...toMonitor(stored), webhookSecret: secret };
     },
 
-    async list(query) {
+    async list(query, caller) {
       const before = decodeCursor('m', query.cursor);
-      const rows = await repo.monitors({ status: query.status, before, limit: query.limit + 1 });
+      const teamId = teamFilter(reachOf(caller, 'monitor'));
+      const rows = await repo.monitors({ status: query.status, teamId, before, limit: query.limit + 1 });
       return toPage('m', rows, query.limit, toMonitor);
     },
 
-    async get(id) {
-      return toMonitor(await monitorRow(id));
+    async get(id, caller) {
+      return toMonitor(await monitorRow(id, caller));
     },
 
-    async update(id, patch) {
+    async update(id, patch, caller) {
       if (patch.webhook?.url !== undefined) checkWebhookUrl(patch.webhook.url, deps.settings.allowInsecureWebhooks);
       if (patch.outputSchema) checkOutputSchema(patch.outputSchema, deps.hasModel);
       const now = deps.now();
       const updated = await repo.updateMonitor(id, (old) => {
-        const row = patchedRow(old, patch, now);
+        const row = patchedRow(ownMonitor(caller, id, old), patch, now);
         return { row, events: events.monitorEvent('monitor.updated', row, now) };
       });
       if (!updated) throw notFound(`monitor ${id}`);
@@ -113,19 +120,21 @@ export function createMonitorsService(deps: MonitorsDeps): MonitorsService {
       return toMonitor(updated);
     },
 
-    async delete(id) {
+    async delete(id, caller) {
       const now = deps.now();
-      const deleted = await repo.deleteMonitor(id, (row) => events.monitorEvent('monitor.deleted', row, now));
+      const deleted = await repo.deleteMonitor(id, (row) =>
+        events.monitorEvent('monitor.deleted', ownMonitor(caller, id, row), now),
+      );
       if (!deleted) throw notFound(`monitor ${id}`);
       runner.cancelled(deleted.openRuns.map((run) => run.id));
       onEvents();
       return toMonitor(deleted.monitor);
     },
 
-    async trigger(id) {
+    async trigger(id, caller) {
       const now = deps.now();
       const run = await repo.createRun(id, (row) => {
-        checkRunnable(row);
+        checkRunnable(ownMonitor(caller, id, row));
         return runner.planRun(row, 'trigger', now);
       });
       if (!run) throw notFound(`monitor ${id}`);
@@ -134,25 +143,25 @@ export function createMonitorsService(deps: MonitorsDeps): MonitorsService {
       return { triggered: true };
     },
 
-    async runs(id, query) {
-      await monitorRow(id);
+    async runs(id, query, caller) {
+      await monitorRow(id, caller);
       const rows = await repo.runs(id, { before: decodeCursor('r', query.cursor), limit: query.limit + 1 });
       return toPage('r', rows, query.limit, toRun);
     },
 
-    async run(id, runId) {
-      await monitorRow(id);
+    async run(id, runId, caller) {
+      await monitorRow(id, caller);
       const row = await repo.run(id, runId);
       if (!row) throw notFound(`run ${runId} of monitor ${id}`);
       return toRun(row);
     },
 
-    async deliveries(id, query) {
+    async deliveries(id, query, caller) {
       const before = decodeCursor('d', query.cursor);
-      const rows = await repo.deliveries(id, { before, limit: query.limit + 1 });
-      if (rows.length === 0 && query.cursor === undefined && !(await repo.monitor(id))) {
-        throw notFound(`monitor ${id}`);
-      }
+      // a deleted monitor's deliveries stay listed (its monitor.deleted event), by the team they carry
+      const teamId = teamFilter(reachOf(caller, 'monitor'));
+      const rows = await repo.deliveries(id, { teamId, before, limit: query.limit + 1 });
+      if (rows.length === 0 && query.cursor === undefined) await monitorRow(id, caller);
       const page = toPage('d', rows, query.limit, (row) => row);
       return { ...page, data: await Promise.all(page.data.map((row) => deliveryView(row, repo))) };
     },

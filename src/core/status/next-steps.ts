@@ -166,6 +166,21 @@ function accessSteps(f: Facts): NextStep[] {
       fix: 'trawl keys create --name NAME (trawl serve makes a first one on its first start).',
     });
   }
+  const legacy = f.keys.admins.filter((k) => k.legacy);
+  if (legacy.length > 0) {
+    const named = legacy
+      .slice(0, 5)
+      .map((k) => `${k.id} ("${k.name}")`)
+      .join(', ');
+    steps.push({
+      level: 'note',
+      message:
+        `${legacy.length} key${legacy.length === 1 ? '' : 's'} made without --scopes before keys were least-privilege ` +
+        `hold${legacy.length === 1 ? 's' : ''} admin (every team's keys and credits): ${named}${legacy.length > 5 ? ', …' : ''}. ` +
+        'New keys get every scope but admin.',
+      fix: 'trawl keys update ID --scopes search,contents,context,monitors,agent (or revoke it); keep admin for the operator.',
+    });
+  }
   if (f.keys.firstKeyFile) {
     steps.push({
       level: 'note',

@@ -42,9 +42,9 @@ export interface DataDirStatus {
   databaseProblem?: string;
 }
 
-import type { StoreStatus } from '../../store/status.repo.js';
+import type { AdminKey, StoreStatus } from '../../store/status.repo.js';
 
-export type { ReplicaStatus, StoreStatus } from '../../store/status.repo.js';
+export type { AdminKey, ReplicaStatus, StoreStatus } from '../../store/status.repo.js';
 
 /** What the store holds; zeros when there is no database yet. */
 export interface IndexStatus {
@@ -60,10 +60,14 @@ export interface IndexStatus {
   collectionCount: number;
 }
 
-/** API keys by state, and the first-key file when it is still on disk (its path, never its content). */
+/**
+ * API keys by state, the active keys that hold `admin` (they administer every team), and the first-key
+ * file when it is still on disk (its path, never its content).
+ */
 export interface KeysStatus {
   active: number;
   revoked: number;
+  admins: AdminKey[];
   firstKeyFile: string | null;
 }
 

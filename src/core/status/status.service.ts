@@ -71,6 +71,7 @@ const NO_COUNTS: StoreCounts = {
   codeSources: 0,
   collections: [],
   collectionCount: 0,
+  adminKeys: [],
   activeKeys: 0,
   revokedKeys: 0,
 };
@@ -189,6 +190,7 @@ export function createStatusService(deps: StatusDeps): StatusService {
         keys: {
           active: counts.activeKeys,
           revoked: counts.revokedKeys,
+          admins: counts.adminKeys,
           firstKeyFile: fs.existsSync(firstKey) ? firstKey : null,
         },
         providers,

@@ -687,4 +687,41 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 18,
+    name: 'owners and the audit log',
+    sql: `
+      -- Every stored resource has an owning team (src/core/access/access.ts). Rows made before owners
+      -- existed get the team of the key that made them where the row names one, else the team default.
+      ALTER TABLE monitors ADD COLUMN team_id TEXT NOT NULL DEFAULT 'team_default';
+      UPDATE monitors SET team_id = COALESCE((SELECT team_id FROM api_keys WHERE id = monitors.key_id), 'team_default');
+      CREATE INDEX monitors_team ON monitors (team_id, seq);
+      -- a delivery outlives its monitor (monitor.deleted), so it carries the monitor's team itself
+      ALTER TABLE webhook_deliveries ADD COLUMN team_id TEXT NOT NULL DEFAULT 'team_default';
+      UPDATE webhook_deliveries SET team_id = COALESCE(
+        (SELECT team_id FROM monitors WHERE id = webhook_deliveries.monitor_id), 'team_default');
+      ALTER TABLE agent_runs ADD COLUMN team_id TEXT NOT NULL DEFAULT 'team_default';
+      UPDATE agent_runs SET team_id = COALESCE((SELECT team_id FROM api_keys WHERE id = agent_runs.key_id), 'team_default');
+      ALTER TABLE mcp_tasks ADD COLUMN team_id TEXT NOT NULL DEFAULT 'team_default';
+      UPDATE mcp_tasks SET team_id = COALESCE((SELECT team_id FROM api_keys WHERE id = mcp_tasks.owner), 'team_default');
+      ALTER TABLE mcp_snapshots ADD COLUMN team_id TEXT NOT NULL DEFAULT 'team_default';
+      UPDATE mcp_snapshots SET team_id = COALESCE((SELECT team_id FROM api_keys WHERE id = mcp_snapshots.owner), 'team_default');
+      -- crawls are the operator's (the CLI's): they belong to the team default
+      ALTER TABLE crawl_jobs ADD COLUMN team_id TEXT NOT NULL DEFAULT 'team_default';
+
+      -- Changes made to a team's accounts (its keys, flags, credits, budget), by whom: any door, the CLI
+      -- included. actor_key_id NULL: the local process (the CLI). The team acted on reads its own records.
+      CREATE TABLE audit_log (
+        seq            INTEGER PRIMARY KEY AUTOINCREMENT,
+        at             TEXT NOT NULL,
+        team_id        TEXT NOT NULL,
+        actor_key_id   TEXT,
+        actor_team_id  TEXT,
+        action         TEXT NOT NULL,
+        target         TEXT NOT NULL,
+        detail         TEXT
+      ) STRICT;
+      CREATE INDEX audit_log_team ON audit_log (team_id, seq);
+    `,
+  },
 ];

@@ -6,6 +6,7 @@
  */
 import type pg from 'pg';
 import type { AccountsRepo, HoldRequest, SpendRow, Standing, TeamRow } from '../accounts.repo.js';
+import { insertAuditPg } from './audit.pg.js';
 import { inTransaction } from './pg-store.js';
 
 type Run = Pick<pg.PoolClient, 'query'>;
@@ -58,17 +59,19 @@ const SETTLE = `
 
 export function createPgAccountsRepo(pool: pg.Pool): AccountsRepo {
   return {
-    async insertTeam(row) {
-      await pool.query(
-        `INSERT INTO teams (id, name, enterprise, zero_retention, credits_micros, budget_micros, budget_period, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [row.id, row.name, row.enterprise, row.zero_retention, row.credits_micros, row.budget_micros, row.budget_period, row.created_at], // prettier-ignore
-      );
-    },
+    insertTeam: (row, audit) =>
+      inTransaction(pool, async (db) => {
+        await db.query(
+          `INSERT INTO teams (id, name, enterprise, zero_retention, credits_micros, budget_micros, budget_period, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+          [row.id, row.name, row.enterprise, row.zero_retention, row.credits_micros, row.budget_micros, row.budget_period, row.created_at], // prettier-ignore
+        );
+        await insertAuditPg(db, audit);
+      }),
     team: (id) => one<TeamRow>(pool, 'SELECT * FROM teams WHERE id = $1', [id]),
     teamByName: (name) => one<TeamRow>(pool, 'SELECT * FROM teams WHERE name = $1', [name]),
     teams: async () => (await pool.query<TeamRow>('SELECT * FROM teams ORDER BY created_at, id')).rows,
-    updateTeam: (ref, edit) =>
+    updateTeam: (ref, edit, audit) =>
       inTransaction(pool, async (db) => {
         const row = await lockTeam(db, ref);
         if (!row) return undefined;
@@ -78,14 +81,20 @@ export function createPgAccountsRepo(pool: pg.Pool): AccountsRepo {
              budget_micros = $6, budget_period = $7 WHERE id = $1`,
           [next.id, next.blocked_at, next.enterprise, next.zero_retention, next.credits_micros, next.budget_micros, next.budget_period], // prettier-ignore
         );
-        return one<TeamRow>(db, 'SELECT * FROM teams WHERE id = $1', [next.id]);
+        const saved = (await one<TeamRow>(db, 'SELECT * FROM teams WHERE id = $1', [next.id]))!;
+        await insertAuditPg(db, audit?.(row, saved));
+        return saved;
       }),
-    addCredits: (teamId, micros) =>
-      one<TeamRow>(
-        pool,
-        'UPDATE teams SET credits_micros = COALESCE(credits_micros, 0) + $1 WHERE id = $2 RETURNING *',
-        [micros, teamId],
-      ),
+    addCredits: (teamId, micros, audit) =>
+      inTransaction(pool, async (db) => {
+        const row = await one<TeamRow>(
+          db,
+          'UPDATE teams SET credits_micros = COALESCE(credits_micros, 0) + $1 WHERE id = $2 RETURNING *',
+          [micros, teamId],
+        );
+        if (row) await insertAuditPg(db, audit);
+        return row;
+      }),
     async holdIfAllowed(request, allow) {
       await inTransaction(pool, async (db) => {
         const row = await one<TeamRow>(db, 'SELECT * FROM teams WHERE id = $1 FOR UPDATE', [request.hold.team_id]);

@@ -34,9 +34,10 @@ export function createPgAgentRunsRepo(pool: pg.Pool): AgentRunsRepo {
     async insert(row, first) {
       await inTransaction(pool, async (db) => {
         await db.query(
-          `INSERT INTO agent_runs (id, key_id, status, zero_retention, request, owner, lease_until_ms, created_at, updated_at)
-           VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, $7)`,
-          [row.id, row.key_id, row.zero_retention ?? 0, row.request, row.owner, row.lease_until_ms, row.created_at],
+          `INSERT INTO agent_runs (id, key_id, status, zero_retention, request, owner, lease_until_ms, created_at, updated_at,
+             team_id)
+           VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, $7, $8)`,
+          [row.id, row.key_id, row.zero_retention ?? 0, row.request, row.owner, row.lease_until_ms, row.created_at, row.team_id], // prettier-ignore
         );
         if (first) await append(db, row.id, first);
       });

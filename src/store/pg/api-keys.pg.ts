@@ -1,23 +1,35 @@
 /** The API keys repository over PostgreSQL: the same contract as `createApiKeysRepo` (SQLite). */
 import type pg from 'pg';
 import type { ApiKeyRow, ApiKeysRepo, KeyWithTeam } from '../api-keys.repo.js';
+import type { NewAuditRecord } from '../audit.repo.js';
+import { insertAuditPg } from './audit.pg.js';
 import { inTransaction } from './pg-store.js';
 
 /** A key for `pg_advisory_xact_lock`: replicas starting on an empty database make one first key. */
 const FIRST_KEY_LOCK = 7_245_023_002;
 
+/** One UPDATE and, when it changed a row, `audit`, in one transaction; whether it changed one. */
+const audited = (pool: pg.Pool, sql: string, params: unknown[], audit: NewAuditRecord | undefined) =>
+  inTransaction(pool, async (db) => {
+    const changed = ((await db.query(sql, params)).rowCount ?? 0) > 0;
+    if (changed) await insertAuditPg(db, audit);
+    return changed;
+  });
+
 export function createPgApiKeysRepo(pool: pg.Pool): ApiKeysRepo {
   const rows = async <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) =>
     (await pool.query<R>(sql, params)).rows;
   return {
-    async insert(row) {
-      await pool.query(
-        `INSERT INTO api_keys (id, name, hash, created_at, team_id, scopes, budget_micros, budget_period, qps)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [row.id, row.name, row.hash, row.created_at, row.team_id ?? 'team_default', row.scopes ?? null,
-          row.budget_micros ?? null, row.budget_period ?? null, row.qps ?? null], // prettier-ignore
-      );
-    },
+    insert: (row, audit) =>
+      inTransaction(pool, async (db) => {
+        await db.query(
+          `INSERT INTO api_keys (id, name, hash, created_at, team_id, scopes, budget_micros, budget_period, qps)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+          [row.id, row.name, row.hash, row.created_at, row.team_id ?? 'team_default', row.scopes ?? null,
+            row.budget_micros ?? null, row.budget_period ?? null, row.qps ?? null], // prettier-ignore
+        );
+        await insertAuditPg(db, audit);
+      }),
     async getWithTeam(id) {
       const [row] = await rows<KeyWithTeam>(
         `SELECT k.*, t.name AS team_name, t.blocked_at AS team_blocked_at, t.enterprise AS team_enterprise,
@@ -34,9 +46,9 @@ export function createPgApiKeysRepo(pool: pg.Pool): ApiKeysRepo {
       inTransaction(pool, async (client) => {
         await client.query('SELECT pg_advisory_xact_lock($1)', [FIRST_KEY_LOCK]);
         const { rowCount } = await client.query(
-          `INSERT INTO api_keys (id, name, hash, created_at)
-           SELECT $1, $2, $3, $4 WHERE NOT EXISTS (SELECT 1 FROM api_keys)`,
-          [row.id, row.name, row.hash, row.created_at],
+          `INSERT INTO api_keys (id, name, hash, created_at, scopes)
+           SELECT $1, $2, $3, $4, $5 WHERE NOT EXISTS (SELECT 1 FROM api_keys)`,
+          [row.id, row.name, row.hash, row.created_at, row.scopes],
         );
         return (rowCount ?? 0) > 0;
       }),
@@ -49,10 +61,10 @@ export function createPgApiKeysRepo(pool: pg.Pool): ApiKeysRepo {
       const [row] = await rows<{ n: number }>('SELECT COUNT(*)::int AS n FROM api_keys WHERE revoked_at IS NULL');
       return row!.n;
     },
-    async revoke(id, at) {
-      const { rowCount } = await pool.query('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [at, id]); // prettier-ignore
-      return (rowCount ?? 0) > 0;
-    },
+    revoke: (id, at, audit) =>
+      audited(pool, 'UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [at, id], audit),
+    setScopes: (id, scopes, audit) =>
+      audited(pool, 'UPDATE api_keys SET scopes = $1 WHERE id = $2 AND revoked_at IS NULL', [scopes, id], audit),
     async touch(id, at) {
       await pool.query('UPDATE api_keys SET last_used_at = $1 WHERE id = $2', [at, id]);
     },

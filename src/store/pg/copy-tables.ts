@@ -69,6 +69,12 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
       'budget_period', 'qps'], // prettier-ignore
   },
   {
+    name: 'audit_log',
+    key: ['seq'],
+    identity: 'seq',
+    columns: ['seq', 'at', 'team_id', 'actor_key_id', 'actor_team_id', 'action', 'target', 'detail'],
+  },
+  {
     name: 'spend',
     key: ['key_id', 'day', 'operation'],
     columns: ['key_id', 'team_id', 'day', 'operation', 'requests', 'micros'],
@@ -85,7 +91,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
     identity: 'seq',
     sealed: ['secret'],
     columns: ['seq', 'id', 'name', 'status', 'search', 'period', 'output_schema', 'metadata', 'webhook_url',
-      'webhook_events', 'secret', 'key_id', 'anchor_ms', 'next_run_ms', 'key_failures', 'created_at', 'updated_at'], // prettier-ignore
+      'webhook_events', 'secret', 'key_id', 'team_id', 'anchor_ms', 'next_run_ms', 'key_failures', 'created_at', 'updated_at'], // prettier-ignore
   },
   {
     name: 'monitor_runs',
@@ -102,7 +108,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
     identity: 'seq',
     sealed: ['secret'],
     columns: ['seq', 'event_id', 'monitor_id', 'event_type', 'url', 'secret', 'body', 'status', 'attempts',
-      'next_attempt_ms', 'lease_until_ms', 'give_up_ms', 'last_error', 'created_at', 'delivered_at'], // prettier-ignore
+      'next_attempt_ms', 'lease_until_ms', 'give_up_ms', 'last_error', 'created_at', 'delivered_at', 'team_id'], // prettier-ignore
   },
   {
     name: 'webhook_attempts',
@@ -114,7 +120,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
     key: ['seq'],
     match: ['id'],
     identity: 'seq',
-    columns: ['seq', 'id', 'key_id', 'status', 'zero_retention', 'request', 'output', 'cost', 'usage', 'error',
+    columns: ['seq', 'id', 'key_id', 'team_id', 'status', 'zero_retention', 'request', 'output', 'cost', 'usage', 'error',
       'stop_reason', 'owner', 'lease_until_ms', 'progress', 'created_at', 'started_at', 'completed_at', 'updated_at'], // prettier-ignore
   },
   {
@@ -125,14 +131,14 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   {
     name: 'mcp_snapshots',
     key: ['id'],
-    columns: ['id', 'owner', 'tool', 'args_hash', 'body', 'created_ms', 'expires_ms'],
+    columns: ['id', 'owner', 'team_id', 'tool', 'args_hash', 'body', 'created_ms', 'expires_ms'],
   },
   {
     name: 'mcp_tasks',
     key: ['seq'],
     match: ['id'],
     identity: 'seq',
-    columns: ['seq', 'id', 'owner', 'tool', 'status', 'status_message', 'ttl_ms', 'poll_interval_ms', 'created_at',
+    columns: ['seq', 'id', 'owner', 'team_id', 'tool', 'status', 'status_message', 'ttl_ms', 'poll_interval_ms', 'created_at',
       'last_updated_at', 'updated_ms', 'expires_ms', 'result', 'run_id', 'worker', 'lease_until_ms'], // prettier-ignore
   },
   {
@@ -153,7 +159,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   {
     name: 'crawl_jobs',
     key: ['id'],
-    columns: ['id', 'seeds', 'scope', 'state', 'sitemaps_done', 'created_at', 'updated_at'],
+    columns: ['id', 'seeds', 'scope', 'state', 'sitemaps_done', 'created_at', 'updated_at', 'team_id'],
   },
   {
     name: 'crawl_frontier',

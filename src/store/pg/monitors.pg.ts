@@ -36,10 +36,10 @@ const openRunsOf = (db: Run, monitorId: string) =>
 async function insertMonitor(db: Run, m: Omit<MonitorRow, 'seq' | 'key_failures'>): Promise<void> {
   await db.query(
     `INSERT INTO monitors (id, name, status, search, period, output_schema, metadata, webhook_url, webhook_events,
-       secret, key_id, anchor_ms, next_run_ms, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+       secret, key_id, anchor_ms, next_run_ms, created_at, updated_at, team_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
     [m.id, m.name, m.status, m.search, m.period, m.output_schema, m.metadata, m.webhook_url, m.webhook_events,
-      m.secret, m.key_id, m.anchor_ms, m.next_run_ms, m.created_at, m.updated_at], // prettier-ignore
+      m.secret, m.key_id, m.anchor_ms, m.next_run_ms, m.created_at, m.updated_at, m.team_id], // prettier-ignore
   );
 }
 
@@ -57,9 +57,9 @@ async function insertEvents(db: Run, events: NewDelivery[]): Promise<void> {
   for (const e of events) {
     await db.query(
       `INSERT INTO webhook_deliveries (event_id, monitor_id, event_type, url, secret, body, status, next_attempt_ms,
-         give_up_ms, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8, $9)`,
-      [e.event_id, e.monitor_id, e.event_type, e.url, e.secret, e.body, e.next_attempt_ms, e.give_up_ms, e.created_at],
+         give_up_ms, created_at, team_id)
+       VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8, $9, $10)`,
+      [e.event_id, e.monitor_id, e.event_type, e.url, e.secret, e.body, e.next_attempt_ms, e.give_up_ms, e.created_at, e.team_id], // prettier-ignore
     );
   }
 }
@@ -111,11 +111,12 @@ export function createPgMonitorsRepo(pool: pg.Pool): MonitorsRepo {
         return stored;
       }),
     monitor: (id) => monitorOf(pool, id),
-    monitors: ({ status, before, limit }) =>
+    monitors: ({ status, teamId, before, limit }) =>
       rowsOf<MonitorRow>(
         pool,
-        'SELECT * FROM monitors WHERE ($1::text IS NULL OR status = $1) AND seq < $2 ORDER BY seq DESC LIMIT $3',
-        [status ?? null, before, limit],
+        `SELECT * FROM monitors WHERE ($1::text IS NULL OR status = $1) AND ($4::text IS NULL OR team_id = $4)
+           AND seq < $2 ORDER BY seq DESC LIMIT $3`,
+        [status ?? null, before, limit, teamId ?? null],
       ),
     updateMonitor: (id, change) =>
       inTransaction(pool, async (db) => {
@@ -268,8 +269,8 @@ export function createPgMonitorsRepo(pool: pg.Pool): MonitorsRepo {
       );
       return row?.at ?? undefined;
     },
-    deliveries: (monitorId, { before, limit }) =>
-      rowsOf<DeliveryRow>(pool, 'SELECT * FROM webhook_deliveries WHERE monitor_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3', [monitorId, before, limit]), // prettier-ignore
+    deliveries: (monitorId, { teamId, before, limit }) =>
+      rowsOf<DeliveryRow>(pool, 'SELECT * FROM webhook_deliveries WHERE monitor_id = $1 AND ($4::text IS NULL OR team_id = $4) AND seq < $2 ORDER BY seq DESC LIMIT $3', [monitorId, before, limit, teamId ?? null]), // prettier-ignore
     attempts: (deliverySeq) =>
       rowsOf<AttemptRow>(pool, 'SELECT * FROM webhook_attempts WHERE delivery_seq = $1 ORDER BY attempt', [deliverySeq]), // prettier-ignore
     pruneDeliveries: (beforeIso) =>

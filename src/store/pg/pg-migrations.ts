@@ -407,4 +407,40 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX replicas_seen ON replicas (seen_at);
     `,
   },
+  {
+    version: 15,
+    name: 'owners and the audit log',
+    sql: `
+      -- Every stored resource has an owning team (src/core/access/access.ts). Rows made before owners
+      -- existed get the team of the key that made them where the row names one, else the team default.
+      ALTER TABLE monitors ADD COLUMN team_id TEXT NOT NULL DEFAULT 'team_default';
+      UPDATE monitors m SET team_id = k.team_id FROM api_keys k WHERE k.id = m.key_id;
+      CREATE INDEX monitors_team ON monitors (team_id, seq);
+      -- a delivery outlives its monitor (monitor.deleted), so it carries the monitor's team itself
+      ALTER TABLE webhook_deliveries ADD COLUMN team_id TEXT NOT NULL DEFAULT 'team_default';
+      UPDATE webhook_deliveries d SET team_id = m.team_id FROM monitors m WHERE m.id = d.monitor_id;
+      ALTER TABLE agent_runs ADD COLUMN team_id TEXT NOT NULL DEFAULT 'team_default';
+      UPDATE agent_runs r SET team_id = k.team_id FROM api_keys k WHERE k.id = r.key_id;
+      ALTER TABLE mcp_tasks ADD COLUMN team_id TEXT NOT NULL DEFAULT 'team_default';
+      UPDATE mcp_tasks t SET team_id = k.team_id FROM api_keys k WHERE k.id = t.owner;
+      ALTER TABLE mcp_snapshots ADD COLUMN team_id TEXT NOT NULL DEFAULT 'team_default';
+      UPDATE mcp_snapshots s SET team_id = k.team_id FROM api_keys k WHERE k.id = s.owner;
+      -- crawls are the operator's (the CLI's): they belong to the team default
+      ALTER TABLE crawl_jobs ADD COLUMN team_id TEXT NOT NULL DEFAULT 'team_default';
+
+      -- Changes made to a team's accounts (its keys, flags, credits, budget), by whom: any door, the CLI
+      -- included. actor_key_id NULL: the local process (the CLI). The team acted on reads its own records.
+      CREATE TABLE audit_log (
+        seq            BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        at             TEXT NOT NULL,
+        team_id        TEXT NOT NULL,
+        actor_key_id   TEXT,
+        actor_team_id  TEXT,
+        action         TEXT NOT NULL,
+        target         TEXT NOT NULL,
+        detail         TEXT
+      );
+      CREATE INDEX audit_log_team ON audit_log (team_id, seq);
+    `,
+  },
 ];

@@ -9,6 +9,7 @@ import type { CodeFilesRepo } from '../code-files.repo.js';
 import type { SharedEmbeddings } from '../embeddings-store.js';
 import type { Stores } from '../stores.js';
 import { createPgAccountsRepo } from './accounts.pg.js';
+import { createPgAuditRepo } from './audit.pg.js';
 import { createPgAgentRunsRepo } from './agent-runs.pg.js';
 import { createPgCacheStore } from './cache.pg.js';
 import { createPgCodeFilesRepo } from './code-files.pg.js';
@@ -62,6 +63,7 @@ export function createSharedStore(pg: PgStore): SharedStore {
       backend: 'postgres',
       apiKeys: createPgApiKeysRepo(pool),
       accounts: createPgAccountsRepo(pool),
+      audit: createPgAuditRepo(pool),
       rateBuckets: createPgRateBucketsRepo(pool),
       monitors: createPgMonitorsRepo(pool),
       agentRuns: createPgAgentRunsRepo(pool),

@@ -4,7 +4,7 @@
  * version, the schema's migration version, and the replicas seen recently.
  */
 import type pg from 'pg';
-import type { StatusRepo, StoreCounts } from '../status.repo.js';
+import { toAdminKeys, type StatusRepo, type StoreCounts } from '../status.repo.js';
 import { createPgReplicasRepo } from './replicas.pg.js';
 
 /** Replicas whose heartbeat is at most this old are listed. */
@@ -37,6 +37,10 @@ export function createPgStatusRepo(
         `SELECT collection AS name, COUNT(*)::int AS documents FROM documents GROUP BY collection
          ORDER BY documents DESC, collection COLLATE "C" LIMIT 50`,
       );
+      const admins = await pool.query<{ id: string; name: string; team_id: string; legacy: boolean }>(
+        `SELECT id, name, team_id, scopes IS NULL AS legacy FROM api_keys
+         WHERE revoked_at IS NULL AND (scopes IS NULL OR scopes::jsonb ? 'admin') ORDER BY created_at, id`,
+      );
       return {
         documents: c.documents!,
         searchable: mine?.searchable ?? 0,
@@ -48,6 +52,7 @@ export function createPgStatusRepo(
         collectionCount: c.collection_count!,
         activeKeys: c.active_keys!,
         revokedKeys: c.revoked_keys!,
+        adminKeys: toAdminKeys(admins.rows),
       };
     },
     async store() {
