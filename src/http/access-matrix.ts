@@ -10,9 +10,11 @@ import type { MatrixEntry } from '../ops/access-matrix.js';
 import { OPERATIONS } from '../ops/registry.js';
 import { AGENT_RUN_TOOL, MCP_METHODS, type McpMethodAccess } from '../mcp/access.js';
 
-/** Whether an operation's call names one resource of its kind (an id in its path, a team to make a key in). */
+/**
+ * Whether an operation's call names one resource (an id in its path: the monitor whose runs it lists, say;
+ * or a team to make a key in) rather than acting on the caller's own.
+ */
 export function targetsOne(op: Operation): boolean {
-  if (op.access.verb === 'list') return false;
   return op.params !== undefined || (op.access.verb === 'create' && op.access.resource === 'apiKey');
 }
 

@@ -98,7 +98,7 @@ describe('search answers in parts', () => {
     expect(bad.content[0]!.text).toMatch(/^INVALID_REQUEST_BODY: cursor: is not a cursor this server gave/);
     const stranger = await connect(t, (await t.app.services.keys.create('stranger', {}, null)).key);
     const theirs = (await stranger.callTool({ name: 'search', arguments: { ...args, cursor } })) as Result;
-    expect(theirs.content[0]!.text).toMatch(/^INVALID_REQUEST_BODY: cursor: is unknown or expired/);
+    expect(theirs.content[0]!.text).toMatch(/^NOT_FOUND: cursor: its answer is unknown or expired/);
     await Promise.all([client.close(), stranger.close()]);
   });
 

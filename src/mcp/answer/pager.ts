@@ -88,7 +88,12 @@ export function createAnswerPager(repo: McpSnapshotsRepo, now: () => number = Da
       const { id, at, partNo } = parseCursor(cursor);
       const snapshot = call.memoryOnly ? memory.get(`${call.owner}:${id}`) : await repo.get(id, call.owner, now());
       if (!snapshot || snapshot.tool !== call.tool) {
-        throw invalidCursor('is unknown or expired (answers are kept 30 minutes); call again without cursor');
+        // another key's answer reads as one that expired: its existence is not disclosed (core/access)
+        throw new ServiceError(
+          'NOT_FOUND',
+          'cursor: its answer is unknown or expired (answers are kept 30 minutes); call again without cursor',
+          { field: 'cursor' },
+        );
       }
       if (snapshot.argsHash !== hashArgs(call.args)) {
         throw invalidCursor(`continues a ${call.tool} call with other arguments; repeat that call's arguments`);
