@@ -337,7 +337,7 @@ describe('x402 facilitator client', () => {
     const gone = createFacilitatorClient({ url: downUrl, apiKey: API_KEY, post: api.postJson });
     const err = await gone.settle(payment, requirement).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ServiceError);
-    expect(statusOf((err as ServiceError).tag)).toBe(503);
+    expect(statusOf((err as ServiceError).tag)).toBe(500);
     expect((err as ServiceError).message).toMatch(/x402 facilitator at 127\.0\.0\.1:\d+ could not settle the payment/);
     expect((err as ServiceError).message).not.toContain(API_KEY);
 
