@@ -179,7 +179,7 @@ describe('a page read but poorer than asked says how in its status message', () 
     const { statuses, raw } = await contents(t, { urls: [`${site}/with-links`], subpages: 2 });
     expect((raw.results as Json[])[0]!.subpages.map((s: Json) => s.url)).toEqual([`${site}/ok`]);
     expect(statuses[0]).toMatchObject({ status: 'success', source: 'crawled' });
-    expect(statuses[0]!.message).toMatch(/^1 subpage\(s\) could not be read: http:\/\/127\.0\.0\.1:\d+\/missing: .*answered 404\.$/); // prettier-ignore
+    expect(statuses[0]!.message).toMatch(/^1 subpage\(s\) could not be read: "http:\/\/127\.0\.0\.1:\d+\/missing": .*answered 404\.$/); // prettier-ignore
   });
 
   it('says when a cached copy stands in for a live fetch that failed', async () => {
