@@ -62,6 +62,8 @@ export const INVALID_INPUT_TAGS: readonly ErrorTag[] = [
   'UNSUPPORTED_PUBLICATION_INCLUDE_FILTER',
   'PROHIBITED_CONTENT',
   'INVALID_JSON_SCHEMA',
+  // the one page a request needs cannot be read (/findSimilar's `url`): the caller's to change
+  'FETCH_DOCUMENT_ERROR',
 ];
 
 /** Whether `tag` refuses a request for want of money (credits, budgets, payment). */

@@ -22,6 +22,9 @@ export const WARNINGS = {
   MODEL_MISSING:
     'No language model is available for this call, so the answer or summary is extractive (sentences picked from ' +
     'the pages) and deep searches plan no extra queries. Configure TRAWL_MODEL_BASE_URL and TRAWL_MODEL for written ones.',
+  MODEL_FAILED:
+    'The language model failed, so what it was to write (the answer, or a summary) is missing; the rest of the ' +
+    'answer is complete.',
   FETCH_REFUSED:
     'A page was not fetched because policy refuses it: a private-network address (TRAWL_ALLOW_PRIVATE_NETWORK) ' +
     "or the site's robots.txt.",

@@ -3,6 +3,7 @@
  * undoing its Content-Encoding (gzip, br, deflate) with node:zlib.
  */
 import zlib from 'node:zlib';
+import { safeToken } from '../lib/safe-text.js';
 import { FetchError } from './types.js';
 
 /** What happens at the cap: fail with `CRAWL_TOO_LARGE`, or keep the first `maxBytes` (robots.txt). */
@@ -88,7 +89,9 @@ export async function decodeContentEncoding(
   let data = raw;
   for (const coding of codings) {
     if (!['gzip', 'x-gzip', 'br', 'deflate'].includes(coding)) {
-      throw new FetchError('CRAWL_UNKNOWN_ERROR', `${where}: unsupported Content-Encoding "${coding}"`);
+      // the site chose the coding: named only when it is a well-formed token
+      const named = safeToken(coding, 'an unrecognised content coding');
+      throw new FetchError('CRAWL_UNKNOWN_ERROR', `${where}: unsupported Content-Encoding: ${named}`);
     }
     if (data.length === 0) continue;
     const stream = decoderFor(coding, data[0]);

@@ -7,6 +7,7 @@
 import type { Browser, BrowserContext, Response } from 'playwright-core';
 import { Agent } from 'undici';
 import type { Logger } from '../lib/logger.js';
+import { quotedUrl } from '../lib/safe-text.js';
 import { createAddressGuard, PAGE_GUARD_LIFTED_BY, type AddressGuardOptions } from './address-guard.js';
 import { proxyPageRequests } from './browser-proxy.js';
 import { createHostLimiter } from './host-limiter.js';
@@ -30,10 +31,17 @@ export interface BrowserRendererOptions {
 
 const MAX_REDIRECTS = 10;
 
+/**
+ * A rendering failure in Trawl's words: the browser's network error code or a time-out, never the rest
+ * of its message (a page's script can word an error that reaches it).
+ */
 function renderError(url: string, err: unknown): FetchError {
   if (err instanceof FetchError) return err;
-  const message = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
-  return new FetchError('CRAWL_NEEDS_BROWSER', `${logUrl(url)} could not be rendered: ${message}`, null, {
+  const message = err instanceof Error ? err.message : String(err);
+  const netError = /\bnet::ERR_[A-Z_]{1,60}\b/.exec(message)?.[0];
+  const timedOut = err instanceof Error && err.name === 'TimeoutError';
+  const reason = netError ?? (timedOut ? 'it did not finish loading in time' : 'the browser reported an error');
+  return new FetchError('CRAWL_NEEDS_BROWSER', `${quotedUrl(url)} could not be rendered: ${reason}`, null, {
     cause: err,
   });
 }

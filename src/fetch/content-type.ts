@@ -2,6 +2,7 @@
  * What kind of document a response is: from its media type, from the first bytes when the type is
  * missing or generic (application/octet-stream), and for XML from its root element (feeds).
  */
+import { quotedUrl, safeContentType } from '../lib/safe-text.js';
 import { FetchError, type ContentKind } from './types.js';
 
 export interface Classified {
@@ -117,8 +118,8 @@ function byMediaType(mediaType: string, url: URL, bytes: Uint8Array): ContentKin
 }
 
 /**
- * Classifies a response; throws `CRAWL_UNSUPPORTED_CONTENT_TYPE` naming the type for anything Trawl
- * cannot read (images, archives, audio, video, fonts, ...).
+ * Classifies a response; throws `CRAWL_UNSUPPORTED_CONTENT_TYPE` for anything Trawl cannot read (images,
+ * archives, audio, video, fonts, ...), naming the type only in its safe form (the site chose it).
  */
 export function classifyContent(contentType: string | undefined, url: URL, bytes: Uint8Array): Classified {
   const { mediaType, charset } = parseContentType(contentType);
@@ -134,8 +135,8 @@ export function classifyContent(contentType: string | undefined, url: URL, bytes
     const kind = byMediaType(mediaType, url, bytes);
     if (kind) return withCharset(kind, mediaType);
   }
-  const named = mediaType || 'an unknown type';
-  throw new FetchError('CRAWL_UNSUPPORTED_CONTENT_TYPE', `${logName(url)} is ${named}, which Trawl cannot read`);
+  const named = mediaType ? safeContentType(mediaType) : 'an unknown type';
+  throw new FetchError('CRAWL_UNSUPPORTED_CONTENT_TYPE', `${quotedUrl(url)} is ${named}, which Trawl cannot read`);
 }
 
 const SNIFFED_TYPES: Record<ContentKind, string> = {
@@ -147,5 +148,3 @@ const SNIFFED_TYPES: Record<ContentKind, string> = {
   xml: 'application/xml',
   pdf: 'application/pdf',
 };
-
-const logName = (url: URL) => `${url.origin}${url.pathname}`;

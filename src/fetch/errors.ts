@@ -92,14 +92,33 @@ export function toFetchError(err: unknown, host: string, timeouts: PhaseTimeouts
     return fail('CRAWL_UNKNOWN_ERROR', `TLS error: ${reason}${detail}`);
   }
   if (code.startsWith('HPE_')) return fail('CRAWL_UNKNOWN_ERROR', 'malformed HTTP response');
+  // undici's and Node's own words (no header or body of the site), bounded all the same
   const detail = err instanceof Error ? err.message : String(err);
-  return new FetchError('CRAWL_UNKNOWN_ERROR', `${host}: ${detail}`, null, { cause: err });
+  const bounded = detail.length > UNKNOWN_DETAIL_CHARS ? `${detail.slice(0, UNKNOWN_DETAIL_CHARS - 1)}…` : detail;
+  return new FetchError('CRAWL_UNKNOWN_ERROR', `${host}: ${bounded}`, null, { cause: err });
 }
 
-/** Node's reason for a host name mismatch, e.g. "Host: a.test. is not in the cert's altnames: DNS:b.test". */
+/** Longest wording of an unknown failure kept in its message. */
+const UNKNOWN_DETAIL_CHARS = 200;
+/** An altname as a message may repeat it: a DNS name or an IP address, nothing the certificate could word. */
+const SAFE_ALTNAME = /^(DNS:[A-Za-z0-9*_.-]{1,253}|IP Address:[0-9A-Fa-f:.]{2,45})$/;
+/** Altnames named in a message at most; the rest are counted. */
+const NAMED_ALTNAMES = 5;
+
+/**
+ * The names a certificate was for on a host name mismatch, e.g. `its names: DNS:b.test, DNS:*.b.test`. The site
+ * wrote them: only well-formed DNS names and IP addresses are repeated, the others counted.
+ */
 function tlsDetail(error: Error): string {
   const reason = (error as { reason?: unknown }).reason;
-  return typeof reason === 'string' ? reason : error.message;
+  const text = typeof reason === 'string' ? reason : error.message;
+  const at = text.indexOf('altnames: ');
+  const names = at < 0 ? [] : text.slice(at + 'altnames: '.length).split(', ');
+  const safe = names.filter((n) => SAFE_ALTNAME.test(n));
+  const named = safe.slice(0, NAMED_ALTNAMES);
+  const others = names.length - named.length;
+  if (named.length === 0) return `its names: ${others} not repeated here`;
+  return `its names: ${named.join(', ')}${others > 0 ? ` and ${others} more` : ''}`;
 }
 
 /** The error for a final non-2xx answer: 404/410 not found, other 4xx HTTP error, 5xx not available. */

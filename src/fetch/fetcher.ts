@@ -5,6 +5,7 @@
 import { gunzipSync } from 'node:zlib';
 import { Agent } from 'undici';
 import type { Logger } from '../lib/logger.js';
+import { quotedUrl } from '../lib/safe-text.js';
 import { VERSION } from '../version.js';
 import { createAddressGuard, PAGE_GUARD_LIFTED_BY } from './address-guard.js';
 import { classifyContent } from './content-type.js';
@@ -97,7 +98,7 @@ function unwrapGzipFile(
     const tooLarge = (err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE';
     throw new FetchError(
       tooLarge ? 'CRAWL_TOO_LARGE' : 'CRAWL_UNKNOWN_ERROR',
-      `${logUrl(url)}: ${tooLarge ? `too large: the gzip file expands beyond ${capText(maxBytes, MAX_BYTES_SETTING)}` : 'the gzip file is corrupt'}`,
+      `${quotedUrl(url)}: ${tooLarge ? `too large: the gzip file expands beyond ${capText(maxBytes, MAX_BYTES_SETTING)}` : 'the gzip file is corrupt'}`,
       null,
       { cause: err },
     );

@@ -5,6 +5,7 @@
  */
 import robotsParserModule from 'robots-parser';
 import type { Logger } from '../lib/logger.js';
+import { quotedUrl } from '../lib/safe-text.js';
 import { FetchError } from './types.js';
 
 interface Robot {
@@ -118,7 +119,11 @@ export function createRobotsPolicy(options: RobotsOptions): RobotsPolicy {
       options.logger?.debug({ origin, tag: error.tag }, 'robots.txt unreachable');
       return {
         kind: 'failed',
-        error: new FetchError(error.tag, `${error.message}, while reading ${origin}/robots.txt`, error.httpStatusCode),
+        error: new FetchError(
+          error.tag,
+          `${error.message}, while reading ${quotedUrl(`${origin}/robots.txt`)}`,
+          error.httpStatusCode,
+        ),
       };
     }
   };
@@ -159,5 +164,5 @@ export function createRobotsPolicy(options: RobotsOptions): RobotsPolicy {
 
 /** The message of a `CRAWL_ROBOTS_DISALLOWED` refusal of `url`. */
 export function robotsRefusal(url: URL): string {
-  return `disallowed by robots.txt: ${url.origin}/robots.txt does not let Trawl's user agent fetch ${url.pathname}`;
+  return `disallowed by robots.txt: ${quotedUrl(`${url.origin}/robots.txt`)} does not let Trawl's user agent fetch ${quotedUrl(url)}`;
 }

@@ -11,6 +11,7 @@ import type { HostLimiter, HostLimits } from './host-limiter.js';
 import { parseRetryAfter, retryDelay, type RetryPolicy, type Sleep } from './retry.js';
 import { robotsRefusal, type RobotsPolicy } from './robots.js';
 import { FetchError } from './types.js';
+import { quotedUrl } from '../lib/safe-text.js';
 import { logUrl, parseFetchUrl } from './url-policy.js';
 
 /** One response: lower-cased headers; the decoded body of 2xx answers, empty otherwise. */
@@ -119,7 +120,7 @@ export function createTransport(deps: TransportDeps): Transport {
       return parseFetchUrl(location, from);
     } catch (err) {
       const reason = err instanceof FetchError ? err.message : String(err);
-      throw new FetchError('UNSUPPORTED_URL', `${logUrl(from)} redirects to a URL Trawl does not fetch: ${reason}`);
+      throw new FetchError('UNSUPPORTED_URL', `${quotedUrl(from)} redirects to a URL Trawl does not fetch: ${reason}`);
     }
   };
 
@@ -138,12 +139,12 @@ export function createTransport(deps: TransportDeps): Transport {
         if (redirects >= ex.maxRedirects) {
           throw new FetchError(
             'CRAWL_TOO_MANY_REDIRECTS',
-            `more than ${ex.maxRedirects} redirects from ${logUrl(start)}`,
+            `more than ${ex.maxRedirects} redirects from ${quotedUrl(start)}`,
           );
         }
         const next = nextHop(location, url);
         if (seen.has(next.href)) {
-          throw new FetchError('CRAWL_TOO_MANY_REDIRECTS', `redirect loop at ${logUrl(next)}`);
+          throw new FetchError('CRAWL_TOO_MANY_REDIRECTS', `redirect loop at ${quotedUrl(next)}`);
         }
         seen.add(next.href);
         url = next;

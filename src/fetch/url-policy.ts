@@ -2,6 +2,7 @@
  * Which URLs the fetcher will request at all (http/https, no credentials, no ports of other protocols),
  * and how a URL appears in logs (no query string: it may hold tokens).
  */
+import { jsonQuote } from '../lib/safe-text.js';
 import { FetchError } from './types.js';
 
 /** The Fetch standard's "bad ports": services (SMTP, IRC, ...) a web fetch must never talk to. */
@@ -12,13 +13,17 @@ const BAD_PORTS = new Set([
   6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
 ]);
 
-/** Parses `raw` (resolved against `base` for redirects); throws `UNSUPPORTED_URL` for a URL Trawl never fetches. */
+/**
+ * Parses `raw` (resolved against `base` for redirects); throws `UNSUPPORTED_URL` for a URL Trawl never
+ * fetches. A redirect target that does not parse is not repeated: another server wrote it.
+ */
 export function parseFetchUrl(raw: string, base?: URL): URL {
   let url: URL;
   try {
     url = new URL(raw, base);
   } catch {
-    throw new FetchError('UNSUPPORTED_URL', `${JSON.stringify(raw.slice(0, 200))} is not a valid URL`);
+    const named = base ? 'the redirect target' : jsonQuote(raw.slice(0, 200));
+    throw new FetchError('UNSUPPORTED_URL', `${named} is not a valid URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new FetchError('UNSUPPORTED_URL', `${url.protocol} URLs are not fetched; only http and https`);

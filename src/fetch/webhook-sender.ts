@@ -6,8 +6,9 @@ import { isIP } from 'node:net';
 import { Agent } from 'undici';
 import { createAddressGuard } from './address-guard.js';
 import { toFetchError } from './errors.js';
-import { logUrl, parseFetchUrl } from './url-policy.js';
+import { parseFetchUrl } from './url-policy.js';
 import { nonPublicHostReason } from '../lib/ip.js';
+import { quotedUrl } from '../lib/safe-text.js';
 import { SIGNATURE_HEADER, signatureHeader } from './webhook-signing.js';
 
 export interface WebhookSenderOptions {
@@ -102,11 +103,11 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       url = parseFetchUrl(raw, base);
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
-      throw new Refusal(base ? `${logUrl(base)} redirected to a URL that is refused: ${why}` : `refused: ${why}`);
+      throw new Refusal(base ? `${quotedUrl(base)} redirected to a URL that is refused: ${why}` : `refused: ${why}`);
     }
     if (base) trail.redirects.push(url.href);
     const why = refusalOf(url);
-    if (why) throw new Refusal(base ? `redirect to ${logUrl(url)} refused: ${why}` : `refused: ${why}`);
+    if (why) throw new Refusal(base ? `redirect to ${quotedUrl(url)} refused: ${why}` : `refused: ${why}`);
     return url;
   };
 
@@ -152,7 +153,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     const failure = toFetchError(err, trail.url?.host ?? 'the webhook host');
     if (failure.tag === 'CRAWL_TIMEOUT') return `timed out after ${timeoutMs} ms`;
     if (failure.tag !== 'CRAWL_PRIVATE_ADDRESS') return failure.message;
-    const where = trail.redirects.length > 0 && trail.url ? `redirect to ${logUrl(trail.url)} ` : '';
+    const where = trail.redirects.length > 0 && trail.url ? `redirect to ${quotedUrl(trail.url)} ` : '';
     return `${where}refused: ${failure.message}`;
   };
 

@@ -1,7 +1,9 @@
 /**
  * Tag → HTTP status: the one table of the HTTP door (REST envelope, Responses door, /mcp). The spec lists
  * the tags and an open-ended set; where it does not say which status goes with a tag, the choice is
- * recorded here and in docs/api.md. Nothing else maps tags to statuses.
+ * recorded here and in docs/api.md. Nothing else maps tags to statuses. Server-side failures answer with
+ * the spec's one server status, 500 (a failed provider is a server's failure, whoever's server it was);
+ * 405, 413 and 415 are the HTTP door's protocol-level answers.
  */
 import type { ErrorTag } from '../errors.js';
 
@@ -13,6 +15,8 @@ export const TAG_STATUS = {
   INVALID_NUM_RESULTS: 400,
   NUM_RESULTS_EXCEEDED: 400,
   INVALID_URLS: 400,
+  /** The one page a request needs (/findSimilar's `url`) cannot be read: the caller's `url` to change. */
+  FETCH_DOCUMENT_ERROR: 400,
   SUBPAGES_LIMIT_EXCEEDED: 400,
   UNSUPPORTED_PUBLICATION_INCLUDE_FILTER: 400,
   PROHIBITED_CONTENT: 400,
@@ -37,9 +41,8 @@ export const TAG_STATUS = {
   RATE_LIMIT_EXCEEDED: 429,
   DEFAULT_ERROR: 500,
   INTERNAL_ERROR: 500,
-  FETCH_DOCUMENT_ERROR: 502,
-  UNABLE_TO_GENERATE_RESPONSE: 502,
-  SERVICE_UNAVAILABLE: 503,
+  UNABLE_TO_GENERATE_RESPONSE: 500,
+  SERVICE_UNAVAILABLE: 500,
 } as const satisfies Record<ErrorTag, number>;
 
 /** The status for a tag; unknown tags are generic server errors, as the spec tells clients to assume. */

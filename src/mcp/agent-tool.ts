@@ -12,6 +12,7 @@ import type { AgentEvent } from '../core/agent/agent-runs.service.js';
 import type { Services } from '../core/services.js';
 import { ServiceError, toServiceError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
+import { quotedUrl } from '../lib/safe-text.js';
 import { createAgentRunOp, getAgentRunOp, listAgentRunsOp } from '../ops/agent-runs.ops.js';
 import { invoke } from '../ops/invoke.js';
 import { parseOrThrow } from '../ops/validation.js';
@@ -81,7 +82,8 @@ async function runTool(deps: ToolDeps, raw: Record<string, unknown>, extra: Extr
     if (isAnswerCursor(cursor)) return await deps.pager.next(cursor, call, budget);
     const started = await startOrFind(deps.app.services, args, ctx);
     const waitSeconds = args.waitSeconds ?? AGENT_RUN_WAIT_SECONDS;
-    const run = await follow(deps.app.services, started.id, waitSeconds, ctx);
+    const ownQuery = (started.request as { query?: string } | undefined)?.query;
+    const run = await follow(deps.app.services, { id: started.id, ownQuery }, waitSeconds, ctx);
     ctx.logger.info({ ok: true, runId: run.id, status: run.status }, 'tool call');
     return await toolResult(run, waitSeconds, (answer) => deps.pager.first(answer, call, budget));
   } catch (thrown) {
@@ -118,7 +120,12 @@ async function startOrFind(services: Services, args: AgentRunToolInput, ctx: Ser
  * Follows the run's events (progress to the client) until it ends, the window passes, or the client
  * cancels the call; returns the run as it is then. Ending the wait never cancels the run.
  */
-async function follow(services: Services, id: string, waitSeconds: number, ctx: ServiceContext): Promise<Run> {
+async function follow(
+  services: Services,
+  { id, ownQuery }: { id: string; ownQuery?: string },
+  waitSeconds: number,
+  ctx: ServiceContext,
+): Promise<Run> {
   const window = new AbortController();
   const timer = setTimeout(() => window.abort(), waitSeconds * 1000);
   const signal = AbortSignal.any([ctx.signal, window.signal]);
@@ -126,7 +133,7 @@ async function follow(services: Services, id: string, waitSeconds: number, ctx: 
   try {
     for await (const event of services.agentRuns.stream(id, ctx.caller, { afterId: 0, follow: true, signal })) {
       // the event id is its sequence number in the run: the count of its events so far
-      ctx.onProgress?.({ progress: event.id, message: progressMessage(event) });
+      ctx.onProgress?.({ progress: event.id, message: progressMessage(event, ownQuery) });
     }
   } finally {
     clearTimeout(timer);
@@ -134,8 +141,12 @@ async function follow(services: Services, id: string, waitSeconds: number, ctx: 
   return (await services.agentRuns.get(id, ctx.caller)) as Run;
 }
 
-/** A short human line for one run event. */
-export function progressMessage(event: AgentEvent): string {
+/**
+ * A short human line for one run event: Trawl's words, so never a page's title nor a query a model
+ * wrote (both may carry a page's instructions); the run's own query (the caller's) is named, a source
+ * by its URL as normalised.
+ */
+export function progressMessage(event: AgentEvent, ownQuery?: string): string {
   const data = event.data;
   switch (event.event) {
     case 'agent_run.created':
@@ -143,9 +154,11 @@ export function progressMessage(event: AgentEvent): string {
     case 'agent_run.started':
       return 'Started researching';
     case 'agent_run.search':
-      return `Searching: ${String(data.query)}`;
+      return data.query === ownQuery && ownQuery !== undefined
+        ? `Searching: ${ownQuery}`
+        : 'Searching: a further query';
     case 'agent_run.source.added':
-      return `Found: ${String(data.title || data.url)}`;
+      return `Found: ${quotedUrl(String(data.url))}`;
     case 'agent_run.tool.progress': {
       const results = (data.item as { results?: number } | undefined)?.results;
       return results === undefined ? 'Search done' : `Search done: ${results} new source(s)`;

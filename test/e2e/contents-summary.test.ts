@@ -1,8 +1,9 @@
 /**
  * Model-written summaries on /contents and /search through the real REST door: pages from the loopback
  * fixture site and the document store, the model on a loopback Chat Completions server. Query focus, the
- * bounded page text, summary.schema with one repair, failures per page and for the whole request, the
- * cache, the concurrency bound; and, without a model, extractive summaries and a refused schema.
+ * bounded page text, summary.schema with one repair, failures per page (said in its status, never failing
+ * the request; a MODEL_FAILED warning on /search), the cache, the concurrency bound; and, without a
+ * model, extractive summaries and a refused schema.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
@@ -17,7 +18,7 @@ interface Result {
 }
 interface Body {
   results: Result[];
-  statuses: { id: string; status: string }[];
+  statuses: { id: string; status: string; message?: string }[];
   costDollars: { total: number };
   tag?: string;
   error?: string;
@@ -110,7 +111,7 @@ describe('/contents summaries written by the configured model', () => {
     expect(format.json_schema).toMatchObject({ name: 'summary', schema });
   });
 
-  it('asks once for a repair of invalid JSON; invalid twice fails that page, or the request when it is alone', async () => {
+  it('asks once for a repair of invalid JSON; invalid twice leaves that page without a summary, saying why', async () => {
     const schema = { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'] };
     model.enqueue('not json at all', { json: { count: 3 } });
     const repaired = await post('/contents', { urls: [PAGES[2]!.url], summary: { schema } });
@@ -129,12 +130,13 @@ describe('/contents summaries written by the configured model', () => {
     expect(model.requests).toHaveLength(3);
 
     const alone = await post('/contents', { urls: [PAGES[3]!.url], summary: { schema } });
-    expect(alone.status).toBe(502);
-    expect(alone.body.tag).toBe('UNABLE_TO_GENERATE_RESPONSE');
-    expect(alone.body.error).toMatch(/gpt-4o-mini.*count/);
+    expect(alone.status).toBe(200);
+    expect(alone.body.results[0]).not.toHaveProperty('summary');
+    expect(alone.body.statuses[0]).toMatchObject({ status: 'success' });
+    expect(alone.body.statuses[0]!.message).toMatch(/summary could not be written: .*summary\.schema.*\/count must be integer/); // prettier-ignore
   });
 
-  it('keeps a result without a summary when the model fails for its page, and never leaks the key', async () => {
+  it('keeps a result without a summary when the model fails for its page, and never leaks the key or the address', async () => {
     model.setReply((body) => (urlOf(body) === PAGES[0]!.url ? { status: 401 } : 'Fine summary.'));
     const res = await post('/contents', { urls: [PAGES[0]!.url, PAGES[1]!.url], summary: { query: 'failing' } });
     expect(res.status).toBe(200);
@@ -144,10 +146,14 @@ describe('/contents summaries written by the configured model', () => {
     model.setReply({ status: 401 });
     // another query, so the summary written above is not a cache hit
     const all = await post('/contents', { urls: [PAGES[0]!.url, PAGES[1]!.url], summary: { query: 'all failing' } });
-    expect(all.status).toBe(502);
-    expect(all.body.tag).toBe('UNABLE_TO_GENERATE_RESPONSE');
-    expect(all.body.error).toContain('gpt-4o-mini');
+    expect(all.status).toBe(200);
+    expect(all.body.results.map((r) => 'summary' in r)).toEqual([false, false]);
+    const messages = all.body.statuses.map((s) => s.message ?? '');
+    for (const message of messages) {
+      expect(message).toMatch(/^The summary could not be written: the language model failed \(HTTP 401\); the server log has the details under requestId [0-9a-f]{32}\.$/); // prettier-ignore
+    }
     expect(JSON.stringify(all.body)).not.toContain('sk-model-secret');
+    expect(JSON.stringify(all.body)).not.toContain(new URL(model.baseUrl).host);
   });
 
   it('answers a repeated request from the cache: no model call, no token cost', async () => {
@@ -193,6 +199,17 @@ describe('/search contents.summary with the configured model', () => {
     // the summaries' tokens are in the search's price, on top of the search itself ($0.005)
     expect(res.body.costDollars.total).toBeGreaterThan(0.005);
   });
+
+  it('answers the results without summaries when the model fails, with a MODEL_FAILED warning', async () => {
+    model.setReply({ status: 401 });
+    const res = await post('/search', { query: 'topic 4 sentence', type: 'instant', numResults: 2, contents: { summary: { query: 'failing again' } } }); // prettier-ignore
+    expect(res.status).toBe(200);
+    expect(res.body.results.length).toBeGreaterThan(0);
+    for (const r of res.body.results) expect(r).not.toHaveProperty('summary');
+    const warnings = (res.body as unknown as { warnings: { code: string; message: string }[] }).warnings;
+    expect(warnings.map((w) => w.code)).toEqual(['MODEL_FAILED']);
+    expect(warnings[0]!.message).toMatch(/\(the language model failed \(HTTP 401\); the server log has the details under requestId [0-9a-f]{32}\)$/); // prettier-ignore
+  });
 });
 
 describe('without a model', () => {
@@ -236,6 +253,7 @@ describe('a model that times out', () => {
     const res = await post('/contents', { urls: [PAGES[0]!.url, PAGES[1]!.url], summary: { query: 'slow' } }, slow);
     expect(res.status).toBe(200);
     expect(res.body.results[0]).not.toHaveProperty('summary');
+    expect(res.body.statuses[0]!.message).toMatch(/^The summary could not be written: the language model failed \(/);
     expect(res.body.results[1]!.summary).toBe('On time.');
   });
 });

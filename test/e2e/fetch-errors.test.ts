@@ -118,7 +118,7 @@ describe('a failed URL says why, beside the spec’s error', () => {
     [`${site}/forbidden`, 'CRAWL_HTTP_ERROR', 403, /answered 403$/],
     [`${site}/broken`, 'SOURCE_NOT_AVAILABLE', 500, /answered 500$/],
     [`${site}/big`, 'CRAWL_TOO_LARGE', null, /too large: the body is larger than the 65536-byte cap \(64 KiB, TRAWL_FETCH_MAX_BYTES\)/], // prettier-ignore
-    [`${site}/private/page`, 'CRAWL_ROBOTS_DISALLOWED', null, /^disallowed by robots\.txt: http:\/\/127\.0\.0\.1:\d+\/robots\.txt does not let Trawl's user agent fetch \/private\/page$/], // prettier-ignore
+    [`${site}/private/page`, 'CRAWL_ROBOTS_DISALLOWED', null, /^disallowed by robots\.txt: "http:\/\/127\.0\.0\.1:\d+\/robots\.txt" does not let Trawl's user agent fetch "http:\/\/127\.0\.0\.1:\d+\/private\/page"$/], // prettier-ignore
     [`${refused}/page`, 'SOURCE_NOT_AVAILABLE', null, /connection refused: the site is not reachable .*\(ECONNREFUSED\)/], // prettier-ignore
     [`${tlsSite}/ok`, 'CRAWL_UNKNOWN_ERROR', null, /TLS error: the certificate is self-signed \(DEPTH_ZERO_SELF_SIGNED_CERT\)/], // prettier-ignore
     ['http://no-such-host.trawl-test.invalid/docs', 'CRAWL_NOT_FOUND', null, /^no-such-host\.trawl-test\.invalid: DNS name not found: the host name does not resolve \(ENOTFOUND\)/], // prettier-ignore
@@ -179,7 +179,7 @@ describe('a page read but poorer than asked says how in its status message', () 
     const { statuses, raw } = await contents(t, { urls: [`${site}/with-links`], subpages: 2 });
     expect((raw.results as Json[])[0]!.subpages.map((s: Json) => s.url)).toEqual([`${site}/ok`]);
     expect(statuses[0]).toMatchObject({ status: 'success', source: 'crawled' });
-    expect(statuses[0]!.message).toMatch(/^1 subpage\(s\) could not be read: http:\/\/127\.0\.0\.1:\d+\/missing: .*answered 404\.$/); // prettier-ignore
+    expect(statuses[0]!.message).toMatch(/^1 subpage\(s\) could not be read: "http:\/\/127\.0\.0\.1:\d+\/missing": .*answered 404\.$/); // prettier-ignore
   });
 
   it('says when a cached copy stands in for a live fetch that failed', async () => {

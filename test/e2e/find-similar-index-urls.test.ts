@@ -78,7 +78,8 @@ describe('/findSimilar from a document of the index', () => {
 
   it('still reads http(s) URLs live (the same listener is reachable that way)', async () => {
     const res = await similar({ url: `http://127.0.0.1:${port}/page` });
-    expect(res.status).toBe(502);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ tag: 'FETCH_DOCUMENT_ERROR' });
     expect(connections).toBeGreaterThan(0);
   });
 });

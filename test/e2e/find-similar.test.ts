@@ -1,9 +1,10 @@
 // /findSimilar through the real REST door and the MCP tool: the source page read from a loopback site,
 // its distinctive terms ranking the stored documents, the page itself (and its site on request) left
 // out, the endpoint's filters applied, an unreadable URL answered with a tag, and the cost shape.
+import dns from 'node:dns';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { storedDoc } from '../helpers/documents.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
 import { postJson, startTestServer, type TestServer } from '../helpers/app.js';
@@ -103,11 +104,32 @@ describe('POST /findSimilar', () => {
     );
   });
 
-  it('answers an unreadable URL with a tag naming it', async () => {
+  it('answers an unreadable URL with 400 naming the url field, the URL and why', async () => {
     const res = await similar({ url: `${site.url}/missing` });
-    expect(res.status).toBe(502);
+    expect(res.status).toBe(400);
     expect(res.body.tag).toBe('FETCH_DOCUMENT_ERROR');
-    expect(res.body.error).toContain('/missing');
+    expect(res.body.error).toBe(
+      `url: "${site.url}/missing" could not be read to find pages like it: CRAWL_NOT_FOUND (127.0.0.1:${site.port} answered 404)`,
+    );
+  });
+
+  it('answers an unreachable .invalid URL with 400, not a 5xx', async () => {
+    // `.invalid` never resolves: answered as getaddrinfo answers it, without asking a name server
+    const realLookup = dns.lookup;
+    const lookup = vi.spyOn(dns, 'lookup').mockImplementation(((
+      host: string,
+      options: unknown,
+      callback: (...a: unknown[]) => void,
+    ) => {
+      // prettier-ignore
+      if (!host.endsWith('.invalid')) return (realLookup as (...a: unknown[]) => void)(host, options, callback);
+      const err = Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND', hostname: host });
+      process.nextTick(() => callback(err));
+    }) as typeof dns.lookup);
+    const res = await similar({ url: 'https://no-such-host.trawl-test.invalid/page' }).finally(() => lookup.mockRestore()); // prettier-ignore
+    expect(res.status).toBe(400);
+    expect(res.body.tag).toBe('FETCH_DOCUMENT_ERROR');
+    expect(res.body.error).toMatch(/^url: "https:\/\/no-such-host\.trawl-test\.invalid\/page" could not be read to find pages like it: CRAWL_NOT_FOUND \(.*DNS name not found/); // prettier-ignore
   });
 
   it('answers the MCP find_similar tool with 1,500 characters of page text by default, fenced', async () => {

@@ -190,7 +190,7 @@ describe('formats', () => {
     expect(ok.body.answer).toEqual(content);
     content = { phone: 'call the front desk', note: 'any text' };
     const bad = await send('POST', '/answer', { query: 'q', outputSchema: schema });
-    expect(bad.status).toBe(502);
+    expect(bad.status).toBe(500);
     expect(bad.body.tag).toBe('UNABLE_TO_GENERATE_RESPONSE');
     expect(bad.body.error).toMatch(/\/content\/phone must match format "phone"/);
   });

@@ -1,8 +1,9 @@
 /**
  * Synthesized answers on /search through the real REST door, written by a model on a loopback server
  * that speaks the Chat Completions wire format: text and object outputs with grounding, one repair of an
- * invalid answer, failing and slow models, schema limits, and `stream: true` read by hand, by the OpenAI
- * SDK's stream reader and by exa-js's streamSearch; a client that hangs up cancels the model call.
+ * invalid answer, failing and slow models (the results answered without the answer, with a warning),
+ * schema limits, and `stream: true` read by hand, by the OpenAI SDK's stream reader and by exa-js's
+ * streamSearch; a client that hangs up cancels the model call.
  */
 import { Exa } from 'exa-js';
 import { Stream } from 'openai/core/streaming';
@@ -118,7 +119,7 @@ describe('/search with outputSchema and a configured model', () => {
     expect((format.json_schema!.schema as { properties: { content: unknown } }).properties.content).toMatchObject({ properties: outputSchema.properties }); // prettier-ignore
   });
 
-  it('asks once for a repair of an invalid answer, then gives up with UNABLE_TO_GENERATE_RESPONSE', async () => {
+  it('asks once for a repair of an invalid answer, then answers the results without it, with a warning', async () => {
     const schema = { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'] };
     model.enqueue('not json at all', { json: { content: { count: 3 }, citations: { count: [1] } } });
     const repaired = await search({ query: 'undici pool', type: 'instant', outputSchema: schema });
@@ -130,22 +131,29 @@ describe('/search with outputSchema and a configured model', () => {
     model.reset();
     model.setReply({ json: { content: { count: 'three' }, citations: {} } });
     const failed = await search({ query: 'undici pool', type: 'instant', outputSchema: schema });
-    expect(failed.status).toBe(502);
-    expect(failed.body.tag).toBe('UNABLE_TO_GENERATE_RESPONSE');
-    expect(failed.body.error).toMatch(/count/);
+    expect(failed.status).toBe(200);
+    expect(failed.body).not.toHaveProperty('output');
+    expect((failed.body.results as unknown[]).length).toBeGreaterThan(0);
+    expect(failed.body.warnings).toEqual([
+      { code: 'MODEL_FAILED', message: expect.stringMatching(/did not match outputSchema after one repair: \/content\/count must be integer/) }, // prettier-ignore
+    ]);
     expect(model.requests).toHaveLength(2);
   });
 
-  it('turns a failing or slow model into UNABLE_TO_GENERATE_RESPONSE, never leaking the key', async () => {
+  it('answers the results without the answer of a failing or slow model, never its key, address or words', async () => {
     model.setReply({ status: 401, body: { error: { message: 'bad key' } } });
     const failing = await search({ query: 'undici pool', type: 'instant', outputSchema: { type: 'text' } });
-    expect(failing.status).toBe(502);
-    expect(failing.body.tag).toBe('UNABLE_TO_GENERATE_RESPONSE');
-    expect(JSON.stringify(failing.body)).not.toContain('sk-model-secret');
+    expect(failing.status).toBe(200);
+    expect(failing.body).not.toHaveProperty('output');
+    const [warning] = failing.body.warnings as { code: string; message: string }[];
+    expect(warning).toMatchObject({ code: 'MODEL_FAILED', message: expect.stringContaining('the language model failed (HTTP 401)') }); // prettier-ignore
+    for (const leak of ['sk-model-secret', 'bad key', new URL(model.baseUrl).host]) {
+      expect(JSON.stringify(failing.body)).not.toContain(leak);
+    }
     model.setReply({ content: 'late', delayMs: 5000 });
     const slow = await search({ query: 'undici pool', type: 'instant', outputSchema: { type: 'text' } });
-    expect(slow.status).toBe(502);
-    expect(slow.body.tag).toBe('UNABLE_TO_GENERATE_RESPONSE');
+    expect(slow.status).toBe(200);
+    expect(slow.body.warnings).toEqual([{ code: 'MODEL_FAILED', message: expect.stringContaining('did not answer in time') }]); // prettier-ignore
   });
 
   it('rejects output schemas beyond the limits, naming what is wrong', async () => {

@@ -262,9 +262,10 @@ export async function research(
       ctx.logger.info({ dropped: checked.dropped.length }, 'unverified contact fields set to null');
     const problem = await schemaProblems(schema, checked.value);
     if (problem) {
+      ctx.logger.warn({ problem: problem.text }, 'structured output does not match outputSchema');
       throw new ServiceError(
         'UNABLE_TO_GENERATE_RESPONSE',
-        `output.structured does not match outputSchema once unverified contact fields (${checked.dropped.join(', ') || 'none'}) are null: ${problem}. Make fields that may be unverifiable nullable and not required.`,
+        `output.structured does not match outputSchema once unverified contact fields (${checked.dropped.join(', ') || 'none'}) are null: ${problem.safe}. Make fields that may be unverifiable nullable and not required.`,
       );
     }
     structured = checked.value;

@@ -6,6 +6,7 @@
  */
 import { ServiceError } from '../../errors.js';
 import { FetchError } from '../../fetch/types.js';
+import { quotedUrl } from '../../lib/safe-text.js';
 import type { Embedder } from '../../providers/embeddings.js';
 import type { ChatModel } from '../../providers/model/types.js';
 import type { CacheStore } from '../../store/cache.js';
@@ -120,7 +121,7 @@ export function createContentsService(deps: ContentsDeps): ContentsService {
         outcomes.map(({ loaded }) => loaded && buildResult(loaded, input, rctx, (url) => settle(once(url), url, ctx))),
       );
       const extractive = !summaries && Boolean(input.summary);
-      outcomes.forEach((o, i) => noteDegraded(o.status, o.loaded, built[i]?.failedSubpages ?? [], extractive));
+      outcomes.forEach((o, i) => noteDegraded(o.status, o.loaded, built[i], extractive));
       const kept = built.filter((b) => b !== undefined && !b.dropped) as NonNullable<(typeof built)[number]>[];
       const results = kept.map((b) => b.main.result);
       const pages = kept.reduce((n, b) => n + 1 + b.subpages, 0);
@@ -156,11 +157,8 @@ function summariesFor(
   ctx: ServiceContext,
 ): SummaryRun | undefined {
   if (!input.summary) return undefined;
-  const model = chooseModel({
-    operator: models?.model,
-    client: ctx.clientModel,
-    preferClient: models?.preferClientModel,
-  });
+  const choice = { operator: models?.model, client: ctx.clientModel, preferClient: models?.preferClientModel };
+  const model = chooseModel(choice, ctx);
   if (models && model) return startSummaries(model, { cache: models.cache, price: models.price }, ctx);
   if (typeof input.summary === 'object' && input.summary.schema) {
     throw new ServiceError(
@@ -179,23 +177,29 @@ async function buildResult(
   input: FetchPlan,
   rctx: ResultContext,
   loadSubpage: (url: string) => Promise<{ status: ContentStatus; loaded?: LoadedPage }>,
-): Promise<{
-  main: BuiltResult;
-  loaded: LoadedPage;
-  dropped: boolean;
-  subpages: number;
-  failedSubpages: ContentStatus[];
-}> {
+): Promise<Built> {
   const main = await toResult(loaded, input, { ...rctx, textOffset: input.offset });
-  if (input.filterEmptyResults && isEmptyResult(main.result, input))
-    return { main, loaded, dropped: true, subpages: 0, failedSubpages: [] };
-  if (input.subpages === 0) return { main, loaded, dropped: false, subpages: 0, failedSubpages: [] };
+  const alone = { main, loaded, subpages: 0, failedSubpages: [], summaryFailed: main.summaryFailed };
+  if (input.filterEmptyResults && isEmptyResult(main.result, input)) return { ...alone, dropped: true };
+  if (input.subpages === 0) return { ...alone, dropped: false };
   const links = pickSubpages(loaded.page, input.subpages, input.subpageTarget);
   const subs = await Promise.all(links.map(loadSubpage));
   const subResults = await Promise.all(subs.flatMap((s) => (s.loaded ? [toResult(s.loaded, input, rctx)] : [])));
   main.result.subpages = subResults.map((b) => b.result);
   const failedSubpages = subs.flatMap((s) => (s.loaded ? [] : [s.status]));
-  return { main, loaded, dropped: false, subpages: subResults.length, failedSubpages };
+  const summaryFailed = main.summaryFailed ?? subResults.find((b) => b.summaryFailed)?.summaryFailed;
+  return { main, loaded, dropped: false, subpages: subResults.length, failedSubpages, summaryFailed };
+}
+
+/** One page's result as built: with its subpages, those that failed, and a summary that could not be written. */
+interface Built {
+  main: BuiltResult;
+  loaded: LoadedPage;
+  dropped: boolean;
+  subpages: number;
+  failedSubpages: ContentStatus[];
+  /** Why a summary asked for (of the page or a subpage) could not be written. */
+  summaryFailed?: string;
 }
 
 /** Subpage failures named in a status message at most; the rest are counted. */
@@ -207,24 +211,29 @@ const EXTRACTIVE_SUMMARY =
 
 /**
  * A page read, but poorer than asked, says how in its status `message` (the spec allows no top-level
- * field for it): a cached copy served because the live fetch failed, subpages that failed, an
- * extractive summary for want of a model.
+ * field for it): a cached copy served because the live fetch failed, subpages that failed (the page
+ * chose their URLs: named as normalised, quoted), a summary the model could not write, an extractive
+ * summary for want of a model.
  */
 function noteDegraded(
   status: ContentStatus,
   loaded: LoadedPage | undefined,
-  failedSubpages: ContentStatus[],
+  built: Pick<Built, 'failedSubpages' | 'summaryFailed'> | undefined,
   extractiveSummary: boolean,
 ): void {
   if (status.status !== 'success') return;
   const notes: string[] = loaded?.note ? [loaded.note] : [];
+  const failedSubpages = built?.failedSubpages ?? [];
   if (failedSubpages.length > 0) {
-    const named = failedSubpages.slice(0, NAMED_SUBPAGE_FAILURES).map((s) => `${s.id}: ${s.message ?? s.error?.tag}`);
+    const named = failedSubpages
+      .slice(0, NAMED_SUBPAGE_FAILURES)
+      .map((s) => `${quotedUrl(s.id)}: ${s.message ?? s.error?.tag}`);
     const more = failedSubpages.length - named.length;
     notes.push(
       `${failedSubpages.length} subpage(s) could not be read: ${named.join('; ')}${more > 0 ? `; and ${more} more` : ''}.`,
     );
   }
+  if (built?.summaryFailed) notes.push(`The summary could not be written: ${built.summaryFailed}.`);
   if (extractiveSummary) notes.push(EXTRACTIVE_SUMMARY);
   if (notes.length > 0) status.message = notes.join(' ');
 }
@@ -244,7 +253,7 @@ async function settle(
   } catch (err) {
     if (err instanceof FetchError) {
       ctx.logger.debug({ id, tag: err.tag, reason: err.message }, 'content fetch failed');
-      if (REFUSALS.has(err.tag)) ctx.onWarning?.(warning('FETCH_REFUSED', `${id}: ${err.message}`));
+      if (REFUSALS.has(err.tag)) ctx.onWarning?.(warning('FETCH_REFUSED', `${quotedUrl(id)}: ${err.message}`));
       const error = { tag: err.tag, httpStatusCode: err.httpStatusCode };
       return { status: { id, status: 'error', error, message: err.message } };
     }

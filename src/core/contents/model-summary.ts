@@ -1,11 +1,13 @@
 /**
  * Model-written summaries for one request: at most `SUMMARY_CONCURRENCY` model calls at once, each
  * summary cached by everything the model reads, schema-shaped summaries validated with one repair, and
- * the tokens of the summaries delivered priced. A page whose summary fails keeps its result without one;
- * a request none of whose summaries could be written fails (docs/contents.md, "Summaries").
+ * the tokens of the summaries delivered priced. A page whose summary fails keeps its result without one,
+ * and says why in safe words (its status `message`, a `MODEL_FAILED` warning); the request never fails
+ * for it (docs/contents.md, "Summaries").
  */
 import { createHash } from 'node:crypto';
 import { ServiceError } from '../../errors.js';
+import { warning } from '../warnings.js';
 import type { ChatModel, ChatRequest, TokenUsage } from '../../providers/model/types.js';
 import type { CacheStore } from '../../store/cache.js';
 import type { ServiceContext } from '../context.js';
@@ -28,14 +30,16 @@ export interface SummaryDeps {
   price?: Partial<ModelPrice>;
 }
 
+/** A summary that could not be written: why, in words the caller may read (no provider's words). */
+export interface SummaryFailure {
+  failed: string;
+}
+
 /** The summaries of one request. */
 export interface SummaryRun {
-  /** One page's summary: text, or JSON text for a schema; `''` for a page without text; undefined when it failed. */
-  summarize(page: Page, ask: SummaryAsk): Promise<string | undefined>;
-  /**
-   * Dollars of the model tokens of the summaries delivered (cache hits cost nothing).
-   * @throws ServiceError `UNABLE_TO_GENERATE_RESPONSE` when summaries were wanted and none could be written.
-   */
+  /** One page's summary: text, or JSON text for a schema; `''` for a page without text; why, when it failed. */
+  summarize(page: Page, ask: SummaryAsk): Promise<string | SummaryFailure>;
+  /** Dollars of the model tokens of the summaries delivered (cache hits and failures cost nothing). */
   finish(): number;
 }
 
@@ -48,8 +52,8 @@ interface Written {
 export function startSummaries(model: ChatModel, deps: SummaryDeps, ctx: ServiceContext): SummaryRun {
   const cache = deps.cache.namespace<{ summary: string }>('summary', SUMMARY_PROMPT_VERSION);
   const slots = createAdmissionQueue(SUMMARY_CONCURRENCY);
-  const inFlight = new Map<string, Promise<string | undefined>>();
-  const stats = { wanted: 0, delivered: 0, usage: { inputTokens: 0, outputTokens: 0 }, lastProblem: '' };
+  const inFlight = new Map<string, Promise<string | SummaryFailure>>();
+  const usage = { inputTokens: 0, outputTokens: 0 };
   const writer = `${model.provider}:${model.model}`;
   // The client's model (sampling) is named only "client": a key cannot tell one client's model from
   // another's, and each of its calls is the client's to approve and pay; so it is never cached.
@@ -65,13 +69,18 @@ export function startSummaries(model: ChatModel, deps: SummaryDeps, ctx: Service
     }
   };
 
-  const produce = async (page: Page, key: string, request: ChatRequest, ask: SummaryAsk) => {
+  const produce = async (
+    page: Page,
+    key: string,
+    request: ChatRequest,
+    ask: SummaryAsk,
+  ): Promise<string | SummaryFailure> => {
     const hit = await cached(key);
     if (hit !== undefined) return hit;
     try {
-      const { value } = await slots.run(() => write(model, request, ask.schema, ctx.signal), ctx.signal);
-      stats.usage.inputTokens += value.usage.inputTokens;
-      stats.usage.outputTokens += value.usage.outputTokens;
+      const { value } = await slots.run(() => write(model, request, ask.schema, ctx), ctx.signal);
+      usage.inputTokens += value.usage.inputTokens;
+      usage.outputTokens += value.usage.outputTokens;
       if (cacheable) {
         await cache.set(key, { summary: value.summary }, SUMMARY_CACHE_TTL_MS).catch((err: unknown) => {
           ctx.logger.warn({ err }, 'summary cache unwritable');
@@ -80,14 +89,17 @@ export function startSummaries(model: ChatModel, deps: SummaryDeps, ctx: Service
       return value.summary;
     } catch (err) {
       if (ctx.signal.aborted) throw err;
-      // a ServiceError's message is written for the caller; anything else stays in the log
+      // a ServiceError's message is written for the caller in safe words; anything else stays in the log
       const known = err instanceof ServiceError;
-      stats.lastProblem = known ? err.message : 'an unexpected error (see the server log)';
+      const failed = known
+        ? err.message
+        : `an unexpected error; the server log has the details under requestId ${ctx.requestId}`;
       ctx.logger.warn(
-        { url: page.url, writer, reason: stats.lastProblem, ...(known ? {} : { err }) },
+        { url: page.url, writer, reason: failed, ...(known ? {} : { err }) },
         'summary failed; result returned without one',
       );
-      return undefined;
+      ctx.onWarning?.(warning('MODEL_FAILED', failed));
+      return { failed };
     }
   };
 
@@ -95,7 +107,6 @@ export function startSummaries(model: ChatModel, deps: SummaryDeps, ctx: Service
     async summarize(page, ask) {
       const text = await summaryInput(page, ask.query);
       if (!text.trim()) return '';
-      stats.wanted++;
       const request = summaryRequest(page, text, ask);
       // everything the model reads, and who reads it: a repeat of any of it is the same summary
       const key = createHash('sha256')
@@ -103,18 +114,10 @@ export function startSummaries(model: ChatModel, deps: SummaryDeps, ctx: Service
         .digest('hex');
       let pending = inFlight.get(key);
       if (!pending) inFlight.set(key, (pending = produce(page, key, request, ask)));
-      const summary = await pending;
-      if (summary !== undefined) stats.delivered++;
-      return summary;
+      return pending;
     },
     finish() {
-      if (stats.wanted > 0 && stats.delivered === 0) {
-        throw new ServiceError(
-          'UNABLE_TO_GENERATE_RESPONSE',
-          `no summary could be written: the model (${model.model}) failed for every page (last: ${stats.lastProblem})`,
-        );
-      }
-      return modelCost(model, stats.usage, deps.price);
+      return modelCost(model, usage, deps.price);
     },
   };
 }
@@ -128,13 +131,13 @@ async function write(
   model: ChatModel,
   request: ChatRequest,
   schema: Record<string, unknown> | undefined,
-  signal: AbortSignal,
+  ctx: ServiceContext,
 ): Promise<Written> {
+  const { signal } = ctx;
   const reply = await model.complete(request, signal);
   if (!schema) {
     const summary = reply.content.trim();
-    if (!summary)
-      throw new ServiceError('UNABLE_TO_GENERATE_RESPONSE', `the model (${model.model}) returned an empty summary`);
+    if (!summary) throw new ServiceError('UNABLE_TO_GENERATE_RESPONSE', 'the language model returned an empty summary');
     return { summary, usage: reply.usage };
   }
   let usage = reply.usage;
@@ -143,7 +146,7 @@ async function write(
     const messages = [
       ...request.messages,
       { role: 'assistant' as const, content: reply.content },
-      repairMessage(parsed.problem),
+      repairMessage(parsed.problem.text),
     ];
     const repaired = await model.complete({ ...request, messages }, signal);
     usage = {
@@ -153,9 +156,11 @@ async function write(
     parsed = await parseJsonReply(repaired.content, schema);
   }
   if (parsed.problem) {
+    const { text, safe } = parsed.problem;
+    ctx.logger.warn({ model: model.model, problem: text }, 'model summary failed validation after a repair');
     throw new ServiceError(
       'UNABLE_TO_GENERATE_RESPONSE',
-      `the model (${model.model}) did not produce a summary matching summary.schema after one repair: ${parsed.problem}`,
+      `the language model's summary did not match summary.schema after one repair: ${safe}`,
     );
   }
   return { summary: JSON.stringify(parsed.value), usage };

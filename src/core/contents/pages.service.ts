@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '../../lib/logger.js';
 import { createLru } from '../../lib/lru.js';
+import { quotedUrl } from '../../lib/safe-text.js';
 import type { CacheStore } from '../../store/cache.js';
 import type { PageStore } from '../code/index/doc-examples.js';
 import { FetchError, type Fetcher, type FetchRequest, type RawResponse } from '../../fetch/types.js';
@@ -110,7 +111,7 @@ export function createPagesService(deps: PagesDeps): PagesService {
     if (!deps.fetcher.canRender) {
       throw new FetchError(
         'CRAWL_NEEDS_BROWSER',
-        `${raw.url} builds its content with JavaScript and no browser is configured (set TRAWL_BROWSER to a Chromium executable)`,
+        `${quotedUrl(raw.url)} builds its content with JavaScript and no browser is configured (set TRAWL_BROWSER to a Chromium executable)`,
       );
     }
     const rendered = await deps.fetcher.fetch({

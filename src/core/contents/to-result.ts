@@ -3,6 +3,7 @@
  * summary, extras). Shared by /contents and, later, /search and /findSimilar.
  */
 import type { Embedder } from '../../providers/embeddings.js';
+import type { SummaryFailure } from './model-summary.js';
 import type { Page, SectionKind } from './page.js';
 import type { LoadedPage } from './pages.service.js';
 import { selectHighlights } from './highlights.js';
@@ -51,10 +52,10 @@ export interface ResultContext {
   /** Called when the embeddings provider fails and highlights fall back to lexical scores. */
   onEmbedderError?: (err: unknown) => void;
   /**
-   * Writes summaries with a language model (model-summary.ts); undefined means it failed and the result
-   * goes without one. Absent: summaries are extractive.
+   * Writes summaries with a language model (model-summary.ts); a failure says why, and the result goes
+   * without one. Absent: summaries are extractive.
    */
-  summarize?: (page: Page, ask: SummaryAsk) => Promise<string | undefined>;
+  summarize?: (page: Page, ask: SummaryAsk) => Promise<string | SummaryFailure>;
 }
 
 /** A result plus what the doors may want to say about it (not part of the wire object). */
@@ -62,6 +63,8 @@ export interface BuiltResult {
   result: Record<string, unknown> & { title: string; url: string; id: string };
   /** Length of the whole rendered text before offset and `maxCharacters` (when text was asked for). */
   textLength?: number;
+  /** Why the summary asked for could not be written, in safe words (the status `message` says it). */
+  summaryFailed?: string;
 }
 
 const asObject = <T extends object>(value: boolean | T | null | undefined): T | undefined =>
@@ -81,6 +84,7 @@ export async function toResult(loaded: LoadedPage, options: ContentOptions, rctx
   if (page.image) result.image = page.image;
   if (page.favicon) result.favicon = page.favicon;
   let textLength: number | undefined;
+  let summaryFailed: string | undefined;
 
   const text = asObject(options.text);
   if (text) {
@@ -109,12 +113,13 @@ export async function toResult(loaded: LoadedPage, options: ContentOptions, rctx
   if (summary) {
     const ask: SummaryAsk = { query: summary.query ?? rctx.query, schema: summary.schema };
     const written = rctx.summarize ? await rctx.summarize(page, ask) : extractiveSummary(page, { query: ask.query });
-    if (written !== undefined) result.summary = written;
+    if (typeof written === 'string') result.summary = written;
+    else summaryFailed = written.failed;
   }
 
   const extras = extrasOf(loaded, options.extras);
   if (extras) result.extras = extras;
-  return { result, textLength };
+  return { result, textLength, ...(summaryFailed ? { summaryFailed } : {}) };
 }
 
 function extrasOf(loaded: LoadedPage, wanted: ExtrasIn | null | undefined): Record<string, unknown> | undefined {

@@ -3,6 +3,7 @@
  * pipeline, fused by reciprocal rank, filtered, and turned into results with contents from the
  * contents pipeline. A slow or failing provider degrades the answer with a warning, never an error.
  */
+import { ServiceError } from '../../errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { WebSearchProvider } from '../../providers/search/types.js';
 import type { DocumentsRepo } from '../../store/documents.repo.js';
@@ -124,8 +125,15 @@ export function createSearchService(deps: SearchDeps): SearchService {
       const found = await search(plan, ctx);
       // `stream` through a door that cannot stream (an MCP tool) still gets its answer, whole
       if (!plan.answer) return found.response;
-      const answer = await deps.synthesis.answer(await synthesisRequest(plan, found, ctx), ctx);
-      return withAnswer(found, answer, started);
+      try {
+        const answer = await deps.synthesis.answer(await synthesisRequest(plan, found, ctx), ctx);
+        return withAnswer(found, answer, started);
+      } catch (err) {
+        // the results stand without the answer the model failed to write; the warning says so
+        if (!(err instanceof ServiceError) || err.tag !== 'UNABLE_TO_GENERATE_RESPONSE') throw err;
+        ctx.onWarning?.(warning('MODEL_FAILED', err.message));
+        return found.response;
+      }
     },
     async *stream(plan, ctx) {
       const started = performance.now();

@@ -4,6 +4,7 @@
  * under the endpoint's filters; with an embeddings provider its nearest pages are fused in too.
  */
 import { ServiceError } from '../../errors.js';
+import { quotedUrl } from '../../lib/safe-text.js';
 import { FetchError } from '../../fetch/types.js';
 import type { DocumentsRepo } from '../../store/documents.repo.js';
 import type { ServiceContext } from '../context.js';
@@ -135,7 +136,7 @@ type PolicyTag = 'CRAWL_PRIVATE_ADDRESS' | 'CRAWL_ROBOTS_DISALLOWED';
 const POLICY_REFUSALS: ReadonlySet<string> = new Set<PolicyTag>(['CRAWL_PRIVATE_ADDRESS', 'CRAWL_ROBOTS_DISALLOWED']);
 
 /**
- * The source page: the stored or cached copy, else a live fetch; unreadable → `FETCH_DOCUMENT_ERROR`.
+ * The source page: the stored or cached copy, else a live fetch; unreadable → `FETCH_DOCUMENT_ERROR` (400).
  * A URL of another scheme is read from the index only (see `readIndexed`).
  */
 async function readSource(deps: SimilarDeps, url: string, ctx: ServiceContext) {
@@ -161,13 +162,9 @@ async function readSource(deps: SimilarDeps, url: string, ctx: ServiceContext) {
       throw new ServiceError('INVALID_REQUEST_BODY', `url: ${err.message}`, { field: 'url' });
     }
     if (err instanceof FetchError) {
-      throw new ServiceError(
-        'FETCH_DOCUMENT_ERROR',
-        `could not read ${url} to find pages like it: ${err.tag} (${err.message})`,
-        {
-          field: 'url',
-        },
-      );
+      // the caller's 400: the page it named cannot be read (the fetch messages are in safe words)
+      const why = `url: ${quotedUrl(url)} could not be read to find pages like it: ${err.tag} (${err.message})`;
+      throw new ServiceError('FETCH_DOCUMENT_ERROR', why, { field: 'url' });
     }
     throw err;
   }

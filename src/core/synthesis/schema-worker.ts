@@ -84,6 +84,15 @@ function describe(errors) {
     return (e.instancePath || '(root)') + ' ' + (e.message || 'is invalid') + extra;
   }).join('; ');
 }
+// the same for the caller: the value's field names are the model's words, so a path that is not made of
+// identifiers is not repeated, nor the name of an extra property (the messages are Ajv's, on the schema)
+const SAFE_PATH = new RegExp('^(/[A-Za-z0-9_-]{1,64}){1,16}$');
+function describeSafely(errors) {
+  return (errors || []).slice(0, 5).map((e) => {
+    const path = !e.instancePath ? '(root)' : SAFE_PATH.test(e.instancePath) ? e.instancePath : 'a field the model named';
+    return path + ' ' + (e.message || 'is invalid');
+  }).join('; ');
+}
 renew();
 parentPort.on('message', (job) => {
   let entry;
@@ -95,7 +104,8 @@ parentPort.on('message', (job) => {
   }
   if (job.kind === 'compile') return parentPort.postMessage({ id: job.id });
   const valid = entry.validate(job.value);
-  parentPort.postMessage({ id: job.id, errors: valid ? undefined : describe(entry.validate.errors) });
+  const errors = entry.validate.errors;
+  parentPort.postMessage({ id: job.id, errors: valid ? undefined : describe(errors), safeErrors: valid ? undefined : describeSafely(errors) });
 });
 parentPort.postMessage({ ready: true });
 `;
@@ -105,6 +115,7 @@ interface Reply {
   ready?: boolean;
   compileError?: string;
   errors?: string;
+  safeErrors?: string;
 }
 
 interface Job {
@@ -217,17 +228,30 @@ export async function compileProblem(schema: object): Promise<string | undefined
   return (await run('compile', textOf(schema))).compileError;
 }
 
+/** Why a value does not follow a schema: in full (for the model to fix, and the log), and for the caller. */
+export interface SchemaProblem {
+  /** Up to five `path message` items, the value's own field names included. */
+  text: string;
+  /** The same without names the value chose (a path not made of identifiers, an extra property's name). */
+  safe: string;
+}
+
 /**
  * Validates `value` against `schema` in the worker: why it does not follow it (up to five errors, for a
  * model to fix), or undefined when it does. Throws INVALID_JSON_SCHEMA when the schema does not compile
  * or validating takes longer than the deadline.
  */
 export async function validationProblems(schema: object, value: unknown): Promise<string | undefined> {
+  return (await validationProblem(schema, value))?.text;
+}
+
+/** `validationProblems`, with the form an error message may show the caller beside it. Same throws. */
+export async function validationProblem(schema: object, value: unknown): Promise<SchemaProblem | undefined> {
   const reply = await run('validate', textOf(schema), value);
   if (reply.compileError) {
     throw new ServiceError('INVALID_JSON_SCHEMA', `the JSON Schema does not compile: ${reply.compileError}`);
   }
-  return reply.errors;
+  return reply.errors === undefined ? undefined : { text: reply.errors, safe: reply.safeErrors ?? reply.errors };
 }
 
 /** Stops the worker (tests, benchmarks); the next job starts a new one. */

@@ -77,7 +77,7 @@ const add = (a: TokenUsage, b: TokenUsage): TokenUsage => ({
 export function createSynthesis(deps: SynthesisDeps): Synthesis {
   const maxTokens = deps.maxTokens ?? 1200;
   const modelFor = (ctx: ServiceContext) =>
-    chooseModel({ operator: deps.model, client: ctx.clientModel, preferClient: deps.preferClientModel });
+    chooseModel({ operator: deps.model, client: ctx.clientModel, preferClient: deps.preferClientModel }, ctx);
   const costOf = (model: ChatModel, usage: TokenUsage) => modelCost(model, usage, deps.price);
   const finish = (
     model: ChatModel,
@@ -101,19 +101,25 @@ export function createSynthesis(deps: SynthesisDeps): Synthesis {
     let usage = reply.usage;
     let parsed = await parseJsonReply<Envelope>(reply.content, envelope);
     if (parsed.problem) {
-      ctx.logger.info({ problem: parsed.problem }, 'model answer failed validation; asking once for a repair');
+      ctx.logger.info({ problem: parsed.problem.text }, 'model answer failed validation; asking once for a repair');
       const repair = {
         ...call,
-        messages: [...messages, { role: 'assistant' as const, content: reply.content }, repairMessage(parsed.problem)],
+        messages: [
+          ...messages,
+          { role: 'assistant' as const, content: reply.content },
+          repairMessage(parsed.problem.text),
+        ],
       };
       reply = await model.complete(repair, ctx.signal);
       usage = add(usage, reply.usage);
       parsed = await parseJsonReply<Envelope>(reply.content, envelope);
     }
     if (parsed.problem || !parsed.value) {
+      const problem = parsed.problem ?? { text: 'no value', safe: 'no value' };
+      ctx.logger.warn({ model: model.model, problem: problem.text }, 'model answer failed validation after a repair');
       throw new ServiceError(
         'UNABLE_TO_GENERATE_RESPONSE',
-        `the model (${model.model}) did not produce an answer matching outputSchema after one repair: ${parsed.problem}`,
+        `the language model's answer did not match outputSchema after one repair: ${problem.safe}`,
       );
     }
     const { content, citations } = parsed.value;
@@ -125,8 +131,7 @@ export function createSynthesis(deps: SynthesisDeps): Synthesis {
     const reply = await model.complete({ messages, maxTokens }, ctx.signal);
     const { text, cited } = readCitations(reply.content);
     const content = text.trim();
-    if (!content)
-      throw new ServiceError('UNABLE_TO_GENERATE_RESPONSE', `the model (${model.model}) returned an empty answer`);
+    if (!content) throw new ServiceError('UNABLE_TO_GENERATE_RESPONSE', 'the language model returned an empty answer');
     return finish(model, content, [groundField('content', content, cited, req.sources)], reply.usage);
   };
 

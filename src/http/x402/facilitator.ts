@@ -66,6 +66,14 @@ const SettleAnswer = z.object({
   amount: optional,
 });
 
+/** A failed call in Trawl's words: the HTTP status, or the kind of failure (never the answer's text). */
+function failureReason(err: unknown): string {
+  const { httpStatusCode: status, tag } = err as { httpStatusCode?: unknown; tag?: unknown };
+  if (typeof status === 'number') return `HTTP ${status}`;
+  if (tag === 'CRAWL_TIMEOUT') return 'it did not answer in time';
+  return 'it could not be reached';
+}
+
 /** Drops absent fields so the result (and the `PAYMENT-RESPONSE` built from it) carries only what was said. */
 const compact = <T extends object>(value: T): T =>
   Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
@@ -116,12 +124,11 @@ export function createFacilitatorClient(options: {
   const root = base.href.replace(/\/+$/, '');
   const headers: Record<string, string> = options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {};
   const timeoutMs = options.timeoutMs ?? DEFAULT_FACILITATOR_TIMEOUT_MS;
-  const unavailable = (op: string, detail: string, cause?: unknown) =>
-    new ServiceError(
-      'SERVICE_UNAVAILABLE',
-      `The x402 facilitator at ${base.host} could not ${op} the payment: ${detail}`,
-      { cause },
-    );
+  // the caller reads what failed in Trawl's words; the facilitator's address and answer are for the log
+  const unavailable = (op: string, reason: string, detail: string, cause?: unknown) =>
+    new ServiceError('SERVICE_UNAVAILABLE', `The x402 facilitator could not ${op} the payment (${reason})`, {
+      cause: new Error(`the x402 facilitator at ${base.host}: ${detail}`, { cause }),
+    });
 
   const call = async <S extends z.ZodType>(
     op: 'verify' | 'settle',
@@ -141,10 +148,13 @@ export function createFacilitatorClient(options: {
       if (signal?.aborted) throw err;
       answer = answerInError(err);
       if (!schema.safeParse(answer).success)
-        throw unavailable(op, err instanceof Error ? err.message : String(err), err);
+        throw unavailable(op, failureReason(err), err instanceof Error ? err.message : String(err), err);
     }
     const parsed = schema.safeParse(answer);
-    if (!parsed.success) throw unavailable(op, `its answer is not an x402 ${op} response (${issueText(parsed.error)})`);
+    if (!parsed.success) {
+      const detail = `its answer is not an x402 ${op} response (${issueText(parsed.error)})`;
+      throw unavailable(op, `its answer is not an x402 ${op} response`, detail);
+    }
     return parsed.data;
   };
 

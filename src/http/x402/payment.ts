@@ -12,6 +12,8 @@ import type { Context } from 'hono';
 import type { Config } from '../../config/config.js';
 import type { ServiceContext } from '../../core/context.js';
 import type { Operation } from '../../ops/define-op.js';
+import { ServiceError } from '../../errors.js';
+import { safeToken } from '../../lib/safe-text.js';
 import { HttpError } from '../http-error.js';
 import { createFacilitatorClient, type FacilitatorClient, type PostJson } from './facilitator.js';
 import {
@@ -61,6 +63,21 @@ const challengeError = (challenge: PaymentChallenge, message: string) =>
   });
 
 /**
+ * `call`, whose failure (`SERVICE_UNAVAILABLE`, in Trawl's words) is logged with the facilitator's
+ * detail (its address and answer) and answered pointing to that log line.
+ */
+async function reported<T>(ctx: ServiceContext, call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (err) {
+    if (!(err instanceof ServiceError) || err.tag !== 'SERVICE_UNAVAILABLE') throw err;
+    ctx.logger.warn({ reason: (err.cause as Error | undefined)?.message }, 'x402 facilitator failed');
+    const message = `${err.message}; the server log has the details under requestId ${ctx.requestId}`;
+    throw new ServiceError('SERVICE_UNAVAILABLE', message, { cause: err });
+  }
+}
+
+/**
  * Requires an x402 payment for `op` with `input` (already validated): throws the 402 challenge when
  * there is none or it does not verify; returns the verified payment otherwise.
  */
@@ -92,21 +109,24 @@ export async function requirePayment(
       'The payment does not answer this challenge (scheme, network, amount, asset or payTo differ).',
     );
   }
-  const verified = await setup.facilitator.verify(payment, requirement, ctx.signal);
+  const verified = await reported(ctx, setup.facilitator.verify(payment, requirement, ctx.signal));
   if (!verified.isValid) {
+    // the facilitator's free text goes to the log; its reason code is named when it is a token
+    ctx.logger.info({ reason: verified.invalidReason, detail: verified.invalidMessage }, 'x402 payment refused');
     throw challengeError(
       challenge,
-      `The payment was not accepted: ${verified.invalidReason ?? 'invalid'}${verified.invalidMessage ? ` (${verified.invalidMessage})` : ''}.`,
+      `The payment was not accepted: ${safeToken(verified.invalidReason ?? 'invalid', 'invalid')}.`,
     );
   }
   ctx.logger.info({ operation: op.name, payer: verified.payer, amount: requirement.amount }, 'x402 payment verified');
   return {
     async settle() {
-      const settled = await setup.facilitator.settle(payment, requirement, ctx.signal);
+      const settled = await reported(ctx, setup.facilitator.settle(payment, requirement, ctx.signal));
       if (!settled.success) {
+        ctx.logger.info({ reason: settled.errorReason, detail: settled.errorMessage }, 'x402 settlement refused');
         throw challengeError(
           challenge,
-          `The payment could not be settled: ${settled.errorReason ?? 'failed'}${settled.errorMessage ? ` (${settled.errorMessage})` : ''}.`,
+          `The payment could not be settled: ${safeToken(settled.errorReason ?? 'failed', 'failed')}.`,
         );
       }
       c.header(PAYMENT_RESPONSE_HEADER, encodeHeader(settled));

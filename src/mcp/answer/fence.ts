@@ -5,6 +5,7 @@
  * source is named in the opening marker as a JSON string, so a URL cannot break out of it either.
  */
 import { randomBytes } from 'node:crypto';
+import { jsonQuote } from '../../lib/safe-text.js';
 
 /** The sentence the server's instructions and content tools' descriptions carry. */
 export const FENCE_NOTICE =
@@ -25,11 +26,7 @@ export function createFence(contents: readonly string[]): Fence {
   while (contents.some((c) => c.includes(nonce))) nonce = randomBytes(6).toString('hex');
   return {
     nonce,
-    wrap: (source, content) => `<untrusted-${nonce} source=${quote(source)}>\n${content}\n</untrusted-${nonce}>`,
+    // the source as a JSON string with `<` and `>` escaped too, so it reads as one value inside the marker
+    wrap: (source, content) => `<untrusted-${nonce} source=${jsonQuote(source)}>\n${content}\n</untrusted-${nonce}>`,
   };
-}
-
-/** A source as a JSON string with `<` and `>` escaped too, so it reads as one value inside the marker. */
-function quote(source: string): string {
-  return JSON.stringify(source).replace(/</g, '\\u003c').replace(/>/g, '\\u003e');
 }

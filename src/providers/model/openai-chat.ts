@@ -7,7 +7,14 @@ import { realSleep, retryDelay, type Sleep } from '../../fetch/retry.js';
 import type { Logger } from '../../lib/logger.js';
 import { safeExcerpt } from '../../lib/redact.js';
 import type { PostJson } from '../embeddings.js';
-import type { ChatChunk, ChatModel, ChatRequest, ChatResult, TokenUsage } from './types.js';
+import {
+  ModelError,
+  type ChatChunk,
+  type ChatModel,
+  type ChatRequest,
+  type ChatResult,
+  type TokenUsage,
+} from './types.js';
 
 /** The streaming POST of src/fetch/api-client.ts (`createApiClient(...).postStream`): SSE `data:` payloads. */
 export type PostStream = (
@@ -49,7 +56,7 @@ type JsonMode = 'json_schema' | 'json_object' | 'none';
 const JSON_MODES: JsonMode[] = ['json_schema', 'json_object', 'none'];
 const RETRYABLE_TAGS = new Set(['CRAWL_TIMEOUT', 'SOURCE_NOT_AVAILABLE']);
 const PROVIDER = 'openai-compatible';
-/** Longest message of a failed call (its status, and an excerpt of the error body within). */
+/** Longest detail of a failed call for the log (its status, and an excerpt of the error body within). */
 const REASON_CHARS = 700;
 
 /** The strongest JSON mode the request asks for that the server has not refused. */
@@ -117,7 +124,11 @@ function toUsage(raw: unknown, request: ChatRequest, content: string): TokenUsag
   };
 }
 
-type Fail = (message: string, cause?: unknown) => ServiceError;
+/**
+ * A failure: `reason` in Trawl's words (the caller reads it), `detail` with what the server said (the
+ * server log reads it).
+ */
+type Fail = (reason: string, detail: string, cause?: unknown) => ServiceError;
 
 const errorText = (body: unknown) => {
   const error = (body as { error?: unknown } | null)?.error;
@@ -135,14 +146,19 @@ interface CompletionBody {
 function toResult(body: CompletionBody, request: ChatRequest, model: string, fail: Fail): ChatResult {
   const choice = Array.isArray(body?.choices) ? body.choices[0] : undefined;
   const refusal = choice?.message?.refusal;
-  if (typeof refusal === 'string' && refusal) throw fail(`the model refused: ${refusal.slice(0, 300)}`);
+  if (typeof refusal === 'string' && refusal) {
+    throw fail('it refused to answer', `the model refused: ${refusal.slice(0, 300)}`);
+  }
   const content = choice?.message?.content;
   if (typeof content !== 'string') {
     const error = errorText(body);
-    throw fail(error ? `answered an error: ${error}` : 'answered without choices[0].message.content');
+    if (error) throw fail('it answered an error', `answered an error: ${error}`);
+    throw fail('its answer had no content', 'answered without choices[0].message.content');
   }
   const finishReason = typeof choice?.finish_reason === 'string' ? choice.finish_reason : null;
-  if (!content.trim()) throw fail(`returned an empty completion (finish_reason ${finishReason})`);
+  if (!content.trim()) {
+    throw fail('it returned an empty completion', `returned an empty completion (finish_reason ${finishReason})`);
+  }
   const answeredBy = typeof body.model === 'string' && body.model ? body.model : model;
   return { content, usage: toUsage(body.usage, request, content), model: answeredBy, finishReason };
 }
@@ -165,10 +181,10 @@ function readChunk(data: string, state: StreamState, fail: Fail): string {
   try {
     chunk = JSON.parse(data) as typeof chunk;
   } catch (err) {
-    throw fail(`streamed malformed JSON: ${data.slice(0, 100)}`, err);
+    throw fail('it streamed malformed data', `streamed malformed JSON: ${data.slice(0, 100)}`, err);
   }
   const error = errorText(chunk);
-  if (error) throw fail(`streamed an error: ${error}`);
+  if (error) throw fail('it streamed an error', `streamed an error: ${error}`);
   if (typeof chunk?.model === 'string' && chunk.model) state.model = chunk.model;
   if (chunk?.usage) state.usage = chunk.usage;
   const choice = Array.isArray(chunk?.choices) ? chunk.choices[0] : undefined;
@@ -179,8 +195,13 @@ function readChunk(data: string, state: StreamState, fail: Fail): string {
 
 function toStreamResult(state: StreamState, request: ChatRequest, fail: Fail): ChatResult {
   const content = state.parts.join('');
-  if (!state.finished && state.finishReason === null) throw fail('the stream ended before the model finished');
-  if (!content.trim()) throw fail(`streamed an empty completion (finish_reason ${state.finishReason})`);
+  if (!state.finished && state.finishReason === null) {
+    throw fail('its stream ended early', 'the stream ended before the model finished');
+  }
+  if (!content.trim()) {
+    const detail = `streamed an empty completion (finish_reason ${state.finishReason})`;
+    throw fail('it streamed an empty completion', detail);
+  }
   const usage = toUsage(state.usage, request, content);
   return { content, usage, model: state.model, finishReason: state.finishReason };
 }
@@ -226,7 +247,10 @@ async function withRetries<T>(
   for (let retry = 0; ;) {
     signal?.throwIfAborted();
     const remainingMs = deadline - ctx.now();
-    if (remainingMs <= 0) throw fail(`no answer within ${timeoutMs} ms (${retry + 1} attempts)`);
+    if (remainingMs <= 0) {
+      const words = `no answer within ${timeoutMs} ms (${retry + 1} attempts)`;
+      throw fail(words, words);
+    }
     const body = toWireBody(model, request, ctx.quirks, stream);
     try {
       return await send(body, remainingMs);
@@ -239,7 +263,9 @@ async function withRetries<T>(
         continue;
       }
       const waitMs = waitBeforeRetry(ctx, err, retry, deadline - ctx.now());
-      if (waitMs === undefined) throw fail(`request failed: ${(err as Error).message ?? String(err)}`, err);
+      if (waitMs === undefined) {
+        throw fail(requestReason(err), `request failed: ${(err as Error).message ?? String(err)}`, err);
+      }
       const status = (err as { httpStatusCode?: unknown }).httpStatusCode;
       logger?.warn({ provider: host, model, status, retry: retry + 1, waitMs }, 'model call failed; retrying');
       await ctx.sleep(waitMs, signal).catch((sleepErr: unknown) => {
@@ -273,18 +299,29 @@ async function* toChunks(
   } catch (err) {
     if (signal?.aborted) throw signal.reason;
     if (err instanceof ServiceError) throw err;
-    throw ctx.fail(`the stream failed: ${(err as Error).message ?? String(err)}`, err);
+    throw ctx.fail(requestReason(err), `the stream failed: ${(err as Error).message ?? String(err)}`, err);
   }
   yield { type: 'done', result: toStreamResult(state, request, ctx.fail) };
+}
+
+/** A failed request in Trawl's words: its HTTP status, or what kind of failure it was (never its text). */
+function requestReason(err: unknown): string {
+  const { httpStatusCode: status, tag } = err as { httpStatusCode?: unknown; tag?: unknown };
+  if (typeof status === 'number') return `HTTP ${status}`;
+  if (tag === 'CRAWL_TIMEOUT' || tag === 'CRAWL_LIVECRAWL_TIMEOUT') return 'it did not answer in time';
+  if (tag === 'SOURCE_NOT_AVAILABLE' || tag === 'CRAWL_NOT_FOUND') return 'it could not be reached';
+  if (tag === 'CRAWL_TOO_LARGE') return 'its answer was too large';
+  return 'the request failed';
 }
 
 /**
  * A `ChatModel` speaking OpenAI Chat Completions. Retries 408/429/5xx, resets and timeouts with backoff
  * and jitter (a 429's Retry-After when it fits in the time left), never other 4xx. Parameters a server
  * refuses with 400/422 (json_schema → json_object → prompt only, `stream_options`, `max_tokens`,
- * `temperature`) are dropped and remembered for the instance's later calls. Throws `ServiceError`
- * `UNABLE_TO_GENERATE_RESPONSE` naming host, model and status, never the key; an aborted signal rejects
- * with its reason and closes the request.
+ * `temperature`) are dropped and remembered for the instance's later calls. Throws `ModelError`
+ * (`UNABLE_TO_GENERATE_RESPONSE`) whose message says what failed in Trawl's words (the status, a
+ * time-out) and whose `detail` names host, model, status and an excerpt of the answer for the log, never
+ * the key; an aborted signal rejects with its reason and closes the request.
  */
 export function createOpenAiChatModel(options: OpenAiChatModelOptions): ChatModel {
   const url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
@@ -306,11 +343,11 @@ export function createOpenAiChatModel(options: OpenAiChatModelOptions): ChatMode
     sleep: options.sleep ?? realSleep,
     now: options.now ?? Date.now,
     logger: options.logger,
-    fail: (message, cause) => {
-      const raw = `model ${model} at ${host}: ${message}`;
+    fail: (reason, detail, cause) => {
+      const raw = `model ${model} at ${host}: ${detail}`;
       const text = safeExcerpt(raw, [apiKey], REASON_CHARS);
       // a cause whose message held the key (or a long body) would carry it into logs: keep it only when clean
-      return new ServiceError('UNABLE_TO_GENERATE_RESPONSE', text, { cause: text === raw ? cause : undefined });
+      return new ModelError(reason, text, { cause: text === raw ? cause : undefined });
     },
   };
   return {

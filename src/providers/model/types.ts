@@ -3,6 +3,7 @@
  * counts, whole or streamed. Implemented by an OpenAI-compatible Chat Completions client and by MCP
  * sampling (the calling client's own model).
  */
+import { ServiceError } from '../../errors.js';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -42,6 +43,26 @@ export interface ChatResult {
 /** A piece of a streamed completion: text as it arrives, then one final piece with the usage. */
 export type ChatChunk = { type: 'text'; text: string } | { type: 'done'; result: ChatResult };
 
+/**
+ * A model's failure (`UNABLE_TO_GENERATE_RESPONSE`): the message in Trawl's words only (`the language
+ * model failed (HTTP 500)`), since the provider's answer may say anything; `detail` (the provider's
+ * address, the status and an excerpt of its answer, keys removed) is for the server log, never an answer.
+ */
+export class ModelError extends ServiceError {
+  readonly detail: string;
+
+  constructor(reason: string, detail: string, options: { cause?: unknown } = {}) {
+    super('UNABLE_TO_GENERATE_RESPONSE', `the language model failed (${reason})`, options);
+    this.detail = detail;
+  }
+}
+
+/** What the server log may say of a model's failure: its detail, or the message of any other error. */
+export function failureDetail(err: unknown): string {
+  if (err instanceof ModelError) return err.detail;
+  return err instanceof Error ? err.message : String(err);
+}
+
 export interface ChatModel {
   /** Short stable name for logs and costs: `openai-compatible`, `mcp-sampling`. */
   readonly provider: string;
@@ -49,9 +70,9 @@ export interface ChatModel {
   readonly model: string;
   /**
    * One completion. Retries transient failures (429, 5xx, resets) with backoff inside the timeout.
-   * Throws `ServiceError` `UNABLE_TO_GENERATE_RESPONSE` naming the provider (never its key) when the
-   * model fails, times out or answers garbage; a cancelled `signal` rejects with its reason and stops
-   * the call.
+   * Throws `ModelError` (`UNABLE_TO_GENERATE_RESPONSE`, in safe words; the provider, never its key, in
+   * its `detail`) when the model fails, times out or answers garbage; a cancelled `signal` rejects with
+   * its reason and stops the call.
    */
   complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult>;
   /** The same completion streamed: text chunks in order, then `done` with the full result and usage. */

@@ -184,7 +184,9 @@ describe('webhook sender', () => {
       const outcome = await sender.send(delivery(`${bouncer.origin}/go`));
       expect(outcome.ok).toBe(false);
       expect(outcome.status).toBe(307);
-      expect(outcome.error).toMatch(/^redirect to http:\/\/127\.0\.0\.2:\d+\/hook refused: 127\.0\.0\.2 is a loopback/);
+      expect(outcome.error).toMatch(
+        /^redirect to "http:\/\/127\.0\.0\.2:\d+\/hook" refused: 127\.0\.0\.2 is a loopback/,
+      );
       expect(outcome.redirects).toEqual([`${hidden.origin}/hook`]);
       expect(hidden.received).toHaveLength(0);
     } finally {

@@ -322,14 +322,14 @@ describe('x402 facilitator client', () => {
     });
   });
 
-  it('names the facilitator when it refuses the key, is down or answers nonsense, never leaking the key', async () => {
+  it('says what failed when the facilitator refuses the key, is down or answers nonsense; its address and answer go to the cause for the log', async () => {
     const payment = paymentFor(requirement);
     const keyless = createFacilitatorClient({ url: facilitator.url, apiKey: 'wrong', post: api.postJson });
     const refused = await keyless.verify(payment, requirement).catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(ServiceError);
     expect((refused as ServiceError).tag).toBe('SERVICE_UNAVAILABLE');
-    expect((refused as ServiceError).message).toMatch(/x402 facilitator at 127\.0\.0\.1:\d+ could not verify/);
-    expect((refused as ServiceError).message).toMatch(/401/);
+    expect((refused as ServiceError).message).toBe('The x402 facilitator could not verify the payment (HTTP 401)');
+    expect(((refused as ServiceError).cause as Error).message).toMatch(/x402 facilitator at 127\.0\.0\.1:\d+: .*401/);
 
     const down = await startFacilitator();
     const downUrl = down.url;
@@ -337,9 +337,12 @@ describe('x402 facilitator client', () => {
     const gone = createFacilitatorClient({ url: downUrl, apiKey: API_KEY, post: api.postJson });
     const err = await gone.settle(payment, requirement).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ServiceError);
-    expect(statusOf((err as ServiceError).tag)).toBe(503);
-    expect((err as ServiceError).message).toMatch(/x402 facilitator at 127\.0\.0\.1:\d+ could not settle the payment/);
-    expect((err as ServiceError).message).not.toContain(API_KEY);
+    expect(statusOf((err as ServiceError).tag)).toBe(500);
+    expect((err as ServiceError).message).toBe(
+      'The x402 facilitator could not settle the payment (it could not be reached)',
+    );
+    expect(((err as ServiceError).cause as Error).message).toMatch(/x402 facilitator at 127\.0\.0\.1:\d+/);
+    expect(((err as ServiceError).cause as Error).message).not.toContain(API_KEY);
 
     const odd = createFacilitatorClient({
       url: facilitator.url,

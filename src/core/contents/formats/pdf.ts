@@ -132,6 +132,13 @@ function metaFields(info: Info, xmp: { get(name: string): unknown } | null) {
   return { title, author: author || null, date };
 }
 
+/** pdf.js's kinds of failure in Trawl's words (its messages may quote the file). */
+const PDF_FAILURES: Record<string, string> = {
+  PasswordException: 'it is password-protected',
+  InvalidPDFException: 'it is not a valid PDF',
+  FormatError: 'it is malformed',
+};
+
 async function loadDocument(bytes: Uint8Array) {
   pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs');
   const lib = await pdfjs;
@@ -150,7 +157,8 @@ async function loadDocument(bytes: Uint8Array) {
     return await task.promise;
   } catch (err) {
     await task.destroy();
-    const reason = (err as { name?: string }).name === 'PasswordException' ? 'it is password-protected' : String((err as Error).message ?? err); // prettier-ignore
+    // pdf.js words its errors with names and values from the file: only its kind of error is said
+    const reason = PDF_FAILURES[(err as { name?: string }).name ?? ''] ?? 'pdf.js could not parse it';
     throw new FetchError('CRAWL_UNKNOWN_ERROR', `the PDF could not be read: ${reason}`, null, { cause: err });
   }
 }
