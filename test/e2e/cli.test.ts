@@ -140,11 +140,16 @@ describe('trawl serve', () => {
     expect(s.stderr()).toContain(`cat ${file}`);
     expect(s.stderr()).not.toContain(firstKey);
     expect(await search(s.url, firstKey)).toBe(200);
+    // the first key is the operator's, and its announcement says so; the keys made after it are not
+    expect(s.stderr()).toMatch(/the operator's key, with every scope, admin included/);
+    const status = await fetch(`${s.url}/status`, { headers: { 'x-api-key': firstKey } });
+    expect(status.status).toBe(200);
 
     // Another process on the same data directory: a key it makes works at once, a revoke counts at once.
     const made = await trawlAsync(['keys', 'create', '--name', 'second', '--data-dir', dir]);
     const second = made.stdout.trim();
     expect(await search(s.url, second)).toBe(200);
+    expect((await fetch(`${s.url}/status`, { headers: { 'x-api-key': second } })).status).toBe(403);
     await trawlAsync(['keys', 'revoke', second.split('_')[1]!, '--data-dir', dir]);
     expect(await search(s.url, second)).toBe(401);
     expect(s.stderr()).not.toContain(second);
