@@ -5,7 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, startTestServer, type TestServer } from '../helpers/app.js';
+import { callJson, CLI, startTestServer, type TestServer } from '../helpers/app.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -14,20 +14,7 @@ let teamA: string;
 let adminA: string;
 let operatorB: string;
 
-async function call(
-  key: string,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: Json }> {
-  const res = await fetch(t.url + path, {
-    method,
-    headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : {}) as Json };
-}
+const call = (key: string, method: string, path: string, body?: unknown) => callJson(t.url, key, method, path, body);
 
 const trawl = (...args: string[]) =>
   spawnSync(process.execPath, [CLI, ...args, '--data-dir', t.dataDir], {

@@ -6,7 +6,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/lib/logger.js';
-import { startTestServer, type TestServer } from '../helpers/app.js';
+import { startTestServer, type TestServer, callJson } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';
 import { startModelServer, type ModelServer } from '../helpers/model-server.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
@@ -18,20 +18,7 @@ let receiver: Receiver;
 let model: ModelServer;
 const logLines: string[] = [];
 
-async function call(
-  method: string,
-  path: string,
-  key: string,
-  body?: unknown,
-): Promise<{ status: number; body: Json }> {
-  // prettier-ignore
-  const res = await fetch(t.url + path, {
-    method,
-    headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Json };
-}
+const call = (method: string, path: string, key: string, body?: unknown) => callJson(t.url, key, method, path, body);
 const context = (key: string) => call('POST', '/context', key, { query: 'undici pool', tokensNum: 100 });
 const teams = () => t.app.services.accounts.teams;
 const keyIn = async (team: string, extra: object = {}) =>

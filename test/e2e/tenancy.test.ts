@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, postJson, startTestServer, type TestServer } from '../helpers/app.js';
+import { callJson, CLI, postJson, startTestServer, type TestServer } from '../helpers/app.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -25,20 +25,7 @@ afterAll(async () => {
 });
 
 /** A REST call with `key`; the status and the parsed body. */
-async function call(
-  key: string,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: Json }> {
-  const res = await fetch(t.url + path, {
-    method,
-    headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : {}) as Json };
-}
+const call = (key: string, method: string, path: string, body?: unknown) => callJson(t.url, key, method, path, body);
 
 /** A team made with the operator's key, and a key of it with `scopes`. */
 async function teamWithKey(name: string, scopes: string[]): Promise<string> {

@@ -64,6 +64,26 @@ export async function startTestServer(flags: ConfigFlags = {}, options: AppOptio
   };
 }
 
+/** A JSON answer as tests read it: any field, any depth. */
+type JsonBody = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** A call of `method` `path` on `base` with `key` (and a JSON body when given); the status and the parsed body. */
+export async function callJson(
+  base: string,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: JsonBody }> {
+  const res = await fetch(base + path, {
+    method,
+    headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as JsonBody) : {} };
+}
+
 /** POSTs JSON with the key; returns status, headers and parsed body. */
 export async function postJson(
   base: string,
