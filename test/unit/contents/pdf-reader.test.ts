@@ -47,7 +47,7 @@ describe('the inflate cap', () => {
   const brotliZeros = () => zlib.brotliCompressSync(Buffer.alloc(64 * MiB), { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } }); // prettier-ignore
 
   it.each([
-    ['FlateDecode (inflated natively)', () => flateBombPdf(64)],
+    ['FlateDecode', () => flateBombPdf(64)],
     ['nested FlateDecode', () => onePagePdf(zlib.deflateSync(repeatedZlib([{ chunk: Buffer.alloc(MiB), times: 64 }])), '/Filter [/FlateDecode /FlateDecode]')], // prettier-ignore
     ['RunLengthDecode (decoded in JavaScript)', () => onePagePdf(runLengthZeros(64 * MiB), '/Filter /RunLengthDecode')],
     ['BrotliDecode', () => onePagePdf(brotliZeros(), '/Filter /BrotliDecode')],
@@ -77,7 +77,8 @@ describe('the inflate cap', () => {
 describe('pages read in a worker thread', () => {
   it('are the pages read in this thread, field for field', async () => {
     const r = reader();
-    for (const pdf of [buildPdf(), textPdf('A line of body text, long enough to be a paragraph.', 40)]) {
+    const flate = onePagePdf(zlib.deflateSync(Buffer.from('BT /F1 18 Tf 72 720 Td (A heading) Tj 0 -30 Td /F1 10 Tf (Body text, inflated.) Tj ET')), '/Filter /FlateDecode'); // prettier-ignore
+    for (const pdf of [buildPdf(), textPdf('A line of body text, long enough to be a paragraph.', 40), flate]) {
       const url = 'https://x.test/files/report.pdf';
       expect(await r.read(pdf, url)).toEqual(await parsePdf(new Uint8Array(pdf), url));
     }

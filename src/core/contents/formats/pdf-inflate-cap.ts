@@ -5,10 +5,16 @@
  *
  * - `DecodeStream.prototype.ensureBuffer`, which every JavaScript decoder (Flate, LZW, ASCII85, ASCIIHex,
  *   RunLength, CCITT, predictors, decryption, concatenated content streams) calls to grow its output;
- * - `DecompressionStream`, the native inflater pdf.js prefers for Flate content streams, fonts and
- *   CMaps: replaced in this thread by one whose output is counted;
  * - `BrotliStream.prototype.readBlock`, which decodes in one go outside `ensureBuffer`: replaced by
  *   node:zlib's Brotli decoder with `maxOutputLength` (the same bytes for a valid stream).
+ *
+ * pdf.js would rather inflate Flate content streams, fonts and CMaps with the native
+ * `DecompressionStream` (the streams that say `isAsync`). Here they say they are not, and the global is
+ * taken away, so pdf.js uses its JavaScript inflater (as it does whenever the native one fails), which
+ * `ensureBuffer` counts. The native inflater hands its output over in 16 KiB chunks that the allocator
+ * kept after the thread ended (120 MB after a capped bomb); the JavaScript one grows a few large
+ * buffers, which go back to the system. (Taking the global away alone is not enough: pdf.js's fallback
+ * fails on nested Flate filters when the inner stream still says `isAsync`.)
  *
  * The classes are found as pdf.js builds its first streams: `DecodeStream`'s constructor assigns
  * `_rawMinBufferLength`, and a setter for that name on `Object.prototype` sees each new stream. The
@@ -69,10 +75,6 @@ function createBudget() {
       if (exceeded || used + bytes > max) overflow();
       used += bytes;
     },
-    /** Gives back bytes pdf.js threw away (a native inflate it will redo in JavaScript). */
-    refund(bytes: number) {
-      used = Math.max(0, used - bytes);
-    },
     overflow,
   };
 }
@@ -110,44 +112,7 @@ function countedBrotliReadBlock(budget: Budget) {
   };
 }
 
-/** A `DecompressionStream` whose output is counted; a stream that fails gives its bytes back. */
-function countedDecompressionStream(Native: typeof DecompressionStream, budget: Budget) {
-  return class CountedDecompressionStream {
-    readonly readable: ReadableStream<Uint8Array>;
-    readonly writable: DecompressionStream['writable'];
-    constructor(format: ConstructorParameters<typeof DecompressionStream>[0]) {
-      const inner = new Native(format);
-      const reader = inner.readable.getReader();
-      let counted = 0;
-      this.writable = inner.writable;
-      this.readable = new ReadableStream<Uint8Array>({
-        async pull(controller) {
-          let chunk: Awaited<ReturnType<typeof reader.read>>;
-          try {
-            chunk = await reader.read();
-          } catch (err) {
-            // pdf.js decodes a stream the native inflater rejects again in JavaScript: count it once
-            budget.refund(counted);
-            counted = 0;
-            throw err;
-          }
-          if (chunk.done) return controller.close();
-          try {
-            budget.take(chunk.value.byteLength);
-          } catch (err) {
-            void reader.cancel(err).catch(() => undefined);
-            throw err;
-          }
-          counted += chunk.value.byteLength;
-          controller.enqueue(chunk.value);
-        },
-        cancel: (reason) => reader.cancel(reason),
-      });
-    }
-  };
-}
-
-/** Patches the prototypes of a new stream's chain: DecodeStream once, BrotliStream once. */
+/** Patches the prototypes of a new stream's chain: DecodeStream, Flate and Brotli streams, once each. */
 function instrumenter(budget: Budget) {
   const seen = new WeakSet<object>();
   const define = (proto: object, name: string, value: unknown) =>
@@ -157,6 +122,10 @@ function instrumenter(budget: Budget) {
     seen.add(proto);
     if ((proto.constructor as { name?: string }).name === 'BrotliStream') {
       define(proto, 'readBlock', countedBrotliReadBlock(budget));
+    }
+    // Flate and Brotli streams own an `isAsync` getter (true: inflate natively); all decode in JavaScript
+    if (Object.getOwnPropertyDescriptor(proto, 'isAsync')?.get) {
+      Object.defineProperty(proto, 'isAsync', { get: () => false, configurable: true });
     }
     if (budget.hooked) return;
     for (let p: object | null = proto; p; p = Object.getPrototypeOf(p) as object | null) {
@@ -174,7 +143,7 @@ let installed: InflateBudget | undefined;
 
 /**
  * Installs the cap in this thread before pdf.js loads; returns the budget each document starts.
- * Only for the PDF worker thread: it patches `Object.prototype` and the global `DecompressionStream`.
+ * Only for the PDF worker thread: it patches `Object.prototype` and removes `DecompressionStream`.
  */
 export function installInflateCap(): InflateBudget {
   if (installed) return installed;
@@ -187,8 +156,7 @@ export function installInflateCap(): InflateBudget {
       instrument(Object.getPrototypeOf(this) as object | null);
     },
   });
-  const Native = globalThis.DecompressionStream;
-  if (Native) globalThis.DecompressionStream = countedDecompressionStream(Native, budget) as typeof DecompressionStream; // prettier-ignore
+  Reflect.deleteProperty(globalThis, 'DecompressionStream');
   installed = budget;
   return budget;
 }
