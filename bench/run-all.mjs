@@ -21,6 +21,7 @@ const SCRIPTS = [
   'accounts.mjs',
   'agent.mjs',
   'schema-limits.mjs',
+  'pdf-bomb.mjs',
 ];
 const TIMEOUT_MS = 10 * 60 * 1000; // per script; each normally takes 1–2 minutes
 

@@ -13,6 +13,7 @@ const result = await build({
     cli: 'src/cli.ts',
     'merge-worker': 'src/store/merge-worker.ts',
     'analysis-worker': 'src/core/search/analysis-worker.ts',
+    'pdf-worker': 'src/core/contents/formats/pdf-worker.ts',
   },
   outdir: 'dist/bin',
   bundle: true,

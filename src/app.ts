@@ -284,6 +284,12 @@ export function createApp(config: Config, options: AppOptions = {}): App {
         leaseMs: config.leaseMs,
       },
       agentRuns: { leaseMs: config.leaseMs, pollMs: config.pollMs },
+      documents: {
+        maxInflatedBytes: config.documentMaxInflatedBytes,
+        timeoutMs: config.documentParseTimeoutMs,
+        memoryMb: config.documentParseMemoryMb,
+        threads: config.documentParseThreads,
+      },
     },
   });
   let closed = false;

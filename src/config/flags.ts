@@ -213,6 +213,30 @@ export const SETTING_FLAGS: readonly SettingFlag[] = [
     commands: ['serve', 'mcp', 'crawl', 'import', 'index', 'doctor'],
   },
   {
+    key: 'documentMaxInflatedBytes',
+    flags: '--document-max-inflated-bytes <n>',
+    help: "Most bytes a PDF's compressed streams may expand to while it is read, all streams together (Flate, LZW, Brotli, object streams, nested filters); past it the page fails with CRAWL_TOO_LARGE (env TRAWL_DOCUMENT_MAX_INFLATED_BYTES; default 134217728 (128 MiB))",
+    commands: ['serve', 'mcp', 'crawl', 'import', 'index', 'doctor'],
+  },
+  {
+    key: 'documentParseTimeoutMs',
+    flags: '--document-parse-timeout-ms <ms>',
+    help: 'Longest reading one PDF may take in its worker thread; past it the thread is stopped and the page fails with CRAWL_TIMEOUT (env TRAWL_DOCUMENT_PARSE_TIMEOUT_MS; default 20000)',
+    commands: ['serve', 'mcp', 'crawl', 'import', 'index', 'doctor'],
+  },
+  {
+    key: 'documentParseMemoryMb',
+    flags: '--document-parse-memory-mb <n>',
+    help: 'JavaScript heap (MB) of each PDF worker thread (its resourceLimits); a PDF that needs more stops the thread and fails with CRAWL_TOO_LARGE (env TRAWL_DOCUMENT_PARSE_MEMORY_MB; default 256)',
+    commands: ['serve', 'mcp', 'crawl', 'import', 'index', 'doctor'],
+  },
+  {
+    key: 'documentParseThreads',
+    flags: '--document-parse-threads <n>',
+    help: 'Worker threads reading PDFs at once; more PDFs wait for one (env TRAWL_DOCUMENT_PARSE_THREADS; default 2)',
+    commands: ['serve', 'mcp', 'crawl', 'import', 'index', 'doctor'],
+  },
+  {
     key: 'fetchConcurrency',
     flags: '--fetch-concurrency <n>',
     help: 'Live fetches of /contents running at once; more wait in the admission queue (x-svc-queued, x-svc-queue-ms) (env TRAWL_FETCH_CONCURRENCY; default 16)',

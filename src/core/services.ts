@@ -28,6 +28,7 @@ import { createImportService, type ImportService } from './import/import.service
 import { createAdmissionQueue } from './contents/admission.js';
 import { createContentsService, type ContentsService } from './contents/contents.service.js';
 import { createPagesService, type PagesService } from './contents/pages.service.js';
+import { createPdfReader, type PdfLimits } from './contents/formats/pdf-reader.js';
 import { createMonitorsService, type MonitorsDeps, type MonitorsService } from './monitors/monitors.service.js';
 import { createRunSearch } from './monitors/run-search.js';
 import type { SecretBox } from './monitors/secret-box.js';
@@ -68,7 +69,10 @@ export interface Services {
    * writes its heartbeat, until the app closes (`trawl serve`, `trawl mcp`); nothing on SQLite.
    */
   followShared(): void;
-  /** Stops the index's worker threads, merges and analysis, and the document follower (the app's close). */
+  /**
+   * Stops the worker threads (the index's merges and analysis, the PDF readers) and the document
+   * follower (the app's close).
+   */
   stopIndexWorkers(): Promise<void>;
   search: SearchService;
   similar: SimilarService;
@@ -151,6 +155,8 @@ export interface ServiceDeps {
     monitors: MonitorsDeps['settings'];
     /** Agent runs: their lease and how often the queue is looked at (defaults 60 s and 5 s). */
     agentRuns?: { leaseMs?: number; pollMs?: number };
+    /** Reading PDFs: inflate cap, deadline, heap and threads (default: DEFAULT_PDF_LIMITS). */
+    documents?: PdfLimits;
   };
 }
 
@@ -174,6 +180,8 @@ export function createServices(deps: ServiceDeps): Services {
   const replica =
     deps.replica && createReplica({ ...deps.replica, db: deps.db, local: { documents: local, codeFiles: localCode }, logger: deps.logger }); // prettier-ignore
   const documents: PageStore = replica?.documents ?? local;
+  // PDFs are read in worker threads with a deadline, a heap limit and an inflate cap
+  const pdf = createPdfReader(deps.settings.documents);
   const pages = createPagesService({
     fetcher: deps.fetcher,
     cache: deps.cache,
@@ -181,6 +189,7 @@ export function createServices(deps: ServiceDeps): Services {
     clock: deps.clock,
     logger: deps.logger,
     robots: deps.settings.robots,
+    pdf,
   });
   const semantic = deps.embedder
     ? createSemanticSearch({
@@ -294,6 +303,7 @@ export function createServices(deps: ServiceDeps): Services {
       await replica?.stop();
       await merges?.close();
       await analysis.close();
+      await pdf.close();
     },
     async rebuildMarkedIndexes() {
       const log = deps.logger;

@@ -12,6 +12,7 @@ import type { PageStore } from '../code/index/doc-examples.js';
 import { FetchError, type Fetcher, type FetchRequest, type RawResponse } from '../../fetch/types.js';
 import type { Clock } from '../context.js';
 import { PAGE_MODEL_VERSION, evidenceOf, type Page } from './page.js';
+import type { PdfReader } from './formats/pdf-reader.js';
 import { parseRaw } from './parse.js';
 import { mainText, renderText } from './render.js';
 import { normalizeUrl } from './url.js';
@@ -52,6 +53,8 @@ export interface PagesDeps {
   clock: Clock;
   logger: Logger;
   robots: boolean;
+  /** Where PDFs are read, under the app's limits (default: a process-wide reader with the default limits). */
+  pdf?: PdfReader;
 }
 
 /** Cache namespaces: the extracted page (hot path) and the raw response it was extracted from. */
@@ -122,7 +125,7 @@ export function createPagesService(deps: PagesDeps): PagesService {
       politeness: options.politeness,
       render: true,
     });
-    return { raw: rendered, page: { ...(await parseRaw(rendered)), needsBrowser: false } };
+    return { raw: rendered, page: { ...(await parseRaw(rendered, deps.pdf)), needsBrowser: false } };
   };
 
   return {
@@ -137,7 +140,7 @@ export function createPagesService(deps: PagesDeps): PagesService {
       // The page model changed since this URL was cached: re-extract from the kept raw response.
       const raw = await raws.get(key);
       if (!raw) return undefined;
-      const page = await parseRaw(raw);
+      const page = await parseRaw(raw, deps.pdf);
       hot.set(key, { page, fetchedAt: raw.fetchedAt });
       await pages.set(key, { page, fetchedAt: raw.fetchedAt });
       return { page, fetchedAt: raw.fetchedAt, source: 'cached' };
@@ -163,7 +166,7 @@ export function createPagesService(deps: PagesDeps): PagesService {
       const fetchedAt = deps.clock.now().toISOString();
       const fresh: RawResponse =
         response.notModified && previous ? { ...previous, fetchedAt } : { ...response, fetchedAt };
-      const parsed = await parseRaw(fresh);
+      const parsed = await parseRaw(fresh, deps.pdf);
       const done = await renderIfNeeded(fresh, parsed, options, started);
       const raw: RawResponse = { ...done.raw, fetchedAt };
       const page = done.page;

@@ -2,6 +2,7 @@
  * PDF → Page with pdfjs-dist (legacy build, loaded on first use): text lines rebuilt from positioned
  * text items, grouped into paragraphs and headings by spacing and font size, hyphenation undone;
  * title, author and date from the Info dictionary, then XMP, then the first large line or the URL.
+ * Runs in the PDF worker thread (pdf-worker.ts, under its limits); the app calls pdf-reader.ts.
  */
 import type * as PdfJs from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { FetchError } from '../../../fetch/types.js';
@@ -163,8 +164,17 @@ async function loadDocument(bytes: Uint8Array) {
   }
 }
 
-/** Reads a PDF; throws `FetchError` (`CRAWL_UNKNOWN_ERROR`) when the file is not a readable PDF. */
-export async function parsePdf(bytes: Uint8Array, url: string): Promise<Page> {
+export interface ParsePdfOptions {
+  /** Called after each page and after the metadata: throws to stop reading (a limit was reached). */
+  checkpoint?: () => void;
+}
+
+/**
+ * Reads a PDF in this thread; throws `FetchError` (`CRAWL_UNKNOWN_ERROR`) when the file is not a readable
+ * PDF, or what `checkpoint` throws. Unbounded by itself: the app reads PDFs through pdf-reader.ts.
+ */
+export async function parsePdf(bytes: Uint8Array, url: string, options: ParsePdfOptions = {}): Promise<Page> {
+  const checkpoint = options.checkpoint ?? (() => undefined);
   const doc = await loadDocument(bytes);
   try {
     const pages: Line[][] = [];
@@ -176,8 +186,10 @@ export async function parsePdf(bytes: Uint8Array, url: string): Promise<Page> {
       characters += lines.reduce((sum, l) => sum + l.text.length, 0);
       pages.push(lines);
       page.cleanup();
+      checkpoint();
     }
     const { info, metadata } = await doc.getMetadata();
+    checkpoint();
     const meta = metaFields(info as Info, metadata);
     const blocks = toBlocks(pages);
     const firstHeading = blocks.find((b) => b.kind === 'heading')?.text;
