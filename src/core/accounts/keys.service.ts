@@ -209,6 +209,7 @@ export function createKeysService(repo: ApiKeysRepo, clock: Clock): KeysService 
     async revoke(idOrKey, actor) {
       const id = KEY_PATTERN.exec(idOrKey)?.[1] ?? idOrKey;
       const row = await administered(id, actor);
+      if (row.revoked_at) throw new ServiceError('NOT_FOUND', `API key ${id} is already revoked`);
       const audit = auditEntry(actor, row.team_id, 'keys.revoke', id, { name: row.name }, now());
       if (!(await repo.revoke(id, now().toISOString(), audit)))
         throw new ServiceError('NOT_FOUND', `API key ${id} not found`);
