@@ -20,6 +20,15 @@ export interface Caller {
   zeroRetention: boolean;
 }
 
+/**
+ * The tenant a caller's work is queued under where callers share slots (the admission queue, a host's
+ * politeness queue): its team, so one team's flood cannot hold another's fetch past its deadline; the
+ * local stdio user and the server's own work are tenants of their own.
+ */
+export function tenantOf(ctx: Pick<ServiceContext, 'caller'>): string {
+  return ctx.caller ? `team:${ctx.caller.teamId}` : 'local';
+}
+
 export interface Clock {
   now(): Date;
 }

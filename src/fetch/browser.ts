@@ -158,7 +158,7 @@ export function createBrowserRenderer(options: BrowserRendererOptions): BrowserR
           await context.close().catch(() => undefined);
         }
       },
-      signal,
+      { signal },
     );
   };
 

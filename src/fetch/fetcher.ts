@@ -236,15 +236,22 @@ export function createFetcher(options: FetcherOptions = {}): Fetcher {
       concurrency: request.politeness?.perHostConcurrency ?? 1,
       delayMs: request.politeness?.delayMs ?? 0,
     };
-    const timeoutMs = Math.max(1, startedAt + request.timeoutMs - now());
+    const turn = {
+      signal,
+      tenant: request.tenant,
+      onQueued: request.onQueued && ((waitedMs: number) => request.onQueued!(url.host, waitedMs)),
+    };
     const page = await limiter.run(
       url.host,
       limits,
-      () =>
-        browser.renderPage
+      () => {
+        // the time left once the slot is ours: the wait for it counts against the deadline
+        const timeoutMs = Math.max(1, startedAt + request.timeoutMs - now());
+        return browser.renderPage
           ? browser.renderPage(url.href, { timeoutMs, signal })
-          : browser.render(url.href, { timeoutMs, signal }).then((html) => ({ html, url: url.href, status: 200 })),
-      signal,
+          : browser.render(url.href, { timeoutMs, signal }).then((html) => ({ html, url: url.href, status: 200 }));
+      },
+      turn,
     );
     if (page.status >= 400) throw statusError(page.status, url.host);
     return renderedResponse(request, page, startedAt, now());
@@ -262,6 +269,8 @@ export function createFetcher(options: FetcherOptions = {}): Fetcher {
       maxRedirects: options.maxRedirects ?? 10,
       robots: robotsOn && request.robots !== false,
       ...(request.politeness ? { politeness: request.politeness } : {}),
+      tenant: request.tenant,
+      onQueued: request.onQueued,
     });
     return responseOf(request, finalUrl, hop, startedAt, now(), maxBodyBytes);
   };

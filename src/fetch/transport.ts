@@ -33,6 +33,9 @@ export interface Exchange {
   robots: boolean;
   /** Crawl politeness; otherwise the fetcher's default per-host concurrency and no delay. */
   politeness?: { perHostConcurrency: number; delayMs: number };
+  /** The tenant whose turn the host slots are taken in (fair queueing), and who hears of a wait. */
+  tenant?: string;
+  onQueued?: (host: string, waitedMs: number) => void;
 }
 
 export interface TransportDeps {
@@ -95,7 +98,11 @@ export function createTransport(deps: TransportDeps): Transport {
       let hop: Hop | undefined;
       let error: unknown;
       try {
-        hop = await deps.limiter.run(url.host, hostLimits(url, ex), () => once(url, ex), ex.signal);
+        hop = await deps.limiter.run(url.host, hostLimits(url, ex), () => once(url, ex), {
+          signal: ex.signal,
+          tenant: ex.tenant,
+          onQueued: ex.onQueued && ((waitedMs) => ex.onQueued!(url.host, waitedMs)),
+        });
       } catch (err) {
         if (ex.signal.aborted) throw err;
         error = err;

@@ -63,6 +63,13 @@ export interface FetchRequest {
    * (for pages whose static HTML has no content). `CRAWL_NEEDS_BROWSER` when no browser is configured.
    */
   render?: boolean;
+  /**
+   * Whose turn the host's slots are taken in: the waiters of one host are served round-robin between
+   * tenants (default: the server's own work).
+   */
+  tenant?: string;
+  /** Called when the fetch waited in a host's queue behind other requests: the host and the wait (ms). */
+  onQueued?: (host: string, waitedMs: number) => void;
 }
 
 /** A successful fetch: the decoded body of the final URL after redirects. */

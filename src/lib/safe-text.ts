@@ -57,3 +57,15 @@ export function quotedUrl(url: URL | string): string {
   const cut = shown.length > MAX_URL_CHARS ? `${shown.slice(0, MAX_URL_CHARS - 1)}…` : shown;
   return jsonQuote(cut);
 }
+
+/** A host as the URL parser writes it: DNS labels or an IPv4 address, or a bracketed IPv6 one, and a port. */
+const HOST = /^(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*\.?|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
+
+/**
+ * A host (`URL.host`) as a message may name it: as it is when it has only the characters a parsed host
+ * has (letters, digits, dots, hyphens, a bracketed IPv6 address, a port) and at most 260 of them, else
+ * `a host`. The URL parser already lower-cases names and writes others in punycode.
+ */
+export function safeHost(host: string): string {
+  return host.length <= 260 && HOST.test(host) ? host : 'a host';
+}

@@ -11,6 +11,9 @@ import { ServiceError } from '../errors.js';
 import type { Operation } from '../ops/define-op.js';
 import { invoke } from '../ops/invoke.js';
 import { OPERATIONS } from '../ops/registry.js';
+import type { QueueWait } from '../core/contents/admission.js';
+import { safeHost } from '../lib/safe-text.js';
+import type { Answer } from '../ops/answer.js';
 import { notesOf } from '../ops/reply-notes.js';
 import { parseOrThrow } from '../ops/validation.js';
 import { AgentRunDoorInput, agentRunTool } from './agent-tool.js';
@@ -84,10 +87,19 @@ async function callOp(
     const withDefaults = op.toolDefaults(cursor === undefined ? input : { ...input, cursor });
     const output = await invoke(op, deps.app.services, withDefaults, ctx);
     ctx.logger.info({ ok: true }, 'tool call');
-    return await deps.pager.first(op.render(output, { input: withDefaults, notes: notesOf(output) }), call, budget);
+    const notes = notesOf(output);
+    const answer = op.render(output, { input: withDefaults, notes });
+    return await deps.pager.first(withQueueNote(answer, notes.queue), call, budget);
   } catch (thrown) {
     return deps.failure(thrown, ctx.logger);
   }
+}
+
+/** `answer` with a line saying how long its live fetches waited behind other work, when they did. */
+function withQueueNote(answer: Answer, queue: QueueWait | undefined): Answer {
+  if (!queue?.queued) return answer;
+  const hosts = queue.hosts?.length ? ` on host ${queue.hosts.slice(0, 3).map(safeHost).join(', ')}` : '';
+  return { ...answer, head: `${answer.head}\n(Queued ${queue.waitedMs} ms behind other work${hosts}.)` };
 }
 
 /** A group's one tool: `action` chooses the operation; arguments it does not take are an error naming those it does. */

@@ -1,17 +1,34 @@
 /**
- * The admission queue of live fetches: at most `concurrency` run at once, the rest wait in FIFO
- * order. Each admission reports whether it waited and for how long (`x-svc-queued`, `x-svc-queue-ms`).
+ * The admission queue of live fetches: at most `concurrency` run at once, the rest wait, served
+ * round-robin between tenants (src/lib/fair-slots.ts). Each admission reports whether it waited and for
+ * how long (`x-svc-queued`, `x-svc-queue-ms`); the fetch gets what is left of its deadline.
  */
+import { createFairSlots } from '../../lib/fair-slots.js';
 
-/** Whether a request's live fetches waited in the admission queue, and how long in all (ms). */
+/** Whether a request's live fetches waited behind other work (admission or a host's queue), how long in all (ms), and on which hosts. */
 export interface QueueWait {
   queued: boolean;
   waitedMs: number;
+  /** Hosts whose politeness queue the fetches waited in (as the URL parser wrote them). */
+  hosts?: string[];
 }
 
 /** The waits of two calls of one request, added up (`undefined`: no call yet). */
 export function addWait(total: QueueWait | undefined, wait: QueueWait): QueueWait {
-  return total ? { queued: total.queued || wait.queued, waitedMs: total.waitedMs + wait.waitedMs } : { ...wait };
+  if (!total) return { ...wait };
+  const hosts = [...new Set([...(total.hosts ?? []), ...(wait.hosts ?? [])])];
+  return {
+    queued: total.queued || wait.queued,
+    waitedMs: total.waitedMs + wait.waitedMs,
+    ...(hosts.length > 0 ? { hosts } : {}),
+  };
+}
+
+/** Notes a wait of `waitedMs` (on `host`, when it was a host's queue) in `wait`. */
+export function noteWait(wait: QueueWait, waitedMs: number, host?: string): void {
+  wait.queued = true;
+  wait.waitedMs += Math.round(waitedMs);
+  if (host !== undefined && !wait.hosts?.includes(host)) wait.hosts = [...(wait.hosts ?? []), host];
 }
 
 export interface Admitted<T> {
@@ -21,62 +38,32 @@ export interface Admitted<T> {
 }
 
 export interface AdmissionQueue {
-  /** Runs `task` when a slot is free; rejects with the signal's reason if aborted while waiting. */
-  run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<Admitted<T>>;
+  /**
+   * Runs `task` when a slot is free in `tenant`'s turn, with the ms it waited; rejects with the
+   * signal's reason if aborted while waiting.
+   */
+  run<T>(tenant: string, task: (waitedMs: number) => Promise<T>, signal?: AbortSignal): Promise<Admitted<T>>;
   readonly running: number;
   readonly waiting: number;
 }
 
-/** A FIFO semaphore. `now` is injectable so waits are measured with the app's clock in tests. */
+/** A fair semaphore. `now` is injectable so waits are measured with the app's clock in tests. */
 export function createAdmissionQueue(concurrency: number, now: () => number = () => performance.now()): AdmissionQueue {
-  let running = 0;
-  const waiters: { grant: () => void }[] = [];
-
-  const acquire = (signal?: AbortSignal): Promise<boolean> => {
-    if (running < concurrency && waiters.length === 0) {
-      running++;
-      return Promise.resolve(false);
-    }
-    return new Promise<boolean>((resolve, reject) => {
-      const waiter = {
-        grant: () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(true);
-        },
-      };
-      const onAbort = () => {
-        const i = waiters.indexOf(waiter);
-        if (i >= 0) waiters.splice(i, 1);
-        reject(signal?.reason instanceof Error ? signal.reason : new Error('aborted while queued'));
-      };
-      if (signal?.aborted) return onAbort();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      waiters.push(waiter);
-    });
-  };
-
-  const release = () => {
-    const next = waiters.shift();
-    if (next) next.grant();
-    else running--;
-  };
-
+  const slots = createFairSlots(concurrency, now);
   return {
-    async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<Admitted<T>> {
-      const started = now();
-      const queued = await acquire(signal);
-      const waitedMs = queued ? Math.round(now() - started) : 0;
+    async run(tenant, task, signal) {
+      const slot = await slots.acquire(tenant, signal);
       try {
-        return { value: await task(), queued, waitedMs };
+        return { value: await task(slot.waitedMs), queued: slot.queued, waitedMs: slot.waitedMs };
       } finally {
-        release();
+        slot.release();
       }
     },
     get running() {
-      return running;
+      return slots.running;
     },
     get waiting() {
-      return waiters.length;
+      return slots.waiting;
     },
   };
 }

@@ -12,7 +12,7 @@ import type { ChatModel } from '../../providers/model/types.js';
 import type { CacheStore } from '../../store/cache.js';
 import type { DocumentsRepo } from '../../store/documents.repo.js';
 import type { Prices } from '../pricing.js';
-import type { Clock, ServiceContext } from '../context.js';
+import { tenantOf, type Clock, type ServiceContext } from '../context.js';
 import { chooseModel } from '../synthesis/model-choice.js';
 import type { ModelPrice } from '../synthesis/pricing.js';
 import type { AdmissionQueue, QueueWait } from './admission.js';
@@ -100,6 +100,7 @@ export function createContentsService(deps: ContentsDeps): ContentsService {
       const opts: LiveLoad = {
         timeoutMs: input.timeoutMs,
         signal: ctx.signal,
+        tenant: tenantOf(ctx),
         queue: { queued: false, waitedMs: 0 },
       };
       const rctx: ResultContext = {

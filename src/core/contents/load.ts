@@ -5,7 +5,8 @@
 import { FetchError } from '../../fetch/types.js';
 import type { DocumentsRepo } from '../../store/documents.repo.js';
 import type { Clock } from '../context.js';
-import type { AdmissionQueue, QueueWait } from './admission.js';
+import { quotedUrl } from '../../lib/safe-text.js';
+import { noteWait, type AdmissionQueue, type QueueWait } from './admission.js';
 import type { Freshness } from './freshness.js';
 import type { LoadedPage, PagesService } from './pages.service.js';
 import { parseBody } from './parse.js';
@@ -13,9 +14,12 @@ import { isImportUrl, normalizeUrl } from './url.js';
 
 /** How a live fetch of one request runs. */
 export interface LiveLoad {
+  /** The fetch's deadline (`livecrawlTimeout`), counted from when it asks for admission: queue waits included. */
   timeoutMs: number;
   signal?: AbortSignal;
-  /** Collects the admission queue's wait over all live fetches of one request. */
+  /** Whose turn the fetch takes in the admission queue and the host's queue (`tenantOf(ctx)`). */
+  tenant: string;
+  /** Collects the waits behind other work (admission and host queues) over all live fetches of one request. */
   queue: QueueWait;
 }
 
@@ -33,13 +37,27 @@ export type LoadPage = (target: string, freshness: Freshness, live: LiveLoad) =>
 /** The page loader over the page cache, the documents store and live fetches. */
 export function createLoader(deps: LoadDeps): LoadPage {
   const live = async (url: string, opts: LiveLoad): Promise<LoadedPage> => {
-    const admitted = await deps.admission.run(
-      () => deps.pages.fetchLive(url, { timeoutMs: opts.timeoutMs, signal: opts.signal }),
-      opts.signal,
-    );
-    if (admitted.queued) opts.queue.queued = true;
-    opts.queue.waitedMs += admitted.waitedMs;
-    return admitted.value;
+    const deadline = AbortSignal.timeout(opts.timeoutMs);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
+    const fetchLive = (waitedMs: number) =>
+      deps.pages.fetchLive(url, {
+        timeoutMs: Math.max(1, opts.timeoutMs - waitedMs),
+        signal: opts.signal,
+        tenant: opts.tenant,
+        onQueued: (host, ms) => noteWait(opts.queue, ms, host),
+      });
+    try {
+      const admitted = await deps.admission.run(opts.tenant, fetchLive, signal);
+      if (admitted.queued) noteWait(opts.queue, admitted.waitedMs);
+      return admitted.value;
+    } catch (err) {
+      if (!deadline.aborted || opts.signal?.aborted || err instanceof FetchError) throw err;
+      noteWait(opts.queue, opts.timeoutMs);
+      throw new FetchError(
+        'CRAWL_LIVECRAWL_TIMEOUT',
+        `${quotedUrl(url)}: time-out: the fetch waited its whole ${opts.timeoutMs} ms limit in the queue of live fetches behind other work (TRAWL_FETCH_CONCURRENCY)`,
+      );
+    }
   };
 
   const fromStore = async (key: string): Promise<LoadedPage | undefined> => {

@@ -78,7 +78,7 @@ export function startSummaries(model: ChatModel, deps: SummaryDeps, ctx: Service
     const hit = await cached(key);
     if (hit !== undefined) return hit;
     try {
-      const { value } = await slots.run(() => write(model, request, ask.schema, ctx), ctx.signal);
+      const { value } = await slots.run(ctx.requestId, () => write(model, request, ask.schema, ctx), ctx.signal);
       usage.inputTokens += value.usage.inputTokens;
       usage.outputTokens += value.usage.outputTokens;
       if (cacheable) {

@@ -36,6 +36,9 @@ export interface LiveOptions {
   timeoutMs: number;
   signal?: AbortSignal;
   politeness?: FetchRequest['politeness'];
+  /** Whose turn the fetch takes in the host's queue, and who hears of a wait there (FetchRequest). */
+  tenant?: string;
+  onQueued?: FetchRequest['onQueued'];
 }
 
 export interface PagesService {
@@ -124,6 +127,8 @@ export function createPagesService(deps: PagesDeps): PagesService {
       robots: deps.robots,
       politeness: options.politeness,
       render: true,
+      tenant: options.tenant,
+      onQueued: options.onQueued,
     });
     return { raw: rendered, page: { ...(await parseRaw(rendered, deps.pdf)), needsBrowser: false } };
   };
@@ -161,6 +166,8 @@ export function createPagesService(deps: PagesDeps): PagesService {
         robots: deps.robots,
         conditional,
         politeness: options.politeness,
+        tenant: options.tenant,
+        onQueued: options.onQueued,
       });
       // Ages are measured with the app's clock (injected), so the fetch is stamped with it too.
       const fetchedAt = deps.clock.now().toISOString();

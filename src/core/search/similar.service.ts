@@ -7,7 +7,7 @@ import { ServiceError } from '../../errors.js';
 import { quotedUrl } from '../../lib/safe-text.js';
 import { FetchError } from '../../fetch/types.js';
 import type { DocumentsRepo } from '../../store/documents.repo.js';
-import type { ServiceContext } from '../context.js';
+import { tenantOf, type ServiceContext } from '../context.js';
 import type { ContentsService } from '../contents/contents.service.js';
 import { fetchOptionsOf, type ContentsRequest } from '../contents/fetch.plan.js';
 import { mainText } from '../contents/render.js';
@@ -148,6 +148,7 @@ async function readSource(deps: SimilarDeps, url: string, ctx: ServiceContext) {
       {
         timeoutMs: 10000,
         signal: ctx.signal,
+        tenant: tenantOf(ctx),
         queue: { queued: false, waitedMs: 0 },
       },
     );

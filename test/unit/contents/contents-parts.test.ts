@@ -84,7 +84,7 @@ describe('pickSubpages', () => {
 });
 
 describe('createAdmissionQueue', () => {
-  it('runs at most `concurrency` tasks at once, in FIFO order, and reports waits', async () => {
+  it('runs at most `concurrency` tasks at once, in FIFO order within a tenant, and reports waits', async () => {
     let clock = 0;
     const queue = createAdmissionQueue(2, () => clock);
     const order: number[] = [];
@@ -94,7 +94,7 @@ describe('createAdmissionQueue', () => {
         order.push(n);
         gates.push(() => resolve(n));
       });
-    const runs = [1, 2, 3, 4].map((n) => queue.run(task(n)));
+    const runs = [1, 2, 3, 4].map((n) => queue.run('team', task(n)));
     await Promise.resolve();
     expect(queue.running).toBe(2);
     expect(queue.waiting).toBe(2);
@@ -115,9 +115,9 @@ describe('createAdmissionQueue', () => {
   it('drops a waiter whose request was aborted', async () => {
     const queue = createAdmissionQueue(1);
     let release!: () => void;
-    const first = queue.run(() => new Promise<void>((r) => (release = r)));
+    const first = queue.run('team', () => new Promise<void>((r) => (release = r)));
     const controller = new AbortController();
-    const second = queue.run(() => Promise.resolve('never'), controller.signal);
+    const second = queue.run('team', () => Promise.resolve('never'), controller.signal);
     controller.abort(new Error('client went away'));
     await expect(second).rejects.toThrow('client went away');
     expect(queue.waiting).toBe(0);

@@ -32,7 +32,9 @@ describe('host limiter', () => {
     const before = timers();
     const first = limiter.run('c.example', { concurrency: 1, delayMs: 5000 }, async () => 'first');
     const controller = new AbortController();
-    const second = limiter.run('c.example', { concurrency: 1, delayMs: 5000 }, async () => 'second', controller.signal);
+    const second = limiter.run('c.example', { concurrency: 1, delayMs: 5000 }, async () => 'second', {
+      signal: controller.signal,
+    });
     expect(await first).toBe('first');
     expect(limiter.stats('c.example').queued).toBe(1);
     controller.abort(new Error('stop'));
@@ -40,6 +42,29 @@ describe('host limiter', () => {
     expect(limiter.stats('c.example')).toEqual({ active: 0, queued: 0 });
     expect(timers()).toBeLessThanOrEqual(before);
     limiter.close();
+  });
+
+  it("serves a host's waiters round-robin between tenants, and tells the ones that waited", async () => {
+    const limiter = createHostLimiter();
+    const order: string[] = [];
+    const waits = new Map<string, number>();
+    const run = (tenant: string, name: string, ms: number) =>
+      limiter.run(
+        'e.example',
+        { concurrency: 1, delayMs: 0 },
+        async () => {
+          order.push(name);
+          await pause(ms);
+        },
+        { tenant, onQueued: (waited) => waits.set(name, waited) },
+      );
+    const flood = Array.from({ length: 6 }, (_, i) => run('team:a', `a${i + 1}`, 20));
+    const late = run('team:b', 'b1', 0);
+    await Promise.all([...flood, late]);
+    expect(order).toEqual(['a1', 'a2', 'b1', 'a3', 'a4', 'a5', 'a6']);
+    expect(waits.has('a1')).toBe(false);
+    expect(waits.get('b1')).toBeGreaterThan(0);
+    expect(limiter.stats('e.example')).toEqual({ active: 0, queued: 0 });
   });
 
   it('rejects queued work on close', async () => {
