@@ -428,6 +428,27 @@ export const SETTINGS = {
     default: 6000,
     doc: 'Token budget of an MCP tool answer (its text and structured content, o200k_base tokens) unless a call sets `maxTokens`: a longer answer is cut at a clean boundary and continued by `cursor` (docs/mcp.md).',
   },
+  mcpMaxTasks: {
+    env: 'TRAWL_MCP_MAX_TASKS',
+    flag: '--mcp-max-tasks',
+    schema: z.coerce.number().int().min(1).max(10_000),
+    default: 32,
+    doc: "MCP tasks one API key (or the local stdio user) may have open at once (`working` or `input_required`), over every process on the data directory; a task-augmented `tools/call` beyond it is refused with a JSON-RPC error naming this setting (docs/mcp.md). Task work also holds one of the key's requests in flight (`TRAWL_RATE_LIMIT_CONCURRENCY`) while it runs.",
+  },
+  mcpTaskTtlMs: {
+    env: 'TRAWL_MCP_TASK_TTL_MS',
+    flag: '--mcp-task-ttl-ms',
+    schema: z.coerce.number().int().min(60_000).max(86_400_000),
+    default: 600_000,
+    doc: 'How long an MCP task and its result are kept after it ends when the client asks for no `ttl`, in ms (held under `TRAWL_MCP_TASK_MAX_TTL_MS`).',
+  },
+  mcpTaskMaxTtlMs: {
+    env: 'TRAWL_MCP_TASK_MAX_TTL_MS',
+    flag: '--mcp-task-max-ttl-ms',
+    schema: z.coerce.number().int().min(60_000).max(86_400_000),
+    default: 3_600_000,
+    doc: "The longest `ttl` an MCP task is granted, in ms: a longer one asked is cut to it, and the task's answer says the `ttl` granted.",
+  },
   prices: {
     env: 'TRAWL_PRICES',
     flag: '--prices',

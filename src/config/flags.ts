@@ -363,6 +363,24 @@ export const SETTING_FLAGS: readonly SettingFlag[] = [
     commands: ['serve', 'mcp', 'doctor'],
   },
   {
+    key: 'mcpMaxTasks',
+    flags: '--mcp-max-tasks <n>',
+    help: 'MCP tasks one API key (or the local stdio user) may have open at once (working or input_required), over every process on the data directory; a task-augmented tools/call beyond it is refused with a JSON-RPC error naming this setting (docs/mcp.md) (env TRAWL_MCP_MAX_TASKS; default 32)',
+    commands: ['serve', 'mcp', 'doctor'],
+  },
+  {
+    key: 'mcpTaskTtlMs',
+    flags: '--mcp-task-ttl-ms <ms>',
+    help: 'How long an MCP task and its result are kept after it ends when the client asks for no ttl, in ms (held under TRAWL_MCP_TASK_MAX_TTL_MS) (env TRAWL_MCP_TASK_TTL_MS; default 600000)',
+    commands: ['serve', 'mcp', 'doctor'],
+  },
+  {
+    key: 'mcpTaskMaxTtlMs',
+    flags: '--mcp-task-max-ttl-ms <ms>',
+    help: "The longest ttl an MCP task is granted, in ms: a longer one asked is cut to it, and the task's answer says the ttl granted (env TRAWL_MCP_TASK_MAX_TTL_MS; default 3600000)",
+    commands: ['serve', 'mcp', 'doctor'],
+  },
+  {
     key: 'prices',
     flags: '--prices <json>',
     help: 'Prices in dollars that replace entries of the price table, as a JSON object, e.g. {"contentsPage": 0.002, "codeContext": 0.01}; unknown names are refused (env TRAWL_PRICES; default the spec\'s prices)',

@@ -32,7 +32,7 @@ const LISTENER_SETTINGS = [
 /** Where the durable state is: every command opens it. */
 const STORE_SETTINGS = ['dataDir', 'databaseUrl', 'databaseSchema', 'databasePoolSize', 'secretKey'];
 /** Settings of the MCP door, over HTTP (`serve`) and stdio (`mcp`). */
-const MCP_SETTINGS = ['tools', 'mcpBetas', 'mcpMaxTokens'];
+const MCP_SETTINGS = ['tools', 'mcpBetas', 'mcpMaxTokens', 'mcpMaxTasks', 'mcpTaskTtlMs', 'mcpTaskMaxTtlMs'];
 
 /** Defaults that are computed, or read better in words than as a value. */
 const DEFAULT_WORDS: Record<string, string> = {

@@ -112,12 +112,17 @@ export function buildMcpServer(app: App, options: McpDoorOptions): McpServer {
     // a tool call counts against the key's limits (protocol messages, tasks/* and resources do not)
     const entry = options.caller ? await app.services.accounts.enterRequest(options.caller) : null;
     if (entry && !entry.allowed) return rateRefusal(entry.message, entry.retryAfterMs);
+    let slot = entry?.release;
     try {
-      // a call with `task` answers the task at once; the work goes on (src/mcp/tasks/)
-      if (request.params.task) return await tasks.start(tool, request.params, extra);
+      // a call with `task` answers the task at once; the work goes on (src/mcp/tasks/), holding the call's slot
+      if (request.params.task) {
+        const created = await tasks.start(tool, request.params, extra, slot);
+        slot = undefined; // the task's now: given back when its work ends
+        return created;
+      }
       return await tool.call(request.params.arguments ?? {}, extra);
     } finally {
-      if (entry?.allowed) entry.release();
+      slot?.();
     }
   });
 

@@ -71,6 +71,11 @@ export interface McpTasksRepo {
   renewLease(id: string, worker: string, untilMs: number): Promise<boolean>;
   /** A task's status, whoever owns it (the worker's check for a cancel from another process). */
   statusOf(id: string): Promise<McpTaskStatus | undefined>;
+  /**
+   * How many of the owner's tasks are open (working or input_required) and not abandoned by a dead worker
+   * (a lease lapsed before `nowMs`): what `TRAWL_MCP_MAX_TASKS` caps.
+   */
+  countOpen(owner: string, nowMs: number): Promise<number>;
   /** Deletes ended tasks past their expiry, and open ones `graceMs` past it (abandoned); returns the count. */
   deleteExpired(nowMs: number, graceMs: number): Promise<number>;
 }
@@ -104,6 +109,10 @@ export function createMcpTasksRepo(db: Db): McpTasksRepo {
       `UPDATE mcp_tasks SET lease_until_ms = @until WHERE id = @id AND worker = @worker AND status IN ${OPEN}`,
     ),
     status: db.prepare('SELECT status FROM mcp_tasks WHERE id = ?'),
+    countOpen: db.prepare(
+      `SELECT COUNT(*) AS n FROM mcp_tasks
+       WHERE owner = ? AND status IN ${OPEN} AND (lease_until_ms IS NULL OR lease_until_ms >= ?)`,
+    ),
     expire: db.prepare(
       `DELETE FROM mcp_tasks WHERE expires_ms < @now AND (status NOT IN ${OPEN} OR expires_ms + @grace < @now)`,
     ),
@@ -137,6 +146,7 @@ export function createMcpTasksRepo(db: Db): McpTasksRepo {
       }).changes > 0,
     renewLease: async (id, worker, untilMs) => s.renew.run({ id, worker, until: untilMs }).changes > 0,
     statusOf: async (id) => (s.status.get(id) as { status: McpTaskStatus } | undefined)?.status,
+    countOpen: async (owner, nowMs) => (s.countOpen.get(owner, nowMs) as { n: number }).n,
     deleteExpired: async (nowMs, graceMs) => s.expire.run({ now: nowMs, grace: graceMs }).changes,
   };
 }

@@ -45,6 +45,22 @@ describe.each(backends)('MCP tasks and snapshots on %s', (_name, available, open
     expect((await repo.page('key_b', Number.MAX_SAFE_INTEGER, 10)).map((r) => r.id)).toEqual(['t_b1']);
   });
 
+  it.runIf(available)(
+    'counts an owner’s open tasks only: not ended ones, abandoned ones or other owners’',
+    async () => {
+      const backend = await each.open();
+      const repo = backend.repo.tasks;
+      await add('t_o1', 'key_a');
+      await add('t_o2', 'key_a', { worker: 'w1', leaseUntilMs: T0 + 30_000 });
+      await add('t_o3', 'key_b');
+      expect(await repo.countOpen('key_a', T0)).toBe(2);
+      await repo.end('t_o1', { status: 'failed', statusMessage: 'x', result: '{}', nowMs: T0 + 1 });
+      const counts = await Promise.all(['key_a', 'key_b', 'key_c'].map((owner) => repo.countOpen(owner, T0 + 1)));
+      expect(counts).toEqual([1, 1, 0]);
+      expect(await repo.countOpen('key_a', T0 + 30_001)).toBe(0); // its worker's lease lapsed: abandoned
+    },
+  );
+
   it.runIf(available)('ends a task once: the first end wins, and ending keeps it for its TTL from then', async () => {
     const backend = await each.open();
     const repo = backend.repo.tasks;

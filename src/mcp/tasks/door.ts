@@ -6,6 +6,7 @@
  */
 import { ErrorCode, McpError, type CallToolRequest, type CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
 import type { App } from '../../app.js';
+import type { Release } from '../../core/accounts/in-flight.js';
 import type { Caller } from '../../core/context.js';
 import { TOOL_SPECS } from '../catalog.js';
 import type { DoorTool, Extra } from '../types.js';
@@ -25,11 +26,13 @@ export interface DoorTasks {
   /** The owner-bound store (the server's `taskStore` option). */
   store: OwnedTaskStore;
   /**
-   * Starts `tool` as a task (the call carried `task`); resolves with the task at once.
+   * Starts `tool` as a task (the call carried `task`); resolves with the task at once. Takes over `slot`,
+   * the call's request in flight: in-process work holds it until it ends; an agent run (which has its own
+   * limit) gives it back once started.
    * @throws McpError MethodNotFound for a tool that does not run as a task; InvalidRequest for a
-   * zero-retention caller (a task's result waits in the store to be read).
+   * zero-retention caller (a task's result waits in the store to be read), or over TRAWL_MCP_MAX_TASKS.
    */
-  start(tool: DoorTool, params: CallToolRequest['params'], extra: Extra): Promise<CreateTaskResult>;
+  start(tool: DoorTool, params: CallToolRequest['params'], extra: Extra, slot?: Release): Promise<CreateTaskResult>;
 }
 
 /** What the door gives its tasks. */
@@ -47,7 +50,7 @@ export function createDoorTasks(app: App, caller: Caller | null, deps: DoorTaskD
   const tasks = createMcpTasks(app, caller, { runResult, clientSampling: deps.clientSampling });
   return {
     store: tasks.store,
-    start(tool, params, extra) {
+    async start(tool, params, extra, slot) {
       if (!TASK_TOOLS.has(tool.name)) {
         throw new McpError(
           ErrorCode.MethodNotFound,
@@ -62,8 +65,16 @@ export function createDoorTasks(app: App, caller: Caller | null, deps: DoorTaskD
       }
       const args = params.arguments ?? {};
       const asked = { ttl: params.task?.ttl };
-      if (tool.name === 'agent_run') return tasks.startRun(tool.name, asked, () => startRun(tool, args, extra));
-      return tasks.startWork(tool.name, asked, (signal, note) => tool.call(args, taskExtra(signal, note, extra)));
+      if (tool.name === 'agent_run') {
+        try {
+          return await tasks.startRun(tool.name, asked, () => startRun(tool, args, extra));
+        } finally {
+          slot?.();
+        }
+      }
+      const work = (signal: AbortSignal, note: (message: string) => void) =>
+        tool.call(args, taskExtra(signal, note, extra));
+      return tasks.startWork(tool.name, asked, work, slot);
     },
   };
 }

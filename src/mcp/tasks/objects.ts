@@ -4,10 +4,6 @@ import type { CallToolResult, Task } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../../core/context.js';
 import type { McpTaskEndStatus, McpTaskRow } from '../../store/mcp-tasks.repo.js';
 
-/** How long an ended task stays readable when the client asks for no TTL: one hour. */
-export const DEFAULT_TTL_MS = 60 * 60_000;
-/** The longest TTL granted (a longer ask gets this): one day. */
-export const MAX_TTL_MS = 24 * 60 * 60_000;
 /** The shortest TTL granted (a shorter ask gets this): a minute, so a result outlives a slow poll. */
 export const MIN_TTL_MS = 60_000;
 /** The poll interval suggested when the client gives none, and the bounds of one it gives. */
@@ -37,10 +33,25 @@ export function newTaskId(): string {
   return `task_${randomBytes(12).toString('hex')}`;
 }
 
-/** The TTL a task gets for the one asked (clamped to MIN_TTL_MS..MAX_TTL_MS; default DEFAULT_TTL_MS). */
-export function ttlFor(asked: number | null | undefined): number {
-  if (typeof asked !== 'number' || !Number.isFinite(asked)) return DEFAULT_TTL_MS;
-  return Math.min(MAX_TTL_MS, Math.max(MIN_TTL_MS, Math.round(asked)));
+/** The operator's rules for new tasks: the TTL granted and how many may be open per owner. */
+export interface TaskRules {
+  /** `TRAWL_MCP_TASK_TTL_MS`: the TTL when none is asked. */
+  defaultTtlMs: number;
+  /** `TRAWL_MCP_TASK_MAX_TTL_MS`: the longest TTL granted. */
+  maxTtlMs: number;
+  /** `TRAWL_MCP_MAX_TASKS`: open tasks per owner. */
+  maxOpen: number;
+}
+
+/** The task rules of the configured settings. */
+export function taskRulesOf(config: { mcpTaskTtlMs: number; mcpTaskMaxTtlMs: number; mcpMaxTasks: number }): TaskRules {
+  return { defaultTtlMs: config.mcpTaskTtlMs, maxTtlMs: config.mcpTaskMaxTtlMs, maxOpen: config.mcpMaxTasks };
+}
+
+/** The TTL a task gets for the one asked: the default when none, then held to MIN_TTL_MS..the rules' maximum. */
+export function ttlFor(asked: number | null | undefined, rules: Pick<TaskRules, 'defaultTtlMs' | 'maxTtlMs'>): number {
+  const wanted = typeof asked === 'number' && Number.isFinite(asked) ? Math.round(asked) : rules.defaultTtlMs;
+  return Math.max(MIN_TTL_MS, Math.min(rules.maxTtlMs, wanted));
 }
 
 /** The poll interval a task suggests for the one asked (clamped; default DEFAULT_POLL_MS). */

@@ -19,6 +19,7 @@ import type { McpTaskRow, McpTasksRepo, McpTaskStatus } from '../../store/mcp-ta
 import { cancelRun, runState, type RunResult, type RunsOfTasks } from './agent-run-task.js';
 import type { TaskEngine } from './engine.js';
 import { endOf, interrupted, LIST_PAGE, newTaskId, ownerOf, pollFor, textResult, toTask, ttlFor } from './objects.js';
+import type { TaskRules } from './objects.js';
 
 export { INTERRUPTED } from './objects.js';
 
@@ -34,6 +35,8 @@ export interface TaskStoreDeps {
   /** The tool result of an ended agent run. */
   runResult: RunResult;
   now: () => number;
+  /** The TTL granted and the cap on open tasks (TRAWL_MCP_TASK_TTL_MS, TRAWL_MCP_TASK_MAX_TTL_MS, TRAWL_MCP_MAX_TASKS). */
+  rules: TaskRules;
 }
 
 /** The SDK's task store for `caller`'s tasks, with its owner and the settling read the door uses. */
@@ -43,6 +46,13 @@ export interface OwnedTaskStore extends TaskStore {
   read(taskId: string): Promise<McpTaskRow | undefined>;
   /** Deletes expired tasks of every owner (see McpTasksRepo.deleteExpired). */
   sweep(): Promise<void>;
+  /**
+   * Checks that the owner may open one more task.
+   * @throws McpError InvalidRequest naming TRAWL_MCP_MAX_TASKS when `rules.maxOpen` of its tasks are open.
+   */
+  requireRoom(): Promise<void>;
+  /** The TTL a new task gets for the one asked (see `ttlFor`). */
+  ttlFor(asked: number | null | undefined): number;
 }
 
 const isOpen = (status: McpTaskStatus) => status === 'working' || status === 'input_required';
@@ -94,18 +104,32 @@ export function createTaskStore(deps: TaskStoreDeps, caller: Caller | null): Own
     }
   };
 
+  const requireRoom = async () => {
+    const open = await repo.countOpen(owner, deps.now());
+    if (open < deps.rules.maxOpen) return;
+    throw new McpError(
+      ErrorCode.InvalidRequest,
+      `RATE_LIMIT_EXCEEDED: ${owner === 'local' ? 'this server' : `API key ${owner}`} has ${open} MCP tasks open, ` +
+        `the most it may (TRAWL_MCP_MAX_TASKS=${deps.rules.maxOpen}); wait for one to end (tasks/result) or ` +
+        'cancel one (tasks/cancel), or call the tool without task',
+    );
+  };
+
   return {
     owner,
     read,
     sweep: async () => void (await repo.deleteExpired(deps.now(), ABANDONED_MS)),
+    requireRoom,
+    ttlFor: (asked) => ttlFor(asked, deps.rules),
     async createTask(params: CreateTaskOptions, _requestId, request: Request): Promise<Task> {
+      await requireRoom();
       const id = newTaskId();
       const tool = String((request.params as { name?: unknown } | undefined)?.name ?? request.method);
       await repo.insert({
         id,
         owner,
         tool,
-        ttlMs: ttlFor(params.ttl),
+        ttlMs: ttlFor(params.ttl, deps.rules),
         pollIntervalMs: pollFor(params.pollInterval),
         nowMs: deps.now(),
         worker: null,

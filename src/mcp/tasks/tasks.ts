@@ -10,7 +10,8 @@ import { toServiceError } from '../../errors.js';
 import type { McpTasksRepo } from '../../store/mcp-tasks.repo.js';
 import type { RunResult } from './agent-run-task.js';
 import { createTaskEngine, type TaskEngine } from './engine.js';
-import { endOf, newTaskId, pollFor, textResult, toTask, ttlFor } from './objects.js';
+import type { Release } from '../../core/accounts/in-flight.js';
+import { endOf, newTaskId, pollFor, taskRulesOf, textResult, toTask } from './objects.js';
 import { createTaskStore, type OwnedTaskStore } from './task-store.js';
 
 /** What a client asks of a task in `params.task`. */
@@ -29,11 +30,16 @@ export type TaskWork = (signal: AbortSignal, note: (message: string) => void) =>
 export interface McpTasks {
   /** The owner-bound store (the server's `taskStore` option). */
   store: OwnedTaskStore;
-  /** Starts `work` of `tool` as a task in this process; resolves with the task at once. */
-  startWork(tool: string, params: TaskParams, work: TaskWork): Promise<CreateTaskResult>;
+  /**
+   * Starts `work` of `tool` as a task in this process; resolves with the task at once. `slot` (the
+   * caller's request in flight, TRAWL_RATE_LIMIT_CONCURRENCY) is held until the work ends.
+   * @throws McpError InvalidRequest when the owner has TRAWL_MCP_MAX_TASKS tasks open.
+   */
+  startWork(tool: string, params: TaskParams, work: TaskWork, slot?: Release): Promise<CreateTaskResult>;
   /**
    * Starts a task that follows the agent run `start` creates or finds (its id linked at once); a `start`
    * that answers a result instead (a refusal) or throws ends the task with that result.
+   * @throws McpError InvalidRequest when the owner has TRAWL_MCP_MAX_TASKS tasks open.
    */
   startRun(tool: string, params: TaskParams, start: () => Promise<RunStart>): Promise<CreateTaskResult>;
 }
@@ -75,7 +81,14 @@ export function createMcpTasks(app: App, caller: Caller | null, options: McpTask
   const { repo, engine } = taskPartsOf(app);
   const now = () => app.clock.now().getTime();
   const store = createTaskStore(
-    { repo, engine, agentRuns: app.services.agentRuns, runResult: options.runResult, now },
+    {
+      repo,
+      engine,
+      agentRuns: app.services.agentRuns,
+      runResult: options.runResult,
+      now,
+      rules: taskRulesOf(app.config),
+    },
     caller,
   );
   // only the client's model could have answered what needs a model: say why a task cannot use it
@@ -84,13 +97,14 @@ export function createMcpTasks(app: App, caller: Caller | null, options: McpTask
 
   const open = async (tool: string, params: TaskParams, worker: string | null) => {
     await store.sweep();
+    await store.requireRoom();
     const id = newTaskId();
     const leaseUntilMs = worker ? engine.leaseUntil() : null;
     await repo.insert({
       id,
       owner: store.owner,
       tool,
-      ttlMs: ttlFor(params.ttl),
+      ttlMs: store.ttlFor(params.ttl),
       pollIntervalMs: pollFor(params.pollInterval),
       nowMs: now(),
       worker,
@@ -111,7 +125,7 @@ export function createMcpTasks(app: App, caller: Caller | null, options: McpTask
 
   return {
     store,
-    async startWork(tool, params, work) {
+    async startWork(tool, params, work, slot) {
       const id = await open(tool, params, engine.worker);
       const note = (message: string) => {
         // a store closed under the work: its lease lapses and a reader says it was interrupted
@@ -124,6 +138,7 @@ export function createMcpTasks(app: App, caller: Caller | null, options: McpTask
         } catch (thrown) {
           result = failed(thrown, tool);
         }
+        slot?.();
         if (!signal.aborted) await end(id, result); // a cancelled task was ended by its canceller
       });
       return created(id);

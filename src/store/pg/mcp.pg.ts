@@ -90,6 +90,14 @@ export function createPgMcpTasksRepo(pool: pg.Pool): McpTasksRepo {
       const { rows } = await pool.query<{ status: McpTaskStatus }>('SELECT status FROM mcp_tasks WHERE id = $1', [id]);
       return rows[0]?.status;
     },
+    async countOpen(owner, nowMs) {
+      const { rows } = await pool.query<{ n: number }>(
+        `SELECT COUNT(*)::int AS n FROM mcp_tasks
+         WHERE owner = $1 AND status IN ${OPEN} AND (lease_until_ms IS NULL OR lease_until_ms >= $2)`,
+        [owner, nowMs],
+      );
+      return rows[0]!.n;
+    },
     async deleteExpired(nowMs, graceMs) {
       const r = await pool.query(
         `DELETE FROM mcp_tasks WHERE expires_ms < $1 AND (status NOT IN ${OPEN} OR expires_ms + $2 < $1)`,

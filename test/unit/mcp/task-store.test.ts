@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../../src/core/context.js';
 import { createMcpTasksRepo, type McpTasksRepo } from '../../../src/store/mcp-tasks.repo.js';
 import { createTaskEngine, type TaskEngine } from '../../../src/mcp/tasks/engine.js';
-import { DEFAULT_TTL_MS, MAX_TTL_MS, MIN_TTL_MS, endOf, pollFor, ttlFor } from '../../../src/mcp/tasks/objects.js';
+import { MIN_TTL_MS, endOf, pollFor, ttlFor } from '../../../src/mcp/tasks/objects.js';
 import { createTaskStore, INTERRUPTED, type OwnedTaskStore } from '../../../src/mcp/tasks/task-store.js';
 import { TASK_NO_SAMPLING, withTaskReason } from '../../../src/mcp/tasks/tasks.js';
 import { makeTestApp, type TestApp } from '../../helpers/app.js';
@@ -20,12 +20,14 @@ const engines: TaskEngine[] = [];
 
 const caller = (keyId: string): Caller => ({ keyId, keyName: keyId, teamId: 'team', scopes: null, qps: null, enterprise: false, zeroRetention: false }); // prettier-ignore
 const render = () => ({ content: [{ type: 'text' as const, text: 'run ended' }] });
+/** The settings' defaults: 10 min TTL, at most 1 h, 32 open tasks per owner. */
+const rules = { defaultTtlMs: 600_000, maxTtlMs: 3_600_000, maxOpen: 32 };
 
 /** A store for `keyId` with its own engine (a process of its own, as far as leases go). */
 function storeFor(keyId: string | null): { store: OwnedTaskStore; engine: TaskEngine } {
   const engine = createTaskEngine({ repo, now, checkMs: 20 });
   engines.push(engine);
-  const deps = { repo, engine, agentRuns: t.app.services.agentRuns, runResult: render, now };
+  const deps = { repo, engine, agentRuns: t.app.services.agentRuns, runResult: render, now, rules };
   return { store: createTaskStore(deps, keyId === null ? null : caller(keyId)), engine };
 }
 const create = (store: OwnedTaskStore, ttl?: number) =>
@@ -45,7 +47,7 @@ describe('task store', () => {
     const a = storeFor('key_a').store;
     const b = storeFor('key_b').store;
     const task = await create(a);
-    expect(task).toMatchObject({ status: 'working', ttl: DEFAULT_TTL_MS, pollInterval: 500 });
+    expect(task).toMatchObject({ status: 'working', ttl: rules.defaultTtlMs, pollInterval: 500 });
     expect(await b.getTask(task.taskId)).toBeNull();
     await expect(b.getTaskResult(task.taskId)).rejects.toThrow(/Task not found/);
     await expect(b.updateTaskStatus(task.taskId, 'cancelled')).rejects.toThrow(/Task not found/);
@@ -120,11 +122,12 @@ describe('task store', () => {
 });
 
 describe('task rules', () => {
-  it('grants a TTL between a minute and a day, an hour by default, and bounds the poll interval', () => {
-    expect(ttlFor(undefined)).toBe(DEFAULT_TTL_MS);
-    expect(ttlFor(5)).toBe(MIN_TTL_MS);
-    expect(ttlFor(7 * 24 * 3_600_000)).toBe(MAX_TTL_MS);
-    expect(ttlFor(2 * 3_600_000)).toBe(2 * 3_600_000);
+  it('grants a TTL between a minute and the configured cap, the configured default when none, and bounds the poll interval', () => {
+    expect(ttlFor(undefined, rules)).toBe(600_000);
+    expect(ttlFor(5, rules)).toBe(MIN_TTL_MS);
+    expect(ttlFor(86_400_000, rules)).toBe(3_600_000);
+    expect(ttlFor(30 * 60_000, rules)).toBe(30 * 60_000);
+    expect(ttlFor(undefined, { defaultTtlMs: 7_200_000, maxTtlMs: 3_600_000 })).toBe(3_600_000); // the default stays under the cap
     expect(pollFor(1)).toBe(100);
     expect(pollFor(undefined)).toBe(500);
   });
