@@ -111,7 +111,12 @@ export function buildMcpServer(app: App, options: McpDoorOptions): McpServer {
     }
     // a tool call counts against the key's limits (protocol messages, tasks/* and resources do not)
     const entry = options.caller ? await app.services.accounts.enterRequest(options.caller) : null;
-    if (entry && !entry.allowed) return rateRefusal(entry.message, entry.retryAfterMs);
+    if (entry && !entry.allowed) {
+      const refusal = rateRefusal(entry.message, entry.retryAfterMs);
+      // a task-augmented call answers a task or a JSON-RPC error, never a tool result
+      if (request.params.task) throw new McpError(ErrorCode.InvalidRequest, refusal);
+      return { isError: true, content: [{ type: 'text', text: refusal }] };
+    }
     let slot = entry?.release;
     try {
       // a call with `task` answers the task at once; the work goes on (src/mcp/tasks/), holding the call's slot
@@ -132,10 +137,10 @@ export function buildMcpServer(app: App, options: McpDoorOptions): McpServer {
   return server;
 }
 
-/** A tool call over the key's limits: an error result that says when to retry. */
-function rateRefusal(message: string, retryAfterMs: number): CallToolResult {
+/** Why a tool call over the key's limits is refused, and when to retry. */
+function rateRefusal(message: string, retryAfterMs: number): string {
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-  return { isError: true, content: [{ type: 'text', text: `RATE_LIMIT_EXCEEDED: ${message}; retry in ${seconds} s` }] };
+  return `RATE_LIMIT_EXCEEDED: ${message}; retry in ${seconds} s`;
 }
 
 /** A failure as a tool result: `TAG: message`, logged with its cause when it was unexpected. */
