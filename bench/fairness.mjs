@@ -1,0 +1,196 @@
+// Fair queueing (issue 32, row 5): team A floods a slow host, team B reads a fast page of the same host.
+// For each build, a fresh `trawl serve` (warn logs, temp data dir, the default 16 live fetches at once and
+// 6 per host) and a loopback site in this process: `/slow` answers after SLOW_MS, `/fast` at once.
+//   - B alone: B's `/contents` of a fast page, REPS times one after the other (its latency with no flood);
+//   - the flood: A keeps 8 `/contents` of 6 slow pages each in flight (its key's in-flight limit: 48 live
+//     fetches of one host) for FLOOD_S seconds, while B asks for a fast page every 500 ms (one at a time,
+//     `livecrawlTimeout` 10 s): B's p50 / p95 / max latency, how many of B's pages came back (not
+//     CRAWL_LIVECRAWL_TIMEOUT), how many were reported queued (`x-svc-queued: true`), and A's throughput
+//     (slow pages read per second over the flood).
+//
+//   npm run build && node bench/fairness.mjs [--baseline DIR] [--checkout DIR] [--flood-s 20] [--slow-ms 1000]
+//
+// --baseline DIR measures another built checkout too (main before this work), side by side with ratios.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent, request } from 'undici';
+import {
+  HOST,
+  ROOT,
+  childEnv,
+  fmt,
+  freePort,
+  machineLine,
+  makeTmpDir,
+  mdTable,
+  percentile,
+  ratio,
+  spawnTracked,
+  stopChild,
+  summarize,
+  waitFor200,
+} from './lib.mjs';
+
+const args = process.argv.slice(2);
+const opt = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
+const checkout = path.resolve(opt('--checkout', ROOT));
+const baseline = opt('--baseline', null) && path.resolve(opt('--baseline'));
+const FLOOD_S = Number(opt('--flood-s', '20'));
+const SLOW_MS = Number(opt('--slow-ms', '1000'));
+const REPS = 10;
+const A_REQUESTS = 8;
+const A_URLS = 6;
+const COMMAND = `npm run build && node bench/fairness.mjs${args.length ? ` ${args.join(' ')}` : ''}`;
+
+/** The loopback site: `/slow` after SLOW_MS, `/fast` at once; robots.txt 404 (allow all). */
+function startSite() {
+  const page = (title) => `<html><head><title>${title}</title></head><body><p>The ${title} page.</p></body></html>`;
+  const server = http.createServer((req, res) => {
+    const answer = (title) => res.writeHead(200, { 'content-type': 'text/html' }).end(page(title));
+    const { pathname } = new URL(req.url ?? '/', 'http://x');
+    if (pathname === '/slow') setTimeout(() => answer('slow'), SLOW_MS);
+    else if (pathname === '/fast') answer('fast');
+    else res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+  });
+  server.keepAliveTimeout = 60_000;
+  return new Promise((resolve) => server.listen(0, HOST, () => resolve({ server, base: `http://${HOST}:${server.address().port}` }))); // prettier-ignore
+}
+
+async function startTrawl(root) {
+  const cli = path.join(root, 'dist', 'bin', 'cli.js');
+  if (!fs.existsSync(cli)) throw new Error(`${cli} not found: run npm run build in ${root}`);
+  const dataDir = makeTmpDir('trawl-bench-fair-');
+  const env = childEnv({ TRAWL_PRIVATE_ALLOWLIST: HOST });
+  const trawl = (...a) => execFileSync(process.execPath, [cli, ...a, '--data-dir', dataDir], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 30_000 }).trim(); // prettier-ignore
+  const keys = {};
+  for (const team of ['team-a', 'team-b']) {
+    trawl('teams', 'create', team);
+    keys[team] = trawl('keys', 'create', '--name', team, '--team', team);
+  }
+  const port = await freePort();
+  const child = spawnTracked(process.execPath, [cli, 'serve', '--port', String(port), '--data-dir', dataDir, '--log-level', 'warn'], { stdio: 'ignore', cwd: root, env }); // prettier-ignore
+  await waitFor200(port, '/health', { intervalMs: 10, timeoutMs: 30_000, child });
+  return { child, port, keys, agent: new Agent({ keepAliveTimeout: 60_000, connections: 64 }) };
+}
+
+let seq = 0;
+/** POST /contents of `urls` (live) with `key`: time to answer, statuses, and the queue header. */
+async function contents(trawl, key, urls, livecrawlTimeout) {
+  const t0 = performance.now();
+  const res = await request(`http://${HOST}:${trawl.port}/contents`, {
+    dispatcher: trawl.agent,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify({ urls, maxAgeHours: 0, livecrawlTimeout }),
+    headersTimeout: 300_000,
+    bodyTimeout: 300_000,
+  });
+  const json = await res.body.json();
+  if (res.statusCode !== 200) throw new Error(`/contents: HTTP ${res.statusCode} ${JSON.stringify(json)}`);
+  const ok = json.statuses.filter((s) => s.status === 'success').length;
+  return { ms: performance.now() - t0, ok, failed: json.statuses.length - ok, queued: res.headers['x-svc-queued'] === 'true' }; // prettier-ignore
+}
+
+async function measure(label, root, site) {
+  process.stderr.write(`fairness: ${label} (${root})…\n`);
+  const trawl = await startTrawl(root);
+  const fast = () => [`${site.base}/fast?n=${++seq}`];
+  const slow = () => Array.from({ length: A_URLS }, () => `${site.base}/slow?n=${++seq}`);
+  const alone = [];
+  for (let i = 0; i < REPS; i++) alone.push((await contents(trawl, trawl.keys['team-b'], fast(), 10_000)).ms);
+
+  process.stderr.write(`fairness: ${label}: A floods for ${FLOOD_S} s…\n`);
+  const until = performance.now() + FLOOD_S * 1000;
+  const flood = { pages: 0, failed: 0 };
+  const floodDone = Array.from({ length: A_REQUESTS }, async () => {
+    while (performance.now() < until) {
+      const r = await contents(trawl, trawl.keys['team-a'], slow(), 60_000);
+      flood.pages += r.ok;
+      flood.failed += r.failed;
+    }
+  });
+  await sleep(1000); // the queues fill
+  const b = [];
+  while (performance.now() < until) {
+    b.push(await contents(trawl, trawl.keys['team-b'], fast(), 10_000));
+    await sleep(500);
+  }
+  const floodStart = until - FLOOD_S * 1000;
+  await Promise.all(floodDone);
+  const floodS = (performance.now() - floodStart) / 1000;
+  await trawl.agent.close();
+  await stopChild(trawl.child, 5000);
+  const sorted = b.map((r) => r.ms).sort((x, y) => x - y);
+  return {
+    label,
+    root,
+    aloneP50: summarize(alone).median,
+    bN: b.length,
+    bP50: summarize(sorted).median,
+    bP95: percentile(sorted, 95),
+    bMax: sorted.at(-1),
+    bOk: b.filter((r) => r.ok === 1).length,
+    bQueued: b.filter((r) => r.queued).length,
+    aPagesPerS: flood.pages / floodS,
+    aFailed: flood.failed,
+  };
+}
+
+function report(sides, started) {
+  const withRatio = sides.length === 2;
+  const row = (name, key, show, note = true) => [
+    name,
+    ...sides.map((x) => show(x[key], x)),
+    ...(withRatio ? [note ? ratio(sides[1][key], sides[0][key]) : ''] : []),
+  ];
+  const head = (first) => [first, ...sides.map((x) => x.label), ...(withRatio ? ['now / before'] : [])];
+  const ms = (v) => fmt(v, 0);
+  const lines = [
+    '## Fair queueing (bench/fairness.mjs)',
+    '',
+    `\`${COMMAND}\``,
+    '',
+    machineLine(),
+    '',
+    `Builds: ${sides.map((x) => `${x.label} = ${x.root}`).join('; ')}. Each: a fresh \`trawl serve --log-level warn\` (16 live fetches at once, 6 per host), teams A and B with a key each; \`/slow\` answers after ${SLOW_MS} ms.`, // prettier-ignore
+    '',
+    mdTable(
+      head(
+        `B's fast page while A keeps ${A_REQUESTS}×${A_URLS} slow fetches in flight on the same host for ${FLOOD_S} s`,
+      ),
+      [
+        // prettier-ignore
+        row(`B alone, no flood: p50 (ms, ${REPS} reads)`, 'aloneP50', ms),
+        row('B during the flood: p50 (ms)', 'bP50', ms),
+        row('B during the flood: p95 (ms)', 'bP95', ms),
+        row('B during the flood: max (ms)', 'bMax', ms),
+        row('B pages read / asked (deadline 10 s)', 'bOk', (v, x) => `${v}/${x.bN}`, false),
+        row('B answers reported queued (`x-svc-queued: true`)', 'bQueued', (v, x) => `${v}/${x.bN}`, false),
+        row("A's throughput (slow pages read per s)", 'aPagesPerS', (v) => fmt(v, 2)),
+        row("A's pages failed", 'aFailed', String, false),
+      ],
+    ),
+    '',
+    `(took ${fmt((performance.now() - started) / 1000, 0)} s)`,
+    '',
+    sides
+      .map((x) => {
+        const suffix = x === sides.at(-1) ? '' : `_${x.label}`;
+        return `b_p50_ms${suffix}=${ms(x.bP50)} b_p95_ms${suffix}=${ms(x.bP95)} b_read${suffix}=${x.bOk}/${x.bN} a_pages_per_s${suffix}=${fmt(x.aPagesPerS, 2)}`; // prettier-ignore
+      })
+      .join(' '),
+  ];
+  console.log(lines.join('\n'));
+}
+
+const started = performance.now();
+const site = await startSite();
+const sides = [];
+if (baseline) sides.push(await measure('before', baseline, site));
+sides.push(await measure(baseline ? 'now' : 'this build', checkout, site));
+site.server.close();
+report(sides, started);
+process.exit(0);
