@@ -37,21 +37,25 @@ export type LoadPage = (target: string, freshness: Freshness, live: LiveLoad) =>
 /** The page loader over the page cache, the documents store and live fetches. */
 export function createLoader(deps: LoadDeps): LoadPage {
   const live = async (url: string, opts: LiveLoad): Promise<LoadedPage> => {
+    // the deadline runs from the ask: a fetch admitted late gets only what is left of it
     const deadline = AbortSignal.timeout(opts.timeoutMs);
-    const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
-    const fetchLive = (waitedMs: number) =>
-      deps.pages.fetchLive(url, {
+    const whileQueued = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
+    let admitted = false;
+    const fetchLive = (waitedMs: number) => {
+      admitted = true;
+      return deps.pages.fetchLive(url, {
         timeoutMs: Math.max(1, opts.timeoutMs - waitedMs),
         signal: opts.signal,
         tenant: opts.tenant,
         onQueued: (host, ms) => noteWait(opts.queue, ms, host),
       });
+    };
     try {
-      const admitted = await deps.admission.run(opts.tenant, fetchLive, signal);
-      if (admitted.queued) noteWait(opts.queue, admitted.waitedMs);
-      return admitted.value;
+      const run = await deps.admission.run(opts.tenant, fetchLive, whileQueued);
+      if (run.queued) noteWait(opts.queue, run.waitedMs);
+      return run.value;
     } catch (err) {
-      if (!deadline.aborted || opts.signal?.aborted || err instanceof FetchError) throw err;
+      if (admitted || !deadline.aborted || opts.signal?.aborted) throw err;
       noteWait(opts.queue, opts.timeoutMs);
       throw new FetchError(
         'CRAWL_LIVECRAWL_TIMEOUT',
