@@ -14,6 +14,7 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { App } from '../app.js';
+import { ownerKeyId } from '../core/access/access.js';
 import type { Caller, ServiceContext } from '../core/context.js';
 import { toServiceError } from '../errors.js';
 import { withoutContent } from '../lib/logger.js';
@@ -56,7 +57,7 @@ export function buildMcpServer(app: App, options: McpDoorOptions): McpServer {
     capabilities: { logging: {}, tasks: TASKS_CAPABILITY },
   });
   const logging = installLogging(server.server);
-  const owner = options.caller?.keyId ?? 'local';
+  const owner = ownerKeyId(options.caller ?? null);
 
   /** The service context of one MCP request: caller, betas, a child logger, progress to the client's token. */
   const contextFor = (extra: Extra, tool: string): ServiceContext => {

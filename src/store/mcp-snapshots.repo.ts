@@ -3,6 +3,7 @@
  * for its owner until it expires, so that a cursor continues exactly that answer on any instance.
  */
 import type { Db } from './database.js';
+import { teamOfKey } from './owner-team.js';
 
 export interface McpSnapshot {
   id: string;
@@ -30,8 +31,8 @@ export interface McpSnapshotsRepo {
 export function createMcpSnapshotsRepo(db: Db): McpSnapshotsRepo {
   const s = {
     insert: db.prepare(
-      `INSERT INTO mcp_snapshots (id, owner, tool, args_hash, body, created_ms, expires_ms)
-       VALUES (@id, @owner, @tool, @argsHash, @body, @createdMs, @expiresMs)`,
+      `INSERT INTO mcp_snapshots (id, owner, team_id, tool, args_hash, body, created_ms, expires_ms)
+       VALUES (@id, @owner, ${teamOfKey('@owner')}, @tool, @argsHash, @body, @createdMs, @expiresMs)`,
     ),
     get: db.prepare(
       `SELECT id, owner, tool, args_hash AS argsHash, body, created_ms AS createdMs, expires_ms AS expiresMs

@@ -4,6 +4,7 @@
  * cancel from any process, a reader that finds the worker's lease lapsed).
  */
 import type { Db } from './database.js';
+import { teamOfKey } from './owner-team.js';
 
 /** A task's status (the spec's five). */
 export type McpTaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
@@ -87,9 +88,9 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export function createMcpTasksRepo(db: Db): McpTasksRepo {
   const s = {
     insert: db.prepare(
-      `INSERT INTO mcp_tasks (id, owner, tool, status, ttl_ms, poll_interval_ms, created_at, last_updated_at,
+      `INSERT INTO mcp_tasks (id, owner, team_id, tool, status, ttl_ms, poll_interval_ms, created_at, last_updated_at,
          updated_ms, expires_ms, worker, lease_until_ms)
-       VALUES (@id, @owner, @tool, 'working', @ttl, @poll, @at, @at, @now, @now + @ttl, @worker, @lease)`,
+       VALUES (@id, @owner, ${teamOfKey('@owner')}, @tool, 'working', @ttl, @poll, @at, @at, @now, @now + @ttl, @worker, @lease)`,
     ),
     get: db.prepare('SELECT * FROM mcp_tasks WHERE id = ? AND owner = ?'),
     page: db.prepare('SELECT * FROM mcp_tasks WHERE owner = ? AND seq < ? ORDER BY seq DESC LIMIT ?'),

@@ -20,18 +20,10 @@ import { storedDoc } from '../helpers/documents.js';
 import { BACKENDS, startServerOn } from '../helpers/backend-server.js';
 import type { TestServer } from '../helpers/app.js';
 import { startModelServer, type ModelServer } from '../helpers/model-server.js';
-import { makePayment, startFacilitator, type Facilitator } from '../helpers/x402-facilitator.js';
+import { makePayment, startFacilitator, TEST_RAIL, type Facilitator } from '../helpers/x402-facilitator.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const RAIL = {
-  scheme: 'exact',
-  network: 'eip155:84532',
-  asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
-  payTo: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
-  maxTimeoutSeconds: 60,
-  extra: { name: 'USDC', version: '2' },
-};
 const PAGE = 'https://docs.example.com/matrix/pooling';
 const HOOK = 'http://127.0.0.1:9/hook'; // never called: this server runs no monitor engine
 
@@ -354,7 +346,7 @@ describe.each(BACKENDS)('the authorization matrix on %s', (backend) => {
   beforeAll(async () => {
     const [facilitator, model, silent] = await Promise.all([startFacilitator(), startModelServer({ reply: () => 'An answer [1].' }), startSilentHost()]); // prettier-ignore
     const t = await startServerOn(backend, {
-      x402Rails: JSON.stringify([RAIL]),
+      x402Rails: JSON.stringify([TEST_RAIL]),
       x402FacilitatorUrl: facilitator.url,
       modelBaseUrl: model.baseUrl,
       model: 'matrix-model',

@@ -12,16 +12,9 @@ import type { PaymentChallenge, PaymentRequirement, X402Rail } from '../../src/h
 import { createLogger } from '../../src/lib/logger.js';
 import { postJson, startTestServer, tempDir, type TestServer } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';
-import { makePayment, startFacilitator, TEST_PAYER, type Facilitator } from '../helpers/x402-facilitator.js';
+import { makePayment, startFacilitator, TEST_PAYER, TEST_RAIL, type Facilitator } from '../helpers/x402-facilitator.js';
 
-const BASE_SEPOLIA_USDC: X402Rail = {
-  scheme: 'exact',
-  network: 'eip155:84532',
-  asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
-  payTo: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
-  maxTimeoutSeconds: 60,
-  extra: { name: 'USDC', version: '2' },
-};
+const BASE_SEPOLIA_USDC = TEST_RAIL;
 /** A second rail in an 18-decimal token, so each rail's amount is seen to follow its own unit. */
 const BASE_DAI: X402Rail = {
   scheme: 'exact',

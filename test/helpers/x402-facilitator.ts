@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PaymentPayloadSchema, PaymentRequirementsSchema } from '@x402/core/schemas';
-import type { PaymentRequirement } from '../../src/http/x402/protocol.js';
+import type { PaymentRequirement, X402Rail } from '../../src/http/x402/protocol.js';
 
 export interface FacilitatorCall {
   method: string;
@@ -169,6 +169,16 @@ export interface PaymentOptions {
   /** Fields of the EIP-3009 authorization to replace (e.g. `{ value: '1' }` to underpay). */
   authorization?: Record<string, string>;
 }
+
+/** The tests' rail: USDC on Base Sepolia, paid to a fixed address. */
+export const TEST_RAIL: X402Rail = {
+  scheme: 'exact',
+  network: 'eip155:84532',
+  asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+  payTo: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
+  maxTimeoutSeconds: 60,
+  extra: { name: 'USDC', version: '2' },
+};
 
 export const TEST_PAYER = '0x857b06519E91e3A54538791bDbb0E22373e36b66';
 

@@ -2,7 +2,7 @@
  * The upgrade to owners (SQLite migration 18, PostgreSQL migration 15): rows stored before owners existed
  * get the team of the key that made them where the row names one, else the team default; keys stored
  * without scopes keep every scope (admin included) and are listed as such by the status report, which
- * says how to narrow them.
+ * says how to narrow them. Rows stored after the upgrade get their owner's team by the same rule.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
@@ -10,7 +10,10 @@ import { loadConfig } from '../../src/config/config.js';
 import { hasScope } from '../../src/core/accounts/scopes.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { migrate, openDatabase } from '../../src/store/database.js';
+import { createMcpSnapshotsRepo, type McpSnapshotsRepo } from '../../src/store/mcp-snapshots.repo.js';
+import { createMcpTasksRepo, type McpTasksRepo } from '../../src/store/mcp-tasks.repo.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
+import { createPgMcpSnapshotsRepo, createPgMcpTasksRepo } from '../../src/store/pg/mcp.pg.js';
 import { migratePg, openPgStore } from '../../src/store/pg/pg-store.js';
 import { PG_MIGRATIONS } from '../../src/store/pg/pg-migrations.js';
 import { tempDir } from '../helpers/app.js';
@@ -50,6 +53,18 @@ const AFTER = {
   mcp_snapshots: { snap_x: 'team_x' },
   crawl_jobs: { crawl_1: 'team_default' },
 };
+/** Stores a task and a snapshot of key kx (team x) and of the local process, through the repos. */
+async function storeNewRows(tasks: McpTasksRepo, snapshots: McpSnapshotsRepo): Promise<void> {
+  for (const owner of ['kx', 'local']) {
+    await tasks.insert({ id: `task_new_${owner}`, owner, tool: 'search', ttlMs: 1, pollIntervalMs: 1, nowMs: 0, worker: null, leaseUntilMs: null }); // prettier-ignore
+    await snapshots.insert({ id: `snap_new_${owner}`, owner, tool: 'search', argsHash: 'h', body: '{}', createdMs: 0, expiresMs: 9 }); // prettier-ignore
+  }
+}
+/** The teams new rows get: the owner key's, as the migration gave old ones. */
+const NEW_ROWS = {
+  mcp_tasks: { task_new_kx: 'team_x', task_new_local: 'team_default' },
+  mcp_snapshots: { snap_new_kx: 'team_x', snap_new_local: 'team_default' },
+};
 const idColumn = (table: string) => (table === 'webhook_deliveries' ? 'event_id' : 'id');
 const teamsOf = (rows: { id: string; team_id: string }[]) => Object.fromEntries(rows.map((r) => [r.id, r.team_id]));
 
@@ -65,6 +80,11 @@ describe('the owners migration', () => {
     migrate(db, MIGRATIONS);
     for (const [table, teams] of Object.entries(AFTER)) {
       const rows = db.prepare(`SELECT ${idColumn(table)} AS id, team_id FROM ${table}`).all() as { id: string; team_id: string }[]; // prettier-ignore
+      expect(teamsOf(rows), table).toEqual(teams);
+    }
+    await storeNewRows(createMcpTasksRepo(db), createMcpSnapshotsRepo(db));
+    for (const [table, teams] of Object.entries(NEW_ROWS)) {
+      const rows = db.prepare(`SELECT id, team_id FROM ${table} WHERE id LIKE '%_new_%'`).all() as { id: string; team_id: string }[]; // prettier-ignore
       expect(teamsOf(rows), table).toEqual(teams);
     }
     db.close();
@@ -97,6 +117,11 @@ describe('the owners migration', () => {
     await migratePg(store.pool, PG_MIGRATIONS);
     for (const [table, teams] of Object.entries(AFTER)) {
       const { rows } = await store.pool.query<{ id: string; team_id: string }>(`SELECT ${idColumn(table)} AS id, team_id FROM ${table}`); // prettier-ignore
+      expect(teamsOf(rows), table).toEqual(teams);
+    }
+    await storeNewRows(createPgMcpTasksRepo(store.pool), createPgMcpSnapshotsRepo(store.pool));
+    for (const [table, teams] of Object.entries(NEW_ROWS)) {
+      const { rows } = await store.pool.query<{ id: string; team_id: string }>(`SELECT id, team_id FROM ${table} WHERE id LIKE '%_new_%'`); // prettier-ignore
       expect(teamsOf(rows), table).toEqual(teams);
     }
   });

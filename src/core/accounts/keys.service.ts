@@ -177,10 +177,14 @@ export function verifiedKey(caller: Caller): KeyWithTeam | undefined {
 export function createKeysService(repo: ApiKeysRepo, clock: Clock): KeysService {
   const touch = createTouch(repo, clock);
   const now = () => clock.now();
-  /** The active key `id` when `actor` administers its team; NOT_FOUND otherwise. */
-  const administered = async (id: string, actor: Caller | null): Promise<ApiKeyRow> => {
-    const row = await repo.get(id);
-    return owned(actor, 'apiKey', row?.revoked_at ? undefined : row, keyOwner, `API key ${id}`);
+  /** The key `id` when `actor` administers its team, revoked or not; NOT_FOUND otherwise. */
+  const administered = async (id: string, actor: Caller | null): Promise<ApiKeyRow> =>
+    owned(actor, 'apiKey', await repo.get(id), keyOwner, `API key ${id}`);
+  /** As `administered`, and still active: a revoked key cannot be changed again. */
+  const active = async (id: string, actor: Caller | null): Promise<ApiKeyRow> => {
+    const row = await administered(id, actor);
+    if (row.revoked_at) throw new ServiceError('NOT_FOUND', `API key ${id} is already revoked`);
+    return row;
   };
 
   return {
@@ -208,15 +212,14 @@ export function createKeysService(repo: ApiKeysRepo, clock: Clock): KeysService 
     admins: async () => (await repo.list()).map(toInfo).filter((k) => k.admin && !k.revokedAt),
     async revoke(idOrKey, actor) {
       const id = KEY_PATTERN.exec(idOrKey)?.[1] ?? idOrKey;
-      const row = await administered(id, actor);
-      if (row.revoked_at) throw new ServiceError('NOT_FOUND', `API key ${id} is already revoked`);
+      const row = await active(id, actor);
       const audit = auditEntry(actor, row.team_id, 'keys.revoke', id, { name: row.name }, now());
       if (!(await repo.revoke(id, now().toISOString(), audit)))
         throw new ServiceError('NOT_FOUND', `API key ${id} not found`);
       return toInfo((await repo.get(id))!);
     },
     async setScopes(id, scopes, actor) {
-      const row = await administered(id, actor);
+      const row = await active(id, actor);
       checkGrant(actor, scopes);
       const detail = { scopes, was: scopesOf(row) ?? 'every scope' };
       const audit = auditEntry(actor, row.team_id, 'keys.update', id, detail, now());

@@ -22,6 +22,8 @@ import { EFFORTS, research } from './research.js';
 /** Zero retention: how long a finished run's output waits to be polled, and its events for a live stream. */
 const ZDR_OUTPUT_MS = 10 * 60_000;
 const ZDR_EVENTS_MS = 60_000;
+/** How long stopping waits for aborted runs to write their last row before the store closes. */
+const STOP_WAIT_MS = 5_000;
 
 /** The engine as the service sees it: the public engine, plus starting runs now and stopping one here. */
 export interface RunEngine {
@@ -239,18 +241,26 @@ export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: 
         await log.interrupted(id, 'it used the MCP client’s model, which only this process could reach');
       else await repo.requeue(id, owner, now, iso(now));
     }
+    await settled(STOP_WAIT_MS);
   };
+
+  /** Resolves once this process runs nothing (every run has written its last row), or after `ms` if given. */
+  const settled = (ms?: number) =>
+    new Promise<void>((resolve) => {
+      const timer = ms === undefined ? undefined : setTimeout(resolve, ms);
+      idle.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+      settle();
+    });
 
   return {
     engine: {
       start: () => wakeup.start(),
       stop,
       tick,
-      drain: () =>
-        new Promise<void>((resolve) => {
-          idle.push(resolve);
-          settle();
-        }),
+      drain: () => settled(),
     },
     pump,
     abort: (id, reason) => active.get(id)?.abort(new Error(reason)),

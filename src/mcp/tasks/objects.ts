@@ -1,6 +1,7 @@
 /** MCP task objects made from stored rows, and the rules a new task gets: its owner, TTL and poll interval. */
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult, Task } from '@modelcontextprotocol/sdk/types.js';
+import { ownerKeyId } from '../../core/access/access.js';
 import type { Caller } from '../../core/context.js';
 import type { McpTaskEndStatus, McpTaskRow } from '../../store/mcp-tasks.repo.js';
 
@@ -23,9 +24,9 @@ export function interrupted(id: string): { status: 'failed'; statusMessage: stri
   return { status: 'failed', statusMessage: INTERRUPTED, result: JSON.stringify(result) };
 }
 
-/** The owner of a caller's tasks: its API key id, or 'local' for the user's own stdio process. */
+/** The owner of a caller's tasks, by the core's rule: its API key id, or 'local' for the user's own stdio process. */
 export function ownerOf(caller: Caller | null): string {
-  return caller?.keyId ?? 'local';
+  return ownerKeyId(caller);
 }
 
 /** A new task id: `task_` and 24 hex digits. */

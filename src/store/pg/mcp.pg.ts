@@ -6,6 +6,7 @@
 import type pg from 'pg';
 import type { McpSnapshot, McpSnapshotsRepo } from '../mcp-snapshots.repo.js';
 import type { McpTaskRow, McpTaskStatus, McpTasksRepo } from '../mcp-tasks.repo.js';
+import { teamOfKey } from '../owner-team.js';
 
 const OPEN = "('working', 'input_required')";
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -15,8 +16,8 @@ export function createPgMcpSnapshotsRepo(pool: pg.Pool): McpSnapshotsRepo {
   return {
     async insert(s) {
       await pool.query(
-        `INSERT INTO mcp_snapshots (id, owner, tool, args_hash, body, created_ms, expires_ms)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        `INSERT INTO mcp_snapshots (id, owner, team_id, tool, args_hash, body, created_ms, expires_ms)
+         VALUES ($1, $2, ${teamOfKey('$2')}, $3, $4, $5, $6, $7)`,
         [s.id, s.owner, s.tool, s.argsHash, s.body, s.createdMs, s.expiresMs],
       );
     },
@@ -38,9 +39,9 @@ export function createPgMcpTasksRepo(pool: pg.Pool): McpTasksRepo {
   return {
     async insert(t) {
       await pool.query(
-        `INSERT INTO mcp_tasks (id, owner, tool, status, ttl_ms, poll_interval_ms, created_at, last_updated_at,
+        `INSERT INTO mcp_tasks (id, owner, team_id, tool, status, ttl_ms, poll_interval_ms, created_at, last_updated_at,
            updated_ms, expires_ms, worker, lease_until_ms)
-         VALUES ($1, $2, $3, 'working', $4, $5, $6, $6, $7, $7::bigint + $4::bigint, $8, $9)`,
+         VALUES ($1, $2, ${teamOfKey('$2')}, $3, 'working', $4, $5, $6, $6, $7, $7::bigint + $4::bigint, $8, $9)`,
         [t.id, t.owner, t.tool, t.ttlMs, t.pollIntervalMs, iso(t.nowMs), t.nowMs, t.worker, t.leaseUntilMs],
       );
     },

@@ -23,17 +23,11 @@ import {
   makePaymentPayload,
   startFacilitator,
   TEST_PAYER,
+  TEST_RAIL,
   type Facilitator,
 } from '../../helpers/x402-facilitator.js';
 
-const BASE_SEPOLIA: X402Rail = {
-  scheme: 'exact',
-  network: 'eip155:84532',
-  asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
-  payTo: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
-  maxTimeoutSeconds: 60,
-  extra: { name: 'USDC', version: '2' },
-};
+const BASE_SEPOLIA = TEST_RAIL;
 const BASE: X402Rail = {
   ...BASE_SEPOLIA,
   network: 'eip155:8453',
