@@ -32,8 +32,8 @@ export interface HostLimiter {
   close(): void;
 }
 
-/** The tenant of work no caller asked for (crawls, monitors of the CLI). */
-export const SERVER_TENANT = 'server';
+/** The tenant of work no caller asked for (crawls, imports). */
+const SERVER_TENANT = 'server';
 
 interface Waiter {
   limits: HostLimits;
