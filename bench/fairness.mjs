@@ -6,7 +6,11 @@
 //     fetches of one host) for FLOOD_S seconds, while B asks for a fast page every 500 ms (one at a time,
 //     `livecrawlTimeout` 10 s): B's p50 / p95 / max latency, how many of B's pages came back (not
 //     CRAWL_LIVECRAWL_TIMEOUT), how many were reported queued (`x-svc-queued: true`), and A's throughput
-//     (slow pages read per second over the flood).
+//     (slow pages read per second over the flood);
+//   - the flood as MCP tasks (the issue's case), 3 rounds: A starts 24 `get_contents` tasks of 2 slow pages
+//     each at once over MCP (streamable HTTP), and 500 ms later B calls `get_contents` for a fast page: A's
+//     tasks accepted, B's latency (median, max), B's answers that say they queued, and A's pages per
+//     second until its accepted tasks ended.
 //
 //   npm run build && node bench/fairness.mjs [--baseline DIR] [--checkout DIR] [--flood-s 20] [--slow-ms 1000]
 //
@@ -16,6 +20,9 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Agent, request } from 'undici';
 import {
   HOST,
@@ -43,6 +50,8 @@ const SLOW_MS = Number(opt('--slow-ms', '1000'));
 const REPS = 10;
 const A_REQUESTS = 8;
 const A_URLS = 6;
+const A_TASKS = 24;
+const MCP_ROUNDS = 3;
 const COMMAND = `npm run build && node bench/fairness.mjs${args.length ? ` ${args.join(' ')}` : ''}`;
 
 /** The loopback site: `/slow` after SLOW_MS, `/fast` at once; robots.txt 404 (allow all). */
@@ -121,6 +130,8 @@ async function measure(label, root, site) {
   const floodStart = until - FLOOD_S * 1000;
   await Promise.all(floodDone);
   const floodS = (performance.now() - floodStart) / 1000;
+  process.stderr.write(`fairness: ${label}: A starts ${A_TASKS} MCP tasks…\n`);
+  const mcp = await mcpFlood(trawl, slow, fast);
   await trawl.agent.close();
   await stopChild(trawl.child, 5000);
   const sorted = b.map((r) => r.ms).sort((x, y) => x - y);
@@ -136,6 +147,55 @@ async function measure(label, root, site) {
     bQueued: b.filter((r) => r.queued).length,
     aPagesPerS: flood.pages / floodS,
     aFailed: flood.failed,
+    ...mcp,
+  };
+}
+
+async function mcpClient(trawl, key) {
+  const transport = new StreamableHTTPClientTransport(new URL(`http://${HOST}:${trawl.port}/mcp`), {
+    requestInit: { headers: { 'x-api-key': key } },
+  });
+  const client = new Client({ name: 'bench-fairness', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+/**
+ * A's MCP tasks against B's MCP read, MCP_ROUNDS times: A starts A_TASKS tasks at once, B reads a fast page
+ * 500 ms later; tasks accepted, B's latency and whether its answer said it queued, A's pages per second
+ * until its tasks ended (medians over the rounds).
+ */
+async function mcpFlood(trawl, slow, fast) {
+  const [a, b] = [await mcpClient(trawl, trawl.keys['team-a']), await mcpClient(trawl, trawl.keys['team-b'])];
+  const rounds = [];
+  for (let i = 0; i < MCP_ROUNDS; i++) {
+    const started = performance.now();
+    const starts = await Promise.allSettled(
+      Array.from({ length: A_TASKS }, () =>
+        a.request(
+          { method: 'tools/call', params: { name: 'get_contents', arguments: { urls: slow().slice(0, 2), maxAgeHours: 0, livecrawlTimeout: 60_000 }, task: {} } }, // prettier-ignore
+          CreateTaskResultSchema,
+        ),
+      ),
+    );
+    const accepted = starts.filter((s) => s.status === 'fulfilled').map((s) => s.value.task.taskId);
+    await sleep(500);
+    const t0 = performance.now();
+    const read = await b.callTool({ name: 'get_contents', arguments: { urls: fast(), maxAgeHours: 0, livecrawlTimeout: 10_000 } }); // prettier-ignore
+    const ms = performance.now() - t0;
+    const text = read.content?.[0]?.text ?? '';
+    const results = await Promise.all(accepted.map((id) => a.experimental.tasks.getTaskResult(id, CallToolResultSchema))); // prettier-ignore
+    const pages = results.reduce((n, r) => n + Number(/^(\d+) of \d+ pages read/.exec(r.content?.[0]?.text ?? '')?.[1] ?? 0), 0); // prettier-ignore
+    rounds.push({ accepted: accepted.length, ms, ok: /^1 of 1 pages read/.test(text), noted: /\(Queued \d+ ms behind other work/.test(text), pagesPerS: pages / ((performance.now() - started) / 1000) }); // prettier-ignore
+  }
+  await Promise.all([a.close(), b.close()]);
+  return {
+    tasksAccepted: summarize(rounds.map((r) => r.accepted)).median,
+    mcpMs: summarize(rounds.map((r) => r.ms)).median,
+    mcpMax: Math.max(...rounds.map((r) => r.ms)),
+    mcpOk: rounds.filter((r) => r.ok).length,
+    mcpNoted: rounds.filter((r) => r.noted).length,
+    mcpPagesPerS: summarize(rounds.map((r) => r.pagesPerS)).median,
   };
 }
 
@@ -174,12 +234,27 @@ function report(sides, started) {
       ],
     ),
     '',
+    mdTable(
+      head(
+        `B's fast page over MCP 500 ms after A starts ${A_TASKS} MCP \`get_contents\` tasks of 2 slow pages each (${MCP_ROUNDS} rounds)`,
+      ),
+      [
+        // prettier-ignore
+        row("A's tasks accepted / asked (median)", 'tasksAccepted', (v) => `${v}/${A_TASKS}`, false),
+        row("B's `get_contents`: median (ms)", 'mcpMs', ms),
+        row("B's `get_contents`: max (ms)", 'mcpMax', ms),
+        row('B pages read / asked', 'mcpOk', (v) => `${v}/${MCP_ROUNDS}`, false),
+        row('B answers saying "Queued N ms behind other work"', 'mcpNoted', (v) => `${v}/${MCP_ROUNDS}`, false),
+        row("A's throughput until its tasks ended (pages per s, median)", 'mcpPagesPerS', (v) => fmt(v, 2)),
+      ],
+    ),
+    '',
     `(took ${fmt((performance.now() - started) / 1000, 0)} s)`,
     '',
     sides
       .map((x) => {
         const suffix = x === sides.at(-1) ? '' : `_${x.label}`;
-        return `b_p50_ms${suffix}=${ms(x.bP50)} b_p95_ms${suffix}=${ms(x.bP95)} b_read${suffix}=${x.bOk}/${x.bN} a_pages_per_s${suffix}=${fmt(x.aPagesPerS, 2)}`; // prettier-ignore
+        return `b_p50_ms${suffix}=${ms(x.bP50)} b_p95_ms${suffix}=${ms(x.bP95)} b_read${suffix}=${x.bOk}/${x.bN} a_pages_per_s${suffix}=${fmt(x.aPagesPerS, 2)} mcp_b_ms${suffix}=${ms(x.mcpMs)} mcp_tasks_accepted${suffix}=${x.tasksAccepted}`; // prettier-ignore
       })
       .join(' '),
   ];
