@@ -285,7 +285,7 @@ export const SETTINGS = {
     flag: '--fetch-concurrency',
     schema: z.coerce.number().int().min(1).max(1024),
     default: 16,
-    doc: 'Live fetches of `/contents` running at once; more wait in the admission queue (`x-svc-queued`, `x-svc-queue-ms`).',
+    doc: "Live fetches of `/contents` running at once; more wait in the admission queue, served round-robin between teams, the wait counted against each fetch's `livecrawlTimeout` (`x-svc-queued`, `x-svc-queue-ms`; docs/operations.md).",
   },
   browser: {
     env: 'TRAWL_BROWSER',

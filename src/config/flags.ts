@@ -239,7 +239,7 @@ export const SETTING_FLAGS: readonly SettingFlag[] = [
   {
     key: 'fetchConcurrency',
     flags: '--fetch-concurrency <n>',
-    help: 'Live fetches of /contents running at once; more wait in the admission queue (x-svc-queued, x-svc-queue-ms) (env TRAWL_FETCH_CONCURRENCY; default 16)',
+    help: "Live fetches of /contents running at once; more wait in the admission queue, served round-robin between teams, the wait counted against each fetch's livecrawlTimeout (x-svc-queued, x-svc-queue-ms; docs/operations.md) (env TRAWL_FETCH_CONCURRENCY; default 16)",
     commands: ['serve', 'mcp', 'crawl', 'import', 'index', 'doctor'],
   },
   {
