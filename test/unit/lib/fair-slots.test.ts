@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { createFairQueue, createFairSlots, type Slot } from '../../../src/lib/fair-slots.js';
 
@@ -80,6 +81,18 @@ describe('fair slots', () => {
     const slot = await next;
     expect(slot.queued).toBe(true);
     slot.release();
+    expect([slots.running, slots.waiting]).toEqual([0, 0]);
+  });
+
+  it('leaves no listener on the signal of a waiter once it got its slot', async () => {
+    const slots = createFairSlots(1);
+    const held = await slots.acquire('a');
+    const controller = new AbortController();
+    const waiting = slots.acquire('b', controller.signal);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+    held.release();
+    (await waiting).release();
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
     expect([slots.running, slots.waiting]).toEqual([0, 0]);
   });
 
