@@ -73,7 +73,10 @@ export function shapeBreachInText(text: string, limits: ShapeLimits): ShapeBreac
   return undefined;
 }
 
-/** The first limit `value` passes, or undefined; the same counts as shapeBreachInText, without recursion. */
+/**
+ * The first limit `value` passes, or undefined: the same counts as shapeBreachInText, in the same order
+ * (containers are visited as their text would be read), without recursion.
+ */
 export function shapeBreachInValue(value: unknown, limits: ShapeLimits): ShapeBreach | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const stack: PathNode[] = [{ value, depth: 1, parent: undefined, key: '' }];
@@ -89,13 +92,13 @@ export function shapeBreachInValue(value: unknown, limits: ShapeLimits): ShapeBr
     if (Array.isArray(node.value)) {
       const items = node.value as unknown[];
       if ((values += items.length) > limits.values) return { limit: 'values', path: pathOf(node) };
-      for (let i = 0; i < items.length; i++) push(node, i, items[i]);
+      for (let i = items.length - 1; i >= 0; i--) push(node, i, items[i]); // popped in document order
     } else {
       const record = node.value as Record<string, unknown>;
       const keys = Object.keys(record);
       if (keys.length > limits.keys) return { limit: 'keys', path: pathOf(node) };
       if ((values += keys.length) > limits.values) return { limit: 'values', path: pathOf(node) };
-      for (const key of keys) push(node, key, record[key]);
+      for (let i = keys.length - 1; i >= 0; i--) push(node, keys[i]!, record[keys[i]!]);
     }
   }
   return undefined;

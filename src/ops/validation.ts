@@ -153,7 +153,7 @@ const clipPath = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}â€
 const BROKEN_RULE: Record<keyof ShapeLimits, (where: string) => string> = {
   depth: (where) => `nests deeper than ${BODY_LIMITS.depth} levels (at ${where})`,
   keys: (where) => `has more than ${BODY_LIMITS.keys} keys in one object (at ${where})`,
-  values: (where) => `holds more than ${BODY_LIMITS.values} values in all, keys' values and array items at every level (passed at ${where})`, // prettier-ignore
+  values: (where) => `holds more than ${BODY_LIMITS.values} values in all (members and items at every level; passed at ${where})`, // prettier-ignore
   containers: (where) => `holds more than ${BODY_LIMITS.containers} objects and arrays in all (passed at ${where})`,
 };
 
