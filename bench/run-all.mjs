@@ -22,6 +22,7 @@ const SCRIPTS = [
   'agent.mjs',
   'schema-limits.mjs',
   'pdf-bomb.mjs',
+  'hostile-bodies.mjs',
 ];
 const TIMEOUT_MS = 10 * 60 * 1000; // per script; each normally takes 1–2 minutes
 
