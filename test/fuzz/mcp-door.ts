@@ -72,7 +72,7 @@ export async function sendToolCase(client: Client, c: FuzzCase): Promise<Outcome
   } catch (err) {
     violation = judgeThrown(err);
     status = err instanceof StreamableHTTPError && err.code ? err.code : 400;
-    tag = err instanceof McpError ? `JSON-RPC ${err.code}` : undefined;
+    tag = err instanceof McpError ? `JSON-RPC ${err.code}` : err instanceof StreamableHTTPError ? `HTTP ${err.code}` : undefined; // prettier-ignore
   }
   const ms = performance.now() - started;
   if (ms > MAX_CASE_MS) violation ??= `took ${Math.round(ms)} ms (limit ${MAX_CASE_MS})`;

@@ -58,6 +58,12 @@ export async function sendCase(base: string, key: string, c: FuzzCase): Promise<
       body: text,
       signal: AbortSignal.timeout(MAX_CASE_MS * 5),
     });
+    if (/^text\/event-stream/.test(res.headers.get('content-type') ?? '')) {
+      // a stream (an agent run with `stream: true`) lasts as long as its run: its answer is its start
+      const ms = performance.now() - started;
+      await res.body?.cancel();
+      return { status: res.status, ms, violation: judge(c, res.status, {}, ms) };
+    }
     const raw = await res.text();
     const ms = performance.now() - started;
     let body: unknown = raw;
