@@ -40,7 +40,6 @@ export async function readBodyText(c: Context<HttpEnv>, maxBytes: number): Promi
   return Buffer.concat(chunks, size).toString('utf8');
 }
 
-/** Aborts when the client goes away before the response is finished. */
 /** Listeners a request's signal may have at once (its concurrent fetches and model calls). */
 const MAX_LISTENERS = 1000;
 
@@ -63,8 +62,8 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 export const isJsonRequest = (c: Context<HttpEnv>): boolean => JSON_TYPE.test(c.req.header('content-type') ?? '');
 
 /**
- * `text` parsed as JSON, or undefined when it is not JSON. First 400 INVALID_REQUEST_BODY for a shape over
- * BODY_LIMITS, found in one linear pass before JSON.parse spends anything on it.
+ * `text` parsed as JSON, or the parse error when it is not JSON. First 400 INVALID_REQUEST_BODY for a
+ * shape over BODY_LIMITS, found in one linear pass before JSON.parse spends anything on it.
  */
 export function parseMeasuredJson(text: string): { body: unknown } | { error: Error } {
   const breach = shapeBreachInText(text, BODY_LIMITS);

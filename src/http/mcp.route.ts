@@ -59,8 +59,8 @@ export function mountMcp(hono: Hono<HttpEnv>, app: App, tools: readonly string[]
 
 /**
  * The request for the SDK's transport with its body read here, so that /mcp has the REST door's limits:
- * 413 past TRAWL_MAX_BODY_BYTES, 400 for a JSON text over BODY_LIMITS (before it is parsed). A body that
- * is not JSON, or not sent as JSON, goes to the SDK as text, for its own JSON-RPC refusal.
+ * 413 past TRAWL_MAX_BODY_BYTES, 400 for a text over BODY_LIMITS (before it is parsed). A body that is
+ * not JSON, or not sent as JSON, goes to the SDK as text, for its own JSON-RPC refusal.
  */
 async function measuredMessage(
   c: Context<HttpEnv>,
@@ -72,9 +72,9 @@ async function measuredMessage(
   if (incoming && incoming.destroyed && !incoming.complete) throw new ClientClosedError('closed mid-body');
   const raw = c.req.raw;
   const request = new Request(raw.url, { method: raw.method, headers: raw.headers, body: text });
-  if (!isJsonRequest(c) || text.trim() === '') return { request };
-  const parsed = parseMeasuredJson(text);
-  return 'body' in parsed ? { request, parsedBody: parsed.body } : { request };
+  if (text.trim() === '') return { request };
+  const parsed = parseMeasuredJson(text); // measured whatever its type: no body reaches the SDK unmeasured
+  return isJsonRequest(c) && 'body' in parsed ? { request, parsedBody: parsed.body } : { request };
 }
 
 /**
