@@ -13,7 +13,7 @@ import type { Schema } from './json-arbitrary.js';
 import { fuzzEndpoint, restTarget } from './runner.js';
 
 const seed = fuzzSeed();
-const numRuns = fuzzRuns(330);
+const numRuns = fuzzRuns(430);
 console.log(`fuzz (REST): FUZZ_SEED=${seed} FUZZ_RUNS=${numRuns}`);
 
 let model: ModelServer;

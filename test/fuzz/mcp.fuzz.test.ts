@@ -13,7 +13,7 @@ import { healthProblem } from './oracle.js';
 import { fuzzEndpoint, type Target } from './runner.js';
 
 const seed = fuzzSeed();
-const numRuns = fuzzRuns(1_450);
+const numRuns = fuzzRuns(1_000);
 console.log(`fuzz (MCP): FUZZ_SEED=${seed} FUZZ_RUNS=${numRuns}`);
 
 let model: ModelServer;

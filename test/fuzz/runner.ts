@@ -63,7 +63,7 @@ async function tryCase(target: Target, c: FuzzCase, report: EndpointReport): Pro
 
 /**
  * `numRuns` cases of `classes` for `endpoint`, drawn with `seed`, sent `concurrency` at a time (default
- * 4). The first rule break stops the run (other cases in flight finish); with `keepGoing` every case
+ * 4) after one valid case that is not judged (the route's first call). The first rule break stops the run (other cases in flight finish); with `keepGoing` every case
  * runs and is counted.
  */
 export async function fuzzEndpoint(
@@ -84,6 +84,9 @@ export async function fuzzEndpoint(
   const arbitrary = caseOf(endpoint, doc, classes);
   if (!arbitrary) return report;
   const cases = fc.sample(arbitrary, { seed: options.seed, numRuns: options.numRuns });
+  // a route's first call loads what it loads lazily (a model client, an index, the JIT's work): not judged
+  const warm = caseOf(endpoint, doc, ['valid']);
+  if (warm) await target.send(fc.sample(warm, { seed: options.seed, numRuns: 1 })[0]!);
   let next = 0;
   const broke = (index: number, c: FuzzCase | undefined, problem: string) => {
     report.failure ??= `case #${index}: ${c ? `${describeCase(c)} → ` : ''}${problem}`;
