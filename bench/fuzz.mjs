@@ -1,6 +1,6 @@
 // The long fuzz run (issues 21 and 32): every case class of test/fuzz, weighted as in CI, against the built
 // server (`trawl serve` from dist/, a loopback model), over REST and MCP, 60,000 cases by default (CI runs
-// about 20,000), sent 8 at a time and judged by the CI oracle (no 5xx, 4xx in the envelope, each answer
+// about 20,000), sent FUZZ_CONCURRENCY (4) at a time and judged by the CI oracle (no 5xx, 4xx in the envelope, each answer
 // within 1 s, /health answering), going on past a rule break. Prints per endpoint the cases, 2xx, 4xx by
 // tag, 5xx, rule breaks and the slowest answer; the last line is the headline.
 // Usage: node bench/fuzz.mjs [--cases N] [--seed S]    (FUZZ_SEED / FUZZ_CASES work too)
