@@ -23,6 +23,7 @@ const SCRIPTS = [
   'schema-limits.mjs',
   'pdf-bomb.mjs',
   'fairness.mjs',
+  'hostile-bodies.mjs',
 ];
 const TIMEOUT_MS = 10 * 60 * 1000; // per script; each normally takes 1–2 minutes
 

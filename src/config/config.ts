@@ -126,7 +126,7 @@ export const SETTINGS = {
       .min(1024)
       .max(64 * 1024 * 1024),
     default: 4 * 1024 * 1024,
-    doc: 'Largest request body the REST and MCP HTTP doors accept, in bytes (413 above it).',
+    doc: 'Largest request body the REST and MCP HTTP doors accept, in bytes (413 above it). Its shape is limited too, whatever this is: 64 levels, 10,000 keys per object, 200,000 values, 20,000 objects and arrays (docs/api.md).',
   },
   maxSchemaBytes: {
     env: 'TRAWL_MAX_SCHEMA_BYTES',

@@ -6,8 +6,9 @@
 import { setMaxListeners } from 'node:events';
 import type { Context } from 'hono';
 import { ServiceError } from '../errors.js';
-import { markMeasured, tooDeepInText } from '../lib/json-depth.js';
-import { bodyTooDeep, MAX_BODY_DEPTH } from '../ops/validation.js';
+import { markMeasured } from '../lib/json-depth.js';
+import { shapeBreachInText } from '../lib/json-shape.js';
+import { BODY_LIMITS, bodyOverLimit } from '../ops/validation.js';
 import { ClientClosedError } from './errors.js';
 import type { HttpEnv } from './env.js';
 
@@ -39,7 +40,6 @@ export async function readBodyText(c: Context<HttpEnv>, maxBytes: number): Promi
   return Buffer.concat(chunks, size).toString('utf8');
 }
 
-/** Aborts when the client goes away before the response is finished. */
 /** Listeners a request's signal may have at once (its concurrent fetches and model calls). */
 const MAX_LISTENERS = 1000;
 
@@ -58,28 +58,38 @@ export function requestSignal(c: Context<HttpEnv>): AbortSignal {
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
+/** Whether the request says its body is JSON. */
+export const isJsonRequest = (c: Context<HttpEnv>): boolean => JSON_TYPE.test(c.req.header('content-type') ?? '');
+
 /**
- * The JSON body of a request; `{}` when empty. 415 for a non-JSON content type, 400 for bad JSON or for
- * JSON nested deeper than MAX_BODY_DEPTH (measured on the text, before parsing it).
+ * `text` parsed as JSON, or the parse error when it is not JSON. First 400 INVALID_REQUEST_BODY for a
+ * shape over BODY_LIMITS, found in one linear pass before JSON.parse spends anything on it.
  */
+export function parseMeasuredJson(text: string): { body: unknown } | { error: Error } {
+  const breach = shapeBreachInText(text, BODY_LIMITS);
+  if (breach) throw bodyOverLimit(breach);
+  try {
+    const body = JSON.parse(text) as unknown;
+    markMeasured(body);
+    return { body };
+  } catch (err) {
+    return { error: err as Error };
+  }
+}
+
+/** The JSON body of a request; `{}` when empty. 415 for a non-JSON content type, 400 as parseMeasuredJson. */
 export async function readJsonBody(c: Context<HttpEnv>, maxBytes: number): Promise<unknown> {
   const text = await readBodyText(c, maxBytes);
   if (text.trim() === '') return {};
-  const type = c.req.header('content-type') ?? '';
-  if (!JSON_TYPE.test(type)) {
+  if (!isJsonRequest(c)) {
+    const type = c.req.header('content-type') ?? '';
     throw new ServiceError(
       'UNSUPPORTED_MEDIA_TYPE',
       `Content-Type must be application/json${type ? ` (got ${type.split(';')[0]})` : ''}.`,
     );
   }
-  const deep = tooDeepInText(text, MAX_BODY_DEPTH);
-  if (deep) throw bodyTooDeep(deep);
-  let body: unknown;
-  try {
-    body = JSON.parse(text) as unknown;
-  } catch (err) {
-    throw new ServiceError('INVALID_REQUEST_BODY', `Body is not valid JSON: ${(err as Error).message}`);
-  }
-  markMeasured(body);
-  return body;
+  const parsed = parseMeasuredJson(text);
+  if ('error' in parsed)
+    throw new ServiceError('INVALID_REQUEST_BODY', `Body is not valid JSON: ${parsed.error.message}`);
+  return parsed.body;
 }

@@ -4,14 +4,14 @@
  * 401 carries a Bearer challenge), or none in the keyless loopback mode; Host and Origin are checked
  * against DNS rebinding.
  */
-import type { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import type { Context, Hono } from 'hono';
 import type { App } from '../app.js';
 import { ServiceError } from '../errors.js';
 import { BETA_HEADERS, parseBetas } from '../ops/betas.js';
 import { narrowTools } from '../mcp/selection.js';
 import type { Caller } from '../core/context.js';
 import { authenticate, presentedKey } from './auth.js';
+import { isJsonRequest, parseMeasuredJson, readBodyText } from './body.js';
 import { ClientClosedError } from './errors.js';
 import { HttpError } from './http-error.js';
 import { createOriginGuard } from './origin-guard.js';
@@ -29,20 +29,11 @@ export function mountMcp(hono: Hono<HttpEnv>, app: App, tools: readonly string[]
     keyless: app.config.mcpKeyless,
   });
 
-  const limit = bodyLimit({
-    maxSize: app.config.maxBodyBytes,
-    onError: () => {
-      throw new ServiceError(
-        'PAYLOAD_TOO_LARGE',
-        `Request body is larger than ${app.config.maxBodyBytes} bytes (TRAWL_MAX_BODY_BYTES).`,
-      );
-    },
-  });
   // The MCP SDK loads on the first /mcp request, so `trawl serve` is ready sooner.
   const sdk = () =>
     Promise.all([import('../mcp/server.js'), import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]);
 
-  hono.post('/mcp', limit, async (c) => {
+  hono.post('/mcp', async (c) => {
     const headers = c.req.raw.headers;
     guard(headers);
     const caller = await callerOf(headers, app);
@@ -55,17 +46,35 @@ export function mountMcp(hono: Hono<HttpEnv>, app: App, tools: readonly string[]
     const [{ buildMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await sdk();
     const server = buildMcpServer(app, { caller, betas, tools: chosen });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const { request, parsedBody } = await measuredMessage(c, app.config.maxBodyBytes);
     await server.connect(transport);
-    const res = await transport.handleRequest(c.req.raw);
-    const incoming = c.env?.incoming;
-    // the SDK reads a body cut short as bad JSON; the client went away, nobody is left to answer
-    if (incoming && incoming.destroyed && !incoming.complete) throw new ClientClosedError('closed mid-body');
+    const res = await transport.handleRequest(request, { parsedBody });
     // the transport builds its own Response: carry over what the door set (the rate-limit headers)
     c.res.headers.forEach((value, name) => res.headers.set(name, value));
     return withRequestId(res, c.get('requestId'));
   });
 
   mountMcpRefusals(hono, guard);
+}
+
+/**
+ * The request for the SDK's transport with its body read here, so that /mcp has the REST door's limits:
+ * 413 past TRAWL_MAX_BODY_BYTES, 400 for a text over BODY_LIMITS (before it is parsed). A body that is
+ * not JSON, or not sent as JSON, goes to the SDK as text, for its own JSON-RPC refusal.
+ */
+async function measuredMessage(
+  c: Context<HttpEnv>,
+  maxBytes: number,
+): Promise<{ request: Request; parsedBody?: unknown }> {
+  const text = await readBodyText(c, maxBytes);
+  const incoming = c.env?.incoming;
+  // a body cut short reads as bad JSON; the client went away, nobody is left to answer
+  if (incoming && incoming.destroyed && !incoming.complete) throw new ClientClosedError('closed mid-body');
+  const raw = c.req.raw;
+  const request = new Request(raw.url, { method: raw.method, headers: raw.headers, body: text });
+  if (text.trim() === '') return { request };
+  const parsed = parseMeasuredJson(text); // measured whatever its type: no body reaches the SDK unmeasured
+  return isJsonRequest(c) && 'body' in parsed ? { request, parsedBody: parsed.body } : { request };
 }
 
 /**

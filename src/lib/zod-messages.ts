@@ -7,11 +7,14 @@ import { z } from 'zod';
 
 type RawIssue = z.core.$ZodRawIssue;
 
+const typeOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
+
+/** A caller's value for a message, in at most 40 characters; an object or array by its type (never serialized whole). */
 const show = (v: unknown): string => {
-  const s = typeof v === 'string' ? JSON.stringify(v) : (JSON.stringify(v) ?? String(v));
+  if (typeof v === 'object' && v !== null) return typeOf(v);
+  const s = typeof v === 'string' ? JSON.stringify(v.slice(0, 40)) : String(v);
   return s.length > 40 ? `${s.slice(0, 37)}...` : s;
 };
-const typeOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
 
 /** Message for one raw issue, phrased as what the value must be. Used as zod's global error map. */
 export function describeIssue(issue: RawIssue): string | undefined {

@@ -5,46 +5,66 @@
 import { type z } from 'zod';
 import { compileProblem } from '../core/synthesis/schema-worker.js';
 import { ServiceError, type ErrorTag } from '../errors.js';
-import { tooDeepInValue, wasMeasured, type JsonPath } from '../lib/json-depth.js';
+import { wasMeasured, type JsonPath } from '../lib/json-depth.js';
+import { shapeBreachInValue, type ShapeBreach, type ShapeLimits } from '../lib/json-shape.js';
 import { callerSchemasIn } from '../schemas/json-schema.js';
 import '../lib/zod-messages.js';
 
 type Issue = z.core.$ZodIssue;
 
-/** Flattens union failures to the branch that got furthest, so nested field errors surface. */
-function flatten(issues: readonly Issue[], prefix: PropertyKey[] = []): Issue[] {
-  const out: Issue[] = [];
+/** Issues a message lists; the rest are counted (`and 12 more`). */
+const LISTED = 5;
+
+/** The issues of a failed parse, flattened, and how many more unknown keys there were past those listed. */
+interface Flat {
+  issues: Issue[];
+  unlisted: number;
+}
+
+/**
+ * Flattens union failures to the branch that got furthest, so nested field errors surface, and splits
+ * unknown keys into one issue per key: the first LISTED of each object, the rest only counted, so a
+ * body of 10,000 unknown keys costs no more than the count.
+ */
+function flatten(issues: readonly Issue[], prefix: PropertyKey[] = [], flat: Flat = { issues: [], unlisted: 0 }): Flat {
   for (const issue of issues) {
     const path = [...prefix, ...issue.path];
     if (issue.code === 'invalid_union' && issue.errors.length > 0 && issue.message.startsWith('Invalid input')) {
       const deep = issue.errors.find((branch) => branch.some((i) => i.code !== 'invalid_type' || i.path.length > 0));
       if (deep) {
-        out.push(...flatten(deep, path));
+        flatten(deep, path, flat);
         continue;
       }
       const expected = issue.errors.flatMap((b) => b.map((i) => (i.code === 'invalid_type' ? i.expected : '')));
-      out.push({ ...issue, path, message: `must be of type ${[...new Set(expected.filter(Boolean))].join(' or ')}` });
+      flat.issues.push({ ...issue, path, message: `must be of type ${[...new Set(expected.filter(Boolean))].join(' or ')}` }); // prettier-ignore
       continue;
     }
     if (issue.code === 'unrecognized_keys') {
-      out.push(...perKey(issue, path));
+      for (const one of perKey(issue, path, LISTED)) flat.issues.push(one);
+      flat.unlisted += Math.max(0, issue.keys.length - LISTED);
       continue;
     }
-    out.push({ ...issue, path });
+    flat.issues.push({ ...issue, path });
   }
-  return out;
+  return flat;
 }
 
 /**
- * One issue per unknown key, at the key's own path. The message (from wireObject's error map or ours)
- * reads `key: hint; key2: hint2`, so each key's part starts at its own `key: `.
+ * One issue for each of the first `max` unknown keys, at the key's own path. The message (from
+ * wireObject's error map or ours) reads `key: hint; key2: hint2`: each key's hint runs to the next key's
+ * `; key2: `, searched for forward from where the last one ended, so only the message's start is read.
  */
-function perKey(issue: z.core.$ZodIssueUnrecognizedKeys, path: PropertyKey[]): Issue[] {
-  const starts = issue.keys.map((k) => issue.message.indexOf(`${k}: `));
-  return issue.keys.map((key, i) => {
-    const start = starts[i] ?? -1;
-    const end = starts.slice(i + 1).find((s) => s > start) ?? issue.message.length + 2;
-    const text = start >= 0 ? issue.message.slice(start + key.length + 2, end - 2) : 'unknown field';
+function perKey(issue: z.core.$ZodIssueUnrecognizedKeys, path: PropertyKey[], max: number): Issue[] {
+  const { keys, message } = issue;
+  let at = 0; // where the current key's `key: ` should start; -1 once the message is not in that form
+  return keys.slice(0, max).map((key, i) => {
+    let text = 'unknown field';
+    if (at >= 0 && message.startsWith(`${key}: `, at)) {
+      const from = at + key.length + 2;
+      const next = i + 1 < keys.length ? message.indexOf(`; ${keys[i + 1]}: `, from) : message.length;
+      text = message.slice(from, next === -1 ? message.length : next);
+      at = next === -1 ? -1 : next + 2;
+    } else at = -1;
     return { ...issue, keys: [key], path: [...path, key], message: text };
   });
 }
@@ -79,15 +99,16 @@ const FALLBACK: Record<InputPart, ErrorTag> = {
   path: 'INVALID_REQUEST',
 };
 
-/** A ServiceError naming every field at fault (up to 5) with the first one's tag and path. */
+/** A ServiceError naming the fields at fault (the first LISTED, then how many more) with the first one's tag and path. */
 export function toValidationError(error: z.ZodError, part: InputPart): ServiceError {
-  const issues = flatten(error.issues);
+  const { issues, unlisted } = flatten(error.issues);
   const first = issues[0];
-  const lines = issues.slice(0, 5).map((i) => {
+  const lines = issues.slice(0, LISTED).map((i) => {
     const field = fieldPath(i.path);
     return field ? `${field}: ${i.message}` : i.message;
   });
-  if (issues.length > 5) lines.push(`and ${issues.length - 5} more`);
+  const more = issues.length - lines.length + unlisted;
+  if (more > 0) lines.push(`and ${more} more`);
   const field = first ? fieldPath(first.path) || undefined : undefined;
   return new ServiceError(
     first ? tagFor(first, FALLBACK[part]) : FALLBACK[part],
@@ -99,16 +120,24 @@ export function toValidationError(error: z.ZodError, part: InputPart): ServiceEr
 }
 
 /**
- * Levels a request body may nest (`{}` is one): deeper bodies are refused before anything walks them
- * recursively. Caller JSON Schemas have their own, lower limit (TRAWL_MAX_SCHEMA_DEPTH).
+ * The shape a request body may have, checked before anything walks it (REST and /mcp on the text before
+ * JSON.parse, MCP tool arguments as they arrive). Far above any body the spec allows (the largest, an
+ * agent run with 2,000 rows, or a caller schema at its own limits, holds a few thousand values), and low
+ * enough that parsing and validating a body at all of them at once stays within a few hundred ms.
+ * Caller JSON Schemas have their own, lower limits (TRAWL_MAX_SCHEMA_*).
  */
-export const MAX_BODY_DEPTH = 64;
+export const BODY_LIMITS: Readonly<ShapeLimits> = Object.freeze({
+  depth: 64,
+  keys: 10_000,
+  values: 200_000,
+  containers: 20_000,
+});
 
 /**
- * The field a too-deep body is named by: its path down to the first array, at most two names
- * (`metadata.a`, `summary.schema`, `input.data`), since the full path runs 64 levels down.
+ * The field a body over a limit is named by: its path down to the first array, at most two names
+ * (`metadata.a`, `summary.schema`, `input.data`), since a path may run 64 levels down.
  */
-function depthField(path: JsonPath): string {
+function limitField(path: JsonPath): string {
   const names: string[] = [];
   for (const segment of path) {
     if (typeof segment === 'number' || names.length === 2) break;
@@ -120,11 +149,19 @@ function depthField(path: JsonPath): string {
 /** A path for a message, cut at 200 characters (keys are the caller's and may be long). */
 const clipPath = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` : text);
 
-/** 400 INVALID_REQUEST_BODY for a body that nests deeper than MAX_BODY_DEPTH at `path`. */
-export function bodyTooDeep(path: JsonPath): ServiceError {
-  const field = clipPath(depthField(path));
+/** What a body over each limit does, for the message. */
+const BROKEN_RULE: Record<keyof ShapeLimits, (where: string) => string> = {
+  depth: (where) => `nests deeper than ${BODY_LIMITS.depth} levels (at ${where})`,
+  keys: (where) => `has more than ${BODY_LIMITS.keys} keys in one object (at ${where})`,
+  values: (where) => `holds more than ${BODY_LIMITS.values} values in all (members and items at every level; passed at ${where})`, // prettier-ignore
+  containers: (where) => `holds more than ${BODY_LIMITS.containers} objects and arrays in all (passed at ${where})`,
+};
+
+/** 400 INVALID_REQUEST_BODY for a body over one of BODY_LIMITS, naming the limit and where it was passed. */
+export function bodyOverLimit({ limit, path }: ShapeBreach): ServiceError {
+  const field = clipPath(limitField(path));
   const shown = clipPath(fieldPath(path.slice(0, 8))) + (path.length > 8 ? '…' : '');
-  const rule = `nests deeper than ${MAX_BODY_DEPTH} levels (at ${shown || 'the root'}), the limit for request bodies`;
+  const rule = `${BROKEN_RULE[limit](shown || 'the root')}, the limit for request bodies`;
   return new ServiceError('INVALID_REQUEST_BODY', `${LABEL.body}: ${field ? `${field}: ` : ''}${rule}`, {
     ...(field ? { field } : {}),
   });
@@ -134,8 +171,8 @@ export function bodyTooDeep(path: JsonPath): ServiceError {
 export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, part: InputPart): z.output<T> {
   if (part === 'body' && !wasMeasured(value)) {
     // the REST door measured the text before parsing it; MCP arguments arrive parsed
-    const deep = tooDeepInValue(value, MAX_BODY_DEPTH);
-    if (deep) throw bodyTooDeep(deep);
+    const breach = shapeBreachInValue(value, BODY_LIMITS);
+    if (breach) throw bodyOverLimit(breach);
   }
   const result = schema.safeParse(value);
   if (!result.success) throw toValidationError(result.error, part);

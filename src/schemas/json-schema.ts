@@ -9,7 +9,7 @@
 import { createRequire } from 'node:module';
 import type { z } from 'zod';
 import type { Ajv as AjvClass } from 'ajv';
-import { tooDeepInValue } from '../lib/json-depth.js';
+import { tooDeepInValue } from '../lib/json-shape.js';
 import { isSchemaObject as isObject, resolveLocalRef, subschemasOf } from '../lib/json-schema-refs.js';
 
 // the pure reference helpers moved to lib/, so the core uses them without importing schemas/

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { POLICY_URLS, resolverOf, UNREACHABLE_URLS, valueOf, type Derivation, type Resolver, type Schema } from './json-arbitrary.js'; // prettier-ignore
-import { HOSTILE, pathsOf, plantAt, rawBody, schemaBomb, toJsonText, UNICODE_EDGES, type CaseClass, type FuzzBody } from './hostile.js'; // prettier-ignore
+import { CLASS_WEIGHTS, HOSTILE, manyKeys, pathsOf, plantAt, rawBody, schemaBomb, spreadAt, toJsonText, UNICODE_EDGES, type CaseClass, type FuzzBody } from './hostile.js'; // prettier-ignore
 
 /** One endpoint of the REST door, as the OpenAPI document describes it. */
 export interface Endpoint {
@@ -94,16 +94,28 @@ function bodyOf(cls: CaseClass, schema: Schema, d: Derivation): fc.Arbitrary<Fuz
     const at = fc.constantFrom(...(fields.length ? fields : [['outputSchema']]));
     return fc.tuple(base, at, schemaBomb).map(([value, path, bomb]) => ({ cls, value: plantAt(value, path, bomb) }));
   }
+  if (cls === 'many-keys') {
+    return fc.tuple(base, fc.nat(), manyKeys).map(([value, pick, keys]) => {
+      const objects = pathsOf(value).filter((p) => isObject(p.reduce<unknown>((v, k) => (v as Record<string, unknown>)[k], value))); // prettier-ignore
+      return { cls, value: spreadAt(value, objects.length ? objects[pick % objects.length]! : [], keys) };
+    });
+  }
   return fc.tuple(base, fc.nat(), HOSTILE[cls]).map(([value, pick, hostile]) => {
     const paths = pathsOf(value);
     return { cls, value: plantAt(value, paths[pick % paths.length]!, hostile, cls === 'proto' ? '__proto__' : 'fuzz') }; // prettier-ignore
   });
 }
 
+const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 /** Case classes an endpoint gets: the body classes only where it takes a body. */
 export function classesOf(endpoint: Endpoint, allowed: readonly CaseClass[]): CaseClass[] {
   return endpoint.body ? [...allowed] : allowed.filter((c) => c === 'valid' || c === 'unicode');
 }
+
+/** One of `classes`, drawn by CLASS_WEIGHTS. */
+const weighted = (classes: CaseClass[]) =>
+  fc.oneof(...classes.map((cls) => ({ arbitrary: fc.constant(cls), weight: CLASS_WEIGHTS[cls] })));
 
 /** An arbitrary of cases for `endpoint` drawn from the `allowed` classes; undefined when none applies. */
 export function caseOf(
@@ -120,8 +132,8 @@ export function caseOf(
     endpoint.pathParams.forEach((name, i) => (path = path.replace(`{${name}}`, values[i]!)));
     return path + query;
   });
-  if (!endpoint.body) return fc.tuple(url, fc.constantFrom(...classes)).map(([u, cls]) => ({ endpoint, cls, url: u }));
-  const body = fc.constantFrom(...classes).chain((cls) => bodyOf(cls, endpoint.body!, d));
+  if (!endpoint.body) return fc.tuple(url, weighted(classes)).map(([u, cls]) => ({ endpoint, cls, url: u }));
+  const body = weighted(classes).chain((cls) => bodyOf(cls, endpoint.body!, d));
   return fc.tuple(url, body).map(([u, b]) => ({ endpoint, cls: b.cls, url: u, body: b }));
 }
 

@@ -17,6 +17,9 @@ export function fuzzRuns(fallback: number, env: NodeJS.ProcessEnv = process.env)
   return Number.isInteger(given) && given > 0 ? given : fallback;
 }
 
+/** Cases in flight at once against one server: few enough that queueing behind the others keeps each answer within the 1 s budget on a busy 2-core machine. */
+export const FUZZ_CONCURRENCY = 4;
+
 /** The reply of the loopback model: JSON for a structured output, else an echo of the question. */
 function reply(body: ChatCompletionRequestBody): string {
   const schema = body.response_format?.json_schema?.schema;

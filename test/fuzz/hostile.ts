@@ -6,10 +6,28 @@ import fc from 'fast-check';
 
 /** The classes of generated cases; the fuzz report counts each. */
 export type CaseClass =
-  'valid' | 'wrong-type' | 'huge' | 'deep' | 'unicode' | 'proto' | 'boundary' | 'schema-bomb' | 'private-url' | 'raw';
+  'valid' | 'wrong-type' | 'huge' | 'many-keys' | 'deep' | 'unicode' | 'proto' | 'boundary' | 'schema-bomb' | 'private-url' | 'raw'; // prettier-ignore
 
 /** Every case class, in the order the suites run them (all of them, in CI too). */
-export const CASE_CLASSES: readonly CaseClass[] = ['valid', 'wrong-type', 'huge', 'deep', 'unicode', 'proto', 'boundary', 'schema-bomb', 'private-url', 'raw']; // prettier-ignore
+export const CASE_CLASSES: readonly CaseClass[] = ['valid', 'wrong-type', 'huge', 'many-keys', 'deep', 'unicode', 'proto', 'boundary', 'schema-bomb', 'private-url', 'raw']; // prettier-ignore
+
+/**
+ * How often each class is drawn, relative to the others: small bodies mostly (they find the logic bugs,
+ * fast), the large ones (hundreds of KB: long strings, many keys, deep nesting) one case in six or so.
+ */
+export const CLASS_WEIGHTS: Readonly<Record<CaseClass, number>> = {
+  valid: 4,
+  'wrong-type': 4,
+  unicode: 3,
+  boundary: 3,
+  proto: 2,
+  'private-url': 1,
+  raw: 1,
+  'schema-bomb': 1,
+  huge: 1,
+  'many-keys': 1,
+  deep: 1,
+};
 
 /** One generated request body: a JSON value, or raw text with its own content type. */
 export interface FuzzBody {
@@ -33,6 +51,10 @@ export const UNICODE_EDGES = [
   '\u2028line\u2029',
   '%00%2e%2e%2f',
   '../../etc/passwd',
+  '\uDBFF',
+  '\u0000',
+  '\u2066isolate\u2069\u061C',
+  `a${'\u0301'.repeat(1_000)}`,
 ];
 
 /** Numbers at the edges, and the spellings of non-finite numbers a JSON body can only carry as strings. */
@@ -47,6 +69,9 @@ export const BOUNDARY_VALUES: unknown[] = [
   Number.MAX_VALUE,
   Number.MIN_VALUE,
   -Number.MAX_VALUE,
+  1e308,
+  -1e-308,
+  2 ** 64,
   'NaN',
   'Infinity',
   '-Infinity',
@@ -138,9 +163,14 @@ export const schemaBomb: fc.Arbitrary<unknown> = fc.oneof(
   }),
 );
 
+/** An object of 1,000 to 30,000 unknown keys (the body limit is 10,000 per object), spread into a body's object. */
+export const manyKeys: fc.Arbitrary<Record<string, number>> = fc
+  .tuple(fc.integer({ min: 1_000, max: 30_000 }), fc.constantFrom('k', 'ключ', '\u202Ek', 'a'.repeat(100)))
+  .map(([n, prefix]) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, i])));
+
 /** Arbitrary of the hostile value for each mutating class. */
 export const HOSTILE: Record<
-  Exclude<CaseClass, 'valid' | 'raw' | 'schema-bomb' | 'private-url'>,
+  Exclude<CaseClass, 'valid' | 'raw' | 'schema-bomb' | 'private-url' | 'many-keys'>,
   fc.Arbitrary<unknown>
 > = {
   'wrong-type': wrongType,
@@ -164,6 +194,13 @@ export const rawBody: fc.Arbitrary<FuzzBody> = fc.constantFrom<FuzzBody>(
   { cls: 'raw', raw: 'query=a', contentType: 'application/x-www-form-urlencoded' },
   { cls: 'raw', raw: '{"query": "a"}', contentType: 'text/plain' },
 );
+
+/** A copy of `value` with `extra`'s keys added to the object at `path` (which is replaced when not an object). */
+export function spreadAt(value: unknown, path: string[], extra: Record<string, unknown>): unknown {
+  const at = path.reduce<unknown>((v, key) => (v as Record<string, unknown> | undefined)?.[key], value);
+  const merged = at && typeof at === 'object' && !Array.isArray(at) ? { ...at, ...extra } : extra;
+  return path.length === 0 ? merged : plantAt(value, path, merged);
+}
 
 /** Paths (key lists) of every field of a JSON value, the root included. */
 export function pathsOf(value: unknown, prefix: string[] = [], out: string[][] = []): string[][] {

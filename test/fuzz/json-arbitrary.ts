@@ -43,9 +43,6 @@ export interface Derivation {
   urls: readonly string[];
 }
 
-/** Whether a request names an upstream that cannot answer (one of the unreachable names above). */
-export const namesUnreachableUpstream = (text: string): boolean => text.includes('.invalid');
-
 const MAX_DEPTH = 5;
 const typesOf = (schema: Schema): string[] =>
   Array.isArray(schema.type) ? (schema.type as string[]) : typeof schema.type === 'string' ? [schema.type] : [];

@@ -12,7 +12,7 @@ import {
   validationProblems,
 } from '../../../src/core/synthesis/schema-worker.js';
 import { answerEnvelopeSchema } from '../../../src/core/synthesis/prompt.js';
-import { tooDeepInText, tooDeepInValue } from '../../../src/lib/json-depth.js';
+import { shapeBreachInText, tooDeepInValue } from '../../../src/lib/json-shape.js';
 import {
   DEFAULT_SCHEMA_LIMITS,
   jsonSchemaProblem,
@@ -167,6 +167,9 @@ describe('the answer envelope', () => {
 
 describe('depth of JSON texts and values', () => {
   const nested = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n);
+
+  const tooDeepInText = (text: string, depth: number) =>
+    shapeBreachInText(text, { depth, keys: Infinity, values: Infinity, containers: Infinity })?.path;
 
   it('finds the path to the first container past the limit, in the text and in the value', () => {
     const text = `{"q":"[[[{{\\"","list":[0,{"x":${nested(10)}}]}`;
