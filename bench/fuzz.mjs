@@ -78,9 +78,10 @@ const rows = reports.map(row);
 const sum = (i) => rows.reduce((s, r) => s + r[i], 0);
 const cases = sum(1);
 const maxMs = Math.max(...reports.map((r) => r.maxMs));
+const resent = reports.reduce((s, r) => s + r.resent, 0);
 console.log(`# Fuzz: ${cases} cases against trawl serve (dist/), seed ${SEED}\n\n${machineLine()}\n`);
 const weights = fuzz.CASE_CLASSES.map((c) => `${c} ${fuzz.CLASS_WEIGHTS[c]}`).join(', ');
-console.log(`Classes (relative weights): ${weights}; ${perEndpoint} per endpoint, ${fuzz.FUZZ_CONCURRENCY} in flight, every case counted; ${fmt(minutes)} min. Rule: no 5xx, 4xx in the envelope, each answer ≤ ${fuzz.MAX_CASE_MS} ms, /health answering.\n`); // prettier-ignore
+console.log(`Classes (relative weights): ${weights}; ${perEndpoint} per endpoint, ${fuzz.FUZZ_CONCURRENCY} in flight, every case counted; ${fmt(minutes)} min. Rule: no 5xx, 4xx in the envelope, each answer ≤ ${fuzz.MAX_CASE_MS} ms (a slower one sent again alone, and a break only if slow again), /health answering.\n`); // prettier-ignore
 console.log(mdTable(['endpoint', 'cases', '2xx', '4xx by tag', '5xx', 'rule breaks', 'max ms'], rows));
 const byClass = new Map();
 for (const r of reports) for (const [cls, n] of r.violationsByClass) byClass.set(cls, (byClass.get(cls) ?? 0) + n);
@@ -91,5 +92,5 @@ if (broken.length > 0) {
   for (const r of broken) console.log(`- ${r.endpoint}: ${r.failure.slice(0, 400)}`);
 }
 console.log(
-  `\nfuzz_cases=${cases} fuzz_5xx=${sum(4)} fuzz_rule_breaks=${sum(5)} fuzz_max_ms=${fmt(maxMs, 0)} seed=${SEED}`,
+  `\nfuzz_cases=${cases} fuzz_5xx=${sum(4)} fuzz_rule_breaks=${sum(5)} fuzz_max_ms=${fmt(maxMs, 0)} fuzz_resent_alone=${resent} seed=${SEED}`,
 );

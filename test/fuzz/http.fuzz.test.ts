@@ -44,6 +44,7 @@ describe('REST door under fuzzed input', () => {
     const failures: string[] = [];
     let cases = 0;
     let maxMs = 0;
+    let resent = 0;
     for (const endpoint of endpoints) {
       const report = await fuzzEndpoint(target, endpoint, doc, CASE_CLASSES, {
         seed,
@@ -54,8 +55,9 @@ describe('REST door under fuzzed input', () => {
       else expect(report.cases, endpoint.name).toBeGreaterThanOrEqual(numRuns);
       cases += report.cases;
       maxMs = Math.max(maxMs, report.maxMs);
+      resent += report.resent;
     }
-    console.log(`fuzz (%s): %d cases, slowest %d ms`, 'REST', cases, Math.round(maxMs));
+    console.log(`fuzz (%s): %d cases, slowest %d ms, %d sent again alone`, 'REST', cases, Math.round(maxMs), resent); // prettier-ignore
     expect(failures, `replay with FUZZ_SEED=${seed} FUZZ_RUNS=${numRuns}`).toEqual([]);
   });
 });

@@ -9,7 +9,7 @@ import { TAG_STATUS } from '../../src/http/status.js';
 import type { Endpoint, FuzzCase } from './cases.js';
 import { expandDeep } from './hostile.js';
 import type { Schema } from './json-arbitrary.js';
-import { MAX_CASE_MS, type Outcome } from './oracle.js';
+import { MAX_CASE_MS, slowness, type Outcome } from './oracle.js';
 
 /** The deepest value the client can serialize (JSON.stringify overflows near 5,000 levels). */
 const CLIENT_MAX_DEPTH = 3_000;
@@ -75,6 +75,6 @@ export async function sendToolCase(client: Client, c: FuzzCase): Promise<Outcome
     tag = err instanceof McpError ? `JSON-RPC ${err.code}` : err instanceof StreamableHTTPError ? `HTTP ${err.code}` : undefined; // prettier-ignore
   }
   const ms = performance.now() - started;
-  if (ms > MAX_CASE_MS) violation ??= `took ${Math.round(ms)} ms (limit ${MAX_CASE_MS})`;
+  violation ??= slowness(ms);
   return { status, ms, tag, violation };
 }

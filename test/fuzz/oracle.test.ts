@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import type { FuzzCase } from './cases.js';
 import { Deep, expandDeep, toJsonText } from './hostile.js';
-import { envelopeProblem, judge, MAX_CASE_MS } from './oracle.js';
+import { envelopeProblem, judge, MAX_CASE_MS, slowness, type Outcome } from './oracle.js';
+import { fuzzEndpoint, type Target } from './runner.js';
 
 const endpoint = { name: 'POST /search', method: 'POST', path: '/search', pathParams: [], query: [], body: {}, simpleErrors: false }; // prettier-ignore
 const monitors = { ...endpoint, name: 'POST /monitors', path: '/monitors', simpleErrors: true };
@@ -36,5 +37,39 @@ describe('fuzz oracle', () => {
     expect(text.length).toBeGreaterThan(40_000);
     expect(() => JSON.parse(text) as unknown).not.toThrow();
     expect(JSON.stringify(expandDeep({ m: new Deep(3, 'object') }, 2))).toBe('{"m":{"a":{"a":"bottom"}}}');
+  });
+
+  it('fails a slow answer only when it is slow again, sent alone', async () => {
+    /** A target whose answers take the given times in turn, and how many cases it had in flight at most. */
+    const timed = (...times: number[]) => {
+      let inFlight = 0;
+      const target: Target & { sent: number; alone: boolean[] } = {
+        sent: 0,
+        alone: [],
+        async send(): Promise<Outcome> {
+          target.alone.push(inFlight === 0);
+          inFlight++;
+          await Promise.resolve();
+          inFlight--;
+          const ms = times[target.sent++] ?? 5;
+          return { status: 200, ms, violation: slowness(ms) };
+        },
+        health: async () => undefined,
+      };
+      return target;
+    };
+    const run = (target: Target) => fuzzEndpoint(target, endpoint, { type: 'object', properties: { query: { type: 'string' } } }, ['valid'], { seed: 1, numRuns: 8, concurrency: 4 }); // prettier-ignore
+
+    const stretched = timed(5, MAX_CASE_MS + 500); // the warm-up call, then one case a busy machine stretched
+    const once = await run(stretched);
+    expect(once.failure).toBeUndefined();
+    expect(once.resent).toBe(1);
+    expect(stretched.sent).toBe(10); // warm-up, 8 cases, the slow one again
+    expect(stretched.alone.at(-1)).toBe(true);
+
+    const slowPath = timed(5, MAX_CASE_MS + 500, 5, 5, 5, 5, 5, 5, 5, MAX_CASE_MS + 900);
+    const twice = await run(slowPath);
+    expect(twice.failure).toMatch(/took 1900 ms .*again when sent alone/);
+    expect(twice.violations).toBe(1);
   });
 });

@@ -34,15 +34,19 @@ export function envelopeProblem(body: unknown, simple: boolean, status: number):
   return undefined;
 }
 
-/** The rule an answer breaks, or undefined. */
+/** The time rule an answer of `ms` breaks, or undefined. */
+export function slowness(ms: number): string | undefined {
+  return ms > MAX_CASE_MS ? `took ${Math.round(ms)} ms (limit ${MAX_CASE_MS})` : undefined;
+}
+
+/** The rule an answer breaks, or undefined: its status and body first, then its time. */
 export function judge(c: FuzzCase, status: number, body: unknown, ms: number): string | undefined {
-  if (ms > MAX_CASE_MS) return `took ${Math.round(ms)} ms (limit ${MAX_CASE_MS})`;
   if (status >= 500) return `answered ${status}: ${JSON.stringify(body).slice(0, 500)}`;
   if (status >= 400) {
     const problem = envelopeProblem(body, c.endpoint.simpleErrors, status);
     if (problem) return `${status} error body: ${problem}`;
   }
-  return undefined;
+  return slowness(ms);
 }
 
 /** Sends `c` to `base` with `key`; resolves with what came back and the rule it broke, if any. */
