@@ -7,7 +7,7 @@ import { Agent } from 'undici';
 import type { Logger } from '../lib/logger.js';
 import { quotedUrl } from '../lib/safe-text.js';
 import { VERSION } from '../version.js';
-import { createAddressGuard, PAGE_GUARD_LIFTED_BY } from './address-guard.js';
+import { createAddressGuard, PAGE_GUARD_LIFTED_BY, type HostLookup } from './address-guard.js';
 import { classifyContent } from './content-type.js';
 import { capText } from './body.js';
 import { decodeText } from './decode.js';
@@ -37,6 +37,8 @@ export interface FetcherOptions {
   allowPrivateNetwork?: boolean;
   /** `TRAWL_PRIVATE_ALLOWLIST`: IPs/CIDRs reachable with the guard on. Throws at creation on an invalid entry. */
   privateAllowlist?: readonly string[];
+  /** How host names are resolved (default: the system resolver); the webhook sender is given the same. */
+  lookup?: HostLookup;
   /** `TRAWL_FETCH_MAX_BYTES`: body cap, raw and decompressed. Default 10 MiB. */
   maxBodyBytes?: number;
   /** Default 10. */
@@ -165,6 +167,7 @@ export function createFetcher(options: FetcherOptions = {}): Fetcher {
     allowPrivateNetwork: options.allowPrivateNetwork ?? false,
     privateAllowlist: options.privateAllowlist ?? [],
     liftedBy: PAGE_GUARD_LIFTED_BY,
+    lookup: options.lookup,
   });
   const timeouts = {
     connectMs: options.connectTimeoutMs ?? 10_000,

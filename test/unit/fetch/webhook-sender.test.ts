@@ -231,6 +231,34 @@ describe('webhook sender', () => {
     }
   });
 
+  it('resolves the host when asked whether a URL may receive webhooks', async () => {
+    const answers: Record<string, string> = { 'hooks.example.com': '93.184.215.14', 'office.example.com': '10.1.2.3' };
+    const strict = createWebhookSender({
+      ...loopbackOnly,
+      requireHttps: true,
+      guard: {
+        allowPrivateNetwork: false,
+        privateAllowlist: [],
+        lookup: async (host) => {
+          const address = answers[host];
+          if (!address) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+          return [{ address, family: 4 }];
+        },
+      },
+    });
+    try {
+      expect(await strict.refusal('https://hooks.example.com/hook')).toBeUndefined();
+      expect(await strict.refusal('https://office.example.com/hook')).toMatch(
+        /^office\.example\.com resolves to 10\.1\.2\.3, a private address: refused by the private-network policy/,
+      );
+      expect(await strict.refusal('https://nowhere.example.com/hook')).toBe('nowhere.example.com does not resolve to any address'); // prettier-ignore
+      expect(await strict.refusal('https://127.0.0.1/hook')).toMatch(/^127\.0\.0\.1 is a loopback address/);
+      expect(await strict.refusal('http://hooks.example.com/hook')).toBe('webhooks must use HTTPS');
+    } finally {
+      await strict.close();
+    }
+  });
+
   it('lets allowPrivateNetwork lift the guard', async () => {
     const open = createWebhookSender({ ...loopbackOnly, guard: { allowPrivateNetwork: true, privateAllowlist: [] } });
     try {
