@@ -232,7 +232,7 @@ export function createFetcher(options: FetcherOptions = {}): Fetcher {
     }
     // Literal and metadata hosts fail here; the browser sends every request through its own guarded Agent.
     guard.checkHost(url.hostname);
-    if (robotsOn && request.robots !== false && !(await robots.check(url, signal))) {
+    if (robotsOn && request.robots !== false && !(await robots.check(url, signal, request.logger))) {
       throw new FetchError('CRAWL_ROBOTS_DISALLOWED', robotsRefusal(url));
     }
     const limits = {
@@ -265,6 +265,7 @@ export function createFetcher(options: FetcherOptions = {}): Fetcher {
       maxRedirects: options.maxRedirects ?? 10,
       robots: robotsOn && request.robots !== false,
       ...(request.politeness ? { politeness: request.politeness } : {}),
+      logger: request.logger,
     });
     return responseOf(request, finalUrl, hop, startedAt, now(), maxBodyBytes);
   };
@@ -273,6 +274,7 @@ export function createFetcher(options: FetcherOptions = {}): Fetcher {
     canRender: Boolean(browser),
     async fetch(request) {
       const startedAt = now();
+      const log = request.logger ?? logger;
       const url = parseFetchUrl(request.url);
       const onTimeout = () =>
         new FetchError(
@@ -289,11 +291,11 @@ export function createFetcher(options: FetcherOptions = {}): Fetcher {
             request.render ? render(request, url, signal, startedAt) : fetchOne(request, url, signal, startedAt),
           timeouts,
         );
-        logger?.debug({ url: logUrl(url), status: response.status, ms: response.elapsedMs }, 'fetched');
+        log?.debug({ url: logUrl(url), status: response.status, ms: response.elapsedMs }, 'fetched');
         return response;
       } catch (err) {
         const tag = err instanceof FetchError ? err.tag : undefined;
-        logger?.debug({ url: logUrl(url), tag, ms: now() - startedAt }, 'fetch failed');
+        log?.debug({ url: logUrl(url), tag, ms: now() - startedAt }, 'fetch failed');
         throw err;
       }
     },

@@ -2,6 +2,7 @@
  * The fetcher's contract: what a caller asks for, what comes back, and how a fetch fails. Every
  * outbound HTTP request of Trawl goes through a `Fetcher`; its failures carry a per-URL crawl tag.
  */
+import type { Logger } from '../lib/logger.js';
 
 /** Per-URL crawl failure tags (reported in `/contents` `statuses[].error.tag`). */
 export type CrawlTag =
@@ -63,6 +64,11 @@ export interface FetchRequest {
    * (for pages whose static HTML has no content). `CRAWL_NEEDS_BROWSER` when no browser is configured.
    */
   render?: boolean;
+  /**
+   * The logger of the request this fetch serves (default: the fetcher's): its lines follow that
+   * request's rules, so a zero-retention team's name no URL (src/lib/content-free.ts).
+   */
+  logger?: Logger;
 }
 
 /** A successful fetch: the decoded body of the final URL after redirects. */

@@ -101,6 +101,7 @@ export function createContentsService(deps: ContentsDeps): ContentsService {
         timeoutMs: input.timeoutMs,
         signal: ctx.signal,
         queue: { queued: false, waitedMs: 0 },
+        logger: ctx.logger,
       };
       const rctx: ResultContext = {
         query: input.searchQuery,

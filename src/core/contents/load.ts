@@ -3,6 +3,7 @@
  * cache, else the store), or a live fetch through the admission queue, as the mode decides.
  */
 import { FetchError } from '../../fetch/types.js';
+import type { Logger } from '../../lib/logger.js';
 import type { DocumentsRepo } from '../../store/documents.repo.js';
 import type { Clock } from '../context.js';
 import type { AdmissionQueue, QueueWait } from './admission.js';
@@ -17,6 +18,8 @@ export interface LiveLoad {
   signal?: AbortSignal;
   /** Collects the admission queue's wait over all live fetches of one request. */
   queue: QueueWait;
+  /** The request's logger, which the fetch logs with (a zero-retention team's names no URL). */
+  logger?: Logger;
 }
 
 /** What loading a page reads from. */
@@ -34,7 +37,7 @@ export type LoadPage = (target: string, freshness: Freshness, live: LiveLoad) =>
 export function createLoader(deps: LoadDeps): LoadPage {
   const live = async (url: string, opts: LiveLoad): Promise<LoadedPage> => {
     const admitted = await deps.admission.run(
-      () => deps.pages.fetchLive(url, { timeoutMs: opts.timeoutMs, signal: opts.signal }),
+      () => deps.pages.fetchLive(url, { timeoutMs: opts.timeoutMs, signal: opts.signal, logger: opts.logger }),
       opts.signal,
     );
     if (admitted.queued) opts.queue.queued = true;

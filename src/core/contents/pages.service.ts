@@ -36,6 +36,8 @@ export interface LiveOptions {
   timeoutMs: number;
   signal?: AbortSignal;
   politeness?: FetchRequest['politeness'];
+  /** The logger of the request the page is fetched for (default: the service's). */
+  logger?: Logger;
 }
 
 export interface PagesService {
@@ -124,6 +126,7 @@ export function createPagesService(deps: PagesDeps): PagesService {
       robots: deps.robots,
       politeness: options.politeness,
       render: true,
+      logger: options.logger,
     });
     return { raw: rendered, page: { ...(await parseRaw(rendered, deps.pdf)), needsBrowser: false } };
   };
@@ -161,6 +164,7 @@ export function createPagesService(deps: PagesDeps): PagesService {
         robots: deps.robots,
         conditional,
         politeness: options.politeness,
+        logger: options.logger,
       });
       // Ages are measured with the app's clock (injected), so the fetch is stamped with it too.
       const fetchedAt = deps.clock.now().toISOString();
@@ -172,7 +176,10 @@ export function createPagesService(deps: PagesDeps): PagesService {
       const page = done.page;
       const finalKey = normalizeUrl(raw.url);
       await remember(finalKey && finalKey !== key ? [key, finalKey] : [key], raw, page);
-      deps.logger.debug({ url: page.url, kind: page.kind, ms: Date.now() - started }, 'page fetched');
+      (options.logger ?? deps.logger).debug(
+        { url: page.url, kind: page.kind, ms: Date.now() - started },
+        'page fetched',
+      );
       return { page, fetchedAt: raw.fetchedAt, source: 'crawled' };
     },
   };

@@ -149,6 +149,7 @@ async function readSource(deps: SimilarDeps, url: string, ctx: ServiceContext) {
         timeoutMs: 10000,
         signal: ctx.signal,
         queue: { queued: false, waitedMs: 0 },
+        logger: ctx.logger,
       },
     );
     return { url: loaded.page.url, title: loaded.page.title, text: mainText(loaded.page) };
