@@ -5,7 +5,7 @@
  */
 
 /** Field names a content-free line keeps (with a number, a boolean, null or a short token as value). */
-export const CONTENT_FREE_FIELDS: ReadonlySet<string> = new Set([
+const CONTENT_FREE_FIELDS: ReadonlySet<string> = new Set([
   'zeroRetention',
   'requestId',
   'teamId',
@@ -53,7 +53,7 @@ function safeValue(value: unknown): unknown {
 }
 
 /** An error as a content-free line shows it: its class, tag and code; never its message or stack. */
-export function contentFreeError(err: unknown): Record<string, unknown> {
+function contentFreeError(err: unknown): Record<string, unknown> {
   const e = (err ?? {}) as { name?: unknown; tag?: unknown; code?: unknown };
   return pick({ type: e.name, tag: e.tag, code: e.code }, new Set(['type', 'tag', 'code']));
 }
@@ -80,7 +80,7 @@ export function contentFreeFields(object: unknown): Record<string, unknown> {
 }
 
 /** A log message with any URL or quoted part replaced by `[content]`. */
-export function contentFreeText(text: string): string {
+function contentFreeText(text: string): string {
   return text.replace(URL_IN_TEXT, CONTENT).replace(QUOTED, CONTENT);
 }
 
