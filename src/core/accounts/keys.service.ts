@@ -208,7 +208,8 @@ export function createKeysService(repo: ApiKeysRepo, clock: Clock): KeysService 
     admins: async () => (await repo.list()).map(toInfo).filter((k) => k.admin && !k.revokedAt),
     async revoke(idOrKey, actor) {
       const id = KEY_PATTERN.exec(idOrKey)?.[1] ?? idOrKey;
-      const row = await administered(id, actor);
+      // not `administered`, which hides revoked keys: one the caller reaches is said to be revoked already
+      const row = owned(actor, 'apiKey', await repo.get(id), keyOwner, `API key ${id}`);
       if (row.revoked_at) throw new ServiceError('NOT_FOUND', `API key ${id} is already revoked`);
       const audit = auditEntry(actor, row.team_id, 'keys.revoke', id, { name: row.name }, now());
       if (!(await repo.revoke(id, now().toISOString(), audit)))
