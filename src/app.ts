@@ -7,6 +7,7 @@ import { createPrices, DEFAULT_PRICES, type Prices } from './core/pricing.js';
 import { systemClock, type Clock } from './core/context.js';
 import { createServices, type Services } from './core/services.js';
 import { createBrowserRenderer } from './fetch/browser.js';
+import type { HostLookup } from './fetch/address-guard.js';
 import { createApiClient, type ApiClient } from './fetch/api-client.js';
 import { createFetcher, DEFAULT_USER_AGENT } from './fetch/fetcher.js';
 import type { Fetcher } from './fetch/types.js';
@@ -55,6 +56,8 @@ export interface AppOptions {
   clock?: Clock;
   /** A fetcher built elsewhere (benchmarks share one); default: one from the config. */
   fetcher?: Fetcher;
+  /** How host names are resolved by the fetcher and the webhook sender (default: the system resolver). */
+  lookup?: HostLookup;
   /**
    * Threads that analyze batches of documents (default: the cores less one, which is left to the thread
    * that answers requests). A bulk command that answers none (`trawl import`) gives every core.
@@ -134,8 +137,12 @@ function checkX402(config: Config): void {
 }
 
 /** The fetcher of the config: user agent, SSRF guard, size cap, robots.txt, and a browser if configured. */
-function createAppFetcher(config: Config, logger: Logger): Fetcher {
-  const guard = { allowPrivateNetwork: config.allowPrivateNetwork, privateAllowlist: config.privateAllowlist };
+function createAppFetcher(config: Config, logger: Logger, lookup: HostLookup | undefined): Fetcher {
+  const guard = {
+    allowPrivateNetwork: config.allowPrivateNetwork,
+    privateAllowlist: config.privateAllowlist,
+    lookup,
+  };
   const userAgent = config.userAgent ?? DEFAULT_USER_AGENT;
   const browser = config.browser
     ? createBrowserRenderer({ executablePath: config.browser, guard, userAgent, logger })
@@ -150,11 +157,14 @@ function createAppFetcher(config: Config, logger: Logger): Fetcher {
   });
 }
 
-/** The webhook sender of the config: HTTPS and the SSRF guard unless insecure webhooks are allowed. */
-function createAppWebhookSender(config: Config): WebhookSender {
+/**
+ * The webhook sender of the config: HTTPS and the SSRF guard unless insecure webhooks are allowed. The
+ * page fetches' allowlist (TRAWL_PRIVATE_ALLOWLIST) does not apply: a webhook needs a public endpoint.
+ */
+function createAppWebhookSender(config: Config, options: AppOptions): WebhookSender {
   return createWebhookSender({
     requireHttps: !config.allowInsecureWebhooks,
-    guard: { allowPrivateNetwork: config.allowInsecureWebhooks, privateAllowlist: config.privateAllowlist },
+    guard: { allowPrivateNetwork: config.allowInsecureWebhooks, privateAllowlist: [], lookup: options.lookup },
     timeoutMs: config.webhookTimeoutMs,
     userAgent: config.userAgent ?? DEFAULT_USER_AGENT,
   });
@@ -240,9 +250,9 @@ export function createApp(config: Config, options: AppOptions = {}): App {
   const { shared } = options;
   const stores = shared?.stores ?? sqliteStores(db);
   const cache = shared?.cache ?? createCacheStore(config.dataDir);
-  const fetcher = options.fetcher ?? createAppFetcher(config, logger);
+  const fetcher = options.fetcher ?? createAppFetcher(config, logger, options.lookup);
   const providers = createProviders(config, logger);
-  const webhookSender = createAppWebhookSender(config);
+  const webhookSender = createAppWebhookSender(config, options);
   const services = createServices({
     db,
     stores,

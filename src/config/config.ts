@@ -228,7 +228,7 @@ export const SETTINGS = {
     flag: '--private-allowlist',
     schema: list.refine((items) => items.every(isIpOrCidr), 'each entry must be an IP address or a CIDR block'),
     default: [] as string[],
-    doc: 'Comma-separated IPs or CIDRs (e.g. `10.1.2.0/24`) that fetches may reach although they are private; everything else private stays refused.',
+    doc: 'Comma-separated IPs or CIDRs (e.g. `10.1.2.0/24`) that page fetches may reach although they are private; everything else private stays refused. It does not apply to monitor webhooks, which must reach a public endpoint (only `TRAWL_ALLOW_INSECURE_WEBHOOKS` lifts that).',
   },
   robots: {
     env: 'TRAWL_ROBOTS',
@@ -554,7 +554,7 @@ export const SETTINGS = {
     flag: '--allow-insecure-webhooks',
     schema: booleanish,
     default: false,
-    doc: 'Let monitor webhooks use HTTP and loopback or private addresses. For local development and tests only: by default webhooks must be HTTPS and public, checked at creation and at every delivery.',
+    doc: 'Let monitor webhooks use HTTP and loopback or private addresses. For local development and tests only: by default webhooks must be HTTPS and public, the host resolved and checked at creation, on PATCH and at every delivery. The only setting that opens webhooks (`TRAWL_PRIVATE_ALLOWLIST` does not).',
   },
   secretKey: {
     env: 'TRAWL_SECRET_KEY',

@@ -197,7 +197,7 @@ export const SETTING_FLAGS: readonly SettingFlag[] = [
   {
     key: 'privateAllowlist',
     flags: '--private-allowlist <cidrs>',
-    help: 'Comma-separated IPs or CIDRs (e.g. 10.1.2.0/24) that fetches may reach although they are private; everything else private stays refused (env TRAWL_PRIVATE_ALLOWLIST; default none)',
+    help: 'Comma-separated IPs or CIDRs (e.g. 10.1.2.0/24) that page fetches may reach although they are private; everything else private stays refused (env TRAWL_PRIVATE_ALLOWLIST; default none)',
     commands: ['serve', 'mcp', 'crawl', 'import', 'index', 'doctor'],
   },
   {

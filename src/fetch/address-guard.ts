@@ -16,7 +16,18 @@ export interface AddressGuardOptions {
   privateAllowlist: readonly string[];
   /** What lifts the policy (the settings to name), added to every refusal's message. */
   liftedBy?: string;
+  /** How host names are resolved (default: the system resolver, `dns.lookup`); tests inject their own. */
+  lookup?: HostLookup;
 }
+
+/** Resolves a host name to all of its addresses (the shape of `dns.lookup` with `all: true`). */
+export type HostLookup = (hostname: string) => Promise<{ address: string; family: number }[]>;
+
+/** The system resolver: `dns.lookup` looked up at each call, so a test's spy on it is honoured. */
+export const systemLookup: HostLookup = (hostname) =>
+  new Promise((resolve, reject) => {
+    dns.lookup(hostname, { all: true }, (err, addresses) => (err ? reject(err) : resolve(addresses)));
+  });
 
 /** How an operator lets page fetches reach non-public addresses: named in the fetcher's refusals. */
 export const PAGE_GUARD_LIFTED_BY =
@@ -28,7 +39,7 @@ export interface AddressGuard {
   refusal(ip: string): string | undefined;
   /** Throws `CRAWL_PRIVATE_ADDRESS` for a refused literal-IP host or a metadata host name; other names are checked when resolved. */
   checkHost(hostname: string): void;
-  /** A `lookup` for net/tls connect: drops refused addresses; fails with `CRAWL_PRIVATE_ADDRESS` when none is left. */
+  /** A `lookup` for net/tls connect (over the `lookup` option): drops refused addresses; fails with `CRAWL_PRIVATE_ADDRESS` when none is left. */
   readonly lookup: LookupFunction;
   /** Resolves `hostname` and throws `CRAWL_PRIVATE_ADDRESS` if ANY address is refused (for clients that connect themselves). */
   resolve(hostname: string): Promise<string[]>;
@@ -51,10 +62,19 @@ const bare = (host: string) =>
     .replace(/^\[|\]$/g, '')
     .replace(/\.$/, '');
 
+/** The address family a connect asked for (4 or 6), or undefined for either. */
+const familyOf = (family: number | string | undefined) =>
+  family === 4 || family === 'IPv4' ? 4 : family === 6 || family === 'IPv6' ? 6 : undefined;
+
+/** What the system resolver answers for a name without addresses. */
+const notFound = (hostname: string) =>
+  Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname });
+
 /** Builds the guard; throws (naming the entry) when an allowlist entry is not an IP or CIDR range. */
 export function createAddressGuard(options: AddressGuardOptions): AddressGuard {
   const allow = createIpSet(options.privateAllowlist);
   const enabled = !options.allowPrivateNetwork;
+  const lookupAll = options.lookup ?? systemLookup;
   const lift = options.liftedBy ? ` (${options.liftedBy})` : '';
   /** The refusal of `ip` (which `host` resolved to, when named). */
   const refused = (ip: string, why: string, host?: string) =>
@@ -84,8 +104,11 @@ export function createAddressGuard(options: AddressGuardOptions): AddressGuard {
   };
 
   const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
-    dns.lookup(hostname, { ...lookupOptions, all: true }, (err, addresses) => {
+    const family = familyOf(lookupOptions.family);
+    const answered = (err: NodeJS.ErrnoException | null, found: { address: string; family: number }[] = []) => {
       if (err) return callback(err, '', 0);
+      const addresses = family ? found.filter((a) => a.family === family) : found;
+      if (addresses.length === 0) return callback(notFound(hostname), '', 0);
       const usable = addresses.filter((a) => !refusal(a.address));
       const first = usable[0];
       if (!first) {
@@ -94,14 +117,18 @@ export function createAddressGuard(options: AddressGuardOptions): AddressGuard {
       }
       if (lookupOptions.all) callback(null, usable);
       else callback(null, first.address, first.family);
-    });
+    };
+    lookupAll(hostname).then(
+      (found) => answered(null, found),
+      (err: NodeJS.ErrnoException) => answered(err),
+    );
   };
 
   const resolve = async (hostname: string): Promise<string[]> => {
     const host = bare(hostname);
     checkHost(host);
     if (isIP(host)) return [host];
-    const addresses = await dns.promises.lookup(host, { all: true });
+    const addresses = await lookupAll(host);
     for (const { address } of addresses) {
       const why = refusal(address);
       if (why) throw refused(address, why, host);
@@ -110,7 +137,7 @@ export function createAddressGuard(options: AddressGuardOptions): AddressGuard {
   };
 
   const connector = ({ timeoutMs }: { timeoutMs: number }): buildConnector.connector => {
-    const base = buildConnector({ timeout: timeoutMs, ...(enabled ? { lookup } : {}) });
+    const base = buildConnector({ timeout: timeoutMs, lookup });
     if (!enabled) return base;
     return (connectOptions, callback) =>
       base(connectOptions, (...args) => {

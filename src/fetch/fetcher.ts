@@ -7,7 +7,7 @@ import { Agent } from 'undici';
 import type { Logger } from '../lib/logger.js';
 import { quotedUrl } from '../lib/safe-text.js';
 import { VERSION } from '../version.js';
-import { createAddressGuard, PAGE_GUARD_LIFTED_BY } from './address-guard.js';
+import { createAddressGuard, PAGE_GUARD_LIFTED_BY, type HostLookup } from './address-guard.js';
 import { classifyContent } from './content-type.js';
 import { capText } from './body.js';
 import { decodeText } from './decode.js';
@@ -37,6 +37,8 @@ export interface FetcherOptions {
   allowPrivateNetwork?: boolean;
   /** `TRAWL_PRIVATE_ALLOWLIST`: IPs/CIDRs reachable with the guard on. Throws at creation on an invalid entry. */
   privateAllowlist?: readonly string[];
+  /** How host names are resolved (default: the system resolver); the webhook sender is given the same. */
+  lookup?: HostLookup;
   /** `TRAWL_FETCH_MAX_BYTES`: body cap, raw and decompressed. Default 10 MiB. */
   maxBodyBytes?: number;
   /** Default 10. */
@@ -165,6 +167,7 @@ export function createFetcher(options: FetcherOptions = {}): Fetcher {
     allowPrivateNetwork: options.allowPrivateNetwork ?? false,
     privateAllowlist: options.privateAllowlist ?? [],
     liftedBy: PAGE_GUARD_LIFTED_BY,
+    lookup: options.lookup,
   });
   const timeouts = {
     connectMs: options.connectTimeoutMs ?? 10_000,
@@ -229,7 +232,7 @@ export function createFetcher(options: FetcherOptions = {}): Fetcher {
     }
     // Literal and metadata hosts fail here; the browser sends every request through its own guarded Agent.
     guard.checkHost(url.hostname);
-    if (robotsOn && request.robots !== false && !(await robots.check(url, signal))) {
+    if (robotsOn && request.robots !== false && !(await robots.check(url, signal, request.logger))) {
       throw new FetchError('CRAWL_ROBOTS_DISALLOWED', robotsRefusal(url));
     }
     const limits = {
@@ -271,6 +274,7 @@ export function createFetcher(options: FetcherOptions = {}): Fetcher {
       ...(request.politeness ? { politeness: request.politeness } : {}),
       tenant: request.tenant,
       onQueued: request.onQueued,
+      logger: request.logger,
     });
     return responseOf(request, finalUrl, hop, startedAt, now(), maxBodyBytes);
   };
@@ -279,6 +283,7 @@ export function createFetcher(options: FetcherOptions = {}): Fetcher {
     canRender: Boolean(browser),
     async fetch(request) {
       const startedAt = now();
+      const log = request.logger ?? logger;
       const url = parseFetchUrl(request.url);
       const onTimeout = () =>
         new FetchError(
@@ -295,11 +300,11 @@ export function createFetcher(options: FetcherOptions = {}): Fetcher {
             request.render ? render(request, url, signal, startedAt) : fetchOne(request, url, signal, startedAt),
           timeouts,
         );
-        logger?.debug({ url: logUrl(url), status: response.status, ms: response.elapsedMs }, 'fetched');
+        log?.debug({ url: logUrl(url), status: response.status, ms: response.elapsedMs }, 'fetched');
         return response;
       } catch (err) {
         const tag = err instanceof FetchError ? err.tag : undefined;
-        logger?.debug({ url: logUrl(url), tag, ms: now() - startedAt }, 'fetch failed');
+        log?.debug({ url: logUrl(url), tag, ms: now() - startedAt }, 'fetch failed');
         throw err;
       }
     },

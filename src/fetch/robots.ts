@@ -50,7 +50,7 @@ interface Entry {
 
 export interface RobotsPolicy {
   /** Whether the URL may be fetched; throws the `FetchError` that kept robots.txt from loading when the site is unreachable. */
-  check(url: URL, signal?: AbortSignal): Promise<boolean>;
+  check(url: URL, signal?: AbortSignal, logger?: Logger): Promise<boolean>;
   /** The origin's Crawl-delay in ms (capped), when its robots.txt is loaded and names one. */
   crawlDelayMs(url: URL): number | undefined;
   /** How many times robots.txt was loaded over the network (for tests and stats). */
@@ -105,7 +105,8 @@ export function createRobotsPolicy(options: RobotsOptions): RobotsPolicy {
     return entry.verdict;
   };
 
-  const loadVerdict = async (origin: string): Promise<Verdict> => {
+  /** Loads the origin's robots.txt; `logger` (the first asker's, else the policy's) logs a failure. */
+  const loadVerdict = async (origin: string, logger = options.logger): Promise<Verdict> => {
     loads++;
     try {
       const { status, body } = await options.load(new URL('/robots.txt', origin));
@@ -116,7 +117,7 @@ export function createRobotsPolicy(options: RobotsOptions): RobotsPolicy {
       const error = err instanceof FetchError ? err : new FetchError('CRAWL_UNKNOWN_ERROR', String(err));
       // RFC 9309 §2.3.1.2: a robots.txt behind too many (or unusable) redirects counts as unavailable.
       if (error.tag === 'CRAWL_TOO_MANY_REDIRECTS' || error.tag === 'UNSUPPORTED_URL') return { kind: 'allow' };
-      options.logger?.debug({ origin, tag: error.tag }, 'robots.txt unreachable');
+      logger?.debug({ origin, tag: error.tag }, 'robots.txt unreachable');
       return {
         kind: 'failed',
         error: new FetchError(
@@ -128,12 +129,12 @@ export function createRobotsPolicy(options: RobotsOptions): RobotsPolicy {
     }
   };
 
-  const verdictFor = (origin: string): Promise<Verdict> => {
+  const verdictFor = (origin: string, logger: Logger | undefined): Promise<Verdict> => {
     const cached = fromCache(origin);
     if (cached) return Promise.resolve(cached);
     let pending = inflight.get(origin);
     if (!pending) {
-      pending = loadVerdict(origin).then((verdict) => {
+      pending = loadVerdict(origin, logger).then((verdict) => {
         remember(origin, verdict);
         return verdict;
       });
@@ -144,8 +145,8 @@ export function createRobotsPolicy(options: RobotsOptions): RobotsPolicy {
   };
 
   return {
-    async check(url, signal) {
-      const verdict = await raceSignal(verdictFor(url.origin), signal);
+    async check(url, signal, logger) {
+      const verdict = await raceSignal(verdictFor(url.origin, logger), signal);
       if (verdict.kind === 'failed') throw verdict.error;
       if (verdict.kind !== 'rules') return verdict.kind === 'allow';
       return verdict.robot.isAllowed(url.href, options.productToken) ?? true;

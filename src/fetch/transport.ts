@@ -36,6 +36,8 @@ export interface Exchange {
   /** The tenant whose turn the host slots are taken in (fair queueing), and who hears of a wait. */
   tenant?: string;
   onQueued?: (host: string, waitedMs: number) => void;
+  /** The logger of the request (default: the transport's). */
+  logger?: Logger;
 }
 
 export interface TransportDeps {
@@ -117,7 +119,10 @@ export function createTransport(deps: TransportDeps): Transport {
         if (hop) return hop;
         throw error;
       }
-      deps.logger?.debug({ url: logUrl(url), status: hop?.status, attempt: attempt + 1, waitMs: wait }, 'retrying');
+      (ex.logger ?? deps.logger)?.debug(
+        { url: logUrl(url), status: hop?.status, attempt: attempt + 1, waitMs: wait },
+        'retrying',
+      );
       await deps.sleep(wait, ex.signal);
     }
   };
@@ -137,7 +142,7 @@ export function createTransport(deps: TransportDeps): Transport {
       let url = start;
       for (let redirects = 0; ; redirects++) {
         deps.guard.checkHost(url.hostname);
-        if (ex.robots && !(await deps.robots.check(url, ex.signal))) {
+        if (ex.robots && !(await deps.robots.check(url, ex.signal, ex.logger))) {
           throw new FetchError('CRAWL_ROBOTS_DISALLOWED', robotsRefusal(url));
         }
         const hop = await withRetries(url, ex);

@@ -2,6 +2,7 @@
  * The fetcher's contract: what a caller asks for, what comes back, and how a fetch fails. Every
  * outbound HTTP request of Trawl goes through a `Fetcher`; its failures carry a per-URL crawl tag.
  */
+import type { Logger } from '../lib/logger.js';
 
 /** Per-URL crawl failure tags (reported in `/contents` `statuses[].error.tag`). */
 export type CrawlTag =
@@ -70,6 +71,11 @@ export interface FetchRequest {
   tenant?: string;
   /** Called when the fetch waited in a host's queue behind other requests: the host and the wait (ms). */
   onQueued?: (host: string, waitedMs: number) => void;
+  /**
+   * The logger of the request this fetch serves (default: the fetcher's): its lines follow that
+   * request's rules, so a zero-retention team's name no URL (src/lib/content-free.ts).
+   */
+  logger?: Logger;
 }
 
 /** A successful fetch: the decoded body of the final URL after redirects. */

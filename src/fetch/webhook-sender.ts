@@ -4,8 +4,9 @@
  */
 import { isIP } from 'node:net';
 import { Agent } from 'undici';
-import { createAddressGuard } from './address-guard.js';
+import { createAddressGuard, type HostLookup } from './address-guard.js';
 import { toFetchError } from './errors.js';
+import { FetchError } from './types.js';
 import { parseFetchUrl } from './url-policy.js';
 import { nonPublicHostReason } from '../lib/ip.js';
 import { quotedUrl } from '../lib/safe-text.js';
@@ -14,8 +15,12 @@ import { SIGNATURE_HEADER, signatureHeader } from './webhook-signing.js';
 export interface WebhookSenderOptions {
   /** Refuse http: URLs (false only under TRAWL_ALLOW_INSECURE_WEBHOOKS). */
   requireHttps: boolean;
-  /** The SSRF guard's options (src/fetch/address-guard.ts): allowPrivateNetwork true lifts it. */
-  guard: { allowPrivateNetwork: boolean; privateAllowlist: readonly string[] };
+  /**
+   * The SSRF guard's options (src/fetch/address-guard.ts): allowPrivateNetwork true lifts it
+   * (TRAWL_ALLOW_INSECURE_WEBHOOKS). The app lists no private addresses: TRAWL_PRIVATE_ALLOWLIST opens
+   * page fetches only, never webhooks; `lookup` is the fetcher's resolver.
+   */
+  guard: { allowPrivateNetwork: boolean; privateAllowlist: readonly string[]; lookup?: HostLookup };
   /** Whole-attempt deadline: connect, headers and the (discarded) response body. Default 10_000. */
   timeoutMs?: number;
   userAgent: string;
@@ -45,6 +50,11 @@ export interface AttemptOutcome {
 }
 
 export interface WebhookSender {
+  /**
+   * Why `url` may not receive webhooks, its host resolved and every address checked (a monitor's
+   * creation asks before storing it); undefined when it may. Never throws.
+   */
+  refusal(url: string): Promise<string | undefined>;
   /** Makes one attempt, bounded by `timeoutMs` and `signal`; never throws. */
   send(delivery: WebhookDelivery, signal?: AbortSignal): Promise<AttemptOutcome>;
   /** Closes the pooled connections (waiting for attempts in flight). */
@@ -71,11 +81,19 @@ const bareHost = (hostname: string) => hostname.replace(/^\[|\]$/g, '');
 const isOkStatus = (status: number | null) => status !== null && status >= 200 && status < 300;
 const unixNow = () => Math.floor(Date.now() / 1000);
 
+/** Why resolving `host` failed: the guard's refusal, or the name not resolving (never a stack). */
+function unresolvable(err: unknown, host: string): string {
+  if (err instanceof FetchError) return err.message;
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === 'ENOTFOUND' || code === 'ENODATA') return `${host} does not resolve to any address`;
+  return `${host} could not be resolved${typeof code === 'string' ? ` (${code})` : ''}`;
+}
+
 /** Creates a sender over one pooled undici Agent whose connector enforces the SSRF guard. */
 export function createWebhookSender(options: WebhookSenderOptions): WebhookSender {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const maxRedirects = options.maxRedirects ?? 3;
-  const guard = createAddressGuard(options.guard);
+  const guard = createAddressGuard({ ...options.guard, liftedBy: 'TRAWL_ALLOW_INSECURE_WEBHOOKS lifts it' });
   // The deadline below is the real bound; the Agent's own timeouts only back it up.
   const agent = new Agent({
     connect: guard.connector({ timeoutMs }),
@@ -109,6 +127,23 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     const why = refusalOf(url);
     if (why) throw new Refusal(base ? `redirect to ${quotedUrl(url)} refused: ${why}` : `refused: ${why}`);
     return url;
+  };
+
+  const refusal = async (raw: string): Promise<string | undefined> => {
+    let url: URL;
+    try {
+      url = parseFetchUrl(raw);
+    } catch (err) {
+      return err instanceof Error ? err.message : String(err);
+    }
+    const why = refusalOf(url);
+    if (why || !guard.enabled) return why;
+    try {
+      await guard.resolve(url.hostname);
+      return undefined;
+    } catch (err) {
+      return unresolvable(err, bareHost(url.hostname));
+    }
   };
 
   /** One POST with a fresh signature; the answer's body is read up to the cap and dropped. */
@@ -183,5 +218,5 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     return { ok: error === null, status: trail.status, error, durationMs, redirects: trail.redirects };
   };
 
-  return { send, close: () => agent.close(), timeoutMs };
+  return { refusal, send, close: () => agent.close(), timeoutMs };
 }

@@ -11,6 +11,8 @@ import type { HttpEnv } from './env.js';
 /** The ServiceContext of one HTTP request, for `caller` (null: keyless, x402). */
 export function serviceContext(app: App, c: Context<HttpEnv>, caller: Caller | null): ServiceContext {
   const requestId = c.get('requestId');
+  // the door's own lines about this request (an unexpected error) follow the same rule
+  if (caller?.zeroRetention) c.set('zeroRetention', true);
   return {
     requestId,
     // a zero-retention team's requests leave no content in the logs

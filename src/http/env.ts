@@ -6,6 +6,9 @@ import type { ErrorBody } from './errors.js';
 /** Node's request and response when the door runs on @hono/node-server; per-request variables. */
 export interface HttpEnv {
   Bindings: Partial<HttpBindings>;
-  /** `releaseRequest`: the caller's in-flight slot, given back when the answer is made (rate-limit.ts). */
-  Variables: { requestId: string; errorBody: ErrorBody; releaseRequest?: Release };
+  /**
+   * `releaseRequest`: the caller's in-flight slot, given back when the answer is made (rate-limit.ts);
+   * `zeroRetention`: the caller is a zero-retention team's, so the door's lines about it are content-free.
+   */
+  Variables: { requestId: string; errorBody: ErrorBody; releaseRequest?: Release; zeroRetention?: boolean };
 }

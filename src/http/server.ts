@@ -4,12 +4,13 @@
  */
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import type { App } from '../app.js';
 import { ServiceError } from '../errors.js';
 import { newRequestId } from '../ops/invoke.js';
 import type { Operation } from '../ops/define-op.js';
 import { OPERATIONS } from '../ops/registry.js';
+import { withoutContent } from '../lib/logger.js';
 import { resolveTools } from '../mcp/selection.js';
 import { releaseRequests } from './rate-limit.js';
 import { VERSION } from '../version.js';
@@ -23,6 +24,10 @@ import { createX402Setup } from './x402/payment.js';
 
 /** An incoming `x-request-id` is kept when it is a sane token (tracing through a proxy); else a new one. */
 const SANE_ID = /^[A-Za-z0-9._-]{8,64}$/;
+
+/** The logger of the door's lines about a request: content-free once the caller is a zero-retention team's. */
+const requestLogger = (app: App, c: Context<HttpEnv>) =>
+  c.get('zeroRetention') ? withoutContent(app.logger) : app.logger;
 
 /** The Hono app of the HTTP door (all operations, or those given); `fetch` is its whole interface. */
 export function createHttpApp(app: App, operations: readonly Operation[] = OPERATIONS): Hono<HttpEnv> {
@@ -38,10 +43,12 @@ export function createHttpApp(app: App, operations: readonly Operation[] = OPERA
     c.res.headers.set('x-request-id', requestId);
     // Health checks come every few seconds from load balancers: keep them out of the info log.
     const level = c.req.path === '/health' ? 'debug' : 'info';
-    app.logger[level](
+    // a zero-retention team's request line keeps the route's template, not its path
+    requestLogger(app, c)[level](
       {
         requestId,
         method: c.req.method,
+        route: c.req.routePath,
         path: c.req.path,
         status: c.res.status,
         ms: Math.round((performance.now() - started) * 10) / 10,
@@ -63,10 +70,10 @@ export function createHttpApp(app: App, operations: readonly Operation[] = OPERA
 
   hono.notFound((c) => {
     const err = new ServiceError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}. See GET /openapi.json.`);
-    return errorResponse(c, err, c.get('requestId'), errorBodyFor(c.req.path), app.logger);
+    return errorResponse(c, err, c.get('requestId'), errorBodyFor(c.req.path), requestLogger(app, c));
   });
   hono.onError((err, c) =>
-    errorResponse(c, err, c.get('requestId'), c.get('errorBody') ?? errorBodyFor(c.req.path), app.logger),
+    errorResponse(c, err, c.get('requestId'), c.get('errorBody') ?? errorBodyFor(c.req.path), requestLogger(app, c)),
   );
   return hono;
 }

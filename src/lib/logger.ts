@@ -2,7 +2,8 @@
  * Structured logs (pino) on stderr only: stdout belongs to the MCP stdio stream. Secrets are redacted
  * wherever they may appear (headers, webhook secrets, model and provider keys).
  */
-import { pino, stdSerializers, type Logger, type LevelWithSilent } from 'pino';
+import { pino, stdSerializers, type Bindings, type ChildLoggerOptions, type Logger, type LevelWithSilent } from 'pino';
+import { contentFreeArgs, contentFreeFields } from './content-free.js';
 import { redactText } from './redact.js';
 
 export type { Logger };
@@ -61,11 +62,20 @@ function safeError(err: unknown): unknown {
   return out;
 }
 
-/** The message strings of a log call (`logger.info({...}, 'listening on ' + url)`), redacted too. */
+/** Marks a logger (and, by inheritance, its children) whose lines must carry no content. */
+const CONTENT_FREE = Symbol('trawl.contentFree');
+const isContentFree = (logger: Logger) => (logger as Logger & { [CONTENT_FREE]?: true })[CONTENT_FREE] === true;
+
+/**
+ * Every log call passes here: a content-free logger's arguments are cut down to the allowlist
+ * (content-free.ts); the message strings of any call (`logger.info({...}, 'listening on ' + url)`) are
+ * redacted.
+ */
 function redactMessages(this: Logger, args: unknown[], method: (...a: unknown[]) => void): void {
+  const safe = isContentFree(this) ? contentFreeArgs(args) : args;
   method.apply(
     this,
-    args.map((a) => (typeof a === 'string' ? redactText(a) : a)),
+    safe.map((a) => (typeof a === 'string' ? redactText(a) : a)),
   );
 }
 
@@ -87,26 +97,23 @@ export function createLogger(level: LevelWithSilent, destination: number | NodeJ
   );
 }
 
-/** Fields that can carry a request's content (queries, URLs, texts, error messages naming them). */
-const CONTENT_PATHS = [
-  'query',
-  'url',
-  'urls',
-  'text',
-  'title',
-  'input',
-  'body',
-  'prompt',
-  'reason',
-  'err.message',
-  'err.stack',
-];
-
 /**
- * The logger of a request from a zero-retention team: every line keeps its event and numbers, but the
- * fields that can carry the request's content are removed, at every level (docs/accounts.md).
+ * The logger of a request from a zero-retention team: every line, at every level and through every child
+ * logger made from it, keeps only the content-free fields (src/lib/content-free.ts: an allowlist, so no
+ * URL, query or text appears under any field name), its message has URLs and quoted parts removed, and it
+ * is marked `zeroRetention: true` (docs/accounts.md).
  */
 export function withoutContent(logger: Logger): Logger {
-  const paths = [...CONTENT_PATHS, ...CONTENT_PATHS.filter((p) => !p.includes('.')).map((p) => `*.${p}`)];
-  return logger.child({ zeroRetention: true }, { redact: { paths, remove: true } });
+  if (isContentFree(logger)) return logger;
+  const scoped = Object.assign(logger.child({ zeroRetention: true }), { [CONTENT_FREE]: true as const });
+  const makeChild = scoped.child as unknown as (
+    this: Logger,
+    bindings: Bindings,
+    options?: ChildLoggerOptions,
+  ) => Logger;
+  // children inherit this `child` too (pino makes a child with Object.create of its parent)
+  scoped.child = function contentFreeChild(this: Logger, bindings: Bindings, options?: ChildLoggerOptions) {
+    return makeChild.call(this, contentFreeFields(bindings), options);
+  } as unknown as Logger['child'];
+  return scoped;
 }

@@ -3,7 +3,7 @@
  * and grants only scopes it holds; an operator key (`admin`) acts on any team, and every change it makes
  * there is an audit record that team's admin reads; `trawl audit`, `keys list` and `doctor` show the same.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callJson, CLI, startTestServer, type TestServer } from '../helpers/app.js';
 
@@ -16,10 +16,21 @@ let operatorB: string;
 
 const call = (key: string, method: string, path: string, body?: unknown) => callJson(t.url, key, method, path, body);
 
+/**
+ * Runs the CLI on the server's data directory without blocking this process: a blocked event loop lets
+ * the door's idle keep-alive sockets expire under the next request (ECONNRESET on a loaded machine).
+ */
 const trawl = (...args: string[]) =>
-  spawnSync(process.execPath, [CLI, ...args, '--data-dir', t.dataDir], {
-    encoding: 'utf8',
-    env: { ...process.env, TRAWL_DATA_DIR: '' },
+  new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+    const env = { ...process.env, TRAWL_DATA_DIR: '' };
+    execFile(
+      process.execPath,
+      [CLI, ...args, '--data-dir', t.dataDir],
+      { encoding: 'utf8', env },
+      (err, stdout, stderr) => {
+        resolve({ status: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr });
+      },
+    );
   });
 
 beforeAll(async () => {
@@ -104,18 +115,18 @@ describe('an operator key (admin) acting on another team', () => {
     expect(next.body.data.map((r: Json) => r.action)).toEqual(['keys.update', 'keys.create']);
   });
 
-  it('is listed by the CLI, whose own changes are audited as made locally', () => {
-    const listed = trawl('keys', 'list');
+  it('is listed by the CLI, whose own changes are audited as made locally', async () => {
+    const listed = await trawl('keys', 'list');
     expect(listed.status, listed.stderr).toBe(0);
     expect(listed.stdout).toMatch(/b operator\s+admin-b\s+admin \(admin: every team\)/);
-    expect(trawl('credits', 'add', '--team', 'admin-a', '3').status).toBe(0);
-    const audit = trawl('audit', '--team', 'admin-a', '--limit', '1');
+    expect((await trawl('credits', 'add', '--team', 'admin-a', '3')).status).toBe(0);
+    const audit = await trawl('audit', '--team', 'admin-a', '--limit', '1');
     expect(audit.status, audit.stderr).toBe(0);
     expect(audit.stdout).toMatch(/admin-a\s+teams\.credits\s+team_\w+\s+\(local: the CLI\)\s+\{"added":3\}/);
   });
 
   it('is named by trawl doctor and GET /status, which list every key that holds admin', async () => {
-    const doctor = trawl('doctor');
+    const doctor = await trawl('doctor');
     expect(doctor.stdout).toMatch(/hold admin \(every team's keys and credits\): .*"b operator"/);
     expect(doctor.stdout).not.toMatch(/"a admin"/); // admin:team is not admin
     const status = await call(operatorB, 'GET', '/status');

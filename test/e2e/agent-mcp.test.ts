@@ -99,10 +99,9 @@ describe('agent_run', () => {
   });
 
   it('answers the run id past the call window, and waits on the run when called with runId', async () => {
+    // the model takes 2.5 s: an answer saying "running" came before the run ended, however loaded
     model.enqueue({ ...PLAN, delayMs: 2500 });
-    const started = Date.now();
     const first = await callAgent({ query: 'slow undici question', effort: 'low', waitSeconds: 1 });
-    expect(Date.now() - started).toBeLessThan(2400);
     expect(first.isError).toBeFalsy();
     const id = String(first.structuredContent!.id);
     expect(first.structuredContent).toMatchObject({ id, object: 'agent_run', status: 'running' });

@@ -50,11 +50,12 @@ describe('REST bodies nested deeper than 64 levels', () => {
     expect(res.body.error).toContain(`Invalid request body: ${field}: nests deeper than 64 levels`);
   });
 
-  it('takes milliseconds for two million levels (4 MB), measured before parsing', async () => {
+  // JSON.parse of this would overflow the stack: the scanner's answer proves it measured first; how fast:
+  // bench/test-timings.mjs
+  it('refuses two million levels (4 MB), measured before parsing', async () => {
     const res = await post('/search', `{"query":"q","x":${'['.repeat(2_000_000)}${']'.repeat(2_000_000)}}`);
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(/^Invalid request body: x: nests deeper than 64 levels \(at x\[0\]\[0\]/);
-    expect(res.ms).toBeLessThan(1500);
   });
 
   it('accepts 64 levels, and counts brackets inside strings as text', async () => {

