@@ -30,6 +30,7 @@ import {
   childEnv,
   fmt,
   freePort,
+  headlineOf,
   machineLine,
   makeTmpDir,
   mdTable,
@@ -251,12 +252,14 @@ function report(sides, started) {
     '',
     `(took ${fmt((performance.now() - started) / 1000, 0)} s)`,
     '',
-    sides
-      .map((x) => {
-        const suffix = x === sides.at(-1) ? '' : `_${x.label}`;
-        return `b_p50_ms${suffix}=${ms(x.bP50)} b_p95_ms${suffix}=${ms(x.bP95)} b_read${suffix}=${x.bOk}/${x.bN} a_pages_per_s${suffix}=${fmt(x.aPagesPerS, 2)} mcp_b_ms${suffix}=${ms(x.mcpMs)} mcp_tasks_accepted${suffix}=${x.tasksAccepted}`; // prettier-ignore
-      })
-      .join(' '),
+    headlineOf(sides, (x) => ({
+      b_p50_ms: ms(x.bP50),
+      b_p95_ms: ms(x.bP95),
+      b_read: `${x.bOk}/${x.bN}`,
+      a_pages_per_s: fmt(x.aPagesPerS, 2),
+      mcp_b_ms: ms(x.mcpMs),
+      mcp_tasks_accepted: x.tasksAccepted,
+    })),
   ];
   console.log(lines.join('\n'));
 }

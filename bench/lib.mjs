@@ -181,6 +181,21 @@ export function machineLine() {
   );
 }
 
+/**
+ * The closing `name=value` line of a side-by-side report: `fieldsOf(side)` for each side, the last side
+ * (this build) unsuffixed and the others suffixed with `_<label>` (e.g. `b_p50_ms_before=…`).
+ */
+export function headlineOf(sides, fieldsOf) {
+  return sides
+    .map((side) => {
+      const suffix = side === sides.at(-1) ? '' : `_${side.label}`;
+      return Object.entries(fieldsOf(side))
+        .map(([name, value]) => `${name}${suffix}=${value}`)
+        .join(' ');
+    })
+    .join(' ');
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Networking
 

@@ -27,6 +27,7 @@ import {
   childEnv,
   fmt,
   freePort,
+  headlineOf,
   machineLine,
   makeTmpDir,
   mdTable,
@@ -297,12 +298,16 @@ function report(sides, started) {
     ...sides.flatMap((x) => (x.log ? [`Server log of ${x.label} (warn and above):`, '', '```', x.log.slice(0, 1500), '```', ''] : [])), // prettier-ignore
     `(took ${fmt((performance.now() - started) / 1000, 0)} s)`,
     '',
-    sides
-      .map((x) => {
-        const suffix = x === sides.at(-1) ? '' : `_${x.label}`;
-        return `bomb_answer_s${suffix}=${s(x.bombMs)} bomb_rss_peak_mb${suffix}=${mb(x.peak)} bomb_rss_after_mb${suffix}=${mb(x.rssAfter5)} health_max_ms${suffix}=${fmt(x.healthMax, 0)} pdf_warm_ms${suffix}=${fmt(x.paper, 1)} book_warm_ms${suffix}=${fmt(x.book, 0)} pdf_cold_ms${suffix}=${fmt(x.cold, 0)} beside_slow_ms${suffix}=${fmt(x.besideMs, 0)}`; // prettier-ignore
-      })
-      .join(' '),
+    headlineOf(sides, (x) => ({
+      bomb_answer_s: s(x.bombMs),
+      bomb_rss_peak_mb: mb(x.peak),
+      bomb_rss_after_mb: mb(x.rssAfter5),
+      health_max_ms: fmt(x.healthMax, 0),
+      pdf_warm_ms: fmt(x.paper, 1),
+      book_warm_ms: fmt(x.book, 0),
+      pdf_cold_ms: fmt(x.cold, 0),
+      beside_slow_ms: fmt(x.besideMs, 0),
+    })),
   ];
   console.log(lines.join('\n'));
 }
