@@ -44,6 +44,20 @@ export function renderSources(sources: readonly Source[]): string {
 const CONTENT_POINTER = '/properties/content';
 
 /**
+ * The caller's object closed to other properties, as Trawl asks unless the caller says otherwise: every
+ * name it requires is declared (unconstrained where the caller did not describe it), so closing it never
+ * makes a required property impossible.
+ */
+function closed(shape: Extract<AnswerShape, { type: 'object' }>): Record<string, unknown> {
+  if (shape.additionalProperties !== undefined) return { additionalProperties: shape.additionalProperties };
+  const properties = { ...(shape.properties ?? {}) };
+  for (const name of Array.isArray(shape.required) ? shape.required : []) {
+    if (typeof name === 'string' && !Object.hasOwn(properties, name)) properties[name] = {};
+  }
+  return { properties, additionalProperties: false };
+}
+
+/**
  * The schema of the answer object in `OBJECT_FORMAT`: the caller's schema under `content`, citations
  * beside it. The caller's `$defs` and `definitions` move to the envelope's root, so `#/$defs/x` still
  * resolves (and reads as model servers expect it); other local references (`#`, `#/properties/…`) are
@@ -55,7 +69,7 @@ export function answerEnvelopeSchema(shape: Extract<AnswerShape, { type: 'object
     ref.startsWith('#/$defs/') || ref.startsWith('#/definitions/') || !ref.startsWith('#')
       ? ref
       : `#${CONTENT_POINTER}${ref.slice(1)}`;
-  const content = mapRefs({ ...schema, additionalProperties: shape.additionalProperties ?? false }, rebase);
+  const content = mapRefs({ ...schema, ...closed(shape) }, rebase);
   const hoisted = (defs: unknown) =>
     typeof defs === 'object' && defs !== null
       ? Object.fromEntries(Object.entries(defs).map(([name, def]) => [name, mapRefs(def, rebase)]))

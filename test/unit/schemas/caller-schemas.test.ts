@@ -161,6 +161,15 @@ describe('the answer envelope', () => {
     expect(await validationProblems(envelope, { content: answer, citations: {} })).toBeUndefined();
     expect(await validationProblems(envelope, { content: { ...answer, who: { name: 1 } }, citations: {} })).toMatch(/\/content\/who\/name must be string/); // prettier-ignore
   });
+
+  it('closes content to other properties without making a required one impossible (found by the fuzz)', async () => {
+    const shape = { type: 'object' as const, properties: { a: { type: 'string' } }, required: ['a', 'b c'] };
+    const envelope = answerEnvelopeSchema(shape);
+    expect(await validationProblems(envelope, { content: { a: 'x', 'b c': 1 }, citations: {} })).toBeUndefined();
+    expect(await validationProblems(envelope, { content: { a: 'x', 'b c': 1, d: 2 }, citations: {} })).toMatch(/additional properties/); // prettier-ignore
+    const open = answerEnvelopeSchema({ ...shape, additionalProperties: true });
+    expect(await validationProblems(open, { content: { a: 'x', 'b c': 1, d: 2 }, citations: {} })).toBeUndefined();
+  });
 });
 
 describe('depth of JSON texts and values', () => {
