@@ -30,6 +30,17 @@ describe.runIf(pgReachable)('PostgreSQL store', () => {
     expect(teams.rows).toEqual([{ id: 'team_default' }]);
   });
 
+  it('creates a new schema once when replicas start on it together', async () => {
+    const schema = `together_${process.pid}_${Date.now().toString(36)}`;
+    const stores = await Promise.all(Array.from({ length: 6 }, () => openPgStore(TEST_DATABASE_URL, { schema, max: 1 }))); // prettier-ignore
+    drops.push(async () => {
+      await stores[0]!.pool.query(`DROP SCHEMA ${schema} CASCADE`);
+      for (const s of stores) await s.close();
+    });
+    const { rows } = await stores[0]!.pool.query('SELECT version FROM trawl_schema');
+    expect(rows).toEqual([{ version: PG_MIGRATIONS.at(-1)!.version }]);
+  });
+
   it('refuses a schema newer than it knows, saying so', async () => {
     const store = await freshPgStore();
     drops.push(store.drop);

@@ -34,7 +34,11 @@ export async function openPgStore(
   const schema = options.schema ?? 'public';
   const pool = connectPg(url, { schema, max: options.max ?? 10 });
   try {
-    await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    // IF NOT EXISTS alone races when replicas start together on a new schema: one at a time
+    await inTransaction(pool, async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`trawl schema ${schema}`]);
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    });
     await migratePg(pool, options.migrations ?? PG_MIGRATIONS);
   } catch (err) {
     await pool.end();
