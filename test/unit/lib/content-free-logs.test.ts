@@ -3,33 +3,15 @@
  * text cannot reach its lines under any field name, nested, in a child's bindings, in an error or in the
  * message, while the fields that say what happened stay.
  */
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, withoutContent } from '../../../src/lib/logger.js';
-
-type Json = Record<string, unknown>;
-
-/** A debug logger whose lines are collected, parsed. */
-function capture() {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      lines.push(chunk.toString('utf8'));
-      done();
-    },
-  });
-  return {
-    logger: createLogger('debug', stream),
-    text: () => lines.join(''),
-    entries: () => lines.map((l) => JSON.parse(l) as Json),
-  };
-}
+import { withoutContent } from '../../../src/lib/logger.js';
+import { captureLogs } from '../../helpers/log-capture.js';
 
 const URL = 'https://private.example.com/report?q=merger';
 
 describe('withoutContent', () => {
   it('drops every field off the allowlist, whatever its name, and keeps the ones that say what happened', () => {
-    const { logger, text, entries } = capture();
+    const { logger, text, entries } = captureLogs();
     withoutContent(logger).debug(
       {
         id: URL,
@@ -59,13 +41,13 @@ describe('withoutContent', () => {
   });
 
   it('keeps no URL or words under an allowlisted name either', () => {
-    const { logger, text } = capture();
+    const { logger, text } = captureLogs();
     withoutContent(logger).info({ status: URL, tool: 'merger talks in private', kind: '//evil.example.com' }, 'x');
     expect(text()).not.toMatch(/private|merger|evil/);
   });
 
   it('reduces errors to their class, tag and code; messages lose URLs and quoted parts', () => {
-    const { logger, text, entries } = capture();
+    const { logger, text, entries } = captureLogs();
     const err = Object.assign(new Error(`fetching ${URL} failed`), { code: 'ECONNRESET' });
     const zr = withoutContent(logger);
     zr.error({ err }, `page ${URL} said "merger talks"`);
@@ -77,7 +59,7 @@ describe('withoutContent', () => {
   });
 
   it('filters the bindings of children and grandchildren, which stay content-free', () => {
-    const { logger, text, entries } = capture();
+    const { logger, text, entries } = captureLogs();
     const child = withoutContent(logger).child({ requestId: 'req_1', url: URL }).child({ tool: 'search', query: 'merger' }); // prettier-ignore
     child.info({ title: 'Merger report' }, 'tool call');
     expect(text()).not.toMatch(/private\.example|merger/i);
@@ -86,7 +68,7 @@ describe('withoutContent', () => {
   });
 
   it('leaves other loggers as they were', () => {
-    const { logger, entries } = capture();
+    const { logger, entries } = captureLogs();
     withoutContent(logger);
     logger.child({ requestId: 'req_2' }).debug({ url: 'https://public.example.com/a' }, 'page fetched');
     expect(entries()[0]).toMatchObject({ url: 'https://public.example.com/a', requestId: 'req_2' });

@@ -3,22 +3,9 @@
  * parameters wherever they appear in a log line (fields, nested objects, messages, errors), and key-like
  * tokens are removed from texts.
  */
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/lib/logger.js';
 import { redactText, redactUrl, safeExcerpt } from '../../../src/lib/redact.js';
-
-/** A debug logger whose lines are collected as text. */
-function capture() {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      lines.push(chunk.toString('utf8'));
-      done();
-    },
-  });
-  return { logger: createLogger('debug', stream), text: () => lines.join('') };
-}
+import { captureLogs } from '../../helpers/log-capture.js';
 
 const SECRETS = ['hunter2pass', 'tok-abc-123456', 'sigvalue987', 'qwerty-api-key'];
 
@@ -55,7 +42,7 @@ describe('redactText', () => {
 
 describe('the logger', () => {
   it('never writes credentials of a URL, in fields, nested objects, messages or errors', () => {
-    const { logger, text } = capture();
+    const { logger, text } = captureLogs();
     const url = 'https://alice:hunter2pass@example.com/a?token=tok-abc-123456&sig=sigvalue987&q=ok';
     logger.debug({ url }, 'page fetched');
     logger.debug({ urls: [url], page: { url } }, 'nested');
