@@ -26,7 +26,7 @@ import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextproto
 import { Agent, request } from 'undici';
 import {
   HOST,
-  ROOT,
+  benchOptions,
   childEnv,
   fmt,
   freePort,
@@ -42,10 +42,7 @@ import {
   waitFor200,
 } from './lib.mjs';
 
-const args = process.argv.slice(2);
-const opt = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
-const checkout = path.resolve(opt('--checkout', ROOT));
-const baseline = opt('--baseline', null) && path.resolve(opt('--baseline'));
+const { args, opt, checkout, baseline } = benchOptions();
 const FLOOD_S = Number(opt('--flood-s', '20'));
 const SLOW_MS = Number(opt('--slow-ms', '1000'));
 const REPS = 10;

@@ -182,6 +182,16 @@ export function machineLine() {
 }
 
 /**
+ * The options of a side-by-side bench: `opt(name, fallback)` reads `--name value`; `checkout` is the tree
+ * measured (`--checkout`, default this one) and `baseline` the tree it is compared with (`--baseline`, or null).
+ */
+export function benchOptions(args = process.argv.slice(2)) {
+  const opt = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
+  const baseline = opt('--baseline', null);
+  return { args, opt, checkout: path.resolve(opt('--checkout', ROOT)), baseline: baseline && path.resolve(baseline) };
+}
+
+/**
  * The closing `name=value` line of a side-by-side report: `fieldsOf(side)` for each side, the last side
  * (this build) unsuffixed and the others suffixed with `_<label>` (e.g. `b_p50_ms_before=…`).
  */

@@ -23,7 +23,7 @@ import zlib from 'node:zlib';
 import { Agent, request } from 'undici';
 import {
   HOST,
-  ROOT,
+  benchOptions,
   childEnv,
   fmt,
   freePort,
@@ -39,10 +39,7 @@ import {
   waitFor200,
 } from './lib.mjs';
 
-const args = process.argv.slice(2);
-const opt = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
-const checkout = path.resolve(opt('--checkout', ROOT));
-const baseline = opt('--baseline', null) && path.resolve(opt('--baseline'));
+const { args, opt, checkout, baseline } = benchOptions();
 const REPS = Number(opt('--reps', '7'));
 const SLOW_REPS = 3;
 const threads = opt('--threads', null);
