@@ -1,0 +1,157 @@
+/**
+ * Trawl's own code retrieval model: static term embeddings trained contrastively on docstring → code
+ * pairs (scripts/code-model/train.mjs), read from one binary file and run here in TypeScript: a text's
+ * terms (the search analyzer's, so identifiers split as the index splits them) are looked up, summed
+ * with their weights and normalised. A question and a chunk are close when the chunk answers it.
+ * docs/code-context.md#the-model.
+ *
+ * The file: `TRWLCM1\n`, a uint32 (LE) header length, the header (JSON: dims, vocab size, towers, the
+ * training run's summary), the vocabulary (one term per line), then per tower a float32 scale per term
+ * and the int8 rows (symmetric quantisation per row), each part 4-byte aligned.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import { analyzePacked } from '../../search/analyzer.js';
+
+const MAGIC = 'TRWLCM1\n';
+
+/** What the header of a model file says. */
+export interface CodeModelHeader {
+  format: 'trawl-code-model';
+  dims: number;
+  vocab: number;
+  /** 1: one table for questions and code; 2: a question table, then a code table. */
+  towers: 1 | 2;
+  /** Terms of a text read, at most (a long chunk's first terms). */
+  maxTerms: number;
+  /** How the model was made: data, seed, hyperparameters (written by the trainer). */
+  training?: Record<string, unknown>;
+}
+
+/** A loaded model: embeds questions and code chunks into one space. */
+export interface CodeModel {
+  /** `trawl-code-` and the first 12 hex digits of the file's SHA-256: stored vectors carry it. */
+  readonly version: string;
+  readonly dims: number;
+  readonly header: CodeModelHeader;
+  /** The unit vector of a question (all zeros when none of its terms is known). */
+  embedQuery(text: string): Float32Array;
+  /** The unit vector of a code chunk's text (symbol, doc, code). */
+  embedCode(text: string): Float32Array;
+}
+
+/** The distinct terms of a text as the model reads them, in order of first appearance, at most `max`. */
+export function modelTerms(text: string, max = 4096): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const t of analyzePacked(text).terms) {
+    if (seen.has(t.term)) continue;
+    seen.add(t.term);
+    out.push(t.term);
+    if (out.length >= max) break;
+  }
+  return out;
+}
+
+/** Reads a model from its bytes (throws with a clear message when they are not a model file). */
+export function parseCodeModel(bytes: Buffer): CodeModel {
+  if (bytes.subarray(0, MAGIC.length).toString('latin1') !== MAGIC) throw new Error('not a Trawl code model file');
+  let at = MAGIC.length;
+  const headerLength = bytes.readUInt32LE(at);
+  at += 4;
+  const header = JSON.parse(bytes.subarray(at, at + headerLength).toString('utf8')) as CodeModelHeader;
+  at += headerLength;
+  if (header.format !== 'trawl-code-model') throw new Error('not a Trawl code model file');
+  const { dims, vocab: size, towers } = header;
+  let end = bytes.indexOf(0, at); // the vocabulary ends with a NUL
+  const terms = bytes.subarray(at, end).toString('utf8').split('\n');
+  if (terms.length !== size) throw new Error(`code model: ${terms.length} terms, header says ${size}`);
+  at = align(end + 1);
+  const vocab = new Map<string, number>();
+  terms.forEach((t, i) => vocab.set(t, i));
+  const tables: { scales: Float32Array; rows: Int8Array }[] = [];
+  for (let tower = 0; tower < towers; tower++) {
+    const scales = new Float32Array(bytes.buffer.slice(bytes.byteOffset + at, bytes.byteOffset + at + size * 4));
+    at += size * 4;
+    end = at + size * dims;
+    const rows = new Int8Array(bytes.buffer.slice(bytes.byteOffset + at, bytes.byteOffset + end));
+    at = align(end);
+    tables.push({ scales, rows });
+  }
+  const version = `trawl-code-${createHash('sha256').update(bytes).digest('hex').slice(0, 12)}`;
+  const embed = (table: { scales: Float32Array; rows: Int8Array }, text: string): Float32Array => {
+    const out = new Float32Array(dims);
+    for (const term of modelTerms(text, header.maxTerms)) {
+      const row = vocab.get(term);
+      if (row === undefined) continue;
+      const scale = table.scales[row]!;
+      const base = row * dims;
+      for (let d = 0; d < dims; d++) out[d]! += table.rows[base + d]! * scale;
+    }
+    return normalize(out);
+  };
+  const queryTable = tables[0]!;
+  const codeTable = tables[towers - 1]!;
+  return {
+    version,
+    dims,
+    header,
+    embedQuery: (text) => embed(queryTable, text),
+    embedCode: (text) => embed(codeTable, text),
+  };
+}
+
+/** Reads a model file. */
+export function loadCodeModel(file: string): CodeModel {
+  return parseCodeModel(fs.readFileSync(file));
+}
+
+const align = (n: number) => (n + 3) & ~3;
+
+/** Scales a vector to unit length in place (a zero vector stays zero). */
+export function normalize(v: Float32Array): Float32Array {
+  let norm = 0;
+  for (let i = 0; i < v.length; i++) norm += v[i]! * v[i]!;
+  if (norm > 0) {
+    const inv = 1 / Math.sqrt(norm);
+    for (let i = 0; i < v.length; i++) v[i]! *= inv;
+  }
+  return v;
+}
+
+/** Writes a model file from float tables (the trainer's last step): each row quantised to int8 with its own scale. */
+export function serializeCodeModel(header: CodeModelHeader, terms: string[], tables: Float32Array[]): Buffer {
+  const { dims } = header;
+  const size = terms.length;
+  const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
+  const parts: Buffer[] = [Buffer.from(MAGIC, 'latin1')];
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(headerBytes.length);
+  parts.push(length, headerBytes);
+  let at = MAGIC.length + 4 + headerBytes.length;
+  const vocab = Buffer.concat([Buffer.from(terms.join('\n'), 'utf8'), Buffer.from([0])]);
+  parts.push(vocab);
+  at += vocab.length;
+  const pad = () => {
+    const n = align(at) - at;
+    if (n > 0) parts.push(Buffer.alloc(n));
+    at += n;
+  };
+  pad();
+  for (const table of tables) {
+    const scales = new Float32Array(size);
+    const rows = new Int8Array(size * dims);
+    for (let r = 0; r < size; r++) {
+      let max = 0;
+      for (let d = 0; d < dims; d++) max = Math.max(max, Math.abs(table[r * dims + d]!));
+      const scale = max / 127 || 1;
+      scales[r] = scale;
+      for (let d = 0; d < dims; d++) rows[r * dims + d] = Math.round(table[r * dims + d]! / scale);
+    }
+    parts.push(Buffer.from(scales.buffer));
+    parts.push(Buffer.from(rows.buffer));
+    at += scales.byteLength + rows.byteLength;
+    pad();
+  }
+  return Buffer.concat(parts);
+}
