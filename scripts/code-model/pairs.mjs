@@ -2,8 +2,15 @@
 // a documented function, method or class of the project's own chunker (src/core/code/chunk) gives its
 // doc's first paragraph as the question and its code with the doc taken out as the answer.
 //
-// Also the evaluation set's fingerprints (exclusion.mjs) normalise code with `bareCode` here, so that a
+// The answer is cut by the model's own codeWithoutDoc (src/core/code/model/chunk-text.ts, from dist/), so
+// training and search read code alike. Also the evaluation set's fingerprints (exclusion.mjs) normalise code with `bareCode` here, so that a
 // mined body and a CoSQA body compare equal whatever their docstrings, comments and spacing.
+
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'core', 'code', 'model', 'chunk-text.js');
+const { codeWithoutDoc } = await import(dist);
 
 /** Kinds of chunk whose doc describes the code under it. */
 export const DOCUMENTED_KINDS = new Set(['function', 'method', 'class']);
@@ -34,29 +41,6 @@ export function questionOf(doc) {
   const words = text.split(' ');
   if (words.filter((w) => /[a-z]{2,}/i.test(w)).length < MIN_QUESTION_WORDS) return null;
   return words.slice(0, MAX_QUESTION_WORDS).join(' ');
-}
-
-// The text before a docstring: a `def`/`class` header ending in `:` on the line above, then the string's prefix.
-const DOC_FOLLOWS_HEADER = /\b(?:def|class)\b[\s\S]*:[ \t]*(?:#[^\n]*)?\n(?:[ \t]*\n)*[ \t]*[rRuUbB]{0,2}$/;
-const TRIPLE = /"""|'''/;
-const LEADING_COMMENTS = /^(?:[ \t]*(?:\/\/[^\n]*|#[^\n]*|\/\*[\s\S]*?\*\/)[ \t]*\n)+/;
-
-/** A chunk's code with its doc taken out: the docstring after a Python `def`/`class` header, or the comments above a declaration. */
-export function codeWithoutDoc(code, language) {
-  let out = code.replace(LEADING_COMMENTS, '');
-  if (language === 'python') {
-    // the docstring is the first statement after the (possibly multi-line) header
-    const open = TRIPLE.exec(out);
-    if (open && DOC_FOLLOWS_HEADER.test(out.slice(0, open.index))) {
-      const close = out.indexOf(open[0], open.index + 3);
-      if (close > 0) {
-        const lineStart = out.lastIndexOf('\n', open.index) + 1;
-        const lineEnd = out.indexOf('\n', close + 3);
-        out = out.slice(0, lineStart) + (lineEnd < 0 ? '' : out.slice(lineEnd + 1));
-      }
-    }
-  }
-  return out.replace(/\n{3,}/g, '\n\n').trimEnd();
 }
 
 /** The pairs of one file's chunks: `{q, code, symbol}` for each documented function, method or class. */

@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { analyzePacked } from '../../search/analyzer.js';
+import { codeWithoutDoc } from './chunk-text.js';
 
 const MAGIC = 'TRWLCM1\n';
 
@@ -36,8 +37,21 @@ export interface CodeModel {
   readonly header: CodeModelHeader;
   /** The unit vector of a question (all zeros when none of its terms is known). */
   embedQuery(text: string): Float32Array;
-  /** The unit vector of a code chunk's text (symbol, doc, code). */
+  /** The unit vector of code, read by the code table. */
   embedCode(text: string): Float32Array;
+  /**
+   * The unit vector of an indexed chunk: its symbol's words and doc read as a question would be, plus its
+   * symbol and code (without the doc) read as code (on CoSQA dev this sum ranked better than either part).
+   */
+  embedChunk(chunk: ChunkForModel): Float32Array;
+}
+
+/** What the model reads of a chunk. */
+export interface ChunkForModel {
+  symbol: string | null;
+  doc: string | null;
+  code: string;
+  language: string;
 }
 
 /** The distinct terms of a text as the model reads them, in order of first appearance, at most `max`. */
@@ -98,6 +112,14 @@ export function parseCodeModel(bytes: Buffer): CodeModel {
     header,
     embedQuery: (text) => embed(queryTable, text),
     embedCode: (text) => embed(codeTable, text),
+    embedChunk(chunk) {
+      const symbol = chunk.symbol ?? '';
+      const asCode = embed(codeTable, `${symbol}\n${codeWithoutDoc(chunk.code, chunk.language)}`);
+      if (!chunk.doc && !symbol) return asCode;
+      const asWords = embed(queryTable, `${symbol.replace(/[_.$]+/g, ' ')}\n${chunk.doc ?? ''}`);
+      for (let d = 0; d < dims; d++) asCode[d]! += asWords[d]!;
+      return normalize(asCode);
+    },
   };
 }
 
