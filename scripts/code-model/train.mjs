@@ -2,8 +2,8 @@
 // Trains Trawl's code retrieval model (src/core/code/model/code-model.ts) on mined question → code pairs
 // (mine.mjs): static term embeddings, summed and normalised, with a question table and a code table that
 // start equal (so training starts from bag-of-words matching, each term weighted by its rarity) and learn
-// with a symmetric in-batch contrastive loss (InfoNCE), lazy Adam on the rows a batch touches. Seeded:
-// the same data and options give the same file. CPU only, one thread, TypeScript-free plain JS loops.
+// with a symmetric in-batch contrastive loss (src/core/code/model/contrastive.ts, also used to adapt the
+// model to an index). Seeded: the same data and options give the same file. CPU only, one thread.
 //
 // Before anything, every pair is checked against CoSQA (exclusion.mjs): one exact or near-duplicate
 // body, or one CoSQA query, fails the run.
@@ -35,6 +35,10 @@ const LIMIT = Number(opt(args, '--limit', 0)) || Infinity;
 const SEED = Number(opt(args, '--seed', 1));
 const VAL = Number(opt(args, '--val', 2000));
 const SCALE = Number(opt(args, '--scale', 20));
+/** Share of a question's terms left out at random in each batch (web questions are shorter than docs). */
+const DROPOUT = Number(opt(args, '--dropout', 0.25));
+/** Pairs kept per question text: generated code repeats one doc over many bodies. */
+const SAME_QUESTION = Number(opt(args, '--same-question', 3));
 const MAX_QUERY_TERMS = 64;
 const MAX_CODE_TERMS = Number(opt(args, '--max-terms', 256));
 const COSQA = path.resolve(ROOT, '..', 'shared', 'data', 'cosqa');
@@ -45,6 +49,7 @@ if (!fs.existsSync(distModel)) {
   process.exit(1);
 }
 const { modelTerms, serializeCodeModel, parseCodeModel } = await import(distModel);
+const { contrastive, tower } = await import(path.join(ROOT, 'dist', 'core', 'code', 'model', 'contrastive.js'));
 const log = (...a) => console.error('train:', ...a);
 const started = performance.now();
 const seconds = () => ((performance.now() - started) / 1000).toFixed(1);
@@ -74,6 +79,16 @@ if (leaks.exact + leaks.near + leaks.query > 0) {
 }
 log(`${all.length} pairs, none from CoSQA (checked against ${exclusion.bodies} bodies, ${exclusion.queries} queries) [${seconds()} s]`);
 
+const perQuestion = new Map();
+const kept = all.filter((p) => {
+  const key = p.q.toLowerCase();
+  const n = (perQuestion.get(key) ?? 0) + 1;
+  perQuestion.set(key, n);
+  return n <= SAME_QUESTION;
+});
+log(`${all.length - kept.length} pairs left out: more than ${SAME_QUESTION} with the same question`);
+all.length = 0;
+all.push(...kept);
 const qTerms = all.map((p) => modelTerms(p.q, MAX_QUERY_TERMS));
 const cTerms = all.map((p) => modelTerms(p.code, MAX_CODE_TERMS));
 const df = new Map();
@@ -112,133 +127,16 @@ for (let r = 0; r < V; r++) {
   const s = idf / Math.sqrt(norm);
   for (let d = 0; d < DIMS; d++) init[r * DIMS + d] *= s;
 }
-const towers = Array.from({ length: TOWERS }, () => ({
-  w: Float32Array.from(init),
-  g: new Float32Array(V * DIMS),
-  m: new Float32Array(V * DIMS),
-  v: new Float32Array(V * DIMS),
-  touched: new Uint8Array(V),
-  list: [],
-}));
+const towers = Array.from({ length: TOWERS }, () => tower(init));
 const qTower = towers[0];
 const cTower = towers[TOWERS - 1];
-
-/** Sums the rows of each text into `out` (B × DIMS) and returns the norms. */
-function pool(tower, texts, out) {
-  const norms = new Float32Array(texts.length);
-  out.fill(0);
-  texts.forEach((terms, b) => {
-    const o = b * DIMS;
-    for (const r of terms) {
-      const base = r * DIMS;
-      for (let d = 0; d < DIMS; d++) out[o + d] += tower.w[base + d];
-    }
-    let n = 0;
-    for (let d = 0; d < DIMS; d++) n += out[o + d] * out[o + d];
-    n = Math.sqrt(n) || 1;
-    norms[b] = n;
-    for (let d = 0; d < DIMS; d++) out[o + d] /= n;
-  });
-  return norms;
-}
-
-/** Back through the normalisation into the rows of each text: dRow += d(unit)·(I − uuᵀ)/‖x‖. */
-function scatter(tower, texts, unit, dUnit, norms) {
-  const dx = new Float32Array(DIMS);
-  texts.forEach((terms, b) => {
-    const o = b * DIMS;
-    let dot = 0;
-    for (let d = 0; d < DIMS; d++) dot += unit[o + d] * dUnit[o + d];
-    for (let d = 0; d < DIMS; d++) dx[d] = (dUnit[o + d] - unit[o + d] * dot) / norms[b];
-    for (const r of terms) {
-      if (!tower.touched[r]) {
-        tower.touched[r] = 1;
-        tower.list.push(r);
-      }
-      const base = r * DIMS;
-      for (let d = 0; d < DIMS; d++) tower.g[base + d] += dx[d];
-    }
-  });
-}
-
+const trainer = contrastive(qTower, cTower, { dims: DIMS, scale: SCALE, dropout: DROPOUT, random });
+const pool = (t, texts, out) => trainer.pool(t, texts, out);
 let step = 0;
-const B1 = 0.9;
-const B2 = 0.999;
-function adam(tower, lr) {
-  const c1 = 1 - B1 ** step;
-  const c2 = 1 - B2 ** step;
-  for (const r of tower.list) {
-    const base = r * DIMS;
-    for (let d = 0; d < DIMS; d++) {
-      const i = base + d;
-      const g = tower.g[i];
-      tower.m[i] = B1 * tower.m[i] + (1 - B1) * g;
-      tower.v[i] = B2 * tower.v[i] + (1 - B2) * g * g;
-      tower.w[i] -= (lr * (tower.m[i] / c1)) / (Math.sqrt(tower.v[i] / c2) + 1e-8);
-      tower.g[i] = 0;
-    }
-    tower.touched[r] = 0;
-  }
-  tower.list = [];
-}
-
-/** One batch: symmetric InfoNCE over the in-batch similarities; returns the loss. */
+/** One batch of pairs (indexes into Q and C); returns the loss. */
 function trainBatch(batch, lr) {
-  const n = batch.length;
-  const qu = new Float32Array(n * DIMS);
-  const cu = new Float32Array(n * DIMS);
-  const qTexts = batch.map((i) => Q[i]);
-  const cTexts = batch.map((i) => C[i]);
-  const qn = pool(qTower, qTexts, qu);
-  const cn = pool(cTower, cTexts, cu);
-  const S = new Float32Array(n * n);
-  for (let i = 0; i < n; i++) {
-    for (let j = 0; j < n; j++) {
-      let dot = 0;
-      const a = i * DIMS;
-      const b = j * DIMS;
-      for (let d = 0; d < DIMS; d++) dot += qu[a + d] * cu[b + d];
-      S[i * n + j] = SCALE * dot;
-    }
-  }
-  // dL/dS for rows (question → code) and columns (code → question), each averaged over the batch
-  const G = new Float32Array(n * n);
-  let loss = 0;
-  for (let i = 0; i < n; i++) {
-    let max = -Infinity;
-    for (let j = 0; j < n; j++) max = Math.max(max, S[i * n + j]);
-    let sum = 0;
-    for (let j = 0; j < n; j++) sum += Math.exp(S[i * n + j] - max);
-    loss += Math.log(sum) + max - S[i * n + i];
-    for (let j = 0; j < n; j++) G[i * n + j] += (Math.exp(S[i * n + j] - max) / sum - (i === j ? 1 : 0)) / (2 * n);
-  }
-  for (let j = 0; j < n; j++) {
-    let max = -Infinity;
-    for (let i = 0; i < n; i++) max = Math.max(max, S[i * n + j]);
-    let sum = 0;
-    for (let i = 0; i < n; i++) sum += Math.exp(S[i * n + j] - max);
-    loss += Math.log(sum) + max - S[j * n + j];
-    for (let i = 0; i < n; i++) G[i * n + j] += (Math.exp(S[i * n + j] - max) / sum - (i === j ? 1 : 0)) / (2 * n);
-  }
-  const dq = new Float32Array(n * DIMS);
-  const dc = new Float32Array(n * DIMS);
-  for (let i = 0; i < n; i++) {
-    for (let j = 0; j < n; j++) {
-      const g = SCALE * G[i * n + j];
-      if (g === 0) continue;
-      const a = i * DIMS;
-      const b = j * DIMS;
-      for (let d = 0; d < DIMS; d++) {
-        dq[a + d] += g * cu[b + d];
-        dc[b + d] += g * qu[a + d];
-      }
-    }
-  }
-  scatter(qTower, qTexts, qu, dq, qn);
-  scatter(cTower, cTexts, cu, dc, cn);
   step++;
-  for (const t of towers) adam(t, lr);
-  return loss / (2 * n);
+  return trainer.step(batch.map((i) => Q[i]), batch.map((i) => C[i]), lr);
 }
 
 /** MRR of the held-out questions against the held-out code. */
@@ -301,6 +199,8 @@ const header = {
     lr: LR,
     scale: SCALE,
     minCount: MIN_COUNT,
+    dropout: DROPOUT,
+    sameQuestion: SAME_QUESTION,
     history,
   },
 };

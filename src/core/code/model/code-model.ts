@@ -35,6 +35,10 @@ export interface CodeModel {
   readonly version: string;
   readonly dims: number;
   readonly header: CodeModelHeader;
+  /** The vocabulary, a row per term. */
+  readonly terms: readonly string[];
+  /** The question table, then the code table (one table: both), rows × dims. */
+  readonly tables: readonly Float32Array[];
   /** The unit vector of a question (all zeros when none of its terms is known). */
   embedQuery(text: string): Float32Array;
   /** The unit vector of code, read by the code table. */
@@ -81,35 +85,47 @@ export function parseCodeModel(bytes: Buffer): CodeModel {
   const terms = bytes.subarray(at, end).toString('utf8').split('\n');
   if (terms.length !== size) throw new Error(`code model: ${terms.length} terms, header says ${size}`);
   at = align(end + 1);
-  const vocab = new Map<string, number>();
-  terms.forEach((t, i) => vocab.set(t, i));
-  const tables: { scales: Float32Array; rows: Int8Array }[] = [];
+  const tables: Float32Array[] = [];
   for (let tower = 0; tower < towers; tower++) {
     const scales = new Float32Array(bytes.buffer.slice(bytes.byteOffset + at, bytes.byteOffset + at + size * 4));
     at += size * 4;
     end = at + size * dims;
-    const rows = new Int8Array(bytes.buffer.slice(bytes.byteOffset + at, bytes.byteOffset + end));
+    const rows = new Int8Array(bytes.buffer, bytes.byteOffset + at, size * dims);
+    const table = new Float32Array(size * dims);
+    for (let r = 0; r < size; r++) {
+      const scale = scales[r]!;
+      for (let d = r * dims; d < (r + 1) * dims; d++) table[d] = rows[d]! * scale;
+    }
     at = align(end);
-    tables.push({ scales, rows });
+    tables.push(table);
   }
   const version = `trawl-code-${createHash('sha256').update(bytes).digest('hex').slice(0, 12)}`;
-  const embed = (table: { scales: Float32Array; rows: Int8Array }, text: string): Float32Array => {
+  return modelOf(header, terms, tables, version);
+}
+
+/** A model from its float tables (a loaded file, or one adapted to an index): `tables` are not copied. */
+export function modelOf(header: CodeModelHeader, terms: string[], tables: Float32Array[], version: string): CodeModel {
+  const { dims } = header;
+  const vocab = new Map<string, number>();
+  terms.forEach((t, i) => vocab.set(t, i));
+  const embed = (table: Float32Array, text: string): Float32Array => {
     const out = new Float32Array(dims);
     for (const term of modelTerms(text, header.maxTerms)) {
       const row = vocab.get(term);
       if (row === undefined) continue;
-      const scale = table.scales[row]!;
       const base = row * dims;
-      for (let d = 0; d < dims; d++) out[d]! += table.rows[base + d]! * scale;
+      for (let d = 0; d < dims; d++) out[d]! += table[base + d]!;
     }
     return normalize(out);
   };
   const queryTable = tables[0]!;
-  const codeTable = tables[towers - 1]!;
+  const codeTable = tables[tables.length - 1]!;
   return {
     version,
     dims,
     header,
+    terms,
+    tables,
     embedQuery: (text) => embed(queryTable, text),
     embedCode: (text) => embed(codeTable, text),
     embedChunk(chunk) {
