@@ -6,6 +6,11 @@
 // The corpus is imported as documents (import://<dataset>/<id>, title + text) into a fresh data
 // directory, through the same store and index the server uses; each query asks for 100 results.
 // Prints Markdown tables; the last line is `scifact_ndcg10=… cosqa_mrr10=…`.
+// With --code-model [FILE] (default models/code-retriever.bin), each type also runs fused with Trawl's
+// code model (item 4 of issue 33: does the code model help prose?): the query's 100 nearest documents by
+// the model (document vector: title and text read by the question table, `--code-model-side code` for
+// the code table) fused with the type's list by reciprocal rank (k = 60), as /search fuses an
+// embeddings provider's list.
 // With --database-url postgres://…, the corpus is written to PostgreSQL (a fresh schema, dropped after)
 // and the index is built as a replica builds it, by its document follower; the ranking must not change.
 import { execFileSync } from 'node:child_process';
@@ -21,6 +26,14 @@ const opt = (name, fallback) => {
 const which = opt('--dataset', 'scifact');
 const databaseUrl = opt('--database-url', undefined);
 const types = opt('--types', 'instant,auto,deep-lite,deep-reasoning').split(',');
+const codeModelFile = args.includes('--code-model')
+  ? path.resolve(
+      args[args.indexOf('--code-model') + 1]?.startsWith('--') || !args[args.indexOf('--code-model') + 1]
+        ? path.join(ROOT, 'models', 'code-retriever.bin')
+        : args[args.indexOf('--code-model') + 1],
+    )
+  : null;
+const codeModelSide = opt('--code-model-side', 'question');
 const DATA = path.resolve(ROOT, '..', 'shared', 'data');
 const SCORER = path.resolve(ROOT, '..', 'shared', 'bench', 'score-retrieval.mjs');
 
@@ -116,32 +129,71 @@ async function run(name) {
   const indexSeconds = (performance.now() - t0) / 1000;
 
   const queries = ds.queries();
-  const byType = types.map((type) => {
+  const dense = codeModelFile ? await denseLists(corpus, queries, name) : null;
+  const variants = types.flatMap((type) => (dense ? [type, `${type}+code-model`] : [type]));
+  const byType = variants.map((variant) => {
+    const type = variant.replace('+code-model', '');
     const lines = [];
     const times = [];
     for (const q of queries) {
       const s = performance.now();
       const lists = retrieveLocal(index, q.text, undefined, PIPELINES[type]);
-      const ids = lists.length === 1 ? lists[0] : fuse(lists.map((l) => l.map(String))).map((f) => Number(f.key));
-      const urls = index.urls(ids.slice(0, 100));
+      let ids = lists.length === 1 ? lists[0] : fuse(lists.map((l) => l.map(String))).map((f) => Number(f.key));
+      let urls = index.urls(ids.slice(0, 100));
+      if (variant !== type) {
+        // by document name: the dense list names corpus ids, the index its own ids
+        const names = ids.slice(0, 100).map((id) => urls.get(id).split('/').pop());
+        const fused = fuse([names, dense.get(q.qid)]).map((f) => f.key);
+        const byName = new Map(names.map((n, i) => [n, ids[i]]));
+        ids = fused.slice(0, 100).map((n, i) => byName.get(n) ?? -1 - i);
+        urls = new Map(ids.map((id, i) => [id, `x/${fused[i]}`]));
+      }
       times.push(performance.now() - s);
       ids
         .slice(0, 100)
         .forEach((id, r) => lines.push(`${q.qid} Q0 ${urls.get(id).split('/').pop()} ${r + 1} ${100 - r} trawl`));
     }
-    const runFile = path.join(dir, `${type}.trec`);
+    const runFile = path.join(dir, `${variant}.trec`);
     fs.writeFileSync(runFile, lines.join('\n') + '\n');
     const out = execFileSync(process.execPath, [SCORER, '--qrels', ds.qrels, '--run', runFile], { encoding: 'utf8' });
     const metrics = Object.fromEntries(
       [...out.matchAll(/([a-z]+@\d+)[=:\s]+([\d.]+)/gi)].map((m) => [m[1].toLowerCase(), Number(m[2])]),
     );
-    return { type, times: summarize(times), metrics, out: out.trim() };
+    return { type: variant, times: summarize(times), metrics, out: out.trim() };
   });
   db.close();
   return { name, docs: corpus.length, indexSeconds, byType };
 }
 
-console.log('# Retrieval quality (no model)\n');
+/** Each query's 100 nearest corpus documents by the code model (corpus ids), brute force. */
+async function denseLists(corpus, queries, name) {
+  const { loadCodeModel } = await import(dist('core/code/model/code-model.js'));
+  const model = loadCodeModel(codeModelFile);
+  const embedDoc = codeModelSide === 'code' ? model.embedCode : model.embedQuery;
+  const vectors = corpus.map((d) => embedDoc(`${d.title}\n${d.text}`));
+  const out = new Map();
+  for (const q of queries) {
+    const v = model.embedQuery(q.text);
+    const scored = vectors.map((x, i) => {
+      let dot = 0;
+      for (let k = 0; k < v.length; k++) dot += x[k] * v[k];
+      return [String(corpus[i].id), dot];
+    });
+    scored.sort((a, b) => b[1] - a[1]);
+    out.set(
+      q.qid,
+      scored.slice(0, 100).map((x) => x[0]),
+    );
+  }
+  console.error(
+    `bench: ${name}: code model ${model.version} (${codeModelSide} side) embedded ${corpus.length} documents`,
+  );
+  return out;
+}
+
+console.log(
+  codeModelFile ? '# Retrieval quality (lexical, and fused with the code model)\n' : '# Retrieval quality (no model)\n',
+);
 console.log(machineLine());
 console.log('');
 const names = which === 'all' ? Object.keys(DATASETS) : [which];

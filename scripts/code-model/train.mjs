@@ -13,6 +13,7 @@
 // Prints the held-out pairs' MRR after each epoch; writes the model and OUT.json (its training summary).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
@@ -77,7 +78,9 @@ if (leaks.exact + leaks.near + leaks.query > 0) {
   );
   process.exit(2);
 }
-log(`${all.length} pairs, none from CoSQA (checked against ${exclusion.bodies} bodies, ${exclusion.queries} queries) [${seconds()} s]`);
+log(
+  `${all.length} pairs, none from CoSQA (checked against ${exclusion.bodies} bodies, ${exclusion.queries} queries) [${seconds()} s]`,
+);
 
 const perQuestion = new Map();
 const kept = all.filter((p) => {
@@ -136,7 +139,11 @@ let step = 0;
 /** One batch of pairs (indexes into Q and C); returns the loss. */
 function trainBatch(batch, lr) {
   step++;
-  return trainer.step(batch.map((i) => Q[i]), batch.map((i) => C[i]), lr);
+  return trainer.step(
+    batch.map((i) => Q[i]),
+    batch.map((i) => C[i]),
+    lr,
+  );
 }
 
 /** MRR of the held-out questions against the held-out code. */
@@ -144,8 +151,16 @@ function heldOutMrr() {
   const n = val.length;
   const qu = new Float32Array(n * DIMS);
   const cu = new Float32Array(n * DIMS);
-  pool(qTower, val.map((i) => Q[i]), qu);
-  pool(cTower, val.map((i) => C[i]), cu);
+  pool(
+    qTower,
+    val.map((i) => Q[i]),
+    qu,
+  );
+  pool(
+    cTower,
+    val.map((i) => C[i]),
+    cu,
+  );
   let mrr = 0;
   for (let i = 0; i < n; i++) {
     let own = 0;
@@ -176,7 +191,8 @@ for (let epoch = 1; epoch <= EPOCHS; epoch++) {
   for (let b = 0; b < batches; b++) {
     const lr = LR * Math.max(0.05, 1 - step / total); // linear decay
     lossSum += trainBatch(Array.from(order.subarray(b * BATCH, (b + 1) * BATCH)), lr);
-    if ((b + 1) % 100 === 0) log(`epoch ${epoch} batch ${b + 1}/${batches} loss ${(lossSum / (b + 1)).toFixed(3)} [${seconds()} s]`);
+    if ((b + 1) % 100 === 0)
+      log(`epoch ${epoch} batch ${b + 1}/${batches} loss ${(lossSum / (b + 1)).toFixed(3)} [${seconds()} s]`);
   }
   const mrr = heldOutMrr();
   history.push({ epoch, loss: Number((lossSum / batches).toFixed(4)), heldOutMrr10: Number(mrr.toFixed(4)) });
@@ -204,10 +220,22 @@ const header = {
     history,
   },
 };
-const bytes = serializeCodeModel(header, vocab, towers.map((t) => t.w));
+const bytes = serializeCodeModel(
+  header,
+  vocab,
+  towers.map((t) => t.w),
+);
 fs.mkdirSync(path.dirname(OUT), { recursive: true });
 fs.writeFileSync(OUT, bytes);
 const model = parseCodeModel(bytes);
-const summary = { version: model.version, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), seconds: Number(seconds()), ...header };
+const summary = {
+  version: model.version,
+  bytes: bytes.length,
+  sha256: createHash('sha256').update(bytes).digest('hex'),
+  seconds: Number(seconds()),
+  ...header,
+};
 fs.writeFileSync(`${OUT}.json`, JSON.stringify(summary, null, 1) + '\n');
-log(`wrote ${path.relative(process.cwd(), OUT)} (${(bytes.length / 2 ** 20).toFixed(1)} MiB, ${model.version}) in ${seconds()} s`);
+log(
+  `wrote ${path.relative(process.cwd(), OUT)} (${(bytes.length / 2 ** 20).toFixed(1)} MiB, ${model.version}) in ${seconds()} s`,
+);
