@@ -24,6 +24,7 @@ const SCRIPTS = [
   'pdf-bomb.mjs',
   'fairness.mjs',
   'hostile-bodies.mjs',
+  'src-questions.mjs',
 ];
 const TIMEOUT_MS = 10 * 60 * 1000; // per script; each normally takes 1–2 minutes
 
