@@ -59,7 +59,7 @@ const seconds = () => ((performance.now() - started) / 1000).toFixed(1);
 // Data, checked against the evaluation set
 
 const pairsBytes = fs.readFileSync(PAIRS);
-const all = gunzipSync(pairsBytes)
+let all = gunzipSync(pairsBytes)
   .toString('utf8')
   .split('\n')
   .filter(Boolean)
@@ -90,8 +90,7 @@ const kept = all.filter((p) => {
   return n <= SAME_QUESTION;
 });
 log(`${all.length - kept.length} pairs left out: more than ${SAME_QUESTION} with the same question`);
-all.length = 0;
-all.push(...kept);
+all = kept;
 const qTerms = all.map((p) => modelTerms(p.q, MAX_QUERY_TERMS));
 const cTerms = all.map((p) => modelTerms(p.code, MAX_CODE_TERMS));
 const df = new Map();
