@@ -11,9 +11,16 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildFts5, dirBytes } from './fts5.mjs';
+import http from 'node:http';
 import {
+  CLI,
   ROOT,
+  childEnv,
   fmt,
+  freePort,
+  spawnTracked,
+  stopChild,
+  waitFor200,
   machineLine,
   makeTmpDir,
   mdTable,
@@ -192,6 +199,72 @@ async function inResponse({ app, queries }) {
     if (out.sources.some((s) => s.location.startsWith(`cosqa/${qrels.get(qid)}:`))) found++;
   }
   return found / queries.length;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// /context over the real HTTP door, with 1 and 8 clients at once
+
+/** User + system CPU seconds a process has used so far (Linux /proc), or NaN. */
+function cpuSeconds(pid) {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+  } catch {
+    return NaN;
+  }
+}
+
+function postContext(port, key, query) {
+  const body = JSON.stringify({ query, tokensNum: 2000 });
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: '127.0.0.1', port, path: '/context', method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key, 'content-length': Buffer.byteLength(body) } }, // prettier-ignore
+      (res) => {
+        res.resume();
+        res.once('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`/context answered ${res.statusCode}`))));
+      },
+    );
+    req.once('error', reject);
+    req.end(body);
+  });
+}
+
+/**
+ * `trawl serve` on the data dir (its own process; `env` adds settings), every query once per client
+ * count: each client sends its share one after another. Latencies, and the server's CPU per query.
+ */
+async function overHttp(dataDir, queries, clientCounts, env = {}) {
+  const key = execFileSync(process.execPath, [CLI, 'keys', 'create', '--name', 'bench', '--data-dir', dataDir], {
+    env: childEnv(env),
+    stdio: ['ignore', 'pipe', 'ignore'],
+    encoding: 'utf8',
+  }).trim();
+  const port = await freePort();
+  const child = spawnTracked(process.execPath, [CLI, 'serve', '--port', String(port), '--data-dir', dataDir, '--log-level', 'warn'], { env: childEnv(env), stdio: ['ignore', 'ignore', 'inherit'], cwd: ROOT }); // prettier-ignore
+  try {
+    await waitFor200(port, '/health', { intervalMs: 10, timeoutMs: 20000, child });
+    for (const q of queries.slice(0, 20)) await postContext(port, key, q); // warm: the model loads on first use
+    const out = {};
+    for (const clients of clientCounts) {
+      const ms = [];
+      const cpu0 = cpuSeconds(child.pid);
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: clients }, async () => {
+          while (next < queries.length) {
+            const q = queries[next++];
+            const t = performance.now();
+            await postContext(port, key, q);
+            ms.push(performance.now() - t);
+          }
+        }),
+      );
+      out[clients] = { ms: Float64Array.from(ms).sort(), cpuMs: ((cpuSeconds(child.pid) - cpu0) * 1000) / queries.length };
+    }
+    return out;
+  } finally {
+    await stopChild(child, 5000);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------
