@@ -50,8 +50,10 @@ export function createCodeVectorsRepo(db: Db, version: string, dims: number): Co
     dropVector: db.prepare(`DELETE FROM ${table} WHERE rowid = ?`),
     undone: db.prepare(`DELETE FROM ${t.embedded} WHERE doc_id = ? AND model = ?`),
     pending: db
-      .prepare(`SELECT d.id FROM ${t.docs} d WHERE NOT EXISTS
-        (SELECT 1 FROM ${t.embedded} e WHERE e.doc_id = d.id AND e.model = ?) ORDER BY d.id DESC LIMIT ?`)
+      .prepare(
+        `SELECT d.id FROM ${t.docs} d WHERE NOT EXISTS
+        (SELECT 1 FROM ${t.embedded} e WHERE e.doc_id = d.id AND e.model = ?) ORDER BY d.id DESC LIMIT ?`,
+      )
       .pluck(),
     knn: db.prepare(`SELECT c.doc_id AS id, v.distance AS distance FROM
       (SELECT rowid, distance FROM ${table} WHERE embedding MATCH ? AND k = ?) v
@@ -60,15 +62,19 @@ export function createCodeVectorsRepo(db: Db, version: string, dims: number): Co
     staleDone: db.prepare(`DELETE FROM ${t.embedded} WHERE model = ?
       AND NOT EXISTS (SELECT 1 FROM ${t.docs} d WHERE d.id = doc_id)`),
     others: db
-      .prepare(`SELECT model FROM ${t.embedded} WHERE model LIKE '${CODE_MODEL_PREFIX}%' AND model != ?
-        UNION SELECT model FROM ${t.chunks} WHERE model LIKE '${CODE_MODEL_PREFIX}%' AND model != ?`)
+      .prepare(
+        `SELECT model FROM ${t.embedded} WHERE model LIKE '${CODE_MODEL_PREFIX}%' AND model != ?
+        UNION SELECT model FROM ${t.chunks} WHERE model LIKE '${CODE_MODEL_PREFIX}%' AND model != ?`,
+      )
       .pluck(),
-    vecTables: db
-      .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name LIKE '${t.vectors}\\_%' ESCAPE '\\'
+    vecTables:
+      db.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name LIKE '${t.vectors}\\_%' ESCAPE '\\'
         AND sql LIKE 'CREATE VIRTUAL TABLE%'`),
     stale: db
-      .prepare(`SELECT DISTINCT c.doc_id FROM ${t.chunks} c WHERE c.model = ?
-        AND NOT EXISTS (SELECT 1 FROM ${t.docs} d WHERE d.id = c.doc_id)`)
+      .prepare(
+        `SELECT DISTINCT c.doc_id FROM ${t.chunks} c WHERE c.model = ?
+        AND NOT EXISTS (SELECT 1 FROM ${t.docs} d WHERE d.id = c.doc_id)`,
+      )
       .pluck(),
     dropRows: db.prepare(`DELETE FROM ${t.chunks} WHERE model = ?`),
     dropDone: db.prepare(`DELETE FROM ${t.embedded} WHERE model = ?`),

@@ -126,7 +126,11 @@ describe('a missing model file', () => {
       expect(res.isError).toBeFalsy();
       expect(res.content[0]!.text).toContain('dedup');
       expect(logged).toEqual([
-        { level: 'warning', logger: 'trawl', data: { code: 'CODE_MODEL_MISSING', message: WARNINGS.CODE_MODEL_MISSING } },
+        {
+          level: 'warning',
+          logger: 'trawl',
+          data: { code: 'CODE_MODEL_MISSING', message: WARNINGS.CODE_MODEL_MISSING },
+        },
       ]);
     } finally {
       await client.close();
@@ -145,7 +149,13 @@ describe('a new model version', () => {
     let x = seed;
     const rand = () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
     const table = Float32Array.from({ length: terms.length * dims }, rand);
-    const header = { format: 'trawl-code-model' as const, dims, vocab: terms.length, towers: 1 as const, maxTerms: 256 };
+    const header = {
+      format: 'trawl-code-model' as const,
+      dims,
+      vocab: terms.length,
+      towers: 1 as const,
+      maxTerms: 256,
+    };
     fs.writeFileSync(file, serializeCodeModel(header, terms, [table]));
     return file;
   };

@@ -101,8 +101,10 @@ export function createCodeVectors(deps: {
       if (r) guarded(() => r.repo.putNow(ids.map((id, i) => ({ id, vector: vectorOf(r.model, chunks[i]) }))));
     },
     removed(ids) {
-      // with no model loaded yet, vectors of removed chunks are pruned by the job when it loads
-      if (ids.length > 0 && current) guarded(() => current!.repo.removeNow(ids));
+      if (ids.length === 0) return;
+      // without a model, vectors of removed chunks stay until one loads: its job prunes them
+      const r = ready();
+      if (r) guarded(() => r.repo.removeNow(ids));
     },
     ready,
     nearest(query, k) {
