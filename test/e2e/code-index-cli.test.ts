@@ -38,6 +38,17 @@ async function contextSymbols(data: string, query: string): Promise<(string | nu
   }
 }
 
+/** Chunks of the data directory's code index, and those with a vector of the shipped code model (written by the CLI). */
+async function vectorCounts(data: string): Promise<{ chunks: number; embedded: number }> {
+  const app = createApp(loadConfig({}, { dataDir: data, logLevel: 'silent' }), { logger: createLogger('silent') });
+  try {
+    const embedded = app.db.prepare("SELECT COUNT(*) FROM code_embedded WHERE model LIKE 'trawl-code-%'").pluck().get() as number; // prettier-ignore
+    return { chunks: app.services.code.count(), embedded };
+  } finally {
+    await app.close();
+  }
+}
+
 describe('trawl index', () => {
   it('indexes a folder, then re-indexes only what changed; /context follows', async () => {
     const data = dir();
@@ -58,6 +69,8 @@ describe('trawl index', () => {
     fs.writeFileSync(path.join(root, 'src', 'cache.go'), '// LRU evicts the least recently used entry.\nfunc (c *Cache) Evict() {\n  c.list.Remove(c.list.Back())\n}\n'); // prettier-ignore
     const second = trawl(['index', root, '--data-dir', data]);
     expect(second.stdout).toMatch(/^mylib: 2 files \(1 added, 1 changed, 1 removed, 0 unchanged\)/m);
+    const counts = await vectorCounts(data); // a vector per chunk, the replaced and removed ones' gone
+    expect(counts.embedded).toBe(counts.chunks);
     // with a fixed budget the code model's nearest chunks fill it after the best: only chunks indexed now
     const retry = await contextSymbols(data, 'retry');
     expect(retry[0]).toBe('retryPolitely');
@@ -95,6 +108,7 @@ describe('trawl index', () => {
     expect(res.stdout).toMatch(/^imported 2, skipped 0, errors 2 from 1 input\(s\) into snippets/m);
     expect(res.stderr).toMatch(/snippets\.jsonl:3: code must be a non-empty string/);
     expect(res.stderr).toMatch(/snippets\.jsonl:4: not valid JSON/);
+    expect(await vectorCounts(data)).toEqual({ chunks: 2, embedded: 2 });
     expect((await contextSymbols(data, 'split a csv row into fields'))[0]).toBe('parse_csv_row');
     expect((await contextSymbols(data, 'debounce a function'))[0]).toBe('debounce');
   });

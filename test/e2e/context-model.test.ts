@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { ChunkRecord } from '../../src/core/code/index/code-index.js';
+import type { StoredPage } from '../../src/core/code/index/doc-examples.js';
 import { serializeCodeModel } from '../../src/core/code/model/code-model.js';
 import { offlineReport } from '../../src/core/status/offline-report.js';
 import { WARNINGS } from '../../src/core/warnings.js';
@@ -21,6 +22,7 @@ import { buildMcpServer } from '../../src/mcp/server.js';
 import { vectorTable } from '../../src/store/vectors.repo.js';
 import { captureLogs } from '../helpers/log-capture.js';
 import { postJson, startTestServer, tempDir, type TestServer } from '../helpers/app.js';
+import { storedDoc } from '../helpers/documents.js';
 
 const py = (path: string, symbol: string, code: string): ChunkRecord => ({ source: 'lib', path, startLine: 1, endLine: code.split('\n').length, language: 'python', kind: 'function', symbol, doc: null, code }); // prettier-ignore
 
@@ -67,6 +69,14 @@ describe('the shipped code model', () => {
     expect(stored(t.app).byModel).toEqual({ [version(t.app)]: CHUNKS.length - 1 });
     const vectors = t.app.db.prepare('SELECT COUNT(*) FROM code_vec_chunks').pluck().get();
     expect(vectors).toBe(CHUNKS.length - 1);
+  });
+
+  it("gives a stored page's code examples their vectors in the page's write", async () => {
+    const before = stored(t.app).byModel[version(t.app)]!;
+    const markdown = 'Read a file in one call:\n\n```python\nwith open(path) as fh:\n    data = fh.read()\n```\n';
+    const page: StoredPage = { ...storedDoc('https://docs.example.com/io', 'Files', markdown), markdown };
+    await t.app.services.documents.upsert(page, new Date().toISOString());
+    expect(stored(t.app).byModel[version(t.app)]).toBe(before + 1);
   });
 
   it('ranks first a chunk that shares no word with the question, which the lexical index alone misses', async () => {
