@@ -3,7 +3,7 @@
 //   1. `npm pack` (its `prepare` builds dist/), unless --tarball names a packed file;
 //   2. `npm install --omit=dev` of that tarball into an empty directory, unless --install-dir names one
 //      that holds it already (scripts/package-test.mjs passes its own): native modules build here;
-//   3. stages dist/bin (the CLI, bundled by esbuild), package.json, manifest.json, README.md and, in
+//   3. stages dist/bin (the CLI, bundled by esbuild), package.json, manifest.json, README.md, the code model and, in
 //      node_modules, only the packages dist/bin loads at run time (the esbuild externals and what they
 //      need), pruned of what the runtime does not read: docs, type declarations, source maps, test
 //      folders, the C sources and build intermediates of native modules;
@@ -176,6 +176,12 @@ export function stageBundle(installDir, stageDir, target) {
   }
   fs.chmodSync(path.join(stageDir, manifest.server.entry_point), 0o755);
   fs.copyFileSync(path.join(pkgDir, 'README.md'), path.join(stageDir, 'README.md'));
+  // the code model, found from dist/bin by walking up to the package.json named "trawl" (shipped-model.ts)
+  fs.mkdirSync(path.join(stageDir, 'models'));
+  fs.copyFileSync(
+    path.join(pkgDir, 'models', 'code-retriever.bin'),
+    path.join(stageDir, 'models', 'code-retriever.bin'),
+  );
   const staged = stagedManifest(manifest, pkg, target);
   fs.writeFileSync(path.join(stageDir, 'manifest.json'), `${JSON.stringify(staged, null, 2)}\n`);
 

@@ -8,7 +8,7 @@
 //   3. there, `npx trawl --version`, `npx trawl mcp` (the SDK's client: initialize, tools/list, a loopback
 //      page and PDF read, a search), `npx trawl serve` (GET /health) and `npx trawl doctor`;
 //   4. the client configs of docs/install.md against this install (test/package/client-configs.test.ts);
-//   5. the MCP bundle built from this install (scripts/bundle-mcpb.mjs), unpacked and run; at most 30 MB.
+//   5. the MCP bundle built from this install (scripts/bundle-mcpb.mjs), unpacked and run; at most 40 MB.
 //
 // npx runs with --no, so that it never fetches a package named trawl from the registry. The sizes and
 // times are printed; the last line counts the checks.
@@ -25,7 +25,7 @@ import { checkMcp, checkServe, childEnv, startFixtureSite } from './lib/smoke.mj
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const NPX = process.platform === 'win32' ? 'npx.cmd' : 'npx';
-const MAX_BUNDLE_BYTES = 30e6;
+const MAX_BUNDLE_BYTES = 40e6; // 25 MB before the code model, which adds 12.7 MB compressed
 /** Development tools that must not be installed with the package. */
 const DEV_ONLY = ['typescript', 'esbuild', 'vitest', 'eslint', 'prettier', '@anthropic-ai/mcpb', 'exa-js'];
 
@@ -148,6 +148,8 @@ try {
       const r = trawl(['doctor'], env);
       assert(r.status === 0, `exit ${r.status}\n${r.stdout}\n${r.stderr}`);
       assert(r.stdout.includes(dataDir), `the report does not name ${dataDir}:\n${r.stdout}`);
+      // the weights travel: the installed package finds its code model and reads it as one
+      assert(/^Code model\s+ok\s+trawl-code-[0-9a-f]{12} at /m.test(r.stdout), `no code model:\n${r.stdout}`);
       return `${r.stdout.trim().split('\n').length} lines`;
     });
 
@@ -162,7 +164,7 @@ try {
       return /Tests\s+(.*)/.exec(r.stdout)?.[1]?.trim();
     });
 
-    await check('npm run bundle from this install: at most 30 MB, unpacked and run', () => {
+    await check('npm run bundle from this install: at most 40 MB, unpacked and run', () => {
       const out = path.join(work, 'trawl.mcpb');
       const r = spawnSync(process.execPath, ['scripts/bundle-mcpb.mjs', '--install-dir', app, '--out', out], {
         cwd: ROOT,

@@ -294,6 +294,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
         leaseMs: config.leaseMs,
       },
       agentRuns: { leaseMs: config.leaseMs, pollMs: config.pollMs },
+      codeModel: config.codeModel,
       documents: {
         maxInflatedBytes: config.documentMaxInflatedBytes,
         timeoutMs: config.documentParseTimeoutMs,

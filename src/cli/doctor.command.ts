@@ -99,6 +99,7 @@ export function renderReport(r: StatusReport): string {
     section('Model', [checkLine(p.model)]),
     section('Embeddings', [checkLine(p.embeddings)]),
     section('Browser', [checkLine(p.browser)]),
+    section('Code model', [checkLine(p.codeModel)]),
     section('API keys', [keys, adminLine(r)]),
     section('Listener', [checkLine(r.listener)]),
   ];

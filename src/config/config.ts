@@ -316,6 +316,13 @@ export const SETTINGS = {
     default: undefined,
     doc: 'Bearer key of the embeddings API (never logged). Prefer the variable to the flag, which shows in `ps`.',
   },
+  codeModel: {
+    env: 'TRAWL_CODE_MODEL',
+    flag: '--code-model',
+    schema: z.string().min(1),
+    default: undefined,
+    doc: "Trawl's code retrieval model, which ranks `/context` with the lexical index: the path of a model file, or `off` to rank by words only. Loaded on the first code query or code-index write, never at start-up; a missing or broken file is warned about once and code is ranked lexically (`trawl doctor` says so). Not used when an embeddings provider is configured (docs/code-context.md).",
+  },
   modelBaseUrl: {
     env: 'TRAWL_MODEL_BASE_URL',
     flag: '--model-base-url',

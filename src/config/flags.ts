@@ -267,6 +267,12 @@ export const SETTING_FLAGS: readonly SettingFlag[] = [
     commands: ['serve', 'mcp', 'crawl', 'import', 'index', 'doctor'],
   },
   {
+    key: 'codeModel',
+    flags: '--code-model <path|off>',
+    help: "Trawl's code retrieval model, which ranks /context with the lexical index: the path of a model file, or off to rank by words only (env TRAWL_CODE_MODEL; default the shipped model, models/code-retriever.bin in the package)",
+    commands: ['serve', 'mcp', 'crawl', 'import', 'index', 'doctor'],
+  },
+  {
     key: 'modelBaseUrl',
     flags: '--model-base-url <url>',
     help: 'Base URL of an OpenAI-compatible Chat Completions API (POST {url}/chat/completions: OpenAI, Ollama, vLLM, llama.cpp, LM Studio, gateways), e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1 (env TRAWL_MODEL_BASE_URL; default none)',

@@ -44,6 +44,7 @@ const DEFAULT_WORDS: Record<string, string> = {
   modelOutputPrice: 'list price of known models, else `0`',
   prices: "the spec's prices",
   secretKey: 'a key made in `<data dir>/secret.key`',
+  codeModel: 'the shipped model, `models/code-retriever.bin` in the package',
 };
 
 /** The commands a setting applies to, in the order of `trawl --help`. */
@@ -78,6 +79,7 @@ const PLACEHOLDERS: Record<string, string> = {
   logLevel: '<level>',
   userAgent: '<ua>',
   browser: '<path>',
+  codeModel: '<path|off>',
   model: '<name>',
   embeddingsModel: '<name>',
   modelPrefer: '<server|client>',

@@ -22,6 +22,8 @@ import { createCodeIndex, type CodeIndex } from './code/index/code-index.js';
 import { createContextService, type ContextService } from './code/context/context.service.js';
 import { withCodeExamples, type PageStore } from './code/index/doc-examples.js';
 import { createCodeIndexer, type CodeIndexer } from './code/index/indexer.js';
+import { createCodeVectors, type CodeVectors } from './code/index/code-vectors.js';
+import { createCodeModelLoader, type CodeModelLoader } from './code/model/shipped-model.js';
 import { createCrawlService } from './crawl/crawl.service.js';
 import type { CrawlService } from './crawl/crawl.types.js';
 import { createImportService, type ImportService } from './import/import.service.js';
@@ -88,6 +90,8 @@ export interface Services {
   context: ContextService;
   /** Embeddings of code chunks; present when an embeddings provider is configured. */
   codeSemantic?: SemanticSearch;
+  /** Trawl's code model (loaded on first use) and its chunk vectors; unused with an embeddings provider. */
+  codeModel: { loader: CodeModelLoader; vectors: CodeVectors };
   /** `trawl index` and `trawl import --code`: folders, clones and code records into the code index. */
   indexer: CodeIndexer;
   /** `trawl crawl`: resumable breadth-first crawls through the pages service. */
@@ -157,6 +161,8 @@ export interface ServiceDeps {
     agentRuns?: { leaseMs?: number; pollMs?: number };
     /** Reading PDFs: inflate cap, deadline, heap and threads (default: DEFAULT_PDF_LIMITS). */
     documents?: PdfLimits;
+    /** `TRAWL_CODE_MODEL`: a model file, `off`, or unset for the shipped one. */
+    codeModel?: string;
   };
 }
 
@@ -172,7 +178,15 @@ export function createServices(deps: ServiceDeps): Services {
   const analysis = createAnalysisPool(deps.analysisThreads);
   const cacheBytes = (deps.settings.searchCacheMb ?? 512) * 2 ** 20;
   const searchIndex = createSearchIndex(deps.db, stored, { merges, analysis, cacheBytes });
-  const code = createCodeIndex(deps.db, { merges });
+  // the code model, loaded at the first code query or write; an embeddings provider ranks code instead
+  const codeModelLoader = createCodeModelLoader({ setting: deps.settings.codeModel, logger: deps.logger, provider: Boolean(deps.embedder) }); // prettier-ignore
+  const codeVectors = createCodeVectors({
+    db: deps.db,
+    loader: codeModelLoader,
+    chunksOf: (ids) => code.hitsByIds(ids),
+    logger: deps.logger,
+  });
+  const code = createCodeIndex(deps.db, { merges, vectors: codeVectors });
   // every stored page is searchable, and its code examples are in the code index, as soon as it is stored
   const local = withCodeExamples(deps.db, indexedDocuments(deps.db, stored, searchIndex), code);
   const localCode = createCodeFilesRepo(deps.db, code);
@@ -301,6 +315,7 @@ export function createServices(deps: ServiceDeps): Services {
     followShared: () => replica?.start(),
     async stopIndexWorkers() {
       await replica?.stop();
+      await codeVectors.stop();
       await merges?.close();
       await analysis.close();
       await pdf.close();
@@ -334,10 +349,12 @@ export function createServices(deps: ServiceDeps): Services {
     context: createContextService({
       code,
       semantic: codeSemantic,
+      model: codeSemantic ? undefined : { loader: codeModelLoader, vectors: codeVectors },
       providerTimeoutMs: deps.settings.providerTimeoutMs,
       prices,
     }),
     codeSemantic,
+    codeModel: { loader: codeModelLoader, vectors: codeVectors },
     indexer: createCodeIndexer({ files: replica?.codeFiles ?? localCode, clock: deps.clock }),
     crawl: createCrawlService({
       pages,
@@ -351,6 +368,7 @@ export function createServices(deps: ServiceDeps): Services {
     monitors,
     status: createStatusService({
       ...deps.status,
+      codeModel: () => codeModelLoader.state(),
       store: deps.replica ? deps.replica.shared.status(createStatusRepo(deps.db)) : createStatusRepo(deps.db),
       now: () => deps.clock.now(),
     }),

@@ -25,6 +25,10 @@ export const WARNINGS = {
   MODEL_FAILED:
     'The language model failed, so what it was to write (the answer, or a summary) is missing; the rest of the ' +
     'answer is complete.',
+  CODE_MODEL_MISSING:
+    'The code model could not be loaded (its file is missing, unreadable or not a model: see the server log), so ' +
+    'code context is ranked by words only. Reinstall Trawl, or set TRAWL_CODE_MODEL to a model file (`off` ranks ' +
+    'by words on purpose).',
   FETCH_REFUSED:
     'A page was not fetched because policy refuses it: a private-network address (TRAWL_ALLOW_PRIVATE_NETWORK) ' +
     "or the site's robots.txt.",

@@ -4,7 +4,7 @@ import { z } from 'zod';
 const Count = z.number().int().min(0);
 
 const Check = z.object({
-  name: z.string().describe('searxng, brave, upstream, model, embeddings, browser or listener.'),
+  name: z.string().describe('searxng, brave, upstream, model, embeddings, browser, codeModel or listener.'),
   configured: z.boolean(),
   state: z
     .enum(['ok', 'failed', 'unverified', 'skipped', 'off'])
@@ -78,7 +78,13 @@ export const StatusReport = z.object({
       ),
     firstKeyFile: z.string().nullable().describe('Path of the first-key file while it exists (never the key).'),
   }),
-  providers: z.object({ webSearch: z.array(Check), model: Check, embeddings: Check, browser: Check }),
+  providers: z.object({
+    webSearch: z.array(Check),
+    model: Check,
+    embeddings: Check,
+    browser: Check,
+    codeModel: Check.describe("Trawl's code model (TRAWL_CODE_MODEL): loaded or ready, missing, or off."),
+  }),
   listener: Check.extend({ host: z.string(), port: Count }),
   nextSteps: z.array(
     z.object({

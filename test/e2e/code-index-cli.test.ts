@@ -38,6 +38,17 @@ async function contextSymbols(data: string, query: string): Promise<(string | nu
   }
 }
 
+/** Chunks of the data directory's code index, and those with a vector of the shipped code model (written by the CLI). */
+async function vectorCounts(data: string): Promise<{ chunks: number; embedded: number }> {
+  const app = createApp(loadConfig({}, { dataDir: data, logLevel: 'silent' }), { logger: createLogger('silent') });
+  try {
+    const embedded = app.db.prepare("SELECT COUNT(*) FROM code_embedded WHERE model LIKE 'trawl-code-%'").pluck().get() as number; // prettier-ignore
+    return { chunks: app.services.code.count(), embedded };
+  } finally {
+    await app.close();
+  }
+}
+
 describe('trawl index', () => {
   it('indexes a folder, then re-indexes only what changed; /context follows', async () => {
     const data = dir();
@@ -58,9 +69,14 @@ describe('trawl index', () => {
     fs.writeFileSync(path.join(root, 'src', 'cache.go'), '// LRU evicts the least recently used entry.\nfunc (c *Cache) Evict() {\n  c.list.Remove(c.list.Back())\n}\n'); // prettier-ignore
     const second = trawl(['index', root, '--data-dir', data]);
     expect(second.stdout).toMatch(/^mylib: 2 files \(1 added, 1 changed, 1 removed, 0 unchanged\)/m);
-    expect(await contextSymbols(data, 'retry')).toEqual(['retryPolitely']);
-    expect(await contextSymbols(data, 'legacy frobnicate')).toEqual([]);
-    expect(await contextSymbols(data, 'evict least recently used')).toEqual(['Cache.Evict']);
+    const counts = await vectorCounts(data); // a vector per chunk, the replaced and removed ones' gone
+    expect(counts.embedded).toBe(counts.chunks);
+    // with a fixed budget the code model's nearest chunks fill it after the best: only chunks indexed now
+    const retry = await contextSymbols(data, 'retry');
+    expect(retry[0]).toBe('retryPolitely');
+    expect(new Set(retry)).toEqual(new Set(['retryPolitely', 'Cache.Evict']));
+    expect(await contextSymbols(data, 'legacy frobnicate')).not.toContain('legacy_frobnicate');
+    expect((await contextSymbols(data, 'evict least recently used'))[0]).toBe('Cache.Evict');
 
     const third = trawl(['index', root, '--data-dir', data, '--json']);
     expect(JSON.parse(third.stdout)[0]).toMatchObject({
@@ -92,8 +108,9 @@ describe('trawl index', () => {
     expect(res.stdout).toMatch(/^imported 2, skipped 0, errors 2 from 1 input\(s\) into snippets/m);
     expect(res.stderr).toMatch(/snippets\.jsonl:3: code must be a non-empty string/);
     expect(res.stderr).toMatch(/snippets\.jsonl:4: not valid JSON/);
-    expect(await contextSymbols(data, 'split a csv row into fields')).toEqual(['parse_csv_row']);
-    expect(await contextSymbols(data, 'debounce a function')).toEqual(['debounce']);
+    expect(await vectorCounts(data)).toEqual({ chunks: 2, embedded: 2 });
+    expect((await contextSymbols(data, 'split a csv row into fields'))[0]).toBe('parse_csv_row');
+    expect((await contextSymbols(data, 'debounce a function'))[0]).toBe('debounce');
   });
 
   it('says plainly when a repository cannot be cloned, and indexes the other targets', () => {

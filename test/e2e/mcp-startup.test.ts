@@ -146,6 +146,12 @@ describe('trawl mcp start-up', () => {
     const res = (await client.callTool({ name: 'search', arguments: { query: 'undici pool', type: 'instant' } })) as ToolResult; // prettier-ignore
     expect(res.isError).toBeFalsy();
     expect(res.content[0]!.text).toContain('Pooling in undici');
+    // the code model is read at the first code query, not when the door opens (the bundle finds the shipped file)
+    expect(stderr()).not.toMatch(/code model/);
+    const code = (await client.callTool({ name: 'get_code_context', arguments: { query: 'undici pool' } })) as ToolResult; // prettier-ignore
+    expect(code.isError).toBeFalsy();
+    const loaded = /"version":"trawl-code-[0-9a-f]{12}".*"msg":"code model loaded"/;
+    expect(await eventually(() => loaded.test(stderr())), stderr()).toBe(true);
   });
 
   it('answers every message that came while the door was opening, each its own', async () => {

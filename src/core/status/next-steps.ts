@@ -52,6 +52,8 @@ const FIX_OF: Record<string, string> = {
     'Start the model server, or correct --model-base-url and --model-api-key (TRAWL_MODEL_BASE_URL, TRAWL_MODEL_API_KEY); unset them to answer without a model.',
   embeddings:
     'Start the embeddings server, or correct --embeddings-url and --embeddings-api-key (TRAWL_EMBEDDINGS_URL, TRAWL_EMBEDDINGS_API_KEY); unset them to rank by words only.',
+  codeModel:
+    'Reinstall Trawl (the package carries models/code-retriever.bin), or set --code-model to a model file (TRAWL_CODE_MODEL); `off` ranks code by words on purpose.',
   browser:
     'Install Chromium (Debian: apt-get install chromium) or correct --browser (TRAWL_BROWSER); unset it to do without.',
 };
@@ -62,6 +64,7 @@ const LABEL: Record<string, string> = {
   model: 'The model API',
   embeddings: 'The embeddings API',
   browser: 'The browser',
+  codeModel: 'The code model',
 };
 
 function brokenChecks(checks: Check[]): NextStep[] {
@@ -147,6 +150,14 @@ function providerSteps(f: Facts): NextStep[] {
       fix: '--embeddings-url URL and --embeddings-model NAME (docs/contents.md).',
     });
   }
+  const { codeModel } = f.providers;
+  if (codeModel.state === 'off' && codeModel.detail.startsWith('missing')) {
+    steps.push({
+      level: 'note',
+      message: `The code model${codeModel.url ? ` at ${codeModel.url}` : ''} is ${codeModel.detail}.`,
+      fix: FIX_OF.codeModel,
+    });
+  }
   if (!browser.configured) {
     steps.push({
       level: 'note',
@@ -206,11 +217,11 @@ function accessSteps(f: Facts): NextStep[] {
 
 /** The steps of a report: broken parts first (data directory, providers, browser), then the notes. */
 export function nextSteps(f: Facts): NextStep[] {
-  const { webSearch, model, embeddings, browser } = f.providers;
+  const { webSearch, model, embeddings, browser, codeModel } = f.providers;
   return [
     ...dataDirSteps(f),
     ...storeSteps(f),
-    ...brokenChecks([...webSearch, model, embeddings, browser]),
+    ...brokenChecks([...webSearch, model, embeddings, browser, codeModel]),
     ...indexSteps(f),
     ...providerSteps(f),
     ...accessSteps(f),

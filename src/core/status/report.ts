@@ -12,7 +12,7 @@ export type CheckState = 'ok' | 'failed' | 'unverified' | 'skipped' | 'off';
 
 /** One provider or listener check. */
 export interface Check {
-  /** `searxng`, `brave`, `upstream`, `model`, `embeddings`, `browser`, `listener`. */
+  /** `searxng`, `brave`, `upstream`, `model`, `embeddings`, `browser`, `codeModel`, `listener`. */
   name: string;
   configured: boolean;
   state: CheckState;
@@ -94,6 +94,8 @@ export interface StatusReport {
     model: Check;
     embeddings: Check;
     browser: Check;
+    /** Trawl's code model: loaded or ready (ok), missing (/context ranks by words), or off. */
+    codeModel: Check;
   };
   listener: Check & { host: string; port: number };
   nextSteps: NextStep[];

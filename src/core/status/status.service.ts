@@ -8,6 +8,8 @@ import path from 'node:path';
 import type { GetJson } from '../../providers/search/types.js';
 import { sqliteVersion, type StatusRepo, type StoreCounts, type StoreStatus } from '../../store/status.repo.js';
 import { VERSION } from '../../version.js';
+import type { CodeModelState } from '../code/model/shipped-model.js';
+import { codeModelCheck } from './code-model-check.js';
 import { dataDirStatus } from './data-dir.js';
 import { nextSteps } from './next-steps.js';
 import { braveCheck, probeListener, probeModels, probeSearxng, probeUpstream, type ProbeDeps } from './probes.js';
@@ -37,6 +39,8 @@ export interface StatusSettings {
   x402FacilitatorApiKey?: string;
   /** The shared store's URL: only its password is read, to keep it out of the report. */
   databaseUrl?: string;
+  /** `TRAWL_CODE_MODEL`: a model file, `off`, or unset for the shipped one. */
+  codeModel?: string;
 }
 
 /** What the service is built on: the settings, the JSON client and the store. */
@@ -49,6 +53,8 @@ export interface StatusDeps {
   /** What to report of the store when `store` is absent or cannot be read (default: SQLite's version). */
   backend?: StoreStatus;
   now?: () => Date;
+  /** The code model's state in a running app (else the report reads the model file itself). */
+  codeModel?: () => CodeModelState;
 }
 
 /** Reports the status of the installation. */
@@ -92,7 +98,11 @@ function browserCheck(executable: string | undefined): Check {
 }
 
 /** Every provider check, run at once. */
-async function providerChecks(s: StatusSettings, deps: ProbeDeps): Promise<StatusReport['providers']> {
+async function providerChecks(
+  s: StatusSettings,
+  deps: ProbeDeps,
+  codeModel?: CodeModelState,
+): Promise<StatusReport['providers']> {
   const keySetting = (flag: string) => `set ${flag}`;
   const [searxng, upstream, model, embeddings] = await Promise.all([
     s.searxngUrl ? probeSearxng(s.searxngUrl, deps) : off('searxng', 'not configured (--searxng-url)'),
@@ -122,6 +132,7 @@ async function providerChecks(s: StatusSettings, deps: ProbeDeps): Promise<Statu
     model,
     embeddings,
     browser: browserCheck(s.browser),
+    codeModel: codeModelCheck(s.codeModel, Boolean(s.embeddingsUrl), codeModel),
   };
 }
 
@@ -174,7 +185,7 @@ export function createStatusService(deps: StatusDeps): StatusService {
     async report(signal) {
       const probe: ProbeDeps = { getJson: deps.getJson, timeoutMs: s.providerTimeoutMs, secrets, signal };
       const [providers, listener] = await Promise.all([
-        providerChecks(s, probe),
+        providerChecks(s, probe, deps.codeModel?.()),
         probeListener(s.host, s.port, { ...probe, timeoutMs: Math.min(LISTENER_TIMEOUT_MS, s.providerTimeoutMs) }),
       ]);
       const [{ counts, problem }, store] = await Promise.all([

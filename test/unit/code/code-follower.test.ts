@@ -1,14 +1,17 @@
 // Replicas following the PostgreSQL code log into their own SQLite code index: a folder indexed through
 // one is found by code search on another; removals and edits propagate; a follower started again resumes
 // from its saved place, missing and repeating nothing; results equal those of an index built directly;
-// a running follower is woken by the writer's notification.
+// a running follower is woken by the writer's notification; the chunks it applies get the code model's vectors.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCodeFollower, type CodeFollower } from '../../../src/core/code/index/code-follower.js';
 import { chunkUrl, createCodeIndex, type CodeIndex } from '../../../src/core/code/index/code-index.js';
+import { createCodeVectors } from '../../../src/core/code/index/code-vectors.js';
 import { indexTree } from '../../../src/core/code/index/indexer.js';
+import { createCodeModelLoader } from '../../../src/core/code/model/shipped-model.js';
+import { createLogger } from '../../../src/lib/logger.js';
 import { createCodeFilesRepo, type CodeFilesRepo } from '../../../src/store/code-files.repo.js';
 import { openDatabase, type Db } from '../../../src/store/database.js';
 import { createPgCodeFilesRepo } from '../../../src/store/pg/code-files.pg.js';
@@ -26,13 +29,21 @@ const tempDir = (prefix: string) => {
   return dir;
 };
 
-/** A replica's local SQLite code files and code index, in a temp dir. */
+/** A replica's local SQLite code files and code index (with the shipped model's vectors, as an app wires it), in a temp dir. */
 function replica() {
   const db: Db = openDatabase(tempDir('trawl-code-replica-'));
   cleanups.push(() => void db.close());
-  const code = createCodeIndex(db);
+  const logger = createLogger('silent');
+  const loader = createCodeModelLoader({ setting: undefined, logger });
+  const vectors = createCodeVectors({ db, loader, chunksOf: (ids) => code.hitsByIds(ids), logger });
+  cleanups.push(() => vectors.stop());
+  const code = createCodeIndex(db, { vectors });
   return { db, code, local: createCodeFilesRepo(db, code) };
 }
+
+/** Chunks with a vector of the shipped model, and chunks with more than one of it. */
+const embedded = (r: ReturnType<typeof replica>) =>
+  r.db.prepare("SELECT COUNT(*) AS chunks, COUNT(*) - COUNT(DISTINCT doc_id) AS repeated FROM code_vec_chunks WHERE model LIKE 'trawl-code-%'").get(); // prettier-ignore
 
 const WORDS = 'retry backoff socket pool timeout parse token cache flush merge segment cursor'.split(' ');
 const word = (n: number) => WORDS[n % WORDS.length]!;
@@ -90,6 +101,7 @@ describe.runIf(pgReachable)('code follower', () => {
     await readable(log, follower, 13);
     expect(await follower.catchUp()).toBe(13); // 12 files and the source
     expect(b.code.count()).toBe(36);
+    expect(embedded(b)).toEqual({ chunks: 36, repeated: 0 });
     expect(await sibling.catchUp()).toBe(0); // starts from the place the other saved
     expect(await b.local.files('proj')).toEqual(await shared.files('proj'));
     expect(await b.local.sources()).toEqual(await shared.sources());
@@ -106,6 +118,7 @@ describe.runIf(pgReachable)('code follower', () => {
     expect(await follower.catchUp()).toBe(4); // the three files and the source, each once
     expect(await follower.catchUp()).toBe(0);
     expect(b.code.count()).toBe(34);
+    expect(embedded(b)).toEqual({ chunks: 34, repeated: 0 }); // the removed file's and the old edit's vectors gone
     expect(await b.local.files('proj')).toEqual(await shared.files('proj'));
     expect(await b.local.sources()).toEqual(await shared.sources());
     const paths = (q: string) => b.code.search(q, { limit: 10 }).map((h) => h.path);

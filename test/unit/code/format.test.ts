@@ -6,6 +6,7 @@ import type { CodeHit } from '../../../src/core/code/index/code-index.js';
 import { formatContext, mergeDuplicates } from '../../../src/core/code/context/format.js';
 
 const hit = (n: number, over: Partial<CodeHit> = {}): CodeHit => ({
+  id: n,
   source: 'repo',
   path: `src/mod${n}.ts`,
   startLine: 10,

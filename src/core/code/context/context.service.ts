@@ -7,7 +7,11 @@ import type { ServiceContext } from '../../context.js';
 import type { Prices } from '../../pricing.js';
 import type { SemanticSearch } from '../../search/semantic.js';
 import type { CodeHit, CodeIndex } from '../index/code-index.js';
+import type { CodeVectors } from '../index/code-vectors.js';
+import type { CodeModelLoader } from '../model/shipped-model.js';
+import { warning } from '../../warnings.js';
 import { formatContext, locationOf } from './format.js';
+import { fuseScores, MODEL_WEIGHT } from './fuse-scores.js';
 import { languagesInQuery } from '../chunk/languages.js';
 import { tokenCounter } from '../../../lib/tokens.js';
 
@@ -37,6 +41,8 @@ export interface ContextService {
 
 /** Chunks read from the index before merging and fitting: enough to fill the largest budgets. */
 const CANDIDATES = 60;
+/** The code model's nearest chunks fused with the lexical list. */
+const DENSE_CANDIDATES = 100;
 
 /** What the context service reads: the code index, the semantic search, prices. */
 export interface ContextDeps {
@@ -47,6 +53,8 @@ export interface ContextDeps {
   semantic?: SemanticSearch;
   /** Bounds the embeddings call of a query (the operator's provider timeout). */
   providerTimeoutMs?: number;
+  /** Trawl's code model and its vectors (used when no embeddings provider is configured). */
+  model?: { loader: CodeModelLoader; vectors: CodeVectors };
 }
 
 /** Lexical and semantic lists fused by reciprocal rank (k = 60), by chunk location; scores are the fused ones. */
@@ -79,6 +87,29 @@ export function createContextService(deps: ContextDeps): ContextService {
       return [];
     }
   };
+  /**
+   * The lexical list fused with the code model's nearest chunks (fuse-scores.ts); the lexical list alone,
+   * with a warning, when the model cannot be loaded.
+   */
+  const hybrid = (query: string, lexical: CodeHit[], ctx: ServiceContext): CodeHit[] => {
+    if (!deps.model) return lexical;
+    const dense = deps.model.vectors.nearest(query, DENSE_CANDIDATES);
+    if (dense === null) {
+      if (deps.model.loader.state().state === 'missing') ctx.onWarning?.(warning('CODE_MODEL_MISSING'));
+      return lexical;
+    }
+    const fused = fuseScores(
+      lexical.map((h) => ({ key: h.id, score: h.score })),
+      dense.map((h) => ({ key: h.id, cosine: h.cosine })),
+      MODEL_WEIGHT,
+    ).slice(0, CANDIDATES);
+    const known = new Map(lexical.map((h) => [h.id, h]));
+    const more = new Map(deps.code.hitsByIds(fused.filter((f) => !known.has(f.key)).map((f) => f.key)).map((h) => [h.id, h])); // prettier-ignore
+    return fused.flatMap((f) => {
+      const hit = known.get(f.key) ?? more.get(f.key);
+      return hit ? [{ ...hit, score: f.score }] : [];
+    });
+  };
   return {
     async run(input, ctx) {
       const started = performance.now();
@@ -87,7 +118,11 @@ export function createContextService(deps: ContextDeps): ContextService {
       const query = rest.trim() || input.query;
       const lexical: CodeHit[] = deps.code.search(query, { limit: CANDIDATES, languages });
       const semantic = await nearest(query, ctx);
-      const hits = semantic.length > 0 ? fuseHits([lexical, semantic]) : lexical;
+      const hits = deps.semantic
+        ? semantic.length > 0
+          ? fuseHits([lexical, semantic])
+          : lexical
+        : hybrid(query, lexical, ctx);
       const count = await tokenCounter();
       const formatted = formatContext(hits, input.tokensNum, count);
       ctx.logger.debug({ candidates: hits.length, snippets: formatted.snippets.length }, 'code context');

@@ -12,6 +12,7 @@ import { analyzeQuery, type AnalyzedQuery } from '../../search/analyzer.js';
 import { createSearchIndex, type SearchIndex } from '../../search/search-index.js';
 import { createChunkTexts, entryOf, type PackedBlock, type StoredText } from './chunk-texts.js';
 import { analyzeChunk, type ChunkAnalysis } from './code-fields.js';
+import type { ChunkVectorsHook } from './code-vectors.js';
 import { RELATED_WEIGHT, relatedTerms } from './lexicon.js';
 
 /** A chunk to index: what the chunker cut, and the source it belongs to. */
@@ -34,8 +35,9 @@ export interface FileChunks {
   hash: string;
 }
 
-/** A ranked chunk. */
+/** A ranked chunk, with its index id. */
 export interface CodeHit extends ChunkRecord {
+  id: number;
   score: number;
 }
 
@@ -146,7 +148,7 @@ const REBUILD_BATCH = 1000;
 /** `weights`: field weights other than `CODE_WEIGHTS` (benchmarks compare them). */
 export function createCodeIndex(
   db: Db,
-  options: { weights?: readonly number[]; merges?: MergeScheduler } = {},
+  options: { weights?: readonly number[]; merges?: MergeScheduler; vectors?: ChunkVectorsHook } = {},
 ): CodeIndex {
   // chunks are written by `replaceFile`, not rebuilt from the documents store
   const noDocuments = { async *all() {} };
@@ -159,7 +161,7 @@ export function createCodeIndex(
   // a chunk's row has its index document's id
   const texts = createChunkTexts(db);
   const linesOfFile = db
-    .prepare('SELECT start_line, end_line, text FROM code_chunks WHERE source = ? AND path = ?')
+    .prepare('SELECT start_line, end_line, text, id FROM code_chunks WHERE source = ? AND path = ?')
     .raw();
   const deleteChunks = db.prepare('DELETE FROM code_chunks WHERE source = ? AND path = ?');
   const sourceHasChunks = db.prepare('SELECT 1 FROM code_chunks WHERE source = ? LIMIT 1').pluck();
@@ -209,13 +211,17 @@ export function createCodeIndex(
   const replace = writeTransaction(db, (source: string, files: FileChunks[], at: number) => {
     const byUrl = new Map<string, { chunk: ChunkRecord; hash: string }>(); // one chunk per URL: the last cut
     const blocks = new Set<number>(); // blocks that held the old chunks
+    const removed: number[] = [];
     // a source indexed for the first time has no old chunks to look up, file by file
     const known = sourceHasChunks.get(source) !== undefined;
     for (const { path, chunks: cut, hash } of files) {
       if (known) {
-        const old = linesOfFile.all(source, path) as [number, number, number | null][];
+        const old = linesOfFile.all(source, path) as [number, number, number | null, number][];
         index.repo.remove(old.map(([startLine, endLine]) => chunkUrl({ source, path, startLine, endLine })));
-        for (const [, , text] of old) if (text !== null) blocks.add(text);
+        for (const [, , text, id] of old) {
+          if (text !== null) blocks.add(text);
+          removed.push(id);
+        }
         deleteChunks.run(source, path);
       }
       for (const chunk of cut) byUrl.set(chunkUrl(chunk), { chunk, hash });
@@ -225,10 +231,11 @@ export function createCodeIndex(
     const ids = index.repo.write(
       chunks.map(({ chunk, hash }) => toCodeEntry(chunk, at, hash, chunk.prepared?.analysis)),
     );
-    put(
-      ids,
-      chunks.map(({ chunk }) => chunk),
-    );
+    const cut = chunks.map(({ chunk }) => chunk);
+    put(ids, cut);
+    // the code model's vectors, in this transaction: the old chunks' go, the new ones' come
+    options.vectors?.removed(removed);
+    options.vectors?.written(ids, cut);
   });
 
   /** Chunk rows of index ids, as hits in the order given. */
@@ -238,7 +245,7 @@ export function createCodeIndex(
     const byId = new Map(rows.map((r, i) => [r.id, chunks[i]!]));
     return ids.flatMap((id, i) => {
       const chunk = byId.get(id);
-      return chunk ? [{ ...chunk, score: score(i) }] : [];
+      return chunk ? [{ ...chunk, id, score: score(i) }] : [];
     });
   };
 
