@@ -17,9 +17,11 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { loadExclusion } from './exclusion.mjs';
+import { debianLicence, npmLicence } from './licence.mjs';
 import { pairsOfChunks } from './pairs.mjs';
 import { flag, opt, opts, seededShuffle } from './util.mjs';
 
@@ -80,24 +82,10 @@ function debianIndex() {
   return { owner, version };
 }
 
-/** The licence of a Debian package, from its machine-readable copyright file (the `Files: *` stanza), else a known name in it. */
-function debianLicence(pkg) {
-  const file = `/usr/share/doc/${pkg}/copyright`;
-  let text;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
-    return { licence: 'unknown', file: null };
-  }
-  const stanzas = text.split(/\n\s*\n/);
-  const star = stanzas.find((s) => /^Files:\s*\*\s*$/m.test(s)) ?? stanzas.find((s) => /^License:/m.test(s));
-  const named = star && /^License:\s*(.+)$/m.exec(star);
-  if (named) return { licence: named[1].trim(), file };
-  const known = /\b(PSF|Python Software Foundation License|MIT|Expat|BSD|Apache|LGPL|GPL|MPL|ISC|Zope)[\w.-]*/.exec(text);
-  return { licence: known ? known[0] : 'unknown', file };
-}
-
-/** npm: the package.json above a file inside node_modules. */
+/**
+ * npm: the package's own package.json above a file inside node_modules (one with a name and a version: the
+ * nested `{"name", "type"}` manifests of a package's esm/ or cjs/ folder do not say its licence).
+ */
 function npmPackageOf(file, cache) {
   let dir = path.dirname(file);
   while (dir.includes('node_modules')) {
@@ -106,9 +94,8 @@ function npmPackageOf(file, cache) {
     if (fs.existsSync(pj)) {
       try {
         const json = JSON.parse(fs.readFileSync(pj, 'utf8'));
-        if (json.name) {
-          const licence = typeof json.license === 'string' ? json.license : (json.license?.type ?? 'unknown');
-          const info = { name: json.name, version: json.version ?? null, licence };
+        if (json.name && json.version) {
+          const info = { name: json.name, version: json.version, licence: npmLicence(json) };
           cache.set(dir, info);
           return info;
         }
@@ -174,8 +161,18 @@ function packageOf(file, kind) {
     const pkg = debian.owner.get(file) ?? 'unpackaged-python';
     let p = packages.get(pkg);
     if (!p) {
-      const { licence, file: licenceFile } = pkg === 'unpackaged-python' ? { licence: 'unknown', file: null } : debianLicence(pkg);
-      p = { name: pkg, source: 'debian', version: debian.version(pkg), licence, licenceFile, files: 0, pairs: 0, excluded: 0 };
+      const { licence, file: licenceFile } =
+        pkg === 'unpackaged-python' ? { licence: 'unknown', file: null } : debianLicence(pkg);
+      p = {
+        name: pkg,
+        source: 'debian',
+        version: debian.version(pkg),
+        licence,
+        licenceFile,
+        files: 0,
+        pairs: 0,
+        excluded: 0,
+      };
       packages.set(pkg, p);
     }
     return p;
@@ -183,7 +180,16 @@ function packageOf(file, kind) {
   const info = npmPackageOf(file, npmCache) ?? { name: 'unpackaged-js', version: null, licence: 'unknown' };
   let p = packages.get(`npm:${info.name}`);
   if (!p) {
-    p = { name: info.name, source: 'npm', version: info.version, licence: info.licence, licenceFile: null, files: 0, pairs: 0, excluded: 0 };
+    p = {
+      name: info.name,
+      source: 'npm',
+      version: info.version,
+      licence: info.licence,
+      licenceFile: null,
+      files: 0,
+      pairs: 0,
+      excluded: 0,
+    };
     packages.set(`npm:${info.name}`, p);
   }
   return p;
@@ -225,7 +231,11 @@ for (const [roots, pattern, kind] of [
           continue;
         }
         pkg.pairs++;
-        pairs.push({ ...pair, pkg: pkg.source === 'npm' ? `npm:${pkg.name}` : pkg.name, file: path.relative(root, file) });
+        pairs.push({
+          ...pair,
+          pkg: pkg.source === 'npm' ? `npm:${pkg.name}` : pkg.name,
+          file: path.relative(root, file),
+        });
       }
       if (files % 2000 === 0) console.error(`mine: ${root}: ${files} files, ${pairs.length} pairs so far`);
     }
@@ -237,7 +247,9 @@ seededShuffle(pairs, SEED);
 fs.mkdirSync(OUT, { recursive: true });
 const body = gzipSync(Buffer.from(pairs.map((p) => JSON.stringify(p)).join('\n') + '\n'));
 fs.writeFileSync(path.join(OUT, 'pairs.jsonl.gz'), body);
-const list = [...packages.values()].filter((p) => p.files > 0).sort((a, b) => b.pairs - a.pairs || (a.name < b.name ? -1 : 1));
+const list = [...packages.values()]
+  .filter((p) => p.files > 0)
+  .sort((a, b) => b.pairs - a.pairs || (a.name < b.name ? -1 : 1));
 const byLanguage = {};
 for (const p of pairs) byLanguage[p.lang] = (byLanguage[p.lang] ?? 0) + 1;
 const mined = {
