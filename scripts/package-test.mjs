@@ -10,7 +10,8 @@
 //      model travels (its files, the weights with the sha256 of models/code-retriever.bin.json) and a
 //      code query answers from the install (`npx trawl index` of a small folder, then get_code_context);
 //   4. the client configs of docs/install.md against this install (test/package/client-configs.test.ts);
-//   5. the MCP bundle built from this install (scripts/bundle-mcpb.mjs), unpacked and run; at most 30 MB.
+//   5. the MCP bundle built from this install (scripts/bundle-mcpb.mjs), unpacked and run; at most 30 MB
+//      besides the code model's weights (int8 rows barely compress: the bundle carries them at their size).
 //
 // npx runs with --no, so that it never fetches a package named trawl from the registry. The sizes and
 // times are printed; the last line counts the checks.
@@ -28,6 +29,7 @@ import { checkCodeContext, checkMcp, checkServe, childEnv, startFixtureSite } fr
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const NPX = process.platform === 'win32' ? 'npx.cmd' : 'npx';
+/** The bundle's budget for everything but the code model's weights, which are added to it. */
 const MAX_BUNDLE_BYTES = 30e6;
 /** Development tools that must not be installed with the package. */
 const DEV_ONLY = ['typescript', 'esbuild', 'vitest', 'eslint', 'prettier', '@anthropic-ai/mcpb', 'exa-js'];
@@ -214,7 +216,7 @@ try {
       return /Tests\s+(.*)/.exec(r.stdout)?.[1]?.trim();
     });
 
-    await check('npm run bundle from this install: at most 30 MB, unpacked and run', () => {
+    await check('npm run bundle from this install: at most 30 MB besides the weights, unpacked and run', () => {
       const out = path.join(work, 'trawl.mcpb');
       const r = spawnSync(process.execPath, ['scripts/bundle-mcpb.mjs', '--install-dir', app, '--out', out], {
         cwd: ROOT,
@@ -224,8 +226,10 @@ try {
       const bytes = fs.statSync(out).size;
       const last = r.stdout.trim().split('\n').pop();
       facts.push(last);
-      assert(bytes <= MAX_BUNDLE_BYTES, `${mb(bytes)} is over ${mb(MAX_BUNDLE_BYTES)}`);
-      return mb(bytes);
+      const weights = fs.statSync(path.join(ROOT, 'models', 'code-retriever.bin')).size;
+      const max = MAX_BUNDLE_BYTES + weights;
+      assert(bytes <= max, `${mb(bytes)} is over ${mb(max)} (${mb(MAX_BUNDLE_BYTES)} and the weights' ${mb(weights)})`);
+      return `${mb(bytes)} (${mb(bytes - weights)} besides the weights)`;
     });
   }
 } finally {
