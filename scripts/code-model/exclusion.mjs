@@ -66,7 +66,11 @@ function jaccard(a, b) {
   return inter / (a.size + b.size - inter || 1);
 }
 
-const normalQuery = (q) => q.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+const normalQuery = (q) =>
+  q
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
 
 /** The exclusion set of the CoSQA data at `dir`: `check(code, question)` names why a pair must go, or null. */
 export function loadExclusion(dir) {

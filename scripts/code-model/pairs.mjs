@@ -9,7 +9,16 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'core', 'code', 'model', 'chunk-text.js');
+const dist = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'dist',
+  'core',
+  'code',
+  'model',
+  'chunk-text.js',
+);
 const { codeWithoutDoc } = await import(dist);
 
 /** Kinds of chunk whose doc describes the code under it. */
@@ -20,8 +29,10 @@ const MIN_CODE_LINES = 2;
 const MAX_CODE_CHARS = 6000;
 
 // Parameter sections and tags end the prose of a doc: `Args:`, `:param x:`, `@param`, `Parameters\n----`.
-const DOC_SECTION = /^\s*(?:args|arguments|parameters|params|returns?|yields?|raises|throws|example|examples|notes?|see also|attributes|keyword arguments|other parameters|usage)\s*:?\s*$|^\s*(?::param|:type|:return|:rtype|:raises|@param|@returns?|@throws|@example|@see|@type|@typedef|@template|@deprecated|@internal|@private|@public|@since|>>>|-{3,}|={3,})/i;
-const NOT_PROSE = /^(?:todo|fixme|xxx|hack|copyright|license|licensed|eslint|istanbul|@ts-|prettier)\b|SPDX-License-Identifier/i;
+const DOC_SECTION =
+  /^\s*(?:args|arguments|parameters|params|returns?|yields?|raises|throws|example|examples|notes?|see also|attributes|keyword arguments|other parameters|usage)\s*:?\s*$|^\s*(?::param|:type|:return|:rtype|:raises|@param|@returns?|@throws|@example|@see|@type|@typedef|@template|@deprecated|@internal|@private|@public|@since|>>>|-{3,}|={3,})/i;
+const NOT_PROSE =
+  /^(?:todo|fixme|xxx|hack|copyright|license|licensed|eslint|istanbul|@ts-|prettier)\b|SPDX-License-Identifier/i;
 
 /** The question of a doc: its first paragraph of prose, at most 48 words; null when too short to mean much. */
 export function questionOf(doc) {

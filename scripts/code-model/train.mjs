@@ -73,7 +73,9 @@ if (leaks.exact + leaks.near + leaks.query > 0) {
   );
   process.exit(2);
 }
-log(`${all.length} pairs, none from CoSQA (checked against ${exclusion.bodies} bodies, ${exclusion.queries} queries) [${seconds()} s]`);
+log(
+  `${all.length} pairs, none from CoSQA (checked against ${exclusion.bodies} bodies, ${exclusion.queries} queries) [${seconds()} s]`,
+);
 
 const qTerms = all.map((p) => modelTerms(p.q, MAX_QUERY_TERMS));
 const cTerms = all.map((p) => modelTerms(p.code, MAX_CODE_TERMS));
@@ -247,8 +249,16 @@ function heldOutMrr() {
   const n = val.length;
   const qu = new Float32Array(n * DIMS);
   const cu = new Float32Array(n * DIMS);
-  pool(qTower, val.map((i) => Q[i]), qu);
-  pool(cTower, val.map((i) => C[i]), cu);
+  pool(
+    qTower,
+    val.map((i) => Q[i]),
+    qu,
+  );
+  pool(
+    cTower,
+    val.map((i) => C[i]),
+    cu,
+  );
   let mrr = 0;
   for (let i = 0; i < n; i++) {
     let own = 0;
@@ -279,7 +289,8 @@ for (let epoch = 1; epoch <= EPOCHS; epoch++) {
   for (let b = 0; b < batches; b++) {
     const lr = LR * Math.max(0.05, 1 - step / total); // linear decay
     lossSum += trainBatch(Array.from(order.subarray(b * BATCH, (b + 1) * BATCH)), lr);
-    if ((b + 1) % 100 === 0) log(`epoch ${epoch} batch ${b + 1}/${batches} loss ${(lossSum / (b + 1)).toFixed(3)} [${seconds()} s]`);
+    if ((b + 1) % 100 === 0)
+      log(`epoch ${epoch} batch ${b + 1}/${batches} loss ${(lossSum / (b + 1)).toFixed(3)} [${seconds()} s]`);
   }
   const mrr = heldOutMrr();
   history.push({ epoch, loss: Number((lossSum / batches).toFixed(4)), heldOutMrr10: Number(mrr.toFixed(4)) });
@@ -305,10 +316,22 @@ const header = {
     history,
   },
 };
-const bytes = serializeCodeModel(header, vocab, towers.map((t) => t.w));
+const bytes = serializeCodeModel(
+  header,
+  vocab,
+  towers.map((t) => t.w),
+);
 fs.mkdirSync(path.dirname(OUT), { recursive: true });
 fs.writeFileSync(OUT, bytes);
 const model = parseCodeModel(bytes);
-const summary = { version: model.version, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), seconds: Number(seconds()), ...header };
+const summary = {
+  version: model.version,
+  bytes: bytes.length,
+  sha256: createHash('sha256').update(bytes).digest('hex'),
+  seconds: Number(seconds()),
+  ...header,
+};
 fs.writeFileSync(`${OUT}.json`, JSON.stringify(summary, null, 1) + '\n');
-log(`wrote ${path.relative(process.cwd(), OUT)} (${(bytes.length / 2 ** 20).toFixed(1)} MiB, ${model.version}) in ${seconds()} s`);
+log(
+  `wrote ${path.relative(process.cwd(), OUT)} (${(bytes.length / 2 ** 20).toFixed(1)} MiB, ${model.version}) in ${seconds()} s`,
+);
