@@ -18,13 +18,22 @@ const args = process.argv.slice(2);
 const MINED = path.resolve(opt(args, '--mined', path.join(ROOT, 'models', 'code-retriever.mined.json')));
 const OUT = path.resolve(opt(args, '--out', path.join(ROOT, 'models', 'code-retriever.LICENSES.md')));
 
-/** The version of a Debian package installed here, or null. */
+let debianVersions = null;
+/** The version of a Debian package installed here, or null (one dpkg-query for all packages). */
 function debianVersion(pkg) {
-  try {
-    return execFileSync('dpkg-query', ['-W', '-f', '${Version}', pkg], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }); // prettier-ignore
-  } catch {
-    return null;
+  if (!debianVersions) {
+    debianVersions = new Map();
+    try {
+      const out = execFileSync('dpkg-query', ['-W', '-f', '${Package} ${Version}\n'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }); // prettier-ignore
+      for (const line of out.split('\n')) {
+        const [name, version] = line.split(' ');
+        if (name) debianVersions.set(name.split(':')[0], version);
+      }
+    } catch {
+      /* not Debian: the recorded licences stand */
+    }
   }
+  return debianVersions.get(pkg) ?? null;
 }
 
 /** The licence of an npm package at the recorded version in this checkout's node_modules, or null. */

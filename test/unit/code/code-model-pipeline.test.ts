@@ -6,7 +6,7 @@
  * check fails the trainer when a CoSQA body is slipped into its pairs, exact or lightly edited. The
  * scripts run against dist/ (`npm test` builds first); CoSQA is read from ../shared at test time.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -38,6 +38,17 @@ interface PackageRecord {
 function script(name: string, args: string[]) {
   const r = spawnSync(process.execPath, [path.join(SCRIPTS, name), ...args], { cwd: ROOT, encoding: 'utf8' });
   return { status: r.status, stderr: r.stderr };
+}
+
+/** The same, without blocking: two trainings run side by side. */
+function scriptAsync(name: string, args: string[]): Promise<{ status: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(SCRIPTS, name), ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] }); // prettier-ignore
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stderr }));
+  });
 }
 
 const readPairs = (file: string): Pair[] =>
@@ -108,14 +119,13 @@ describe.skipIf(!hasPython)('code model pipeline: mine, license, train, exclude'
     }
   });
 
-  it('trains a model that loads, embeds deterministically, and is byte-identical on a second run', () => {
+  it('trains a model that loads, embeds deterministically, and is byte-identical on a second run', async () => {
     const pairs = path.join(dir, 'pairs.jsonl.gz');
-    const [a, b] = ['a.bin', 'b.bin'].map((name) => {
-      const out = path.join(dir, name);
-      const r = script('train.mjs', ['--pairs', pairs, '--out', out, ...TRAIN]);
-      expect(r.status, r.stderr).toBe(0);
-      return fs.readFileSync(out);
-    });
+    const runs = await Promise.all(
+      ['a.bin', 'b.bin'].map((name) => scriptAsync('train.mjs', ['--pairs', pairs, '--out', path.join(dir, name), ...TRAIN])), // prettier-ignore
+    );
+    for (const r of runs) expect(r.status, r.stderr).toBe(0);
+    const [a, b] = ['a.bin', 'b.bin'].map((name) => fs.readFileSync(path.join(dir, name)));
     expect(a!.equals(b!)).toBe(true);
     const summary = JSON.parse(fs.readFileSync(path.join(dir, 'a.bin.json'), 'utf8')) as { version: string };
     const model = parseCodeModel(a!);
