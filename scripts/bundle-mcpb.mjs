@@ -3,7 +3,8 @@
 //   1. `npm pack` (its `prepare` builds dist/), unless --tarball names a packed file;
 //   2. `npm install --omit=dev` of that tarball into an empty directory, unless --install-dir names one
 //      that holds it already (scripts/package-test.mjs passes its own): native modules build here;
-//   3. stages dist/bin (the CLI, bundled by esbuild), package.json, manifest.json, README.md, the code model and, in
+//   3. stages dist/bin (the CLI, bundled by esbuild), package.json, manifest.json, README.md, the code
+//      model (MODEL_FILES: its weights, training summary and the licences of its data) and, in
 //      node_modules, only the packages dist/bin loads at run time (the esbuild externals and what they
 //      need), pruned of what the runtime does not read: docs, type declarations, source maps, test
 //      folders, the C sources and build intermediates of native modules;
@@ -27,6 +28,13 @@ import { checkMcp, childEnv, startFixtureSite } from './lib/smoke.mjs';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MCPB = path.join(ROOT, 'node_modules/@anthropic-ai/mcpb/dist/cli/cli.js');
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+/**
+ * The code model as it ships, at the same paths in the package and the bundle (beside dist/): its weights,
+ * the trainer's summary (sha256, version) and the licences of the data it was trained on. package.json's
+ * "files" lists the same three.
+ */
+export const MODEL_FILES = ['models/code-retriever.bin', 'models/code-retriever.bin.json', 'models/code-retriever.LICENSES.md']; // prettier-ignore
 
 /** Dependencies that only build or download native modules at install time; nothing loads them at run time. */
 const INSTALL_TIME_ONLY = new Set(['prebuild-install', 'node-gyp', 'node-addon-api', 'tar']);
@@ -176,12 +184,11 @@ export function stageBundle(installDir, stageDir, target) {
   }
   fs.chmodSync(path.join(stageDir, manifest.server.entry_point), 0o755);
   fs.copyFileSync(path.join(pkgDir, 'README.md'), path.join(stageDir, 'README.md'));
-  // the code model, found from dist/bin by walking up to the package.json named "trawl" (shipped-model.ts)
-  fs.mkdirSync(path.join(stageDir, 'models'));
-  fs.copyFileSync(
-    path.join(pkgDir, 'models', 'code-retriever.bin'),
-    path.join(stageDir, 'models', 'code-retriever.bin'),
-  );
+  for (const file of MODEL_FILES) {
+    if (!fs.existsSync(path.join(pkgDir, file))) throw new Error(`${file} is missing from the installed package`);
+    fs.mkdirSync(path.dirname(path.join(stageDir, file)), { recursive: true });
+    fs.copyFileSync(path.join(pkgDir, file), path.join(stageDir, file));
+  }
   const staged = stagedManifest(manifest, pkg, target);
   fs.writeFileSync(path.join(stageDir, 'manifest.json'), `${JSON.stringify(staged, null, 2)}\n`);
 

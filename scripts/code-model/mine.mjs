@@ -21,6 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { loadExclusion } from './exclusion.mjs';
+import { debianLicence, npmLicence } from './licence.mjs';
 import { pairsOfChunks } from './pairs.mjs';
 import { flag, opt, opts, seededShuffle } from './util.mjs';
 
@@ -81,26 +82,10 @@ function debianIndex() {
   return { owner, version };
 }
 
-/** The licence of a Debian package, from its machine-readable copyright file (the `Files: *` stanza), else a known name in it. */
-function debianLicence(pkg) {
-  const file = `/usr/share/doc/${pkg}/copyright`;
-  let text;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
-    return { licence: 'unknown', file: null };
-  }
-  const stanzas = text.split(/\n\s*\n/);
-  const star = stanzas.find((s) => /^Files:\s*\*\s*$/m.test(s)) ?? stanzas.find((s) => /^License:/m.test(s));
-  const named = star && /^License:\s*(.+)$/m.exec(star);
-  if (named) return { licence: named[1].trim(), file };
-  const known = /\b(PSF|Python Software Foundation License|MIT|Expat|BSD|Apache|LGPL|GPL|MPL|ISC|Zope)[\w.-]*/.exec(
-    text,
-  );
-  return { licence: known ? known[0] : 'unknown', file };
-}
-
-/** npm: the package.json above a file inside node_modules. */
+/**
+ * npm: the package's own package.json above a file inside node_modules (one with a name and a version: the
+ * nested `{"name", "type"}` manifests of a package's esm/ or cjs/ folder do not say its licence).
+ */
 function npmPackageOf(file, cache) {
   let dir = path.dirname(file);
   while (dir.includes('node_modules')) {
@@ -109,9 +94,8 @@ function npmPackageOf(file, cache) {
     if (fs.existsSync(pj)) {
       try {
         const json = JSON.parse(fs.readFileSync(pj, 'utf8'));
-        if (json.name) {
-          const licence = typeof json.license === 'string' ? json.license : (json.license?.type ?? 'unknown');
-          const info = { name: json.name, version: json.version ?? null, licence };
+        if (json.name && json.version) {
+          const info = { name: json.name, version: json.version, licence: npmLicence(json) };
           cache.set(dir, info);
           return info;
         }

@@ -106,6 +106,30 @@ export async function checkMcp({ command, args, cwd, env, site }) {
 }
 
 /**
+ * Starts `command args` as an MCP server over stdio and asks get_code_context `query`; expects the
+ * answer to name `expected` (a symbol of code indexed beforehand). Returns the answer's first line.
+ */
+export async function checkCodeContext({ command, args, cwd, env, query, expected }) {
+  const transport = new StdioClientTransport({ command, args, cwd, env, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk) => (stderr += chunk));
+  const client = new Client({ name: 'trawl-smoke', version: '1.0.0' });
+  try {
+    await client.connect(transport);
+    const result = await client.callTool({ name: 'get_code_context', arguments: { query } });
+    const text = textOf(result);
+    assert(!result.isError, `get_code_context answered an error: ${text}`);
+    assert(text.includes(expected), `get_code_context: "${expected}" missing from:\n${text.slice(0, 2000)}`);
+    return text.split('\n')[0];
+  } catch (err) {
+    err.message += stderr ? `\n--- server stderr ---\n${stderr.slice(-4000)}` : '';
+    throw err;
+  } finally {
+    await client.close().catch(() => {});
+  }
+}
+
+/**
  * Starts `command args` (a `trawl serve --port 0`), waits for its "listening on URL" log line, and
  * expects GET /health to answer 200. Returns the URL and the status body; stops the server.
  */
