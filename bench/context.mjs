@@ -4,7 +4,10 @@
 // response, the code index's ingest rate and bytes per chunk against the SQLite FTS5 baseline of issue
 // 23 (bench/fts5.mjs) over the same chunks, and, on a large real tree (this project's node_modules by
 // default), the indexing rate, the index's size and /context latency.
-// Usage: npm run build && node bench/context.mjs [--tree PATH] [--queries N]
+// With the shipped code model unless `--code-model off` (words only; run both for the model's effect).
+// /context is also timed over the real HTTP door (`trawl serve` on the CoSQA index) with 1 and 8
+// clients at once, with the server's CPU time per query.
+// Usage: npm run build && node bench/context.mjs [--tree PATH] [--queries N] [--code-model off|FILE]
 // Last line: `cosqa_mrr10=… cosqa_in_2000_tokens=… index_files_per_s=… context_p50_ms=…
 // code_index_chunks_per_s=… fts5_chunks_per_s=… code_index_bytes_per_chunk=… fts5_bytes_per_chunk=…`
 import { execFileSync } from 'node:child_process';
@@ -58,8 +61,13 @@ const ctxOf = (app) => ({
   clock: app.clock,
   betas: new Set(),
 });
+/** `--code-model off` (or a model file): the code model every app and server of this run uses (default: the shipped one). */
+const CODE_MODEL = opt('--code-model', undefined);
+const MODEL_ENV = CODE_MODEL ? { TRAWL_CODE_MODEL: CODE_MODEL } : {};
 const appAt = (dir) =>
-  createApp(loadConfig({}, { dataDir: dir, logLevel: 'silent' }), { logger: createLogger('silent') });
+  createApp(loadConfig({}, { dataDir: dir, logLevel: 'silent', codeModel: CODE_MODEL }), {
+    logger: createLogger('silent'),
+  });
 
 // ---------------------------------------------------------------------------------------------------
 // CoSQA dev: each function is one file of a source, chunked like any Python file
@@ -221,7 +229,9 @@ function postContext(port, key, query) {
       { host: '127.0.0.1', port, path: '/context', method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key, 'content-length': Buffer.byteLength(body) } }, // prettier-ignore
       (res) => {
         res.resume();
-        res.once('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`/context answered ${res.statusCode}`))));
+        res.once('end', () =>
+          res.statusCode === 200 ? resolve() : reject(new Error(`/context answered ${res.statusCode}`)),
+        );
       },
     );
     req.once('error', reject);
@@ -259,7 +269,10 @@ async function overHttp(dataDir, queries, clientCounts, env = {}) {
           }
         }),
       );
-      out[clients] = { ms: Float64Array.from(ms).sort(), cpuMs: ((cpuSeconds(child.pid) - cpu0) * 1000) / queries.length };
+      out[clients] = {
+        ms: Float64Array.from(ms).sort(),
+        cpuMs: ((cpuSeconds(child.pid) - cpu0) * 1000) / queries.length,
+      };
     }
     return out;
   } finally {
@@ -357,6 +370,12 @@ const load = machineLine();
 const cq = await cosqa();
 const share = await inResponse(cq);
 await cq.app.close();
+const door = await overHttp(
+  cq.dir,
+  cq.queries.map(([, q]) => q),
+  [1, 8],
+  MODEL_ENV,
+);
 removeTmpDir(cq.dir);
 const big = await tree();
 const cqLat = Float64Array.from(cq.latencies).sort();
@@ -367,7 +386,7 @@ console.log(
     '',
     load,
     '',
-    '### CoSQA dev, no model',
+    `### CoSQA dev, ${CODE_MODEL === 'off' ? 'no model (--code-model off)' : `code model ${CODE_MODEL ?? 'shipped'}`}`,
     '',
     mdTable(
       ['measurement', 'result'],
@@ -377,7 +396,8 @@ console.log(
         ['MRR@10', fmt(cq.mrr, 4)],
         ['Recall@10', fmt(cq.r10, 4)],
         ['answer inside a 2,000-token /context response', `${fmt(share * 100, 1)}%`],
-        ['code index query p50 / p99 (100 results)', `${fmt(percentile(cqLat, 50), 2)} / ${fmt(percentile(cqLat, 99), 2)} ms`], // prettier-ignore
+        ['code index query p50 / p99 (100 results, words only)', `${fmt(percentile(cqLat, 50), 2)} / ${fmt(percentile(cqLat, 99), 2)} ms`], // prettier-ignore
+        ...[1, 8].map((n) => [`POST /context over HTTP (2,000 tokens), ${n} client${n > 1 ? 's at once' : ''}: p50 / p99, server CPU per query`, `${fmt(percentile(door[n].ms, 50), 2)} / ${fmt(percentile(door[n].ms, 99), 2)} ms, ${fmt(door[n].cpuMs, 2)} ms`]), // prettier-ignore
       ],
     ),
     '',
@@ -406,7 +426,7 @@ console.log(
     '',
     `(took ${fmt((performance.now() - started) / 1000, 0)} s)`,
     '',
-    `cosqa_mrr10=${fmt(cq.mrr, 4)} cosqa_in_2000_tokens=${fmt(share, 3)} index_files_per_s=${fmt(big.first.files / big.first.seconds, 0)} context_p50_ms=${fmt(percentile(big.ms, 50), 2)} ` + // prettier-ignore
+    `cosqa_mrr10_lexical=${fmt(cq.mrr, 4)} cosqa_in_2000_tokens=${fmt(share, 3)} http_p50_ms=${fmt(percentile(door[1].ms, 50), 2)} http_p99_ms=${fmt(percentile(door[1].ms, 99), 2)} http8_p50_ms=${fmt(percentile(door[8].ms, 50), 2)} http8_cpu_ms_per_query=${fmt(door[8].cpuMs, 2)} index_files_per_s=${fmt(big.first.files / big.first.seconds, 0)} context_p50_ms=${fmt(percentile(big.ms, 50), 2)} ` + // prettier-ignore
       `code_index_chunks_per_s=${fmt(cq.chunks / cq.perFile.leftSeconds, 0)} code_index_batched_chunks_per_s=${fmt(cq.chunks / cq.batched.leftSeconds, 0)} code_index_batched_merged_chunks_per_s=${fmt(cq.chunks / cq.batched.seconds, 0)} fts5_chunks_per_s=${fmt(cq.fts5.docs / cq.fts5.seconds, 0)} ` + // prettier-ignore
       `code_index_bytes_per_chunk=${fmt(cq.perFile.left.all / cq.chunks, 0)} code_index_batched_bytes_per_chunk=${fmt(cq.batched.left.all / cq.chunks, 0)} code_tables_bytes_per_chunk=${fmt(cq.perFile.code / cq.chunks, 0)} fts5_bytes_per_chunk=${fmt(cq.fts5.bytes / cq.fts5.docs, 0)}`, // prettier-ignore
   ].join('\n'),

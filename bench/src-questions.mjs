@@ -47,6 +47,8 @@ const K = 5;
 const QUESTIONS_FILE = path.join(ROOT, 'bench', 'data', 'src-questions.json');
 const { args, checkout, baseline } = benchOptions();
 const SHOW_MISSES = args.includes('--show-misses');
+/** The code model of the measured build (`--code-model FILE`; default the shipped one). */
+const CODE_MODEL = args.includes('--code-model') ? args[args.indexOf('--code-model') + 1] : undefined;
 
 for (const root of [checkout, baseline].filter(Boolean)) {
   if (!fs.existsSync(path.join(root, 'dist', 'app.js'))) {
@@ -157,14 +159,14 @@ function grepBaseline(root) {
 // ---------------------------------------------------------------------------------------------------
 // /context of a built checkout
 
-async function contextOf(label, root) {
+async function contextOf(label, root, codeModel) {
   process.stderr.write(`src-questions: ${label}: indexing ${root}/src…\n`);
   const dist = (p) => path.join(root, 'dist', p);
   const { loadConfig } = await import(dist('config/config.js'));
   const { createApp } = await import(dist('app.js'));
   const { createLogger } = await import(dist('lib/logger.js'));
   const dir = makeTmpDir('trawl-bench-srcq-');
-  const app = createApp(loadConfig({}, { dataDir: dir, logLevel: 'silent' }), { logger: createLogger('silent') });
+  const app = createApp(loadConfig({}, { dataDir: dir, logLevel: 'silent', codeModel }), { logger: createLogger('silent') }); // prettier-ignore
   const ctx = { requestId: 'bench', logger: app.logger, signal: new AbortController().signal, caller: null, clock: app.clock, betas: new Set() }; // prettier-ignore
   const t0 = performance.now();
   await app.services.indexer.indexTree({ root: path.join(root, 'src'), name: 'src' });
@@ -199,8 +201,14 @@ async function contextOf(label, root) {
 
 const grep = grepBaseline(checkout);
 const sides = [];
-if (baseline) sides.push(await contextOf('before', baseline));
-sides.push(await contextOf(baseline ? 'now' : 'this build', checkout));
+if (baseline) {
+  sides.push(await contextOf('before', baseline));
+  sides.push(await contextOf('now', checkout, CODE_MODEL));
+} else {
+  // before and after the code model, in this build: words only, then the hybrid ranking
+  sides.push(await contextOf('words only (--code-model off)', checkout, 'off'));
+  sides.push(await contextOf(`with the code model (${CODE_MODEL ?? 'shipped'})`, checkout, CODE_MODEL));
+}
 
 const pct = (x) => fmt(100 * x, 0) + '%';
 const rows = [
@@ -215,6 +223,7 @@ if (SHOW_MISSES)
   console.log(`\n${[...grep.misses, ...sides.flatMap((s) => s.misses)].map((m) => `- ${m}`).join('\n')}`);
 const r = (x) => x.toFixed(2);
 const contextFields = (s) => ({ src_q_context_file_r5: r(s.file), src_q_context_symbol_r5: r(s.symbol) });
+const named = sides.map((s, i) => ({ ...s, label: baseline ? s.label : i === 0 ? 'off' : s.label }));
 console.log(
-  `\n${headlineOf(sides, contextFields)} src_q_grep_file_r5=${r(grep.file)} src_q_grep_symbol_r5=${r(grep.symbol)}`,
+  `\n${headlineOf(named, contextFields)} src_q_grep_file_r5=${r(grep.file)} src_q_grep_symbol_r5=${r(grep.symbol)}`,
 );
