@@ -26,18 +26,18 @@ const args = process.argv.slice(2);
 const PAIRS = path.resolve(opt(args, '--pairs', path.join(ROOT, '.cache', 'code-model', 'pairs.jsonl.gz')));
 const OUT = path.resolve(opt(args, '--out', path.join(ROOT, 'models', 'code-retriever.bin')));
 const DIMS = Number(opt(args, '--dims', 128));
-const VOCAB = Number(opt(args, '--vocab', 50_000));
+const VOCAB = Number(opt(args, '--vocab', 60_000));
 const MIN_COUNT = Number(opt(args, '--min-count', 3));
 const EPOCHS = Number(opt(args, '--epochs', 3));
 const BATCH = Number(opt(args, '--batch', 512));
 const LR = Number(opt(args, '--lr', 0.003));
-const TOWERS = Number(opt(args, '--towers', 2));
+const TOWERS = Number(opt(args, '--towers', 1));
 const LIMIT = Number(opt(args, '--limit', 0)) || Infinity;
 const SEED = Number(opt(args, '--seed', 1));
 const VAL = Number(opt(args, '--val', 2000));
 const SCALE = Number(opt(args, '--scale', 20));
 /** Share of a question's terms left out at random in each batch (web questions are shorter than docs). */
-const DROPOUT = Number(opt(args, '--dropout', 0.25));
+const DROPOUT = Number(opt(args, '--dropout', 0));
 /** Pairs kept per question text: generated code repeats one doc over many bodies. */
 const SAME_QUESTION = Number(opt(args, '--same-question', 3));
 const MAX_QUERY_TERMS = 64;
