@@ -52,7 +52,8 @@ export function adaptModel(base: CodeModel, pairs: AdaptPair[], options: AdaptOp
   const terms = [...base.terms, ...added];
   added.forEach((t, i) => known.set(t, base.terms.length + i));
   const rows = terms.length;
-  const typicalNorm = meanRowNorm(base.tables[base.tables.length - 1]!, dims);
+  const baseTables = base.floatTables();
+  const typicalNorm = meanRowNorm(baseTables[baseTables.length - 1]!, dims);
   const fresh = new Float32Array(added.length * dims);
   for (let r = 0; r < added.length; r++) {
     let norm = 0;
@@ -64,7 +65,7 @@ export function adaptModel(base: CodeModel, pairs: AdaptPair[], options: AdaptOp
     const s = typicalNorm / Math.sqrt(norm || 1);
     for (let d = 0; d < dims; d++) fresh[r * dims + d]! *= s;
   }
-  const grown = base.tables.map((t) => {
+  const grown = baseTables.map((t) => {
     const out = new Float32Array(rows * dims);
     out.set(t);
     out.set(fresh, t.length);
@@ -95,7 +96,12 @@ export function adaptModel(base: CodeModel, pairs: AdaptPair[], options: AdaptOp
   const digest = createHash('sha256');
   for (const p of pairs) digest.update(p.q).update('\u0000').update(p.code).update('\u0001');
   const version = `${base.version}+${digest.digest('hex').slice(0, 8)}`;
-  return modelOf({ ...base.header, vocab: rows }, terms, towers.map((t) => t.w), version);
+  return modelOf(
+    { ...base.header, vocab: rows },
+    terms,
+    towers.map((t) => t.w),
+    version,
+  );
 }
 
 function meanRowNorm(table: Float32Array, dims: number): number {

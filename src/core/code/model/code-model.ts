@@ -37,8 +37,8 @@ export interface CodeModel {
   readonly header: CodeModelHeader;
   /** The vocabulary, a row per term. */
   readonly terms: readonly string[];
-  /** The question table, then the code table (one table: both), rows × dims. */
-  readonly tables: readonly Float32Array[];
+  /** The question table, then the code table (one table: both), rows × dims, as floats (made on each call). */
+  floatTables(): Float32Array[];
   /** The unit vector of a question (all zeros when none of its terms is known). */
   embedQuery(text: string): Float32Array;
   /** The unit vector of code, read by the code table. */
@@ -85,36 +85,45 @@ export function parseCodeModel(bytes: Buffer): CodeModel {
   const terms = bytes.subarray(at, end).toString('utf8').split('\n');
   if (terms.length !== size) throw new Error(`code model: ${terms.length} terms, header says ${size}`);
   at = align(end + 1);
-  const tables: Float32Array[] = [];
+  const tables: ModelTable[] = [];
   for (let tower = 0; tower < towers; tower++) {
     const scales = new Float32Array(bytes.buffer.slice(bytes.byteOffset + at, bytes.byteOffset + at + size * 4));
     at += size * 4;
     end = at + size * dims;
-    const rows = new Int8Array(bytes.buffer, bytes.byteOffset + at, size * dims);
-    const table = new Float32Array(size * dims);
-    for (let r = 0; r < size; r++) {
-      const scale = scales[r]!;
-      for (let d = r * dims; d < (r + 1) * dims; d++) table[d] = rows[d]! * scale;
-    }
+    // the int8 rows are read in place (scaled as they are summed): no copy, no float table in memory
+    tables.push({ rows: new Int8Array(bytes.buffer, bytes.byteOffset + at, size * dims), scales });
     at = align(end);
-    tables.push(table);
   }
   const version = `trawl-code-${createHash('sha256').update(bytes).digest('hex').slice(0, 12)}`;
   return modelOf(header, terms, tables, version);
 }
 
-/** A model from its float tables (a loaded file, or one adapted to an index): `tables` are not copied. */
-export function modelOf(header: CodeModelHeader, terms: string[], tables: Float32Array[], version: string): CodeModel {
+/** A table of term rows: int8 with a scale per row (a model file), or float (a model adapted to an index). */
+export interface ModelTable {
+  rows: Int8Array | Float32Array;
+  /** Per row; null for float rows. */
+  scales: Float32Array | null;
+}
+
+/** A model from its tables (a loaded file, or one adapted to an index, float): `tables` are not copied. */
+export function modelOf(
+  header: CodeModelHeader,
+  terms: string[],
+  input: (ModelTable | Float32Array)[],
+  version: string,
+): CodeModel {
   const { dims } = header;
+  const tables = input.map((t): ModelTable => (t instanceof Float32Array ? { rows: t, scales: null } : t));
   const vocab = new Map<string, number>();
   terms.forEach((t, i) => vocab.set(t, i));
-  const embed = (table: Float32Array, text: string): Float32Array => {
+  const embed = ({ rows, scales }: ModelTable, text: string): Float32Array => {
     const out = new Float32Array(dims);
     for (const term of modelTerms(text, header.maxTerms)) {
       const row = vocab.get(term);
       if (row === undefined) continue;
       const base = row * dims;
-      for (let d = 0; d < dims; d++) out[d]! += table[base + d]!;
+      const scale = scales ? scales[row]! : 1;
+      for (let d = 0; d < dims; d++) out[d]! += rows[base + d]! * scale;
     }
     return normalize(out);
   };
@@ -125,7 +134,13 @@ export function modelOf(header: CodeModelHeader, terms: string[], tables: Float3
     dims,
     header,
     terms,
-    tables,
+    floatTables: () =>
+      tables.map(({ rows, scales }) => {
+        if (!scales) return rows as Float32Array;
+        const out = new Float32Array(rows.length);
+        for (let i = 0; i < rows.length; i++) out[i] = rows[i]! * scales[Math.floor(i / dims)]!;
+        return out;
+      }),
     embedQuery: (text) => embed(queryTable, text),
     embedCode: (text) => embed(codeTable, text),
     embedChunk(chunk) {

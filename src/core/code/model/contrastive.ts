@@ -138,7 +138,8 @@ export function contrastive(q: Tower, c: Tower, options: ContrastiveOptions) {
         let sum = 0;
         for (let j = 0; j < n; j++) sum += Math.exp(S[i * n + j]! - max);
         loss += Math.log(sum) + max - S[i * n + i]!;
-        for (let j = 0; j < n; j++) G[i * n + j]! += (Math.exp(S[i * n + j]! - max) / sum - (i === j ? 1 : 0)) / (2 * n);
+        for (let j = 0; j < n; j++)
+          G[i * n + j]! += (Math.exp(S[i * n + j]! - max) / sum - (i === j ? 1 : 0)) / (2 * n);
       }
       for (let j = 0; j < n; j++) {
         let max = -Infinity;
@@ -146,7 +147,8 @@ export function contrastive(q: Tower, c: Tower, options: ContrastiveOptions) {
         let sum = 0;
         for (let i = 0; i < n; i++) sum += Math.exp(S[i * n + j]! - max);
         loss += Math.log(sum) + max - S[j * n + j]!;
-        for (let i = 0; i < n; i++) G[i * n + j]! += (Math.exp(S[i * n + j]! - max) / sum - (i === j ? 1 : 0)) / (2 * n);
+        for (let i = 0; i < n; i++)
+          G[i * n + j]! += (Math.exp(S[i * n + j]! - max) / sum - (i === j ? 1 : 0)) / (2 * n);
       }
       const dq = new Float32Array(n * dims);
       const dc = new Float32Array(n * dims);
