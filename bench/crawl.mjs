@@ -20,7 +20,12 @@ import {
   requireBuild,
   spawnTracked,
   summarize,
+  ROOT,
 } from './lib.mjs';
+
+requireBuild();
+// deterministic pseudo-random pages: the project's seeded generator (src/lib/seeded-random.ts)
+const { seededRandom: prng } = await import(path.join(ROOT, 'dist', 'lib', 'seeded-random.js'));
 
 const PAGES = 2000;
 const FANOUT = 8;
@@ -29,17 +34,6 @@ const FLAGS = ['--concurrency', '16', '--per-host', '16', '--delay', '0', '--lim
 
 // ---------------------------------------------------------------------------------------------------
 // The site: deterministic pseudo-random article pages, generated once and served from memory.
-
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = (
   'the a of to and in is that for it as with was on be by this are from or an at which have not but they ' +
@@ -149,7 +143,6 @@ async function crawlOnce(base) {
 
 // ---------------------------------------------------------------------------------------------------
 
-requireBuild();
 const site = await startSite();
 console.error(`bench: site of ${PAGES} pages (${fmt(site.avgKB)} KB average) at ${site.base}`);
 const rows = [];

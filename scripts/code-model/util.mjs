@@ -1,3 +1,9 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'lib', 'seeded-random.js');
+const { seededRandom } = await import(dist);
+
 // Small helpers of the code model's scripts: options and a seeded random generator (the same numbers on
 // every machine, so mining and training are reproducible).
 
@@ -11,17 +17,8 @@ export const opts = (args, name, fallback) => {
 /** Whether `name` is among `args`. */
 export const flag = (args, name) => args.includes(name);
 
-/** A seeded generator of floats in [0, 1) (mulberry32). */
-export function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded generator of floats in [0, 1) (src/lib/seeded-random.ts, from dist/: one definition). */
+export const rng = seededRandom;
 
 /** Shuffles `list` in place, in the order `seed` gives. */
 export function seededShuffle(list, seed) {

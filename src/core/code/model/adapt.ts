@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { contrastive, tower } from './contrastive.js';
 import { modelOf, modelTerms, type CodeModel } from './code-model.js';
+import { seededRandom } from '../../../lib/seeded-random.js';
 
 /** A documented piece of the indexed code: its doc's first paragraph and its code without the doc. */
 export interface AdaptPair {
@@ -24,23 +25,11 @@ export interface AdaptOptions {
   minCount?: number;
 }
 
-/** A seeded generator of floats in [0, 1) (mulberry32). */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** The model refined on `pairs` (the base is left as it was); its version names the base and the pairs. */
 export function adaptModel(base: CodeModel, pairs: AdaptPair[], options: AdaptOptions = {}): CodeModel {
   const { epochs = 2, lr = 0.001, batch = 256, seed = 1, minCount = 2 } = options;
   const { dims } = base;
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const maxTerms = base.header.maxTerms;
   const qTerms = pairs.map((p) => modelTerms(p.q, 64));
   const cTerms = pairs.map((p) => modelTerms(p.code, maxTerms));
