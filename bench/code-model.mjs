@@ -10,7 +10,10 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import fs from 'node:fs';
 import {
+  COSQA_DIR,
   ROOT,
+  SCORER,
+  inProcessTrawl,
   fmt,
   machineLine,
   makeTmpDir,
@@ -26,18 +29,11 @@ import {
 requireBuild();
 const args = process.argv.slice(2);
 const RUNS = Number(args.includes('--runs') ? args[args.indexOf('--runs') + 1] : 5);
-const COSQA = path.resolve(ROOT, '..', 'shared', 'data', 'cosqa');
-const SCORER = path.resolve(ROOT, '..', 'shared', 'bench', 'score-retrieval.mjs');
+const COSQA = COSQA_DIR;
 const dist = (p) => path.join(ROOT, 'dist', p);
-const { loadConfig } = await import(dist('config/config.js'));
-const { createApp } = await import(dist('app.js'));
-const { createLogger } = await import(dist('lib/logger.js'));
+const { appAt, ctxOf } = await inProcessTrawl();
 const { chunkFile } = await import(dist('core/code/chunk/chunk.js'));
 const { writeInBatches } = await import(dist('core/code/index/write-batches.js'));
-
-const ctxOf = (app) => ({ requestId: 'bench', logger: app.logger, signal: new AbortController().signal, caller: null, clock: app.clock, betas: new Set() }); // prettier-ignore
-const appAt = (dir, codeModel) =>
-  createApp(loadConfig({}, { dataDir: dir, logLevel: 'silent', codeModel }), { logger: createLogger('silent') });
 
 /** The model's load in a fresh process, as the loader logs it (ms, RSS added). */
 function loadOnce() {

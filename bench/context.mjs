@@ -17,7 +17,10 @@ import { buildFts5, dirBytes } from './fts5.mjs';
 import http from 'node:http';
 import {
   CLI,
+  COSQA_DIR,
   ROOT,
+  SCORER,
+  inProcessTrawl,
   childEnv,
   fmt,
   freePort,
@@ -40,12 +43,10 @@ const args = process.argv.slice(2);
 const opt = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
 const TREE = path.resolve(opt('--tree', path.join(ROOT, 'node_modules')));
 const TREE_QUERIES = Number(opt('--queries', 200));
-const COSQA = path.resolve(ROOT, '..', 'shared', 'data', 'cosqa');
-const SCORER = path.resolve(ROOT, '..', 'shared', 'bench', 'score-retrieval.mjs');
+const COSQA = COSQA_DIR;
 const dist = (p) => path.join(ROOT, 'dist', p);
-const { loadConfig } = await import(dist('config/config.js'));
-const { createApp } = await import(dist('app.js'));
-const { createLogger } = await import(dist('lib/logger.js'));
+const trawl = await inProcessTrawl();
+const { ctxOf } = trawl;
 const { chunkFile } = await import(dist('core/code/chunk/chunk.js'));
 const { languagesInQuery } = await import(dist('core/code/chunk/languages.js'));
 const { chunkUrl } = await import(dist('core/code/index/code-index.js'));
@@ -53,21 +54,10 @@ const { chunkUrl } = await import(dist('core/code/index/code-index.js'));
 const { BATCH_CHUNKS, writeInBatches } = await import(dist('core/code/index/write-batches.js'));
 const { createCodeAnalysisPool } = await import(dist('core/code/index/code-analysis.js'));
 
-const ctxOf = (app) => ({
-  requestId: 'bench',
-  logger: app.logger,
-  signal: new AbortController().signal,
-  caller: null,
-  clock: app.clock,
-  betas: new Set(),
-});
 /** `--code-model off` (or a model file): the code model every app and server of this run uses (default: the shipped one). */
 const CODE_MODEL = opt('--code-model', undefined);
 const MODEL_ENV = CODE_MODEL ? { TRAWL_CODE_MODEL: CODE_MODEL } : {};
-const appAt = (dir) =>
-  createApp(loadConfig({}, { dataDir: dir, logLevel: 'silent', codeModel: CODE_MODEL }), {
-    logger: createLogger('silent'),
-  });
+const appAt = (dir) => trawl.appAt(dir, CODE_MODEL);
 
 // ---------------------------------------------------------------------------------------------------
 // CoSQA dev: each function is one file of a source, chunked like any Python file

@@ -370,3 +370,33 @@ export function readTsv(file) {
 export function fetchedDocument({ url, title, text, contentHash, fetchedAt }) {
   return { url, title, text, author: null, publishedDate: null, kind: 'html', metadata: {}, origin: 'fetch', collection: null, contentHash, fetchedAt }; // prettier-ignore
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Trawl in-process (the benches that call the services of a built checkout directly)
+
+/** The CoSQA dev data and the shared retrieval scorer. */
+export const COSQA_DIR = path.resolve(ROOT, '..', 'shared', 'data', 'cosqa');
+export const SCORER = path.resolve(ROOT, '..', 'shared', 'bench', 'score-retrieval.mjs');
+
+/**
+ * `appAt(dir, codeModel?)`: an app of this checkout's dist/ over the data dir, silent (`codeModel`: a
+ * model file or 'off'; default the shipped model); `ctxOf(app)`: a service context for its services.
+ */
+export async function inProcessTrawl() {
+  const dist = (p) => path.join(ROOT, 'dist', p);
+  const { loadConfig } = await import(dist('config/config.js'));
+  const { createApp } = await import(dist('app.js'));
+  const { createLogger } = await import(dist('lib/logger.js'));
+  return {
+    appAt: (dir, codeModel) =>
+      createApp(loadConfig({}, { dataDir: dir, logLevel: 'silent', codeModel }), { logger: createLogger('silent') }),
+    ctxOf: (app) => ({
+      requestId: 'bench',
+      logger: app.logger,
+      signal: new AbortController().signal,
+      caller: null,
+      clock: app.clock,
+      betas: new Set(),
+    }),
+  };
+}
