@@ -56,7 +56,9 @@ export function licenceOf(p) {
       ? debianVersion(p.name) === p.version && debianLicence(p.name).licence
       : npmInstalledLicence(p.name, p.version);
   if (isLicenceName(again)) return again;
-  return p.licence || 'unknown';
+  if (isLicenceName(p.licence)) return p.licence;
+  // a copyright file that states its terms in words, with no short name: point at it
+  return p.source === 'debian' ? `not named: see /usr/share/doc/${p.name}/copyright` : p.licence || 'unknown';
 }
 
 const cell = (s) => String(s ?? '–').replace(/\|/g, '\\|');

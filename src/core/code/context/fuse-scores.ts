@@ -5,7 +5,7 @@
  */
 
 /** The weight of the model's cosine against the lexical score scaled to 1 (set on CoSQA's dev split). */
-export const MODEL_WEIGHT = 1;
+export const MODEL_WEIGHT = 1.25;
 
 /**
  * `lexicalScore / best lexical score + weight × cosine`, best first. A chunk missing from the dense list
