@@ -1,6 +1,6 @@
 /**
  * The code model's training step, shared by the trainer (scripts/code-model/train.mjs, the shipped
- * model) and index-time adaptation (adapt.ts, a model refined on the indexed code's own docs): two
+ * model) and the adaptation experiment (scripts/code-model/adapt.mjs, refined on an index's own docs): two
  * tables of term rows (questions, code), a text's vector the sum of its rows normalised, and a
  * symmetric in-batch contrastive loss (InfoNCE: each question against every code of the batch, and
  * back), with lazy Adam on the rows a batch touched. Plain loops over typed arrays, one thread.
