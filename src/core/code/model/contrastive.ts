@@ -39,6 +39,26 @@ export interface ContrastiveOptions {
   random: () => number;
 }
 
+/**
+ * Cross-entropy of each line of the n × n similarities `S` against its diagonal element (line `a`'s
+ * element `b` at `a * lineStride + b * stride`), its gradient added into `G` (averaged over the batch
+ * and the two directions); returns the summed loss.
+ */
+function softmaxLoss(S: Float32Array, G: Float32Array, n: number, lineStride: number, stride: number): number {
+  let loss = 0;
+  for (let a = 0; a < n; a++) {
+    const base = a * lineStride;
+    let max = -Infinity;
+    for (let b = 0; b < n; b++) max = Math.max(max, S[base + b * stride]!);
+    let sum = 0;
+    for (let b = 0; b < n; b++) sum += Math.exp(S[base + b * stride]! - max);
+    loss += Math.log(sum) + max - S[a * n + a]!;
+    for (let b = 0; b < n; b++)
+      G[base + b * stride]! += (Math.exp(S[base + b * stride]! - max) / sum - (a === b ? 1 : 0)) / (2 * n);
+  }
+  return loss;
+}
+
 const B1 = 0.9;
 const B2 = 0.999;
 
@@ -132,24 +152,8 @@ export function contrastive(q: Tower, c: Tower, options: ContrastiveOptions) {
       // dL/dS, rows (question → code) and columns (code → question), each averaged over the batch
       const G = new Float32Array(n * n);
       let loss = 0;
-      for (let i = 0; i < n; i++) {
-        let max = -Infinity;
-        for (let j = 0; j < n; j++) max = Math.max(max, S[i * n + j]!);
-        let sum = 0;
-        for (let j = 0; j < n; j++) sum += Math.exp(S[i * n + j]! - max);
-        loss += Math.log(sum) + max - S[i * n + i]!;
-        for (let j = 0; j < n; j++)
-          G[i * n + j]! += (Math.exp(S[i * n + j]! - max) / sum - (i === j ? 1 : 0)) / (2 * n);
-      }
-      for (let j = 0; j < n; j++) {
-        let max = -Infinity;
-        for (let i = 0; i < n; i++) max = Math.max(max, S[i * n + j]!);
-        let sum = 0;
-        for (let i = 0; i < n; i++) sum += Math.exp(S[i * n + j]! - max);
-        loss += Math.log(sum) + max - S[j * n + j]!;
-        for (let i = 0; i < n; i++)
-          G[i * n + j]! += (Math.exp(S[i * n + j]! - max) / sum - (i === j ? 1 : 0)) / (2 * n);
-      }
+      loss += softmaxLoss(S, G, n, n, 1); // each row: a question against every code
+      loss += softmaxLoss(S, G, n, 1, n); // each column: a code against every question
       const dq = new Float32Array(n * dims);
       const dc = new Float32Array(n * dims);
       for (let i = 0; i < n; i++) {
