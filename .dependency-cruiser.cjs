@@ -8,7 +8,7 @@ const LAYERS = [
   { name: 'cli', path: '^src/(cli/|cli\\.ts$)', role: 'The `trawl` command line: parses flags, builds the app, prints.', may: ['app', 'http', 'mcp', 'ops', 'core', 'config'] }, // prettier-ignore
   { name: 'http', path: '^src/http/', role: 'The REST door, MCP over streamable HTTP, the Responses door, x402 payments; the tag → status table.', may: ['mcp', 'ops', 'app', 'core', 'schemas', 'config', 'fetch', 'providers'] }, // prettier-ignore
   { name: 'mcp', path: '^src/mcp/', role: 'The MCP door: tools, tasks, cursors over the ops; stdio transport.', may: ['ops', 'app', 'core', 'schemas', 'store', 'config', 'providers'] }, // prettier-ignore
-  { name: 'app', path: '^src/app\\.ts$', role: 'The composition root: config → store, fetcher, providers → core services; the wire limits of the process.', may: ['config', 'core', 'schemas', 'store', 'fetch', 'providers'] }, // prettier-ignore
+  { name: 'app', path: '^src/compose/', role: 'The composition root: config → store, fetcher, providers → core services; the wire limits of the process.', may: ['config', 'core', 'schemas', 'store', 'fetch', 'providers'] }, // prettier-ignore
   { name: 'ops', path: '^src/ops/', role: 'Each operation described once (schemas, route, tool) and run; maps wire objects to domain types.', may: ['core', 'schemas'] }, // prettier-ignore
   { name: 'schemas', path: '^src/schemas/', role: 'The wire format: zod schemas of the spec, word for word.', may: ['core'] }, // prettier-ignore
   { name: 'core', path: '^src/core/', role: 'Transport-free services and their rules, speaking domain types.', may: ['store', 'fetch', 'providers'] }, // prettier-ignore

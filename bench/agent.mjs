@@ -16,7 +16,7 @@ const RUNS = Number(args[args.indexOf('--runs') + 1] || 30);
 const SCIFACT = path.resolve(ROOT, '..', 'shared', 'data', 'scifact');
 const dist = (p) => path.join(ROOT, 'dist', p);
 const { loadConfig } = await import(dist('config/config.js'));
-const { createApp } = await import(dist('app.js'));
+const { createApp } = await import(dist('compose/app.js'));
 const { startHttpServer } = await import(dist('http/server.js'));
 const { createLogger } = await import(dist('lib/logger.js'));
 

@@ -385,7 +385,7 @@ export const SCORER = path.resolve(ROOT, '..', 'shared', 'bench', 'score-retriev
 export async function inProcessTrawl() {
   const dist = (p) => path.join(ROOT, 'dist', p);
   const { loadConfig } = await import(dist('config/config.js'));
-  const { createApp } = await import(dist('app.js'));
+  const { createApp } = await import(dist('compose/app.js'));
   const { createLogger } = await import(dist('lib/logger.js'));
   return {
     appAt: (dir, codeModel) =>

@@ -29,7 +29,7 @@ const DELIVERIES = arg('deliveries', 2000);
 const HANGING = arg('hanging', 16);
 const dist = (p) => path.join(ROOT, 'dist', p);
 const { loadConfig } = await import(dist('config/config.js'));
-const { createApp } = await import(dist('app.js'));
+const { createApp } = await import(dist('compose/app.js'));
 const { createLogger } = await import(dist('lib/logger.js'));
 const { request, Agent } = await import('undici');
 

@@ -42,16 +42,16 @@ if (!fs.existsSync(dist('core/search/search-index.js'))) {
   console.error('bench: dist/ not built; run `npm run build` first');
   process.exit(1);
 }
-const { openDatabase } = await import(dist('store/database.js'));
-const { createDocumentsRepo } = await import(dist('store/documents.repo.js'));
+const { openDatabase } = await import(dist('store/sqlite/database.js'));
+const { createDocumentsRepo } = await import(dist('store/sqlite/documents.js'));
 const { createSearchIndex } = await import(dist('core/search/search-index.js'));
 const { retrieveLocal } = await import(dist('core/search/retrieve.js'));
 const { PIPELINES, fuse } = await import(dist('core/search/pipelines.js'));
 const { indexedDocuments } = await import(dist('core/search/search-index.js'));
 const { createDocumentFollower } = await import(dist('core/search/document-follower.js'));
-const { openPgStore } = await import(dist('store/pg/pg-store.js'));
-const { createPgDocumentsRepo } = await import(dist('store/pg/documents.pg.js'));
-const { createPgDocumentLog } = await import(dist('store/pg/document-log.pg.js'));
+const { openPgStore } = await import(dist('store/pg/database.js'));
+const { createPgDocumentsRepo } = await import(dist('store/pg/documents.js'));
+const { createPgDocumentLog } = await import(dist('store/pg/document-log.js'));
 
 /** The corpus written to PostgreSQL and followed into `db` as a replica does; the schema is dropped after. */
 async function throughPostgres(db, documents, index, records, now) {

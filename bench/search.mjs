@@ -65,11 +65,11 @@ const SCIFACT = path.resolve(ROOT, '..', 'shared', 'data', 'scifact');
 const COMMAND = 'npm run build && node bench/search.mjs';
 
 const dist = (p) => path.join(ROOT, 'dist', p);
-const { openDatabase } = await import(dist('store/database.js'));
-const { createDocumentsRepo } = await import(dist('store/documents.repo.js'));
+const { openDatabase } = await import(dist('store/sqlite/database.js'));
+const { createDocumentsRepo } = await import(dist('store/sqlite/documents.js'));
 const { createSearchIndex, indexedDocuments } = await import(dist('core/search/search-index.js'));
 const { createAnalysisPool } = await import(dist('core/search/analysis-pool.js'));
-const { startSegmentMerger } = await import(dist('store/segment-merger.js'));
+const { startSegmentMerger } = await import(dist('store/search-index/segment-merger.js'));
 const { retrieveLocal } = await import(dist('core/search/retrieve.js'));
 const { PIPELINES } = await import(dist('core/search/pipelines.js'));
 

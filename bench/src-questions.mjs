@@ -51,8 +51,8 @@ const SHOW_MISSES = args.includes('--show-misses');
 const CODE_MODEL = args.includes('--code-model') ? args[args.indexOf('--code-model') + 1] : undefined;
 
 for (const root of [checkout, baseline].filter(Boolean)) {
-  if (!fs.existsSync(path.join(root, 'dist', 'app.js'))) {
-    console.error(`bench: ${root}/dist/app.js not found; run \`npm run build\` in ${root} first`);
+  if (!fs.existsSync(path.join(root, 'dist', 'compose/app.js'))) {
+    console.error(`bench: ${root}/dist/compose/app.js not found; run \`npm run build\` in ${root} first`);
     process.exit(1);
   }
 }
@@ -163,7 +163,7 @@ async function contextOf(label, root, codeModel) {
   process.stderr.write(`src-questions: ${label}: indexing ${root}/src…\n`);
   const dist = (p) => path.join(root, 'dist', p);
   const { loadConfig } = await import(dist('config/config.js'));
-  const { createApp } = await import(dist('app.js'));
+  const { createApp } = await import(dist('compose/app.js'));
   const { createLogger } = await import(dist('lib/logger.js'));
   const dir = makeTmpDir('trawl-bench-srcq-');
   const app = createApp(loadConfig({}, { dataDir: dir, logLevel: 'silent', codeModel }), { logger: createLogger('silent') }); // prettier-ignore

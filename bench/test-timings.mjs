@@ -53,8 +53,8 @@ async function casesOf(root) {
   const { tooDeepInText } = await load(root, 'lib/json-depth.js');
   const { chunkFile } = await load(root, 'core/code/chunk/chunk.js');
   const { createDeduplicator } = await load(root, 'core/monitors/dedup.js');
-  const { openDatabase } = await load(root, 'store/database.js');
-  const { createRateBucketsRepo } = await load(root, 'store/rate-buckets.repo.js');
+  const { openDatabase } = await load(root, 'store/sqlite/database.js');
+  const { createRateBucketsRepo } = await load(root, 'store/sqlite/rate-buckets.js');
   const { createRateLimiter } = await load(root, 'core/accounts/rate-limiter.js');
   const limiter = createRateLimiter(createRateBucketsRepo(openDatabase(makeTmpDir())), { now: Date.now });
   const takes = async (keyId, qps) => {

@@ -38,7 +38,7 @@ async function connect(distDir, app, options) {
 
 /** An app of `distDir` on a fresh data directory. */
 async function appOf(distDir, settings = {}) {
-  const { createApp } = await import(path.join(distDir, 'app.js'));
+  const { createApp } = await import(path.join(distDir, 'compose/app.js'));
   const { loadConfig } = await import(path.join(distDir, 'config', 'config.js'));
   const dir = makeTmpDir();
   return { dir, app: createApp(loadConfig({}, { dataDir: dir, logLevel: 'silent', rateLimitQps: 0, ...settings })) };

@@ -11,7 +11,7 @@ const result = await build({
   // each worker thread's script is an entry of its own (src/lib/worker-script.ts finds it beside its chunk)
   entryPoints: {
     cli: 'src/cli.ts',
-    'merge-worker': 'src/store/merge-worker.ts',
+    'merge-worker': 'src/store/search-index/merge-worker.ts',
     'analysis-worker': 'src/core/search/analysis-worker.ts',
     'pdf-worker': 'src/core/contents/formats/pdf-worker.ts',
   },

@@ -1,5 +1,5 @@
 /** Trawl as a library: build an app, serve it over HTTP, or put its MCP server on any transport. */
-export { createApp, type App, type AppOptions } from './app.js';
+export { createApp, type App, type AppOptions } from './compose/app.js';
 export { loadConfig, ConfigError, SETTINGS, type Config, type ConfigFlags } from './config/config.js';
 export { startHttpServer, createHttpApp, type RunningServer } from './http/server.js';
 export { buildMcpServer } from './mcp/server.js';

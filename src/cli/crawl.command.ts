@@ -2,7 +2,7 @@
  * `trawl crawl URL…`: crawls sites into the document store, with progress on stderr and a summary on
  * stdout. Ctrl-C stops taking new pages (twice: cancels those in flight); the same command resumes.
  */
-import { openApp } from '../app.js';
+import { openApp } from '../compose/app.js';
 import type { Config } from '../config/config.js';
 import type { CrawlProgress, CrawlRunOptions, CrawlScope, CrawlSummary } from '../core/crawl/crawl.types.js';
 import { ServiceError } from '../errors.js';

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import os from 'node:os';
-import { openApp } from '../app.js';
+import { openApp } from '../compose/app.js';
 import type { Config } from '../config/config.js';
 import { defaultCollection, type ImportResult } from '../core/import/import.service.js';
 import { checkCollection } from '../core/import/records.js';

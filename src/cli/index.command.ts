@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { openApp, type App } from '../app.js';
+import { openApp, type App } from '../compose/app.js';
 import type { Config } from '../config/config.js';
 import { cloneShallow, repoName } from '../core/code/walk/git.js';
 import type { IndexReport, IndexTarget } from '../core/code/index/indexer.js';

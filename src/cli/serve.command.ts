@@ -5,7 +5,7 @@
 import cluster from 'node:cluster';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openApp, type App } from '../app.js';
+import { openApp, type App } from '../compose/app.js';
 import type { Config } from '../config/config.js';
 import { startHttpServer } from '../http/server.js';
 import { checkToolsSetting } from '../mcp/selection.js';

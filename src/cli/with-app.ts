@@ -1,5 +1,5 @@
 /** The app a short CLI command works with: silent, running no monitors, closed when the work is done. */
-import { openApp, type App } from '../app.js';
+import { openApp, type App } from '../compose/app.js';
 import type { Config } from '../config/config.js';
 import type { Caller } from '../core/context.js';
 import { createLogger } from '../lib/logger.js';

@@ -1,6 +1,6 @@
 /** The ServiceContext of an HTTP request: its id, a logger, its cancellation, the caller and beta tokens. */
 import type { Context } from 'hono';
-import type { App } from '../app.js';
+import type { App } from '../compose/app.js';
 import type { Caller, ServiceContext } from '../core/context.js';
 import { withoutContent } from '../lib/logger.js';
 import { BETA_HEADERS, parseBetas } from '../ops/betas.js';

@@ -5,7 +5,7 @@
  * against DNS rebinding.
  */
 import type { Context, Hono } from 'hono';
-import type { App } from '../app.js';
+import type { App } from '../compose/app.js';
 import { ServiceError } from '../errors.js';
 import { BETA_HEADERS, parseBetas } from '../ops/betas.js';
 import { narrowTools } from '../mcp/selection.js';

@@ -5,7 +5,7 @@
  * answers say where it stands; a refused request is 429 `RATE_LIMIT_EXCEEDED` with `Retry-After`.
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import type { App } from '../app.js';
+import type { App } from '../compose/app.js';
 import type { Caller } from '../core/context.js';
 import { HttpError } from './http-error.js';
 import type { HttpEnv } from './env.js';

@@ -6,7 +6,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { App } from '../app.js';
+import type { App } from '../compose/app.js';
 import type { Caller, ServiceContext } from '../core/context.js';
 import type { AgentEvent } from '../core/agent/agent-runs.service.js';
 import { ResponsesRequest, RetrieveResponseQuery, asResponsesError, toAgentRunRequest } from './responses/request.js';

@@ -4,7 +4,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { App } from '../app.js';
+import type { App } from '../compose/app.js';
 import type { ServiceContext } from '../core/context.js';
 import { requireScope, type Scope } from '../core/accounts/scopes.js';
 import { ServiceError } from '../errors.js';

@@ -5,7 +5,7 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
-import type { App } from '../app.js';
+import type { App } from '../compose/app.js';
 import { ServiceError } from '../errors.js';
 import { newRequestId } from '../ops/invoke.js';
 import type { Operation } from '../ops/define-op.js';

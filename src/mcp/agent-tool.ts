@@ -9,7 +9,7 @@ import { ErrorCode, McpError, type CallToolResult, type ReadResourceResult } fro
 import { z } from 'zod';
 import type { ServiceContext } from '../core/context.js';
 import type { AgentEvent } from '../core/agent/agent-runs.service.js';
-import type { Services } from '../core/services.js';
+import type { Services } from '../core/ports.js';
 import { ServiceError, toServiceError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
 import { quotedUrl } from '../lib/safe-text.js';

@@ -13,7 +13,7 @@ import {
   McpError,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { App } from '../app.js';
+import type { App } from '../compose/app.js';
 import { ownerKeyId } from '../core/access/access.js';
 import type { Caller, ServiceContext } from '../core/context.js';
 import { toServiceError } from '../errors.js';

@@ -4,7 +4,7 @@
  */
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { App } from '../app.js';
+import type { App } from '../compose/app.js';
 import type { ServiceContext } from '../core/context.js';
 import type { Logger } from '../lib/logger.js';
 import type { AnswerPager } from './answer/pager.js';

@@ -8,7 +8,7 @@ import type { ServiceContext } from '../core/context.js';
 import type { Pricing } from '../core/accounts/bounds.js';
 import type { Scope } from '../core/accounts/scopes.js';
 import type { ResourceKind } from '../core/access/access.js';
-import type { Services } from '../core/services.js';
+import type { Services } from '../core/ports.js';
 import type { Answer } from './answer.js';
 import type { ReplyNotes } from './reply-notes.js';
 

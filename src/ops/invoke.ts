@@ -3,7 +3,7 @@
  * MCP doors parse their input with the op's schemas and then call this.
  */
 import { randomUUID } from 'node:crypto';
-import type { Services } from '../core/services.js';
+import type { Services } from '../core/ports.js';
 import type { ServiceContext } from '../core/context.js';
 import type { Charge } from '../core/accounts/meter.js';
 import type { Scope } from '../core/accounts/scopes.js';

@@ -3,8 +3,8 @@
 // numbered after the others, requeues, leases, zero retention, and events numbered without gaps when
 // they are appended at once.
 import { describe, expect, it } from 'vitest';
-import { createAgentRunsRepo, type NewAgentRun } from '../../src/store/agent-runs.repo.js';
-import { createPgAgentRunsRepo } from '../../src/store/pg/agent-runs.pg.js';
+import { createAgentRunsRepo, type NewAgentRun } from '../../src/store/sqlite/agent-runs.js';
+import { createPgAgentRunsRepo } from '../../src/store/pg/agent-runs.js';
 import { backendsFor, perTest } from './backends.js';
 
 const backends = backendsFor(createAgentRunsRepo, createPgAgentRunsRepo);

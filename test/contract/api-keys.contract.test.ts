@@ -1,8 +1,8 @@
 // One contract for the API keys repository, run against each backend: SQLite in a temp dir always,
 // PostgreSQL (a schema of its own) where a server answers, which CI makes so.
 import { describe, expect, it } from 'vitest';
-import { createApiKeysRepo } from '../../src/store/api-keys.repo.js';
-import { createPgApiKeysRepo } from '../../src/store/pg/api-keys.pg.js';
+import { createApiKeysRepo } from '../../src/store/sqlite/api-keys.js';
+import { createPgApiKeysRepo } from '../../src/store/pg/api-keys.js';
 import { backendsFor, perTest } from './backends.js';
 
 const backends = backendsFor(createApiKeysRepo, createPgApiKeysRepo);

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
 import { afterEach } from 'vitest';
-import { openDatabase, type Db } from '../../src/store/database.js';
+import { openDatabase, type Db } from '../../src/store/sqlite/database.js';
 import { freshPgStore, pgReachable } from '../helpers/postgres.js';
 
 export interface ContractBackend<R> {

@@ -2,8 +2,8 @@
 // its seeds queued, breadth-first order, a page completed with its aliases and links at once, failures
 // counted by tag.
 import { describe, expect, it } from 'vitest';
-import { createCrawlRepo } from '../../src/store/crawl.repo.js';
-import { createPgCrawlRepo } from '../../src/store/pg/crawl.pg.js';
+import { createCrawlRepo } from '../../src/store/sqlite/crawl.js';
+import { createPgCrawlRepo } from '../../src/store/pg/crawl.js';
 import { backendsFor, perTest } from './backends.js';
 
 const backends = backendsFor(createCrawlRepo, createPgCrawlRepo);

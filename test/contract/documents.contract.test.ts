@@ -2,8 +2,8 @@
 // when the content changed, a batch lands whole or not at all, heads leave out unknown URLs, and every
 // document is read back a page at a time in the same (byte) order.
 import { describe, expect, it } from 'vitest';
-import { createDocumentsRepo, type DocumentRecord, type DocumentsRepo } from '../../src/store/documents.repo.js';
-import { createPgDocumentsRepo } from '../../src/store/pg/documents.pg.js';
+import { createDocumentsRepo, type DocumentRecord, type DocumentsRepo } from '../../src/store/sqlite/documents.js';
+import { createPgDocumentsRepo } from '../../src/store/pg/documents.js';
 import { backendsFor, perTest } from './backends.js';
 
 const backends = backendsFor<DocumentsRepo>(createDocumentsRepo, createPgDocumentsRepo);

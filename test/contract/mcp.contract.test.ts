@@ -1,9 +1,9 @@
 // One contract for MCP tasks and answer snapshots, on SQLite and on PostgreSQL: ownership, a single
 // end, leases and expiry of tasks; snapshots read by their owner until they expire.
 import { describe, expect, it } from 'vitest';
-import { createMcpSnapshotsRepo, type McpSnapshotsRepo } from '../../src/store/mcp-snapshots.repo.js';
-import { createMcpTasksRepo, type McpTasksRepo } from '../../src/store/mcp-tasks.repo.js';
-import { createPgMcpSnapshotsRepo, createPgMcpTasksRepo } from '../../src/store/pg/mcp.pg.js';
+import { createMcpSnapshotsRepo, type McpSnapshotsRepo } from '../../src/store/sqlite/mcp-snapshots.js';
+import { createMcpTasksRepo, type McpTasksRepo } from '../../src/store/sqlite/mcp-tasks.js';
+import { createPgMcpSnapshotsRepo, createPgMcpTasksRepo } from '../../src/store/pg/mcp.js';
 import { backendsFor, perTest } from './backends.js';
 
 interface Repos {

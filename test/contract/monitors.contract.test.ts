@@ -10,8 +10,8 @@ import {
   type NewDelivery,
   type NewMonitor,
   type RunEnd,
-} from '../../src/store/monitors.repo.js';
-import { createPgMonitorsRepo } from '../../src/store/pg/monitors.pg.js';
+} from '../../src/store/sqlite/monitors.js';
+import { createPgMonitorsRepo } from '../../src/store/pg/monitors.js';
 import { backendsFor, perTest } from './backends.js';
 
 const backends = backendsFor(createMonitorsRepo, createPgMonitorsRepo);

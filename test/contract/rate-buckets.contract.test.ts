@@ -1,8 +1,8 @@
 // One contract for the request-rate buckets, on SQLite and on PostgreSQL: refill, take, refusal, a
 // clock that stepped back, and concurrent takes from several handles that never overdraw a bucket.
 import { describe, expect, it } from 'vitest';
-import { createPgRateBucketsRepo } from '../../src/store/pg/rate-buckets.pg.js';
-import { CLOCK_STEP_MS, createRateBucketsRepo, type RateBucketsRepo } from '../../src/store/rate-buckets.repo.js';
+import { createPgRateBucketsRepo } from '../../src/store/pg/rate-buckets.js';
+import { CLOCK_STEP_MS, createRateBucketsRepo, type RateBucketsRepo } from '../../src/store/sqlite/rate-buckets.js';
 import { backendsFor, perTest } from './backends.js';
 
 const backends = backendsFor(createRateBucketsRepo, createPgRateBucketsRepo);

@@ -6,7 +6,7 @@
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import { PaymentRequiredSchema } from '@x402/core/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
+import { createApp } from '../../src/compose/app.js';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
 import type { PaymentChallenge, PaymentRequirement, X402Rail } from '../../src/http/x402/protocol.js';
 import { createLogger } from '../../src/lib/logger.js';

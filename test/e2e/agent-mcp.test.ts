@@ -9,7 +9,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ALL_TOOLS } from '../../src/mcp/catalog.js';
-import { createAgentRunsRepo } from '../../src/store/agent-runs.repo.js';
+import { createAgentRunsRepo } from '../../src/store/sqlite/agent-runs.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';
 import { connectMcp, fenced, outsideFences, recordOf, textOf, type ToolResult } from '../helpers/mcp.js';

@@ -4,10 +4,10 @@
  * charged again), or failed `interrupted` when they cannot be resumed. docs/agent.md.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, type App } from '../../src/app.js';
+import { createApp, type App } from '../../src/compose/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/lib/logger.js';
-import { createAgentRunsRepo } from '../../src/store/agent-runs.repo.js';
+import { createAgentRunsRepo } from '../../src/store/sqlite/agent-runs.js';
 import { MAX_RUN_STARTS } from '../../src/core/agent/progress.js';
 import { tempDir } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';

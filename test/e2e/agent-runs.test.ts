@@ -11,7 +11,7 @@ import { Exa } from 'exa-js';
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_TOOLS } from '../../src/mcp/catalog.js';
-import { createAgentRunsRepo } from '../../src/store/agent-runs.repo.js';
+import { createAgentRunsRepo } from '../../src/store/sqlite/agent-runs.js';
 import { makeTestApp, startTestServer, type TestServer } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';
 import { connectMcp } from '../helpers/mcp.js';

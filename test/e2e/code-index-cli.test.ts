@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
+import { createApp } from '../../src/compose/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { CLI, tempDir } from '../helpers/app.js';

@@ -3,7 +3,7 @@
  * app whose clock the test moves, against fixture pages that count their visits or answer 304.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, type App } from '../../src/app.js';
+import { createApp, type App } from '../../src/compose/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { startHttpServer, type RunningServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/lib/logger.js';

@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
+import { createApp } from '../../src/compose/app.js';
 import { FIRST_KEY_FILE } from '../../src/cli/serve.command.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { StatusReport } from '../../src/core/status/status.service.js';
@@ -19,7 +19,7 @@ import { CLI, startTestServer, tempDir, type TestServer } from '../helpers/app.j
 import { storedDoc } from '../helpers/documents.js';
 import { startModelServer, type ModelServer } from '../helpers/model-server.js';
 import { freshPgStore, pgReachable, TEST_DATABASE_URL } from '../helpers/postgres.js';
-import { PG_MIGRATIONS } from '../../src/store/pg/pg-migrations.js';
+import { PG_MIGRATIONS } from '../../src/store/pg/migrations.js';
 
 const SECRETS = {
   model: 'sk-model-secret-1234',

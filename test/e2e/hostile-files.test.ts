@@ -6,11 +6,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
+import { createApp } from '../../src/compose/app.js';
 import { ensureFirstKey } from '../../src/cli/serve.command.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/lib/logger.js';
-import { createCacheStore } from '../../src/store/cache.js';
+import { createCacheStore } from '../../src/store/sqlite/cache.js';
 import { tempDir } from '../helpers/app.js';
 
 const root = tempDir();

@@ -11,7 +11,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/compose/app.js';
 import { WARNINGS } from '../../src/core/warnings.js';
 import { buildMcpServer } from '../../src/mcp/server.js';
 import { makeTestApp, postJson, startTestServer, type TestApp, type TestServer } from '../helpers/app.js';

@@ -15,7 +15,7 @@ import {
   type CreateMessageRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
+import { createApp } from '../../src/compose/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { buildMcpServer } from '../../src/mcp/server.js';
@@ -187,11 +187,11 @@ describe('trawl mcp start-up', () => {
     expect(inputs).toContain('src/mcp/stdio.ts');
     expect(inputs).toContain('src/mcp/catalog.ts');
     for (const heavy of [
-      'src/app.ts',
+      'src/compose/app.ts',
       'src/mcp/server.ts',
       'src/mcp/tools.ts',
       'src/ops/registry.ts',
-      'src/store/database.ts',
+      'src/store/sqlite/database.ts',
     ]) {
       expect(inputs, heavy).not.toContain(heavy);
     }

@@ -14,9 +14,9 @@ import {
   type GetTaskResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/compose/app.js';
 import { buildMcpServer } from '../../src/mcp/server.js';
-import { createAgentRunsRepo } from '../../src/store/agent-runs.repo.js';
+import { createAgentRunsRepo } from '../../src/store/sqlite/agent-runs.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';
 import { startModelServer, type ModelServer } from '../helpers/model-server.js';

@@ -5,7 +5,7 @@
  * Receivers are loopback servers; the outbox is driven by `flush` and the app's clock.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createApp } from '../../src/app.js';
+import { createApp } from '../../src/compose/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';

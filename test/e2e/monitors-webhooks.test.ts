@@ -5,7 +5,7 @@
  */
 import net, { isIP, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, type App } from '../../src/app.js';
+import { createApp, type App } from '../../src/compose/app.js';
 import type { HostLookup } from '../../src/fetch/address-guard.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/lib/logger.js';

@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { jitterMs, MAX_JITTER_MS } from '../../src/core/monitors/schedule.js';
-import { createMonitorsRepo } from '../../src/store/monitors.repo.js';
+import { createMonitorsRepo } from '../../src/store/sqlite/monitors.js';
 import { startTestServer, type TestServer } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';

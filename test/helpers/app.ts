@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createApp, type App, type AppOptions } from '../../src/app.js';
+import { createApp, type App, type AppOptions } from '../../src/compose/app.js';
 import { loadConfig, type ConfigFlags } from '../../src/config/config.js';
 import { startHttpServer, type RunningServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/lib/logger.js';

@@ -4,7 +4,7 @@
  * serve` opens it (`openApp`). Suites that must hold on both run once per entry of `BACKENDS`.
  */
 import { randomBytes } from 'node:crypto';
-import { openApp } from '../../src/app.js';
+import { openApp } from '../../src/compose/app.js';
 import { loadConfig, type ConfigFlags } from '../../src/config/config.js';
 import { SCOPES } from '../../src/core/accounts/scopes.js';
 import { startHttpServer } from '../../src/http/server.js';

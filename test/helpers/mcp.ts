@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { expect } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/compose/app.js';
 import { buildMcpServer } from '../../src/mcp/server.js';
 
 export interface ConnectOptions {

@@ -5,7 +5,7 @@
  * one (CI fails instead: it always starts one).
  */
 import pg from 'pg';
-import { openPgStore, type PgStore } from '../../src/store/pg/pg-store.js';
+import { openPgStore, type PgStore } from '../../src/store/pg/database.js';
 
 export const TEST_DATABASE_URL = process.env.TRAWL_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 

@@ -5,17 +5,17 @@
  * says how to narrow them. Rows stored after the upgrade get their owner's team by the same rule.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
+import { createApp } from '../../src/compose/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { hasScope } from '../../src/core/accounts/scopes.js';
 import { createLogger } from '../../src/lib/logger.js';
-import { migrate, openDatabase } from '../../src/store/database.js';
-import { createMcpSnapshotsRepo, type McpSnapshotsRepo } from '../../src/store/mcp-snapshots.repo.js';
-import { createMcpTasksRepo, type McpTasksRepo } from '../../src/store/mcp-tasks.repo.js';
+import { migrate, openDatabase } from '../../src/store/sqlite/database.js';
+import { createMcpSnapshotsRepo, type McpSnapshotsRepo } from '../../src/store/sqlite/mcp-snapshots.js';
+import { createMcpTasksRepo, type McpTasksRepo } from '../../src/store/sqlite/mcp-tasks.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
-import { createPgMcpSnapshotsRepo, createPgMcpTasksRepo } from '../../src/store/pg/mcp.pg.js';
-import { migratePg, openPgStore } from '../../src/store/pg/pg-store.js';
-import { PG_MIGRATIONS } from '../../src/store/pg/pg-migrations.js';
+import { createPgMcpSnapshotsRepo, createPgMcpTasksRepo } from '../../src/store/pg/mcp.js';
+import { migratePg, openPgStore } from '../../src/store/pg/database.js';
+import { PG_MIGRATIONS } from '../../src/store/pg/migrations.js';
 import { tempDir } from '../helpers/app.js';
 import { pgReachable, TEST_DATABASE_URL } from '../helpers/postgres.js';
 

@@ -3,7 +3,7 @@
 // is not left a whole poll stale.
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openApp } from '../../src/app.js';
+import { openApp } from '../../src/compose/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { tempDir } from '../helpers/app.js';

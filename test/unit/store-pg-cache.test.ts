@@ -3,7 +3,7 @@
 // and their versions do not see each other; closing a store leaves the shared pool open.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
-import { createPgCacheStore, SWEEP_ROWS } from '../../src/store/pg/cache.pg.js';
+import { createPgCacheStore, SWEEP_ROWS } from '../../src/store/pg/cache.js';
 import { freshPgStore, pgReachable, TEST_DATABASE_URL } from '../helpers/postgres.js';
 
 const cleanups: (() => Promise<void>)[] = [];

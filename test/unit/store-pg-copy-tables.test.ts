@@ -4,7 +4,7 @@
  * column or table added to one schema fails here until copy-tables.ts says what becomes of it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../src/store/database.js';
+import { openDatabase, type Db } from '../../src/store/sqlite/database.js';
 import { writeBatchSql } from '../../src/store/pg/copy-from-sqlite.js';
 import { COPIED_TABLES, sourceOf, targetOf, whySkipped } from '../../src/store/pg/copy-tables.js';
 import { tempDir } from '../helpers/app.js';

@@ -2,11 +2,11 @@
 // several processes start together, again as a no-op, and refused on a schema newer than the code.
 import { afterEach, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import type { DocumentRecord } from '../../src/store/documents.repo.js';
-import { createPgDocumentLog } from '../../src/store/pg/document-log.pg.js';
-import { createPgDocumentsRepo } from '../../src/store/pg/documents.pg.js';
-import { migratePg, openPgStore } from '../../src/store/pg/pg-store.js';
-import { PG_MIGRATIONS } from '../../src/store/pg/pg-migrations.js';
+import type { DocumentRecord } from '../../src/store/sqlite/documents.js';
+import { createPgDocumentLog } from '../../src/store/pg/document-log.js';
+import { createPgDocumentsRepo } from '../../src/store/pg/documents.js';
+import { migratePg, openPgStore } from '../../src/store/pg/database.js';
+import { PG_MIGRATIONS } from '../../src/store/pg/migrations.js';
 import { TEST_DATABASE_URL, freshPgStore, pgReachable } from '../helpers/postgres.js';
 
 const drops: (() => Promise<void>)[] = [];

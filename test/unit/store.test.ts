@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCacheStore } from '../../src/store/cache.js';
-import { migrate, openDatabase, writeTransaction } from '../../src/store/database.js';
+import { createCacheStore } from '../../src/store/sqlite/cache.js';
+import { migrate, openDatabase, writeTransaction } from '../../src/store/sqlite/database.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { tempDir } from '../helpers/app.js';
 

@@ -6,9 +6,9 @@
 import { ServiceError } from '../../errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { ChatModel } from '../../providers/model/types.js';
-import type { AccountsRepo } from '../../store/accounts.repo.js';
-import type { ApiKeysRepo } from '../../store/api-keys.repo.js';
-import type { RateBucketsRepo } from '../../store/rate-buckets.repo.js';
+import type { AccountsRepo } from '../../store/sqlite/accounts.js';
+import type { ApiKeysRepo } from '../../store/sqlite/api-keys.js';
+import type { RateBucketsRepo } from '../../store/sqlite/rate-buckets.js';
 import type { Caller, Clock } from '../context.js';
 import type { ModelPrice } from '../synthesis/pricing.js';
 import type { Prices } from '../pricing.js';

@@ -9,8 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { ServiceError } from '../../errors.js';
 import type { Logger } from '../../lib/logger.js';
-import type { AccountsRepo, Standing } from '../../store/accounts.repo.js';
-import type { ApiKeysRepo, KeyWithTeam } from '../../store/api-keys.repo.js';
+import type { AccountsRepo, Standing } from '../../store/sqlite/accounts.js';
+import type { ApiKeysRepo, KeyWithTeam } from '../../store/sqlite/api-keys.js';
 import { formatDollars, toMicros } from './money.js';
 
 /** Budget periods: UTC calendar days and months. */

@@ -6,8 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ServiceError } from '../../errors.js';
-import type { AccountsRepo, SpendRow, TeamRow } from '../../store/accounts.repo.js';
-import type { ApiKeysRepo } from '../../store/api-keys.repo.js';
+import type { AccountsRepo, SpendRow, TeamRow } from '../../store/sqlite/accounts.js';
+import type { ApiKeysRepo } from '../../store/sqlite/api-keys.js';
 import { reachOf, reaches, teamFilter } from '../access/access.js';
 import type { Caller, Clock } from '../context.js';
 import { auditEntry } from './audit.js';

@@ -7,9 +7,9 @@
  * many vectors as chunks. Vectors already stored are kept (a second run writes nothing).
  */
 import type pg from 'pg';
-import type { Db } from '../../store/database.js';
-import { countEmbeddedDocs, embeddedDocs, type EmbeddedDoc } from '../../store/embedded-chunks.js';
-import { createPgSharedEmbeddings } from '../../store/pg/embeddings.pg.js';
+import type { Db } from '../../store/sqlite/database.js';
+import { countEmbeddedDocs, embeddedDocs, type EmbeddedDoc } from '../../store/sqlite/embedded-chunks.js';
+import { createPgSharedEmbeddings } from '../../store/pg/embeddings.js';
 import { entryHash } from '../search/index-entry.js';
 import { chunksOf } from '../search/semantic.js';
 import type { CopyProgress } from '../../store/pg/copy-from-sqlite.js';

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import { copyFromSqlite, countTables, openSourceDatabase, type CopyProgress, type TableCount } from '../../store/pg/copy-from-sqlite.js'; // prettier-ignore
 import { COPIED_TABLES, whySkipped } from '../../store/pg/copy-tables.js';
-import { openPgStore, type PgStore } from '../../store/pg/pg-store.js';
+import { openPgStore, type PgStore } from '../../store/pg/database.js';
 import { createChunkTexts, type StoredText } from '../code/index/chunk-texts.js';
 import { loadOperatorKey, readOperatorKeyFile } from '../monitors/secret-box.js';
 import { copyEmbeddings, type EmbeddingsCopy } from './embeddings.js';

@@ -5,7 +5,7 @@
  * The check runs over every secret before anything is copied, so a secret that neither key opens stops
  * the migration with nothing written. No secret, sealed or open, is ever printed.
  */
-import type { Db } from '../../store/database.js';
+import type { Db } from '../../store/sqlite/database.js';
 import { createSecretBox, type SecretBox } from '../monitors/secret-box.js';
 
 /** A sealed secret in the source: which row holds it, and the sealed text. */

@@ -6,8 +6,8 @@
  */
 import { isInvalidInput, ServiceError } from '../../errors.js';
 import type { Logger } from '../../lib/logger.js';
-import type { DocumentsRepo } from '../../store/documents.repo.js';
-import type { MonitorRow, MonitorsRepo, RunRow } from '../../store/monitors.repo.js';
+import type { DocumentsRepo } from '../../store/sqlite/documents.js';
+import type { MonitorRow, MonitorsRepo, RunRow } from '../../store/sqlite/monitors.js';
 import type { Accounts } from '../accounts/accounts.service.js';
 import { searchBound } from '../accounts/bounds.js';
 import type { KeysService } from '../accounts/keys.service.js';

@@ -4,8 +4,8 @@
  * `replica_state`), so a replica that stops, or dies, resumes without missing or repeating a change.
  * What a change is and how it is applied belongs to the caller (code-follower.ts: the code index).
  */
-import { writeTransaction, type Db } from '../../store/database.js';
-import type { LogPosition } from '../../store/pg/change-log.pg.js';
+import { writeTransaction, type Db } from '../../store/sqlite/database.js';
+import type { LogPosition } from '../../store/pg/change-log.js';
 
 /** A log as a follower reads it. */
 export interface FollowedLog<T> {

@@ -13,13 +13,13 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../../store/database.js';
-import type { CodeFilesRepo, SqliteCodeFilesRepo } from '../../store/code-files.repo.js';
-import type { CodeLog } from '../../store/pg/code-log.pg.js';
-import type { DocumentLog } from '../../store/pg/document-log.pg.js';
-import type { PgDocumentsRepo } from '../../store/pg/documents.pg.js';
-import type { ReplicasRepo } from '../../store/pg/replicas.pg.js';
-import type { StatusRepo } from '../../store/status.repo.js';
+import type { Db } from '../../store/sqlite/database.js';
+import type { CodeFilesRepo, SqliteCodeFilesRepo } from '../../store/sqlite/code-files.js';
+import type { CodeLog } from '../../store/pg/code-log.js';
+import type { DocumentLog } from '../../store/pg/document-log.js';
+import type { PgDocumentsRepo } from '../../store/pg/documents.js';
+import type { ReplicasRepo } from '../../store/pg/replicas.js';
+import type { StatusRepo } from '../../store/sqlite/status.js';
 import type { Logger } from '../../lib/logger.js';
 import { VERSION } from '../../version.js';
 import type { PageDocuments, PageStore } from '../code/index/doc-examples.js';

@@ -10,8 +10,8 @@
  * moves by at most the relative change of avg), and a small index, where each write moves the averages
  * more, starts a new epoch at nearly every write, so it is scored with exact averages.
  */
-import type { Db } from '../../store/database.js';
-import { FIELD_COUNT, type SearchIndexRepo } from '../../store/search-index.repo.js';
+import type { Db } from '../../store/sqlite/database.js';
+import { FIELD_COUNT, type SearchIndexRepo } from '../../store/search-index/search-index.repo.js';
 
 /** The facts of one document the filters read. */
 export interface DocFacts {

@@ -5,9 +5,9 @@
  * missing or repeating a write. Searches then run on the local index, as in the single-machine mode,
  * with the same ranking.
  */
-import type { Db } from '../../store/database.js';
-import type { SqliteDocumentsRepo, StoredDocument } from '../../store/documents.repo.js';
-import type { DocumentLog } from '../../store/pg/document-log.pg.js';
+import type { Db } from '../../store/sqlite/database.js';
+import type { SqliteDocumentsRepo, StoredDocument } from '../../store/sqlite/documents.js';
+import type { DocumentLog } from '../../store/pg/document-log.js';
 import { createLogFollower, type LogFollower } from '../replica/log-follower.js';
 
 /** The row of `replica_state` holding the position in the document log. */

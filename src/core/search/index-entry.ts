@@ -2,9 +2,9 @@
  * A stored document → its search index entry: analyzed fields (title, headings, body, URL words), the
  * positions the proximity re-rank reads, and the filter facts (dates, categories, safety, country).
  */
-import type { DocumentRecord } from '../../store/documents.repo.js';
-import { encodeAllPositions } from '../../store/postings.codec.js';
-import { FIELD_COUNT, type IndexedDoc } from '../../store/search-index.types.js';
+import type { DocumentRecord } from '../../store/sqlite/documents.js';
+import { encodeAllPositions } from '../../store/search-index/postings.codec.js';
+import { FIELD_COUNT, type IndexedDoc } from '../../store/search-index/search-index.types.js';
 import { analyzePacked, termEpoch, type PackedAnalysis } from './analyzer.js';
 import { CATEGORIES, classifyDocument, type DocumentCategory } from './classify/index.js';
 

@@ -8,9 +8,9 @@
  * below the `limit`-th best score so far, the remaining — common, long — posting lists are only probed
  * for the documents that can still make the cut, instead of being read through.
  */
-import { decodeInto, positionsAt } from '../../store/postings.codec.js';
-import type { ReadableSegment, SearchIndexRepo } from '../../store/search-index.repo.js';
-import { FIELD_COUNT, type PostingList } from '../../store/search-index.types.js';
+import { decodeInto, positionsAt } from '../../store/search-index/postings.codec.js';
+import type { ReadableSegment, SearchIndexRepo } from '../../store/search-index/search-index.repo.js';
+import { FIELD_COUNT, type PostingList } from '../../store/search-index/search-index.types.js';
 import type { AnalyzedQuery } from './analyzer.js';
 import type { DocTable } from './doc-table.js';
 

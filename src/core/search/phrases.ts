@@ -10,7 +10,7 @@
 import { analyze, fold } from './analyzer.js';
 import { HEAD_WORDS, stripLinkTargets } from './index-entry.js';
 import { locate, type PostingsReader } from './lexical.js';
-import type { SourceText } from '../../store/search-index.repo.js';
+import type { SourceText } from '../../store/search-index/search-index.repo.js';
 
 /** Whether an index document holds a phrase (a `Set` of ids is one too). */
 export interface PhraseMatcher {

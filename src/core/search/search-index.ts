@@ -2,11 +2,11 @@
  * The search index as the core uses it: kept in step with the documents store (every upsert indexes
  * in the same transaction), rebuildable from it, and queried by lexical rank and exact phrases.
  */
-import { writeTransaction, type Db } from '../../store/database.js';
-import type { DocumentRecord, DocumentsRepo, SqliteDocumentsRepo } from '../../store/documents.repo.js';
-import { createSearchIndexRepo, type IndexTables, type SearchIndexRepo } from '../../store/search-index.repo.js';
-import type { IndexedDoc } from '../../store/search-index.types.js';
-import type { MergeScheduler } from '../../store/segment-merger.js';
+import { writeTransaction, type Db } from '../../store/sqlite/database.js';
+import type { DocumentRecord, DocumentsRepo, SqliteDocumentsRepo } from '../../store/sqlite/documents.js';
+import { createSearchIndexRepo, type IndexTables, type SearchIndexRepo } from '../../store/search-index/search-index.repo.js';
+import type { IndexedDoc } from '../../store/search-index/search-index.types.js';
+import type { MergeScheduler } from '../../store/search-index/segment-merger.js';
 import { analyzeQuery, type AnalyzedQuery } from './analyzer.js';
 import { createDocTable, type DocTable } from './doc-table.js';
 import type { AnalysisPool } from './analysis-pool.js';

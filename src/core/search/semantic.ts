@@ -8,10 +8,10 @@
 import { ServiceError } from '../../errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Embedder } from '../../providers/embeddings.js';
-import type { Db } from '../../store/database.js';
-import type { DocumentsRepo } from '../../store/documents.repo.js';
-import type { SharedEmbeddings } from '../../store/embeddings-store.js';
-import { createVectorsRepo, SEARCH_VECTORS, type VectorsRepo, type VectorTables } from '../../store/vectors.repo.js';
+import type { Db } from '../../store/sqlite/database.js';
+import type { DocumentsRepo } from '../../store/sqlite/documents.js';
+import type { SharedEmbeddings } from '../../store/contracts/embeddings.js';
+import { createVectorsRepo, SEARCH_VECTORS, type VectorsRepo, type VectorTables } from '../../store/sqlite/vectors.js';
 
 /** Characters per chunk, cut at a paragraph (else a sentence) boundary when one is near. */
 const CHUNK_CHARS = 1500;

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { DATABASE_FILE } from '../../store/database.js';
+import { DATABASE_FILE } from '../../store/sqlite/database.js';
 import type { DataDirStatus } from './report.js';
 
 /** Files walked at most to sum the size: a data directory with cloned repositories can be large. */

@@ -8,10 +8,10 @@ import path from 'node:path';
 import { createApiClient } from '../../fetch/api-client.js';
 import { DEFAULT_USER_AGENT } from '../../fetch/fetcher.js';
 import { redactUrl } from '../../lib/redact.js';
-import { DATABASE_FILE, openDatabase, type Db } from '../../store/database.js';
-import { connectPg } from '../../store/pg/pg-store.js';
-import { createPgStatusRepo } from '../../store/pg/status.pg.js';
-import { createStatusRepo, type StatusRepo, type StoreStatus } from '../../store/status.repo.js';
+import { DATABASE_FILE, openDatabase, type Db } from '../../store/sqlite/database.js';
+import { connectPg } from '../../store/pg/database.js';
+import { createPgStatusRepo } from '../../store/pg/status.js';
+import { createStatusRepo, type StatusRepo, type StoreStatus } from '../../store/sqlite/status.js';
 import { createStatusService, type StatusReport, type StatusSettings } from './status.service.js';
 
 /** The store of the data directory, if it has a database; one that cannot be opened reports why. */

@@ -1,5 +1,5 @@
 /** One answer pager per app: its snapshots in the app's store. */
-import type { App } from '../../app.js';
+import type { App } from '../../compose/app.js';
 import { createAnswerPager, type AnswerPager } from './pager.js';
 
 const pagers = new WeakMap<App, AnswerPager>();

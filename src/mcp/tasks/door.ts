@@ -5,7 +5,7 @@
  * tools run their ordinary handler inside the task, in this process.
  */
 import { ErrorCode, McpError, type CallToolRequest, type CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
-import type { App } from '../../app.js';
+import type { App } from '../../compose/app.js';
 import type { Release } from '../../core/accounts/in-flight.js';
 import type { Caller } from '../../core/context.js';
 import { TOOL_SPECS } from '../catalog.js';

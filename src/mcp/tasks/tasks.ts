@@ -4,10 +4,10 @@
  * while the work goes on: in-process (this process's engine), or as the agent run the task follows.
  */
 import type { CallToolResult, CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
-import type { App } from '../../app.js';
+import type { App } from '../../compose/app.js';
 import type { Caller } from '../../core/context.js';
 import { toServiceError } from '../../errors.js';
-import type { McpTasksRepo } from '../../store/mcp-tasks.repo.js';
+import type { McpTasksRepo } from '../../store/sqlite/mcp-tasks.js';
 import type { RunResult } from './agent-run-task.js';
 import { createTaskEngine, type TaskEngine } from './engine.js';
 import type { Release } from '../../core/accounts/in-flight.js';

@@ -10,10 +10,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type pg from 'pg';
-import { DATABASE_FILE, type Db } from '../database.js';
+import { DATABASE_FILE, type Db } from '../sqlite/database.js';
 import { MIGRATIONS } from '../migrations/index.js';
 import { COPIED_TABLES, selectOf, sourceOf, targetOf, type CopiedTable } from './copy-tables.js';
-import { inTransaction } from './pg-store.js';
+import { inTransaction } from './database.js';
 
 /** Where a table's copy stands, after each batch. */
 export interface CopyProgress {

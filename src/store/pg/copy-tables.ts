@@ -4,8 +4,8 @@
  * named with why it stays behind. A table added to both schemas gets a line here; the unit test
  * test/unit/store-pg-copy-tables.test.ts fails until every table and column of both schemas is accounted for.
  */
-import { CODE_CHANNEL_SQL, SOURCE_ROW } from './code-log.pg.js';
-import { DOCUMENTS_CHANNEL_SQL } from './document-log.pg.js';
+import { CODE_CHANNEL_SQL, SOURCE_ROW } from './code-log.js';
+import { DOCUMENTS_CHANNEL_SQL } from './document-log.js';
 
 /** A column whose name, type or value differs between the two schemas. */
 export interface ColumnMap {

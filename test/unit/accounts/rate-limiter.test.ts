@@ -5,8 +5,8 @@ import path from 'node:path';
 import { transform } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRateLimiter } from '../../../src/core/accounts/rate-limiter.js';
-import { DATABASE_FILE, openDatabase, type Db } from '../../../src/store/database.js';
-import { CLOCK_STEP_MS, createRateBucketsRepo } from '../../../src/store/rate-buckets.repo.js';
+import { DATABASE_FILE, openDatabase, type Db } from '../../../src/store/sqlite/database.js';
+import { CLOCK_STEP_MS, createRateBucketsRepo } from '../../../src/store/sqlite/rate-buckets.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const cleanups: (() => void)[] = [];
@@ -186,7 +186,7 @@ describe('rate limiter across processes', () => {
     const work = tempDir();
     const modules = { repo: path.join(work, 'rate-buckets.repo.mjs'), limiter: path.join(work, 'rate-limiter.mjs') };
     for (const [source, out] of [
-      ['src/store/rate-buckets.repo.ts', modules.repo],
+      ['src/store/sqlite/rate-buckets.ts', modules.repo],
       ['src/core/accounts/rate-limiter.ts', modules.limiter],
     ] as const) {
       const { code } = await transform(fs.readFileSync(path.join(ROOT, source), 'utf8'), {

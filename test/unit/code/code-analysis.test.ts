@@ -8,7 +8,7 @@ import { createCodeAnalysisPool } from '../../../src/core/code/index/code-analys
 import { prepareChunks } from '../../../src/core/code/index/code-analysis.js';
 import { createCodeIndex, type ChunkRecord, type CodeIndex } from '../../../src/core/code/index/code-index.js';
 import { BATCH_CHUNKS, INLINE_BATCHES, writeInBatches } from '../../../src/core/code/index/write-batches.js';
-import { openDatabase, type Db } from '../../../src/store/database.js';
+import { openDatabase, type Db } from '../../../src/store/sqlite/database.js';
 
 let dirs: string[] = [];
 const open = (): { db: Db; code: CodeIndex } => {

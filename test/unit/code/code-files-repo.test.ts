@@ -6,9 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCodeIndex, type ChunkRecord, type CodeIndex } from '../../../src/core/code/index/code-index.js';
-import { createCodeFilesRepo, type CodeFilesRepo } from '../../../src/store/code-files.repo.js';
-import { createCrawlRepo } from '../../../src/store/crawl.repo.js';
-import { openDatabase, type Db } from '../../../src/store/database.js';
+import { createCodeFilesRepo, type CodeFilesRepo } from '../../../src/store/sqlite/code-files.js';
+import { createCrawlRepo } from '../../../src/store/sqlite/crawl.js';
+import { openDatabase, type Db } from '../../../src/store/sqlite/database.js';
 import { codeChunk } from '../../helpers/code.js';
 
 let dir: string;

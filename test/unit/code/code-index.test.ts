@@ -11,7 +11,7 @@ import {
   type ChunkRecord,
   type CodeIndex,
 } from '../../../src/core/code/index/code-index.js';
-import { openDatabase, type Db } from '../../../src/store/database.js';
+import { openDatabase, type Db } from '../../../src/store/sqlite/database.js';
 import { MIGRATIONS } from '../../../src/store/migrations/index.js';
 
 let dir: string;

@@ -7,10 +7,10 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDocumentFollower } from '../../../src/core/search/document-follower.js';
 import { createSearchIndex, indexedDocuments } from '../../../src/core/search/search-index.js';
-import { openDatabase, type Db } from '../../../src/store/database.js';
-import { createDocumentsRepo } from '../../../src/store/documents.repo.js';
-import { createPgDocumentLog } from '../../../src/store/pg/document-log.pg.js';
-import { createPgDocumentsRepo } from '../../../src/store/pg/documents.pg.js';
+import { openDatabase, type Db } from '../../../src/store/sqlite/database.js';
+import { createDocumentsRepo } from '../../../src/store/sqlite/documents.js';
+import { createPgDocumentLog } from '../../../src/store/pg/document-log.js';
+import { createPgDocumentsRepo } from '../../../src/store/pg/documents.js';
 import { storedDoc } from '../../helpers/documents.js';
 import { freshPgStore, pgReachable } from '../../helpers/postgres.js';
 

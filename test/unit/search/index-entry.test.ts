@@ -2,7 +2,7 @@
 // (its path words read as they are), and its words are in the URL field.
 import { describe, expect, it } from 'vitest';
 import { toIndexEntry } from '../../../src/core/search/index-entry.js';
-import { FIELD_COUNT, FIELDS } from '../../../src/store/search-index.types.js';
+import { FIELD_COUNT, FIELDS } from '../../../src/store/search-index/search-index.types.js';
 import { storedDoc } from '../../helpers/documents.js';
 
 describe('index entry', () => {

@@ -7,10 +7,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSearchIndex, type SearchIndex } from '../../../src/core/search/search-index.js';
 import type { RankTrace } from '../../../src/core/search/lexical.js';
-import { openDatabase, type Db } from '../../../src/store/database.js';
-import { createDocumentsRepo } from '../../../src/store/documents.repo.js';
-import { decodePostings as decodeRaw, encodePostings } from '../../../src/store/postings.codec.js';
-import { concatPostings } from '../../../src/store/search-index.repo.js';
+import { openDatabase, type Db } from '../../../src/store/sqlite/database.js';
+import { createDocumentsRepo } from '../../../src/store/sqlite/documents.js';
+import { decodePostings as decodeRaw, encodePostings } from '../../../src/store/search-index/postings.codec.js';
+import { concatPostings } from '../../../src/store/search-index/search-index.repo.js';
 import { storedDoc } from '../../helpers/documents.js';
 
 // A seeded generator, so a failure reproduces.

@@ -11,7 +11,7 @@ import {
   findInBlock,
   termKey,
   type BlockRow,
-} from '../../../src/store/postings.blocks.js';
+} from '../../../src/store/search-index/postings.blocks.js';
 
 const ALPHABET = ['a', 'b', 'z', '0', 'é', 'ß', '中', '文', '\u{1F600}', '\u{20000}', '\uE000', 'ﬀ'];
 const termArb = fc.array(fc.constantFrom(...ALPHABET), { minLength: 1, maxLength: 8 }).map((chars) => chars.join(''));

@@ -13,8 +13,8 @@ import {
   positionsAt,
   POS_BLOCK,
   type RawPosting,
-} from '../../../src/store/postings.codec.js';
-import { FIELD_COUNT } from '../../../src/store/search-index.types.js';
+} from '../../../src/store/search-index/postings.codec.js';
+import { FIELD_COUNT } from '../../../src/store/search-index/search-index.types.js';
 
 const ascending = (values: number[]) => [...new Set(values)].sort((a, b) => a - b);
 

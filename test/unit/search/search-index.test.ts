@@ -3,8 +3,8 @@
 // connection (another process) that sees what the first wrote.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSearchIndex } from '../../../src/core/search/search-index.js';
-import { openDatabase } from '../../../src/store/database.js';
-import { createDocumentsRepo } from '../../../src/store/documents.repo.js';
+import { openDatabase } from '../../../src/store/sqlite/database.js';
+import { createDocumentsRepo } from '../../../src/store/sqlite/documents.js';
 import { storedDoc } from '../../helpers/documents.js';
 import { makeTestApp, type TestApp } from '../../helpers/app.js';
 

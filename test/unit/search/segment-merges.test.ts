@@ -6,11 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSearchIndex, indexedDocuments, type SearchIndex } from '../../../src/core/search/search-index.js';
-import { openDatabase, type Db } from '../../../src/store/database.js';
-import { createDocumentsRepo } from '../../../src/store/documents.repo.js';
-import { BlockWriter } from '../../../src/store/postings.blocks.js';
-import { createSegmentMerger, dueClass, MERGE_FACTOR, SEGMENT } from '../../../src/store/segment-merge.js';
-import { startSegmentMerger, type MergeScheduler } from '../../../src/store/segment-merger.js';
+import { openDatabase, type Db } from '../../../src/store/sqlite/database.js';
+import { createDocumentsRepo } from '../../../src/store/sqlite/documents.js';
+import { BlockWriter } from '../../../src/store/search-index/postings.blocks.js';
+import { createSegmentMerger, dueClass, MERGE_FACTOR, SEGMENT } from '../../../src/store/search-index/segment-merge.js';
+import { startSegmentMerger, type MergeScheduler } from '../../../src/store/search-index/segment-merger.js';
 import { storedDoc } from '../../helpers/documents.js';
 
 const NOW = '2026-11-26T10:00:00.000Z';

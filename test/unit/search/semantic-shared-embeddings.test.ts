@@ -11,10 +11,10 @@ import { createSearchIndex, indexedDocuments } from '../../../src/core/search/se
 import { createApiClient } from '../../../src/fetch/api-client.js';
 import { createLogger } from '../../../src/lib/logger.js';
 import { createOpenAiEmbedder } from '../../../src/providers/embeddings.js';
-import { openDatabase } from '../../../src/store/database.js';
-import { createDocumentsRepo } from '../../../src/store/documents.repo.js';
-import type { SharedEmbeddings } from '../../../src/store/embeddings-store.js';
-import { createPgSharedEmbeddings } from '../../../src/store/pg/embeddings.pg.js';
+import { openDatabase } from '../../../src/store/sqlite/database.js';
+import { createDocumentsRepo } from '../../../src/store/sqlite/documents.js';
+import type { SharedEmbeddings } from '../../../src/store/contracts/embeddings.js';
+import { createPgSharedEmbeddings } from '../../../src/store/pg/embeddings.js';
 import { storedDoc } from '../../helpers/documents.js';
 import { startEmbeddingsServer, toyEmbedding, type EmbeddingsServer } from '../../helpers/embeddings-server.js';
 import { freshPgStore, pgReachable } from '../../helpers/postgres.js';

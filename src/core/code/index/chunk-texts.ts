@@ -8,7 +8,7 @@
  * (files re-indexed or removed) has the rest moved to a new one and is deleted.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import type { Db } from '../../../store/database.js';
+import type { Db } from '../../../store/sqlite/database.js';
 
 /** Characters of text per block (UTF-16 units). */
 export const BLOCK_CHARS = 2048;

@@ -2,7 +2,7 @@
  * A code chunk's index terms: its four fields (the symbol, the doc comment and comments, the identifiers,
  * the path words and string literals) analyzed, each term counted per field.
  */
-import { FIELD_COUNT } from '../../../store/search-index.types.js';
+import { FIELD_COUNT } from '../../../store/search-index/search-index.types.js';
 import { analyzePacked, termEpoch } from '../../search/analyzer.js';
 
 /** What the fields of a chunk are made of. */

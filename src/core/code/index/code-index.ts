@@ -4,10 +4,10 @@
  * with code fields: the symbol, the doc comment and comments, the identifiers, and the rest (path
  * words and string literals). Each file's chunks are replaced together, in one transaction.
  */
-import type { CodeChunk } from '../../../store/code-files.repo.js';
-import { writeTransaction, type Db } from '../../../store/database.js';
-import type { IndexedDoc } from '../../../store/search-index.types.js';
-import type { MergeScheduler } from '../../../store/segment-merger.js';
+import type { CodeChunk } from '../../../store/sqlite/code-files.js';
+import { writeTransaction, type Db } from '../../../store/sqlite/database.js';
+import type { IndexedDoc } from '../../../store/search-index/search-index.types.js';
+import type { MergeScheduler } from '../../../store/search-index/segment-merger.js';
 import { analyzeQuery, type AnalyzedQuery } from '../../search/analyzer.js';
 import { createSearchIndex, type SearchIndex } from '../../search/search-index.js';
 import { createChunkTexts, entryOf, type PackedBlock, type StoredText } from './chunk-texts.js';

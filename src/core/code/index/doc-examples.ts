@@ -4,8 +4,8 @@
  * page's URL) whenever the page is stored, in the same transaction, so /context can answer from docs
  * Trawl has read.
  */
-import { writeTransaction, type Db } from '../../../store/database.js';
-import type { DocumentsRepo, SqliteDocumentsRepo, StoredPage } from '../../../store/documents.repo.js';
+import { writeTransaction, type Db } from '../../../store/sqlite/database.js';
+import type { DocumentsRepo, SqliteDocumentsRepo, StoredPage } from '../../../store/sqlite/documents.js';
 import { chunkFile } from '../chunk/chunk.js';
 import type { ChunkRecord, CodeIndex } from './code-index.js';
 

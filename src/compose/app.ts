@@ -1,0 +1,337 @@
+/**
+ * `createApp(config)`: the store, caches and services of one Trawl process, with `close()`. Every door
+ * (HTTP, MCP stdio, CLI commands) is built on one of these; tests build a fresh one per file.
+ */
+import { ConfigError, type Config } from '../config/config.js';
+import { createPrices, DEFAULT_PRICES, type Prices } from '../core/pricing.js';
+import { systemClock, type Clock } from '../core/context.js';
+import { createServices } from './services.js';
+import type { Services } from '../core/ports.js';
+import { createBrowserRenderer } from '../fetch/browser.js';
+import type { HostLookup } from '../fetch/address-guard.js';
+import { createApiClient, type ApiClient } from '../fetch/api-client.js';
+import { createFetcher, DEFAULT_USER_AGENT } from '../fetch/fetcher.js';
+import type { Fetcher } from '../fetch/types.js';
+import { createOpenAiEmbedder, type Embedder } from '../providers/embeddings.js';
+import { createOpenAiChatModel } from '../providers/model/openai-chat.js';
+import type { ChatModel } from '../providers/model/types.js';
+import { createWebSearchProviders, type GetJson, type WebSearchProvider } from '../providers/search/index.js';
+import { createLogger, type Logger } from '../lib/logger.js';
+import { createSecretBox, loadOperatorKey } from '../core/monitors/secret-box.js';
+import { createWebhookSender, type WebhookSender } from '../fetch/webhook-sender.js';
+import { createCacheStore } from '../store/sqlite/cache.js';
+import { setSchemaLimits } from '../schemas/json-schema.js';
+import { setSchemaTimeout } from '../core/synthesis/schema-worker.js';
+import { openDatabase, type Db } from '../store/sqlite/database.js';
+import { openPgStore } from '../store/pg/database.js';
+import { createSharedStore, type SharedStore } from '../store/pg/stores.js';
+import { sqliteStores, type Stores } from '../store/sqlite/stores.js';
+import { redactUrl } from '../lib/redact.js';
+
+export interface App {
+  config: Config;
+  /**
+   * JSON POST over the app's API client (timeouts, size caps, secret-free errors), for what a door calls
+   * out to itself: the x402 facilitator of the HTTP door.
+   */
+  postJson: ApiClient['postJson'];
+  logger: Logger;
+  clock: Clock;
+  /** This machine's SQLite database: the whole store, or with PostgreSQL a replica's derived copy. */
+  db: Db;
+  /** The durable repositories, on SQLite or PostgreSQL. */
+  stores: Stores;
+  /** The shared PostgreSQL store of a replica (`TRAWL_DATABASE_URL`); absent on SQLite. */
+  shared?: SharedStore;
+  services: Services;
+  /**
+   * Runs `stop` first when the app closes, before its engines, fetcher and model clients: for work a
+   * door started on the app (MCP tasks), which must end before the clients it uses wait for it.
+   */
+  onClose(stop: () => void | Promise<void>): void;
+  close(): Promise<void>;
+}
+
+export interface AppOptions {
+  logger?: Logger;
+  clock?: Clock;
+  /** A fetcher built elsewhere (benchmarks share one); default: one from the config. */
+  fetcher?: Fetcher;
+  /** How host names are resolved by the fetcher and the webhook sender (default: the system resolver). */
+  lookup?: HostLookup;
+  /**
+   * Threads that analyze batches of documents (default: the cores less one, which is left to the thread
+   * that answers requests). A bulk command that answers none (`trawl import`) gives every core.
+   */
+  analysisThreads?: number;
+  /** The shared PostgreSQL store (opened by `openApp` when `TRAWL_DATABASE_URL` is set), closed with the app. */
+  shared?: SharedStore;
+  /**
+   * With a shared store, whether this process keeps this machine's copy of the documents and indexes
+   * following the shared log (default: yes; a bulk command that answers no searches says no).
+   */
+  follow?: boolean;
+}
+
+/** Providers the operator configured: embeddings, a language model and web-search APIs, over one JSON client. */
+function createProviders(
+  config: Config,
+  logger: Logger,
+): {
+  embedder?: Embedder;
+  model?: ChatModel;
+  webSearch: WebSearchProvider[];
+  postJson: ApiClient['postJson'];
+  getJson: GetJson;
+  close(): Promise<void>;
+} {
+  // a model may think longer than the client's default 60 s before its headers or between chunks
+  const patience = Math.max(60_000, config.modelTimeoutMs);
+  const client = createApiClient({
+    userAgent: config.userAgent ?? DEFAULT_USER_AGENT,
+    logger,
+    headersTimeoutMs: patience,
+    bodyTimeoutMs: patience,
+  });
+  const model = config.modelBaseUrl
+    ? createOpenAiChatModel({
+        baseUrl: config.modelBaseUrl,
+        apiKey: config.modelApiKey,
+        model: config.model,
+        post: client.postJson,
+        postStream: client.postStream,
+        timeoutMs: config.modelTimeoutMs,
+        logger,
+      })
+    : undefined;
+  const embedder = config.embeddingsUrl
+    ? createOpenAiEmbedder({
+        baseUrl: config.embeddingsUrl,
+        apiKey: config.embeddingsApiKey,
+        model: config.embeddingsModel,
+        post: client.postJson,
+      })
+    : undefined;
+  const webSearch = createWebSearchProviders(config, { getJson: client.getJson, postJson: client.postJson });
+  return {
+    embedder,
+    model,
+    webSearch,
+    postJson: client.postJson,
+    getJson: client.getJson,
+    close: () => client.close(),
+  };
+}
+
+/** x402 payments: rails and a facilitator both configured, or neither (a half configuration fails fast). */
+function checkX402(config: Config): void {
+  if (Boolean(config.x402Rails) !== Boolean(config.x402FacilitatorUrl)) {
+    throw new ConfigError(
+      'x402 needs both TRAWL_X402_RAILS (what is accepted) and TRAWL_X402_FACILITATOR_URL (who verifies and settles); set both or neither.',
+    );
+  }
+  // the HTTP door builds the facilitator client; a URL it cannot use fails here, before anything is opened
+  const url = config.x402FacilitatorUrl;
+  if (url && !['http:', 'https:'].includes(new URL(url).protocol)) {
+    throw new ConfigError('TRAWL_X402_FACILITATOR_URL must be an http(s) URL.');
+  }
+}
+
+/** The fetcher of the config: user agent, SSRF guard, size cap, robots.txt, and a browser if configured. */
+function createAppFetcher(config: Config, logger: Logger, lookup: HostLookup | undefined): Fetcher {
+  const guard = {
+    allowPrivateNetwork: config.allowPrivateNetwork,
+    privateAllowlist: config.privateAllowlist,
+    lookup,
+  };
+  const userAgent = config.userAgent ?? DEFAULT_USER_AGENT;
+  const browser = config.browser
+    ? createBrowserRenderer({ executablePath: config.browser, guard, userAgent, logger })
+    : undefined;
+  return createFetcher({
+    userAgent,
+    ...guard,
+    maxBodyBytes: config.fetchMaxBytes,
+    robots: config.robots,
+    browser,
+    logger,
+  });
+}
+
+/**
+ * The webhook sender of the config: HTTPS and the SSRF guard unless insecure webhooks are allowed. The
+ * page fetches' allowlist (TRAWL_PRIVATE_ALLOWLIST) does not apply: a webhook needs a public endpoint.
+ */
+function createAppWebhookSender(config: Config, options: AppOptions): WebhookSender {
+  return createWebhookSender({
+    requireHttps: !config.allowInsecureWebhooks,
+    guard: { allowPrivateNetwork: config.allowInsecureWebhooks, privateAllowlist: [], lookup: options.lookup },
+    timeoutMs: config.webhookTimeoutMs,
+    userAgent: config.userAgent ?? DEFAULT_USER_AGENT,
+  });
+}
+
+/** Limits of caller JSON Schemas and the schema worker's deadline: process-wide, as the request schemas are. */
+function configureCallerSchemas(config: Config): void {
+  setSchemaLimits({
+    maxBytes: config.maxSchemaBytes,
+    maxDepth: config.maxSchemaDepth,
+    maxEnumValues: config.maxSchemaEnumValues,
+    maxProperties: config.maxSchemaProperties,
+    maxSubschemas: config.maxSchemaSubschemas,
+  });
+  setSchemaTimeout(config.schemaTimeoutMs);
+}
+
+/** The price table: TRAWL_PRICES over the defaults; a name the table lacks stops start-up, naming it. */
+function pricesOf(config: Config): Prices {
+  const overrides = config.prices ?? {};
+  const unknown = Object.keys(overrides).filter((name) => !Object.hasOwn(DEFAULT_PRICES, name));
+  if (unknown.length > 0) {
+    const names = unknown.map((name) => `${name}: unknown field`).join('; ');
+    throw new ConfigError(
+      `Invalid TRAWL_PRICES (--prices): ${names}. The names are those of the price table in docs/accounts.md.`,
+    );
+  }
+  return createPrices(overrides as Partial<Prices>);
+}
+
+/**
+ * The app of `config`, its store opened first: PostgreSQL when `TRAWL_DATABASE_URL` is set (connected,
+ * migrated under a lock, refused when newer than this code, with `TRAWL_SECRET_KEY` required), else the
+ * data directory's SQLite. Every command builds its app here.
+ */
+export async function openApp(config: Config, options: AppOptions = {}): Promise<App> {
+  if (!config.databaseUrl || options.shared) return createApp(config, options);
+  checkSharedSecret(config);
+  const where = redactUrl(config.databaseUrl);
+  const pg = await openPgStore(config.databaseUrl, {
+    schema: config.databaseSchema,
+    max: config.databasePoolSize,
+  }).catch((err: unknown) => {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new Error(`Cannot open the PostgreSQL store at ${where} (schema ${config.databaseSchema}): ${why}`);
+  });
+  const shared = createSharedStore(pg);
+  try {
+    return createApp(config, { ...options, shared });
+  } catch (err) {
+    await shared.close();
+    throw err;
+  }
+}
+
+/**
+ * Replicas share sealed webhook secrets, so they must share the key that seals them: a key file made in
+ * one machine's data directory would leave the others unable to open them.
+ */
+function checkSharedSecret(config: Config): void {
+  if (config.secretKey) return;
+  throw new ConfigError(
+    'TRAWL_DATABASE_URL needs TRAWL_SECRET_KEY: every replica seals and opens webhook secrets in the shared ' +
+      'database with one operator key, which a data directory of its own cannot give them. Make one with ' +
+      '`openssl rand -base64 32` and give the same value to every replica (and to `trawl migrate`).',
+  );
+}
+
+/**
+ * The app of `config` over stores already open: `options.shared` (from `openApp`) or the data
+ * directory's SQLite. Synchronous, for tests and tools that build apps directly on SQLite.
+ */
+export function createApp(config: Config, options: AppOptions = {}): App {
+  if (config.databaseUrl && !options.shared) {
+    throw new ConfigError('TRAWL_DATABASE_URL is set: open the app with openApp, which connects to PostgreSQL first.');
+  }
+  checkX402(config); // before anything is opened
+  const prices = pricesOf(config);
+  configureCallerSchemas(config);
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const clock = options.clock ?? systemClock;
+  const db = openDatabase(config.dataDir);
+  const { shared } = options;
+  const stores = shared?.stores ?? sqliteStores(db);
+  const cache = shared?.cache ?? createCacheStore(config.dataDir);
+  const fetcher = options.fetcher ?? createAppFetcher(config, logger, options.lookup);
+  const providers = createProviders(config, logger);
+  const webhookSender = createAppWebhookSender(config, options);
+  const services = createServices({
+    db,
+    stores,
+    replica: shared && { shared, follow: options.follow ?? true, pollMs: config.pollMs },
+    sharedEmbeddings: shared?.embeddings,
+    cache,
+    clock,
+    logger,
+    fetcher,
+    embedder: providers.embedder,
+    webSearch: providers.webSearch,
+    model: providers.model,
+    synthesis: {
+      preferClientModel: config.modelPrefer === 'client',
+      price: { input: config.modelInputPrice, output: config.modelOutputPrice },
+      maxTokens: config.modelMaxTokens,
+    },
+    prices,
+    secretBox: createSecretBox(loadOperatorKey({ configured: config.secretKey, dataDir: config.dataDir })),
+    webhookSender,
+    status: { settings: config, getJson: providers.getJson },
+    analysisThreads: options.analysisThreads,
+    settings: {
+      robots: config.robots,
+      fetchConcurrency: config.fetchConcurrency,
+      providerTimeoutMs: config.providerTimeoutMs,
+      rateLimitQps: config.rateLimitQps,
+      rateLimitConcurrency: config.rateLimitConcurrency,
+      agentConcurrency: config.agentConcurrency,
+      searchCacheMb: config.searchCacheMb,
+      metering: config.metering,
+      agentMaxCost: config.agentMaxCost,
+      monitors: {
+        allowInsecureWebhooks: config.allowInsecureWebhooks,
+        runConcurrency: config.monitorConcurrency,
+        retryWindowMs: config.webhookRetryHours * 3_600_000,
+        deliveryConcurrency: 8,
+        pollMs: config.pollMs,
+        leaseMs: config.leaseMs,
+      },
+      agentRuns: { leaseMs: config.leaseMs, pollMs: config.pollMs },
+      codeModel: config.codeModel,
+      documents: {
+        maxInflatedBytes: config.documentMaxInflatedBytes,
+        timeoutMs: config.documentParseTimeoutMs,
+        memoryMb: config.documentParseMemoryMb,
+        threads: config.documentParseThreads,
+      },
+    },
+  });
+  let closed = false;
+  const stops: (() => void | Promise<void>)[] = [];
+  return {
+    config,
+    postJson: providers.postJson,
+    logger,
+    clock,
+    db,
+    stores,
+    shared,
+    services,
+    onClose: (stop) => void stops.push(stop),
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const stop of stops) await stop();
+      await services.monitors.engine.stop();
+      await services.agentRuns.engine.stop();
+      await services.semantic?.stop();
+      await services.codeSemantic?.stop();
+      await fetcher.close();
+      await providers.close();
+      await webhookSender.close();
+      await cache.close();
+      await services.stopIndexWorkers();
+      db.close();
+      await shared?.close();
+      logger.flush();
+    },
+  };
+}

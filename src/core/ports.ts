@@ -1,0 +1,84 @@
+/**
+ * The core's services by name: what an operation or a door may ask the composition root (src/compose/)
+ * for. A type only; each op receives the services it declares, built once per app.
+ */
+import type { Fetcher } from '../fetch/types.js';
+import type { CacheStore } from '../store/sqlite/cache.js';
+import type { DocumentsRepo } from '../store/sqlite/documents.js';
+import type { Accounts } from './accounts/accounts.service.js';
+import type { AgentRunsService } from './agent/agent-runs.service.js';
+import type { KeysService } from './accounts/keys.service.js';
+import type { AuditLog } from './accounts/audit.js';
+import type { CodeIndex } from './code/index/code-index.js';
+import type { ContextService } from './code/context/context.service.js';
+import type { CodeIndexer } from './code/index/indexer.js';
+import type { CodeVectors } from './code/index/code-vectors.js';
+import type { CodeModelLoader } from './code/model/shipped-model.js';
+import type { CrawlService } from './crawl/crawl.types.js';
+import type { ImportService } from './import/import.service.js';
+import type { ContentsService } from './contents/contents.service.js';
+import type { PagesService } from './contents/pages.service.js';
+import type { MonitorsService } from './monitors/monitors.service.js';
+import type { SearchIndex } from './search/search-index.js';
+import type { SearchService } from './search/search.service.js';
+import type { SemanticSearch } from './search/semantic.js';
+import type { SimilarService } from './search/similar.service.js';
+import type { StatusService } from './status/status.service.js';
+import type { Synthesis } from './synthesis/synthesis.service.js';
+
+export interface Services {
+  keys: KeysService;
+  /** Teams, scopes, metering, credits, budgets and request rates. */
+  accounts: Accounts;
+  /** Who changed which team's accounts, and when (keys, flags, credits). */
+  audit: AuditLog;
+  cache: CacheStore;
+  fetcher: Fetcher;
+  /** The documents store; every write also updates the search index, in the same transaction. */
+  documents: DocumentsRepo;
+  searchIndex: SearchIndex;
+  /**
+   * Rebuilds the search and code indexes in the background when an upgrade's migration emptied them
+   * (their format changed); one process of those sharing the data directory does it. Logs its progress.
+   * Then starts the merges of segments left by earlier writers. Called when a server starts.
+   */
+  rebuildMarkedIndexes(): Promise<void>;
+  /**
+   * A replica on PostgreSQL: follows the shared document and code logs into this machine's copy, and
+   * writes its heartbeat, until the app closes (`trawl serve`, `trawl mcp`); nothing on SQLite.
+   */
+  followShared(): void;
+  /**
+   * Stops the worker threads (the index's merges and analysis, the PDF readers) and the document
+   * follower (the app's close).
+   */
+  stopIndexWorkers(): Promise<void>;
+  search: SearchService;
+  similar: SimilarService;
+  /** Embeddings search; present when an embeddings provider is configured. */
+  semantic?: SemanticSearch;
+  pages: PagesService;
+  contents: ContentsService;
+  /** Answers written from search results (by a model, or extracted without one). */
+  synthesis: Synthesis;
+  /** Code chunks of indexed folders, repositories, packages, imports and documentation examples. */
+  code: CodeIndex;
+  /** /context: code snippets for a question within a token budget. */
+  context: ContextService;
+  /** Embeddings of code chunks; present when an embeddings provider is configured. */
+  codeSemantic?: SemanticSearch;
+  /** Trawl's code model (loaded on first use) and its chunk vectors; unused with an embeddings provider. */
+  codeModel: { loader: CodeModelLoader; vectors: CodeVectors };
+  /** `trawl index` and `trawl import --code`: folders, clones and code records into the code index. */
+  indexer: CodeIndexer;
+  /** `trawl crawl`: resumable breadth-first crawls through the pages service. */
+  crawl: CrawlService;
+  /** `trawl import`: JSONL files and folders into the documents store. */
+  imports: ImportService;
+  /** /monitors, and the engine that runs them and delivers their webhooks. */
+  monitors: MonitorsService;
+  /** /agent/runs: research runs, their events and the engine that runs them. */
+  agentRuns: AgentRunsService;
+  /** GET /status and `trawl doctor`: the data directory, the store, the providers and what to do next. */
+  status: StatusService;
+}

@@ -1,0 +1,102 @@
+/**
+ * The code log over PostgreSQL: each code file's latest change (its chunks written, or the file removed)
+ * and each source's, in the order replicas follow to keep their SQLite code index a copy of the shared
+ * one (core/code/index/code-follower.ts). Positions and the snapshot rule are the document log's
+ * (change-log.pg.ts). A change is read with the file's current state and chunks, in one statement, so
+ * what a follower applies is always one whole version of the file, never older than the change.
+ *
+ * A touch (same bytes, new mtime) is not a change: a replica's copy keeps the chunks and hash it has,
+ * and re-indexing compares with the shared files, not with a replica's.
+ */
+import type pg from 'pg';
+import type { CodeChunk, CodeFileState, CodeSource } from '../sqlite/code-files.js';
+import { toSource, type SourceRow } from '../sqlite/code-files.js';
+import { channelSql, createLogListener, logAfter, logOrder, logWindow, type LogPosition } from './change-log.js';
+
+/** The `path` of a source's own row in `code_changes` (a file's path is never empty). */
+export const SOURCE_ROW = '';
+
+/** The channel code writers notify when they commit: one per schema. */
+export const CODE_CHANNEL_SQL = channelSql('code');
+
+/** A file as the log gives it: its state, when its chunks were written, and the chunks. */
+export interface LoggedCodeFile {
+  state: CodeFileState;
+  /** The `indexedAt` its chunks were written with (the time of their index entries). */
+  indexedAt: number;
+  chunks: CodeChunk[];
+}
+
+/** One change: a source recorded, a file written (`file`), or a file removed (`file` null). */
+export type CodeChange =
+  { kind: 'source'; source: CodeSource } | { kind: 'file'; source: string; path: string; file: LoggedCodeFile | null };
+
+export interface CodeLog {
+  /** Up to `limit` changes after `after` (from the start when null), in log order, with where they end. */
+  changesSince(after: LogPosition | null, limit: number): Promise<{ changes: CodeChange[]; next: LogPosition | null }>;
+  /** Resolves when a writer commits code, after `timeoutMs`, or when `signal` aborts (whichever is first). */
+  changed(timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  /** Ends the listening connection. */
+  close(): Promise<void>;
+}
+
+type ChangeRow = Partial<SourceRow> & {
+  source: string;
+  path: string;
+  xid: string;
+  change_seq: number;
+  size: number | null;
+  mtime_ms: number | null;
+  hash: string | null;
+  indexed_ms: number | null;
+  chunk_rows: [number, number, string, string, string | null, string | null, string][] | null;
+};
+
+// the source's row, or the file's with its chunks in line order: one snapshot for all of it
+const CHANGES = `
+  SELECT c.source, c.path, c.change_xid::text AS xid, c.change_seq,
+         s.name, s.kind, s.location, s.indexed_at, f.size, f.mtime_ms, f.hash, f.indexed_ms,
+         (SELECT json_agg(json_build_array(k.start_line, k.end_line, k.language, k.kind, k.symbol, k.doc, k.code)
+                          ORDER BY k.start_line, k.end_line)
+            FROM code_chunks k WHERE k.source = f.source AND k.path = f.path) AS chunk_rows
+  FROM code_changes c
+  LEFT JOIN code_sources s ON c.path = '${SOURCE_ROW}' AND s.name = c.source
+  LEFT JOIN code_files f ON f.source = c.source AND f.path = c.path
+  WHERE ${logWindow('c')}
+  ORDER BY ${logOrder('c')} LIMIT $3`;
+
+function toChange(r: ChangeRow): CodeChange | null {
+  if (r.path === SOURCE_ROW) return r.name ? { kind: 'source', source: toSource(r as SourceRow) } : null;
+  if (r.hash === null) return { kind: 'file', source: r.source, path: r.path, file: null };
+  const chunks = (r.chunk_rows ?? []).map(([startLine, endLine, language, kind, symbol, doc, code]) => ({
+    source: r.source,
+    path: r.path,
+    startLine,
+    endLine,
+    language,
+    kind,
+    symbol,
+    doc,
+    code,
+  }));
+  const state = { size: r.size!, mtimeMs: r.mtime_ms!, hash: r.hash };
+  return { kind: 'file', source: r.source, path: r.path, file: { state, indexedAt: r.indexed_ms!, chunks } };
+}
+
+/** The code log of the store `pool` connects to; `changed` listens on a connection of its own. */
+export function createPgCodeLog(pool: pg.Pool): CodeLog {
+  const listener = createLogListener(pool, CODE_CHANNEL_SQL);
+  return {
+    changed: (timeoutMs, signal) => listener.changed(timeoutMs, signal),
+    close: () => listener.close(),
+    async changesSince(after, limit) {
+      const { rows } = await pool.query<ChangeRow>(CHANGES, [...logAfter(after), limit]);
+      const last = rows.at(-1);
+      return {
+        // a source's row is written with its change, in one transaction: never missing (null: no such row)
+        changes: rows.map(toChange).filter((c): c is CodeChange => c !== null),
+        next: last ? { xid: last.xid, seq: last.change_seq } : after,
+      };
+    },
+  };
+}

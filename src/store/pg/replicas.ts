@@ -1,0 +1,80 @@
+/**
+ * Replicas seen: each serving replica writes a heartbeat (who it is, where it stands in the document
+ * log), and `trawl doctor` and `GET /status` list those seen recently with how far each is behind.
+ */
+import type pg from 'pg';
+import type { ReplicaStatus } from '../sqlite/status.js';
+import type { LogPosition } from './document-log.js';
+
+/** What a replica says of itself at each beat. */
+export interface ReplicaBeat {
+  id: string;
+  host: string;
+  pid: number;
+  version: string;
+  startedAt: Date;
+  /** Its place in the document log (null before the first document). */
+  position: LogPosition | null;
+  /** When it last read the log to its end (null: not yet). */
+  caughtUpAt: Date | null;
+}
+
+/**
+ * A replica as the status report shows it; `behind` is counted up to a million, `lagMs` runs from when it
+ * last read the log to its end (or started).
+ */
+export type ReplicaSeen = ReplicaStatus;
+
+export interface ReplicasRepo {
+  beat(b: ReplicaBeat): Promise<void>;
+  /** Replicas whose last beat is at most `withinMs` old, newest first. */
+  seen(withinMs: number): Promise<ReplicaSeen[]>;
+}
+
+/** Writes counted behind a replica's position, at most (the count stops there). */
+const MAX_BEHIND = 1_000_000;
+
+export function createPgReplicasRepo(pool: pg.Pool): ReplicasRepo {
+  return {
+    async beat(b) {
+      await pool.query(
+        `INSERT INTO replicas (id, host, pid, version, started_at, seen_at, behind, caught_up_at)
+         VALUES ($1, $2, $3, $4, $5, now(),
+                 (SELECT COUNT(*) FROM (SELECT 1 FROM documents
+                   WHERE (change_xid, change_seq) > ($6::xid8, $7::bigint) LIMIT ${MAX_BEHIND}) AS after),
+                 $8)
+         ON CONFLICT (id) DO UPDATE SET seen_at = now(), behind = excluded.behind,
+                                        caught_up_at = excluded.caught_up_at, version = excluded.version`,
+        [b.id, b.host, b.pid, b.version, b.startedAt, b.position?.xid ?? '0', b.position?.seq ?? -1, b.caughtUpAt],
+      );
+    },
+    async seen(withinMs) {
+      const { rows } = await pool.query<{
+        id: string;
+        host: string;
+        pid: number;
+        version: string;
+        started_at: Date;
+        seen_at: Date;
+        behind: number;
+        lag_ms: number | null;
+      }>(
+        `SELECT id, host, pid, version, started_at, seen_at, behind,
+                (EXTRACT(EPOCH FROM (now() - COALESCE(caught_up_at, started_at))) * 1000)::bigint AS lag_ms
+         FROM replicas WHERE seen_at > now() - make_interval(secs => $1 / 1000.0)
+         ORDER BY seen_at DESC, id`,
+        [withinMs],
+      );
+      return rows.map((r) => ({
+        id: r.id,
+        host: r.host,
+        pid: r.pid,
+        version: r.version,
+        startedAt: r.started_at.toISOString(),
+        seenAt: r.seen_at.toISOString(),
+        behind: r.behind,
+        lagMs: r.behind > 0 ? Math.max(0, r.lag_ms ?? 0) : 0,
+      }));
+    },
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * The repositories over PostgreSQL (`TRAWL_DATABASE_URL`): the same `Stores` as SQLite's, and what only
+ * a shared database has: the documents and code every replica writes, and the logs each one follows
+ * into its own indexes (core/search/document-follower.ts, core/code/index/code-follower.ts), the caches,
+ * embeddings stored once, and the replicas' heartbeats.
+ */
+import type { CacheStore } from '../sqlite/cache.js';
+import type { CodeFilesRepo } from '../sqlite/code-files.js';
+import type { SharedEmbeddings } from '../contracts/embeddings.js';
+import type { Stores } from '../sqlite/stores.js';
+import { createPgAccountsRepo } from './accounts.js';
+import { createPgAuditRepo } from './audit.js';
+import { createPgAgentRunsRepo } from './agent-runs.js';
+import { createPgCacheStore } from './cache.js';
+import { createPgCodeFilesRepo } from './code-files.js';
+import { createPgCodeLog, type CodeLog } from './code-log.js';
+import { createPgReplicasRepo, type ReplicasRepo } from './replicas.js';
+import { createPgStatusRepo } from './status.js';
+import type { StatusRepo } from '../sqlite/status.js';
+import { redactUrl } from '../../lib/redact.js';
+import { createPgSharedEmbeddings } from './embeddings.js';
+import { createPgApiKeysRepo } from './api-keys.js';
+import { createPgCrawlRepo } from './crawl.js';
+import { createPgDocumentLog, type DocumentLog } from './document-log.js';
+import { createPgDocumentsRepo, type PgDocumentsRepo } from './documents.js';
+import { createPgMcpSnapshotsRepo, createPgMcpTasksRepo } from './mcp.js';
+import { createPgMonitorsRepo } from './monitors.js';
+import type { PgStore } from './database.js';
+import { createPgRateBucketsRepo } from './rate-buckets.js';
+
+/** The shared store of a replica: the repositories, the documents and their log. */
+export interface SharedStore {
+  pg: PgStore;
+  stores: Stores;
+  /** The documents, as every replica writes them (the source of truth of each replica's index). */
+  documents: PgDocumentsRepo;
+  /** The documents' writes in order, for a replica's follower; its listening connection closes with it. */
+  documentLog: DocumentLog;
+  /** The code index's sources, files and chunks (the source of truth of each replica's code index). */
+  codeFiles: CodeFilesRepo;
+  /** Their changes in order, for a replica's code follower; its listening connection closes with it. */
+  codeLog: CodeLog;
+  /** The replicas' heartbeats, for the status report. */
+  replicas: ReplicasRepo;
+  /** The caches (pages, provider answers): a page one replica fetched is a cache hit on every other. */
+  cache: CacheStore;
+  /** Embeddings stored once, so no replica pays a provider for a text another has embedded. */
+  embeddings: SharedEmbeddings;
+  /** The status report's counts and facts: the shared store's, beside `local` (this machine's copy). */
+  status(local: StatusRepo): StatusRepo;
+  /** Ends the log's connection and the pool (the app closes its cache first). */
+  close(): Promise<void>;
+}
+
+/** The repositories over `pg` (opened and migrated by `openPgStore`). */
+export function createSharedStore(pg: PgStore): SharedStore {
+  const { pool } = pg;
+  const documentLog = createPgDocumentLog(pool);
+  const codeLog = createPgCodeLog(pool);
+  return {
+    pg,
+    stores: {
+      backend: 'postgres',
+      apiKeys: createPgApiKeysRepo(pool),
+      accounts: createPgAccountsRepo(pool),
+      audit: createPgAuditRepo(pool),
+      rateBuckets: createPgRateBucketsRepo(pool),
+      monitors: createPgMonitorsRepo(pool),
+      agentRuns: createPgAgentRunsRepo(pool),
+      mcpTasks: createPgMcpTasksRepo(pool),
+      mcpSnapshots: createPgMcpSnapshotsRepo(pool),
+      crawl: createPgCrawlRepo(pool),
+    },
+    documents: createPgDocumentsRepo(pool),
+    documentLog,
+    codeFiles: createPgCodeFilesRepo(pool),
+    codeLog,
+    replicas: createPgReplicasRepo(pool),
+    status: (local) =>
+      createPgStatusRepo(pool, { url: redactUrl(pool.options.connectionString ?? ''), schema: pg.schema }, local),
+    cache: createPgCacheStore(pool),
+    embeddings: createPgSharedEmbeddings(pool),
+    async close() {
+      await documentLog.close();
+      await codeLog.close();
+      await pg.close();
+    },
+  };
+}

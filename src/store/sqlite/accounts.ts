@@ -1,0 +1,210 @@
+/**
+ * Teams, what was spent, and the money held by requests in flight. Amounts are integer micro-dollars.
+ * The check and hold of a request's money, and its charge, are each one method in one IMMEDIATE
+ * transaction, so two processes cannot both spend the last credit.
+ */
+import { insertAudit, type NewAuditRecord } from './audit.js';
+import type { Db } from './database.js';
+
+/** A row of `teams`. */
+export interface TeamRow {
+  id: string;
+  name: string;
+  blocked_at: string | null;
+  enterprise: number;
+  zero_retention: number;
+  /** null: no credit limit. */
+  credits_micros: number | null;
+  budget_micros: number | null;
+  /** `day` or `month` (UTC calendar periods). */
+  budget_period: string | null;
+  created_at: string;
+}
+
+/** A row of `spend`: what a key spent on one operation on one UTC day. */
+export interface SpendRow {
+  key_id: string;
+  team_id: string;
+  day: string;
+  operation: string;
+  requests: number;
+  micros: number;
+}
+
+/** A hold: money a live request may still spend, until it settles or `expires_ms` passes. */
+export interface HoldRow {
+  id: string;
+  key_id: string;
+  team_id: string;
+  amount_micros: number;
+  expires_ms: number;
+}
+
+/** What a team and one of its keys have left, read inside the transaction that may hold more. */
+export interface Standing {
+  /** The team as it is now. */
+  team: TeamRow;
+  /** Held by live requests of the team, and of the key. */
+  teamHolds: number;
+  keyHolds: number;
+  /** Spent since the start of the team's budget period, and of the key's (0 without a budget). */
+  teamSpend: number;
+  keySpend: number;
+}
+
+/** Who holds money, and from which days (YYYY-MM-DD) each budget period counts (by period name). */
+export interface HoldRequest {
+  hold: HoldRow;
+  nowMs: number;
+  /** The key's budget period (`day`, `month`), if it has a budget. */
+  keyPeriod: string | null;
+  /** The first day of each budget period containing now: `{day, month}`. */
+  periodStarts: Record<string, string>;
+}
+
+/** The end of a request: its hold released, what it cost recorded and taken from its team's credits. */
+export interface ChargeRecord {
+  holdId?: string;
+  spend: Omit<SpendRow, 'requests'>;
+}
+
+/** Teams, spend and holds. */
+export interface AccountsRepo {
+  /** Inserts a team, and the audit record of its making when given, at once. */
+  insertTeam(row: Omit<TeamRow, 'blocked_at'>, audit?: NewAuditRecord): Promise<void>;
+  team(id: string): Promise<TeamRow | undefined>;
+  teamByName(name: string): Promise<TeamRow | undefined>;
+  teams(): Promise<TeamRow[]>;
+  /**
+   * Applies `edit` to the team with id or name `ref` (it may throw to refuse) and saves the result with
+   * the audit record `audit` makes of the change, in one transaction; the team as saved, or undefined
+   * when there is none.
+   */
+  updateTeam(
+    ref: string,
+    edit: (row: TeamRow) => TeamRow,
+    audit?: (before: TeamRow, after: TeamRow) => NewAuditRecord,
+  ): Promise<TeamRow | undefined>;
+  /** Adds credits to a team (one without a credit limit starts from zero) with its audit record; the team after. */
+  addCredits(teamId: string, micros: number, audit?: NewAuditRecord): Promise<TeamRow | undefined>;
+  /**
+   * In one IMMEDIATE transaction: reads the standing of `hold`'s team and key, lets `allow` refuse
+   * (it throws), and inserts the hold. Concurrent requests never hold the same money twice.
+   */
+  holdIfAllowed(request: HoldRequest, allow: (standing: Standing) => void): Promise<void>;
+  /** In one transaction: releases the hold (if any), records the spend and takes it from the credits. */
+  settle(charge: ChargeRecord): Promise<void>;
+  /** Spend rows on days `fromDay` (YYYY-MM-DD) and later. */
+  spendSince(fromDay: string): Promise<SpendRow[]>;
+  /** Forgets holds of requests whose process died; how many. */
+  dropExpiredHolds(nowMs: number): Promise<number>;
+}
+
+/** The accounts repository over SQLite. */
+export function createAccountsRepo(db: Db): AccountsRepo {
+  const s = statements(db);
+  const team = (id: string) => s.team.get(id) as TeamRow | undefined;
+  const immediate = <T>(work: () => T): T => db.transaction(work).immediate();
+
+  return {
+    insertTeam: async (row, audit) =>
+      immediate(() => {
+        s.insertTeam.run(row);
+        insertAudit(db, audit);
+      }),
+    team: async (id) => team(id),
+    teamByName: async (name) => s.teamByName.get(name) as TeamRow | undefined,
+    teams: async () => s.teams.all() as TeamRow[],
+    updateTeam: async (ref, edit, audit) =>
+      immediate(() => {
+        const row = team(ref) ?? (s.teamByName.get(ref) as TeamRow | undefined);
+        if (!row) return undefined;
+        const next = edit(row);
+        s.saveTeam.run(next);
+        const saved = team(next.id)!;
+        insertAudit(db, audit?.(row, saved));
+        return saved;
+      }),
+    addCredits: async (teamId, micros, audit) =>
+      immediate(() => {
+        if (s.addCredits.run(micros, teamId).changes === 0) return undefined;
+        insertAudit(db, audit);
+        return team(teamId);
+      }),
+    async holdIfAllowed(request, allow) {
+      immediate(() => {
+        const row = team(request.hold.team_id);
+        if (!row) throw new Error(`team ${request.hold.team_id} is gone`);
+        allow(standingOf(s, request, row));
+        s.insertHold.run(request.hold);
+      });
+    },
+    async settle({ holdId, spend }) {
+      immediate(() => {
+        if (holdId) s.deleteHold.run(holdId);
+        if (spend.micros === 0) return;
+        s.addSpend.run(spend);
+        s.takeCredits.run(spend.micros, spend.team_id);
+      });
+    },
+    spendSince: async (fromDay) => s.spendSince.all(fromDay) as SpendRow[],
+    dropExpiredHolds: async (nowMs) => s.expiredHolds.run(nowMs).changes,
+  };
+}
+
+type Statements = ReturnType<typeof statements>;
+
+const sum = (stmt: { get(...a: unknown[]): unknown }, ...args: unknown[]) => (stmt.get(...args) as { m: number }).m;
+
+/** What the team of `row` and the key of the hold have left, read within the caller's transaction. */
+function standingOf(s: Statements, request: HoldRequest, row: TeamRow): Standing {
+  const { hold, nowMs, keyPeriod, periodStarts } = request;
+  const teamFrom = row.budget_period ? periodStarts[row.budget_period] : undefined;
+  const keyFrom = keyPeriod ? periodStarts[keyPeriod] : undefined;
+  return {
+    team: row,
+    teamHolds: sum(s.teamHolds, row.id, nowMs),
+    keyHolds: sum(s.keyHolds, hold.key_id, nowMs),
+    teamSpend: teamFrom ? sum(s.teamSpend, row.id, teamFrom) : 0,
+    keySpend: keyFrom ? sum(s.keySpend, hold.key_id, keyFrom) : 0,
+  };
+}
+
+/** The prepared statements of the accounts tables. */
+function statements(db: Db) {
+  return {
+    insertTeam: db.prepare(
+      `INSERT INTO teams (id, name, enterprise, zero_retention, credits_micros, budget_micros, budget_period, created_at)
+       VALUES (@id, @name, @enterprise, @zero_retention, @credits_micros, @budget_micros, @budget_period, @created_at)`,
+    ),
+    team: db.prepare('SELECT * FROM teams WHERE id = ?'),
+    teamByName: db.prepare('SELECT * FROM teams WHERE name = ?'),
+    teams: db.prepare('SELECT * FROM teams ORDER BY created_at, id'),
+    saveTeam: db.prepare(
+      `UPDATE teams SET blocked_at = @blocked_at, enterprise = @enterprise, zero_retention = @zero_retention,
+         credits_micros = @credits_micros, budget_micros = @budget_micros, budget_period = @budget_period
+       WHERE id = @id`,
+    ),
+    addCredits: db.prepare('UPDATE teams SET credits_micros = COALESCE(credits_micros, 0) + ? WHERE id = ?'),
+    takeCredits: db.prepare(
+      'UPDATE teams SET credits_micros = credits_micros - ? WHERE id = ? AND credits_micros IS NOT NULL',
+    ),
+    keySpend: db.prepare('SELECT COALESCE(SUM(micros), 0) AS m FROM spend WHERE key_id = ? AND day >= ?'),
+    teamSpend: db.prepare('SELECT COALESCE(SUM(micros), 0) AS m FROM spend WHERE team_id = ? AND day >= ?'),
+    addSpend: db.prepare(
+      `INSERT INTO spend (key_id, team_id, day, operation, requests, micros) VALUES (@key_id, @team_id, @day, @operation, 1, @micros)
+       ON CONFLICT (key_id, day, operation) DO UPDATE SET requests = requests + 1, micros = micros + excluded.micros`,
+    ),
+    spendSince: db.prepare('SELECT * FROM spend WHERE day >= ? ORDER BY team_id, key_id, day, operation'),
+    keyHolds: db.prepare('SELECT COALESCE(SUM(amount_micros), 0) AS m FROM holds WHERE key_id = ? AND expires_ms > ?'),
+    teamHolds: db.prepare(
+      'SELECT COALESCE(SUM(amount_micros), 0) AS m FROM holds WHERE team_id = ? AND expires_ms > ?',
+    ),
+    insertHold: db.prepare(
+      `INSERT INTO holds (id, key_id, team_id, amount_micros, expires_ms)
+       VALUES (@id, @key_id, @team_id, @amount_micros, @expires_ms)`,
+    ),
+    deleteHold: db.prepare('DELETE FROM holds WHERE id = ?'),
+    expiredHolds: db.prepare('DELETE FROM holds WHERE expires_ms <= ?'),
+  };
+}

@@ -1,0 +1,153 @@
+/**
+ * MCP tasks (migration 12): one row per task, read only through its owner (an API key id, or 'local').
+ * A task ends once: every end is a conditional UPDATE of an open row, whoever ends it (the worker, a
+ * cancel from any process, a reader that finds the worker's lease lapsed).
+ */
+import type { Db } from './database.js';
+import { teamOfKey } from '../owner-team.js';
+
+/** A task's status (the spec's five). */
+export type McpTaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+/** The statuses a task ends in. */
+export type McpTaskEndStatus = 'completed' | 'failed' | 'cancelled';
+
+/** A task as stored. */
+export interface McpTaskRow {
+  seq: number;
+  id: string;
+  owner: string;
+  tool: string;
+  status: McpTaskStatus;
+  status_message: string | null;
+  ttl_ms: number;
+  poll_interval_ms: number;
+  created_at: string;
+  last_updated_at: string;
+  updated_ms: number;
+  /** When the row may be deleted: creation + TTL while open, end + TTL once ended. */
+  expires_ms: number;
+  /** The CallToolResult as JSON, once ended. */
+  result: string | null;
+  run_id: string | null;
+  worker: string | null;
+  lease_until_ms: number | null;
+}
+
+/** A new task, `working` from its creation. */
+export interface NewMcpTask {
+  id: string;
+  owner: string;
+  tool: string;
+  ttlMs: number;
+  pollIntervalMs: number;
+  nowMs: number;
+  /** The process doing the work in-process, with its first lease; null for a task that follows an agent run. */
+  worker: string | null;
+  leaseUntilMs: number | null;
+}
+
+/** How a task ended. */
+export interface McpTaskEnd {
+  status: McpTaskEndStatus;
+  statusMessage: string | null;
+  /** The CallToolResult as JSON. */
+  result: string;
+  nowMs: number;
+}
+
+/** The store of MCP tasks; every method is one atomic statement. */
+export interface McpTasksRepo {
+  insert(task: NewMcpTask): Promise<void>;
+  /** The owner's task; undefined for an unknown id or another owner's task. */
+  get(id: string, owner: string): Promise<McpTaskRow | undefined>;
+  /** The owner's tasks with `seq < before`, newest first. */
+  page(owner: string, before: number, limit: number): Promise<McpTaskRow[]>;
+  /** Links the agent run an open task follows; false when the task ended meanwhile (a cancel). */
+  linkRun(id: string, runId: string, nowMs: number): Promise<boolean>;
+  /** Sets an open task's status message (its latest step); false once it ended. */
+  note(id: string, message: string, nowMs: number): Promise<boolean>;
+  /** Ends an open task; false when it had ended already (the first end wins). */
+  end(id: string, end: McpTaskEnd): Promise<boolean>;
+  /** Renews the lease of an open task this worker runs; false when it ended (a cancel) or is not its. */
+  renewLease(id: string, worker: string, untilMs: number): Promise<boolean>;
+  /** A task's status, whoever owns it (the worker's check for a cancel from another process). */
+  statusOf(id: string): Promise<McpTaskStatus | undefined>;
+  /**
+   * How many of the owner's tasks are open (working or input_required) and not abandoned by a dead worker
+   * (a lease lapsed before `nowMs`): what `TRAWL_MCP_MAX_TASKS` caps.
+   */
+  countOpen(owner: string, nowMs: number): Promise<number>;
+  /** Deletes ended tasks past their expiry, and open ones `graceMs` past it (abandoned); returns the count. */
+  deleteExpired(nowMs: number, graceMs: number): Promise<number>;
+}
+
+const OPEN = "('working', 'input_required')";
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The SQLite implementation, on prepared statements. */
+export function createMcpTasksRepo(db: Db): McpTasksRepo {
+  const s = {
+    insert: db.prepare(
+      `INSERT INTO mcp_tasks (id, owner, team_id, tool, status, ttl_ms, poll_interval_ms, created_at, last_updated_at,
+         updated_ms, expires_ms, worker, lease_until_ms)
+       VALUES (@id, @owner, ${teamOfKey('@owner')}, @tool, 'working', @ttl, @poll, @at, @at, @now, @now + @ttl, @worker, @lease)`,
+    ),
+    get: db.prepare('SELECT * FROM mcp_tasks WHERE id = ? AND owner = ?'),
+    page: db.prepare('SELECT * FROM mcp_tasks WHERE owner = ? AND seq < ? ORDER BY seq DESC LIMIT ?'),
+    linkRun: db.prepare(
+      `UPDATE mcp_tasks SET run_id = @run, updated_ms = @now, last_updated_at = @at WHERE id = @id AND status IN ${OPEN}`,
+    ),
+    note: db.prepare(
+      `UPDATE mcp_tasks SET status_message = @message, updated_ms = @now, last_updated_at = @at
+       WHERE id = @id AND status IN ${OPEN}`,
+    ),
+    end: db.prepare(
+      `UPDATE mcp_tasks SET status = @status, status_message = @message, result = @result, updated_ms = @now,
+         last_updated_at = @at, expires_ms = @now + ttl_ms, lease_until_ms = NULL
+       WHERE id = @id AND status IN ${OPEN}`,
+    ),
+    renew: db.prepare(
+      `UPDATE mcp_tasks SET lease_until_ms = @until WHERE id = @id AND worker = @worker AND status IN ${OPEN}`,
+    ),
+    status: db.prepare('SELECT status FROM mcp_tasks WHERE id = ?'),
+    countOpen: db.prepare(
+      `SELECT COUNT(*) AS n FROM mcp_tasks
+       WHERE owner = ? AND status IN ${OPEN} AND (lease_until_ms IS NULL OR lease_until_ms >= ?)`,
+    ),
+    expire: db.prepare(
+      `DELETE FROM mcp_tasks WHERE expires_ms < @now AND (status NOT IN ${OPEN} OR expires_ms + @grace < @now)`,
+    ),
+  };
+  return {
+    async insert(task) {
+      s.insert.run({
+        id: task.id,
+        owner: task.owner,
+        tool: task.tool,
+        ttl: task.ttlMs,
+        poll: task.pollIntervalMs,
+        at: iso(task.nowMs),
+        now: task.nowMs,
+        worker: task.worker,
+        lease: task.leaseUntilMs,
+      });
+    },
+    get: async (id, owner) => s.get.get(id, owner) as McpTaskRow | undefined,
+    page: async (owner, before, limit) => s.page.all(owner, before, limit) as McpTaskRow[],
+    linkRun: async (id, runId, nowMs) => s.linkRun.run({ id, run: runId, now: nowMs, at: iso(nowMs) }).changes > 0,
+    note: async (id, message, nowMs) => s.note.run({ id, message, now: nowMs, at: iso(nowMs) }).changes > 0,
+    end: async (id, end) =>
+      s.end.run({
+        id,
+        status: end.status,
+        message: end.statusMessage,
+        result: end.result,
+        now: end.nowMs,
+        at: iso(end.nowMs),
+      }).changes > 0,
+    renewLease: async (id, worker, untilMs) => s.renew.run({ id, worker, until: untilMs }).changes > 0,
+    statusOf: async (id) => (s.status.get(id) as { status: McpTaskStatus } | undefined)?.status,
+    countOpen: async (owner, nowMs) => (s.countOpen.get(owner, nowMs) as { n: number }).n,
+    deleteExpired: async (nowMs, graceMs) => s.expire.run({ now: nowMs, grace: graceMs }).changes,
+  };
+}
