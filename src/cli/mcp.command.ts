@@ -13,7 +13,10 @@ export async function runMcp(config: Config): Promise<void> {
 
 /** The app (database, services, background engines) and the door's server on it. */
 async function openDoor(config: Config): Promise<StdioDoor> {
-  const [{ openApp }, { buildMcpServer }] = await Promise.all([import('../compose/app.js'), import('../mcp/server.js')]);
+  const [{ openApp }, { buildMcpServer }] = await Promise.all([
+    import('../compose/app.js'),
+    import('../mcp/server.js'),
+  ]);
   const app = await openApp(config);
   try {
     app.services.followShared();

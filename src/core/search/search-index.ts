@@ -4,7 +4,11 @@
  */
 import { writeTransaction, type Db } from '../../store/sqlite/database.js';
 import type { DocumentRecord, DocumentsRepo, SqliteDocumentsRepo } from '../../store/sqlite/documents.js';
-import { createSearchIndexRepo, type IndexTables, type SearchIndexRepo } from '../../store/search-index/search-index.repo.js';
+import {
+  createSearchIndexRepo,
+  type IndexTables,
+  type SearchIndexRepo,
+} from '../../store/search-index/search-index.repo.js';
 import type { IndexedDoc } from '../../store/search-index/search-index.types.js';
 import type { MergeScheduler } from '../../store/search-index/segment-merger.js';
 import { analyzeQuery, type AnalyzedQuery } from './analyzer.js';
