@@ -1,6 +1,6 @@
-/** The in-memory LRU in front of the page cache: recency, capacity and time-to-live. */
+/** The in-memory LRUs: by count with a time-to-live (the page cache), by bytes (the postings cache). */
 import { describe, expect, it } from 'vitest';
-import { createLru } from '../../src/lib/lru.js';
+import { createByteLru, createLru } from '../../src/lib/lru.js';
 
 describe('createLru', () => {
   it('evicts the least recently used entry beyond capacity', () => {
@@ -33,5 +33,33 @@ describe('createLru', () => {
     expect(lru.get('k')).toBe('v2');
     lru.delete('k');
     expect(lru.get('k')).toBeUndefined();
+  });
+});
+
+describe('createByteLru', () => {
+  it('evicts the least recently used entries until the new one fits the byte budget', () => {
+    const lru = createByteLru<string>(100);
+    lru.set('a', 'A', 20);
+    lru.set('b', 'B', 20);
+    lru.set('c', 'C', 20);
+    expect(lru.get('a')).toBe('A'); // b is now the least recently used
+    lru.set('d', 'D', 25);
+    lru.set('e', 'E', 25); // 20 + 20 + 20 + 25 + 25 > 100: b goes
+    expect(lru.get('b')).toBeUndefined();
+    expect(['a', 'c', 'd', 'e'].map((k) => lru.get(k))).toEqual(['A', 'C', 'D', 'E']);
+  });
+
+  it('does not keep an entry over a quarter of the budget, and replaces a key without counting it twice', () => {
+    const lru = createByteLru<number>(100);
+    lru.set('big', 1, 26);
+    expect(lru.get('big')).toBeUndefined();
+    lru.set('k', 1, 25);
+    for (let i = 0; i < 10; i++) lru.set('k', i, 25);
+    lru.set('x', 7, 25);
+    lru.set('y', 8, 25);
+    lru.set('z', 9, 25); // 4 × 25 = 100 fits only if 'k' is counted once
+    expect([lru.get('k'), lru.get('x'), lru.get('y'), lru.get('z')]).toEqual([9, 7, 8, 9]);
+    lru.clear();
+    expect(lru.get('x')).toBeUndefined();
   });
 });

@@ -6,7 +6,7 @@
  * BM25's length norms divide by the average field lengths. The averages the norms use are those of an
  * epoch, taken afresh only when the live averages have moved more than `NORM_DRIFT` from them: a write of
  * a few documents into a large index leaves every existing document's norm, and so every scored posting
- * list cached (lexical.ts), as it was. A score moves by less than the drift (a norm 1 − b + b·l/avg
+ * list cached (ranking/postings-cache.ts), as it was. A score moves by less than the drift (a norm 1 − b + b·l/avg
  * moves by at most the relative change of avg), and a small index, where each write moves the averages
  * more, starts a new epoch at nearly every write, so it is scored with exact averages.
  */

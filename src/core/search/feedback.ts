@@ -3,7 +3,7 @@
  * and the rest of the index rarely has are added to the query, at a lower weight than its own terms.
  */
 import type { AnalyzedQuery } from './analyzer.js';
-import { idf } from './lexical.js';
+import { idf } from './ranking/scored-postings.js';
 
 /** Results read for feedback. */
 const FEEDBACK_DOCS = 5;

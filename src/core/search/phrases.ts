@@ -9,7 +9,7 @@
  */
 import { analyze, fold } from './analyzer.js';
 import { HEAD_WORDS, stripLinkTargets } from './index-entry.js';
-import { locate, type PostingsReader } from './lexical.js';
+import { locate, type PostingsReader } from './ranking/scored-postings.js';
 import type { SourceText } from '../../store/search-index/search-index.repo.js';
 
 /** Whether an index document holds a phrase (a `Set` of ids is one too). */

@@ -15,7 +15,10 @@ import { analyzeQuery, type AnalyzedQuery } from './analyzer.js';
 import { createDocTable, type DocTable } from './doc-table.js';
 import type { AnalysisPool } from './analysis-pool.js';
 import { entryHash, streamOf, toIndexEntry } from './index-entry.js';
-import { createPostingsCache, FIELD_WEIGHTS, rank, type Hit, type RankOptions } from './lexical.js';
+import { createPostingsCache } from './ranking/postings-cache.js';
+import { rank, type RankOptions } from './ranking/rank.js';
+import { FIELD_WEIGHTS } from './ranking/scored-postings.js';
+import type { Hit } from './ranking/top-k.js';
 import { createPhraseMatcher, type PhraseMatcher } from './phrases.js';
 
 /** The derived local index over the documents store: its query path stays synchronous (SQLite in process). */

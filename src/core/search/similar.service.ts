@@ -15,7 +15,7 @@ import { normalizeUrl } from '../contents/url.js';
 import { analyze, type AnalyzedQuery } from './analyzer.js';
 import { createRequestFilter, filtersOf, type RequestFilters } from './filters.js';
 import { hostOf } from './index-entry.js';
-import { idf } from './lexical.js';
+import { idf } from './ranking/scored-postings.js';
 import { fuse } from './pipelines.js';
 import { similarCost, type Prices } from '../pricing.js';
 import { buildResults, type ResultObject, type WaitTally } from './results.js';

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSearchIndex, type SearchIndex } from '../../../src/core/search/search-index.js';
-import type { RankTrace } from '../../../src/core/search/lexical.js';
+import type { RankTrace } from '../../../src/core/search/ranking/rank.js';
 import { openDatabase, type Db } from '../../../src/store/sqlite/database.js';
 import { createDocumentsRepo } from '../../../src/store/sqlite/documents.js';
 import { decodePostings as decodeRaw, encodePostings } from '../../../src/store/search-index/postings.codec.js';
