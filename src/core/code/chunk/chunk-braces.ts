@@ -7,7 +7,16 @@
 import { cFamilyMatcher } from './brace-decls-c.js';
 import { type Decl, type DeclMatcher, GO_MATCHER, JS_MATCHER, RUST_MATCHER, type Scope } from './brace-decls.js';
 import { type BraceScan, type Dialect, EVENT_CLOSE, EVENT_OPEN, EVENT_SEMI, scanBraces } from './brace-scan.js';
-import { type ChunkKind, cleanComment, fillGaps, isBlank, MAX_NESTING, signatureOf, type Unit } from './units.js';
+import {
+  type ChunkKind,
+  cleanComment,
+  fillGaps,
+  gapsOf,
+  isBlank,
+  MAX_NESTING,
+  signatureOf,
+  type Unit,
+} from './units.js';
 
 interface BraceLanguage {
   dialect: Dialect;
@@ -72,14 +81,7 @@ export function chunkBraces(lines: string[], language: string): Unit[] | null {
   const lang = LANGUAGES[language];
   if (!lang) return null;
   const ctx: Ctx = { lines, scan: scanBraces(lines, lang.dialect), matcher: lang.matcher };
-  const moduleGap = (start: number, end: number): Unit => ({
-    start,
-    end,
-    kind: 'module',
-    symbol: null,
-    signature: null,
-    doc: null,
-  });
+  const moduleGap = gapsOf('module');
   return collect(ctx, {
     level: 0,
     from: 0,

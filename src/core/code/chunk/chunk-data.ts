@@ -3,7 +3,16 @@
  * config files (JSON, YAML, TOML/INI) whole when small, else by top-level key or `[section]`.
  */
 import { scanBraces } from './brace-scan.js';
-import { cleanComment, fillGaps, isBlank, MAX_CHUNK_LINES, signatureOf, type ChunkKind, type Unit } from './units.js';
+import {
+  cleanComment,
+  fillGaps,
+  gapsOf,
+  isBlank,
+  MAX_CHUNK_LINES,
+  signatureOf,
+  type ChunkKind,
+  type Unit,
+} from './units.js';
 
 const CREATE =
   /^\s*create\s+(?:or\s+replace\s+)?(?:(?:temp|temporary|unique|materialized|virtual|global|local|unlogged|recursive)\s+)*(table|view|function|procedure|index|trigger|type|schema|sequence|extension|domain|policy|macro)\s+(?:if\s+not\s+exists\s+)?((?:[`"[]?[\w$]+[`"\]]?\.)*[`"[]?[\w$]+[`"\]]?)/i;
@@ -25,14 +34,7 @@ const MAX_KEY_LINE = 200;
 // PostgreSQL's $$ … $$ and $body$ … $body$ quote function bodies.
 const DOLLAR_QUOTE = /\$[A-Za-z_]*\$/y;
 
-const moduleGap = (start: number, end: number): Unit => ({
-  start,
-  end,
-  kind: 'module',
-  symbol: null,
-  signature: null,
-  doc: null,
-});
+const moduleGap = gapsOf('module');
 
 /** Line ranges of SQL statements: each from its first code line to the line of its `;`. */
 function sqlStatements(lines: string[]): Array<[number, number]> {

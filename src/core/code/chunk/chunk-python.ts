@@ -7,6 +7,7 @@ import {
   cleanComment,
   cleanDocstring,
   fillGaps,
+  scopeGaps,
   indentOf,
   isBlank,
   MAX_NESTING,
@@ -101,15 +102,7 @@ function collect(scan: PyScan, scope: Scope): Unit[] {
     floor = placed.end + 1;
     i = placed.end;
   }
-  const symbol = scope.inClass ? scope.path.join('.') : null;
-  return fillGaps(scope.from, scope.to, units, (start, end) => ({
-    start,
-    end,
-    kind: scope.inClass ? 'class' : 'module',
-    symbol,
-    signature: null,
-    doc: null,
-  }));
+  return fillGaps(scope.from, scope.to, units, scopeGaps(scope));
 }
 
 function place(

@@ -3,7 +3,17 @@
  * function, ends on the first `end` (`}`) line at its own indentation, which is how both are written;
  * `#` comments right above are its doc. Heredocs and `=begin` blocks are skipped.
  */
-import { cleanComment, fillGaps, indentOf, isBlank, MAX_NESTING, signatureOf, type Unit, type Scope } from './units.js';
+import {
+  cleanComment,
+  fillGaps,
+  indentOf,
+  scopeGaps,
+  isBlank,
+  MAX_NESTING,
+  signatureOf,
+  type Unit,
+  type Scope,
+} from './units.js';
 
 interface ScriptDecl {
   kind: 'function' | 'class' | 'module';
@@ -116,15 +126,7 @@ function collect(ctx: Ctx, scope: Scope): Unit[] {
     floor = end + 1;
     i = end;
   }
-  const symbol = scope.inClass ? scope.path.join('.') : null;
-  return fillGaps(scope.from, scope.to, units, (start, end) => ({
-    start,
-    end,
-    kind: scope.inClass ? 'class' : 'module',
-    symbol,
-    signature: null,
-    doc: null,
-  }));
+  return fillGaps(scope.from, scope.to, units, scopeGaps(scope));
 }
 
 /** The closing line at the declaration's indentation; else the block's last line before a dedent. */

@@ -79,6 +79,16 @@ export function fillGaps(
   return out;
 }
 
+/** The maker of gap units of one kind (and symbol), for `fillGaps`: no signature, no doc. */
+export function gapsOf(kind: ChunkKind, symbol: string | null = null): (start: number, end: number) => Unit {
+  return (start, end) => ({ start, end, kind, symbol, signature: null, doc: null });
+}
+
+/** The gap units of a scope: a class's lines between its members, or the module's. */
+export function scopeGaps(scope: Scope): (start: number, end: number) => Unit {
+  return gapsOf(scope.inClass ? 'class' : 'module', scope.inClass ? scope.path.join('.') : null);
+}
+
 // Lines that carry nothing when alone: closing punctuation, `end`, package lines, `<?php`, shebangs.
 const MAX_TRIVIAL_CHARS = 200;
 // A closing line may carry a comment: `}  // namespace geo`.
