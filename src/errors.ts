@@ -3,8 +3,8 @@
  * field at fault, a cause). Each door renders it: HTTP by its status table (src/http/status.ts), MCP by tag.
  */
 
-/** The spec's error tags (its `tag` field); the spec leaves the set open-ended, this is Trawl's. */
-export const ERROR_TAGS = [
+/** Tags of a request whose parameters break the spec's rules (HTTP 400). */
+const REQUEST_TAGS = [
   'INVALID_REQUEST',
   'INVALID_REQUEST_BODY',
   'INVALID_REQUEST_QUERY',
@@ -14,11 +14,21 @@ export const ERROR_TAGS = [
   'SUBPAGES_LIMIT_EXCEEDED',
   'UNSUPPORTED_PUBLICATION_INCLUDE_FILTER',
   'PROHIBITED_CONTENT',
-  'INVALID_API_KEY',
+] as const;
+
+/** Tags of a request refused for want of money: credits, a budget, or an x402 payment (HTTP 402). */
+const MONEY_TAGS = [
   'NO_MORE_CREDITS',
   'API_KEY_BUDGET_EXCEEDED',
   'TEAM_BUDGET_EXCEEDED',
   'X402_PAYMENT_REQUIRED',
+] as const;
+
+/** The spec's error tags (its `tag` field); the spec leaves the set open-ended, this is Trawl's. */
+export const ERROR_TAGS = [
+  ...REQUEST_TAGS,
+  'INVALID_API_KEY',
+  ...MONEY_TAGS,
   'INSUFFICIENT_SCOPE',
   'TEAM_BLOCKED',
   'FEATURE_DISABLED',
@@ -42,25 +52,12 @@ export const ERROR_TAGS = [
 /** One of the spec's error tags. */
 export type ErrorTag = (typeof ERROR_TAGS)[number];
 
-/** Tags of a request refused for want of money: credits, a budget, or an x402 payment (HTTP 402). */
-export const PAYMENT_TAGS: readonly ErrorTag[] = [
-  'NO_MORE_CREDITS',
-  'API_KEY_BUDGET_EXCEEDED',
-  'TEAM_BUDGET_EXCEEDED',
-  'X402_PAYMENT_REQUIRED',
-];
+/** Tags of a request refused for want of money (HTTP 402). */
+export const PAYMENT_TAGS: readonly ErrorTag[] = MONEY_TAGS;
 
 /** Tags of a request whose parameters are at fault: the caller must change them (HTTP 400 and 422). */
 export const INVALID_INPUT_TAGS: readonly ErrorTag[] = [
-  'INVALID_REQUEST',
-  'INVALID_REQUEST_BODY',
-  'INVALID_REQUEST_QUERY',
-  'INVALID_NUM_RESULTS',
-  'NUM_RESULTS_EXCEEDED',
-  'INVALID_URLS',
-  'SUBPAGES_LIMIT_EXCEEDED',
-  'UNSUPPORTED_PUBLICATION_INCLUDE_FILTER',
-  'PROHIBITED_CONTENT',
+  ...REQUEST_TAGS,
   'INVALID_JSON_SCHEMA',
   // the one page a request needs cannot be read (/findSimilar's `url`): the caller's to change
   'FETCH_DOCUMENT_ERROR',
