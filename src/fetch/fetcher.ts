@@ -14,7 +14,7 @@ import { decodeText } from './decode.js';
 import { withDeadline } from './deadline.js';
 import { statusError } from './errors.js';
 import { createHostLimiter } from './host-limiter.js';
-import { realSleep, type Sleep } from './retry.js';
+import { realSleep, type RetryClock } from './retry.js';
 import { createRobotsPolicy, robotsRefusal } from './robots.js';
 import { createTransport, type Exchange, type Hop } from './transport.js';
 import {
@@ -30,7 +30,7 @@ import { logUrl, parseFetchUrl } from './url-policy.js';
 /** The default user agent: names Trawl, its version and where to read about it. */
 export const DEFAULT_USER_AGENT = `Trawl/${VERSION} (+https://github.com/trawl)`;
 
-export interface FetcherOptions {
+export interface FetcherOptions extends RetryClock {
   /** `TRAWL_USER_AGENT`; its product token (before the first `/`) is what robots.txt rules match. */
   userAgent?: string;
   /** `TRAWL_ALLOW_PRIVATE_NETWORK`: lifts the SSRF guard entirely. Default false. */
@@ -62,10 +62,6 @@ export interface FetcherOptions {
   /** Renders pages for `render: true`; closed with the fetcher. */
   browser?: BrowserRenderer;
   logger?: Logger;
-  /** Injection points for tests. */
-  sleep?: Sleep;
-  now?: () => number;
-  random?: () => number;
 }
 
 const ACCEPT =

@@ -12,6 +12,14 @@ export const realSleep: Sleep = async (ms, signal) => {
   await delay(ms, undefined, signal ? { signal } : undefined);
 };
 
+/** The clock of a retrying client, injectable so tests need not wait: its sleep, time and jitter. */
+export interface RetryClock {
+  sleep?: Sleep;
+  now?: () => number;
+  /** In [0, 1). */
+  random?: () => number;
+}
+
 export interface RetryPolicy {
   /** Further attempts after the first. */
   retries: number;

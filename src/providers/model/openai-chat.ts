@@ -3,7 +3,7 @@
  * gateways): `POST {baseUrl}/chat/completions`, whole or streamed, with retries and parameter fallbacks.
  */
 import { ServiceError } from '../../errors.js';
-import { realSleep, retryDelay, type Sleep } from '../../fetch/retry.js';
+import { realSleep, retryDelay, type RetryClock, type Sleep } from '../../fetch/retry.js';
 import type { Logger } from '../../lib/logger.js';
 import { safeExcerpt } from '../../lib/redact.js';
 import type { PostJson } from '../embeddings.js';
@@ -23,7 +23,7 @@ export type PostStream = (
   options: { headers: Record<string, string>; timeoutMs: number; idleTimeoutMs?: number; signal?: AbortSignal },
 ) => Promise<AsyncIterable<string>>;
 
-export interface OpenAiChatModelOptions {
+export interface OpenAiChatModelOptions extends RetryClock {
   /** API root, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1` (no `/chat/completions`). */
   baseUrl: string;
   /** Sent as `Authorization: Bearer …`; omit for keyless local servers. Never in errors or logs. */
@@ -38,10 +38,6 @@ export interface OpenAiChatModelOptions {
   /** Further attempts after a transient failure (default 2). */
   maxRetries?: number;
   logger?: Logger;
-  /** Injection points for the backoff, so tests need not wait. */
-  sleep?: Sleep;
-  now?: () => number;
-  random?: () => number;
 }
 
 /** What some compatible servers refuse with a 400, learned once per provider instance. */
