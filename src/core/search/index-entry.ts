@@ -4,15 +4,15 @@
  */
 import type { DocumentRecord } from '../../store/sqlite/documents.js';
 import { encodeAllPositions } from '../../store/search-index/postings.codec.js';
-import { FIELD_COUNT, type IndexedDoc } from '../../store/search-index/search-index.types.js';
+import type { IndexedDoc } from '../../store/search-index/search-index.types.js';
 import { analyzePacked, termEpoch, type PackedAnalysis } from './analyzer.js';
 import { CATEGORIES, classifyDocument, type DocumentCategory } from './classify/index.js';
+import { createTermCounter } from './term-counts.js';
 
 /** Words of the text that `excludeText` looks at (the spec: "checked in the first 1000 words"). */
 export const HEAD_WORDS = 1000;
 /** Positions of the body kept for proximity; a long page's later words rank by BM25 alone. */
 const STREAM_POSITIONS = 5000;
-const MAX_TF = 255;
 
 /** The category's bit in `IndexedDoc.categories`. */
 export function categoryBit(category: DocumentCategory): number {
@@ -97,8 +97,6 @@ export function streamOf(title: string, text: string): string {
 /** The packed terms of a document: distinct terms, their counts per field, their encoded positions. */
 type PackedTerms = Pick<IndexedDoc, 'terms' | 'freqs' | 'positions' | 'positionEnds'>;
 
-let packed = 0;
-
 /**
  * Counts each term per field (capped at 255) and collects where it stands first in the title and body
  * (the first term at each position, as `firstTerms` reads it), in one pass over the fields' terms. A
@@ -106,10 +104,7 @@ let packed = 0;
  * were made anew while the fields were analyzed (`sameEpoch` false).
  */
 function packTerms(fields: PackedAnalysis[], sameEpoch: boolean): PackedTerms {
-  const doc = ++packed;
-  const index = sameEpoch ? null : new Map<string, number>();
-  const terms: string[] = [];
-  let freqs = new Uint8Array(64 * FIELD_COUNT);
+  const counter = createTermCounter(sameEpoch);
   const title: number[][] = [];
   const body: number[][] = [];
   for (let f = 0; f < fields.length; f++) {
@@ -119,23 +114,7 @@ function packTerms(fields: PackedAnalysis[], sameEpoch: boolean): PackedTerms {
     let filled = -1; // the last position whose first term is taken: positions ascend
     for (let k = 0; k < field.terms.length; k++) {
       const t = field.terms[k]!;
-      let i = index ? index.get(t.term) : t.doc === doc ? t.index : undefined;
-      if (i === undefined) {
-        i = terms.length;
-        if (index) index.set(t.term, i);
-        else {
-          t.doc = doc;
-          t.index = i;
-        }
-        terms.push(t.term);
-        if ((i + 1) * FIELD_COUNT > freqs.length) {
-          const grown = new Uint8Array(freqs.length * 2);
-          grown.set(freqs);
-          freqs = grown;
-        }
-      }
-      const at = i * FIELD_COUNT + f;
-      if (freqs[at]! < MAX_TF) freqs[at]!++;
+      const i = counter.add(t, f);
       const pos = field.pos[k]!;
       if (firsts && pos !== filled && pos < limit && t.term) {
         filled = pos;
@@ -143,8 +122,9 @@ function packTerms(fields: PackedAnalysis[], sameEpoch: boolean): PackedTerms {
       }
     }
   }
+  const { terms, freqs } = counter.result();
   const { bytes, ends } = encodeAllPositions(terms.length, title, body);
-  return { terms, freqs: freqs.slice(0, terms.length * FIELD_COUNT), positions: bytes, positionEnds: ends };
+  return { terms, freqs, positions: bytes, positionEnds: ends };
 }
 
 /** A 53-bit hash of `s` as hex (cyrb53): short, and collisions are negligible for telling changed documents. */

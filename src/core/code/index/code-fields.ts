@@ -2,8 +2,8 @@
  * A code chunk's index terms: its four fields (the symbol, the doc comment and comments, the identifiers,
  * the path words and string literals) analyzed, each term counted per field.
  */
-import { FIELD_COUNT } from '../../../store/search-index/search-index.types.js';
 import { analyzePacked, termEpoch } from '../../search/analyzer.js';
+import { createTermCounter } from '../../search/term-counts.js';
 
 /** What the fields of a chunk are made of. */
 export interface ChunkText {
@@ -19,8 +19,6 @@ export interface ChunkAnalysis {
   freqs: Uint8Array;
   lengths: number[];
 }
-
-const MAX_TF = 255;
 
 const COMMENT = /(?:\/\/|#)[^\n]*|\/\*[\s\S]*?\*\//g;
 const STRING = /"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`/g;
@@ -42,39 +40,11 @@ function fieldsOf(c: ChunkText): [string, string, string, string] {
   return [c.symbol ?? '', `${c.doc ?? ''}\n${comments}`, identifiers, `${pathWords} ${strings}`];
 }
 
-// Each entry counts its terms on the analyzer's term objects (their `doc` and `index` scratch), marked
-// with numbers below -1: the page index marks them with numbers above 0, so the two never mistake a mark.
-let entryMark = -1;
-
 /** The terms of a chunk's four fields. */
 export function analyzeChunk(c: ChunkText): ChunkAnalysis {
   const epoch = termEpoch();
   const fields = fieldsOf(c).map(analyzePacked);
-  // the terms were made anew while the fields were analyzed: their objects may repeat a string
-  const index = termEpoch() === epoch ? null : new Map<string, number>();
-  const mark = --entryMark;
-  const terms: string[] = [];
-  let freqs = new Uint8Array(32 * FIELD_COUNT);
-  for (let f = 0; f < fields.length; f++) {
-    for (const t of fields[f]!.terms) {
-      let i = index ? index.get(t.term) : t.doc === mark ? t.index : undefined;
-      if (i === undefined) {
-        i = terms.length;
-        if (index) index.set(t.term, i);
-        else {
-          t.doc = mark;
-          t.index = i;
-        }
-        terms.push(t.term);
-        if (terms.length * FIELD_COUNT > freqs.length) {
-          const grown = new Uint8Array(freqs.length * 2);
-          grown.set(freqs);
-          freqs = grown;
-        }
-      }
-      const at = i * FIELD_COUNT + f;
-      if (freqs[at]! < MAX_TF) freqs[at]!++;
-    }
-  }
-  return { terms, freqs: freqs.slice(0, terms.length * FIELD_COUNT), lengths: fields.map((f) => f.length) };
+  const counter = createTermCounter(termEpoch() === epoch, 32);
+  for (let f = 0; f < fields.length; f++) for (const t of fields[f]!.terms) counter.add(t, f);
+  return { ...counter.result(), lengths: fields.map((f) => f.length) };
 }
