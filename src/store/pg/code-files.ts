@@ -16,9 +16,7 @@ import {
   type SourceRow,
 } from '../sqlite/code-files.js';
 import { CODE_CHANNEL_SQL, SOURCE_ROW } from './code-log.js';
-import { inTransaction, pgText } from './database.js';
-
-type Run = Pick<pg.PoolClient, 'query'>;
+import { inTransaction, pgText, type Run } from './sql.js';
 
 /** Each path's latest change, placed in the code log (code-log.pg.ts). */
 const LOG = `

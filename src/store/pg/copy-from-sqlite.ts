@@ -13,7 +13,7 @@ import type pg from 'pg';
 import { DATABASE_FILE, type Db } from '../sqlite/database.js';
 import { MIGRATIONS } from '../migrations/index.js';
 import { COPIED_TABLES, selectOf, sourceOf, targetOf, type CopiedTable } from './copy-tables.js';
-import { inTransaction } from './database.js';
+import { inTransaction, rowCountOf } from './sql.js';
 
 /** Where a table's copy stands, after each batch. */
 export interface CopyProgress {
@@ -158,7 +158,7 @@ async function commitBatch(
     let written = 0;
     if (unique.length > 0) {
       const values = unique.map((row) => valuesOf(table, row, options.reseal));
-      written = (await db.query(writeBatchSql(table)(unique.length), values.flat())).rowCount ?? 0;
+      written = rowCountOf(await db.query(writeBatchSql(table)(unique.length), values.flat()));
       if (table.afterBatch) await db.query(table.afterBatch);
     }
     if (place.finished && table.afterTable) await db.query(table.afterTable(place.startedOver));

@@ -9,9 +9,7 @@ import {
   type JobRow,
   type NewEntry,
 } from '../sqlite/crawl.js';
-import { inTransaction } from './database.js';
-
-type Run = Pick<pg.PoolClient, 'query'>;
+import { inTransaction, type Run } from './sql.js';
 
 /** Adds entries not yet in the job's frontier, in their order, in one statement; how many were new. */
 async function enqueueIn(db: Run, jobId: string, entries: readonly NewEntry[], now: string, state = 'queued') {

@@ -10,9 +10,7 @@ import {
   type HeadRow,
 } from '../sqlite/documents.js';
 import { DOCUMENTS_CHANNEL_SQL, type LogPosition } from './document-log.js';
-import { inTransaction, pgText } from './database.js';
-
-type Run = Pick<pg.PoolClient, 'query'>;
+import { inTransaction, pgText, type Run } from './sql.js';
 
 // as on SQLite, with a page's Markdown where it has code fences (each replica takes the page's code
 // examples from them), and the write's place in the document log (document-log.pg.ts)
