@@ -5,7 +5,7 @@
  * wait on each other.
  */
 import type pg from 'pg';
-import type { AccountsRepo, HoldRequest, SpendRow, Standing, TeamRow } from '../sqlite/accounts.js';
+import type { AccountsRepo, HoldRequest, SpendRow, Standing, TeamRow } from '../contracts/accounts.js';
 import { insertAuditPg } from './audit.js';
 import { first, inTransaction, rowCountOf, type Run } from './sql.js';
 

@@ -5,7 +5,7 @@
  * or the run's (an event's number is the run's next).
  */
 import type pg from 'pg';
-import type { AgentEventRow, AgentRunRow, AgentRunsRepo, NewAgentEvent } from '../sqlite/agent-runs.js';
+import type { AgentEventRow, AgentRunRow, AgentRunsRepo, NewAgentEvent } from '../contracts/agent-runs.js';
 import { changed, inTransaction, type Run } from './sql.js';
 
 const OPEN = "('queued', 'running')";

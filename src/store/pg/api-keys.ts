@@ -1,7 +1,8 @@
 /** The API keys repository over PostgreSQL: the same contract as `createApiKeysRepo` (SQLite). */
 import type pg from 'pg';
-import type { ApiKeyRow, ApiKeysRepo, KeyWithTeam } from '../sqlite/api-keys.js';
-import type { NewAuditRecord } from '../sqlite/audit.js';
+import type { ApiKeyRow, ApiKeysRepo, KeyWithTeam } from '../contracts/api-keys.js';
+import type { NewAuditRecord } from '../contracts/audit.js';
+
 import { insertAuditPg } from './audit.js';
 import { changed, inTransaction, rowsOf } from './sql.js';
 

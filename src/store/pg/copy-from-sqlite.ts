@@ -14,21 +14,7 @@ import { DATABASE_FILE, type Db } from '../sqlite/database.js';
 import { MIGRATIONS } from '../migrations/index.js';
 import { COPIED_TABLES, selectOf, sourceOf, targetOf, type CopiedTable } from './copy-tables.js';
 import { inTransaction, rowCountOf } from './sql.js';
-
-/** Where a table's copy stands, after each batch. */
-export interface CopyProgress {
-  table: string;
-  /** Rows of the table copied so far, earlier runs included. */
-  copied: number;
-  /** Rows of the SQLite table. */
-  total: number;
-  /** Rows this run inserted or rewrote. */
-  written: number;
-  /** True once the table is copied to its end. */
-  finished: boolean;
-  /** True when an earlier run copied the whole table and it was not read again. */
-  skipped?: boolean;
-}
+import type { CopyProgress, TableCount } from '../contracts/copy-from-sqlite.js';
 
 export interface CopyOptions {
   /** The SQLite database (openSourceDatabase). */
@@ -48,13 +34,6 @@ export interface CopyOptions {
   onProgress?: (progress: CopyProgress) => void;
   /** Stops (throws) after this many batches: an interrupted copy, for tests. */
   stopAfterBatches?: number;
-}
-
-/** A table's rows in both databases, once copied. */
-export interface TableCount {
-  table: string;
-  source: number;
-  destination: number;
 }
 
 const PROGRESS_DDL = `
