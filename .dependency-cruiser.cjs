@@ -43,6 +43,14 @@ module.exports = {
       to: { circular: true },
     },
     {
+      name: 'store-contracts-are-neutral',
+      comment:
+        'store/contracts/ holds what every backend keeps (repository interfaces, rows): it imports no implementation, SQLite or PostgreSQL.',
+      severity: 'error',
+      from: { path: '^src/store/contracts/' },
+      to: { path: ['^src/store/sqlite/', '^src/store/pg/', 'node_modules/(better-sqlite3|pg|sqlite-vec)/'] },
+    },
+    {
       name: 'only-http-uses-hono',
       comment: 'Hono is the REST door’s web framework.',
       severity: 'error',

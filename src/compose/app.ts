@@ -25,7 +25,8 @@ import { setSchemaTimeout } from '../core/synthesis/schema-worker.js';
 import { openDatabase, type Db } from '../store/sqlite/database.js';
 import { openPgStore } from '../store/pg/database.js';
 import { createSharedStore, type SharedStore } from '../store/pg/stores.js';
-import { sqliteStores, type Stores } from '../store/sqlite/stores.js';
+import { sqliteStores } from '../store/sqlite/stores.js';
+import type { Stores } from '../store/contracts/stores.js';
 import { redactUrl } from '../lib/redact.js';
 
 export interface App {

@@ -3,8 +3,9 @@
  * for. A type only; each op receives the services it declares, built once per app.
  */
 import type { Fetcher } from '../fetch/types.js';
-import type { CacheStore } from '../store/sqlite/cache.js';
-import type { DocumentsRepo } from '../store/sqlite/documents.js';
+import type { CacheStore } from '../store/contracts/cache.js';
+import type { DocumentsRepo } from '../store/contracts/documents.js';
+
 import type { Accounts } from './accounts/accounts.service.js';
 import type { AgentRunsService } from './agent/agent-runs.service.js';
 import type { KeysService } from './accounts/keys.service.js';

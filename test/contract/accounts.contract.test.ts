@@ -2,7 +2,8 @@
 // read in the same transaction allows it, a charge settled in one go, a team edited by id or name, and
 // holds racing from several handles (processes, replicas) that never hold the same money twice.
 import { describe, expect, it } from 'vitest';
-import { createAccountsRepo, type HoldRequest, type Standing } from '../../src/store/sqlite/accounts.js'; // prettier-ignore
+import { createAccountsRepo } from '../../src/store/sqlite/accounts.js';
+import type { HoldRequest, Standing } from '../../src/store/contracts/accounts.js'; // prettier-ignore
 import { createPgAccountsRepo } from '../../src/store/pg/accounts.js';
 import { backendsFor, perTest } from './backends.js';
 

@@ -3,7 +3,8 @@
 // numbered after the others, requeues, leases, zero retention, and events numbered without gaps when
 // they are appended at once.
 import { describe, expect, it } from 'vitest';
-import { createAgentRunsRepo, type NewAgentRun } from '../../src/store/sqlite/agent-runs.js';
+import { createAgentRunsRepo } from '../../src/store/sqlite/agent-runs.js';
+import type { NewAgentRun } from '../../src/store/contracts/agent-runs.js';
 import { createPgAgentRunsRepo } from '../../src/store/pg/agent-runs.js';
 import { backendsFor, perTest } from './backends.js';
 

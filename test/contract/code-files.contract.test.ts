@@ -3,7 +3,8 @@
 // ends with its removals, touches and source at once, and sources come with their counts in byte order.
 import { describe, expect, it } from 'vitest';
 import { createCodeIndex } from '../../src/core/code/index/code-index.js';
-import { createCodeFilesRepo, type CodeFilesRepo, type IndexedFile } from '../../src/store/sqlite/code-files.js';
+import { createCodeFilesRepo } from '../../src/store/sqlite/code-files.js';
+import type { CodeFilesRepo, IndexedFile } from '../../src/store/contracts/code-files.js';
 import { createPgCodeFilesRepo } from '../../src/store/pg/code-files.js';
 import { codeChunk } from '../helpers/code.js';
 import { backendsFor, perTest } from './backends.js';

@@ -2,7 +2,8 @@
 // when the content changed, a batch lands whole or not at all, heads leave out unknown URLs, and every
 // document is read back a page at a time in the same (byte) order.
 import { describe, expect, it } from 'vitest';
-import { createDocumentsRepo, type DocumentRecord, type DocumentsRepo } from '../../src/store/sqlite/documents.js';
+import { createDocumentsRepo } from '../../src/store/sqlite/documents.js';
+import type { DocumentRecord, DocumentsRepo } from '../../src/store/contracts/documents.js';
 import { createPgDocumentsRepo } from '../../src/store/pg/documents.js';
 import { backendsFor, perTest } from './backends.js';
 

@@ -1,8 +1,10 @@
 // One contract for MCP tasks and answer snapshots, on SQLite and on PostgreSQL: ownership, a single
 // end, leases and expiry of tasks; snapshots read by their owner until they expire.
 import { describe, expect, it } from 'vitest';
-import { createMcpSnapshotsRepo, type McpSnapshotsRepo } from '../../src/store/sqlite/mcp-snapshots.js';
-import { createMcpTasksRepo, type McpTasksRepo } from '../../src/store/sqlite/mcp-tasks.js';
+import { createMcpSnapshotsRepo } from '../../src/store/sqlite/mcp-snapshots.js';
+import type { McpSnapshotsRepo } from '../../src/store/contracts/mcp-snapshots.js';
+import type { McpTasksRepo } from '../../src/store/contracts/mcp-tasks.js';
+import { createMcpTasksRepo } from '../../src/store/sqlite/mcp-tasks.js';
 import { createPgMcpSnapshotsRepo, createPgMcpTasksRepo } from '../../src/store/pg/mcp.js';
 import { backendsFor, perTest } from './backends.js';
 

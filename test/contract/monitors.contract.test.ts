@@ -2,15 +2,15 @@
 // standing for two processes or replicas: a due slot is claimed once, a run ends once, a delivery is
 // leased to one of them; a decision that throws inside a unit of work leaves nothing written.
 import { describe, expect, it } from 'vitest';
-import {
-  createMonitorsRepo,
-  type DuePlan,
-  type MonitorRow,
-  type MonitorsRepo,
-  type NewDelivery,
-  type NewMonitor,
-  type RunEnd,
-} from '../../src/store/sqlite/monitors.js';
+import { createMonitorsRepo } from '../../src/store/sqlite/monitors.js';
+import type {
+  DuePlan,
+  MonitorRow,
+  MonitorsRepo,
+  NewDelivery,
+  NewMonitor,
+  RunEnd,
+} from '../../src/store/contracts/monitors.js';
 import { createPgMonitorsRepo } from '../../src/store/pg/monitors.js';
 import { backendsFor, perTest } from './backends.js';
 

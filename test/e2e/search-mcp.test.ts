@@ -6,7 +6,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DocumentRecord } from '../../src/store/sqlite/documents.js';
+import type { DocumentRecord } from '../../src/store/contracts/documents.js';
 import { postJson, startTestServer, type TestServer } from '../helpers/app.js';
 import { entryOf, fenced, joinedPieces, outsideFences, pageLines, readAll, textOf, tokensOf, type ToolResult } from '../helpers/mcp.js'; // prettier-ignore
 

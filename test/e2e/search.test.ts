@@ -3,7 +3,7 @@
 // upstream speaking this API) are fused in, or left out with a warning when they fail or are slow.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storedDoc } from '../helpers/documents.js';
-import type { DocumentRecord } from '../../src/store/sqlite/documents.js';
+import type { DocumentRecord } from '../../src/store/contracts/documents.js';
 import { startProviderServer, type ProviderServer } from '../fixtures/providers/server.js';
 import { postJson, startTestServer, type TestServer } from '../helpers/app.js';
 

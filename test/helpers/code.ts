@@ -1,5 +1,5 @@
 /** Code chunks for tests of the code files repository and the code index: a two-line Python function. */
-import type { CodeChunk } from '../../src/store/sqlite/code-files.js';
+import type { CodeChunk } from '../../src/store/contracts/code-files.js';
 
 /** The chunk of function `symbol` in `path` of `source`, starting at `startLine`. */
 export const codeChunk = (source: string, path: string, symbol: string, startLine = 1): CodeChunk => ({

@@ -1,5 +1,5 @@
 /** Test helper: a stored document record (as fetched pages are stored), with overridable fields. */
-import type { DocumentRecord } from '../../src/store/sqlite/documents.js';
+import type { DocumentRecord } from '../../src/store/contracts/documents.js';
 
 export const FETCHED_AT = '2026-11-20T10:00:00.000Z';
 

@@ -2,7 +2,7 @@
 // several processes start together, again as a no-op, and refused on a schema newer than the code.
 import { afterEach, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import type { DocumentRecord } from '../../src/store/sqlite/documents.js';
+import type { DocumentRecord } from '../../src/store/contracts/documents.js';
 import { createPgDocumentLog } from '../../src/store/pg/document-log.js';
 import { createPgDocumentsRepo } from '../../src/store/pg/documents.js';
 import { migratePg, openPgStore } from '../../src/store/pg/database.js';

@@ -6,9 +6,10 @@
 import { ServiceError } from '../../errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { ChatModel } from '../../providers/model/types.js';
-import type { AccountsRepo } from '../../store/sqlite/accounts.js';
-import type { ApiKeysRepo } from '../../store/sqlite/api-keys.js';
-import type { RateBucketsRepo } from '../../store/sqlite/rate-buckets.js';
+import type { AccountsRepo } from '../../store/contracts/accounts.js';
+import type { ApiKeysRepo } from '../../store/contracts/api-keys.js';
+import type { RateBucketsRepo } from '../../store/contracts/rate-buckets.js';
+
 import type { Caller, Clock } from '../context.js';
 import type { ModelPrice } from '../synthesis/pricing.js';
 import type { Prices } from '../pricing.js';

@@ -4,7 +4,7 @@
  * when. The record is written in the transaction of the change (the repositories take it). A team's
  * admins read the records about their team; an operator (`admin`) reads every team's (core/access).
  */
-import type { AuditRepo, AuditRow, NewAuditRecord } from '../../store/sqlite/audit.js';
+import type { AuditRepo, AuditRow, NewAuditRecord } from '../../store/contracts/audit.js';
 import { reachOf, teamFilter } from '../access/access.js';
 import type { Caller } from '../context.js';
 import { decodeCursor, toPage } from '../monitors/objects.js';

@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ServiceError } from '../../errors.js';
-import type { ApiKeysRepo, ApiKeyRow, KeyWithTeam } from '../../store/sqlite/api-keys.js';
+import type { ApiKeyRow, ApiKeysRepo, KeyWithTeam } from '../../store/contracts/api-keys.js';
 import { DEFAULT_TEAM_ID, owned, ownerOf, reachOf, reaches, teamFilter } from '../access/access.js';
 import type { Caller, Clock } from '../context.js';
 import { auditEntry } from './audit.js';

@@ -9,8 +9,9 @@
 import { randomBytes } from 'node:crypto';
 import { ServiceError } from '../../errors.js';
 import type { Logger } from '../../lib/logger.js';
-import type { AccountsRepo, Standing } from '../../store/sqlite/accounts.js';
-import type { ApiKeysRepo, KeyWithTeam } from '../../store/sqlite/api-keys.js';
+import type { AccountsRepo, Standing } from '../../store/contracts/accounts.js';
+import type { ApiKeysRepo, KeyWithTeam } from '../../store/contracts/api-keys.js';
+
 import { formatDollars, toMicros } from './money.js';
 
 /** Budget periods: UTC calendar days and months. */

@@ -8,7 +8,7 @@
  * (about 15% more takes a second in one process). A request let through costs that one statement; a
  * refusal changes no row and adds one primary-key read to say when to retry.
  */
-import type { BucketState, RateBucketsRepo } from '../../store/sqlite/rate-buckets.js';
+import type { BucketState, RateBucketsRepo } from '../../store/contracts/rate-buckets.js';
 
 /** The answer to one take: let through or not, and where the key's bucket stands. */
 export interface RateDecision {

@@ -6,8 +6,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ServiceError } from '../../errors.js';
-import type { AccountsRepo, SpendRow, TeamRow } from '../../store/sqlite/accounts.js';
-import type { ApiKeysRepo } from '../../store/sqlite/api-keys.js';
+import type { AccountsRepo, SpendRow, TeamRow } from '../../store/contracts/accounts.js';
+import type { ApiKeysRepo } from '../../store/contracts/api-keys.js';
+
 import { reachOf, reaches, teamFilter } from '../access/access.js';
 import type { Caller, Clock } from '../context.js';
 import { auditEntry } from './audit.js';

@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { isPaymentRefusal, ServiceError } from '../../errors.js';
 import { withoutContent } from '../../lib/logger.js';
-import type { AgentRunRow } from '../../store/sqlite/agent-runs.js';
+import type { AgentRunRow } from '../../store/contracts/agent-runs.js';
 import type { ChatModel } from '../../providers/model/types.js';
 import type { Accounts } from '../accounts/accounts.service.js';
 import type { Caller, ServiceContext } from '../context.js';

@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ServiceError } from '../../errors.js';
-import type { AgentRunRow } from '../../store/sqlite/agent-runs.js';
+import type { AgentRunRow } from '../../store/contracts/agent-runs.js';
 import type { ChatModel } from '../../providers/model/types.js';
 import { owned, ownerOf } from '../access/access.js';
 import type { Caller } from '../context.js';

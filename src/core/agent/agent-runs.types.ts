@@ -4,7 +4,7 @@
  */
 import type { Logger } from '../../lib/logger.js';
 import type { ChatModel } from '../../providers/model/types.js';
-import type { AgentRunStatus, AgentRunsRepo } from '../../store/sqlite/agent-runs.js';
+import type { AgentRunStatus, AgentRunsRepo } from '../../store/contracts/agent-runs.js';
 import type { Accounts } from '../accounts/accounts.service.js';
 import type { Caller } from '../context.js';
 import type { Effort, ResearchDeps } from './research.js';

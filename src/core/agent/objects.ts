@@ -2,7 +2,7 @@
  * The objects of agent runs and their events, made from stored rows; a run's owner; and what a schema
  * names as sources.
  */
-import type { AgentRunRow } from '../../store/sqlite/agent-runs.js';
+import type { AgentRunRow } from '../../store/contracts/agent-runs.js';
 import type { Owner } from '../access/access.js';
 import type { Caller } from '../context.js';
 import type { AgentEvent, AgentRun } from './agent-runs.types.js';

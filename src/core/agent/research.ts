@@ -16,7 +16,7 @@ import type { SearchService } from '../search/search.service.js';
 import type { GroundingEntry } from '../synthesis/grounding.js';
 import type { Synthesis } from '../synthesis/synthesis.service.js';
 import { schemaProblems } from '../synthesis/validate.js';
-import type { DocumentsRepo } from '../../store/sqlite/documents.js';
+import type { DocumentsRepo } from '../../store/contracts/documents.js';
 import { checkContacts } from './contacts.js';
 import { exclusionTest, instructions, renderStructured, rowText } from './research-text.js';
 

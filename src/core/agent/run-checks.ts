@@ -4,7 +4,7 @@
  * a `previousRunId` that is the caller's completed run. Also what such a previous run found.
  */
 import { ServiceError } from '../../errors.js';
-import type { AgentRunsRepo } from '../../store/sqlite/agent-runs.js';
+import type { AgentRunsRepo } from '../../store/contracts/agent-runs.js';
 import { reachOf, reaches } from '../access/access.js';
 import type { Caller } from '../context.js';
 import type { AgentRunRequest } from './agent-runs.types.js';

@@ -3,7 +3,7 @@
  * hears of it; a run ends once, with its terminal event in the same unit of work; followers of a run's
  * events wake on an event stored in this process, or poll for one stored by another.
  */
-import type { AgentRunEnd, AgentRunRow, AgentRunsRepo } from '../../store/sqlite/agent-runs.js';
+import type { AgentRunEnd, AgentRunRow, AgentRunsRepo } from '../../store/contracts/agent-runs.js';
 import type { AgentEvent, StreamOptions } from './agent-runs.types.js';
 import { toEvent } from './objects.js';
 

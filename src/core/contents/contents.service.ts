@@ -9,8 +9,9 @@ import { FetchError } from '../../fetch/types.js';
 import { quotedUrl } from '../../lib/safe-text.js';
 import type { Embedder } from '../../providers/embeddings.js';
 import type { ChatModel } from '../../providers/model/types.js';
-import type { CacheStore } from '../../store/sqlite/cache.js';
-import type { DocumentsRepo } from '../../store/sqlite/documents.js';
+import type { CacheStore } from '../../store/contracts/cache.js';
+import type { DocumentsRepo } from '../../store/contracts/documents.js';
+
 import type { Prices } from '../pricing.js';
 import { tenantOf, type Clock, type ServiceContext } from '../context.js';
 import { chooseModel } from '../synthesis/model-choice.js';

@@ -4,7 +4,7 @@
  */
 import { FetchError } from '../../fetch/types.js';
 import type { Logger } from '../../lib/logger.js';
-import type { DocumentsRepo } from '../../store/sqlite/documents.js';
+import type { DocumentsRepo } from '../../store/contracts/documents.js';
 import type { Clock } from '../context.js';
 import { quotedUrl } from '../../lib/safe-text.js';
 import { noteWait, type AdmissionQueue, type QueueWait } from './admission.js';

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { ServiceError } from '../../errors.js';
 import { warning } from '../warnings.js';
 import type { ChatModel, ChatRequest, TokenUsage } from '../../providers/model/types.js';
-import type { CacheStore } from '../../store/sqlite/cache.js';
+import type { CacheStore } from '../../store/contracts/cache.js';
 import type { ServiceContext } from '../context.js';
 import { modelCost } from '../synthesis/model-choice.js';
 import type { ModelPrice } from '../synthesis/pricing.js';

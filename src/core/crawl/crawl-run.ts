@@ -3,7 +3,7 @@
  * with bounded concurrency, recording each page's outcome and the links it found.
  */
 import { FetchError } from '../../fetch/types.js';
-import type { CrawlJob, FrontierCounts, FrontierEntry, NewEntry } from '../../store/sqlite/crawl.js';
+import type { CrawlJob, FrontierCounts, FrontierEntry, NewEntry } from '../../store/contracts/crawl.js';
 import type { Page } from '../contents/page.js';
 import { normalizeUrl, siteOf } from '../contents/url.js';
 import type { CrawlDeps, CrawlRunOptions, CrawlScope } from './crawl.types.js';

@@ -4,7 +4,7 @@
  */
 import type { Fetcher } from '../../fetch/types.js';
 import type { Logger } from '../../lib/logger.js';
-import type { CrawlRepo, FrontierFailure } from '../../store/sqlite/crawl.js';
+import type { CrawlRepo, FrontierFailure } from '../../store/contracts/crawl.js';
 import type { Clock } from '../context.js';
 import type { PagesService } from '../contents/pages.service.js';
 

@@ -3,7 +3,7 @@
  * `import://<collection>/<_id>` address of records that have no URL of their own.
  */
 import { createHash } from 'node:crypto';
-import type { DocumentRecord } from '../../store/sqlite/documents.js';
+import type { DocumentRecord } from '../../store/contracts/documents.js';
 import { isImportUrl, normalizeUrl } from '../contents/url.js';
 
 /** The address of a record or file without a URL: `import://<collection>/<id>`, the id kept verbatim. */

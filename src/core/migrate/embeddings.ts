@@ -8,11 +8,12 @@
  */
 import type pg from 'pg';
 import type { Db } from '../../store/sqlite/database.js';
-import { countEmbeddedDocs, embeddedDocs, type EmbeddedDoc } from '../../store/sqlite/embedded-chunks.js';
+import { countEmbeddedDocs, embeddedDocs } from '../../store/sqlite/embedded-chunks.js';
+import type { EmbeddedDoc } from '../../store/contracts/embedded-chunks.js';
+import type { CopyProgress } from '../../store/contracts/copy-from-sqlite.js';
 import { createPgSharedEmbeddings } from '../../store/pg/embeddings.js';
 import { entryHash } from '../search/index-entry.js';
 import { chunksOf } from '../search/semantic.js';
-import type { CopyProgress } from '../../store/pg/copy-from-sqlite.js';
 
 /** What the embeddings copy did. */
 export interface EmbeddingsCopy {

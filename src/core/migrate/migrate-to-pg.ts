@@ -5,7 +5,8 @@
  * counts each table on both sides. The directory is only read.
  */
 import fs from 'node:fs';
-import { copyFromSqlite, countTables, openSourceDatabase, type CopyProgress, type TableCount } from '../../store/pg/copy-from-sqlite.js'; // prettier-ignore
+import { copyFromSqlite, countTables, openSourceDatabase } from '../../store/pg/copy-from-sqlite.js';
+import type { CopyProgress, TableCount } from '../../store/contracts/copy-from-sqlite.js'; // prettier-ignore
 import { COPIED_TABLES, whySkipped } from '../../store/pg/copy-tables.js';
 import { openPgStore, type PgStore } from '../../store/pg/database.js';
 import { createChunkTexts, type StoredText } from '../code/index/chunk-texts.js';

@@ -5,7 +5,7 @@
 import { hostname } from 'node:os';
 import type { WebhookSender } from '../../fetch/webhook-sender.js';
 import type { Logger } from '../../lib/logger.js';
-import type { MonitorsRepo } from '../../store/sqlite/monitors.js';
+import type { MonitorsRepo } from '../../store/contracts/monitors.js';
 import type { MonitorEvents } from './events.js';
 import { newId } from './objects.js';
 import { DELIVERY_CONCURRENCY } from './delivery-policy.js';

@@ -3,7 +3,7 @@
  * they report: a crash after the change cannot lose the event, and a change rolled back sends none.
  * Filtered by the monitor's `webhook.events` (all kinds when it has none).
  */
-import type { MonitorRow, NewDelivery } from '../../store/sqlite/monitors.js';
+import type { MonitorRow, NewDelivery } from '../../store/contracts/monitors.js';
 import type { Monitor, MonitorEventType as EventType, MonitorRun } from './monitors.types.js';
 import { newId, toMonitor } from './objects.js';
 

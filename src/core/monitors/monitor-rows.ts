@@ -5,7 +5,7 @@
  */
 import { ServiceError } from '../../errors.js';
 import { nonPublicHostReason } from '../../lib/ip.js';
-import type { MonitorRow, NewMonitor } from '../../store/sqlite/monitors.js';
+import type { MonitorRow, NewMonitor } from '../../store/contracts/monitors.js';
 import type { CreateMonitorInput, UpdateMonitorInput } from './monitors.types.js';
 import { newId } from './objects.js';
 import { jitterMs, nextSlot, periodMs } from './schedule.js';

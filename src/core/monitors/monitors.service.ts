@@ -7,7 +7,7 @@ import { ServiceError } from '../../errors.js';
 import type { WebhookSender } from '../../fetch/webhook-sender.js';
 import { newWebhookSecret } from '../../fetch/webhook-signing.js';
 import type { Logger } from '../../lib/logger.js';
-import type { DeliveryRow, MonitorRow, MonitorsRepo } from '../../store/sqlite/monitors.js';
+import type { DeliveryRow, MonitorRow, MonitorsRepo } from '../../store/contracts/monitors.js';
 import { owned, ownerOf, reachOf, teamFilter } from '../access/access.js';
 import type { Caller } from '../context.js';
 import { createEngine, type EngineSettings, type MonitorEngine } from './engine.js';

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { ServiceError } from '../../errors.js';
 import type { FailReason, Monitor, MonitorEventType, MonitorRun, Page } from './monitors.types.js';
-import type { MonitorRow, RunRow } from '../../store/sqlite/monitors.js';
+import type { MonitorRow, RunRow } from '../../store/contracts/monitors.js';
 
 /** A fresh id with a type prefix (`mon_`, `run_`, `evt_`) and 96 random bits in hex. */
 export function newId(prefix: 'mon' | 'run' | 'evt'): string {

@@ -9,7 +9,7 @@
  * receiver holds only its own host's slots and never the others' deliveries.
  */
 import type { Logger } from '../../lib/logger.js';
-import type { DeliveryRow, MonitorsRepo } from '../../store/sqlite/monitors.js';
+import type { DeliveryRow, MonitorsRepo } from '../../store/contracts/monitors.js';
 import type { SecretBox } from './secret-box.js';
 import type { WebhookSender } from '../../fetch/webhook-sender.js';
 import { deliveryLeaseMs, hostOf, retryDelayMs } from './delivery-policy.js';

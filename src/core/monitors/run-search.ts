@@ -6,8 +6,9 @@
  */
 import { isInvalidInput, ServiceError } from '../../errors.js';
 import type { Logger } from '../../lib/logger.js';
-import type { DocumentsRepo } from '../../store/sqlite/documents.js';
-import type { MonitorRow, MonitorsRepo, RunRow } from '../../store/sqlite/monitors.js';
+import type { DocumentsRepo } from '../../store/contracts/documents.js';
+import type { MonitorRow, MonitorsRepo, RunRow } from '../../store/contracts/monitors.js';
+
 import type { Accounts } from '../accounts/accounts.service.js';
 import { searchBound } from '../accounts/bounds.js';
 import type { KeysService } from '../accounts/keys.service.js';

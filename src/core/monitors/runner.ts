@@ -7,7 +7,7 @@
  * seconds, and the next slot searches the same window again).
  */
 import type { Logger } from '../../lib/logger.js';
-import type { MonitorRow, MonitorsRepo, NewDelivery, RunEnd, RunPlan, RunRow } from '../../store/sqlite/monitors.js';
+import type { MonitorRow, MonitorsRepo, NewDelivery, RunEnd, RunPlan, RunRow } from '../../store/contracts/monitors.js';
 import type { MonitorEvents } from './events.js';
 import { newId, toRun } from './objects.js';
 

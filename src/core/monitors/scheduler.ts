@@ -6,7 +6,7 @@
  * poll notices monitors that another process created or changed.
  */
 import type { Logger } from '../../lib/logger.js';
-import type { DueClaim, DuePlan, MonitorsRepo } from '../../store/sqlite/monitors.js';
+import type { DueClaim, DuePlan, MonitorsRepo } from '../../store/contracts/monitors.js';
 import type { Runner } from './runner.js';
 import { nextSlot, periodMs } from './schedule.js';
 import { createWakeup } from './wakeup.js';

@@ -14,12 +14,13 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../store/sqlite/database.js';
-import type { CodeFilesRepo, SqliteCodeFilesRepo } from '../../store/sqlite/code-files.js';
-import type { CodeLog } from '../../store/pg/code-log.js';
-import type { DocumentLog } from '../../store/pg/document-log.js';
-import type { PgDocumentsRepo } from '../../store/pg/documents.js';
-import type { ReplicasRepo } from '../../store/pg/replicas.js';
-import type { StatusRepo } from '../../store/sqlite/status.js';
+import type { CodeFilesRepo, SqliteCodeFilesRepo } from '../../store/contracts/code-files.js';
+import type { CodeLog } from '../../store/contracts/code-log.js';
+import type { DocumentLog } from '../../store/contracts/document-log.js';
+import type { PgDocumentsRepo } from '../../store/contracts/documents.js';
+import type { ReplicasRepo } from '../../store/contracts/replicas.js';
+import type { StatusRepo } from '../../store/contracts/status.js';
+
 import type { Logger } from '../../lib/logger.js';
 import { VERSION } from '../../version.js';
 import type { PageDocuments, PageStore } from '../code/index/doc-examples.js';

@@ -7,7 +7,7 @@
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { workerScript } from '../../lib/worker-script.js';
-import type { DocumentRecord } from '../../store/sqlite/documents.js';
+import type { DocumentRecord } from '../../store/contracts/documents.js';
 import type { IndexedDoc } from '../../store/search-index/search-index.types.js';
 import { toIndexEntry } from './index-entry.js';
 

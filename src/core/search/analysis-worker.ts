@@ -4,7 +4,7 @@
  * writes to SQLite.
  */
 import { parentPort } from 'node:worker_threads';
-import type { DocumentRecord } from '../../store/sqlite/documents.js';
+import type { DocumentRecord } from '../../store/contracts/documents.js';
 import { toIndexEntry } from './index-entry.js';
 
 // nothing may reach the process's stdout (the MCP stdio stream)

@@ -6,8 +6,9 @@
  * with the same ranking.
  */
 import type { Db } from '../../store/sqlite/database.js';
-import type { SqliteDocumentsRepo, StoredDocument } from '../../store/sqlite/documents.js';
-import type { DocumentLog } from '../../store/pg/document-log.js';
+import type { SqliteDocumentsRepo, StoredDocument } from '../../store/contracts/documents.js';
+import type { DocumentLog } from '../../store/contracts/document-log.js';
+
 import { createLogFollower, type LogFollower } from '../replica/log-follower.js';
 
 /** The row of `replica_state` holding the position in the document log. */

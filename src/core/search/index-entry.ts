@@ -2,7 +2,7 @@
  * A stored document → its search index entry: analyzed fields (title, headings, body, URL words), the
  * positions the proximity re-rank reads, and the filter facts (dates, categories, safety, country).
  */
-import type { DocumentRecord } from '../../store/sqlite/documents.js';
+import type { DocumentRecord } from '../../store/contracts/documents.js';
 import { encodeAllPositions } from '../../store/search-index/postings.codec.js';
 import type { IndexedDoc } from '../../store/search-index/search-index.types.js';
 import { analyzePacked, termEpoch, type PackedAnalysis } from './analyzer.js';

@@ -8,8 +8,10 @@
  * A process that does not follow (a bulk command: `trawl import`, `trawl crawl`) uses the shared store
  * as it is, for reads and writes, and leaves this machine's copy to the serving replicas.
  */
-import { atOrAfter, type LogPosition } from '../../store/pg/document-log.js';
-import type { PgDocumentsRepo } from '../../store/pg/documents.js';
+import { atOrAfter } from '../../store/pg/document-log.js';
+import type { LogPosition } from '../../store/contracts/change-log.js';
+import type { PgDocumentsRepo } from '../../store/contracts/documents.js';
+
 import type { PageDocuments, PageStore } from '../code/index/doc-examples.js';
 import type { DocumentFollower } from './document-follower.js';
 

@@ -3,7 +3,7 @@
  * author, entities of company results, and the asked-for contents from the contents pipeline.
  */
 import type { WebSearchHit } from '../../providers/search/types.js';
-import type { DocumentHead, DocumentsRepo } from '../../store/sqlite/documents.js';
+import type { DocumentHead, DocumentsRepo } from '../../store/contracts/documents.js';
 import type { ServiceContext } from '../context.js';
 import { addWait, type QueueWait } from '../contents/admission.js';
 import type { ContentsService } from '../contents/contents.service.js';

@@ -3,7 +3,7 @@
  * in the same transaction), rebuildable from it, and queried by lexical rank and exact phrases.
  */
 import { writeTransaction, type Db } from '../../store/sqlite/database.js';
-import type { DocumentRecord, DocumentsRepo, SqliteDocumentsRepo } from '../../store/sqlite/documents.js';
+import type { DocumentRecord, DocumentsRepo, SqliteDocumentsRepo } from '../../store/contracts/documents.js';
 import {
   createSearchIndexRepo,
   type IndexTables,

@@ -6,7 +6,7 @@
 import { ServiceError } from '../../errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { WebSearchProvider } from '../../providers/search/types.js';
-import type { DocumentsRepo } from '../../store/sqlite/documents.js';
+import type { DocumentsRepo } from '../../store/contracts/documents.js';
 import type { ServiceContext } from '../context.js';
 import type { ContentsService } from '../contents/contents.service.js';
 import { createRequestFilter, type SearchFilter } from './filters.js';

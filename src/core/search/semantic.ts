@@ -9,9 +9,10 @@ import { ServiceError } from '../../errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Embedder } from '../../providers/embeddings.js';
 import type { Db } from '../../store/sqlite/database.js';
-import type { DocumentsRepo } from '../../store/sqlite/documents.js';
+import type { DocumentsRepo } from '../../store/contracts/documents.js';
+import type { VectorTables, VectorsRepo } from '../../store/contracts/vectors.js';
 import type { SharedEmbeddings } from '../../store/contracts/embeddings.js';
-import { createVectorsRepo, SEARCH_VECTORS, type VectorsRepo, type VectorTables } from '../../store/sqlite/vectors.js';
+import { createVectorsRepo, SEARCH_VECTORS } from '../../store/sqlite/vectors.js';
 
 /** Characters per chunk, cut at a paragraph (else a sentence) boundary when one is near. */
 const CHUNK_CHARS = 1500;

@@ -6,7 +6,7 @@
 import { ServiceError } from '../../errors.js';
 import { quotedUrl } from '../../lib/safe-text.js';
 import { FetchError } from '../../fetch/types.js';
-import type { DocumentsRepo } from '../../store/sqlite/documents.js';
+import type { DocumentsRepo } from '../../store/contracts/documents.js';
 import { tenantOf, type ServiceContext } from '../context.js';
 import type { ContentsService } from '../contents/contents.service.js';
 import { fetchOptionsOf, type ContentsRequest } from '../contents/fetch.plan.js';

@@ -4,7 +4,7 @@
  * and, for the deep types, the best provider pages read live so they are indexed and rank by their text.
  */
 import type { WebSearchHit, WebSearchProvider } from '../../providers/search/types.js';
-import type { DocumentsRepo } from '../../store/sqlite/documents.js';
+import type { DocumentsRepo } from '../../store/contracts/documents.js';
 import type { ServiceContext } from '../context.js';
 import type { ContentsService } from '../contents/contents.service.js';
 import { normalizeUrl } from '../contents/url.js';

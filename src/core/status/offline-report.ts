@@ -11,7 +11,8 @@ import { redactUrl } from '../../lib/redact.js';
 import { DATABASE_FILE, openDatabase, type Db } from '../../store/sqlite/database.js';
 import { connectPg } from '../../store/pg/database.js';
 import { createPgStatusRepo } from '../../store/pg/status.js';
-import { createStatusRepo, type StatusRepo, type StoreStatus } from '../../store/sqlite/status.js';
+import { createStatusRepo } from '../../store/sqlite/status.js';
+import type { StatusRepo, StoreStatus } from '../../store/contracts/status.js';
 import { createStatusService, type StatusReport, type StatusSettings } from './status.service.js';
 
 /** The store of the data directory, if it has a database; one that cannot be opened reports why. */

@@ -42,9 +42,9 @@ export interface DataDirStatus {
   databaseProblem?: string;
 }
 
-import type { AdminKey, StoreStatus } from '../../store/sqlite/status.js';
+import type { AdminKey, StoreStatus } from '../../store/contracts/status.js';
 
-export type { AdminKey, ReplicaStatus, StoreStatus } from '../../store/sqlite/status.js';
+export type { AdminKey, ReplicaStatus, StoreStatus } from '../../store/contracts/status.js';
 
 /** What the store holds; zeros when there is no database yet. */
 export interface IndexStatus {

@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { GetJson } from '../../providers/search/types.js';
-import { sqliteVersion, type StatusRepo, type StoreCounts, type StoreStatus } from '../../store/sqlite/status.js';
+import { sqliteVersion } from '../../store/sqlite/status.js';
+import type { StatusRepo, StoreCounts, StoreStatus } from '../../store/contracts/status.js';
 import { VERSION } from '../../version.js';
 import type { CodeModelState } from '../code/model/shipped-model.js';
 import { codeModelCheck } from './code-model-check.js';

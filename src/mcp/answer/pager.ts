@@ -9,7 +9,7 @@ import { ServiceError } from '../../errors.js';
 import { createLru } from '../../lib/lru.js';
 import { tokenCounter } from '../../lib/tokens.js';
 import type { Answer } from '../../ops/answer.js';
-import type { McpSnapshot, McpSnapshotsRepo } from '../../store/sqlite/mcp-snapshots.js';
+import type { McpSnapshot, McpSnapshotsRepo } from '../../store/contracts/mcp-snapshots.js';
 import { fitPart, type Position } from './parts.js';
 
 /** How long a cut answer can be continued. */

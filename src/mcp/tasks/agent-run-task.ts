@@ -7,7 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentRun, AgentRunsService } from '../../core/agent/agent-runs.types.js';
 import type { Caller } from '../../core/context.js';
 import { toServiceError } from '../../errors.js';
-import type { McpTaskEnd } from '../../store/sqlite/mcp-tasks.js';
+import type { McpTaskEnd } from '../../store/contracts/mcp-tasks.js';
 import { textResult } from './objects.js';
 
 /** An agent run as the service answers it. */

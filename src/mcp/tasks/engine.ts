@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { McpTasksRepo } from '../../store/sqlite/mcp-tasks.js';
+import type { McpTasksRepo } from '../../store/contracts/mcp-tasks.js';
 import { interrupted } from './objects.js';
 
 /** How long a worker's lease lasts; a task whose lease lapsed is read as interrupted. */

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { CallToolResult, Task } from '@modelcontextprotocol/sdk/types.js';
 import { ownerKeyId } from '../../core/access/access.js';
 import type { Caller } from '../../core/context.js';
-import type { McpTaskEndStatus, McpTaskRow } from '../../store/sqlite/mcp-tasks.js';
+import type { McpTaskEndStatus, McpTaskRow } from '../../store/contracts/mcp-tasks.js';
 
 /** The shortest TTL granted (a shorter ask gets this): a minute, so a result outlives a slow poll. */
 export const MIN_TTL_MS = 60_000;

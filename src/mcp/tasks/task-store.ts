@@ -15,7 +15,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../../core/context.js';
 import { decodeCursor, encodeCursor } from '../../core/monitors/objects.js';
-import type { McpTaskRow, McpTasksRepo, McpTaskStatus } from '../../store/sqlite/mcp-tasks.js';
+import type { McpTaskRow, McpTaskStatus, McpTasksRepo } from '../../store/contracts/mcp-tasks.js';
 import { cancelRun, runState, type RunResult, type RunsOfTasks } from './agent-run-task.js';
 import type { TaskEngine } from './engine.js';
 import { endOf, interrupted, LIST_PAGE, newTaskId, ownerOf, pollFor, textResult, toTask, ttlFor } from './objects.js';

@@ -7,7 +7,7 @@ import type { CallToolResult, CreateTaskResult } from '@modelcontextprotocol/sdk
 import type { App } from '../../compose/app.js';
 import type { Caller } from '../../core/context.js';
 import { toServiceError } from '../../errors.js';
-import type { McpTasksRepo } from '../../store/sqlite/mcp-tasks.js';
+import type { McpTasksRepo } from '../../store/contracts/mcp-tasks.js';
 import type { RunResult } from './agent-run-task.js';
 import { createTaskEngine, type TaskEngine } from './engine.js';
 import type { Release } from '../../core/accounts/in-flight.js';

@@ -5,18 +5,13 @@
  * wait on each other.
  */
 import type pg from 'pg';
-import type { AccountsRepo, HoldRequest, SpendRow, Standing, TeamRow } from '../sqlite/accounts.js';
+import type { AccountsRepo, HoldRequest, SpendRow, Standing, TeamRow } from '../contracts/accounts.js';
 import { insertAuditPg } from './audit.js';
-import { inTransaction } from './database.js';
-
-type Run = Pick<pg.PoolClient, 'query'>;
-
-const one = async <R extends pg.QueryResultRow>(db: Run, sql: string, params: unknown[]) =>
-  (await db.query<R>(sql, params)).rows[0];
+import { first, inTransaction, rowCountOf, type Run } from './sql.js';
 
 /** The team with id or name `ref`, its row locked until the transaction ends. */
 const lockTeam = (db: Run, ref: string) =>
-  one<TeamRow>(db, 'SELECT * FROM teams WHERE id = $1 OR (name = $1 AND NOT EXISTS (SELECT 1 FROM teams WHERE id = $1)) FOR UPDATE', [ref]); // prettier-ignore
+  first<TeamRow>(db, 'SELECT * FROM teams WHERE id = $1 OR (name = $1 AND NOT EXISTS (SELECT 1 FROM teams WHERE id = $1)) FOR UPDATE', [ref]); // prettier-ignore
 
 /**
  * What the team and the key hold and have spent, read in one statement after the team's row is locked
@@ -26,7 +21,7 @@ async function standingOf(db: Run, request: HoldRequest, row: TeamRow): Promise<
   const { hold, nowMs, keyPeriod, periodStarts } = request;
   const teamFrom = row.budget_period ? periodStarts[row.budget_period] : undefined;
   const keyFrom = keyPeriod ? periodStarts[keyPeriod] : undefined;
-  const sums = await one<{ team_holds: number; key_holds: number; team_spend: number; key_spend: number }>(
+  const sums = await first<{ team_holds: number; key_holds: number; team_spend: number; key_spend: number }>(
     db,
     `SELECT (SELECT COALESCE(SUM(amount_micros), 0) FROM holds WHERE team_id = $1 AND expires_ms > $2)::bigint AS team_holds,
             (SELECT COALESCE(SUM(amount_micros), 0) FROM holds WHERE key_id = $3 AND expires_ms > $2)::bigint AS key_holds,
@@ -68,8 +63,8 @@ export function createPgAccountsRepo(pool: pg.Pool): AccountsRepo {
         );
         await insertAuditPg(db, audit);
       }),
-    team: (id) => one<TeamRow>(pool, 'SELECT * FROM teams WHERE id = $1', [id]),
-    teamByName: (name) => one<TeamRow>(pool, 'SELECT * FROM teams WHERE name = $1', [name]),
+    team: (id) => first<TeamRow>(pool, 'SELECT * FROM teams WHERE id = $1', [id]),
+    teamByName: (name) => first<TeamRow>(pool, 'SELECT * FROM teams WHERE name = $1', [name]),
     teams: async () => (await pool.query<TeamRow>('SELECT * FROM teams ORDER BY created_at, id')).rows,
     updateTeam: (ref, edit, audit) =>
       inTransaction(pool, async (db) => {
@@ -81,13 +76,13 @@ export function createPgAccountsRepo(pool: pg.Pool): AccountsRepo {
              budget_micros = $6, budget_period = $7 WHERE id = $1`,
           [next.id, next.blocked_at, next.enterprise, next.zero_retention, next.credits_micros, next.budget_micros, next.budget_period], // prettier-ignore
         );
-        const saved = (await one<TeamRow>(db, 'SELECT * FROM teams WHERE id = $1', [next.id]))!;
+        const saved = (await first<TeamRow>(db, 'SELECT * FROM teams WHERE id = $1', [next.id]))!;
         await insertAuditPg(db, audit?.(row, saved));
         return saved;
       }),
     addCredits: (teamId, micros, audit) =>
       inTransaction(pool, async (db) => {
-        const row = await one<TeamRow>(
+        const row = await first<TeamRow>(
           db,
           'UPDATE teams SET credits_micros = COALESCE(credits_micros, 0) + $1 WHERE id = $2 RETURNING *',
           [micros, teamId],
@@ -97,7 +92,7 @@ export function createPgAccountsRepo(pool: pg.Pool): AccountsRepo {
       }),
     async holdIfAllowed(request, allow) {
       await inTransaction(pool, async (db) => {
-        const row = await one<TeamRow>(db, 'SELECT * FROM teams WHERE id = $1 FOR UPDATE', [request.hold.team_id]);
+        const row = await first<TeamRow>(db, 'SELECT * FROM teams WHERE id = $1 FOR UPDATE', [request.hold.team_id]);
         if (!row) throw new Error(`team ${request.hold.team_id} is gone`);
         allow(await standingOf(db, request, row));
         const h = request.hold;
@@ -117,7 +112,7 @@ export function createPgAccountsRepo(pool: pg.Pool): AccountsRepo {
     spendSince: async (fromDay) =>
       (await pool.query<SpendRow>('SELECT * FROM spend WHERE day >= $1 ORDER BY team_id, key_id, day, operation', [fromDay])).rows, // prettier-ignore
     async dropExpiredHolds(nowMs) {
-      return (await pool.query('DELETE FROM holds WHERE expires_ms <= $1', [nowMs])).rowCount ?? 0;
+      return rowCountOf(await pool.query('DELETE FROM holds WHERE expires_ms <= $1', [nowMs]));
     },
   };
 }

@@ -5,12 +5,10 @@
  * or the run's (an event's number is the run's next).
  */
 import type pg from 'pg';
-import type { AgentEventRow, AgentRunRow, AgentRunsRepo, NewAgentEvent } from '../sqlite/agent-runs.js';
-import { inTransaction } from './database.js';
+import type { AgentEventRow, AgentRunRow, AgentRunsRepo, NewAgentEvent } from '../contracts/agent-runs.js';
+import { changed, inTransaction, type Run } from './sql.js';
 
 const OPEN = "('queued', 'running')";
-type Run = Pick<pg.PoolClient, 'query'>;
-const changed = (r: pg.QueryResult) => (r.rowCount ?? 0) > 0;
 
 /** Serializes transactions on one name (a key's claims, a run's events) until the transaction ends. */
 const lock = (db: Run, name: string) => db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [name]);

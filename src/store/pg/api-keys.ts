@@ -1,9 +1,10 @@
 /** The API keys repository over PostgreSQL: the same contract as `createApiKeysRepo` (SQLite). */
 import type pg from 'pg';
-import type { ApiKeyRow, ApiKeysRepo, KeyWithTeam } from '../sqlite/api-keys.js';
-import type { NewAuditRecord } from '../sqlite/audit.js';
+import type { ApiKeyRow, ApiKeysRepo, KeyWithTeam } from '../contracts/api-keys.js';
+import type { NewAuditRecord } from '../contracts/audit.js';
+
 import { insertAuditPg } from './audit.js';
-import { inTransaction } from './database.js';
+import { changed, inTransaction, rowsOf } from './sql.js';
 
 /** A key for `pg_advisory_xact_lock`: replicas starting on an empty database make one first key. */
 const FIRST_KEY_LOCK = 7_245_023_002;
@@ -11,14 +12,12 @@ const FIRST_KEY_LOCK = 7_245_023_002;
 /** One UPDATE and, when it changed a row, `audit`, in one transaction; whether it changed one. */
 const audited = (pool: pg.Pool, sql: string, params: unknown[], audit: NewAuditRecord | undefined) =>
   inTransaction(pool, async (db) => {
-    const changed = ((await db.query(sql, params)).rowCount ?? 0) > 0;
-    if (changed) await insertAuditPg(db, audit);
-    return changed;
+    const done = changed(await db.query(sql, params));
+    if (done) await insertAuditPg(db, audit);
+    return done;
   });
 
 export function createPgApiKeysRepo(pool: pg.Pool): ApiKeysRepo {
-  const rows = async <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) =>
-    (await pool.query<R>(sql, params)).rows;
   return {
     insert: (row, audit) =>
       inTransaction(pool, async (db) => {
@@ -31,7 +30,8 @@ export function createPgApiKeysRepo(pool: pg.Pool): ApiKeysRepo {
         await insertAuditPg(db, audit);
       }),
     async getWithTeam(id) {
-      const [row] = await rows<KeyWithTeam>(
+      const [row] = await rowsOf<KeyWithTeam>(
+        pool,
         `SELECT k.*, t.name AS team_name, t.blocked_at AS team_blocked_at, t.enterprise AS team_enterprise,
            t.zero_retention AS team_zero_retention, t.credits_micros AS team_credits_micros,
            t.budget_micros AS team_budget_micros
@@ -40,25 +40,28 @@ export function createPgApiKeysRepo(pool: pg.Pool): ApiKeysRepo {
       );
       return row;
     },
-    listOfTeam: (teamId) => rows<ApiKeyRow>('SELECT * FROM api_keys WHERE team_id = $1 ORDER BY created_at, id', [teamId]), // prettier-ignore
+    listOfTeam: (teamId) => rowsOf<ApiKeyRow>(pool, 'SELECT * FROM api_keys WHERE team_id = $1 ORDER BY created_at, id', [teamId]), // prettier-ignore
     // READ COMMITTED lets two `INSERT … WHERE NOT EXISTS` both see an empty table: the lock serializes them
     insertIfEmpty: (row) =>
       inTransaction(pool, async (client) => {
         await client.query('SELECT pg_advisory_xact_lock($1)', [FIRST_KEY_LOCK]);
-        const { rowCount } = await client.query(
+        const r = await client.query(
           `INSERT INTO api_keys (id, name, hash, created_at, scopes)
            SELECT $1, $2, $3, $4, $5 WHERE NOT EXISTS (SELECT 1 FROM api_keys)`,
           [row.id, row.name, row.hash, row.created_at, row.scopes],
         );
-        return (rowCount ?? 0) > 0;
+        return changed(r);
       }),
     async get(id) {
-      const [row] = await rows<ApiKeyRow>('SELECT * FROM api_keys WHERE id = $1', [id]);
+      const [row] = await rowsOf<ApiKeyRow>(pool, 'SELECT * FROM api_keys WHERE id = $1', [id]);
       return row;
     },
-    list: () => rows<ApiKeyRow>('SELECT * FROM api_keys ORDER BY created_at, id'),
+    list: () => rowsOf<ApiKeyRow>(pool, 'SELECT * FROM api_keys ORDER BY created_at, id'),
     async countActive() {
-      const [row] = await rows<{ n: number }>('SELECT COUNT(*)::int AS n FROM api_keys WHERE revoked_at IS NULL');
+      const [row] = await rowsOf<{ n: number }>(
+        pool,
+        'SELECT COUNT(*)::int AS n FROM api_keys WHERE revoked_at IS NULL',
+      );
       return row!.n;
     },
     revoke: (id, at, audit) =>

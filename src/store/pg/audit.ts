@@ -1,6 +1,6 @@
 /** The audit log over PostgreSQL: the same contract as `createAuditRepo` (SQLite). */
 import type pg from 'pg';
-import type { AuditRepo, AuditRow, NewAuditRecord } from '../sqlite/audit.js';
+import type { AuditRepo, AuditRow, NewAuditRecord } from '../contracts/audit.js';
 
 /** Writes `record` with `db` (a client inside the transaction of the change it records). */
 export async function insertAuditPg(

@@ -19,7 +19,9 @@ import { createRequire } from 'node:module';
 import type pg from 'pg';
 import type KeyvType from 'keyv';
 import type { KeyvStoreAdapter } from 'keyv';
-import { cacheNamespace, PLAIN_JSON, type CacheStore } from '../sqlite/cache.js';
+import { cacheNamespace, PLAIN_JSON } from '../sqlite/cache.js';
+import type { CacheStore } from '../contracts/cache.js';
+import { changed, rowCountOf } from './sql.js';
 
 /** A `CacheStore` on PostgreSQL, with the sweep of expired entries it also runs by itself. */
 export interface PgCacheStore extends CacheStore {
@@ -105,10 +107,9 @@ class PgKeyvAdapter extends EventEmitter implements KeyvStoreAdapter {
   }
 
   async deleteMany(keys: string[]): Promise<boolean> {
-    const { rowCount } = await this.db.query('DELETE FROM cache_entries WHERE key_hash = ANY($1::bytea[])', [
-      keys.map(hashOf),
-    ]);
-    return (rowCount ?? 0) > 0;
+    return changed(
+      await this.db.query('DELETE FROM cache_entries WHERE key_hash = ANY($1::bytea[])', [keys.map(hashOf)]),
+    );
   }
 
   /** Deletes this namespace's entries (every entry without one). */
@@ -156,8 +157,7 @@ export function createPgCacheStore(pool: pg.Pool): PgCacheStore {
     },
     async sweep() {
       lastSweep = Date.now();
-      const { rowCount } = await db.query(SWEEP, [lastSweep]);
-      return rowCount ?? 0;
+      return rowCountOf(await db.query(SWEEP, [lastSweep]));
     },
     async close() {
       closed = true;

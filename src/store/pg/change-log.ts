@@ -8,13 +8,7 @@
  * made again at the next wait (the follower's polling covers the gap).
  */
 import pg from 'pg';
-
-/** A place in a log: after the write of transaction `xid`, number `seq`. */
-export interface LogPosition {
-  /** A transaction id (xid8) as decimal text. */
-  xid: string;
-  seq: number;
-}
+import type { LogPosition } from '../contracts/change-log.js';
 
 /**
  * The rows of a log table (alias `t`, columns `change_xid` and `change_seq`) after a position, with the

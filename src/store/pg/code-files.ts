@@ -5,20 +5,17 @@
  * and its source's place in that log and wakes the followers when it commits.
  */
 import type pg from 'pg';
-import {
-  toSource,
-  toSourceStats,
-  type CodeChunk,
-  type CodeFilesRepo,
-  type CodeFileState,
-  type CodeSource,
-  type IndexedFile,
-  type SourceRow,
-} from '../sqlite/code-files.js';
+import { toSource, toSourceStats } from '../sqlite/code-files.js';
+import type {
+  CodeChunk,
+  CodeFileState,
+  CodeFilesRepo,
+  CodeSource,
+  IndexedFile,
+  SourceRow,
+} from '../contracts/code-files.js';
 import { CODE_CHANNEL_SQL, SOURCE_ROW } from './code-log.js';
-import { inTransaction, pgText } from './database.js';
-
-type Run = Pick<pg.PoolClient, 'query'>;
+import { inTransaction, pgText, type Run } from './sql.js';
 
 /** Each path's latest change, placed in the code log (code-log.pg.ts). */
 const LOG = `

@@ -9,36 +9,16 @@
  * and re-indexing compares with the shared files, not with a replica's.
  */
 import type pg from 'pg';
-import type { CodeChunk, CodeFileState, CodeSource } from '../sqlite/code-files.js';
-import { toSource, type SourceRow } from '../sqlite/code-files.js';
-import { channelSql, createLogListener, logAfter, logOrder, logWindow, type LogPosition } from './change-log.js';
+import type { SourceRow } from '../contracts/code-files.js';
+import { toSource } from '../sqlite/code-files.js';
+import { channelSql, createLogListener, logAfter, logOrder, logWindow } from './change-log.js';
+import type { CodeChange, CodeLog } from '../contracts/code-log.js';
 
 /** The `path` of a source's own row in `code_changes` (a file's path is never empty). */
 export const SOURCE_ROW = '';
 
 /** The channel code writers notify when they commit: one per schema. */
 export const CODE_CHANNEL_SQL = channelSql('code');
-
-/** A file as the log gives it: its state, when its chunks were written, and the chunks. */
-export interface LoggedCodeFile {
-  state: CodeFileState;
-  /** The `indexedAt` its chunks were written with (the time of their index entries). */
-  indexedAt: number;
-  chunks: CodeChunk[];
-}
-
-/** One change: a source recorded, a file written (`file`), or a file removed (`file` null). */
-export type CodeChange =
-  { kind: 'source'; source: CodeSource } | { kind: 'file'; source: string; path: string; file: LoggedCodeFile | null };
-
-export interface CodeLog {
-  /** Up to `limit` changes after `after` (from the start when null), in log order, with where they end. */
-  changesSince(after: LogPosition | null, limit: number): Promise<{ changes: CodeChange[]; next: LogPosition | null }>;
-  /** Resolves when a writer commits code, after `timeoutMs`, or when `signal` aborts (whichever is first). */
-  changed(timeoutMs: number, signal?: AbortSignal): Promise<void>;
-  /** Ends the listening connection. */
-  close(): Promise<void>;
-}
 
 type ChangeRow = Partial<SourceRow> & {
   source: string;

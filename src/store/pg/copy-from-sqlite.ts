@@ -13,22 +13,8 @@ import type pg from 'pg';
 import { DATABASE_FILE, type Db } from '../sqlite/database.js';
 import { MIGRATIONS } from '../migrations/index.js';
 import { COPIED_TABLES, selectOf, sourceOf, targetOf, type CopiedTable } from './copy-tables.js';
-import { inTransaction } from './database.js';
-
-/** Where a table's copy stands, after each batch. */
-export interface CopyProgress {
-  table: string;
-  /** Rows of the table copied so far, earlier runs included. */
-  copied: number;
-  /** Rows of the SQLite table. */
-  total: number;
-  /** Rows this run inserted or rewrote. */
-  written: number;
-  /** True once the table is copied to its end. */
-  finished: boolean;
-  /** True when an earlier run copied the whole table and it was not read again. */
-  skipped?: boolean;
-}
+import { inTransaction, rowCountOf } from './sql.js';
+import type { CopyProgress, TableCount } from '../contracts/copy-from-sqlite.js';
 
 export interface CopyOptions {
   /** The SQLite database (openSourceDatabase). */
@@ -48,13 +34,6 @@ export interface CopyOptions {
   onProgress?: (progress: CopyProgress) => void;
   /** Stops (throws) after this many batches: an interrupted copy, for tests. */
   stopAfterBatches?: number;
-}
-
-/** A table's rows in both databases, once copied. */
-export interface TableCount {
-  table: string;
-  source: number;
-  destination: number;
 }
 
 const PROGRESS_DDL = `
@@ -158,7 +137,7 @@ async function commitBatch(
     let written = 0;
     if (unique.length > 0) {
       const values = unique.map((row) => valuesOf(table, row, options.reseal));
-      written = (await db.query(writeBatchSql(table)(unique.length), values.flat())).rowCount ?? 0;
+      written = rowCountOf(await db.query(writeBatchSql(table)(unique.length), values.flat()));
       if (table.afterBatch) await db.query(table.afterBatch);
     }
     if (place.finished && table.afterTable) await db.query(table.afterTable(place.startedOver));

@@ -1,17 +1,8 @@
 /** Crawl jobs and their frontier over PostgreSQL: the same contract as `createCrawlRepo` (SQLite). */
 import type pg from 'pg';
-import {
-  toJob,
-  type CompleteChange,
-  type CrawlRepo,
-  type FrontierCounts,
-  type FrontierEntry,
-  type JobRow,
-  type NewEntry,
-} from '../sqlite/crawl.js';
-import { inTransaction } from './database.js';
-
-type Run = Pick<pg.PoolClient, 'query'>;
+import { toJob } from '../sqlite/crawl.js';
+import type { CompleteChange, CrawlRepo, FrontierCounts, FrontierEntry, JobRow, NewEntry } from '../contracts/crawl.js';
+import { inTransaction, type Run } from './sql.js';
 
 /** Adds entries not yet in the job's frontier, in their order, in one statement; how many were new. */
 async function enqueueIn(db: Run, jobId: string, entries: readonly NewEntry[], now: string, state = 'queued') {

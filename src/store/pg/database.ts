@@ -6,6 +6,7 @@
  */
 import pg from 'pg';
 import { PG_MIGRATIONS, type PgMigration } from './migrations.js';
+import { inTransaction } from './sql.js';
 
 export interface PgStore {
   pool: pg.Pool;
@@ -60,30 +61,6 @@ export function connectPg(url: string, options: { schema: string; max: number })
     options: `-c search_path=${options.schema}`,
     types: { getTypeParser: typeParser },
   });
-}
-
-/**
- * `text` as PostgreSQL's TEXT can hold it: without NUL characters (which it refuses, and SQLite keeps;
- * a binary page or a file read as text can carry them), each replaced by U+FFFD.
- */
-export function pgText<T extends string | null | undefined>(text: T): T {
-  return (text?.includes('\0') ? text.replaceAll('\0', '\uFFFD') : text) as T;
-}
-
-/** Runs `work` in one transaction on one connection of `pool`. */
-export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
 }
 
 /**

@@ -15,22 +15,11 @@
  * The rule and the listener are shared with the code log (change-log.pg.ts).
  */
 import type pg from 'pg';
-import { toRecord, type DocumentRow, type StoredDocument } from '../sqlite/documents.js';
-import { channelSql, createLogListener, logAfter, logOrder, logWindow, type LogPosition } from './change-log.js';
-
-export type { LogPosition };
-
-/** A document as the log gives it: with a fetched page's Markdown where it has code fences. */
-export type LoggedDocument = StoredDocument & { markdown?: string };
-
-export interface DocumentLog {
-  /** Up to `limit` documents written after `after` (from the start when null), in log order, with where they end. */
-  changesSince(after: LogPosition | null, limit: number): Promise<{ docs: LoggedDocument[]; next: LogPosition | null }>;
-  /** Resolves when a writer commits documents, after `timeoutMs`, or when `signal` aborts (whichever is first). */
-  changed(timeoutMs: number, signal?: AbortSignal): Promise<void>;
-  /** Ends the listening connection. */
-  close(): Promise<void>;
-}
+import { toRecord } from '../sqlite/documents.js';
+import type { DocumentRow } from '../contracts/documents.js';
+import type { LogPosition } from '../contracts/change-log.js';
+import { channelSql, createLogListener, logAfter, logOrder, logWindow } from './change-log.js';
+import type { DocumentLog } from '../contracts/document-log.js';
 
 /** Whether position `a` is at or after `b` in the log. */
 export function atOrAfter(a: LogPosition | null, b: LogPosition): boolean {

@@ -1,18 +1,11 @@
 /** The documents store over PostgreSQL: the same contract as `createDocumentsRepo` (SQLite). */
 import type pg from 'pg';
-import {
-  UPSERT_CONFLICT,
-  headsOf,
-  toRecord,
-  type DocumentRow,
-  type StoredPage,
-  type DocumentsRepo,
-  type HeadRow,
-} from '../sqlite/documents.js';
-import { DOCUMENTS_CHANNEL_SQL, type LogPosition } from './document-log.js';
-import { inTransaction, pgText } from './database.js';
-
-type Run = Pick<pg.PoolClient, 'query'>;
+import { UPSERT_CONFLICT, headsOf, toRecord } from '../sqlite/documents.js';
+import type { DocumentRow, HeadRow, StoredPage } from '../contracts/documents.js';
+import type { LogPosition } from '../contracts/change-log.js';
+import { DOCUMENTS_CHANNEL_SQL } from './document-log.js';
+import { inTransaction, pgText, type Run } from './sql.js';
+import type { PgDocumentsRepo } from '../contracts/documents.js';
 
 // as on SQLite, with a page's Markdown where it has code fences (each replica takes the page's code
 // examples from them), and the write's place in the document log (document-log.pg.ts)
@@ -34,12 +27,6 @@ const write = (db: Run, d: StoredPage, now: string) =>
 
 /** Wakes the replicas following the document log (delivered when the transaction commits). */
 const notify = (db: Run) => db.query(`SELECT pg_notify(${DOCUMENTS_CHANNEL_SQL}, '')`);
-
-/** The documents store on PostgreSQL, whose writes also say where they are in the document log. */
-export interface PgDocumentsRepo extends DocumentsRepo {
-  /** Upserts a batch atomically, like `upsertMany`; the log position of its last write (null for none). */
-  write(docs: StoredPage[], now: string): Promise<LogPosition | null>;
-}
 
 export function createPgDocumentsRepo(pool: pg.Pool): PgDocumentsRepo {
   const writeAll = (docs: StoredPage[], now: string) =>

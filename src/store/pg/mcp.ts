@@ -4,13 +4,14 @@
  * whichever replica makes it.
  */
 import type pg from 'pg';
-import type { McpSnapshot, McpSnapshotsRepo } from '../sqlite/mcp-snapshots.js';
-import type { McpTaskRow, McpTaskStatus, McpTasksRepo } from '../sqlite/mcp-tasks.js';
+import type { McpSnapshot, McpSnapshotsRepo } from '../contracts/mcp-snapshots.js';
+import type { McpTaskRow, McpTaskStatus, McpTasksRepo } from '../contracts/mcp-tasks.js';
+
 import { teamOfKey } from '../owner-team.js';
+import { changed } from './sql.js';
 
 const OPEN = "('working', 'input_required')";
 const iso = (ms: number) => new Date(ms).toISOString();
-const changed = (r: pg.QueryResult) => (r.rowCount ?? 0) > 0;
 
 export function createPgMcpSnapshotsRepo(pool: pg.Pool): McpSnapshotsRepo {
   return {

@@ -18,15 +18,9 @@ import type {
   RunPlan,
   RunRow,
 } from '../contracts/monitors.js';
-import { inTransaction } from './database.js';
+import { changed, first, inTransaction, rowsOf, type Run } from './sql.js';
 
 const OPEN = "('pending', 'running')";
-type Run = Pick<pg.PoolClient, 'query'>;
-const changed = (r: pg.QueryResult) => (r.rowCount ?? 0) > 0;
-const rowsOf = async <R extends pg.QueryResultRow>(db: Run, sql: string, params: unknown[] = []) =>
-  (await db.query<R>(sql, params)).rows;
-const first = async <R extends pg.QueryResultRow>(db: Run, sql: string, params: unknown[] = []) =>
-  (await rowsOf<R>(db, sql, params))[0];
 
 const monitorOf = (db: Run, id: string) => first<MonitorRow>(db, 'SELECT * FROM monitors WHERE id = $1', [id]);
 const runOf = (db: Run, id: string) => first<RunRow>(db, 'SELECT * FROM monitor_runs WHERE id = $1', [id]);

@@ -3,33 +3,8 @@
  * log), and `trawl doctor` and `GET /status` list those seen recently with how far each is behind.
  */
 import type pg from 'pg';
-import type { ReplicaStatus } from '../sqlite/status.js';
-import type { LogPosition } from './document-log.js';
 
-/** What a replica says of itself at each beat. */
-export interface ReplicaBeat {
-  id: string;
-  host: string;
-  pid: number;
-  version: string;
-  startedAt: Date;
-  /** Its place in the document log (null before the first document). */
-  position: LogPosition | null;
-  /** When it last read the log to its end (null: not yet). */
-  caughtUpAt: Date | null;
-}
-
-/**
- * A replica as the status report shows it; `behind` is counted up to a million, `lagMs` runs from when it
- * last read the log to its end (or started).
- */
-export type ReplicaSeen = ReplicaStatus;
-
-export interface ReplicasRepo {
-  beat(b: ReplicaBeat): Promise<void>;
-  /** Replicas whose last beat is at most `withinMs` old, newest first. */
-  seen(withinMs: number): Promise<ReplicaSeen[]>;
-}
+import type { ReplicasRepo } from '../contracts/replicas.js';
 
 /** Writes counted behind a replica's position, at most (the count stops there). */
 const MAX_BEHIND = 1_000_000;

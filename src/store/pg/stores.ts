@@ -4,25 +4,32 @@
  * into its own indexes (core/search/document-follower.ts, core/code/index/code-follower.ts), the caches,
  * embeddings stored once, and the replicas' heartbeats.
  */
-import type { CacheStore } from '../sqlite/cache.js';
-import type { CodeFilesRepo } from '../sqlite/code-files.js';
+import type { CacheStore } from '../contracts/cache.js';
+import type { CodeFilesRepo } from '../contracts/code-files.js';
+import type { Stores } from '../contracts/stores.js';
+import type { CodeLog } from '../contracts/code-log.js';
+import type { ReplicasRepo } from '../contracts/replicas.js';
+import type { StatusRepo } from '../contracts/status.js';
+import type { DocumentLog } from '../contracts/document-log.js';
+import type { PgDocumentsRepo } from '../contracts/documents.js';
+
 import type { SharedEmbeddings } from '../contracts/embeddings.js';
-import type { Stores } from '../sqlite/stores.js';
+
 import { createPgAccountsRepo } from './accounts.js';
 import { createPgAuditRepo } from './audit.js';
 import { createPgAgentRunsRepo } from './agent-runs.js';
 import { createPgCacheStore } from './cache.js';
 import { createPgCodeFilesRepo } from './code-files.js';
-import { createPgCodeLog, type CodeLog } from './code-log.js';
-import { createPgReplicasRepo, type ReplicasRepo } from './replicas.js';
+import { createPgCodeLog } from './code-log.js';
+import { createPgReplicasRepo } from './replicas.js';
 import { createPgStatusRepo } from './status.js';
-import type { StatusRepo } from '../sqlite/status.js';
+
 import { redactUrl } from '../../lib/redact.js';
 import { createPgSharedEmbeddings } from './embeddings.js';
 import { createPgApiKeysRepo } from './api-keys.js';
 import { createPgCrawlRepo } from './crawl.js';
-import { createPgDocumentLog, type DocumentLog } from './document-log.js';
-import { createPgDocumentsRepo, type PgDocumentsRepo } from './documents.js';
+import { createPgDocumentLog } from './document-log.js';
+import { createPgDocumentsRepo } from './documents.js';
 import { createPgMcpSnapshotsRepo, createPgMcpTasksRepo } from './mcp.js';
 import { createPgMonitorsRepo } from './monitors.js';
 import type { PgStore } from './database.js';

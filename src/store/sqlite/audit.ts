@@ -5,32 +5,7 @@
  */
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.js';
-
-/** A row of `audit_log`. */
-export interface AuditRow {
-  seq: number;
-  at: string;
-  /** The team acted on. */
-  team_id: string;
-  /** The key that acted; null: the local process (the CLI). */
-  actor_key_id: string | null;
-  actor_team_id: string | null;
-  /** What was done: `keys.create`, `teams.update`, … */
-  action: string;
-  /** What it was done to: a key id or a team id. */
-  target: string;
-  /** What changed, as JSON (never a key or a secret). */
-  detail: string | null;
-}
-
-/** A record to write. */
-export type NewAuditRecord = Omit<AuditRow, 'seq'>;
-
-/** Reading the audit log (records are written by the repositories that make the changes). */
-export interface AuditRepo {
-  /** Records with `seq < before`, newest first; of one team when `teamId` is given. */
-  page(options: { teamId?: string; before: number; limit: number }): Promise<AuditRow[]>;
-}
+import type { AuditRow, NewAuditRecord, AuditRepo } from '../contracts/audit.js';
 
 const inserts = new WeakMap<Db, Statement>();
 

@@ -9,16 +9,11 @@ import path from 'node:path';
 import { ensurePrivateDatabaseFile, ensurePrivateDir } from '../../lib/private-files.js';
 import type KeyvType from 'keyv';
 import type KeyvSqliteType from '@keyv/sqlite';
+import type { CacheStore } from '../contracts/cache.js';
 
 export const CACHE_FILE = 'cache.sqlite';
 
 type Keyv<T> = KeyvType<T>;
-
-export interface CacheStore {
-  /** A keyv cache for one namespace and format version. */
-  namespace<T = unknown>(name: string, version: number): Keyv<T>;
-  close(): Promise<void>;
-}
 
 /** The keyv namespace of a cache at a format version (`v1:page`): a new version misses every old entry. */
 export function cacheNamespace(name: string, version: number): string {

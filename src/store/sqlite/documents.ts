@@ -3,84 +3,14 @@
  * them. Keyed by URL (`import://<collection>/<id>` for records without one); re-fetching updates the row.
  */
 import { writeTransaction, type Db } from './database.js';
-
-export interface DocumentRecord {
-  url: string;
-  title: string;
-  /** The page's main content as Markdown-flavoured text. */
-  text: string;
-  author: string | null;
-  publishedDate: string | null;
-  /** Content kind: `html`, `pdf`, `feed`, `markdown`, `text`, `json`, `xml`. */
-  kind: string;
-  /** Everything else worth keeping (image, favicon, language, description, final URL), as JSON. */
-  metadata: Record<string, unknown>;
-  origin: 'fetch' | 'import';
-  collection: string | null;
-  /** SHA-256 of the text: unchanged pages keep their row untouched. */
-  contentHash: string;
-  fetchedAt: string;
-}
-
-/**
- * A document as it is written, with the Markdown of a fetched page beside it: the stored `text` of an
- * HTML page is plain text (for search), without the fences that mark its code; `markdown` has them, for
- * the page's code examples (core/code/index/doc-examples.ts). SQLite does not keep it; PostgreSQL keeps
- * it for pages with fences, so every replica derives the same examples.
- */
-export type StoredPage = DocumentRecord & { markdown?: string };
-
-/** The fields of a document a search result shows. */
-export type DocumentHead = Pick<DocumentRecord, 'url' | 'title' | 'author' | 'publishedDate' | 'metadata'>;
-
-/** A stored document, with when its content last changed. */
-export type StoredDocument = DocumentRecord & { updatedAt: string };
-
-/** The documents store, as services use it (a PostgreSQL implementation is to follow). */
-export interface DocumentsRepo {
-  /** Inserts or updates by URL; `updated_at` moves only when the content hash changes. */
-  upsert(doc: DocumentRecord, now: string): Promise<void>;
-  /** Upserts a batch atomically (imports): all rows land or none. */
-  upsertMany(docs: DocumentRecord[], now: string): Promise<void>;
-  get(url: string): Promise<StoredDocument | undefined>;
-  /** Documents' descriptions without their text (what search results show), by URL; unknown URLs are left out. */
-  heads(urls: string[]): Promise<Map<string, DocumentHead>>;
-  count(): Promise<number>;
-  /** Every document in URL order, read a page at a time (so the caller may write between pages). */
-  all(pageSize?: number): AsyncIterable<StoredDocument>;
-}
-
-/**
- * The documents store on SQLite: the repository, and its synchronous row write for a transaction that
- * also writes what derives from the documents (the search index, a page's code examples), atomically.
- */
-export interface SqliteDocumentsRepo extends DocumentsRepo {
-  /** Writes the rows at once, joining the caller's transaction (a better-sqlite3 one cannot span an await). */
-  writeNow(docs: DocumentRecord[], now: string): void;
-  /**
-   * Optional work to do before `writeNow`, off the writing thread (the search index analyzes the
-   * documents in its worker threads); `upsertMany` does it itself.
-   */
-  prepare?(docs: DocumentRecord[]): Promise<void>;
-  /** After a `writeNow` in the caller's transaction has committed: background work it may need (merges). */
-  settle?(): void;
-}
-
-/** A row of `documents` (both backends store the same columns). */
-export interface DocumentRow {
-  url: string;
-  title: string;
-  text: string;
-  author: string | null;
-  published_date: string | null;
-  kind: string;
-  metadata: string;
-  origin: 'fetch' | 'import';
-  collection: string | null;
-  content_hash: string;
-  fetched_at: string;
-  updated_at: string;
-}
+import type {
+  DocumentRecord,
+  DocumentHead,
+  StoredDocument,
+  SqliteDocumentsRepo,
+  DocumentRow,
+  HeadRow,
+} from '../contracts/documents.js';
 
 /**
  * What an upsert of a document does to the row already there (both backends): every field replaced,
@@ -93,9 +23,6 @@ export const UPSERT_CONFLICT = `ON CONFLICT (url) DO UPDATE SET
   updated_at = CASE WHEN documents.content_hash = excluded.content_hash THEN documents.updated_at
                     ELSE excluded.updated_at END,
   content_hash = excluded.content_hash`;
-
-/** The columns of a document's head. */
-export type HeadRow = Pick<DocumentRow, 'url' | 'title' | 'author' | 'published_date' | 'metadata'>;
 
 /** Head rows as the heads services read, by URL. */
 export function headsOf(rows: HeadRow[]): Map<string, DocumentHead> {

@@ -5,16 +5,7 @@
 import * as sqliteVec from 'sqlite-vec';
 import type { Db } from './database.js';
 import { vectorTable } from './vectors.js';
-
-/** The chunks of one index document embedded by one model, with their vectors in chunk order. */
-export interface EmbeddedDoc {
-  model: string;
-  dims: number;
-  url: string;
-  /** The index entry's hash (core/search/index-entry.ts `entryHash`): which version of the document was embedded. */
-  entryHash: string;
-  vectors: Float32Array[];
-}
+import type { EmbeddedDoc } from '../contracts/embedded-chunks.js';
 
 /** Each model's vec0 table and vector size, as found in the database. */
 function modelTables(db: Db): { model: string; dims: number; table: string }[] {

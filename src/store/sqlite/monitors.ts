@@ -16,8 +16,6 @@ import type {
   RunRow,
 } from '../contracts/monitors.js';
 
-export type * from '../contracts/monitors.js';
-
 const OPEN = "('pending', 'running')";
 
 /** The prepared statements of the repository. */

@@ -3,6 +3,7 @@
  * the write are one UPSERT statement, so every process on the data directory sees one bucket per key.
  */
 import type { Db } from './database.js';
+import type { BucketState, RateBucketsRepo } from '../contracts/rate-buckets.js';
 
 /**
  * A stamp further ahead of the caller's clock than this means the clock stepped back: the time since
@@ -13,37 +14,10 @@ import type { Db } from './database.js';
  */
 export const CLOCK_STEP_MS = 10_000;
 
-/** A bucket as stored: `tokens` available at epoch ms `updatedMs` (which may be ahead of the caller). */
-export interface BucketState {
-  tokens: number;
-  updatedMs: number;
-}
-
-/** One take from a key's bucket at a rate and capacity. */
-export interface TakeParams {
-  keyId: string;
-  nowMs: number;
-  /** Tokens added per second. */
-  ratePerSec: number;
-  /** Most tokens the bucket holds; a new bucket starts full. */
-  capacity: number;
-}
-
 // The tokens the bucket holds at @now: refilled since updated_ms at the current rate, capped at the
 // current capacity (so a changed rate applies at once).
 const REFILLED = `CASE WHEN updated_ms > @now + ${CLOCK_STEP_MS} THEN @capacity
   ELSE min(@capacity, tokens + max(0, @now - updated_ms) * @rate / 1000.0) END`;
-
-/** The request-rate buckets, one per key. */
-export interface RateBucketsRepo {
-  /**
-   * Atomically refills the key's bucket and takes one token when there is one. Returns the bucket
-   * after the take, or null when refused (the bucket is then unchanged).
-   */
-  take(p: TakeParams): Promise<BucketState | null>;
-  /** The bucket as stored (a read only, for reporting when to retry after a refusal). */
-  get(keyId: string): Promise<BucketState | undefined>;
-}
 
 /** The rate buckets over SQLite: each take is one UPSERT statement. */
 export function createRateBucketsRepo(db: Db): RateBucketsRepo {

@@ -5,12 +5,7 @@
 import { createHash } from 'node:crypto';
 import * as sqliteVec from 'sqlite-vec';
 import { writeTransaction, type Db } from './database.js';
-
-/** A chunk's nearest-neighbour answer: the document it belongs to and its cosine distance. */
-export interface VectorHit {
-  docId: number;
-  distance: number;
-}
+import type { VectorHit, VectorTables, VectorsRepo } from '../contracts/vectors.js';
 
 const loaded = new WeakSet<Db>();
 
@@ -21,37 +16,12 @@ function loadVec(db: Db): void {
   loaded.add(db);
 }
 
-/**
- * The tables of an embedded index: its documents, their embedded chunks and which are done (migrations
- * 5 and 7), and the prefix of its vec0 tables.
- */
-export interface VectorTables {
-  docs: string;
-  chunks: string;
-  embedded: string;
-  vectors: string;
-  /** An index document's title, as SQL over the index's row `d` (the index keeps no copy of it). */
-  title: string;
-}
-
 export const SEARCH_VECTORS: VectorTables = { docs: 'search_docs', chunks: 'search_chunks', embedded: 'search_embedded', vectors: 'search_vectors', title: `COALESCE((SELECT title FROM documents WHERE url = d.url), '')` }; // prettier-ignore
 export const CODE_VECTORS: VectorTables = { docs: 'code_docs', chunks: 'code_vec_chunks', embedded: 'code_embedded', vectors: 'code_vectors', title: `COALESCE((SELECT COALESCE(symbol, path) FROM code_chunks WHERE id = d.id), '')` }; // prettier-ignore
 
 /** The vec0 table of a model and dimension (a changed model or size gets a table of its own). */
 export function vectorTable(model: string, dims: number, prefix = 'search_vectors'): string {
   return `${prefix}_${createHash('sha256').update(`${model}\u0000${dims}`).digest('hex').slice(0, 12)}`;
-}
-
-/** The embeddings of one model and dimension, as the semantic search uses them. */
-export interface VectorsRepo {
-  /** Indexed documents not embedded yet by this model, newest first. */
-  pending(limit: number): Promise<{ id: number; url: string; title: string }[]>;
-  /** Stores a document's chunk vectors (all or none). */
-  put(docId: number, vectors: Float32Array[]): Promise<void>;
-  /** The `k` nearest chunks to `vector`, by cosine distance, with their documents. */
-  nearest(vector: Float32Array, k: number): Promise<VectorHit[]>;
-  /** Deletes vectors of documents no longer indexed; returns how many chunks went. */
-  prune(): Promise<number>;
 }
 
 /** The vectors repository of `model` at `dims` dimensions over `db` (sqlite-vec). */

@@ -12,10 +12,12 @@ import { createCodeVectors } from '../../../src/core/code/index/code-vectors.js'
 import { indexTree } from '../../../src/core/code/index/indexer.js';
 import { createCodeModelLoader } from '../../../src/core/code/model/shipped-model.js';
 import { createLogger } from '../../../src/lib/logger.js';
-import { createCodeFilesRepo, type CodeFilesRepo } from '../../../src/store/sqlite/code-files.js';
+import { createCodeFilesRepo } from '../../../src/store/sqlite/code-files.js';
+import type { CodeFilesRepo } from '../../../src/store/contracts/code-files.js';
+import type { CodeLog } from '../../../src/store/contracts/code-log.js';
 import { openDatabase, type Db } from '../../../src/store/sqlite/database.js';
 import { createPgCodeFilesRepo } from '../../../src/store/pg/code-files.js';
-import { createPgCodeLog, type CodeLog } from '../../../src/store/pg/code-log.js';
+import { createPgCodeLog } from '../../../src/store/pg/code-log.js';
 import { freshPgStore, pgReachable } from '../../helpers/postgres.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];

@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../../src/core/context.js';
-import { createMcpTasksRepo, type McpTasksRepo } from '../../../src/store/sqlite/mcp-tasks.js';
+import { createMcpTasksRepo } from '../../../src/store/sqlite/mcp-tasks.js';
+import type { McpTasksRepo } from '../../../src/store/contracts/mcp-tasks.js';
 import { createTaskEngine, type TaskEngine } from '../../../src/mcp/tasks/engine.js';
 import { MIN_TTL_MS, endOf, pollFor, ttlFor } from '../../../src/mcp/tasks/objects.js';
 import { createTaskStore, INTERRUPTED, type OwnedTaskStore } from '../../../src/mcp/tasks/task-store.js';

@@ -5,8 +5,9 @@
  * run on the local index, with the ranking of an index built directly.
  */
 import type { Db } from '../../../store/sqlite/database.js';
-import type { IndexedFile, SqliteCodeFilesRepo } from '../../../store/sqlite/code-files.js';
-import type { CodeChange, CodeLog } from '../../../store/pg/code-log.js';
+import type { IndexedFile, SqliteCodeFilesRepo } from '../../../store/contracts/code-files.js';
+import type { CodeChange, CodeLog } from '../../../store/contracts/code-log.js';
+
 import { createLogFollower, type LogFollower } from '../../replica/log-follower.js';
 
 /** The row of `replica_state` holding the position in the code log. */

@@ -4,7 +4,7 @@
  * with code fields: the symbol, the doc comment and comments, the identifiers, and the rest (path
  * words and string literals). Each file's chunks are replaced together, in one transaction.
  */
-import type { CodeChunk } from '../../../store/sqlite/code-files.js';
+import type { CodeChunk } from '../../../store/contracts/code-files.js';
 import { writeTransaction, type Db } from '../../../store/sqlite/database.js';
 import type { IndexedDoc } from '../../../store/search-index/search-index.types.js';
 import type { MergeScheduler } from '../../../store/search-index/segment-merger.js';

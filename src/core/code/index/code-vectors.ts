@@ -6,7 +6,8 @@
  * in rounds once the model loads; then other versions are dropped. docs/code-context.md.
  */
 import type { Logger } from '../../../lib/logger.js';
-import { createCodeVectorsRepo, type CodeVectorHit, type CodeVectorsRepo } from '../../../store/sqlite/code-vectors.js';
+import { createCodeVectorsRepo } from '../../../store/sqlite/code-vectors.js';
+import type { CodeVectorHit, CodeVectorsRepo } from '../../../store/contracts/code-vectors.js';
 import { writeTransaction, type Db } from '../../../store/sqlite/database.js';
 import type { ChunkForModel, CodeModel } from '../model/code-model.js';
 import type { CodeModelLoader } from '../model/shipped-model.js';

@@ -5,7 +5,7 @@
  * Trawl has read.
  */
 import { writeTransaction, type Db } from '../../../store/sqlite/database.js';
-import type { DocumentsRepo, SqliteDocumentsRepo, StoredPage } from '../../../store/sqlite/documents.js';
+import type { DocumentsRepo, SqliteDocumentsRepo, StoredPage } from '../../../store/contracts/documents.js';
 import { chunkFile } from '../chunk/chunk.js';
 import type { ChunkRecord, CodeIndex } from './code-index.js';
 

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import readline from 'node:readline';
 import { createGunzip } from 'node:zlib';
-import type { CodeFilesRepo } from '../../../store/sqlite/code-files.js';
+import type { CodeFilesRepo } from '../../../store/contracts/code-files.js';
 import type { Clock } from '../../context.js';
 import { importUrl } from '../../import/records.js';
 import { chunkFile } from '../chunk/chunk.js';

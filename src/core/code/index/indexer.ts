@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { CodeFilesRepo, CodeSourceStats, IndexedFile } from '../../../store/sqlite/code-files.js';
+import type { CodeFilesRepo, CodeSourceStats, IndexedFile } from '../../../store/contracts/code-files.js';
 import type { Clock } from '../../context.js';
 import { detectChanges, type Changes } from '../walk/changes.js';
 import { chunkFile } from '../chunk/chunk.js';
