@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/compose/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { ChunkRecord } from '../../src/core/code/index/code-index.js';
-import type { StoredPage } from '../../src/core/code/index/doc-examples.js';
+import type { StoredPage } from '../../src/core/documents/documents.types.js';
 import { serializeCodeModel } from '../../src/core/code/model/code-model.js';
 import { offlineReport } from '../../src/core/status/offline-report.js';
 import { WARNINGS } from '../../src/core/warnings.js';

@@ -8,7 +8,7 @@ import type { Logger } from '../../lib/logger.js';
 import { createLru } from '../../lib/lru.js';
 import { quotedUrl } from '../../lib/safe-text.js';
 import type { CacheStore } from '../../store/sqlite/cache.js';
-import type { PageStore } from '../code/index/doc-examples.js';
+import type { PageStore } from '../documents/documents.types.js';
 import { FetchError, type Fetcher, type FetchRequest, type RawResponse } from '../../fetch/types.js';
 import type { Clock } from '../context.js';
 import { PAGE_MODEL_VERSION, evidenceOf, type Page } from './page.js';

@@ -9,7 +9,7 @@ import readline from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import type { Logger } from '../../lib/logger.js';
 import type { DocumentRecord } from '../../store/sqlite/documents.js';
-import type { PageStore, StoredPage } from '../code/index/doc-examples.js';
+import type { PageStore, StoredPage } from '../documents/documents.types.js';
 import type { Clock } from '../context.js';
 import { fileToDocument, kindOfFile, listFiles, skipReason } from './folder.js';
 import { checkCollection, recordToDocument } from './records.js';

@@ -22,10 +22,10 @@ import type { ReplicasRepo } from '../../store/pg/replicas.js';
 import type { StatusRepo } from '../../store/sqlite/status.js';
 import type { Logger } from '../../lib/logger.js';
 import { VERSION } from '../../version.js';
-import type { PageDocuments, PageStore } from '../code/index/doc-examples.js';
-import { createCodeFollower } from '../code/index/code-follower.js';
-import { createDocumentFollower } from '../search/document-follower.js';
-import { replicaDocuments } from '../search/replica-documents.js';
+import type { PageDocuments, PageStore } from '../documents/documents.types.js';
+import { createCodeFollower } from './code-follower.js';
+import { createDocumentFollower } from './document-follower.js';
+import { replicaDocuments } from './replica-documents.js';
 
 /** What the shared store gives a replica (src/store/pg/pg-stores.ts). */
 export interface SharedParts {

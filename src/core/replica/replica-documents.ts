@@ -1,7 +1,7 @@
 /**
  * The documents of a replica on PostgreSQL (`TRAWL_DATABASE_URL`): writes go to the shared store, the
  * source of truth of every replica's index; reads are answered from this machine's copy, which the
- * document follower keeps (core/search/document-follower.ts). A write returns once the follower has
+ * document follower keeps (document-follower.ts). A write returns once the follower has
  * applied it here too, so a page this replica stored is in its own searches at once, and in the other
  * replicas' as soon as their followers hear of it.
  *
@@ -10,7 +10,7 @@
  */
 import { atOrAfter, type LogPosition } from '../../store/pg/document-log.js';
 import type { PgDocumentsRepo } from '../../store/pg/documents.js';
-import type { PageDocuments, PageStore } from '../code/index/doc-examples.js';
+import type { PageDocuments, PageStore } from '../documents/documents.types.js';
 import type { DocumentFollower } from './document-follower.js';
 
 /**
