@@ -43,6 +43,14 @@ module.exports = {
       to: { circular: true },
     },
     {
+      name: 'core-uses-no-pg',
+      comment:
+        'The core names the ports it needs (core/replica/shared-store.ts); the composition root passes PostgreSQL’s.',
+      severity: 'error',
+      from: { path: pathOf.core },
+      to: { path: '^src/store/pg/' },
+    },
+    {
       name: 'only-http-uses-hono',
       comment: 'Hono is the REST door’s web framework.',
       severity: 'error',

@@ -16,7 +16,7 @@ import { loadConfig } from '../../src/config/config.js';
 import type { ChunkRecord } from '../../src/core/code/index/code-index.js';
 import type { StoredPage } from '../../src/core/documents/documents.types.js';
 import { serializeCodeModel } from '../../src/core/code/model/code-model.js';
-import { offlineReport } from '../../src/core/status/offline-report.js';
+import { offlineReport } from '../../src/compose/offline-report.js';
 import { WARNINGS } from '../../src/core/warnings.js';
 import { buildMcpServer } from '../../src/mcp/server.js';
 import { vectorTable } from '../../src/store/sqlite/vectors.js';

@@ -6,7 +6,7 @@
  */
 import type { Db } from '../../store/sqlite/database.js';
 import type { IndexedFile, SqliteCodeFilesRepo } from '../../store/sqlite/code-files.js';
-import type { CodeChange, CodeLog } from '../../store/pg/code-log.js';
+import type { CodeChange, CodeLog } from './shared-store.js';
 import { createLogFollower, type LogFollower } from './log-follower.js';
 
 /** The row of `replica_state` holding the position in the code log. */

@@ -7,7 +7,7 @@
  */
 import type { Db } from '../../store/sqlite/database.js';
 import type { SqliteDocumentsRepo, StoredDocument } from '../../store/sqlite/documents.js';
-import type { DocumentLog } from '../../store/pg/document-log.js';
+import type { DocumentLog } from './shared-store.js';
 import { createLogFollower, type LogFollower } from './log-follower.js';
 
 /** The row of `replica_state` holding the position in the document log. */

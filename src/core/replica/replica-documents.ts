@@ -8,8 +8,7 @@
  * A process that does not follow (a bulk command: `trawl import`, `trawl crawl`) uses the shared store
  * as it is, for reads and writes, and leaves this machine's copy to the serving replicas.
  */
-import { atOrAfter, type LogPosition } from '../../store/pg/document-log.js';
-import type { PgDocumentsRepo } from '../../store/pg/documents.js';
+import { atOrAfter, type LogPosition, type SharedDocuments } from './shared-store.js';
 import type { PageDocuments, PageStore } from '../documents/documents.types.js';
 import type { DocumentFollower } from './document-follower.js';
 
@@ -21,7 +20,7 @@ import type { DocumentFollower } from './document-follower.js';
 const OWN_WRITE_WAIT_MS = 2000;
 
 /** A following replica's documents: written to `shared`, then applied to `local` by `follower`; read from `local`. */
-export function replicaDocuments(shared: PgDocumentsRepo, local: PageDocuments, follower: DocumentFollower): PageStore {
+export function replicaDocuments(shared: SharedDocuments, local: PageDocuments, follower: DocumentFollower): PageStore {
   const applied = async (mine: LogPosition | null) => {
     if (!mine) return;
     const end = Date.now() + OWN_WRITE_WAIT_MS;

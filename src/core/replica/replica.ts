@@ -15,27 +15,13 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../store/sqlite/database.js';
 import type { CodeFilesRepo, SqliteCodeFilesRepo } from '../../store/sqlite/code-files.js';
-import type { CodeLog } from '../../store/pg/code-log.js';
-import type { DocumentLog } from '../../store/pg/document-log.js';
-import type { PgDocumentsRepo } from '../../store/pg/documents.js';
-import type { ReplicasRepo } from '../../store/pg/replicas.js';
-import type { StatusRepo } from '../../store/sqlite/status.js';
 import type { Logger } from '../../lib/logger.js';
 import { VERSION } from '../../version.js';
 import type { PageDocuments, PageStore } from '../documents/documents.types.js';
 import { createCodeFollower } from './code-follower.js';
 import { createDocumentFollower } from './document-follower.js';
 import { replicaDocuments } from './replica-documents.js';
-
-/** What the shared store gives a replica (src/store/pg/pg-stores.ts). */
-export interface SharedParts {
-  documents: PgDocumentsRepo;
-  documentLog: DocumentLog;
-  codeFiles: CodeFilesRepo;
-  codeLog: CodeLog;
-  replicas: ReplicasRepo;
-  status(local: StatusRepo): StatusRepo;
-}
+import type { SharedParts } from './shared-store.js';
 
 export interface ReplicaDeps {
   shared: SharedParts;

@@ -32,13 +32,6 @@ export interface DocumentLog {
   close(): Promise<void>;
 }
 
-/** Whether position `a` is at or after `b` in the log. */
-export function atOrAfter(a: LogPosition | null, b: LogPosition): boolean {
-  if (!a) return false;
-  const [x, y] = [BigInt(a.xid), BigInt(b.xid)];
-  return x > y || (x === y && a.seq >= b.seq);
-}
-
 /** The channel writers notify: one per schema, so stores in different schemas do not wake each other. */
 export const DOCUMENTS_CHANNEL_SQL = channelSql('documents');
 
