@@ -51,6 +51,14 @@ module.exports = {
       to: { path: ['^src/store/sqlite/', '^src/store/pg/', 'node_modules/(better-sqlite3|pg|sqlite-vec)/'] },
     },
     {
+      name: 'core-uses-no-pg',
+      comment:
+        'The core names the ports it needs (core/replica/shared-store.ts); the composition root passes PostgreSQL’s.',
+      severity: 'error',
+      from: { path: pathOf.core },
+      to: { path: '^src/store/pg/' },
+    },
+    {
       name: 'only-http-uses-hono',
       comment: 'Hono is the REST door’s web framework.',
       severity: 'error',

@@ -47,8 +47,8 @@ const { createDocumentsRepo } = await import(dist('store/sqlite/documents.js'));
 const { createSearchIndex } = await import(dist('core/search/search-index.js'));
 const { retrieveLocal } = await import(dist('core/search/retrieve.js'));
 const { PIPELINES, fuse } = await import(dist('core/search/pipelines.js'));
-const { indexedDocuments } = await import(dist('core/search/search-index.js'));
-const { createDocumentFollower } = await import(dist('core/search/document-follower.js'));
+const { localWrites } = await import(dist('core/documents/write-path.js'));
+const { createDocumentFollower } = await import(dist('core/replica/document-follower.js'));
 const { openPgStore } = await import(dist('store/pg/database.js'));
 const { createPgDocumentsRepo } = await import(dist('store/pg/documents.js'));
 const { createPgDocumentLog } = await import(dist('store/pg/document-log.js'));
@@ -61,7 +61,7 @@ async function throughPostgres(db, documents, index, records, now) {
   try {
     const shared = createPgDocumentsRepo(pg.pool);
     for (let i = 0; i < records.length; i += 500) await shared.upsertMany(records.slice(i, i + 500), now);
-    const follower = createDocumentFollower(db, log, indexedDocuments(db, documents, index));
+    const follower = createDocumentFollower(db, log, localWrites(db, documents, index));
     // a transaction open elsewhere in the database holds the log back: read until every document is in
     while ((await documents.count()) < records.length) {
       if ((await follower.catchUp()) === 0) await new Promise((resolve) => setTimeout(resolve, 50));

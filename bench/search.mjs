@@ -67,7 +67,8 @@ const COMMAND = 'npm run build && node bench/search.mjs';
 const dist = (p) => path.join(ROOT, 'dist', p);
 const { openDatabase } = await import(dist('store/sqlite/database.js'));
 const { createDocumentsRepo } = await import(dist('store/sqlite/documents.js'));
-const { createSearchIndex, indexedDocuments } = await import(dist('core/search/search-index.js'));
+const { createSearchIndex } = await import(dist('core/search/search-index.js'));
+const { localWrites } = await import(dist('core/documents/write-path.js'));
 const { createAnalysisPool } = await import(dist('core/search/analysis-pool.js'));
 const { startSegmentMerger } = await import(dist('store/search-index/segment-merger.js'));
 const { retrieveLocal } = await import(dist('core/search/retrieve.js'));
@@ -123,7 +124,7 @@ async function build(dir) {
   const merges = startSegmentMerger(db.name);
   const analysis = createAnalysisPool();
   const index = createSearchIndex(db, stored, { merges, analysis });
-  const documents = indexedDocuments(db, stored, index);
+  const documents = localWrites(db, stored, index);
   const now = new Date().toISOString();
   const perCopy = []; // seconds per copy, to see whether writes slow down as the index grows
   const started = performance.now();
@@ -310,7 +311,7 @@ async function incremental(built) {
   const merges = startSegmentMerger(db.name);
   const analysis = createAnalysisPool();
   const index = createSearchIndex(db, stored, { merges, analysis });
-  const documents = indexedDocuments(db, stored, index);
+  const documents = localWrites(db, stored, index);
   const instant = (q, limit = NUM_RESULTS) => index.search(q, { limit, maxTerms: 8, proximity: false });
   for (const q of queries) instant(q); // warm, as a running server is
   const now = new Date().toISOString();
@@ -809,7 +810,7 @@ async function main() {
     '',
     `Command: \`${COMMAND}${args.length ? ` ${args.join(' ')}` : ''}\`. Corpus: BEIR SciFact (${corpus.length} documents) ×${COPIES}, every copy with ` + // prettier-ignore
       `${DROP * 100}% of its body words dropped by a seeded PRNG, URLs \`https://sci<k>.example/<id>\`; ` +
-      `written through \`indexedDocuments(…).upsertMany\` in batches of ${BATCH} (documents and index in one ` +
+      `written through \`localWrites(…).upsertMany\` in batches of ${BATCH} (documents and index in one ` +
       'transaction, as the server writes them), then one `mergeAll`.',
     '',
     '### Index',

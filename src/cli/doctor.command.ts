@@ -4,7 +4,7 @@
  * Exit code 1 when something configured is broken; a missing optional part is only a note.
  */
 import type { Config } from '../config/config.js';
-import { offlineReport } from '../core/status/offline-report.js';
+import { offlineReport } from '../compose/offline-report.js';
 import type { Check } from '../core/status/report.js';
 import type { StatusReport } from '../core/status/status.service.js';
 

@@ -2,7 +2,7 @@
  * `trawl migrate --from DIR --to postgres://…`: the door of core/migrate. A progress line per table on
  * stderr, then each table's rows on both sides on stdout; fails naming every table whose counts differ.
  */
-import { migrateToPg, type CopyProgress, type MigrateReport } from '../core/migrate/migrate-to-pg.js';
+import { migrateToPg, type CopyProgress, type MigrateReport } from '../compose/migrate.js';
 import { createProgress, parseProgressMode, type ProgressMode, type ProgressReporter } from './progress.js';
 import { printTable } from './table.js';
 

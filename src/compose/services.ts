@@ -22,7 +22,8 @@ import { createKeysService } from '../core/accounts/keys.service.js';
 import { createAuditLog } from '../core/accounts/audit.js';
 import { createCodeIndex } from '../core/code/index/code-index.js';
 import { createContextService } from '../core/code/context/context.service.js';
-import { withCodeExamples, type PageStore } from '../core/code/index/doc-examples.js';
+import { codeExamples } from '../core/code/index/doc-examples.js';
+import { createWritePath } from '../core/documents/write-path.js';
 import { createCodeIndexer } from '../core/code/index/indexer.js';
 import { createCodeVectors } from '../core/code/index/code-vectors.js';
 import { createCodeModelLoader } from '../core/code/model/shipped-model.js';
@@ -40,7 +41,7 @@ import type { Clock } from '../core/context.js';
 import { createPrices, type Prices } from '../core/pricing.js';
 import { createAnalysisPool } from '../core/search/analysis-pool.js';
 import { createReplica, type ReplicaDeps } from '../core/replica/replica.js';
-import { createSearchIndex, indexedDocuments } from '../core/search/search-index.js';
+import { createSearchIndex } from '../core/search/search-index.js';
 import { createSearchService } from '../core/search/search.service.js';
 import { createSemanticSearch } from '../core/search/semantic.js';
 import { createSimilarService } from '../core/search/similar.service.js';
@@ -131,13 +132,23 @@ export function createServices(deps: ServiceDeps): Services {
     logger: deps.logger,
   });
   const code = createCodeIndex(deps.db, { merges, vectors: codeVectors });
-  // every stored page is searchable, and its code examples are in the code index, as soon as it is stored
-  const local = withCodeExamples(deps.db, indexedDocuments(deps.db, stored, searchIndex), code);
   const localCode = createCodeFilesRepo(deps.db, code);
-  // a replica writes to the shared store; one that follows its logs applies them here, its writes included
-  const replica =
-    deps.replica && createReplica({ ...deps.replica, db: deps.db, local: { documents: local, codeFiles: localCode }, logger: deps.logger }); // prettier-ignore
-  const documents: PageStore = replica?.documents ?? local;
+  // ── documents: the one write path (core/documents/write-path.ts) ──
+  // store → search index → code examples on this machine, in one transaction, so a page is searchable
+  // and its examples are in the code index as soon as it is stored; on a replica, the shared store and
+  // its log in front (a replica that follows its logs applies them here, its own writes included).
+  // Every service writes and reads pages through `documents`; readers of a local index hit read `indexed`.
+  const replicaSettings = deps.replica;
+  const writes = createWritePath({
+    db: deps.db,
+    stored,
+    index: searchIndex,
+    examples: codeExamples(code),
+    replicate: replicaSettings
+      ? (local) => createReplica({ ...replicaSettings, db: deps.db, local: { documents: local, codeFiles: localCode }, logger: deps.logger }) // prettier-ignore
+      : undefined,
+  });
+  const { documents, indexed, replica } = writes;
   // PDFs are read in worker threads with a deadline, a heap limit and an inflate cap
   const pdf = createPdfReader(deps.settings.documents);
   const pages = createPagesService({
@@ -152,7 +163,7 @@ export function createServices(deps: ServiceDeps): Services {
   const semantic = deps.embedder
     ? createSemanticSearch({
         db: deps.db,
-        documents: stored,
+        documents: indexed,
         embedder: deps.embedder,
         logger: deps.logger,
         shared: deps.sharedEmbeddings,
@@ -175,7 +186,7 @@ export function createServices(deps: ServiceDeps): Services {
   const codeSemantic = deps.embedder
     ? createSemanticSearch({
         db: deps.db,
-        documents: stored,
+        documents: indexed,
         embedder: deps.embedder,
         logger: deps.logger,
         tables: CODE_VECTORS,
@@ -218,7 +229,7 @@ export function createServices(deps: ServiceDeps): Services {
     sender: deps.webhookSender,
     execute: createRunSearch({
       repo: monitorsRepo,
-      documents: stored,
+      documents: indexed,
       keys,
       accounts,
       search,
@@ -234,7 +245,7 @@ export function createServices(deps: ServiceDeps): Services {
   });
   const agentRuns = createAgentRunsService({
     repo: stores.agentRuns,
-    research: { search, contents, synthesis, prices, documents: stored },
+    research: { search, contents, synthesis, prices, documents: indexed },
     accounts,
     callerOf: (keyId) => keys.callerOf(keyId),
     now,

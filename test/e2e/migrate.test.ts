@@ -15,7 +15,7 @@ import { build } from 'esbuild';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runMigrate } from '../../src/cli/migrate.command.js';
-import { migrateToPg, type MigrateOptions } from '../../src/core/migrate/migrate-to-pg.js';
+import { migrateToPg, type MigrateOptions } from '../../src/compose/migrate.js';
 import { createSecretBox, readOperatorKeyFile } from '../../src/core/monitors/secret-box.js';
 import { createAccountsRepo } from '../../src/store/sqlite/accounts.js';
 import { createAgentRunsRepo } from '../../src/store/sqlite/agent-runs.js';

@@ -7,8 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Logger } from '../../lib/logger.js';
 import { createLru } from '../../lib/lru.js';
 import { quotedUrl } from '../../lib/safe-text.js';
-import type { CacheStore } from '../../store/contracts/cache.js';
-import type { PageStore } from '../code/index/doc-examples.js';
+import type { PageStore } from '../documents/documents.types.js';
 import { FetchError, type Fetcher, type FetchRequest, type RawResponse } from '../../fetch/types.js';
 import type { Clock } from '../context.js';
 import { PAGE_MODEL_VERSION, evidenceOf, type Page } from './page.js';
@@ -16,6 +15,7 @@ import type { PdfReader } from './formats/pdf-reader.js';
 import { parseRaw } from './parse.js';
 import { mainText, renderText } from './render.js';
 import { normalizeUrl } from './url.js';
+import type { CacheStore } from '../../store/contracts/cache.js';
 
 /** A page as the core hands it on: where it came from and when it was fetched. */
 export interface LoadedPage {

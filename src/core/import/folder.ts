@@ -8,7 +8,7 @@ import type { ContentKind } from '../../fetch/types.js';
 import { parseBody } from '../contents/parse.js';
 import { evidenceOf } from '../contents/page.js';
 import { mainText, renderText } from '../contents/render.js';
-import type { StoredPage } from '../code/index/doc-examples.js';
+import type { StoredPage } from '../documents/documents.types.js';
 import { importUrl, sha256 } from './records.js';
 
 const KINDS: Record<string, ContentKind> = {

@@ -8,11 +8,11 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import type { Logger } from '../../lib/logger.js';
-import type { DocumentRecord } from '../../store/contracts/documents.js';
-import type { PageStore, StoredPage } from '../code/index/doc-examples.js';
+import type { PageStore, StoredPage } from '../documents/documents.types.js';
 import type { Clock } from '../context.js';
 import { fileToDocument, kindOfFile, listFiles, skipReason } from './folder.js';
 import { checkCollection, recordToDocument } from './records.js';
+import type { DocumentRecord } from '../../store/contracts/documents.js';
 
 /** One rejected record or file: where it is and what is wrong with it. */
 export interface ImportIssue {

@@ -1,19 +1,29 @@
 /**
  * Document embeddings on the way to PostgreSQL. SQLite keeps each vector by its index chunk id, which
  * means nothing on another machine; PostgreSQL keeps it by the SHA-256 of the exact text embedded
- * (store/pg/embeddings.pg.ts), so replicas find it instead of paying the provider again. The text is
+ * (store/pg/embeddings.ts), so replicas find it instead of paying the provider again. The text is
  * rebuilt as the semantic search made it (`chunksOf` of the document's title and text), and a document
  * is copied only when that is certain: its index entry is of the document as stored now, and it has as
  * many vectors as chunks. Vectors already stored are kept (a second run writes nothing).
  */
-import type pg from 'pg';
+import type { SharedEmbeddings } from '../../store/contracts/embeddings.js';
 import type { Db } from '../../store/sqlite/database.js';
-import { countEmbeddedDocs, embeddedDocs } from '../../store/sqlite/embedded-chunks.js';
 import type { EmbeddedDoc } from '../../store/contracts/embedded-chunks.js';
-import type { CopyProgress } from '../../store/contracts/copy-from-sqlite.js';
-import { createPgSharedEmbeddings } from '../../store/pg/embeddings.js';
+import { countEmbeddedDocs, embeddedDocs } from '../../store/sqlite/embedded-chunks.js';
 import { entryHash } from '../search/index-entry.js';
 import { chunksOf } from '../search/semantic.js';
+
+/** How far the copy is, reported like a copied table's (the table `embedding_vectors`). */
+export interface EmbeddingsProgress {
+  table: 'embedding_vectors';
+  /** Embedded documents read so far. */
+  copied: number;
+  /** Embedded documents in the directory. */
+  total: number;
+  /** Vectors this run stored. */
+  written: number;
+  finished: boolean;
+}
 
 /** What the embeddings copy did. */
 export interface EmbeddingsCopy {
@@ -39,13 +49,12 @@ function textsOf(doc: EmbeddedDoc, row: DocRow | undefined): string[] | undefine
   return texts.length === doc.vectors.length ? texts : undefined;
 }
 
-/** Copies the vectors of every embedded document of `source` into the schema of `pool`. */
+/** Copies the vectors of every embedded document of `source` into `shared` (PostgreSQL's, from the composition root). */
 export async function copyEmbeddings(
   source: Db,
-  pool: pg.Pool,
-  onProgress?: (progress: CopyProgress) => void,
+  shared: SharedEmbeddings,
+  onProgress?: (progress: EmbeddingsProgress) => void,
 ): Promise<EmbeddingsCopy> {
-  const shared = createPgSharedEmbeddings(pool);
   const document = source.prepare('SELECT title, text, content_hash, published_date FROM documents WHERE url = ?');
   const total = countEmbeddedDocs(source);
   const recorded = new Set<string>();

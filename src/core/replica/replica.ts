@@ -14,29 +14,14 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../store/sqlite/database.js';
-import type { CodeFilesRepo, SqliteCodeFilesRepo } from '../../store/contracts/code-files.js';
-import type { CodeLog } from '../../store/contracts/code-log.js';
-import type { DocumentLog } from '../../store/contracts/document-log.js';
-import type { PgDocumentsRepo } from '../../store/contracts/documents.js';
-import type { ReplicasRepo } from '../../store/contracts/replicas.js';
-import type { StatusRepo } from '../../store/contracts/status.js';
-
 import type { Logger } from '../../lib/logger.js';
 import { VERSION } from '../../version.js';
-import type { PageDocuments, PageStore } from '../code/index/doc-examples.js';
-import { createCodeFollower } from '../code/index/code-follower.js';
-import { createDocumentFollower } from '../search/document-follower.js';
-import { replicaDocuments } from '../search/replica-documents.js';
-
-/** What the shared store gives a replica (src/store/pg/pg-stores.ts). */
-export interface SharedParts {
-  documents: PgDocumentsRepo;
-  documentLog: DocumentLog;
-  codeFiles: CodeFilesRepo;
-  codeLog: CodeLog;
-  replicas: ReplicasRepo;
-  status(local: StatusRepo): StatusRepo;
-}
+import type { PageDocuments, PageStore } from '../documents/documents.types.js';
+import { createCodeFollower } from './code-follower.js';
+import { createDocumentFollower } from './document-follower.js';
+import { replicaDocuments } from './replica-documents.js';
+import type { SharedParts } from './shared-store.js';
+import type { SqliteCodeFilesRepo, CodeFilesRepo } from '../../store/contracts/code-files.js';
 
 export interface ReplicaDeps {
   shared: SharedParts;

@@ -1,9 +1,9 @@
 /**
- * The search index as the core uses it: kept in step with the documents store (every upsert indexes
- * in the same transaction), rebuildable from it, and queried by lexical rank and exact phrases.
+ * The search index as the core uses it: kept in step with the documents store (step 2 of the documents'
+ * write path, core/documents/write-path.ts: every write indexes in the same transaction), rebuildable
+ * from it, and queried by lexical rank and exact phrases.
  */
 import { writeTransaction, type Db } from '../../store/sqlite/database.js';
-import type { DocumentRecord, DocumentsRepo, SqliteDocumentsRepo } from '../../store/contracts/documents.js';
 import {
   createSearchIndexRepo,
   type IndexTables,
@@ -20,6 +20,7 @@ import { rank, type RankOptions } from './ranking/rank.js';
 import { FIELD_WEIGHTS } from './ranking/scored-postings.js';
 import type { Hit } from './ranking/top-k.js';
 import { createPhraseMatcher, type PhraseMatcher } from './phrases.js';
+import type { DocumentsRepo, DocumentRecord } from '../../store/contracts/documents.js';
 
 /** The derived local index over the documents store: its query path stays synchronous (SQLite in process). */
 export interface SearchIndex {
@@ -210,30 +211,4 @@ export function createSearchIndex(
     count: () => repo.stats().docs,
   };
   return api;
-}
-
-/**
- * The documents repository with the index kept in step: every upsert also indexes the document, in the
- * same SQLite transaction, so a page fetched, crawled or imported is searchable as soon as it is stored.
- */
-export function indexedDocuments(db: Db, documents: SqliteDocumentsRepo, index: SearchIndex): SqliteDocumentsRepo {
-  const write = writeTransaction(db, (docs: DocumentRecord[], now: string) => {
-    documents.writeNow(docs, now);
-    index.index(docs);
-  });
-  const writeNow = (docs: DocumentRecord[], now: string) => {
-    write(docs, now);
-    if (!db.inTransaction) index.settle();
-  };
-  return {
-    ...documents,
-    writeNow,
-    prepare: (docs) => index.prepare(docs),
-    settle: () => index.settle(),
-    upsert: async (doc, now) => writeNow([doc], now),
-    async upsertMany(docs, now) {
-      await index.prepare(docs);
-      writeNow(docs, now);
-    },
-  };
 }

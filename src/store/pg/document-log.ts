@@ -12,21 +12,13 @@
  *
  * Writers notify the channel `trawl_documents_<schema>` when they commit; `changed` waits on it with a
  * connection of its own (LISTEN needs one outside the pool, and outside PgBouncer's transaction pooling).
- * The rule and the listener are shared with the code log (change-log.pg.ts).
+ * The rule and the listener are shared with the code log (change-log.ts).
  */
 import type pg from 'pg';
 import { toRecord } from '../sqlite/documents.js';
 import type { DocumentRow } from '../contracts/documents.js';
-import type { LogPosition } from '../contracts/change-log.js';
 import { channelSql, createLogListener, logAfter, logOrder, logWindow } from './change-log.js';
 import type { DocumentLog } from '../contracts/document-log.js';
-
-/** Whether position `a` is at or after `b` in the log. */
-export function atOrAfter(a: LogPosition | null, b: LogPosition): boolean {
-  if (!a) return false;
-  const [x, y] = [BigInt(a.xid), BigInt(b.xid)];
-  return x > y || (x === y && a.seq >= b.seq);
-}
 
 /** The channel writers notify: one per schema, so stores in different schemas do not wake each other. */
 export const DOCUMENTS_CHANNEL_SQL = channelSql('documents');

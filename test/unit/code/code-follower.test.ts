@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCodeFollower, type CodeFollower } from '../../../src/core/code/index/code-follower.js';
+import { createCodeFollower, type CodeFollower } from '../../../src/core/replica/code-follower.js';
 import { chunkUrl, createCodeIndex, type CodeIndex } from '../../../src/core/code/index/code-index.js';
 import { createCodeVectors } from '../../../src/core/code/index/code-vectors.js';
 import { indexTree } from '../../../src/core/code/index/indexer.js';

@@ -5,8 +5,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDocumentFollower } from '../../../src/core/search/document-follower.js';
-import { createSearchIndex, indexedDocuments } from '../../../src/core/search/search-index.js';
+import { createDocumentFollower } from '../../../src/core/replica/document-follower.js';
+import { createSearchIndex } from '../../../src/core/search/search-index.js';
+import { localWrites } from '../../../src/core/documents/write-path.js';
 import { openDatabase, type Db } from '../../../src/store/sqlite/database.js';
 import { createDocumentsRepo } from '../../../src/store/sqlite/documents.js';
 import { createPgDocumentLog } from '../../../src/store/pg/document-log.js';
@@ -29,7 +30,7 @@ function replica() {
     db.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
-  return { db, stored, index, local: indexedDocuments(db, stored, index) };
+  return { db, stored, index, local: localWrites(db, stored, index) };
 }
 
 const doc = (n: number, text: string) => storedDoc(`https://docs.example/${n}`, `Page ${n}`, text);

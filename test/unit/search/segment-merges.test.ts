@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSearchIndex, indexedDocuments, type SearchIndex } from '../../../src/core/search/search-index.js';
+import { createSearchIndex, type SearchIndex } from '../../../src/core/search/search-index.js';
+import { localWrites } from '../../../src/core/documents/write-path.js';
 import { openDatabase, type Db } from '../../../src/store/sqlite/database.js';
 import { createDocumentsRepo } from '../../../src/store/sqlite/documents.js';
 import { BlockWriter } from '../../../src/store/search-index/postings.blocks.js';
@@ -43,7 +44,7 @@ function open(worker: boolean | 'elsewhere') {
   const stored = createDocumentsRepo(db);
   const index = createSearchIndex(db, stored, { merges });
   opened.push({ db, merges, dir });
-  return { db, index, documents: indexedDocuments(db, stored, index) };
+  return { db, index, documents: localWrites(db, stored, index) };
 }
 
 const readable = (db: Db) =>

@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chunksOf, createSemanticSearch } from '../../../src/core/search/semantic.js';
-import { createSearchIndex, indexedDocuments } from '../../../src/core/search/search-index.js';
+import { createSearchIndex } from '../../../src/core/search/search-index.js';
+import { localWrites } from '../../../src/core/documents/write-path.js';
 import { createApiClient } from '../../../src/fetch/api-client.js';
 import { createLogger } from '../../../src/lib/logger.js';
 import { createOpenAiEmbedder } from '../../../src/providers/embeddings.js';
@@ -51,7 +52,7 @@ async function replica(docs: typeof DOCS, shared?: SharedEmbeddings) {
   const db = openDatabase(dir);
   const stored = createDocumentsRepo(db);
   const index = createSearchIndex(db, stored);
-  await indexedDocuments(db, stored, index).upsertMany(docs, NOW);
+  await localWrites(db, stored, index).upsertMany(docs, NOW);
   cleanups.push(() => {
     db.close();
     fs.rmSync(dir, { recursive: true, force: true });

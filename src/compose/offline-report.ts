@@ -1,19 +1,20 @@
 /**
  * The status report of a data directory without a running app (`trawl doctor`): it opens the database
  * only if there is one, so checking a new installation creates nothing, and closes what it opened. With
- * `TRAWL_DATABASE_URL` it reads the shared PostgreSQL store too, without migrating it.
+ * `TRAWL_DATABASE_URL` it reads the shared PostgreSQL store too, without migrating it. It opens the
+ * stores itself, so it is part of the composition root.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { createApiClient } from '../../fetch/api-client.js';
-import { DEFAULT_USER_AGENT } from '../../fetch/fetcher.js';
-import { redactUrl } from '../../lib/redact.js';
-import { DATABASE_FILE, openDatabase, type Db } from '../../store/sqlite/database.js';
-import { connectPg } from '../../store/pg/database.js';
-import { createPgStatusRepo } from '../../store/pg/status.js';
-import { createStatusRepo } from '../../store/sqlite/status.js';
-import type { StatusRepo, StoreStatus } from '../../store/contracts/status.js';
-import { createStatusService, type StatusReport, type StatusSettings } from './status.service.js';
+import { createApiClient } from '../fetch/api-client.js';
+import { DEFAULT_USER_AGENT } from '../fetch/fetcher.js';
+import { redactUrl } from '../lib/redact.js';
+import { DATABASE_FILE, openDatabase, type Db } from '../store/sqlite/database.js';
+import { connectPg } from '../store/pg/database.js';
+import { createPgStatusRepo } from '../store/pg/status.js';
+import { createStatusRepo } from '../store/sqlite/status.js';
+import { createStatusService, type StatusReport, type StatusSettings } from '../core/status/status.service.js';
+import type { StatusRepo, StoreStatus } from '../store/contracts/status.js';
 
 /** The store of the data directory, if it has a database; one that cannot be opened reports why. */
 function openStore(dataDir: string): { store?: StatusRepo; db?: Db } {

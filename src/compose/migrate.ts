@@ -2,17 +2,20 @@
  * `trawl migrate`: a data directory's durable state moved into PostgreSQL (issue 24). Checks everything
  * that can be checked before writing (the directory, its schema, the URL, every webhook secret), then
  * opens PostgreSQL (applying its migrations), copies the tables (store/pg/copy-from-sqlite.ts) and
- * counts each table on both sides. The directory is only read.
+ * counts each table on both sides. The directory is only read. It opens both stores, so it is part of
+ * the composition root; the core's parts (core/migrate/) are given what it opened.
  */
 import fs from 'node:fs';
-import { copyFromSqlite, countTables, openSourceDatabase } from '../../store/pg/copy-from-sqlite.js';
-import type { CopyProgress, TableCount } from '../../store/contracts/copy-from-sqlite.js'; // prettier-ignore
-import { COPIED_TABLES, whySkipped } from '../../store/pg/copy-tables.js';
-import { openPgStore, type PgStore } from '../../store/pg/database.js';
-import { createChunkTexts, type StoredText } from '../code/index/chunk-texts.js';
-import { loadOperatorKey, readOperatorKeyFile } from '../monitors/secret-box.js';
-import { copyEmbeddings, type EmbeddingsCopy } from './embeddings.js';
-import { planSecrets } from './webhook-secrets.js';
+import { copyFromSqlite, countTables, openSourceDatabase } from '../store/pg/copy-from-sqlite.js';
+// prettier-ignore
+import { COPIED_TABLES, whySkipped } from '../store/pg/copy-tables.js';
+import { openPgStore, type PgStore } from '../store/pg/database.js';
+import { createPgSharedEmbeddings } from '../store/pg/embeddings.js';
+import { createChunkTexts, type StoredText } from '../core/code/index/chunk-texts.js';
+import { loadOperatorKey, readOperatorKeyFile } from '../core/monitors/secret-box.js';
+import { copyEmbeddings, type EmbeddingsCopy } from '../core/migrate/embeddings.js';
+import { planSecrets } from '../core/migrate/webhook-secrets.js';
+import type { CopyProgress, TableCount } from '../store/contracts/copy-from-sqlite.js';
 
 export type { CopyProgress, TableCount };
 
@@ -133,7 +136,7 @@ export async function migrateToPg(options: MigrateOptions): Promise<MigrateRepor
         onProgress: options.onProgress,
         stopAfterBatches: options.stopAfterBatches,
       });
-      const embeddings = await copyEmbeddings(source, target.pool, options.onProgress);
+      const embeddings = await copyEmbeddings(source, createPgSharedEmbeddings(target.pool), options.onProgress);
       const counts = await countTables(source, target.pool);
       return {
         counts,

@@ -6,10 +6,9 @@
  * with the same ranking.
  */
 import type { Db } from '../../store/sqlite/database.js';
+import type { DocumentLog } from './shared-store.js';
+import { createLogFollower, type LogFollower } from './log-follower.js';
 import type { SqliteDocumentsRepo, StoredDocument } from '../../store/contracts/documents.js';
-import type { DocumentLog } from '../../store/contracts/document-log.js';
-
-import { createLogFollower, type LogFollower } from '../replica/log-follower.js';
 
 /** The row of `replica_state` holding the position in the document log. */
 const POSITION = 'document-log';

@@ -4,11 +4,10 @@
  * each batch in one transaction with its position (`replica_state` row `code-log`). Code searches then
  * run on the local index, with the ranking of an index built directly.
  */
-import type { Db } from '../../../store/sqlite/database.js';
-import type { IndexedFile, SqliteCodeFilesRepo } from '../../../store/contracts/code-files.js';
-import type { CodeChange, CodeLog } from '../../../store/contracts/code-log.js';
-
-import { createLogFollower, type LogFollower } from '../../replica/log-follower.js';
+import type { Db } from '../../store/sqlite/database.js';
+import type { CodeChange, CodeLog } from './shared-store.js';
+import { createLogFollower, type LogFollower } from './log-follower.js';
+import type { IndexedFile, SqliteCodeFilesRepo } from '../../store/contracts/code-files.js';
 
 /** The row of `replica_state` holding the position in the code log. */
 const POSITION = 'code-log';

@@ -1,18 +1,15 @@
 /**
  * The documents of a replica on PostgreSQL (`TRAWL_DATABASE_URL`): writes go to the shared store, the
  * source of truth of every replica's index; reads are answered from this machine's copy, which the
- * document follower keeps (core/search/document-follower.ts). A write returns once the follower has
+ * document follower keeps (document-follower.ts). A write returns once the follower has
  * applied it here too, so a page this replica stored is in its own searches at once, and in the other
  * replicas' as soon as their followers hear of it.
  *
  * A process that does not follow (a bulk command: `trawl import`, `trawl crawl`) uses the shared store
  * as it is, for reads and writes, and leaves this machine's copy to the serving replicas.
  */
-import { atOrAfter } from '../../store/pg/document-log.js';
-import type { LogPosition } from '../../store/contracts/change-log.js';
-import type { PgDocumentsRepo } from '../../store/contracts/documents.js';
-
-import type { PageDocuments, PageStore } from '../code/index/doc-examples.js';
+import { atOrAfter, type LogPosition, type SharedDocuments } from './shared-store.js';
+import type { PageDocuments, PageStore } from '../documents/documents.types.js';
 import type { DocumentFollower } from './document-follower.js';
 
 /**
@@ -23,7 +20,7 @@ import type { DocumentFollower } from './document-follower.js';
 const OWN_WRITE_WAIT_MS = 2000;
 
 /** A following replica's documents: written to `shared`, then applied to `local` by `follower`; read from `local`. */
-export function replicaDocuments(shared: PgDocumentsRepo, local: PageDocuments, follower: DocumentFollower): PageStore {
+export function replicaDocuments(shared: SharedDocuments, local: PageDocuments, follower: DocumentFollower): PageStore {
   const applied = async (mine: LogPosition | null) => {
     if (!mine) return;
     const end = Date.now() + OWN_WRITE_WAIT_MS;
