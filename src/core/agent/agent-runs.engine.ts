@@ -9,6 +9,7 @@ import type { AgentRunRow } from '../../store/sqlite/agent-runs.js';
 import type { ChatModel } from '../../providers/model/types.js';
 import type { Accounts } from '../accounts/accounts.service.js';
 import type { Caller, ServiceContext } from '../context.js';
+import { createJobQueue } from '../jobs/job-queue.js';
 import { createLeaseEngine } from '../jobs/lease-engine.js';
 import { createWakeup } from '../monitors/wakeup.js';
 import type { AgentRunRequest, AgentRunsDeps, AgentRunsEngine } from './agent-runs.types.js';
@@ -37,20 +38,14 @@ export interface RunEngine {
 export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: Map<string, ChatModel>): RunEngine {
   const { repo } = deps;
   const leaseMs = deps.leaseMs ?? 60_000;
-  /** Set when the process stops: it starts no more runs (those it gave back are for the next process). */
-  let stopped = false;
   const iso = (ms: number) => new Date(ms).toISOString();
-  /** The pass over the queue under way: one at a time, so this process never runs more than its share. */
-  let pumping: Promise<void> | null = null;
-  /** A pump asked for while one was under way: that one passes over the queue again. */
-  let again = false;
   const leases = createLeaseEngine({
     store: { renew: (id, _owner, untilMs) => repo.renewLease(id, untilMs) },
     now: deps.now,
     leaseMs,
     concurrency: deps.processConcurrency,
     lostReason: 'run ended elsewhere',
-    busy: () => pumping !== null,
+    busy: () => queue.pumping,
   });
   const { owner } = leases;
 
@@ -160,37 +155,18 @@ export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: 
     return deps.defaultRuns > 0 ? deps.defaultRuns : Infinity;
   };
 
-  /** One pass over the queue: each start is claimed atomically, then executed without waiting for it. */
-  const pumpOnce = async () => {
-    for (const row of await repo.queued()) {
-      if (stopped || !leases.room()) return;
-      const limit = row.key_id ? perKey(await deps.callerOf(row.key_id)) : Infinity;
-      const now = deps.now();
-      if (!(await repo.claim(row.id, limit, iso(now), owner, now + leaseMs))) continue;
-      const claimed = await repo.get(row.id);
-      if (claimed) void execute(claimed);
-    }
-  };
-
-  const pump = (): Promise<void> => {
-    if (stopped) return Promise.resolve();
-    if (pumping) {
-      again = true;
-      return pumping;
-    }
-    pumping = (async () => {
-      try {
-        do {
-          again = false;
-          await pumpOnce();
-        } while (again && !stopped);
-      } finally {
-        pumping = null;
-        leases.settle();
-      }
-    })();
-    return pumping;
-  };
+  /** Agent runs as a kind of job: queued runs, claimed within their key's share, researched here. */
+  const queue = createJobQueue<AgentRunRow>(
+    {
+      ready: () => repo.queued(),
+      limitOf: async (row) => (row.key_id ? perKey(await deps.callerOf(row.key_id)) : Infinity),
+      claim: async (row, limit, by, leaseUntilMs) =>
+        (await repo.claim(row.id, limit, iso(deps.now()), by, leaseUntilMs)) ? repo.get(row.id) : undefined,
+      run: (row) => void execute(row),
+    },
+    leases,
+  );
+  const pump = () => queue.pump();
 
   /** Runs whose process died (lease lapsed): queued again to resume, or failed `interrupted`. */
   const recover = () =>
@@ -219,7 +195,8 @@ export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: 
   });
 
   const stop = async () => {
-    stopped = true;
+    // it starts no more runs (those it gives back are for the next process)
+    queue.stop();
     await wakeup.stop();
     leases.abortAll('shutting down');
     // this process's runs go back to the queue, to resume in the next process that claims them
