@@ -2,6 +2,7 @@
  * The engine of agent runs: it claims queued runs while this process and each key have room (the claim
  * is one atomic repository call, so no run starts twice), holds a lease on each run it executes, saves
  * the research state at each step, and queues again (or fails `interrupted`) runs whose process died.
+ * Agent runs are a kind of job (core/jobs/): the claiming loop and the leases are the jobs' own.
  */
 import { isPaymentRefusal, ServiceError } from '../../errors.js';
 import { withoutContent } from '../../lib/logger.js';

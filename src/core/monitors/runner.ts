@@ -4,7 +4,8 @@
  * `cancelled` when the next scheduled slot comes first. The process that creates a run executes it and
  * holds a lease on it, renewed while it works; a run whose lease lapses belonged to a process that
  * died, and is finished as `failed` with `internal_error` (runs are not resumed: a run is a search of
- * seconds, and the next slot searches the same window again).
+ * seconds, and the next slot searches the same window again). The leases are held through the one
+ * lease engine (core/jobs/lease-engine.ts).
  */
 import type { Logger } from '../../lib/logger.js';
 import type { MonitorRow, MonitorsRepo, NewDelivery, RunEnd, RunPlan, RunRow } from '../../store/sqlite/monitors.js';
