@@ -17,6 +17,7 @@ import { createOpenAiChatModel } from '../providers/model/openai-chat.js';
 import type { ChatModel } from '../providers/model/types.js';
 import { createWebSearchProviders, type GetJson, type WebSearchProvider } from '../providers/search/index.js';
 import { createLogger, type Logger } from '../lib/logger.js';
+import { createTaskJobs, type TaskJobs } from '../core/jobs/tasks.js';
 import { createSecretBox, loadOperatorKey } from '../core/monitors/secret-box.js';
 import { createWebhookSender, type WebhookSender } from '../fetch/webhook-sender.js';
 import { createCacheStore } from '../store/sqlite/cache.js';
@@ -45,6 +46,8 @@ export interface App {
   /** The shared PostgreSQL store of a replica (`TRAWL_DATABASE_URL`); absent on SQLite. */
   shared?: SharedStore;
   services: Services;
+  /** Tool calls that run on after their request (the MCP door presents them as MCP tasks). */
+  tasks: TaskJobs;
   /**
    * Runs `stop` first when the app closes, before its engines, fetcher and model clients: for work a
    * door started on the app (MCP tasks), which must end before the clients it uses wait for it.
@@ -305,6 +308,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       },
     },
   });
+  const tasks = createTaskJobs({ repo: stores.mcpTasks, now: () => clock.now().getTime() });
   let closed = false;
   const stops: (() => void | Promise<void>)[] = [];
   return {
@@ -316,10 +320,13 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     stores,
     shared,
     services,
+    tasks,
     onClose: (stop) => void stops.push(stop),
     async close() {
       if (closed) return;
       closed = true;
+      // in-process tasks end first (interrupted), before the clients their work uses wait for it
+      await tasks.stop();
       for (const stop of stops) await stop();
       await services.monitors.engine.stop();
       await services.agentRuns.engine.stop();

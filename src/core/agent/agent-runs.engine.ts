@@ -2,15 +2,16 @@
  * The engine of agent runs: it claims queued runs while this process and each key have room (the claim
  * is one atomic repository call, so no run starts twice), holds a lease on each run it executes, saves
  * the research state at each step, and queues again (or fails `interrupted`) runs whose process died.
+ * Agent runs are a kind of job (core/jobs/): the claiming loop and the leases are the jobs' own.
  */
-import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
 import { isPaymentRefusal, ServiceError } from '../../errors.js';
 import { withoutContent } from '../../lib/logger.js';
 import type { AgentRunRow } from '../../store/contracts/agent-runs.js';
 import type { ChatModel } from '../../providers/model/types.js';
 import type { Accounts } from '../accounts/accounts.service.js';
 import type { Caller, ServiceContext } from '../context.js';
+import { createJobQueue } from '../jobs/job-queue.js';
+import { createLeaseEngine } from '../jobs/lease-engine.js';
 import { createWakeup } from '../monitors/wakeup.js';
 import type { AgentRunRequest, AgentRunsDeps, AgentRunsEngine } from './agent-runs.types.js';
 import { toRun } from './objects.js';
@@ -38,16 +39,16 @@ export interface RunEngine {
 export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: Map<string, ChatModel>): RunEngine {
   const { repo } = deps;
   const leaseMs = deps.leaseMs ?? 60_000;
-  const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  const active = new Map<string, AbortController>();
-  const idle: (() => void)[] = [];
-  /** Set when the process stops: it starts no more runs (those it gave back are for the next process). */
-  let stopped = false;
   const iso = (ms: number) => new Date(ms).toISOString();
-  /** The pass over the queue under way: one at a time, so this process never runs more than its share. */
-  let pumping: Promise<void> | null = null;
-  /** A pump asked for while one was under way: that one passes over the queue again. */
-  let again = false;
+  const leases = createLeaseEngine({
+    store: { renew: (id, _owner, untilMs) => repo.renewLease(id, untilMs) },
+    now: deps.now,
+    leaseMs,
+    concurrency: deps.processConcurrency,
+    lostReason: 'run ended elsewhere',
+    busy: () => queue.pumping,
+  });
+  const { owner } = leases;
 
   /**
    * Records the run's start (the `agent_run.started` event the first time) and returns its saved
@@ -62,22 +63,10 @@ export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: 
       at: iso(deps.now()),
     };
     if (!(await repo.markStarted(row.id, owner, JSON.stringify(progress), saved ? null : started))) {
-      active.get(row.id)?.abort(new Error('run ended elsewhere'));
+      leases.abort(row.id, 'run ended elsewhere');
     }
     if (signal.aborted) throw signal.reason;
     return progress;
-  };
-
-  /** A lease renewed while the run executes; a run ended elsewhere (a cancel) aborts the work. */
-  const holdLease = (id: string, controller: AbortController) => {
-    const renew = setInterval(() => {
-      repo.renewLease(id, deps.now() + leaseMs).then(
-        (open) => open || controller.abort(new Error('run ended elsewhere')),
-        () => undefined, // the store is closing with the process: the lease lapses
-      );
-    }, leaseMs / 3);
-    renew.unref();
-    return () => clearInterval(renew);
   };
 
   const contextOf = (row: AgentRunRow, signal: AbortSignal): ServiceContext => ({
@@ -131,10 +120,9 @@ export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: 
   };
 
   const execute = async (row: AgentRunRow): Promise<void> => {
-    const controller = new AbortController();
-    active.set(row.id, controller);
-    const release = holdLease(row.id, controller);
-    const ctx = contextOf(row, controller.signal);
+    // a lease renewed while the run executes; a run ended elsewhere (a cancel) aborts the work
+    const held = leases.hold(row.id);
+    const ctx = contextOf(row, held.signal);
     let charge: Awaited<ReturnType<Accounts['meter']['reserve']>> | undefined;
     let cost = 0;
     try {
@@ -142,7 +130,7 @@ export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: 
         charge = await deps.accounts.meter.reserve(row.key_id || null, 'agent.run', max);
       });
     } catch (err) {
-      if (controller.signal.aborted) return; // cancelled: the canceller wrote the end
+      if (held.signal.aborted) return; // cancelled: the canceller wrote the end
       const known = err instanceof ServiceError;
       if (!known) ctx.logger.error({ err }, 'agent run failed unexpectedly');
       const code = !known
@@ -152,18 +140,13 @@ export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: 
           : err.tag.toLowerCase();
       await log.fail(row.id, code, known ? err.message : 'Internal error; the server log has the details.');
     } finally {
-      release();
+      held.stopRenewing();
       await charge?.settle(cost).catch((err: unknown) => ctx.logger.error({ err }, 'agent run charge not settled'));
-      active.delete(row.id);
+      held.release();
       clientModels.delete(row.id);
       await pump().catch((err: unknown) => deps.logger.error({ err }, 'agent runs: starting queued runs failed'));
-      settle();
+      leases.settle();
     }
-  };
-
-  /** Wakes `drain` once this process runs nothing and is not starting anything. */
-  const settle = () => {
-    if (active.size === 0 && !pumping) for (const w of idle.splice(0)) w();
   };
 
   /** Runs of a key at once: a fifth of its request rate (two at the default 10/s); a revoked key none. */
@@ -173,49 +156,31 @@ export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: 
     return deps.defaultRuns > 0 ? deps.defaultRuns : Infinity;
   };
 
-  /** One pass over the queue: each start is claimed atomically, then executed without waiting for it. */
-  const pumpOnce = async () => {
-    for (const row of await repo.queued()) {
-      if (stopped || active.size >= deps.processConcurrency) return;
-      const limit = row.key_id ? perKey(await deps.callerOf(row.key_id)) : Infinity;
-      const now = deps.now();
-      if (!(await repo.claim(row.id, limit, iso(now), owner, now + leaseMs))) continue;
-      const claimed = await repo.get(row.id);
-      if (claimed) void execute(claimed);
-    }
-  };
-
-  const pump = (): Promise<void> => {
-    if (stopped) return Promise.resolve();
-    if (pumping) {
-      again = true;
-      return pumping;
-    }
-    pumping = (async () => {
-      try {
-        do {
-          again = false;
-          await pumpOnce();
-        } while (again && !stopped);
-      } finally {
-        pumping = null;
-        settle();
-      }
-    })();
-    return pumping;
-  };
+  /** Agent runs as a kind of job: queued runs, claimed within their key's share, researched here. */
+  const queue = createJobQueue<AgentRunRow>(
+    {
+      ready: () => repo.queued(),
+      limitOf: async (row) => (row.key_id ? perKey(await deps.callerOf(row.key_id)) : Infinity),
+      claim: async (row, limit, by, leaseUntilMs) =>
+        (await repo.claim(row.id, limit, iso(deps.now()), by, leaseUntilMs)) ? repo.get(row.id) : undefined,
+      run: (row) => void execute(row),
+    },
+    leases,
+  );
+  const pump = () => queue.pump();
 
   /** Runs whose process died (lease lapsed): queued again to resume, or failed `interrupted`. */
-  const recover = async () => {
-    const now = deps.now();
-    for (const row of await repo.lapsed(now)) {
-      if (active.has(row.id)) continue;
-      const why = unresumable(parseProgress(row.progress));
-      if (why) await log.interrupted(row.id, why);
-      else if (await repo.requeue(row.id, null, now, iso(now)))
-        deps.logger.warn({ agentRunId: row.id }, 'agent run of a stopped process queued to resume');
-    }
-  };
+  const recover = () =>
+    leases.recover(
+      (now) => repo.lapsed(now),
+      async (row, now) => {
+        const why = unresumable(parseProgress(row.progress));
+        if (why) await log.interrupted(row.id, why);
+        else if (await repo.requeue(row.id, null, now, iso(now)))
+          deps.logger.warn({ agentRunId: row.id }, 'agent run of a stopped process queued to resume');
+        return true;
+      },
+    );
 
   const tick = async () => {
     await recover();
@@ -231,38 +196,29 @@ export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: 
   });
 
   const stop = async () => {
-    stopped = true;
+    // it starts no more runs (those it gives back are for the next process)
+    queue.stop();
     await wakeup.stop();
-    for (const controller of active.values()) controller.abort(new Error('shutting down'));
+    leases.abortAll('shutting down');
     // this process's runs go back to the queue, to resume in the next process that claims them
     const now = deps.now();
-    for (const id of [...active.keys()]) {
+    for (const id of leases.ids()) {
       if (clientModels.has(id))
         await log.interrupted(id, 'it used the MCP client’s model, which only this process could reach');
       else await repo.requeue(id, owner, now, iso(now));
     }
-    await settled(STOP_WAIT_MS);
+    // every run has written its last row (or the wait ran out) before the store closes
+    await leases.idle(STOP_WAIT_MS);
   };
-
-  /** Resolves once this process runs nothing (every run has written its last row), or after `ms` if given. */
-  const settled = (ms?: number) =>
-    new Promise<void>((resolve) => {
-      const timer = ms === undefined ? undefined : setTimeout(resolve, ms);
-      idle.push(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-      settle();
-    });
 
   return {
     engine: {
       start: () => wakeup.start(),
       stop,
       tick,
-      drain: () => settled(),
+      drain: () => leases.idle(),
     },
     pump,
-    abort: (id, reason) => active.get(id)?.abort(new Error(reason)),
+    abort: (id, reason) => void leases.abort(id, reason),
   };
 }

@@ -4,10 +4,12 @@
  * `cancelled` when the next scheduled slot comes first. The process that creates a run executes it and
  * holds a lease on it, renewed while it works; a run whose lease lapses belonged to a process that
  * died, and is finished as `failed` with `internal_error` (runs are not resumed: a run is a search of
- * seconds, and the next slot searches the same window again).
+ * seconds, and the next slot searches the same window again). The leases are held through the one
+ * lease engine (core/jobs/lease-engine.ts).
  */
 import type { Logger } from '../../lib/logger.js';
 import type { MonitorRow, MonitorsRepo, NewDelivery, RunEnd, RunPlan, RunRow } from '../../store/contracts/monitors.js';
+import { createLeaseEngine } from '../jobs/lease-engine.js';
 import type { MonitorEvents } from './events.js';
 import { newId, toRun } from './objects.js';
 
@@ -62,9 +64,21 @@ export interface RunnerDeps {
 export function createRunner(deps: RunnerDeps): Runner {
   const { repo } = deps;
   const queue: string[] = [];
-  const active = new Map<string, AbortController>();
-  const waiters: (() => void)[] = [];
   let stopped = false;
+  // each run executing here holds a lease, renewed while it works; a run ended meanwhile (cancelled by
+  // another process) is aborted
+  const leases = createLeaseEngine(
+    {
+      store: { renew: (id, _owner, untilMs) => repo.renewLease(id, untilMs) },
+      now: deps.now,
+      leaseMs: deps.leaseMs,
+      concurrency: deps.concurrency,
+      lostReason: 'run cancelled',
+      onCheckError: (err, runId) => deps.logger.error({ err, runId }, 'monitor run lease not renewed'),
+      busy: () => queue.length > 0,
+    },
+    deps.owner,
+  );
 
   const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -91,13 +105,8 @@ export function createRunner(deps: RunnerDeps): Runner {
   const finish = (runId: string, end: RunEnd, atMs: number): Promise<boolean> =>
     repo.finishRun(runId, end, iso(atMs), settlement(end, atMs), RUNS_KEPT);
 
-  const settle = () => {
-    if (queue.length === 0 && active.size === 0) for (const w of waiters.splice(0)) w();
-  };
-
   const execute = async (runId: string): Promise<void> => {
-    const controller = new AbortController();
-    active.set(runId, controller);
+    const held = leases.hold(runId);
     try {
       const run = await repo.runById(runId);
       const monitor = run && (await repo.monitor(run.monitor_id));
@@ -105,18 +114,16 @@ export function createRunner(deps: RunnerDeps): Runner {
       const started = deps.now();
       if (!(await repo.startRun(runId, iso(started), started + deps.leaseMs))) return; // cancelled meanwhile
       deps.logger.debug({ runId, monitorId: monitor.id, origin: run.origin }, 'monitor run started');
-      const renew = setInterval(() => renewLease(runId, controller), deps.leaseMs / 3);
-      renew.unref();
       let result: RunResult;
       try {
-        result = await deps.execute(monitor, (await repo.runById(runId))!, controller.signal);
+        result = await deps.execute(monitor, (await repo.runById(runId))!, held.signal);
       } catch (err) {
         deps.logger.error({ err, runId, monitorId: monitor.id }, 'monitor run failed unexpectedly');
         result = { ok: false, failReason: 'internal_error', detail: 'unexpected error; see the server log' };
       } finally {
-        clearInterval(renew);
+        held.stopRenewing();
       }
-      if (controller.signal.aborted) {
+      if (held.signal.aborted) {
         // cancelled: the canceller wrote its end; shutting down: say so now rather than at the next start
         if (stopped) await failStopped(runId);
         return;
@@ -146,18 +153,10 @@ export function createRunner(deps: RunnerDeps): Runner {
           'monitor run failed',
         );
     } finally {
-      active.delete(runId);
+      held.release();
       pump();
-      settle();
+      leases.settle();
     }
-  };
-
-  /** Renews a run's lease; a run ended meanwhile (cancelled by another process) is aborted. */
-  const renewLease = (runId: string, controller: AbortController) => {
-    repo
-      .renewLease(runId, deps.now() + deps.leaseMs)
-      .then((held) => held || controller.abort(new Error('run cancelled')))
-      .catch((err: unknown) => deps.logger.error({ err, runId }, 'monitor run lease not renewed'));
   };
 
   const failStopped = async (runId: string) => {
@@ -174,7 +173,7 @@ export function createRunner(deps: RunnerDeps): Runner {
   };
 
   const pump = () => {
-    while (!stopped && active.size < deps.concurrency && queue.length > 0) void execute(queue.shift()!);
+    while (!stopped && leases.room() && queue.length > 0) void execute(queue.shift()!);
   };
 
   return {
@@ -203,44 +202,43 @@ export function createRunner(deps: RunnerDeps): Runner {
     },
     cancelled(runIds) {
       for (const runId of runIds) {
-        active.get(runId)?.abort(new Error('run cancelled'));
+        leases.abort(runId, 'run cancelled');
         const queued = queue.indexOf(runId);
         if (queued >= 0) queue.splice(queued, 1);
       }
     },
     async recover() {
-      const now = deps.now();
-      let wrote = false;
-      for (const run of await repo.lapsedRuns(now)) {
-        if (active.has(run.id)) continue; // ours, and alive: the renewal timer is just late
-        const end: RunEnd = {
-          ...NO_END,
-          status: 'failed',
-          fail_reason: 'internal_error',
-          // the spec's reasons have none for this; the next scheduled run searches the same window again
-          fail_detail: 'interrupted: the process running it stopped before it finished',
-          failed_at: iso(now),
-        };
-        if (await finish(run.id, end, now)) wrote = true;
-        deps.logger.warn(
-          { runId: run.id, monitorId: run.monitor_id },
-          'monitor run abandoned by a stopped process; failed',
-        );
-      }
+      // a run this process holds is alive: its renewal is just late
+      const wrote = await leases.recover(
+        (now) => repo.lapsedRuns(now),
+        async (run, now) => {
+          const end: RunEnd = {
+            ...NO_END,
+            status: 'failed',
+            fail_reason: 'internal_error',
+            // the spec's reasons have none for this; the next scheduled run searches the same window again
+            fail_detail: 'interrupted: the process running it stopped before it finished',
+            failed_at: iso(now),
+          };
+          const ended = await finish(run.id, end, now);
+          deps.logger.warn(
+            { runId: run.id, monitorId: run.monitor_id },
+            'monitor run abandoned by a stopped process; failed',
+          );
+          return ended;
+        },
+      );
       if (wrote) deps.onEvents();
     },
-    drain() {
-      if (queue.length === 0 && active.size === 0) return Promise.resolve();
-      return new Promise((resolve) => waiters.push(resolve));
-    },
+    drain: () => leases.idle(),
     get load() {
-      return { queued: queue.length, running: active.size };
+      return { queued: queue.length, running: leases.size };
     },
     async stop() {
       stopped = true;
       for (const runId of queue.splice(0)) await failStopped(runId);
-      for (const controller of active.values()) controller.abort(new Error('shutting down'));
-      if (active.size > 0) await new Promise<void>((resolve) => waiters.push(resolve));
+      leases.abortAll('shutting down');
+      await leases.idle();
     },
   };
 }

@@ -7,7 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentRun, AgentRunsService } from '../../core/agent/agent-runs.types.js';
 import type { Caller } from '../../core/context.js';
 import { toServiceError } from '../../errors.js';
-import type { McpTaskEnd } from '../../store/contracts/mcp-tasks.js';
+import type { TaskEnd } from '../../core/jobs/tasks.js';
 import { textResult } from './objects.js';
 
 /** An agent run as the service answers it. */
@@ -20,7 +20,7 @@ export type RunsOfTasks = Pick<AgentRunsService, 'get' | 'cancel'>;
 export type RunResult = (run: Run) => CallToolResult | Promise<CallToolResult>;
 
 /** The state of a followed run: still open (with a status line), or how its task ends. */
-export type RunState = { open: true; statusMessage: string } | { open: false; end: Omit<McpTaskEnd, 'nowMs'> };
+export type RunState = { open: true; statusMessage: string } | { open: false; end: TaskEnd };
 
 /**
  * Reads run `runId` for `caller` and says where its task stands. A run that is gone (deleted) ends the
@@ -50,7 +50,7 @@ export async function cancelRun(
   runId: string,
   caller: Caller | null,
   render: RunResult,
-): Promise<Omit<McpTaskEnd, 'nowMs'>> {
+): Promise<TaskEnd> {
   let run: Run;
   try {
     run = await runs.cancel(runId, caller);
@@ -61,12 +61,12 @@ export async function cancelRun(
 }
 
 /** A run deleted (or otherwise unreadable) under its task: the task fails, saying so. */
-function gone(runId: string, thrown: unknown): Omit<McpTaskEnd, 'nowMs'> {
+function gone(runId: string, thrown: unknown): TaskEnd {
   const message = `agent run ${runId} is gone (${toServiceError(thrown).message})`;
   return { status: 'failed', statusMessage: message, result: json(textResult(`NOT_FOUND: ${message}`, true)) };
 }
 
-async function endOfRun(run: Run, render: RunResult): Promise<Omit<McpTaskEnd, 'nowMs'>> {
+async function endOfRun(run: Run, render: RunResult): Promise<TaskEnd> {
   const result = await render(run);
   if (run.status === 'completed') return { status: 'completed', statusMessage: null, result: json(result) };
   if (run.status === 'cancelled') {

@@ -1,9 +1,10 @@
 /** MCP task objects made from stored rows, and the rules a new task gets: its owner, TTL and poll interval. */
-import { randomBytes } from 'node:crypto';
 import type { CallToolResult, Task } from '@modelcontextprotocol/sdk/types.js';
 import { ownerKeyId } from '../../core/access/access.js';
 import type { Caller } from '../../core/context.js';
-import type { McpTaskEndStatus, McpTaskRow } from '../../store/contracts/mcp-tasks.js';
+import { textResult as oneText, type TaskEndStatus, type TaskRow } from '../../core/jobs/tasks.js';
+
+export { INTERRUPTED } from '../../core/jobs/tasks.js';
 
 /** The shortest TTL granted (a shorter ask gets this): a minute, so a result outlives a slow poll. */
 export const MIN_TTL_MS = 60_000;
@@ -14,24 +15,9 @@ export const MAX_POLL_MS = 30_000;
 /** Tasks per tasks/list page. */
 export const LIST_PAGE = 20;
 
-/** The status message of a task whose worker stopped before it finished. */
-export const INTERRUPTED =
-  'interrupted by a restart: the Trawl process working on it stopped before it finished; call the tool again';
-
-/** The end of a task `id` interrupted so. */
-export function interrupted(id: string): { status: 'failed'; statusMessage: string; result: string } {
-  const result = textResult(`INTERNAL_ERROR: task ${id} was ${INTERRUPTED}`, true);
-  return { status: 'failed', statusMessage: INTERRUPTED, result: JSON.stringify(result) };
-}
-
 /** The owner of a caller's tasks, by the core's rule: its API key id, or 'local' for the user's own stdio process. */
 export function ownerOf(caller: Caller | null): string {
   return ownerKeyId(caller);
-}
-
-/** A new task id: `task_` and 24 hex digits. */
-export function newTaskId(): string {
-  return `task_${randomBytes(12).toString('hex')}`;
 }
 
 /** The operator's rules for new tasks: the TTL granted and how many may be open per owner. */
@@ -62,7 +48,7 @@ export function pollFor(asked: unknown): number {
 }
 
 /** The wire task of a row (`statusMessage` overridden while it is open, e.g. by its agent run's status). */
-export function toTask(row: McpTaskRow, statusMessage = row.status_message): Task {
+export function toTask(row: TaskRow, statusMessage = row.status_message): Task {
   return {
     taskId: row.id,
     status: row.status,
@@ -76,11 +62,11 @@ export function toTask(row: McpTaskRow, statusMessage = row.status_message): Tas
 
 /** A tool result of one text. */
 export function textResult(text: string, isError = false): CallToolResult {
-  return { content: [{ type: 'text', text }], ...(isError ? { isError: true } : {}) };
+  return oneText(text, isError);
 }
 
 /** How a tool result ends its task: `failed` for an error result (as the 2025-11-25 spec says), with its first line. */
-export function endOf(result: CallToolResult): { status: McpTaskEndStatus; statusMessage: string | null } {
+export function endOf(result: CallToolResult): { status: TaskEndStatus; statusMessage: string | null } {
   if (!result.isError) return { status: 'completed', statusMessage: null };
   const first = result.content.find((c) => c.type === 'text');
   const line = first?.type === 'text' ? first.text.split('\n', 1)[0]! : 'the tool call failed';

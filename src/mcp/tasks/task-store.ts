@@ -1,8 +1,9 @@
 /**
- * The SDK's `TaskStore` over the mcp_tasks table, bound to one owner (an API key, or the local stdio
- * user): another owner's task is "not found" for every method, whatever session asks (stateless HTTP has
- * none). Every read settles an open task first: one that follows an agent run takes the run's end; one
- * worked in-process whose worker's lease lapsed (its process died) ends `failed`, interrupted.
+ * The SDK's `TaskStore` over the core's tasks (core/jobs/tasks.ts), bound to one owner (an API key, or
+ * the local stdio user): another owner's task is "not found" for every method, whatever session asks
+ * (stateless HTTP has none). Every read settles an open task first: one that follows an agent run takes
+ * the run's end; one worked in-process whose worker's lease lapsed (its process died) ends `failed`,
+ * interrupted.
  */
 import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import {
@@ -15,26 +16,20 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../../core/context.js';
 import { decodeCursor, encodeCursor } from '../../core/monitors/objects.js';
-import type { McpTaskRow, McpTaskStatus, McpTasksRepo } from '../../store/contracts/mcp-tasks.js';
+import type { TaskJobs, TaskRow, TaskStatus } from '../../core/jobs/tasks.js';
 import { cancelRun, runState, type RunResult, type RunsOfTasks } from './agent-run-task.js';
-import type { TaskEngine } from './engine.js';
-import { endOf, interrupted, LIST_PAGE, newTaskId, ownerOf, pollFor, textResult, toTask, ttlFor } from './objects.js';
+import { endOf, LIST_PAGE, ownerOf, pollFor, textResult, toTask, ttlFor } from './objects.js';
 import type { TaskRules } from './objects.js';
 
 export { INTERRUPTED } from './objects.js';
 
-/** A task unfinished this long past its expiry is abandoned: deleted whatever its status. */
-const ABANDONED_MS = 24 * 60 * 60_000;
-
 /** What a task store reads and acts on. */
 export interface TaskStoreDeps {
-  repo: McpTasksRepo;
-  /** This process's in-process work (a task it works on is never read as interrupted). */
-  engine: Pick<TaskEngine, 'has' | 'abort'>;
+  /** The tasks of this process: their rows and its in-process work (a task it works on is never read as interrupted). */
+  tasks: TaskJobs;
   agentRuns: RunsOfTasks;
   /** The tool result of an ended agent run. */
   runResult: RunResult;
-  now: () => number;
   /** The TTL granted and the cap on open tasks (TRAWL_MCP_TASK_TTL_MS, TRAWL_MCP_TASK_MAX_TTL_MS, TRAWL_MCP_MAX_TASKS). */
   rules: TaskRules;
 }
@@ -43,8 +38,8 @@ export interface TaskStoreDeps {
 export interface OwnedTaskStore extends TaskStore {
   readonly owner: string;
   /** The owner's task row, settled (see the module comment); undefined for another owner's or an unknown id. */
-  read(taskId: string): Promise<McpTaskRow | undefined>;
-  /** Deletes expired tasks of every owner (see McpTasksRepo.deleteExpired). */
+  read(taskId: string): Promise<TaskRow | undefined>;
+  /** Deletes expired tasks of every owner (see TaskJobs.sweep). */
   sweep(): Promise<void>;
   /**
    * Checks that the owner may open one more task.
@@ -55,57 +50,46 @@ export interface OwnedTaskStore extends TaskStore {
   ttlFor(asked: number | null | undefined): number;
 }
 
-const isOpen = (status: McpTaskStatus) => status === 'working' || status === 'input_required';
+const isOpen = (status: TaskStatus) => status === 'working' || status === 'input_required';
 const notFound = (taskId: string) => new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId}`);
 
 /** The task store of `caller` (owner: its key id, or 'local'). */
 export function createTaskStore(deps: TaskStoreDeps, caller: Caller | null): OwnedTaskStore {
-  const { repo } = deps;
+  const { tasks } = deps;
   const owner = ownerOf(caller);
   /** Working status messages computed at read time (an agent run's status), by task id. */
   const live = new Map<string, string>();
 
-  const settle = async (row: McpTaskRow): Promise<McpTaskRow> => {
-    if (!isOpen(row.status)) return row;
-    if (row.run_id) {
-      const state = await runState(deps.agentRuns, row.run_id, caller, deps.runResult);
-      if (state.open) {
-        live.set(row.id, state.statusMessage);
-        return row;
-      }
-      await repo.end(row.id, { ...state.end, nowMs: deps.now() });
-    } else if (row.worker && (row.lease_until_ms ?? Infinity) < deps.now() && !deps.engine.has(row.id)) {
-      await repo.end(row.id, { ...interrupted(row.id), nowMs: deps.now() });
-    } else {
+  const settle = async (row: TaskRow): Promise<TaskRow> => {
+    if (!isOpen(row.status) || !row.run_id) return tasks.settleLapsed(row);
+    const state = await runState(deps.agentRuns, row.run_id, caller, deps.runResult);
+    if (state.open) {
+      live.set(row.id, state.statusMessage);
       return row;
     }
-    return (await repo.get(row.id, owner))!;
+    await tasks.end(row.id, state.end);
+    return (await tasks.get(row.id, owner))!;
   };
 
   const read = async (taskId: string) => {
-    const row = await repo.get(taskId, owner);
+    const row = await tasks.get(taskId, owner);
     return row && settle(row);
   };
-  const task = (row: McpTaskRow) =>
+  const task = (row: TaskRow) =>
     toTask(row, isOpen(row.status) ? (live.get(row.id) ?? row.status_message) : row.status_message);
 
   /** Ends an open task as cancelled, stopping its work: the agent run it follows, or the work in any process. */
-  const cancel = async (row: McpTaskRow, statusMessage: string) => {
+  const cancel = async (row: TaskRow, statusMessage: string) => {
     if (row.run_id) {
-      const end = await cancelRun(deps.agentRuns, row.run_id, caller, deps.runResult);
-      await repo.end(row.id, { ...end, nowMs: deps.now() });
+      await tasks.end(row.id, await cancelRun(deps.agentRuns, row.run_id, caller, deps.runResult));
       return;
     }
     const result = textResult(`Task ${row.id} was cancelled (${statusMessage}); its work stopped before it finished.`);
-    if (
-      await repo.end(row.id, { status: 'cancelled', statusMessage, result: JSON.stringify(result), nowMs: deps.now() })
-    ) {
-      deps.engine.abort(row.id, 'cancelled'); // elsewhere, the worker sees the row at its next check
-    }
+    await tasks.cancel(row.id, { status: 'cancelled', statusMessage, result: JSON.stringify(result) });
   };
 
   const requireRoom = async () => {
-    const open = await repo.countOpen(owner, deps.now());
+    const open = await tasks.countOpen(owner);
     if (open < deps.rules.maxOpen) return;
     throw new McpError(
       ErrorCode.InvalidRequest,
@@ -118,33 +102,29 @@ export function createTaskStore(deps: TaskStoreDeps, caller: Caller | null): Own
   return {
     owner,
     read,
-    sweep: async () => void (await repo.deleteExpired(deps.now(), ABANDONED_MS)),
+    sweep: () => tasks.sweep(),
     requireRoom,
     ttlFor: (asked) => ttlFor(asked, deps.rules),
     async createTask(params: CreateTaskOptions, _requestId, request: Request): Promise<Task> {
       await requireRoom();
-      const id = newTaskId();
       const tool = String((request.params as { name?: unknown } | undefined)?.name ?? request.method);
-      await repo.insert({
-        id,
+      const id = await tasks.open({
         owner,
         tool,
         ttlMs: ttlFor(params.ttl, deps.rules),
         pollIntervalMs: pollFor(params.pollInterval),
-        nowMs: deps.now(),
-        worker: null,
-        leaseUntilMs: null,
+        inProcess: false,
       });
-      return task((await repo.get(id, owner))!);
+      return task((await tasks.get(id, owner))!);
     },
     async getTask(taskId) {
       const row = await read(taskId);
       return row ? task(row) : null;
     },
     async storeTaskResult(taskId, status, result: Result) {
-      if (!(await repo.get(taskId, owner))) throw notFound(taskId);
+      if (!(await tasks.get(taskId, owner))) throw notFound(taskId);
       const { statusMessage } = endOf(result as CallToolResult);
-      await repo.end(taskId, { status, statusMessage, result: JSON.stringify(result), nowMs: deps.now() });
+      await tasks.end(taskId, { status, statusMessage, result: JSON.stringify(result) });
     },
     async getTaskResult(taskId) {
       const row = await read(taskId);
@@ -158,20 +138,15 @@ export function createTaskStore(deps: TaskStoreDeps, caller: Caller | null): Own
       if (!isOpen(row.status)) return;
       if (status === 'cancelled') return cancel(row, statusMessage ?? 'cancelled by the client');
       if (isOpen(status)) {
-        if (statusMessage) await repo.note(taskId, statusMessage, deps.now());
+        if (statusMessage) await tasks.note(taskId, statusMessage);
         return;
       }
       const result = textResult(statusMessage ?? `the task ended ${status}`, status === 'failed');
-      await repo.end(taskId, {
-        status,
-        statusMessage: statusMessage ?? null,
-        result: JSON.stringify(result),
-        nowMs: deps.now(),
-      });
+      await tasks.end(taskId, { status, statusMessage: statusMessage ?? null, result: JSON.stringify(result) });
     },
     async listTasks(cursor) {
-      await repo.deleteExpired(deps.now(), ABANDONED_MS);
-      const rows = await repo.page(owner, decodeCursor('t', cursor), LIST_PAGE + 1);
+      await tasks.sweep();
+      const rows = await tasks.page(owner, decodeCursor('t', cursor), LIST_PAGE + 1);
       const kept = await Promise.all(rows.slice(0, LIST_PAGE).map(settle));
       const more = rows.length > LIST_PAGE;
       return { tasks: kept.map(task), ...(more ? { nextCursor: encodeCursor('t', kept.at(-1)!.seq) } : {}) };

@@ -1,17 +1,16 @@
 /**
  * MCP tasks of one server (one stdio connection, or one stateless HTTP request): the owner-bound task
  * store it hands the SDK, and the start of a task-augmented `tools/call`, which answers the task at once
- * while the work goes on: in-process (this process's engine), or as the agent run the task follows.
+ * while the work goes on: in-process (a job of the app's tasks, core/jobs/tasks.ts), or as the agent run
+ * the task follows.
  */
 import type { CallToolResult, CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
 import type { App } from '../../compose/app.js';
 import type { Caller } from '../../core/context.js';
 import { toServiceError } from '../../errors.js';
-import type { McpTasksRepo } from '../../store/contracts/mcp-tasks.js';
 import type { RunResult } from './agent-run-task.js';
-import { createTaskEngine, type TaskEngine } from './engine.js';
 import type { Release } from '../../core/accounts/in-flight.js';
-import { endOf, newTaskId, pollFor, taskRulesOf, textResult, toTask } from './objects.js';
+import { endOf, pollFor, taskRulesOf, textResult, toTask } from './objects.js';
 import { createTaskStore, type OwnedTaskStore } from './task-store.js';
 
 /** What a client asks of a task in `params.task`. */
@@ -44,22 +43,6 @@ export interface McpTasks {
   startRun(tool: string, params: TaskParams, start: () => Promise<RunStart>): Promise<CreateTaskResult>;
 }
 
-/** Per app: the repository and this process's engine (the engine's work outlives any one server). */
-const perApp = new WeakMap<App, { repo: McpTasksRepo; engine: TaskEngine }>();
-
-/** The task parts shared by every server of `app`. */
-export function taskPartsOf(app: App): { repo: McpTasksRepo; engine: TaskEngine } {
-  let parts = perApp.get(app);
-  if (!parts) {
-    const repo = app.stores.mcpTasks;
-    parts = { repo, engine: createTaskEngine({ repo, now: () => app.clock.now().getTime() }) };
-    perApp.set(app, parts);
-    // a closing app ends its in-process tasks first (interrupted), before its clients wait on them
-    app.onClose(() => stopTasks(app));
-  }
-  return parts;
-}
-
 /** What the door gives the tasks of one server. */
 export interface McpTasksOptions {
   /** Renders an ended agent run as `agent_run` answers it. */
@@ -68,55 +51,29 @@ export interface McpTasksOptions {
   clientSampling: () => boolean;
 }
 
-/**
- * Stops the in-process task work of `app` (call it when the app closes, before its fetcher and model
- * clients wait for their requests): those tasks end failed, interrupted.
- */
-export async function stopTasks(app: App): Promise<void> {
-  await perApp.get(app)?.engine.stop();
-}
-
 /** The tasks of one server for `caller`. */
 export function createMcpTasks(app: App, caller: Caller | null, options: McpTasksOptions): McpTasks {
-  const { repo, engine } = taskPartsOf(app);
-  const now = () => app.clock.now().getTime();
+  // the app's tasks: their work outlives any one server, and a closing app ends it first (interrupted)
+  const { tasks } = app;
   const store = createTaskStore(
-    {
-      repo,
-      engine,
-      agentRuns: app.services.agentRuns,
-      runResult: options.runResult,
-      now,
-      rules: taskRulesOf(app.config),
-    },
+    { tasks, agentRuns: app.services.agentRuns, runResult: options.runResult, rules: taskRulesOf(app.config) },
     caller,
   );
   // only the client's model could have answered what needs a model: say why a task cannot use it
   const explain = (result: CallToolResult) =>
     app.config.modelBaseUrl === undefined && options.clientSampling() ? withTaskReason(result) : result;
 
-  const open = async (tool: string, params: TaskParams, worker: string | null) => {
+  const open = async (tool: string, params: TaskParams, inProcess: boolean) => {
     await store.sweep();
     await store.requireRoom();
-    const id = newTaskId();
-    const leaseUntilMs = worker ? engine.leaseUntil() : null;
-    await repo.insert({
-      id,
-      owner: store.owner,
-      tool,
-      ttlMs: store.ttlFor(params.ttl),
-      pollIntervalMs: pollFor(params.pollInterval),
-      nowMs: now(),
-      worker,
-      leaseUntilMs,
-    });
-    return id;
+    const ttlMs = store.ttlFor(params.ttl);
+    return tasks.open({ owner: store.owner, tool, ttlMs, pollIntervalMs: pollFor(params.pollInterval), inProcess });
   };
   const created = async (id: string): Promise<CreateTaskResult> => ({
-    task: toTask((await repo.get(id, store.owner))!),
+    task: toTask((await tasks.get(id, store.owner))!),
   });
   const end = (id: string, result: CallToolResult) =>
-    repo.end(id, { ...endOf(result), result: JSON.stringify(result), nowMs: now() });
+    tasks.end(id, { ...endOf(result), result: JSON.stringify(result) });
   const failed = (thrown: unknown, tool: string): CallToolResult => {
     const err = toServiceError(thrown);
     if (err.tag === 'INTERNAL_ERROR') app.logger.error({ err: thrown, tool }, 'task failed');
@@ -126,12 +83,12 @@ export function createMcpTasks(app: App, caller: Caller | null, options: McpTask
   return {
     store,
     async startWork(tool, params, work, slot) {
-      const id = await open(tool, params, engine.worker);
+      const id = await open(tool, params, true);
       const note = (message: string) => {
         // a store closed under the work: its lease lapses and a reader says it was interrupted
-        repo.note(id, message, now()).catch(() => undefined);
+        tasks.note(id, message).catch(() => undefined);
       };
-      engine.run(id, async (signal) => {
+      tasks.run(id, async (signal) => {
         let result: CallToolResult;
         try {
           result = explain(await work(signal, note));
@@ -144,13 +101,12 @@ export function createMcpTasks(app: App, caller: Caller | null, options: McpTask
       return created(id);
     },
     async startRun(tool, params, start) {
-      const id = await open(tool, params, null);
+      const id = await open(tool, params, false);
       try {
         const started = await start();
         if ('result' in started) await end(id, explain(started.result));
         // a cancel that came between the start and the link found no run to stop: stop it here
-        else if (!(await repo.linkRun(id, started.runId, now())))
-          await app.services.agentRuns.cancel(started.runId, caller);
+        else if (!(await tasks.linkRun(id, started.runId))) await app.services.agentRuns.cancel(started.runId, caller);
       } catch (thrown) {
         await end(id, failed(thrown, tool));
       }

@@ -7,6 +7,8 @@
 import type pg from 'pg';
 import type { AgentEventRow, AgentRunRow, AgentRunsRepo, NewAgentEvent } from '../contracts/agent-runs.js';
 import { changed, inTransaction, type Run } from './sql.js';
+import { LEASED } from '../contracts/leases.js';
+import { pgLeases } from './leases.js';
 
 const OPEN = "('queued', 'running')";
 
@@ -26,6 +28,7 @@ async function append(db: Run, runId: string, e: NewAgentEvent): Promise<number>
 const runLock = (runId: string) => `agent-run:${runId}`;
 
 export function createPgAgentRunsRepo(pool: pg.Pool): AgentRunsRepo {
+  const leases = pgLeases<AgentRunRow>(pool, LEASED.agentRuns);
   const get = async (db: Run, id: string) =>
     (await db.query<AgentRunRow>('SELECT * FROM agent_runs WHERE id = $1', [id])).rows[0];
   return {
@@ -106,11 +109,9 @@ export function createPgAgentRunsRepo(pool: pg.Pool): AgentRunsRepo {
           [id, owner, nowMs, at],
         ),
       ),
-    renewLease: async (id, untilMs) =>
-      changed(await pool.query(`UPDATE agent_runs SET lease_until_ms = $2 WHERE id = $1 AND status IN ${OPEN}`, [id, untilMs])), // prettier-ignore
+    renewLease: (id, untilMs) => leases.renew(id, null, untilMs),
     queued: async () => (await pool.query<AgentRunRow>("SELECT * FROM agent_runs WHERE status = 'queued' ORDER BY seq")).rows, // prettier-ignore
-    lapsed: async (nowMs) =>
-      (await pool.query<AgentRunRow>(`SELECT * FROM agent_runs WHERE status IN ${OPEN} AND lease_until_ms < $1 LIMIT 500`, [nowMs])).rows, // prettier-ignore
+    lapsed: (nowMs) => leases.lapsed(nowMs),
     async delete(id) {
       await inTransaction(pool, async (db) => {
         await db.query('DELETE FROM agent_events WHERE run_id = $1', [id]);

@@ -9,6 +9,8 @@ import type { McpTaskRow, McpTaskStatus, McpTasksRepo } from '../contracts/mcp-t
 
 import { teamOfKey } from '../owner-team.js';
 import { changed } from './sql.js';
+import { LEASED } from '../contracts/leases.js';
+import { pgLeases } from './leases.js';
 
 const OPEN = "('working', 'input_required')";
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -37,6 +39,7 @@ export function createPgMcpSnapshotsRepo(pool: pg.Pool): McpSnapshotsRepo {
 }
 
 export function createPgMcpTasksRepo(pool: pg.Pool): McpTasksRepo {
+  const leases = pgLeases<McpTaskRow>(pool, LEASED.mcpTasks);
   return {
     async insert(t) {
       await pool.query(
@@ -81,13 +84,7 @@ export function createPgMcpTasksRepo(pool: pg.Pool): McpTasksRepo {
           [id, end.status, end.statusMessage, end.result, end.nowMs, iso(end.nowMs)],
         ),
       ),
-    renewLease: async (id, worker, untilMs) =>
-      changed(
-        await pool.query(
-          `UPDATE mcp_tasks SET lease_until_ms = $3 WHERE id = $1 AND worker = $2 AND status IN ${OPEN}`,
-          [id, worker, untilMs],
-        ),
-      ),
+    renewLease: (id, worker, untilMs) => leases.renew(id, worker, untilMs),
     async statusOf(id) {
       const { rows } = await pool.query<{ status: McpTaskStatus }>('SELECT status FROM mcp_tasks WHERE id = $1', [id]);
       return rows[0]?.status;

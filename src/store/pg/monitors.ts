@@ -19,6 +19,8 @@ import type {
   RunRow,
 } from '../contracts/monitors.js';
 import { changed, first, inTransaction, rowsOf, type Run } from './sql.js';
+import { LEASED } from '../contracts/leases.js';
+import { pgLeases } from './leases.js';
 
 const OPEN = "('pending', 'running')";
 
@@ -96,6 +98,8 @@ async function pruneRuns(db: Run, monitorId: string, keep: number): Promise<numb
 }
 
 export function createPgMonitorsRepo(pool: pg.Pool): MonitorsRepo {
+  const runLeases = pgLeases<RunRow>(pool, LEASED.monitorRuns);
+  const deliveryLeases = pgLeases<DeliveryRow>(pool, LEASED.deliveries);
   return {
     createMonitor: (row, events) =>
       inTransaction(pool, async (db) => {
@@ -198,10 +202,8 @@ export function createPgMonitorsRepo(pool: pg.Pool): MonitorsRepo {
         await pruneRuns(db, row.id, keepRuns);
         return true;
       }),
-    renewLease: async (id, untilMs) =>
-      changed(await pool.query(`UPDATE monitor_runs SET lease_until_ms = $2 WHERE id = $1 AND status IN ${OPEN}`, [id, untilMs])), // prettier-ignore
-    lapsedRuns: (nowMs) =>
-      rowsOf<RunRow>(pool, `SELECT * FROM monitor_runs WHERE status IN ${OPEN} AND lease_until_ms < $1 LIMIT 500`, [nowMs]), // prettier-ignore
+    renewLease: (id, untilMs) => runLeases.renew(id, null, untilMs),
+    lapsedRuns: (nowMs) => runLeases.lapsed(nowMs),
     async recentOutputs(monitorId, n) {
       const rows = await rowsOf<{ output: string | null }>(
         pool,
@@ -229,15 +231,7 @@ export function createPgMonitorsRepo(pool: pg.Pool): MonitorsRepo {
          ORDER BY next_attempt_ms, seq LIMIT $2`,
         [nowMs, limit, after?.ms ?? Number.MIN_SAFE_INTEGER, after?.seq ?? -1],
       ),
-    claimDelivery: (seq, nowMs, leaseUntilMs) =>
-      first<DeliveryRow>(
-        pool,
-        `UPDATE webhook_deliveries SET lease_until_ms = $3
-         WHERE seq = $1 AND status = 'pending' AND next_attempt_ms <= $2
-           AND (lease_until_ms IS NULL OR lease_until_ms < $2)
-         RETURNING *`,
-        [seq, nowMs, leaseUntilMs],
-      ),
+    claimDelivery: (seq, nowMs, leaseUntilMs) => deliveryLeases.claimFree(seq, nowMs, leaseUntilMs),
     async recordAttempt(a, state) {
       await inTransaction(pool, async (db) => {
         await db.query(

@@ -2,8 +2,10 @@
  * Agent runs and their events. Status changes are conditional UPDATEs (a run ends once, whoever ends
  * it); an event's sequence number is assigned in the transaction that stores it.
  */
+import { LEASED } from '../contracts/leases.js';
 import type { Db } from './database.js';
 import type { AgentRunRow, AgentEventRow, NewAgentEvent, AgentRunsRepo } from '../contracts/agent-runs.js';
+import { sqliteLeases } from './leases.js';
 
 const OPEN = "('queued', 'running')";
 
@@ -34,9 +36,7 @@ export function createAgentRunsRepo(db: Db): AgentRunsRepo {
       `UPDATE agent_runs SET status = 'queued', owner = NULL, lease_until_ms = NULL, updated_at = @at
        WHERE id = @id AND status = 'running' AND (owner = @owner OR lease_until_ms < @now)`,
     ),
-    renew: db.prepare(`UPDATE agent_runs SET lease_until_ms = ? WHERE id = ? AND status IN ${OPEN}`),
     queued: db.prepare("SELECT * FROM agent_runs WHERE status = 'queued' ORDER BY seq"),
-    lapsed: db.prepare(`SELECT * FROM agent_runs WHERE status IN ${OPEN} AND lease_until_ms < ? LIMIT 500`),
     running: db.prepare("SELECT COUNT(*) AS n FROM agent_runs WHERE key_id = ? AND status = 'running'"),
     delete: db.prepare('DELETE FROM agent_runs WHERE id = ?'),
     deleteEvents: db.prepare('DELETE FROM agent_events WHERE run_id = ?'),
@@ -55,6 +55,7 @@ export function createAgentRunsRepo(db: Db): AgentRunsRepo {
     ),
   };
 
+  const leases = sqliteLeases<AgentRunRow>(db, LEASED.agentRuns);
   const tx = <T>(work: () => T): T => db.transaction(work).immediate();
   const get = (id: string) => s.get.get(id) as AgentRunRow | undefined;
   /** Stores an event with the next sequence number of its run (inside the caller's transaction). */
@@ -105,15 +106,11 @@ export function createAgentRunsRepo(db: Db): AgentRunsRepo {
     async requeue(id, owner, nowMs, at) {
       return s.requeue.run({ id, owner, now: nowMs, at }).changes > 0;
     },
-    async renewLease(id, untilMs) {
-      return s.renew.run(untilMs, id).changes > 0;
-    },
+    renewLease: (id, untilMs) => leases.renew(id, null, untilMs),
     async queued() {
       return s.queued.all() as AgentRunRow[];
     },
-    async lapsed(nowMs) {
-      return s.lapsed.all(nowMs) as AgentRunRow[];
-    },
+    lapsed: (nowMs) => leases.lapsed(nowMs),
     async delete(id) {
       tx(() => {
         s.deleteEvents.run(id);

@@ -3,7 +3,9 @@
  * A task ends once: every end is a conditional UPDATE of an open row, whoever ends it (the worker, a
  * cancel from any process, a reader that finds the worker's lease lapsed).
  */
+import { LEASED } from '../contracts/leases.js';
 import type { Db } from './database.js';
+import { sqliteLeases } from './leases.js';
 import { teamOfKey } from '../owner-team.js';
 import type { McpTaskStatus, McpTaskRow, McpTasksRepo } from '../contracts/mcp-tasks.js';
 
@@ -12,6 +14,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The SQLite implementation, on prepared statements. */
 export function createMcpTasksRepo(db: Db): McpTasksRepo {
+  const leases = sqliteLeases<McpTaskRow>(db, LEASED.mcpTasks);
   const s = {
     insert: db.prepare(
       `INSERT INTO mcp_tasks (id, owner, team_id, tool, status, ttl_ms, poll_interval_ms, created_at, last_updated_at,
@@ -31,9 +34,6 @@ export function createMcpTasksRepo(db: Db): McpTasksRepo {
       `UPDATE mcp_tasks SET status = @status, status_message = @message, result = @result, updated_ms = @now,
          last_updated_at = @at, expires_ms = @now + ttl_ms, lease_until_ms = NULL
        WHERE id = @id AND status IN ${OPEN}`,
-    ),
-    renew: db.prepare(
-      `UPDATE mcp_tasks SET lease_until_ms = @until WHERE id = @id AND worker = @worker AND status IN ${OPEN}`,
     ),
     status: db.prepare('SELECT status FROM mcp_tasks WHERE id = ?'),
     countOpen: db.prepare(
@@ -71,7 +71,7 @@ export function createMcpTasksRepo(db: Db): McpTasksRepo {
         now: end.nowMs,
         at: iso(end.nowMs),
       }).changes > 0,
-    renewLease: async (id, worker, untilMs) => s.renew.run({ id, worker, until: untilMs }).changes > 0,
+    renewLease: (id, worker, untilMs) => leases.renew(id, worker, untilMs),
     statusOf: async (id) => (s.status.get(id) as { status: McpTaskStatus } | undefined)?.status,
     countOpen: async (owner, nowMs) => (s.countOpen.get(owner, nowMs) as { n: number }).n,
     deleteExpired: async (nowMs, graceMs) => s.expire.run({ now: nowMs, grace: graceMs }).changes,

@@ -4,7 +4,9 @@
  * two processes on one data directory cannot both claim a slot, a run or a delivery; each atomic unit is
  * one method over one `IMMEDIATE` transaction (the contract: ./monitors.types.ts).
  */
+import { LEASED } from '../contracts/leases.js';
 import { writeTransaction, type Db } from './database.js';
+import { sqliteLeases } from './leases.js';
 import type {
   AttemptRow,
   DeliveryRow,
@@ -71,8 +73,6 @@ function statements(db: Db) {
          cancelled_at = @cancelled_at, duration_ms = @duration_ms, updated_at = @updated_at, lease_until_ms = NULL
        WHERE id = @id AND status IN ${OPEN}`,
     ),
-    renew: db.prepare(`UPDATE monitor_runs SET lease_until_ms = ? WHERE id = ? AND status IN ${OPEN}`),
-    lapsed: db.prepare(`SELECT * FROM monitor_runs WHERE status IN ${OPEN} AND lease_until_ms < ? LIMIT 500`),
     recentOutputs: db.prepare(
       `SELECT output FROM monitor_runs WHERE monitor_id = ? AND status = 'completed' ORDER BY seq DESC LIMIT ?`,
     ),
@@ -95,12 +95,6 @@ function statements(db: Db) {
          AND (lease_until_ms IS NULL OR lease_until_ms < @now)
          AND (next_attempt_ms > @after_ms OR (next_attempt_ms = @after_ms AND seq > @after_seq))
        ORDER BY next_attempt_ms, seq LIMIT @limit`,
-    ),
-    claimDelivery: db.prepare(
-      `UPDATE webhook_deliveries SET lease_until_ms = @lease
-       WHERE seq = @seq AND status = 'pending' AND next_attempt_ms <= @now
-         AND (lease_until_ms IS NULL OR lease_until_ms < @now)
-       RETURNING *`,
     ),
     settle: db.prepare(
       `UPDATE webhook_deliveries SET status = @status, attempts = @attempts, next_attempt_ms = @next_attempt_ms,
@@ -132,6 +126,8 @@ function statements(db: Db) {
 /** The SQLite store of monitors, their runs and the webhook outbox. */
 export function createMonitorsRepo(db: Db): MonitorsRepo {
   const s = statements(db);
+  const runLeases = sqliteLeases<RunRow>(db, LEASED.monitorRuns);
+  const deliveryLeases = sqliteLeases<DeliveryRow>(db, LEASED.deliveries);
   /** One `BEGIN IMMEDIATE` transaction: the write lock is taken first, so a claim never waits mid-way. */
   const atomic = <T>(work: () => T): T => writeTransaction(db, work)();
   const monitor = (id: string) => s.monitor.get(id) as MonitorRow | undefined;
@@ -252,12 +248,8 @@ export function createMonitorsRepo(db: Db): MonitorsRepo {
         return true;
       });
     },
-    async renewLease(id, untilMs) {
-      return s.renew.run(untilMs, id).changes > 0;
-    },
-    async lapsedRuns(nowMs) {
-      return s.lapsed.all(nowMs) as RunRow[];
-    },
+    renewLease: (id, untilMs) => runLeases.renew(id, null, untilMs),
+    lapsedRuns: (nowMs) => runLeases.lapsed(nowMs),
     async recentOutputs(monitorId, n) {
       const rows = s.recentOutputs.all(monitorId, n) as { output: string | null }[];
       return rows.flatMap((r) => (r.output ? [r.output] : []));
@@ -273,9 +265,7 @@ export function createMonitorsRepo(db: Db): MonitorsRepo {
       const from = { after_ms: after?.ms ?? Number.MIN_SAFE_INTEGER, after_seq: after?.seq ?? -1 };
       return s.dueDeliveries.all({ now: nowMs, limit, ...from }) as DueDelivery[];
     },
-    async claimDelivery(seq, nowMs, leaseUntilMs) {
-      return s.claimDelivery.get({ seq, now: nowMs, lease: leaseUntilMs }) as DeliveryRow | undefined;
-    },
+    claimDelivery: (seq, nowMs, leaseUntilMs) => deliveryLeases.claimFree(seq, nowMs, leaseUntilMs),
     async recordAttempt(attempt, state) {
       atomic(() => {
         s.insertAttempt.run(attempt);

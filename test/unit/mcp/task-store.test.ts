@@ -6,12 +6,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../../src/core/context.js';
 import { createMcpTasksRepo } from '../../../src/store/sqlite/mcp-tasks.js';
-import type { McpTasksRepo } from '../../../src/store/contracts/mcp-tasks.js';
-import { createTaskEngine, type TaskEngine } from '../../../src/mcp/tasks/engine.js';
+import { createTaskJobs, type TaskJobs as TaskEngine } from '../../../src/core/jobs/tasks.js';
 import { MIN_TTL_MS, endOf, pollFor, ttlFor } from '../../../src/mcp/tasks/objects.js';
 import { createTaskStore, INTERRUPTED, type OwnedTaskStore } from '../../../src/mcp/tasks/task-store.js';
 import { TASK_NO_SAMPLING, withTaskReason } from '../../../src/mcp/tasks/tasks.js';
 import { makeTestApp, type TestApp } from '../../helpers/app.js';
+import type { McpTasksRepo } from '../../../src/store/contracts/mcp-tasks.js';
 
 let nowMs = Date.parse('2026-03-01T12:00:00Z');
 const now = () => nowMs;
@@ -26,9 +26,9 @@ const rules = { defaultTtlMs: 600_000, maxTtlMs: 3_600_000, maxOpen: 32 };
 
 /** A store for `keyId` with its own engine (a process of its own, as far as leases go). */
 function storeFor(keyId: string | null): { store: OwnedTaskStore; engine: TaskEngine } {
-  const engine = createTaskEngine({ repo, now, checkMs: 20 });
+  const engine = createTaskJobs({ repo, now, checkMs: 20 });
   engines.push(engine);
-  const deps = { repo, engine, agentRuns: t.app.services.agentRuns, runResult: render, now, rules };
+  const deps = { tasks: engine, agentRuns: t.app.services.agentRuns, runResult: render, rules };
   return { store: createTaskStore(deps, keyId === null ? null : caller(keyId)), engine };
 }
 const create = (store: OwnedTaskStore, ttl?: number) =>
