@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { ServiceError } from '../errors.js';
 import type { ServiceContext } from '../core/context.js';
 import type { Pricing } from '../core/accounts/bounds.js';
-import type { Scope } from '../core/accounts/scopes.js';
+import type { Scope } from '../core/access/scopes.js';
 import type { ResourceKind } from '../core/access/access.js';
 import type { Services } from '../core/ports.js';
 import type { Answer } from './answer.js';
