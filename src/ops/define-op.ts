@@ -16,7 +16,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /**
  * The capability an operation belongs to; it is also the key scope the operation needs (`admin:team`
- * for a team's own accounts, `admin` for the installation's: src/core/accounts/scopes.ts).
+ * for a team's own accounts, `admin` for the installation's: src/core/access/scopes.ts).
  */
 export type Capability = Scope;
 
