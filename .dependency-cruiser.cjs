@@ -19,6 +19,40 @@ const LAYERS = [
   { name: 'lib', path: '^src/(lib/|errors\\.ts$|version\\.ts$)', role: 'Leaves any layer may use: the domain error, logger, tokens, redaction, small helpers.', may: [] }, // prettier-ignore
 ];
 
+/**
+ * The areas of src/core/, high to low: each may import only the areas below it (and itself), so no two
+ * areas import each other. A module belongs to the first area whose path matches (ports.ts before the
+ * other root files). Drawn in docs/architecture.md too.
+ */
+const CORE_AREAS = [
+  { name: 'ports', path: '^src/core/ports\\.ts$', role: 'The service catalogue: every service the composition root builds, by name.' }, // prettier-ignore
+  { name: 'agent', path: '^src/core/agent/', role: 'Asynchronous research runs, their events and their cost.' }, // prettier-ignore
+  { name: 'migrate', path: '^src/core/migrate/', role: '`trawl migrate`’s core parts: webhook secrets re-sealed, embeddings keyed by text.' }, // prettier-ignore
+  { name: 'monitors', path: '^src/core/monitors/', role: 'Scheduled searches, their runs, deduplication and signed webhooks.' }, // prettier-ignore
+  { name: 'status', path: '^src/core/status/', role: '`GET /status` and `trawl doctor`: what works, what is missing, what to do next.' }, // prettier-ignore
+  { name: 'crawl', path: '^src/core/crawl/', role: 'A site’s frontier walked politely into the documents, resumable.' }, // prettier-ignore
+  { name: 'replica', path: '^src/core/replica/', role: 'With PostgreSQL: writes to the shared store, follows its logs into this machine’s copy.' }, // prettier-ignore
+  { name: 'code', path: '^src/core/code/', role: 'Folders, repositories, packages and pages’ examples → code chunks → `/context`.' }, // prettier-ignore
+  { name: 'import', path: '^src/core/import/', role: 'JSONL, folders and dumps into the documents, exactly once.' }, // prettier-ignore
+  { name: 'accounts', path: '^src/core/accounts/', role: 'Keys, teams, rates, credits, budgets, usage and the audit log.' }, // prettier-ignore
+  { name: 'access', path: '^src/core/access/', role: 'Scopes, who owns each stored resource, and the rule that checks a caller.' }, // prettier-ignore
+  { name: 'search', path: '^src/core/search/', role: 'A `SearchPlan` → local index, providers, contents → ranked results; `/answer`.' }, // prettier-ignore
+  { name: 'contents', path: '^src/core/contents/', role: 'A URL → fetched, extracted, cached page → a result.' }, // prettier-ignore
+  { name: 'synthesis', path: '^src/core/synthesis/', role: 'Answers and structured output written from sources, by a model or extracted.' }, // prettier-ignore
+  { name: 'documents', path: '^src/core/documents/', role: 'The documents’ contract and their one write path.' }, // prettier-ignore
+  { name: 'jobs', path: '^src/core/jobs/', role: 'The lease engine: claim, renew, recover and cancel every kind of job.' }, // prettier-ignore
+  { name: 'text', path: '^src/core/text/', role: 'Tokenizing, stemming, sentences, dates, vectors.' }, // prettier-ignore
+  { name: 'root', path: '^src/core/[^/]+\\.ts$', role: 'The leaves: `ServiceContext`, prices, warnings, compliance, list cursors, search types.' }, // prettier-ignore
+];
+
+const coreAreaRules = CORE_AREAS.map((area, i) => ({
+  name: `core-${area.name}`,
+  comment: `core/${area.name} may import ${CORE_AREAS.slice(i + 1).map((lower) => lower.name).join(', ') || 'no other area'} (docs/architecture.md)`, // prettier-ignore
+  severity: 'error',
+  from: { path: area.path, pathNot: CORE_AREAS.slice(0, i).map((higher) => higher.path) },
+  to: { path: '^src/core/', pathNot: CORE_AREAS.slice(i).map((same) => same.path) },
+}));
+
 /** The package's public entry point re-exports from every layer. */
 const ENTRY = '^src/index\\.ts$';
 
@@ -35,6 +69,14 @@ const layerRules = LAYERS.map((layer) => ({
 module.exports = {
   forbidden: [
     ...layerRules,
+    ...coreAreaRules,
+    {
+      name: 'every-core-module-has-an-area',
+      comment: 'A new folder under src/core/ gets its line in CORE_AREAS.',
+      severity: 'error',
+      from: { path: pathOf.core, pathNot: CORE_AREAS.map((area) => area.path) },
+      to: {},
+    },
     {
       name: 'no-cycles',
       comment: 'No import cycles, type-only imports included: a shared type goes into its own module.',
@@ -106,3 +148,4 @@ module.exports = {
 
 // the table itself, for scripts/architecture.mjs (not enumerable: dependency-cruiser refuses unknown keys)
 Object.defineProperty(module.exports, 'LAYERS', { value: LAYERS, enumerable: false });
+Object.defineProperty(module.exports, 'CORE_AREAS', { value: CORE_AREAS, enumerable: false });

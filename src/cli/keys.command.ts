@@ -5,7 +5,7 @@
 import type { Config } from '../config/config.js';
 import { parseDollars } from '../core/accounts/money.js';
 import type { ApiKeyInfo } from '../core/accounts/keys.service.js';
-import { parseScopes } from '../core/accounts/scopes.js';
+import { parseScopes } from '../core/access/scopes.js';
 import { checkPeriod } from '../core/accounts/teams.service.js';
 import { printTable } from './table.js';
 import { OPERATOR, withApp } from './with-app.js';

@@ -139,7 +139,7 @@ export function createServices(deps: ServiceDeps): Services {
   // its log in front (a replica that follows its logs applies them here, its own writes included).
   // Every service writes and reads pages through `documents`; readers of a local index hit read `indexed`.
   const replicaSettings = deps.replica;
-  const writes = createWritePath({
+  const { documents, indexed, replica } = createWritePath({
     db: deps.db,
     stored,
     index: searchIndex,
@@ -148,7 +148,6 @@ export function createServices(deps: ServiceDeps): Services {
       ? (local) => createReplica({ ...replicaSettings, db: deps.db, local: { documents: local, codeFiles: localCode }, logger: deps.logger }) // prettier-ignore
       : undefined,
   });
-  const { documents, indexed, replica } = writes;
   // PDFs are read in worker threads with a deadline, a heap limit and an inflate cap
   const pdf = createPdfReader(deps.settings.documents);
   const pages = createPagesService({

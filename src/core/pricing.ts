@@ -5,7 +5,7 @@
  * an operator overrides any entry with `TRAWL_PRICES` (docs/accounts.md). Model tokens are priced
  * separately (src/core/synthesis/pricing.ts).
  */
-import type { SearchType } from './search/pipelines.js';
+import type { SearchType } from './search-types.js';
 
 export const DEFAULT_PRICES = {
   /** A search of 1–10 results (instant, fast, auto); also `/findSimilar`. */

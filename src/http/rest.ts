@@ -6,7 +6,7 @@ import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { App } from '../compose/app.js';
 import type { ServiceContext } from '../core/context.js';
-import { requireScope, type Scope } from '../core/accounts/scopes.js';
+import { requireScope, type Scope } from '../core/access/scopes.js';
 import { ServiceError } from '../errors.js';
 import type { Operation, StreamEvent } from '../ops/define-op.js';
 import { invoke, invokeStream } from '../ops/invoke.js';

@@ -6,7 +6,7 @@
  * tasks and answer snapshots are their key's (tasks/task-store.ts, answer/pager.ts), agent runs are read
  * through the agent runs service.
  */
-import type { Scope } from '../core/accounts/scopes.js';
+import type { Scope } from '../core/access/scopes.js';
 import type { OpAccess } from '../ops/define-op.js';
 
 /** An MCP method (or a way of calling a tool) that reaches a stored resource. */

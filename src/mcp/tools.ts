@@ -6,7 +6,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { requireScope, type Scope } from '../core/accounts/scopes.js';
+import { requireScope, type Scope } from '../core/access/scopes.js';
 import { ServiceError } from '../errors.js';
 import type { Operation } from '../ops/define-op.js';
 import { invoke } from '../ops/invoke.js';

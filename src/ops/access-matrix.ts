@@ -6,7 +6,7 @@
  * test/e2e/access-matrix.test.ts calls every cell through the real doors, on SQLite and PostgreSQL.
  */
 import { RESOURCES } from '../core/access/access.js';
-import { DEFAULT_SCOPES, hasScope, SCOPES, type Scope } from '../core/accounts/scopes.js';
+import { DEFAULT_SCOPES, hasScope, SCOPES, type Scope } from '../core/access/scopes.js';
 import type { OpAccess } from './define-op.js';
 
 /** The markers of the generated matrix in docs/accounts.md (scripts/access-matrix.mjs writes between them). */

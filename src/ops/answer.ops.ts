@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { answerBound } from '../core/accounts/bounds.js';
-import { createAnswerService, type AnswerEvent, type AnswerPlan } from '../core/synthesis/answer.service.js';
+import { createAnswerService, type AnswerEvent, type AnswerPlan } from '../core/search/answer.service.js';
 import type { Services } from '../core/ports.js';
 import { AnswerRequest, AnswerResponse, AnswerStreamChunk } from '../schemas/answer.schema.js';
 import { defineOp } from './define-op.js';

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { ServiceError } from '../errors.js';
 import type { ServiceContext } from '../core/context.js';
 import type { Pricing } from '../core/accounts/bounds.js';
-import type { Scope } from '../core/accounts/scopes.js';
+import type { Scope } from '../core/access/scopes.js';
 import type { ResourceKind } from '../core/access/access.js';
 import type { Services } from '../core/ports.js';
 import type { Answer } from './answer.js';
@@ -16,7 +16,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /**
  * The capability an operation belongs to; it is also the key scope the operation needs (`admin:team`
- * for a team's own accounts, `admin` for the installation's: src/core/accounts/scopes.ts).
+ * for a team's own accounts, `admin` for the installation's: src/core/access/scopes.ts).
  */
 export type Capability = Scope;
 

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Services } from '../core/ports.js';
 import type { ServiceContext } from '../core/context.js';
 import type { Charge } from '../core/accounts/meter.js';
-import type { Scope } from '../core/accounts/scopes.js';
+import type { Scope } from '../core/access/scopes.js';
 import { collectWarnings } from '../core/warnings.js';
 import { checkBetas, type Operation } from './define-op.js';
 import { compileCallerSchemas } from './validation.js';

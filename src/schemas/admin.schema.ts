@@ -1,6 +1,6 @@
 /** /admin: teams, keys, credits, usage and audit (Trawl's own routes, not the spec's; docs/accounts.md). */
 import { z } from 'zod';
-import { SCOPES } from '../core/accounts/scopes.js';
+import { SCOPES } from '../core/access/scopes.js';
 import { Timestamp, wireObject } from './common.schema.js';
 
 const Dollars = z.number().min(0).max(1_000_000_000).describe('Dollars.');

@@ -8,7 +8,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { answerBound } from '../../src/core/accounts/bounds.js';
 import { createPrices } from '../../src/core/pricing.js';
-import { NO_SOURCES_ANSWER } from '../../src/core/synthesis/answer.service.js';
+import { NO_SOURCES_ANSWER } from '../../src/core/search/answer.service.js';
 import { postJson, startTestServer, type TestServer } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';
 import { startModelServer, type ModelServer } from '../helpers/model-server.js';

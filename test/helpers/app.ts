@@ -6,7 +6,7 @@ import { createApp, type App, type AppOptions } from '../../src/compose/app.js';
 import { loadConfig, type ConfigFlags } from '../../src/config/config.js';
 import { startHttpServer, type RunningServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/lib/logger.js';
-import { SCOPES } from '../../src/core/accounts/scopes.js';
+import { SCOPES } from '../../src/core/access/scopes.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const CLI = path.join(ROOT, 'dist/bin/cli.js');

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { openApp } from '../../src/compose/app.js';
 import { loadConfig, type ConfigFlags } from '../../src/config/config.js';
-import { SCOPES } from '../../src/core/accounts/scopes.js';
+import { SCOPES } from '../../src/core/access/scopes.js';
 import { startHttpServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { startTestServer, tempDir, type TestServer } from './app.js';

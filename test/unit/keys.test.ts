@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { SCOPES } from '../../src/core/accounts/scopes.js';
+import { SCOPES } from '../../src/core/access/scopes.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/compose/app.js';
 import { loadConfig } from '../../src/config/config.js';
-import { hasScope } from '../../src/core/accounts/scopes.js';
+import { hasScope } from '../../src/core/access/scopes.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { migrate, openDatabase } from '../../src/store/sqlite/database.js';
 import { createMcpSnapshotsRepo } from '../../src/store/sqlite/mcp-snapshots.js';

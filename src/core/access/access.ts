@@ -6,7 +6,7 @@
  * (docs/accounts.md#who-may-do-what) is drawn from both.
  */
 import { ServiceError } from '../../errors.js';
-import { hasScope } from '../accounts/scopes.js';
+import { hasScope } from './scopes.js';
 import type { Caller } from '../context.js';
 
 /** The team a resource made without a key belongs to (the local process, the CLI, rows older than owners). */

@@ -18,7 +18,7 @@ import { createMeter, teamBlocked, type Charge, type Meter } from './meter.js';
 import { createRateLimiter, type RateDecision } from './rate-limiter.js';
 import { createInFlightLimiter, type Release } from './in-flight.js';
 import { verifiedKey } from './keys.service.js';
-import { requireScope, type Scope } from './scopes.js';
+import { requireScope, type Scope } from '../access/scopes.js';
 import { createTeamsService, type TeamsService } from './teams.service.js';
 
 /** What `admit` needs to know of an operation and its input. */

@@ -7,8 +7,7 @@
 import type { AuditRepo, AuditRow, NewAuditRecord } from '../../store/contracts/audit.js';
 import { reachOf, teamFilter } from '../access/access.js';
 import type { Caller } from '../context.js';
-import { decodeCursor, toPage } from '../monitors/objects.js';
-import type { Page } from '../monitors/monitors.types.js';
+import { decodeCursor, toPage, type Page } from '../cursors.js';
 
 /** One record as the admin routes and the CLI show it. */
 export interface AuditRecord {

@@ -8,7 +8,7 @@ import type { ChatModel } from '../../providers/model/types.js';
 import { searchCost, similarCost, type Prices } from '../pricing.js';
 import type { FetchPlan } from '../contents/fetch.plan.js';
 import type { SearchPlan } from '../search/search.plan.js';
-import { answerSearchPlan } from '../synthesis/answer.service.js';
+import { answerSearchPlan } from '../search/answer.service.js';
 import { modelCost } from '../synthesis/model-choice.js';
 import type { ModelPrice } from '../synthesis/pricing.js';
 

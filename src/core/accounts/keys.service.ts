@@ -11,7 +11,7 @@ import { DEFAULT_TEAM_ID, owned, ownerOf, reachOf, reaches, teamFilter } from '.
 import type { Caller, Clock } from '../context.js';
 import { auditEntry } from './audit.js';
 import type { BudgetPeriod } from './meter.js';
-import { DEFAULT_SCOPES, hasScope, SCOPES, type Scope } from './scopes.js';
+import { DEFAULT_SCOPES, hasScope, SCOPES, type Scope } from '../access/scopes.js';
 
 const KEY_PATTERN = /^trawl_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
 /** How often `last_used_at` is written for one key, at most. */

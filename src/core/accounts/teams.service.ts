@@ -12,7 +12,7 @@ import type { ApiKeysRepo } from '../../store/contracts/api-keys.js';
 import { reachOf, reaches, teamFilter } from '../access/access.js';
 import type { Caller, Clock } from '../context.js';
 import { auditEntry } from './audit.js';
-import { requireScope } from './scopes.js';
+import { requireScope } from '../access/scopes.js';
 import { BUDGET_PERIODS, type BudgetPeriod, LOCAL, periodStart } from './meter.js';
 import { toDollars } from './money.js';
 

@@ -13,7 +13,7 @@ import type { AgentRunRow } from '../../store/contracts/agent-runs.js';
 import type { ChatModel } from '../../providers/model/types.js';
 import { owned, ownerOf } from '../access/access.js';
 import type { Caller } from '../context.js';
-import { decodeCursor, encodeCursor } from '../monitors/objects.js';
+import { decodeCursor, encodeCursor } from '../cursors.js';
 import { createRunEngine } from './agent-runs.engine.js';
 import type { AgentRunsDeps, AgentRunsService } from './agent-runs.types.js';
 import { runOwner, storedKeyOf, toEvent, toRun } from './objects.js';

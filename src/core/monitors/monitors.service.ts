@@ -31,7 +31,8 @@ import type {
   PageQuery,
   UpdateMonitorInput,
 } from './monitors.types.js';
-import { decodeCursor, toMonitor, toPage, toRun } from './objects.js';
+import { decodeCursor, toPage } from '../cursors.js';
+import { toMonitor, toRun } from './objects.js';
 import type { ExecuteRun } from './runner.js';
 import type { SecretBox } from './secret-box.js';
 

@@ -121,8 +121,8 @@ export type DeliveryView = {
   deliveredAt: string | null;
 };
 
-/** One page of a list, newest first; `nextCursor` continues it. */
-export type Page<T> = { data: T[]; hasMore: boolean; nextCursor: string | null };
+/** One page of a list (core/cursors.ts). */
+export type { Page } from '../cursors.js';
 
 /** The query of a list of monitors. */
 export type MonitorListQuery = { status?: string; cursor?: string; limit: number };

@@ -2,8 +2,7 @@
  * The search types as pipelines that trade latency for depth, from the index alone to several fused
  * retrievals with web providers and pages read live. Without a model; docs/search.md has the table.
  */
-
-export type SearchType = 'instant' | 'fast' | 'auto' | 'deep-lite' | 'deep' | 'deep-reasoning';
+import type { SearchType } from '../search-types.js';
 
 export interface Pipeline {
   /** Use only the rarest query terms (bounds the work of long queries). */

@@ -5,7 +5,8 @@
 import type { DocumentCategory } from './classify/index.js';
 import { COMPLIANCE_LIMITS, inComplianceMode } from '../compliance.js';
 import { filtersOf, type RequestFilters } from './filters.js';
-import { pipelineOf, type Pipeline, type SearchType } from './pipelines.js';
+import type { SearchType } from '../search-types.js';
+import { pipelineOf, type Pipeline } from './pipelines.js';
 import { fetchOptionsOf, type ContentsRequest, type FetchOptions } from '../contents/fetch.plan.js';
 import type { Freshness } from '../contents/freshness.js';
 import { answerShape } from './answer.js';

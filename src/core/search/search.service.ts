@@ -10,7 +10,7 @@ import type { DocumentsRepo } from '../../store/contracts/documents.js';
 import type { ServiceContext } from '../context.js';
 import type { ContentsService } from '../contents/contents.service.js';
 import { createRequestFilter, type SearchFilter } from './filters.js';
-import type { SearchType } from './pipelines.js';
+import type { SearchType } from '../search-types.js';
 import { LOCAL_DEPTH, retrieveLocal } from './retrieve.js';
 import { searchCost, type Prices } from '../pricing.js';
 import { acceptable, rankCandidates } from './rank-candidates.js';

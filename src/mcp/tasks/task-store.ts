@@ -15,7 +15,7 @@ import {
   type Task,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../../core/context.js';
-import { decodeCursor, encodeCursor } from '../../core/monitors/objects.js';
+import { decodeCursor, encodeCursor } from '../../core/cursors.js';
 import type { TaskJobs, TaskRow, TaskStatus } from '../../core/jobs/tasks.js';
 import { cancelRun, runState, type RunResult, type RunsOfTasks } from './agent-run-task.js';
 import { endOf, LIST_PAGE, ownerOf, pollFor, textResult, toTask, ttlFor } from './objects.js';

@@ -85,7 +85,7 @@ export interface CodeFilesRepo {
 
 /**
  * The SQLite repository's writes in the caller's transaction, for a replica applying the shared code
- * log (core/code/index/code-follower.ts) together with its place in it.
+ * log (core/replica/code-follower.ts) together with its place in it.
  */
 export interface SqliteCodeFilesRepo extends CodeFilesRepo {
   /** `storeFiles`, in the caller's transaction. */

@@ -1,7 +1,7 @@
 /**
  * The repositories over PostgreSQL (`TRAWL_DATABASE_URL`): the same `Stores` as SQLite's, and what only
  * a shared database has: the documents and code every replica writes, and the logs each one follows
- * into its own indexes (core/search/document-follower.ts, core/code/index/code-follower.ts), the caches,
+ * into its own indexes (core/replica/document-follower.ts, core/replica/code-follower.ts), the caches,
  * embeddings stored once, and the replicas' heartbeats.
  */
 import type { CacheStore } from '../contracts/cache.js';

@@ -7,11 +7,11 @@ import { ServiceError } from '../../errors.js';
 import type { ServiceContext } from '../context.js';
 import type { ContentsService } from '../contents/contents.service.js';
 import { roundDollars } from '../pricing.js';
-import { MAX_SOURCES, answerShape, sourcesOf } from '../search/answer.js';
-import type { ResultObject, WaitTally } from '../search/results.js';
-import { searchPlanOf, type SearchPlan } from '../search/search.plan.js';
-import type { SearchOutput, SearchService } from '../search/search.service.js';
-import type { Synthesis, SynthesisRequest, SynthesisResult } from './synthesis.service.js';
+import { MAX_SOURCES, answerShape, sourcesOf } from './answer.js';
+import type { ResultObject, WaitTally } from './results.js';
+import { searchPlanOf, type SearchPlan } from './search.plan.js';
+import type { SearchOutput, SearchService } from './search.service.js';
+import type { Synthesis, SynthesisRequest, SynthesisResult } from '../synthesis/synthesis.service.js';
 
 /** What an /answer call asks, as the service reads it. */
 export interface AnswerPlan {
