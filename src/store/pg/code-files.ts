@@ -5,14 +5,15 @@
  * and its source's place in that log and wakes the followers when it commits.
  */
 import type pg from 'pg';
-import { toSource, toSourceStats } from '../sqlite/code-files.js';
-import type {
-  CodeChunk,
-  CodeFileState,
-  CodeFilesRepo,
-  CodeSource,
-  IndexedFile,
-  SourceRow,
+import {
+  toSource,
+  toSourceStats,
+  type CodeChunk,
+  type CodeFileState,
+  type CodeFilesRepo,
+  type CodeSource,
+  type IndexedFile,
+  type SourceRow,
 } from '../contracts/code-files.js';
 import { CODE_CHANNEL_SQL, SOURCE_ROW } from './code-log.js';
 import { inTransaction, pgText, type Run } from './sql.js';

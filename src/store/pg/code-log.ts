@@ -9,8 +9,7 @@
  * and re-indexing compares with the shared files, not with a replica's.
  */
 import type pg from 'pg';
-import type { SourceRow } from '../contracts/code-files.js';
-import { toSource } from '../sqlite/code-files.js';
+import { toSource, type SourceRow } from '../contracts/code-files.js';
 import { channelSql, createLogListener, logAfter, logOrder, logWindow } from './change-log.js';
 import type { CodeChange, CodeLog } from '../contracts/code-log.js';
 
