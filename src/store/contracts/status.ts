@@ -28,7 +28,7 @@ export interface AdminKey {
   legacy: boolean;
 }
 
-/** A replica of a PostgreSQL deployment, as the status report lists it (src/store/pg/replicas.pg.ts). */
+/** A replica of a PostgreSQL deployment, as the status report lists it (src/store/pg/replicas.ts). */
 export interface ReplicaStatus {
   id: string;
   host: string;

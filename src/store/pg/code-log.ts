@@ -2,7 +2,7 @@
  * The code log over PostgreSQL: each code file's latest change (its chunks written, or the file removed)
  * and each source's, in the order replicas follow to keep their SQLite code index a copy of the shared
  * one (core/code/index/code-follower.ts). Positions and the snapshot rule are the document log's
- * (change-log.pg.ts). A change is read with the file's current state and chunks, in one statement, so
+ * (change-log.ts). A change is read with the file's current state and chunks, in one statement, so
  * what a follower applies is always one whole version of the file, never older than the change.
  *
  * A touch (same bytes, new mtime) is not a change: a replica's copy keeps the chunks and hash it has,

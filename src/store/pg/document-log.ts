@@ -12,7 +12,7 @@
  *
  * Writers notify the channel `trawl_documents_<schema>` when they commit; `changed` waits on it with a
  * connection of its own (LISTEN needs one outside the pool, and outside PgBouncer's transaction pooling).
- * The rule and the listener are shared with the code log (change-log.pg.ts).
+ * The rule and the listener are shared with the code log (change-log.ts).
  */
 import type pg from 'pg';
 import { toRecord, type DocumentRow } from '../contracts/documents.js';

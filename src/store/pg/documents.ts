@@ -14,7 +14,7 @@ import { DOCUMENTS_CHANNEL_SQL } from './document-log.js';
 import { inTransaction, pgText, type Run } from './sql.js';
 
 // as on SQLite, with a page's Markdown where it has code fences (each replica takes the page's code
-// examples from them), and the write's place in the document log (document-log.pg.ts)
+// examples from them), and the write's place in the document log (document-log.ts)
 const UPSERT = `
   INSERT INTO documents (url, title, text, author, published_date, kind, metadata, origin, collection,
                          content_hash, fetched_at, updated_at, markdown)

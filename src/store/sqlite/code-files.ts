@@ -1,7 +1,7 @@
 /**
  * What the code index knows of each indexed source (a folder, a repository, a package set, an import)
  * and of its files: size, mtime and content hash, so a re-index reads only what changed. On SQLite; the
- * PostgreSQL store (pg/code-files.pg.ts) keeps the same, with the chunks, for replicas to copy.
+ * PostgreSQL store (pg/code-files.ts) keeps the same, with the chunks, for replicas to copy.
  */
 import { writeTransaction, type Db } from './database.js';
 import {
