@@ -101,6 +101,21 @@ module.exports = {
       to: { path: '^src/store/pg/' },
     },
     {
+      name: 'store-backends-are-siblings',
+      comment:
+        'store/sqlite/ and store/pg/ implement the same contracts side by side; neither imports the other. What both need lives in store/contracts/. Exceptions: the copy from SQLite reads a SQLite data directory, and pg/crawl.ts still takes toJob from sqlite/crawl.ts (the crawl repositories are being reworked with the lease engine).',
+      severity: 'error',
+      from: { path: '^src/store/pg/', pathNot: '^src/store/pg/(copy-from-sqlite|crawl)\\.ts$' },
+      to: { path: '^src/store/sqlite/' },
+    },
+    {
+      name: 'store-sqlite-imports-no-pg',
+      comment: 'The SQLite store runs without PostgreSQL: nothing in store/sqlite/ imports store/pg/.',
+      severity: 'error',
+      from: { path: '^src/store/sqlite/' },
+      to: { path: '^src/store/pg/' },
+    },
+    {
       name: 'only-http-uses-hono',
       comment: 'Hono is the REST door’s web framework.',
       severity: 'error',

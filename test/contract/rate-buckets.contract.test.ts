@@ -2,8 +2,8 @@
 // clock that stepped back, and concurrent takes from several handles that never overdraw a bucket.
 import { describe, expect, it } from 'vitest';
 import { createPgRateBucketsRepo } from '../../src/store/pg/rate-buckets.js';
-import { CLOCK_STEP_MS, createRateBucketsRepo } from '../../src/store/sqlite/rate-buckets.js';
-import type { RateBucketsRepo } from '../../src/store/contracts/rate-buckets.js';
+import { createRateBucketsRepo } from '../../src/store/sqlite/rate-buckets.js';
+import { CLOCK_STEP_MS, type RateBucketsRepo } from '../../src/store/contracts/rate-buckets.js';
 import { backendsFor, perTest } from './backends.js';
 
 const backends = backendsFor(createRateBucketsRepo, createPgRateBucketsRepo);

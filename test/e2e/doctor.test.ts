@@ -19,7 +19,7 @@ import { CLI, startTestServer, tempDir, type TestServer } from '../helpers/app.j
 import { storedDoc } from '../helpers/documents.js';
 import { startModelServer, type ModelServer } from '../helpers/model-server.js';
 import { freshPgStore, pgReachable, TEST_DATABASE_URL } from '../helpers/postgres.js';
-import { PG_MIGRATIONS } from '../../src/store/pg/migrations.js';
+import { PG_MIGRATIONS } from '../../src/store/migrations/index.js';
 
 const SECRETS = {
   model: 'sk-model-secret-1234',

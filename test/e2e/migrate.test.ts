@@ -29,7 +29,7 @@ import { COPIED_TABLES, sourceOf, targetOf, type CopiedTable } from '../../src/s
 import { createPgCodeLog } from '../../src/store/pg/code-log.js';
 import { createPgDocumentLog } from '../../src/store/pg/document-log.js';
 import { createPgSharedEmbeddings } from '../../src/store/pg/embeddings.js';
-import { PG_MIGRATIONS } from '../../src/store/pg/migrations.js';
+import { PG_MIGRATIONS } from '../../src/store/migrations/index.js';
 import { openPgStore } from '../../src/store/pg/database.js';
 import { ROOT, makeTestApp, tempDir } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';

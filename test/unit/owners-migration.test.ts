@@ -14,10 +14,9 @@ import { createMcpSnapshotsRepo } from '../../src/store/sqlite/mcp-snapshots.js'
 import type { McpSnapshotsRepo } from '../../src/store/contracts/mcp-snapshots.js';
 import type { McpTasksRepo } from '../../src/store/contracts/mcp-tasks.js';
 import { createMcpTasksRepo } from '../../src/store/sqlite/mcp-tasks.js';
-import { MIGRATIONS } from '../../src/store/migrations/index.js';
+import { MIGRATIONS, PG_MIGRATIONS } from '../../src/store/migrations/index.js';
 import { createPgMcpSnapshotsRepo, createPgMcpTasksRepo } from '../../src/store/pg/mcp.js';
 import { migratePg, openPgStore } from '../../src/store/pg/database.js';
-import { PG_MIGRATIONS } from '../../src/store/pg/migrations.js';
 import { tempDir } from '../helpers/app.js';
 import { pgReachable, TEST_DATABASE_URL } from '../helpers/postgres.js';
 

@@ -6,7 +6,7 @@ import type { DocumentRecord } from '../../src/store/contracts/documents.js';
 import { createPgDocumentLog } from '../../src/store/pg/document-log.js';
 import { createPgDocumentsRepo } from '../../src/store/pg/documents.js';
 import { migratePg, openPgStore } from '../../src/store/pg/database.js';
-import { PG_MIGRATIONS } from '../../src/store/pg/migrations.js';
+import { PG_MIGRATIONS } from '../../src/store/migrations/index.js';
 import { TEST_DATABASE_URL, freshPgStore, pgReachable } from '../helpers/postgres.js';
 
 const drops: (() => Promise<void>)[] = [];

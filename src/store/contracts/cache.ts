@@ -10,3 +10,17 @@ export interface CacheStore {
   namespace<T = unknown>(name: string, version: number): Keyv<T>;
   close(): Promise<void>;
 }
+
+/** The keyv namespace of a cache at a format version (`v1:page`): a new version misses every old entry. */
+export function cacheNamespace(name: string, version: number): string {
+  return `v${version}:${name}`;
+}
+
+/**
+ * Plain JSON: keyv's default codec revives Buffers with a reviver, which costs a fifth of a cached
+ * /contents answer; cache values are plain data (pages, raw text, base64). Every backend uses it.
+ */
+export const PLAIN_JSON = {
+  serialize: (data: unknown) => JSON.stringify(data),
+  deserialize: (data: string) => JSON.parse(data) as never,
+};

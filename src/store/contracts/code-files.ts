@@ -100,3 +100,18 @@ export interface SqliteCodeFilesRepo extends CodeFilesRepo {
 
 /** A `code_sources` row, on either backend. */
 export type SourceRow = { name: string; kind: string; location: string; indexed_at: string };
+
+/** A `code_sources` row → its source. */
+export const toSource = (r: SourceRow): CodeSource => ({
+  name: r.name,
+  kind: r.kind,
+  location: r.location,
+  indexedAt: r.indexed_at,
+});
+
+/** A source row with its counts → its stats. */
+export const toSourceStats = (r: SourceRow & { files: number; chunks: number }): CodeSourceStats => ({
+  ...toSource(r),
+  files: r.files,
+  chunks: r.chunks,
+});

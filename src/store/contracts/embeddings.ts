@@ -1,7 +1,7 @@
 /**
  * The contract of a store of embedding vectors shared by replicas: a text embedded by one replica is
  * not sent to the provider again by another (core/search/semantic.ts asks it first). Vectors are keyed
- * by model, size and the SHA-256 of the exact text embedded; the PostgreSQL one is pg/embeddings.pg.ts.
+ * by model, size and the SHA-256 of the exact text embedded; the PostgreSQL one is pg/embeddings.ts.
  */
 
 /** Vectors of embedded texts, stored once for every replica. */

@@ -1,7 +1,8 @@
 /**
  * The rows of monitors, runs and the webhook outbox, and `MonitorsRepo`, the contract every store of
- * them keeps (SQLite: ./monitors.repo.ts). Every method returns a Promise; each unit that must be atomic
- * is one method, and the decisions inside it are pure callbacks of the rows it read.
+ * them keeps (SQLite: sqlite/monitors.ts; PostgreSQL: pg/monitors.ts). Every method returns a Promise;
+ * each unit that must be atomic is one method, and the decisions inside it are pure callbacks of the
+ * rows it read.
  */
 
 /** A stored monitor. */

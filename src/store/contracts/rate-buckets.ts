@@ -29,3 +29,12 @@ export interface RateBucketsRepo {
   /** The bucket as stored (a read only, for reporting when to retry after a refusal). */
   get(keyId: string): Promise<BucketState | undefined>;
 }
+
+/**
+ * A stamp further ahead of the caller's clock than this means the clock stepped back: the time since
+ * is unknown, so the bucket counts as full and restarts at the caller's clock. Smaller gaps are the
+ * normal case of a process that read its clock, then waited for the write lock (at most busy_timeout,
+ * 5 s) while another process wrote a later stamp; those leave the stamp where it is (never refilling
+ * twice for the same interval, never negatively).
+ */
+export const CLOCK_STEP_MS = 10_000;

@@ -28,7 +28,7 @@ export interface AdminKey {
   legacy: boolean;
 }
 
-/** A replica of a PostgreSQL deployment, as the status report lists it (src/store/pg/replicas.pg.ts). */
+/** A replica of a PostgreSQL deployment, as the status report lists it (src/store/pg/replicas.ts). */
 export interface ReplicaStatus {
   id: string;
   host: string;
@@ -64,3 +64,7 @@ export interface StatusRepo {
   /** The store's engine and version (and replicas, with PostgreSQL). */
   store(): Promise<StoreStatus>;
 }
+
+/** The admin keys of rows `{id, name, team_id, legacy}` (legacy as 0/1 or a boolean). */
+export const toAdminKeys = (rows: { id: string; name: string; team_id: string; legacy: number | boolean }[]) =>
+  rows.map((r) => ({ id: r.id, name: r.name, teamId: r.team_id, legacy: Boolean(r.legacy) }));

@@ -19,8 +19,7 @@ import { createRequire } from 'node:module';
 import type pg from 'pg';
 import type KeyvType from 'keyv';
 import type { KeyvStoreAdapter } from 'keyv';
-import { cacheNamespace, PLAIN_JSON } from '../sqlite/cache.js';
-import type { CacheStore } from '../contracts/cache.js';
+import { PLAIN_JSON, cacheNamespace, type CacheStore } from '../contracts/cache.js';
 import { changed, rowCountOf } from './sql.js';
 
 /** A `CacheStore` on PostgreSQL, with the sweep of expired entries it also runs by itself. */

@@ -1,7 +1,7 @@
 /**
  * What the PostgreSQL logs replicas follow (documents, code) have in common. A write records its
  * transaction's id and a sequence number; a reader takes rows below its snapshot's xmin in (transaction,
- * sequence) order, so no later write lands behind a position already read (document-log.pg.ts says
+ * sequence) order, so no later write lands behind a position already read (document-log.ts says
  * why). Writers `pg_notify` a channel when they commit, and a follower waits on it with a connection of
  * its own (LISTEN needs one outside the pool, and outside PgBouncer's transaction pooling): a
  * notification that comes while nobody waits makes the next wait return at once; a lost connection is

@@ -1,23 +1,24 @@
 /**
  * The code index's sources, files and chunks over PostgreSQL: the same contract as `createCodeFilesRepo`
  * (SQLite), but the chunks are kept here rather than written to a local index. Every replica's SQLite
- * code index is a copy, made by following the code log (code-log.pg.ts): each write records its files'
+ * code index is a copy, made by following the code log (code-log.ts): each write records its files'
  * and its source's place in that log and wakes the followers when it commits.
  */
 import type pg from 'pg';
-import { toSource, toSourceStats } from '../sqlite/code-files.js';
-import type {
-  CodeChunk,
-  CodeFileState,
-  CodeFilesRepo,
-  CodeSource,
-  IndexedFile,
-  SourceRow,
+import {
+  toSource,
+  toSourceStats,
+  type CodeChunk,
+  type CodeFileState,
+  type CodeFilesRepo,
+  type CodeSource,
+  type IndexedFile,
+  type SourceRow,
 } from '../contracts/code-files.js';
 import { CODE_CHANNEL_SQL, SOURCE_ROW } from './code-log.js';
 import { inTransaction, pgText, type Run } from './sql.js';
 
-/** Each path's latest change, placed in the code log (code-log.pg.ts). */
+/** Each path's latest change, placed in the code log (code-log.ts). */
 const LOG = `
   INSERT INTO code_changes (source, path) SELECT $1, unnest($2::text[])
   ON CONFLICT (source, path) DO UPDATE SET change_xid = pg_current_xact_id(), change_seq = nextval('code_change_seq')`;

@@ -2,15 +2,14 @@
  * The code log over PostgreSQL: each code file's latest change (its chunks written, or the file removed)
  * and each source's, in the order replicas follow to keep their SQLite code index a copy of the shared
  * one (core/replica/code-follower.ts). Positions and the snapshot rule are the document log's
- * (change-log.pg.ts). A change is read with the file's current state and chunks, in one statement, so
+ * (change-log.ts). A change is read with the file's current state and chunks, in one statement, so
  * what a follower applies is always one whole version of the file, never older than the change.
  *
  * A touch (same bytes, new mtime) is not a change: a replica's copy keeps the chunks and hash it has,
  * and re-indexing compares with the shared files, not with a replica's.
  */
 import type pg from 'pg';
-import type { SourceRow } from '../contracts/code-files.js';
-import { toSource } from '../sqlite/code-files.js';
+import { toSource, type SourceRow } from '../contracts/code-files.js';
 import { channelSql, createLogListener, logAfter, logOrder, logWindow } from './change-log.js';
 import type { CodeChange, CodeLog } from '../contracts/code-log.js';
 

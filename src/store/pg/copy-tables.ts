@@ -52,7 +52,7 @@ export interface CopiedTable {
 }
 
 const COMPRESSED = "where the chunk's text is in SQLite's compressed blocks; PostgreSQL keeps code and doc whole";
-const LOG_COLUMNS = 'its place in the document log, set by the write (document-log.pg.ts)';
+const LOG_COLUMNS = 'its place in the document log, set by the write (document-log.ts)';
 
 /** The tables copied, in order (crawl_jobs before crawl_frontier, which references it). */
 export const COPIED_TABLES: readonly CopiedTable[] = [
@@ -151,9 +151,9 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
       change_seq: LOG_COLUMNS,
       markdown: 'SQLite keeps no Markdown of a page; a page fetched again on PostgreSQL gets it',
     },
-    // a rewritten document takes a new place in the log, as documents.pg.ts writes it, so replicas follow
+    // a rewritten document takes a new place in the log, as documents.ts writes it, so replicas follow
     alsoSet: "change_xid = pg_current_xact_id(), change_seq = nextval('documents_change_seq')",
-    // wakes replicas following the log (the channel of document-log.pg.ts)
+    // wakes replicas following the log (the channel of document-log.ts)
     afterBatch: `SELECT pg_notify(${DOCUMENTS_CHANNEL_SQL}, '')`,
   },
   {
@@ -201,7 +201,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
     prepare: "set each row's code and doc, whole, from SQLite's compressed blocks (code_texts)",
     // PostgreSQL's chunks belong to a file row (a foreign key); SQLite has none to enforce it
     where: 'EXISTS (SELECT 1 FROM code_files f WHERE f.source = code_chunks.source AND f.path = code_chunks.path)',
-    // every file and source placed in the code log (code-log.pg.ts) once their chunks are all there, so
+    // every file and source placed in the code log (code-log.ts) once their chunks are all there, so
     // replicas following it index them; started over, every entry is placed again (followers re-read)
     afterTable: (restart) => `
       INSERT INTO code_changes (source, path)

@@ -5,7 +5,7 @@
  * `TRAWL_DATABASE_URL` is not read until every repository has a PostgreSQL implementation.
  */
 import pg from 'pg';
-import { PG_MIGRATIONS, type PgMigration } from './migrations.js';
+import { PG_MIGRATIONS, type Migration } from '../migrations/index.js';
 import { inTransaction } from './sql.js';
 
 export interface PgStore {
@@ -30,7 +30,7 @@ const typeParser = ((oid: number, format?: 'text' | 'binary') =>
  */
 export async function openPgStore(
   url: string,
-  options: { schema?: string; migrations?: readonly PgMigration[]; max?: number } = {},
+  options: { schema?: string; migrations?: readonly Migration[]; max?: number } = {},
 ): Promise<PgStore> {
   const schema = options.schema ?? 'public';
   const pool = connectPg(url, { schema, max: options.max ?? 10 });
@@ -68,9 +68,9 @@ export function connectPg(url: string, options: { schema: string; max: number })
  * migration lock, so that replicas starting together apply each once. Refuses a schema newer than it
  * knows (a replica of an older release started on a database already upgraded).
  */
-export async function migratePg(pool: pg.Pool, migrations: readonly PgMigration[]): Promise<void> {
+export async function migratePg(pool: pg.Pool, migrations: readonly Migration[]): Promise<void> {
   const latest = migrations.at(-1)?.version ?? 0;
-  const steps: (PgMigration | null)[] = migrations.length > 0 ? [...migrations] : [null];
+  const steps: (Migration | null)[] = migrations.length > 0 ? [...migrations] : [null];
   for (const m of steps) {
     const done = await inTransaction(pool, async (client) => {
       await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);

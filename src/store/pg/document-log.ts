@@ -15,8 +15,7 @@
  * The rule and the listener are shared with the code log (change-log.ts).
  */
 import type pg from 'pg';
-import { toRecord } from '../sqlite/documents.js';
-import type { DocumentRow } from '../contracts/documents.js';
+import { toRecord, type DocumentRow } from '../contracts/documents.js';
 import { channelSql, createLogListener, logAfter, logOrder, logWindow } from './change-log.js';
 import type { DocumentLog } from '../contracts/document-log.js';
 

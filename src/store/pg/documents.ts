@@ -1,14 +1,20 @@
 /** The documents store over PostgreSQL: the same contract as `createDocumentsRepo` (SQLite). */
 import type pg from 'pg';
-import { UPSERT_CONFLICT, headsOf, toRecord } from '../sqlite/documents.js';
-import type { DocumentRow, HeadRow, StoredPage } from '../contracts/documents.js';
+import {
+  UPSERT_CONFLICT,
+  headsOf,
+  toRecord,
+  type DocumentRow,
+  type HeadRow,
+  type StoredPage,
+  type PgDocumentsRepo,
+} from '../contracts/documents.js';
 import type { LogPosition } from '../contracts/change-log.js';
 import { DOCUMENTS_CHANNEL_SQL } from './document-log.js';
 import { inTransaction, pgText, type Run } from './sql.js';
-import type { PgDocumentsRepo } from '../contracts/documents.js';
 
 // as on SQLite, with a page's Markdown where it has code fences (each replica takes the page's code
-// examples from them), and the write's place in the document log (document-log.pg.ts)
+// examples from them), and the write's place in the document log (document-log.ts)
 const UPSERT = `
   INSERT INTO documents (url, title, text, author, published_date, kind, metadata, origin, collection,
                          content_hash, fetched_at, updated_at, markdown)

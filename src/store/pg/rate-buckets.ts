@@ -4,8 +4,7 @@
  * for the row's lock and see each other's result, so a bucket is never overdrawn.
  */
 import type pg from 'pg';
-import { CLOCK_STEP_MS } from '../sqlite/rate-buckets.js';
-import type { BucketState, RateBucketsRepo } from '../contracts/rate-buckets.js';
+import { CLOCK_STEP_MS, type BucketState, type RateBucketsRepo } from '../contracts/rate-buckets.js';
 
 // $2 now (epoch ms), $3 rate (tokens a second), $4 capacity: the bucket's tokens at now
 const REFILLED = `CASE WHEN rate_buckets.updated_ms > $2 + ${CLOCK_STEP_MS} THEN $4::float8

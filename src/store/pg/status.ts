@@ -4,8 +4,7 @@
  * version, the schema's migration version, and the replicas seen recently.
  */
 import type pg from 'pg';
-import { toAdminKeys } from '../sqlite/status.js';
-import type { StatusRepo, StoreCounts } from '../contracts/status.js';
+import { toAdminKeys, type StatusRepo, type StoreCounts } from '../contracts/status.js';
 import { createPgReplicasRepo } from './replicas.js';
 
 /** Replicas whose heartbeat is at most this old are listed. */

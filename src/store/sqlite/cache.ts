@@ -9,25 +9,11 @@ import path from 'node:path';
 import { ensurePrivateDatabaseFile, ensurePrivateDir } from '../../lib/private-files.js';
 import type KeyvType from 'keyv';
 import type KeyvSqliteType from '@keyv/sqlite';
-import type { CacheStore } from '../contracts/cache.js';
+import { cacheNamespace, PLAIN_JSON, type CacheStore } from '../contracts/cache.js';
 
 export const CACHE_FILE = 'cache.sqlite';
 
 type Keyv<T> = KeyvType<T>;
-
-/** The keyv namespace of a cache at a format version (`v1:page`): a new version misses every old entry. */
-export function cacheNamespace(name: string, version: number): string {
-  return `v${version}:${name}`;
-}
-
-/**
- * Plain JSON: keyv's default codec revives Buffers with a reviver, which costs a fifth of a cached
- * /contents answer; cache values are plain data (pages, raw text, base64). Every backend uses it.
- */
-export const PLAIN_JSON = {
-  serialize: (data: unknown) => JSON.stringify(data),
-  deserialize: (data: string) => JSON.parse(data) as never,
-};
 
 const require = createRequire(import.meta.url);
 let modules: { Keyv: typeof KeyvType; KeyvSqlite: typeof KeyvSqliteType } | undefined;

@@ -1,31 +1,19 @@
 /**
  * What the code index knows of each indexed source (a folder, a repository, a package set, an import)
  * and of its files: size, mtime and content hash, so a re-index reads only what changed. On SQLite; the
- * PostgreSQL store (pg/code-files.pg.ts) keeps the same, with the chunks, for replicas to copy.
+ * PostgreSQL store (pg/code-files.ts) keeps the same, with the chunks, for replicas to copy.
  */
 import { writeTransaction, type Db } from './database.js';
-import type {
-  CodeSource,
-  ChunkWriter,
-  IndexedFile,
-  CodeSourceStats,
-  CodeFilesRepo,
-  SqliteCodeFilesRepo,
-  SourceRow,
+import {
+  toSource,
+  toSourceStats,
+  type CodeSource,
+  type ChunkWriter,
+  type IndexedFile,
+  type CodeFilesRepo,
+  type SqliteCodeFilesRepo,
+  type SourceRow,
 } from '../contracts/code-files.js';
-/** A `code_sources` row → its source. */
-export const toSource = (r: SourceRow): CodeSource => ({
-  name: r.name,
-  kind: r.kind,
-  location: r.location,
-  indexedAt: r.indexed_at,
-});
-/** A source row with its counts → its stats. */
-export const toSourceStats = (r: SourceRow & { files: number; chunks: number }): CodeSourceStats => ({
-  ...toSource(r),
-  files: r.files,
-  chunks: r.chunks,
-});
 
 /** Prepared statements over `code_files` and `code_sources`; `chunks` writes the chunks in the same transactions. */
 export function createCodeFilesRepo(db: Db, chunks: ChunkWriter): SqliteCodeFilesRepo {

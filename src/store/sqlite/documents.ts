@@ -3,60 +3,15 @@
  * them. Keyed by URL (`import://<collection>/<id>` for records without one); re-fetching updates the row.
  */
 import { writeTransaction, type Db } from './database.js';
-import type {
-  DocumentRecord,
-  DocumentHead,
-  StoredDocument,
-  SqliteDocumentsRepo,
-  DocumentRow,
-  HeadRow,
+import {
+  UPSERT_CONFLICT,
+  headsOf,
+  toRecord,
+  type DocumentRecord,
+  type SqliteDocumentsRepo,
+  type DocumentRow,
+  type HeadRow,
 } from '../contracts/documents.js';
-
-/**
- * What an upsert of a document does to the row already there (both backends): every field replaced,
- * `updated_at` moved only when the content hash changed.
- */
-export const UPSERT_CONFLICT = `ON CONFLICT (url) DO UPDATE SET
-  title = excluded.title, text = excluded.text, author = excluded.author,
-  published_date = excluded.published_date, kind = excluded.kind, metadata = excluded.metadata,
-  origin = excluded.origin, collection = excluded.collection, fetched_at = excluded.fetched_at,
-  updated_at = CASE WHEN documents.content_hash = excluded.content_hash THEN documents.updated_at
-                    ELSE excluded.updated_at END,
-  content_hash = excluded.content_hash`;
-
-/** Head rows as the heads services read, by URL. */
-export function headsOf(rows: HeadRow[]): Map<string, DocumentHead> {
-  return new Map(
-    rows.map((row) => [
-      row.url,
-      {
-        url: row.url,
-        title: row.title,
-        author: row.author,
-        publishedDate: row.published_date,
-        metadata: JSON.parse(row.metadata) as Record<string, unknown>,
-      },
-    ]),
-  );
-}
-
-/** A `documents` row as the record services read. */
-export function toRecord(row: DocumentRow): StoredDocument {
-  return {
-    url: row.url,
-    title: row.title,
-    text: row.text,
-    author: row.author,
-    publishedDate: row.published_date,
-    kind: row.kind,
-    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
-    origin: row.origin,
-    collection: row.collection,
-    contentHash: row.content_hash,
-    fetchedAt: row.fetched_at,
-    updatedAt: row.updated_at,
-  };
-}
 
 /** The documents repository over `db`'s `documents` table. */
 export function createDocumentsRepo(db: Db): SqliteDocumentsRepo {

@@ -3,16 +3,7 @@
  * the write are one UPSERT statement, so every process on the data directory sees one bucket per key.
  */
 import type { Db } from './database.js';
-import type { BucketState, RateBucketsRepo } from '../contracts/rate-buckets.js';
-
-/**
- * A stamp further ahead of the caller's clock than this means the clock stepped back: the time since
- * is unknown, so the bucket counts as full and restarts at the caller's clock. Smaller gaps are the
- * normal case of a process that read its clock, then waited for the write lock (at most busy_timeout,
- * 5 s) while another process wrote a later stamp; those leave the stamp where it is (never refilling
- * twice for the same interval, never negatively).
- */
-export const CLOCK_STEP_MS = 10_000;
+import { CLOCK_STEP_MS, type BucketState, type RateBucketsRepo } from '../contracts/rate-buckets.js';
 
 // The tokens the bucket holds at @now: refilled since updated_ms at the current rate, capped at the
 // current capacity (so a changed rate applies at once).

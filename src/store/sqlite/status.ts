@@ -1,11 +1,7 @@
 /** Counts for the status report (`trawl doctor`, `GET /status`): what the store holds, read in one go. */
 import Database from 'better-sqlite3';
 import type { Db } from './database.js';
-import type { StoreCounts, StatusRepo } from '../contracts/status.js';
-
-/** The admin keys of rows `{id, name, team_id, legacy}` (legacy as 0/1 or a boolean). */
-export const toAdminKeys = (rows: { id: string; name: string; team_id: string; legacy: number | boolean }[]) =>
-  rows.map((r) => ({ id: r.id, name: r.name, teamId: r.team_id, legacy: Boolean(r.legacy) }));
+import { toAdminKeys, type StoreCounts, type StatusRepo } from '../contracts/status.js';
 
 /** The version of the SQLite library Trawl runs on (for a data directory without a database yet). */
 export function sqliteVersion(): string {

@@ -6,7 +6,8 @@ import { transform } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRateLimiter } from '../../../src/core/accounts/rate-limiter.js';
 import { DATABASE_FILE, openDatabase, type Db } from '../../../src/store/sqlite/database.js';
-import { CLOCK_STEP_MS, createRateBucketsRepo } from '../../../src/store/sqlite/rate-buckets.js';
+import { createRateBucketsRepo } from '../../../src/store/sqlite/rate-buckets.js';
+import { CLOCK_STEP_MS } from '../../../src/store/contracts/rate-buckets.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const cleanups: (() => void)[] = [];
@@ -184,8 +185,16 @@ describe('rate limiter across processes', () => {
   it('shares one bucket between two processes hammering the same key', async () => {
     const { dir } = openStore(); // migrated, in WAL mode
     const work = tempDir();
-    const modules = { repo: path.join(work, 'rate-buckets.repo.mjs'), limiter: path.join(work, 'rate-limiter.mjs') };
+    // the repository keeps its relative import of the contract (its clock step): the same folders here
+    const modules = {
+      repo: path.join(work, 'sqlite', 'rate-buckets.mjs'),
+      limiter: path.join(work, 'rate-limiter.mjs'),
+    };
+    fs.mkdirSync(path.join(work, 'sqlite'));
+    fs.mkdirSync(path.join(work, 'contracts'));
+    fs.writeFileSync(path.join(work, 'package.json'), '{"type":"module"}');
     for (const [source, out] of [
+      ['src/store/contracts/rate-buckets.ts', path.join(work, 'contracts', 'rate-buckets.js')],
       ['src/store/sqlite/rate-buckets.ts', modules.repo],
       ['src/core/accounts/rate-limiter.ts', modules.limiter],
     ] as const) {
