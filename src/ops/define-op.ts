@@ -11,6 +11,7 @@ import type { ResourceKind } from '../core/access/access.js';
 import type { Services } from '../core/ports.js';
 import type { Answer } from './answer.js';
 import type { ReplyNotes } from './reply-notes.js';
+import type { ToolHints, ToolText } from './tool-text.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -34,13 +35,7 @@ export interface OpAccess {
   verb: AccessVerb;
 }
 
-/** MCP tool annotations (hints to the client about side effects). */
-export interface ToolHints {
-  readOnlyHint: boolean;
-  destructiveHint?: boolean;
-  idempotentHint?: boolean;
-  openWorldHint: boolean;
-}
+export type { ToolHints } from './tool-text.js';
 
 /** A beta feature gated by a token of the `Svc-Beta` header. */
 export interface BetaRule<I> {
@@ -90,6 +85,8 @@ export interface OpSpec<
   /** Whether responses carry `requestId` in the body (the spec's search, contents, context ops). */
   requestIdInBody?: boolean;
   annotations: ToolHints;
+  /** What tools/list shows of the operation's own MCP tool (src/ops/tool-text.ts); not for a group's or REST-only ones. */
+  toolText?: ToolText;
   betas?: BetaRule<OpInput<P, Q, B>>[];
   /** The answer as a model reads it (the MCP door fences, budgets and pages it). */
   render: (output: z.output<O>, info: RenderInfo) => Answer;
@@ -152,6 +149,7 @@ export interface Operation {
   successStatus: number;
   requestIdInBody: boolean;
   annotations: ToolHints;
+  toolText: ToolText | undefined;
   betas: BetaRule<unknown>[];
   /** Params, query and body fields (plus `toolExtras`) as one object: the MCP tool's input. */
   toolInput: AnyObject;
@@ -193,6 +191,7 @@ export function defineOp<
     successStatus: spec.successStatus ?? 200,
     requestIdInBody: spec.requestIdInBody ?? false,
     annotations: spec.annotations,
+    toolText: spec.toolText,
     betas: (spec.betas ?? []) as BetaRule<unknown>[],
     toolInput: toolInput as AnyObject,
     toolDefaults: (spec.toolDefaults ?? ((args) => args)) as Operation['toolDefaults'],
