@@ -7,6 +7,7 @@
  * without loading the registry.
  */
 import { groupHints, int, str, type JsonSchema, type ToolHints, type ToolText } from '../ops/tool-text.js';
+import type { Operation } from '../ops/define-op.js';
 import { MCP_TOOLS, groupOperations, type McpTool } from '../ops/registry.js';
 import { MaxTokens } from './answer/args.js';
 import { FENCE_NOTICE } from './answer/fence.js';
@@ -25,15 +26,21 @@ export function buildToolSpecs(tools: readonly McpTool[] = MCP_TOOLS): ToolSpec[
     if (tool.kind === 'operation') {
       const { op } = tool;
       if (!op.toolText) throw new Error(`operation ${op.name} is an MCP tool without toolText`);
-      return toSpec(op.tool, op.toolText, op.annotations);
+      return toSpec(op.tool, op.toolText, hintsOf(op));
     }
     const { group } = tool;
     const ops = groupOperations(group.name);
     if (ops.length === 0) throw new Error(`MCP tool group ${group.name} has no operations`);
     const action = { enum: ops.map((op) => op.toolGroup!.action) };
     const text = { ...group, args: { action, ...group.args }, required: ['action', ...(group.required ?? [])] };
-    return toSpec(group.name, text, groupHints(ops.map((op) => op.annotations)));
+    return toSpec(group.name, text, groupHints(ops.map(hintsOf)));
   });
+}
+
+/** A served operation's hints: every MCP tool's operation declares them. */
+function hintsOf(op: Operation): ToolHints {
+  if (!op.annotations) throw new Error(`operation ${op.name} is served by an MCP tool without annotations`);
+  return op.annotations;
 }
 
 function toSpec(name: string, text: ToolText, annotations: ToolHints): ToolSpec {

@@ -84,7 +84,8 @@ export interface OpSpec<
   successStatus?: number;
   /** Whether responses carry `requestId` in the body (the spec's search, contents, context ops). */
   requestIdInBody?: boolean;
-  annotations: ToolHints;
+  /** The hints of the operation's MCP tool, or its part of its group's; REST-only operations have none. */
+  annotations?: ToolHints;
   /** What tools/list shows of the operation's own MCP tool (src/ops/tool-text.ts); not for a group's or REST-only ones. */
   toolText?: ToolText;
   betas?: BetaRule<OpInput<P, Q, B>>[];
@@ -148,7 +149,7 @@ export interface Operation {
   errorBody: 'envelope' | 'simple';
   successStatus: number;
   requestIdInBody: boolean;
-  annotations: ToolHints;
+  annotations: ToolHints | undefined;
   toolText: ToolText | undefined;
   betas: BetaRule<unknown>[];
   /** Params, query and body fields (plus `toolExtras`) as one object: the MCP tool's input. */
