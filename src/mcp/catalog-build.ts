@@ -9,6 +9,7 @@
 import { groupHints, int, str, type JsonSchema, type ToolHints, type ToolText } from '../ops/tool-text.js';
 import type { Operation } from '../ops/define-op.js';
 import { MCP_TOOLS, groupOperations, type McpTool } from '../ops/registry.js';
+import { SETTINGS } from '../config/config.js';
 import { MaxTokens } from './answer/args.js';
 import { FENCE_NOTICE } from './answer/fence.js';
 import type { ToolSpec } from './catalog-spec.js';
@@ -16,7 +17,11 @@ import type { ToolSpec } from './catalog-spec.js';
 /** The door's paging arguments, advertised after a paged tool's own. */
 const PAGING: Record<string, JsonSchema> = {
   cursor: str('nextCursor of a cut answer; repeat the other arguments.'),
-  maxTokens: int(MaxTokens.unwrap().minValue!, MaxTokens.unwrap().maxValue!, 'Answer budget in tokens (default 6000).'),
+  maxTokens: int(
+    MaxTokens.unwrap().minValue!,
+    MaxTokens.unwrap().maxValue!,
+    `Answer budget in tokens (default ${SETTINGS.mcpMaxTokens.default}).`,
+  ),
 };
 
 /** The advertised entries of every MCP tool, in the registry's order. */
