@@ -1,6 +1,7 @@
 /**
- * The door's tool table: each served tool's handler. A tool is one registry operation (`search`), a
- * group of them chosen by `action` (`monitors`, `agent_runs`), or `agent_run`. Every handler validates
+ * The door's tool table: each served tool's handler. A tool is what the registry's `MCP_TOOLS` says: one
+ * operation (`search`), a group of them chosen by `action` (`monitors`, `agent_runs`), or a tool of the
+ * door alone (`agent_run`, presented by agent-tool.ts). Every handler validates
  * with the endpoint's full schema (so options not advertised still work), then answers through the
  * pager: within the call's token budget, continued by cursor.
  */
@@ -10,7 +11,7 @@ import { requireScope, type Scope } from '../core/access/scopes.js';
 import { ServiceError } from '../errors.js';
 import type { Operation } from '../ops/define-op.js';
 import { invoke } from '../ops/invoke.js';
-import { OPERATIONS } from '../ops/registry.js';
+import { MCP_TOOLS, groupOperations, mcpToolName, type McpTool } from '../ops/registry.js';
 import type { QueueWait } from '../core/contents/admission.js';
 import { safeHost } from '../lib/safe-text.js';
 import type { Answer } from '../ops/answer.js';
@@ -23,28 +24,33 @@ import type { DoorTool, Extra, ToolDeps } from './types.js';
 
 export type { DoorTool, ToolDeps } from './types.js';
 
-/** The tools that are one registry operation each. */
-const SINGLE: Readonly<Record<string, string>> = {
-  search: 'search',
-  get_contents: 'contents',
-  get_code_context: 'context',
-  find_similar: 'findSimilar',
+/** How the door presents each of the registry's door-only tools: its handler and what it validates. */
+const DOOR_ONLY: Readonly<Record<string, { handler: (deps: ToolDeps) => DoorTool; input: z.ZodObject }>> = {
+  agent_run: { handler: agentRunTool, input: AgentRunDoorInput },
 };
+
+/** The door's presentation of a door-only tool of the registry. */
+function doorOnly(name: string) {
+  const presented = DOOR_ONLY[name];
+  if (!presented) throw new Error(`the MCP door does not present the tool ${name}`);
+  return presented;
+}
+
+/** The registry's MCP tool named `name` (a catalog name). */
+function mcpTool(name: string): McpTool {
+  const tool = MCP_TOOLS.find((t) => mcpToolName(t) === name);
+  if (!tool) throw new Error(`no MCP tool named ${name}`);
+  return tool;
+}
 
 /** Handlers for `names` (catalog tool names). */
 export function buildToolTable(names: readonly string[], deps: ToolDeps): Map<string, DoorTool> {
   const table = new Map<string, DoorTool>();
   for (const name of names) {
-    if (name === 'agent_run') {
-      table.set(name, agentRunTool(deps));
-      continue;
-    }
-    const single = SINGLE[name];
-    const op = single ? OPERATIONS.find((o) => o.name === single) : undefined;
-    const group = OPERATIONS.filter((o) => o.toolGroup?.tool === name);
-    if (op) table.set(name, { name, call: (args, extra) => callOp(deps, op, name, args, args, extra) });
-    else if (group.length > 0) table.set(name, groupTool(deps, name, group));
-    else throw new Error(`no MCP tool named ${name}`);
+    const tool = mcpTool(name);
+    if (tool.kind === 'doorOnly') table.set(name, doorOnly(name).handler(deps));
+    else if (tool.kind === 'group') table.set(name, groupTool(deps, name, groupOperations(name)));
+    else table.set(name, { name, call: (args, extra) => callOp(deps, tool.op, name, args, args, extra) });
   }
   return table;
 }
@@ -139,10 +145,8 @@ function groupTool(deps: ToolDeps, name: string, ops: readonly Operation[]): Doo
  */
 export function fullInputSchema(name: string): Record<string, unknown> {
   const json = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
-  if (name === 'agent_run') return json(AgentRunDoorInput);
-  const single = SINGLE[name];
-  const op = single ? OPERATIONS.find((o) => o.name === single) : undefined;
-  if (op) return json(doorInput(op));
-  const group = OPERATIONS.filter((o) => o.toolGroup?.tool === name);
-  return Object.fromEntries(group.map((o) => [o.toolGroup!.action, json(doorInput(o))]));
+  const tool = mcpTool(name);
+  if (tool.kind === 'doorOnly') return json(doorOnly(name).input);
+  if (tool.kind === 'operation') return json(doorInput(tool.op));
+  return Object.fromEntries(groupOperations(name).map((o) => [o.toolGroup!.action, json(doorInput(o))]));
 }

@@ -25,7 +25,7 @@ import {
   AuditQuery,
 } from '../schemas/admin.schema.js';
 import { StatusReport } from '../schemas/status.schema.js';
-import { defineOp, type ToolHints } from './define-op.js';
+import { defineOp } from './define-op.js';
 import { plainAnswer } from './answer.js';
 import { renderRecord } from './render.js';
 
@@ -33,8 +33,6 @@ import { renderRecord } from './render.js';
 const teamAdmin = { capability: 'admin:team' as const, restOnly: true };
 /** The installation's: teams, their flags, credits and budgets, the status report (`admin` only). */
 const operator = { capability: 'admin' as const, restOnly: true };
-const READ: ToolHints = { readOnlyHint: true, openWorldHint: false };
-const WRITE: ToolHints = { readOnlyHint: false, openWorldHint: false };
 const json = (title: string) => (out: unknown) =>
   plainAnswer(renderRecord(title, out as Record<string, unknown>), out as Record<string, unknown>);
 
@@ -51,7 +49,6 @@ export const listTeamsOp = defineOp({
   title: 'List teams',
   route: { method: 'GET', path: '/admin/teams' },
   output: TeamList,
-  annotations: READ,
   render: json('Teams'),
   description: "Teams with their flags, credits and budgets (a team admin's key: its own team).",
   run: async (services, _input, ctx) => ({ data: await services.accounts.teams.list(ctx.caller) }),
@@ -69,7 +66,6 @@ export const createTeamOp = defineOp({
   body: CreateTeamRequest,
   output: Team,
   successStatus: 201,
-  annotations: WRITE,
   render: json('Team created'),
   run: (services, input, ctx) => {
     const options: TeamOptions = {
@@ -94,7 +90,6 @@ export const updateTeamOp = defineOp({
   params: TeamParams,
   body: UpdateTeamRequest,
   output: Team,
-  annotations: WRITE,
   render: json('Team updated'),
   run: async (services, { team, blocked, credits, budget, ...flags }, ctx) => {
     const teams = services.accounts.teams;
@@ -120,7 +115,6 @@ export const addCreditsOp = defineOp({
   params: TeamParams,
   body: AddCreditsRequest,
   output: Team,
-  annotations: WRITE,
   render: json('Credits added'),
   run: (services, input, ctx) => services.accounts.teams.addCredits(input.team, toMicros(input.amount), ctx.caller),
 });
@@ -135,7 +129,6 @@ export const listKeysOp = defineOp({
   description: "Keys with their team, scopes, budget and status (a team admin's key: its own team's); never the keys.",
   route: { method: 'GET', path: '/admin/keys' },
   output: ApiKeyList,
-  annotations: READ,
   render: json('API keys'),
   run: async (services, _input, ctx) => ({ data: await services.keys.list(ctx.caller) }),
 });
@@ -152,7 +145,6 @@ export const createKeyOp = defineOp({
   body: CreateKeyRequest,
   output: CreatedApiKey,
   successStatus: 201,
-  annotations: WRITE,
   render: json('API key created'),
   run: async (services, input, ctx) =>
     services.keys.create(
@@ -178,7 +170,6 @@ export const revokeKeyOp = defineOp({
   route: { method: 'DELETE', path: '/admin/keys/:id' },
   params: KeyParams,
   output: ApiKey,
-  annotations: { ...WRITE, destructiveHint: true },
   render: json('API key revoked'),
   run: (services, input, ctx) => services.keys.revoke(input.id, ctx.caller),
 });
@@ -196,7 +187,6 @@ export const updateKeyOp = defineOp({
   params: KeyParams,
   body: UpdateKeyRequest,
   output: ApiKey,
-  annotations: { ...WRITE, idempotentHint: true },
   render: json('API key updated'),
   run: (services, input, ctx) => services.keys.setScopes(input.id, input.scopes, ctx.caller),
 });
@@ -212,7 +202,6 @@ export const usageOp = defineOp({
   route: { method: 'GET', path: '/admin/usage' },
   query: UsageQuery,
   output: UsageReport,
-  annotations: READ,
   render: json('Usage'),
   run: async (services, input, ctx) => {
     const since = ctx.clock.now().getTime() - (input.days - 1) * 86_400_000;
@@ -234,7 +223,6 @@ export const auditOp = defineOp({
   route: { method: 'GET', path: '/admin/audit' },
   query: AuditQuery,
   output: AuditList,
-  annotations: READ,
   render: json('Audit records'),
   run: async (services, { team, ...page }, ctx) => {
     const teamId = team === undefined ? undefined : await services.accounts.teams.idOf(team, ctx.caller);
@@ -254,7 +242,6 @@ export const statusOp = defineOp({
     'what to do next, as `trawl doctor --json` prints it; no secrets.',
   route: { method: 'GET', path: '/status' },
   output: StatusReport,
-  annotations: READ,
   render: json('Status'),
   run: (services, _input, ctx) => services.status.report(ctx.signal),
 });

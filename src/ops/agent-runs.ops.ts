@@ -4,6 +4,7 @@ import { defineOp, type AccessVerb, type ToolHints } from './define-op.js';
 import { plainAnswer } from './answer.js';
 import { recordAnswer, pageAnswer } from './render.js';
 import { AGENT_MAX_EFFORT_BETA } from './betas.js';
+import { str, type ToolGroupText } from './tool-text.js';
 import {
   AgentEventList,
   AgentRun,
@@ -26,7 +27,15 @@ const common = { capability: 'agent' as const };
 /** An agent run and its events: its creating key alone reaches it (core/access). */
 const agentRun = (verb: AccessVerb) => ({ resource: 'agentRun' as const, verb });
 /** The agent run operations are one MCP tool, `agent_runs`, with an `action` each (docs/mcp.md). */
-const group = (action: string) => ({ tool: 'agent_runs', action });
+export const agentRunsTool: ToolGroupText = {
+  name: 'agent_runs',
+  title: 'Agent runs',
+  description:
+    'Manage agent runs. Actions: create (query, effort, outputSchema...; answers at once), list, get, events, ' +
+    'cancel, delete. Other arguments as in the REST API (resource trawl://tools/agent_runs).',
+  args: { id: str('Run id.'), query: str(), cursor: str() },
+};
+const group = (action: string) => ({ tool: agentRunsTool.name, action });
 const runText = (r: Record<string, unknown>) =>
   recordAnswer(`Agent run ${String(r.id)} (${String(r.status)})`, r, 'output', 'agent run output');
 

@@ -70,7 +70,6 @@ export const answerOp = defineOp({
   body: AnswerRequest,
   output: AnswerResponse,
   requestIdInBody: true,
-  annotations: { readOnlyHint: true, openWorldHint: true },
   restOnly: true,
   render: (out) => {
     const { citations, answer, ...rest } = out;

@@ -7,6 +7,7 @@ import type { Answer } from './answer.js';
 import { resultBlock } from './render.js';
 import { ContentsRequest, ContentsResponse } from '../schemas/contents.schema.js';
 import { dynamicHighlightsRule } from './betas.js';
+import { strings } from './tool-text.js';
 import { notesOf, replyOf, withNotes, type ReplyNotes } from './reply-notes.js';
 
 /** Hints per failure tag: what the agent can do about it. */
@@ -94,6 +95,17 @@ export const contentsOp = defineOp({
   output: ContentsResponse,
   requestIdInBody: true,
   annotations: { readOnlyHint: true, openWorldHint: true },
+  toolText: {
+    title: 'Read pages',
+    description: 'Read pages (urls, or ids from search) as clean Markdown, whole; long pages come in parts.',
+    args: {
+      urls: { ...strings(), maxItems: 100 },
+      maxAgeHours: { type: 'integer', description: 'Oldest cached copy to accept; 0 fetches live.' },
+    },
+    fenced: true,
+    paged: true,
+    task: true,
+  },
   betas: [dynamicHighlightsRule('highlights.dynamic', (input: { highlights?: unknown }) => input.highlights)],
   toolExtras: {
     offset: z

@@ -2,6 +2,7 @@
 import { contextBound } from '../core/accounts/bounds.js';
 import { plainAnswer } from './answer.js';
 import { defineOp } from './define-op.js';
+import { str } from './tool-text.js';
 import { ContextRequest, ContextResponse } from '../schemas/context.schema.js';
 
 export const contextOp = defineOp({
@@ -20,6 +21,14 @@ export const contextOp = defineOp({
   output: ContextResponse,
   requestIdInBody: true,
   annotations: { readOnlyHint: true, openWorldHint: true },
+  toolText: {
+    title: 'Code context',
+    description: 'Code examples for a programming question from indexed repositories, packages and docs.',
+    args: { query: str(), tokensNum: { type: ['string', 'integer'], description: '"dynamic" (default) or 50-100000.' } }, // prettier-ignore
+    required: ['query'],
+    fenced: true,
+    paged: true,
+  },
   // each snippet's header in the response names its location: `sources` would say it twice (docs/mcp.md)
   render: ({ response, sources: _sources, ...rest }) =>
     response

@@ -11,6 +11,7 @@ import type { ResourceKind } from '../core/access/access.js';
 import type { Services } from '../core/ports.js';
 import type { Answer } from './answer.js';
 import type { ReplyNotes } from './reply-notes.js';
+import type { ToolHints, ToolText } from './tool-text.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -34,13 +35,7 @@ export interface OpAccess {
   verb: AccessVerb;
 }
 
-/** MCP tool annotations (hints to the client about side effects). */
-export interface ToolHints {
-  readOnlyHint: boolean;
-  destructiveHint?: boolean;
-  idempotentHint?: boolean;
-  openWorldHint: boolean;
-}
+export type { ToolHints } from './tool-text.js';
 
 /** A beta feature gated by a token of the `Svc-Beta` header. */
 export interface BetaRule<I> {
@@ -89,7 +84,10 @@ export interface OpSpec<
   successStatus?: number;
   /** Whether responses carry `requestId` in the body (the spec's search, contents, context ops). */
   requestIdInBody?: boolean;
-  annotations: ToolHints;
+  /** The hints of the operation's MCP tool, or its part of its group's; REST-only operations have none. */
+  annotations?: ToolHints;
+  /** What tools/list shows of the operation's own MCP tool (src/ops/tool-text.ts); not for a group's or REST-only ones. */
+  toolText?: ToolText;
   betas?: BetaRule<OpInput<P, Q, B>>[];
   /** The answer as a model reads it (the MCP door fences, budgets and pages it). */
   render: (output: z.output<O>, info: RenderInfo) => Answer;
@@ -151,7 +149,8 @@ export interface Operation {
   errorBody: 'envelope' | 'simple';
   successStatus: number;
   requestIdInBody: boolean;
-  annotations: ToolHints;
+  annotations: ToolHints | undefined;
+  toolText: ToolText | undefined;
   betas: BetaRule<unknown>[];
   /** Params, query and body fields (plus `toolExtras`) as one object: the MCP tool's input. */
   toolInput: AnyObject;
@@ -193,6 +192,7 @@ export function defineOp<
     successStatus: spec.successStatus ?? 200,
     requestIdInBody: spec.requestIdInBody ?? false,
     annotations: spec.annotations,
+    toolText: spec.toolText,
     betas: (spec.betas ?? []) as BetaRule<unknown>[],
     toolInput: toolInput as AnyObject,
     toolDefaults: (spec.toolDefaults ?? ((args) => args)) as Operation['toolDefaults'],

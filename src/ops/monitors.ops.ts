@@ -8,6 +8,7 @@ import type * as Domain from '../core/monitors/monitors.types.js';
 import { defineOp, type AccessVerb, type ToolHints } from './define-op.js';
 import { plainAnswer } from './answer.js';
 import { recordAnswer, pageAnswer, renderRecord } from './render.js';
+import { str, type ToolGroupText } from './tool-text.js';
 import {
   CreateMonitorRequest,
   CreatedMonitor,
@@ -41,7 +42,26 @@ const READ: ToolHints = { readOnlyHint: true, openWorldHint: false };
 const common = { capability: 'monitors' as const, errorBody: 'simple' as const };
 /** A monitor and its runs and deliveries: every key of the monitor's team reaches them (core/access). */
 const monitor = (verb: AccessVerb) => ({ resource: 'monitor' as const, verb });
-const group = (action: string) => ({ tool: 'monitors', action });
+
+/** The one MCP tool of the monitor operations; each is an `action` of it (docs/mcp.md). */
+export const monitorsTool: ToolGroupText = {
+  name: 'monitors',
+  title: 'Monitors',
+  description:
+    'Scheduled searches that post new results to a signed HTTPS webhook. Actions: create (search, webhook, ' +
+    'trigger; answers webhookSecret once), list, get, update, delete, trigger (run now), list_runs, get_run, ' +
+    'list_deliveries. Other arguments as in the REST API (resource trawl://tools/monitors).',
+  args: {
+    id: str('Monitor id.'),
+    runId: str(),
+    search: { type: 'object', description: '{"query": "...", "numResults": 10}' },
+    trigger: { type: ['object', 'null'], description: '{"type": "interval", "period": "1d"}' },
+    webhook: { type: 'object', description: '{"url": "https://..."}' },
+    status: { enum: ['active', 'paused'] },
+    cursor: str(),
+  },
+};
+const group = (action: string) => ({ tool: monitorsTool.name, action });
 const monitorLine = (m: Record<string, unknown>) =>
   `${String(m.id)}  ${String(m.status)}  ${String(m.name ?? '(unnamed)')}  next run: ${String(m.nextRunAt ?? 'manual')}`;
 const runLine = (r: Record<string, unknown>) =>

@@ -9,6 +9,7 @@ import { FindSimilarRequest, FindSimilarResponse } from '../schemas/find-similar
 import { dynamicHighlightsRule } from './betas.js';
 import { replyOf } from './reply-notes.js';
 import { searchStreamFrames } from './search-stream.js';
+import { CONTENTS_ARG, int, str, strings } from './tool-text.js';
 
 /**
  * The search tool's contents when the agent asks for none: the start of each page's text, enough to
@@ -59,6 +60,23 @@ export const searchOp = defineOp({
   output: SearchResponse,
   requestIdInBody: true,
   annotations: { readOnlyHint: true, openWorldHint: true },
+  toolText: {
+    title: 'Web search',
+    description: 'Search the web and the local index. Returns ranked results with page text.',
+    args: {
+      query: str(),
+      numResults: int(1, 100),
+      type: { enum: ['auto', 'fast', 'instant', 'deep-lite', 'deep', 'deep-reasoning'], description: 'fast for lookups, deep for research.' }, // prettier-ignore
+      includeDomains: strings(),
+      excludeDomains: strings(),
+      startPublishedDate: str('ISO 8601 date.'),
+      contents: CONTENTS_ARG,
+    },
+    required: ['query'],
+    fenced: true,
+    paged: true,
+    task: true,
+  },
   betas: [
     dynamicHighlightsRule(
       'contents.highlights.dynamic',
@@ -90,6 +108,14 @@ export const findSimilarOp = defineOp({
   output: FindSimilarResponse,
   requestIdInBody: true,
   annotations: { readOnlyHint: true, openWorldHint: true },
+  toolText: {
+    title: 'Find similar pages',
+    description: 'Pages like a given URL (same topic, kind, audience).',
+    args: { url: str(), numResults: int(1, 100), includeDomains: strings(), excludeDomains: strings(), contents: CONTENTS_ARG }, // prettier-ignore
+    required: ['url'],
+    fenced: true,
+    paged: true,
+  },
   betas: [
     dynamicHighlightsRule(
       'contents.highlights.dynamic',
