@@ -290,7 +290,6 @@ export function createApp(config: Config, options: AppOptions = {}): App {
         allowInsecureWebhooks: config.allowInsecureWebhooks,
         runConcurrency: config.monitorConcurrency,
         retryWindowMs: config.webhookRetryHours * 3_600_000,
-        deliveryConcurrency: 8,
         pollMs: config.pollMs,
         leaseMs: config.leaseMs,
       },

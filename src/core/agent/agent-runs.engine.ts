@@ -37,7 +37,7 @@ export interface RunEngine {
 /** The engine of one process; `clientModels` holds the MCP client's model of runs created here. */
 export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: Map<string, ChatModel>): RunEngine {
   const { repo } = deps;
-  const leaseMs = deps.leaseMs ?? 60_000;
+  const { leaseMs } = deps;
   const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   const active = new Map<string, AbortController>();
   const idle: (() => void)[] = [];
@@ -224,7 +224,7 @@ export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: 
     await pump();
   };
   const wakeup = createWakeup(tick, {
-    pollMs: deps.pollMs ?? 5000,
+    pollMs: deps.pollMs,
     name: 'agent runs',
     logger: deps.logger,
     now: deps.now,
