@@ -9,7 +9,7 @@ import type { ServiceContext } from '../core/context.js';
 import { requireScope, type Scope } from '../core/accounts/scopes.js';
 import { ServiceError } from '../errors.js';
 import type { Operation, StreamEvent } from '../ops/define-op.js';
-import { invoke, invokeStream } from '../ops/invoke.js';
+import { invoke, invokeEvents, invokeStream } from '../ops/invoke.js';
 import { notesOf } from '../ops/reply-notes.js';
 import { parseOrThrow } from '../ops/validation.js';
 import { authenticate, presentedKey } from './auth.js';
@@ -113,7 +113,7 @@ export function mountOperations(hono: Hono<HttpEnv>, app: App, ops: readonly Ope
       const accepts = /\btext\/event-stream\b/.test(c.req.header('accept') ?? '');
       if (op.events?.when(input, accepts)) {
         const lastEventId = Number(c.req.header('last-event-id') ?? 0) || 0;
-        return namedEventStream(c, op.events.events(app.services, input, output, ctx, lastEventId), ctx);
+        return namedEventStream(c, invokeEvents(op, app.services, input, output, ctx, lastEventId), ctx);
       }
       const { queue } = notesOf(output);
       if (queue) {

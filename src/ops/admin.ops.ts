@@ -54,6 +54,7 @@ export const listTeamsOp = defineOp({
   annotations: READ,
   render: json('Teams'),
   description: "Teams with their flags, credits and budgets (a team admin's key: its own team).",
+  uses: ['accounts'],
   run: async (services, _input, ctx) => ({ data: await services.accounts.teams.list(ctx.caller) }),
 });
 
@@ -71,6 +72,7 @@ export const createTeamOp = defineOp({
   successStatus: 201,
   annotations: WRITE,
   render: json('Team created'),
+  uses: ['accounts'],
   run: (services, input, ctx) => {
     const options: TeamOptions = {
       enterprise: input.enterprise,
@@ -96,6 +98,7 @@ export const updateTeamOp = defineOp({
   output: Team,
   annotations: WRITE,
   render: json('Team updated'),
+  uses: ['accounts'],
   run: async (services, { team, blocked, credits, budget, ...flags }, ctx) => {
     const teams = services.accounts.teams;
     if (blocked !== undefined) await (blocked ? teams.block : teams.unblock)(team, ctx.caller);
@@ -122,6 +125,7 @@ export const addCreditsOp = defineOp({
   output: Team,
   annotations: WRITE,
   render: json('Credits added'),
+  uses: ['accounts'],
   run: (services, input, ctx) => services.accounts.teams.addCredits(input.team, toMicros(input.amount), ctx.caller),
 });
 
@@ -137,6 +141,7 @@ export const listKeysOp = defineOp({
   output: ApiKeyList,
   annotations: READ,
   render: json('API keys'),
+  uses: ['keys'],
   run: async (services, _input, ctx) => ({ data: await services.keys.list(ctx.caller) }),
 });
 
@@ -154,6 +159,7 @@ export const createKeyOp = defineOp({
   successStatus: 201,
   annotations: WRITE,
   render: json('API key created'),
+  uses: ['accounts', 'keys'],
   run: async (services, input, ctx) =>
     services.keys.create(
       input.name,
@@ -180,6 +186,7 @@ export const revokeKeyOp = defineOp({
   output: ApiKey,
   annotations: { ...WRITE, destructiveHint: true },
   render: json('API key revoked'),
+  uses: ['keys'],
   run: (services, input, ctx) => services.keys.revoke(input.id, ctx.caller),
 });
 
@@ -198,6 +205,7 @@ export const updateKeyOp = defineOp({
   output: ApiKey,
   annotations: { ...WRITE, idempotentHint: true },
   render: json('API key updated'),
+  uses: ['keys'],
   run: (services, input, ctx) => services.keys.setScopes(input.id, input.scopes, ctx.caller),
 });
 
@@ -214,6 +222,7 @@ export const usageOp = defineOp({
   output: UsageReport,
   annotations: READ,
   render: json('Usage'),
+  uses: ['accounts'],
   run: async (services, input, ctx) => {
     const since = ctx.clock.now().getTime() - (input.days - 1) * 86_400_000;
     const data = await services.accounts.teams.usage(since, ctx.caller);
@@ -236,6 +245,7 @@ export const auditOp = defineOp({
   output: AuditList,
   annotations: READ,
   render: json('Audit records'),
+  uses: ['accounts', 'audit'],
   run: async (services, { team, ...page }, ctx) => {
     const teamId = team === undefined ? undefined : await services.accounts.teams.idOf(team, ctx.caller);
     return services.audit.list(ctx.caller, { ...page, teamId });
@@ -256,6 +266,7 @@ export const statusOp = defineOp({
   output: StatusReport,
   annotations: READ,
   render: json('Status'),
+  uses: ['status'],
   run: (services, _input, ctx) => services.status.report(ctx.signal),
 });
 
