@@ -77,6 +77,24 @@ module.exports = {
       from: { path: '^src/', pathNot: [ENTRY, ...LAYERS.map((layer) => layer.path)] },
       to: {},
     },
+    {
+      name: 'doors-use-no-store',
+      comment:
+        'The doors (HTTP, MCP, CLI) reach data through the services the composition root built, never a repository. ' +
+        'The MCP tasks (src/mcp/tasks/) still keep their repository, until it moves into the core.',
+      severity: 'error',
+      from: { path: [pathOf.http, pathOf.mcp, pathOf.cli], pathNot: '^src/mcp/tasks/' },
+      to: { path: pathOf.store },
+    },
+    {
+      name: 'only-compose-joins-config-and-store',
+      comment:
+        'Only the composition root (src/compose/) reads the configuration and opens the store: the core and ' +
+        'the store may not import config (their layers), and nothing else but the core imports the store.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: [pathOf.app, pathOf.core, pathOf.store, ENTRY, '^src/mcp/tasks/'] },
+      to: { path: pathOf.store },
+    },
   ],
   options: {
     tsPreCompilationDeps: true,

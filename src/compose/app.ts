@@ -6,7 +6,7 @@ import { ConfigError, type Config } from '../config/config.js';
 import { createPrices, DEFAULT_PRICES, type Prices } from '../core/pricing.js';
 import { systemClock, type Clock } from '../core/context.js';
 import { createServices } from './services.js';
-import type { Services } from '../core/ports.js';
+import type { Door } from './door.js';
 import { createBrowserRenderer } from '../fetch/browser.js';
 import type { HostLookup } from '../fetch/address-guard.js';
 import { createApiClient, type ApiClient } from '../fetch/api-client.js';
@@ -28,28 +28,14 @@ import { createSharedStore, type SharedStore } from '../store/pg/stores.js';
 import { sqliteStores, type Stores } from '../store/sqlite/stores.js';
 import { redactUrl } from '../lib/redact.js';
 
-export interface App {
-  config: Config;
-  /**
-   * JSON POST over the app's API client (timeouts, size caps, secret-free errors), for what a door calls
-   * out to itself: the x402 facilitator of the HTTP door.
-   */
-  postJson: ApiClient['postJson'];
-  logger: Logger;
-  clock: Clock;
+/** The app: what its doors use (./door.ts), and the store's handles for the composition root and tests. */
+export interface App extends Door {
   /** This machine's SQLite database: the whole store, or with PostgreSQL a replica's derived copy. */
   db: Db;
   /** The durable repositories, on SQLite or PostgreSQL. */
   stores: Stores;
   /** The shared PostgreSQL store of a replica (`TRAWL_DATABASE_URL`); absent on SQLite. */
   shared?: SharedStore;
-  services: Services;
-  /**
-   * Runs `stop` first when the app closes, before its engines, fetcher and model clients: for work a
-   * door started on the app (MCP tasks), which must end before the clients it uses wait for it.
-   */
-  onClose(stop: () => void | Promise<void>): void;
-  close(): Promise<void>;
 }
 
 export interface AppOptions {

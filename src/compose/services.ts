@@ -20,6 +20,7 @@ import { createStatusService } from '../core/status/status.service.js';
 import { createStatusRepo } from '../store/sqlite/status.js';
 import { startSegmentMerger } from '../store/search-index/segment-merger.js';
 import { createSynthesis } from '../core/synthesis/synthesis.service.js';
+import { createAnswerSnapshots } from '../core/snapshots/answer-snapshots.js';
 import { createAccountServices } from './accounts.js';
 import { createCodeParts, createCodeServices } from './code.js';
 import { createEngines } from './engines.js';
@@ -107,6 +108,7 @@ export function createServices(deps: ServiceDeps): Services {
     }),
     imports: createImportService({ documents, clock: deps.clock, logger: deps.logger }),
     ...engines,
+    answerSnapshots: createAnswerSnapshots(stores.mcpSnapshots, () => deps.clock.now().getTime()),
     status: createStatusService({
       ...deps.status,
       codeModel: () => codeParts.loader.state(),

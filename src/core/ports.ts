@@ -25,6 +25,7 @@ import type { SemanticSearch } from './search/semantic.js';
 import type { SimilarService } from './search/similar.service.js';
 import type { StatusService } from './status/status.service.js';
 import type { Synthesis } from './synthesis/synthesis.service.js';
+import type { AnswerSnapshots } from './snapshots/answer-snapshots.js';
 
 export interface Services {
   keys: KeysService;
@@ -79,6 +80,8 @@ export interface Services {
   monitors: MonitorsService;
   /** /agent/runs: research runs, their events and the engine that runs them. */
   agentRuns: AgentRunsService;
+  /** Answers cut to a token budget, kept so that the MCP door's cursors continue them exactly. */
+  answerSnapshots: AnswerSnapshots;
   /** GET /status and `trawl doctor`: the data directory, the store, the providers and what to do next. */
   status: StatusService;
 }

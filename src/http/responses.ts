@@ -6,7 +6,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { App } from '../compose/app.js';
+import type { Door } from '../compose/door.js';
 import type { Caller, ServiceContext } from '../core/context.js';
 import type { AgentEvent } from '../core/agent/agent-runs.service.js';
 import { ResponsesRequest, RetrieveResponseQuery, asResponsesError, toAgentRunRequest } from './responses/request.js';
@@ -37,7 +37,7 @@ function errorType(status: number): string {
 }
 
 /** `{error: {message, type, code, param}}` with the status of the tag table; unexpected errors logged. */
-function openAiError(c: Context<HttpEnv>, app: App, thrown: unknown): Response {
+function openAiError(c: Context<HttpEnv>, app: Door, thrown: unknown): Response {
   const err = toServiceError(thrown);
   if (err.tag === 'INTERNAL_ERROR' && !(thrown instanceof ServiceError)) {
     app.logger.error({ requestId: c.get('requestId'), err: thrown }, 'unexpected error');
@@ -77,7 +77,7 @@ function responseStream(c: Context<HttpEnv>, ctx: ServiceContext, events: AsyncI
 }
 
 /** Mounts /v1/responses: create, retrieve, cancel, delete, and 405 for other methods on those paths. */
-export function mountResponses(hono: Hono<HttpEnv>, app: App): void {
+export function mountResponses(hono: Hono<HttpEnv>, app: Door): void {
   const runs = app.services.agentRuns;
   type Handler = (c: Context<HttpEnv>, ctx: ServiceContext & { caller: Caller }) => Promise<Response>;
   const route = (handler: Handler) => async (c: Context<HttpEnv>) => {

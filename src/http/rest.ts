@@ -4,7 +4,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { App } from '../compose/app.js';
+import type { Door } from '../compose/door.js';
 import type { ServiceContext } from '../core/context.js';
 import { requireScope, type Scope } from '../core/accounts/scopes.js';
 import { ServiceError } from '../errors.js';
@@ -56,7 +56,7 @@ async function eventStream(c: Context<HttpEnv>, frames: AsyncIterable<unknown>, 
 }
 
 /** A keyless request to a priced operation, paid with x402 (./x402/): validated, paid, served, settled. */
-async function paidWithX402(c: Context<HttpEnv>, app: App, setup: X402Setup, op: Operation) {
+async function paidWithX402(c: Context<HttpEnv>, app: Door, setup: X402Setup, op: Operation) {
   const input = await readInput(op, c, app.config.maxBodyBytes);
   const ctx: ServiceContext = { ...serviceContext(app, c, null), paidWith: 'x402' };
   const payment = await requirePayment(c, setup, op, input, op.maxCost(input, app.services.accounts.pricing), ctx);
@@ -95,7 +95,7 @@ function namedEventStream(c: Context<HttpEnv>, events: AsyncIterable<StreamEvent
  * Mounts every operation, plus a 405 (with Allow) for other methods on the same paths; with `x402`, a
  * keyless request to a priced operation may pay for itself.
  */
-export function mountOperations(hono: Hono<HttpEnv>, app: App, ops: readonly Operation[], x402?: X402Setup): void {
+export function mountOperations(hono: Hono<HttpEnv>, app: Door, ops: readonly Operation[], x402?: X402Setup): void {
   const methodsByPath = new Map<string, string[]>();
   for (const op of ops) {
     methodsByPath.set(op.route.path, [...(methodsByPath.get(op.route.path) ?? []), op.route.method]);
