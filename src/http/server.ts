@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
 import type { App } from '../compose/app.js';
+import { httpDoorOf } from './door.js';
 import { ServiceError } from '../errors.js';
 import { newRequestId } from '../ops/invoke.js';
 import type { Operation } from '../ops/define-op.js';
@@ -65,8 +66,9 @@ export function createHttpApp(app: App, operations: readonly Operation[] = OPERA
   });
   mountMcp(hono, app, resolveTools(app.config.tools));
   // keyless requests paid with x402, when the operator configured rails and a facilitator
-  mountOperations(hono, app, operations, createX402Setup(app.config, app.postJson));
-  mountResponses(hono, app);
+  const door = httpDoorOf(app);
+  mountOperations(hono, door, operations, createX402Setup(app.config, app.postJson));
+  mountResponses(hono, door);
 
   hono.notFound((c) => {
     const err = new ServiceError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}. See GET /openapi.json.`);

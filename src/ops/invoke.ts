@@ -13,6 +13,25 @@ import { checkBetas, servicesFor, type Operation, type StreamEvent } from './def
 import { compileCallerSchemas } from './validation.js';
 import { notesOf, withNotes } from './reply-notes.js';
 
+/**
+ * The operations run over one app's services: what a door holds instead of the services themselves
+ * (each op is still handed only the services it declares).
+ */
+export interface OpRunner {
+  invoke(op: Operation, input: unknown, ctx: ServiceContext): Promise<Record<string, unknown>>;
+  stream(op: Operation, input: unknown, ctx: ServiceContext): AsyncIterable<unknown>;
+  events(op: Operation, input: unknown, output: unknown, ctx: ServiceContext, lastEventId: number): AsyncIterable<StreamEvent>; // prettier-ignore
+}
+
+/** The runner of the operations over `services` (the composition root's record). */
+export function createOpRunner(services: Services): OpRunner {
+  return {
+    invoke: (op, input, ctx) => invoke(op, services, input, ctx),
+    stream: (op, input, ctx) => invokeStream(op, services, input, ctx),
+    events: (op, input, output, ctx, lastEventId) => invokeEvents(op, services, input, output, ctx, lastEventId),
+  };
+}
+
 /** A fresh request id: 32 lowercase hex characters. */
 export function newRequestId(): string {
   return randomUUID().replaceAll('-', '');
