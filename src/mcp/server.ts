@@ -18,7 +18,7 @@ import { ownerKeyId } from '../core/access/access.js';
 import type { Caller, ServiceContext } from '../core/context.js';
 import { toServiceError } from '../errors.js';
 import { withoutContent } from '../lib/logger.js';
-import { newRequestId } from '../ops/invoke.js';
+import { createOpRunner, newRequestId } from '../ops/invoke.js';
 import { advertised } from './catalog.js';
 import { agentRunTool, registerAgentRunResources } from './agent-tool.js';
 import { pagerFor } from './answer/store.js';
@@ -91,6 +91,7 @@ export function buildMcpServer(app: App, options: McpDoorOptions): McpServer {
   const names = options.tools ?? resolveTools(app.config.tools);
   const toolDeps: ToolDeps = {
     app,
+    ops: createOpRunner(app.services),
     contextFor,
     failure,
     pager: pagerFor(app),
