@@ -1,6 +1,7 @@
 /**
- * The core's services by name: what an operation or a door may ask the composition root (src/compose/)
- * for. A type only; each op receives the services it declares, built once per app.
+ * The core's services by name: the record the composition root (src/compose/services.ts) fills, once per
+ * app. A type only; an operation is handed the services it declares (`uses`, src/ops/define-op.ts), a door
+ * sees them through src/compose/door.ts.
  */
 import type { Fetcher } from '../fetch/types.js';
 import type { CacheStore } from '../store/sqlite/cache.js';
