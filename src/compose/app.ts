@@ -5,6 +5,7 @@
 import { ConfigError, type Config } from '../config/config.js';
 import { createPrices, DEFAULT_PRICES, type Prices } from '../core/pricing.js';
 import { systemClock, type Clock } from '../core/context.js';
+import { coreSettingsOf } from './core-settings.js';
 import { createServices } from './services.js';
 import type { Door } from './door.js';
 import { createBrowserRenderer } from '../fetch/browser.js';
@@ -62,6 +63,7 @@ export interface AppOptions {
 /** Providers the operator configured: embeddings, a language model and web-search APIs, over one JSON client. */
 function createProviders(
   config: Config,
+  userAgent: string,
   logger: Logger,
 ): {
   embedder?: Embedder;
@@ -74,7 +76,7 @@ function createProviders(
   // a model may think longer than the client's default 60 s before its headers or between chunks
   const patience = Math.max(60_000, config.modelTimeoutMs);
   const client = createApiClient({
-    userAgent: config.userAgent ?? DEFAULT_USER_AGENT,
+    userAgent,
     logger,
     headersTimeoutMs: patience,
     bodyTimeoutMs: patience,
@@ -124,13 +126,12 @@ function checkX402(config: Config): void {
 }
 
 /** The fetcher of the config: user agent, SSRF guard, size cap, robots.txt, and a browser if configured. */
-function createAppFetcher(config: Config, logger: Logger, lookup: HostLookup | undefined): Fetcher {
+function createAppFetcher(config: Config, userAgent: string, logger: Logger, lookup: HostLookup | undefined): Fetcher {
   const guard = {
     allowPrivateNetwork: config.allowPrivateNetwork,
     privateAllowlist: config.privateAllowlist,
     lookup,
   };
-  const userAgent = config.userAgent ?? DEFAULT_USER_AGENT;
   const browser = config.browser
     ? createBrowserRenderer({ executablePath: config.browser, guard, userAgent, logger })
     : undefined;
@@ -148,12 +149,12 @@ function createAppFetcher(config: Config, logger: Logger, lookup: HostLookup | u
  * The webhook sender of the config: HTTPS and the SSRF guard unless insecure webhooks are allowed. The
  * page fetches' allowlist (TRAWL_PRIVATE_ALLOWLIST) does not apply: a webhook needs a public endpoint.
  */
-function createAppWebhookSender(config: Config, options: AppOptions): WebhookSender {
+function createAppWebhookSender(config: Config, userAgent: string, options: AppOptions): WebhookSender {
   return createWebhookSender({
     requireHttps: !config.allowInsecureWebhooks,
     guard: { allowPrivateNetwork: config.allowInsecureWebhooks, privateAllowlist: [], lookup: options.lookup },
     timeoutMs: config.webhookTimeoutMs,
-    userAgent: config.userAgent ?? DEFAULT_USER_AGENT,
+    userAgent,
   });
 }
 
@@ -237,9 +238,11 @@ export function createApp(config: Config, options: AppOptions = {}): App {
   const { shared } = options;
   const stores = shared?.stores ?? sqliteStores(db);
   const cache = shared?.cache ?? createCacheStore(config.dataDir);
-  const fetcher = options.fetcher ?? createAppFetcher(config, logger, options.lookup);
-  const providers = createProviders(config, logger);
-  const webhookSender = createAppWebhookSender(config, options);
+  // TRAWL_USER_AGENT, else the fetcher's own (it names this version), for every request the app makes
+  const userAgent = config.userAgent ?? DEFAULT_USER_AGENT;
+  const fetcher = options.fetcher ?? createAppFetcher(config, userAgent, logger, options.lookup);
+  const providers = createProviders(config, userAgent, logger);
+  const webhookSender = createAppWebhookSender(config, userAgent, options);
   const services = createServices({
     db,
     stores,
@@ -262,32 +265,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     webhookSender,
     status: { settings: config, getJson: providers.getJson },
     analysisThreads: options.analysisThreads,
-    settings: {
-      robots: config.robots,
-      fetchConcurrency: config.fetchConcurrency,
-      providerTimeoutMs: config.providerTimeoutMs,
-      rateLimitQps: config.rateLimitQps,
-      rateLimitConcurrency: config.rateLimitConcurrency,
-      agentConcurrency: config.agentConcurrency,
-      searchCacheMb: config.searchCacheMb,
-      metering: config.metering,
-      agentMaxCost: config.agentMaxCost,
-      monitors: {
-        allowInsecureWebhooks: config.allowInsecureWebhooks,
-        runConcurrency: config.monitorConcurrency,
-        retryWindowMs: config.webhookRetryHours * 3_600_000,
-        pollMs: config.pollMs,
-        leaseMs: config.leaseMs,
-      },
-      agentRuns: { leaseMs: config.leaseMs, pollMs: config.pollMs },
-      codeModel: config.codeModel,
-      documents: {
-        maxInflatedBytes: config.documentMaxInflatedBytes,
-        timeoutMs: config.documentParseTimeoutMs,
-        memoryMb: config.documentParseMemoryMb,
-        threads: config.documentParseThreads,
-      },
-    },
+    settings: coreSettingsOf(config),
   });
   let closed = false;
   const stops: (() => void | Promise<void>)[] = [];
