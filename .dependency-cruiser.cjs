@@ -7,7 +7,7 @@
 const LAYERS = [
   { name: 'cli', path: '^src/(cli/|cli\\.ts$)', role: 'The `trawl` command line: parses flags, builds the app, prints.', may: ['app', 'http', 'mcp', 'ops', 'core', 'config'] }, // prettier-ignore
   { name: 'http', path: '^src/http/', role: 'The REST door, MCP over streamable HTTP, the Responses door, x402 payments; the tag → status table.', may: ['mcp', 'ops', 'app', 'core', 'schemas', 'config', 'fetch', 'providers'] }, // prettier-ignore
-  { name: 'mcp', path: '^src/mcp/', role: 'The MCP door: tools, tasks, cursors over the ops; stdio transport.', may: ['ops', 'app', 'core', 'schemas', 'store', 'config', 'providers'] }, // prettier-ignore
+  { name: 'mcp', path: '^src/mcp/', role: 'The MCP door: tools, tasks, cursors over the ops; stdio transport.', may: ['ops', 'app', 'core', 'schemas', 'config', 'providers'] }, // prettier-ignore
   { name: 'app', path: '^src/compose/', role: 'The composition root: config → store, fetcher, providers → core services; the wire limits of the process.', may: ['config', 'core', 'schemas', 'store', 'fetch', 'providers'] }, // prettier-ignore
   { name: 'ops', path: '^src/ops/', role: 'Each operation described once (schemas, route, tool) and run; maps wire objects to domain types.', may: ['core', 'schemas'] }, // prettier-ignore
   { name: 'schemas', path: '^src/schemas/', role: 'The wire format: zod schemas of the spec, word for word.', may: ['core'] }, // prettier-ignore
@@ -40,6 +40,7 @@ const CORE_AREAS = [
   { name: 'contents', path: '^src/core/contents/', role: 'A URL → fetched, extracted, cached page → a result.' }, // prettier-ignore
   { name: 'synthesis', path: '^src/core/synthesis/', role: 'Answers and structured output written from sources, by a model or extracted.' }, // prettier-ignore
   { name: 'documents', path: '^src/core/documents/', role: 'The documents’ contract and their one write path.' }, // prettier-ignore
+  { name: 'snapshots', path: '^src/core/snapshots/', role: 'The answers the MCP door pages by cursor, kept for their time to live.' }, // prettier-ignore
   { name: 'jobs', path: '^src/core/jobs/', role: 'The lease engine: claim, renew, recover and cancel every kind of job.' }, // prettier-ignore
   { name: 'text', path: '^src/core/text/', role: 'Tokenizing, stemming, sentences, dates, vectors.' }, // prettier-ignore
   { name: 'root', path: '^src/core/[^/]+\\.ts$', role: 'The leaves: `ServiceContext`, prices, warnings, compliance, list cursors, search types.' }, // prettier-ignore
@@ -149,6 +150,23 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/', pathNot: [ENTRY, ...LAYERS.map((layer) => layer.path)] },
       to: {},
+    },
+    {
+      name: 'doors-use-no-store',
+      comment:
+        'The doors (HTTP, MCP, CLI) reach data through the services the composition root built, never a repository.',
+      severity: 'error',
+      from: { path: [pathOf.http, pathOf.mcp, pathOf.cli] },
+      to: { path: pathOf.store },
+    },
+    {
+      name: 'only-compose-joins-config-and-store',
+      comment:
+        'Only the composition root (src/compose/) reads the configuration and opens the store: the core and ' +
+        'the store may not import config (their layers), and nothing else but the core imports the store.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: [pathOf.app, pathOf.core, pathOf.store, ENTRY] },
+      to: { path: pathOf.store },
     },
   ],
   options: {

@@ -1,5 +1,5 @@
 // Writes the settings table of docs/configuration.md and the CLI's flag list (src/config/flags.ts) from
-// SETTINGS in src/config/config.ts (the generator: src/config/settings-doc.ts). Run it after adding or
+// SETTINGS in src/config/settings.ts (the generator: src/config/settings-doc.ts). Run it after adding or
 // changing a setting: `node scripts/settings-table.mjs`; `--check` only says whether both are current
 // (exit 1 if not), as test/unit/docs.test.ts does.
 import fs from 'node:fs';

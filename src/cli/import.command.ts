@@ -90,7 +90,7 @@ export async function runImport(config: Config, inputs: string[], flags: ImportF
     }
     // the batches' segments are merged before the command ends, so the index it leaves is compact; with
     // PostgreSQL, this machine's index is not written (each serving replica indexes what it follows)
-    if (!app.shared) {
+    if (!app.config.databaseUrl) {
       progress.note('merging the search index…');
       await app.services.searchIndex.merged();
     }

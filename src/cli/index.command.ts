@@ -5,7 +5,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { openApp, type App } from '../compose/app.js';
+import { openApp } from '../compose/app.js';
+import type { Door } from '../compose/door.js';
 import type { Config } from '../config/config.js';
 import { cloneShallow, repoName } from '../core/code/walk/git.js';
 import type { IndexReport, IndexTarget } from '../core/code/index/indexer.js';
@@ -22,7 +23,7 @@ export interface IndexFlags {
 const isRemote = (target: string) => /^(?:https?:\/\/|ssh:\/\/|git@)/.test(target);
 
 /** A remote repository is cloned (shallow) into `<data dir>/repos/<name>`, replacing an older clone. */
-async function targetOf(app: App, target: string, flags: IndexFlags): Promise<IndexTarget> {
+async function targetOf(app: Door, target: string, flags: IndexFlags): Promise<IndexTarget> {
   if (!isRemote(target)) return { root: target, name: flags.name, packages: flags.packages };
   const name = flags.name ?? repoName(target);
   const dest = path.join(app.config.dataDir, 'repos', name);

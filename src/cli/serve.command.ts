@@ -5,7 +5,8 @@
 import cluster from 'node:cluster';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openApp, type App } from '../compose/app.js';
+import { openApp } from '../compose/app.js';
+import type { Door } from '../compose/door.js';
 import type { Config } from '../config/config.js';
 import { startHttpServer } from '../http/server.js';
 import { checkToolsSetting } from '../mcp/selection.js';
@@ -18,7 +19,7 @@ export const FIRST_KEY_FILE = 'first-api-key';
  * writes it to `<dataDir>/first-api-key` (0600), telling the operator once where it is and that it is an
  * admin key. The key itself never goes to the log. A file left from an earlier start is made 0600 too.
  */
-export async function ensureFirstKey(app: App): Promise<void> {
+export async function ensureFirstKey(app: Door): Promise<void> {
   const file = path.join(app.config.dataDir, FIRST_KEY_FILE);
   restrictFile(file); // one left from an earlier start, written before files were kept private
   if (!app.config.createFirstKey) return;

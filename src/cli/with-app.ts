@@ -1,5 +1,6 @@
 /** The app a short CLI command works with: silent, running no monitors, closed when the work is done. */
-import { openApp, type App } from '../compose/app.js';
+import { openApp } from '../compose/app.js';
+import type { Door } from '../compose/door.js';
 import type { Config } from '../config/config.js';
 import type { Caller } from '../core/context.js';
 import { createLogger } from '../lib/logger.js';
@@ -11,7 +12,7 @@ import { createLogger } from '../lib/logger.js';
 export const OPERATOR: Caller | null = null;
 
 /** Runs `fn` on a fresh app and closes the app once `fn` has settled (its promise included). */
-export async function withApp<T>(config: Config, fn: (app: App) => T): Promise<Awaited<T>> {
+export async function withApp<T>(config: Config, fn: (app: Door) => T): Promise<Awaited<T>> {
   const app = await openApp({ ...config, monitors: false }, { logger: createLogger('silent'), follow: false });
   try {
     return await fn(app);

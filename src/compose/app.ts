@@ -5,8 +5,9 @@
 import { ConfigError, type Config } from '../config/config.js';
 import { createPrices, DEFAULT_PRICES, type Prices } from '../core/pricing.js';
 import { systemClock, type Clock } from '../core/context.js';
+import { coreSettingsOf } from './core-settings.js';
 import { createServices } from './services.js';
-import type { Services } from '../core/ports.js';
+import type { Door } from './door.js';
 import { createBrowserRenderer } from '../fetch/browser.js';
 import type { HostLookup } from '../fetch/address-guard.js';
 import { createApiClient, type ApiClient } from '../fetch/api-client.js';
@@ -17,7 +18,7 @@ import { createOpenAiChatModel } from '../providers/model/openai-chat.js';
 import type { ChatModel } from '../providers/model/types.js';
 import { createWebSearchProviders, type GetJson, type WebSearchProvider } from '../providers/search/index.js';
 import { createLogger, type Logger } from '../lib/logger.js';
-import { createTaskJobs, type TaskJobs } from '../core/jobs/tasks.js';
+import { createTaskJobs } from '../core/jobs/tasks.js';
 import { createSecretBox, loadOperatorKey } from '../core/monitors/secret-box.js';
 import { createWebhookSender, type WebhookSender } from '../fetch/webhook-sender.js';
 import { createCacheStore } from '../store/sqlite/cache.js';
@@ -30,30 +31,14 @@ import { sqliteStores } from '../store/sqlite/stores.js';
 import type { Stores } from '../store/contracts/stores.js';
 import { redactUrl } from '../lib/redact.js';
 
-export interface App {
-  config: Config;
-  /**
-   * JSON POST over the app's API client (timeouts, size caps, secret-free errors), for what a door calls
-   * out to itself: the x402 facilitator of the HTTP door.
-   */
-  postJson: ApiClient['postJson'];
-  logger: Logger;
-  clock: Clock;
+/** The app: what its doors use (./door.ts), and the store's handles for the composition root and tests. */
+export interface App extends Door {
   /** This machine's SQLite database: the whole store, or with PostgreSQL a replica's derived copy. */
   db: Db;
   /** The durable repositories, on SQLite or PostgreSQL. */
   stores: Stores;
   /** The shared PostgreSQL store of a replica (`TRAWL_DATABASE_URL`); absent on SQLite. */
   shared?: SharedStore;
-  services: Services;
-  /** Tool calls that run on after their request (the MCP door presents them as MCP tasks). */
-  tasks: TaskJobs;
-  /**
-   * Runs `stop` first when the app closes, before its engines, fetcher and model clients: for work a
-   * door started on the app (MCP tasks), which must end before the clients it uses wait for it.
-   */
-  onClose(stop: () => void | Promise<void>): void;
-  close(): Promise<void>;
 }
 
 export interface AppOptions {
@@ -80,6 +65,7 @@ export interface AppOptions {
 /** Providers the operator configured: embeddings, a language model and web-search APIs, over one JSON client. */
 function createProviders(
   config: Config,
+  userAgent: string,
   logger: Logger,
 ): {
   embedder?: Embedder;
@@ -92,7 +78,7 @@ function createProviders(
   // a model may think longer than the client's default 60 s before its headers or between chunks
   const patience = Math.max(60_000, config.modelTimeoutMs);
   const client = createApiClient({
-    userAgent: config.userAgent ?? DEFAULT_USER_AGENT,
+    userAgent,
     logger,
     headersTimeoutMs: patience,
     bodyTimeoutMs: patience,
@@ -142,13 +128,12 @@ function checkX402(config: Config): void {
 }
 
 /** The fetcher of the config: user agent, SSRF guard, size cap, robots.txt, and a browser if configured. */
-function createAppFetcher(config: Config, logger: Logger, lookup: HostLookup | undefined): Fetcher {
+function createAppFetcher(config: Config, userAgent: string, logger: Logger, lookup: HostLookup | undefined): Fetcher {
   const guard = {
     allowPrivateNetwork: config.allowPrivateNetwork,
     privateAllowlist: config.privateAllowlist,
     lookup,
   };
-  const userAgent = config.userAgent ?? DEFAULT_USER_AGENT;
   const browser = config.browser
     ? createBrowserRenderer({ executablePath: config.browser, guard, userAgent, logger })
     : undefined;
@@ -166,12 +151,12 @@ function createAppFetcher(config: Config, logger: Logger, lookup: HostLookup | u
  * The webhook sender of the config: HTTPS and the SSRF guard unless insecure webhooks are allowed. The
  * page fetches' allowlist (TRAWL_PRIVATE_ALLOWLIST) does not apply: a webhook needs a public endpoint.
  */
-function createAppWebhookSender(config: Config, options: AppOptions): WebhookSender {
+function createAppWebhookSender(config: Config, userAgent: string, options: AppOptions): WebhookSender {
   return createWebhookSender({
     requireHttps: !config.allowInsecureWebhooks,
     guard: { allowPrivateNetwork: config.allowInsecureWebhooks, privateAllowlist: [], lookup: options.lookup },
     timeoutMs: config.webhookTimeoutMs,
-    userAgent: config.userAgent ?? DEFAULT_USER_AGENT,
+    userAgent,
   });
 }
 
@@ -255,9 +240,11 @@ export function createApp(config: Config, options: AppOptions = {}): App {
   const { shared } = options;
   const stores = shared?.stores ?? sqliteStores(db);
   const cache = shared?.cache ?? createCacheStore(config.dataDir);
-  const fetcher = options.fetcher ?? createAppFetcher(config, logger, options.lookup);
-  const providers = createProviders(config, logger);
-  const webhookSender = createAppWebhookSender(config, options);
+  // TRAWL_USER_AGENT, else the fetcher's own (it names this version), for every request the app makes
+  const userAgent = config.userAgent ?? DEFAULT_USER_AGENT;
+  const fetcher = options.fetcher ?? createAppFetcher(config, userAgent, logger, options.lookup);
+  const providers = createProviders(config, userAgent, logger);
+  const webhookSender = createAppWebhookSender(config, userAgent, options);
   const services = createServices({
     db,
     stores,
@@ -280,33 +267,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     webhookSender,
     status: { settings: config, getJson: providers.getJson },
     analysisThreads: options.analysisThreads,
-    settings: {
-      robots: config.robots,
-      fetchConcurrency: config.fetchConcurrency,
-      providerTimeoutMs: config.providerTimeoutMs,
-      rateLimitQps: config.rateLimitQps,
-      rateLimitConcurrency: config.rateLimitConcurrency,
-      agentConcurrency: config.agentConcurrency,
-      searchCacheMb: config.searchCacheMb,
-      metering: config.metering,
-      agentMaxCost: config.agentMaxCost,
-      monitors: {
-        allowInsecureWebhooks: config.allowInsecureWebhooks,
-        runConcurrency: config.monitorConcurrency,
-        retryWindowMs: config.webhookRetryHours * 3_600_000,
-        deliveryConcurrency: 8,
-        pollMs: config.pollMs,
-        leaseMs: config.leaseMs,
-      },
-      agentRuns: { leaseMs: config.leaseMs, pollMs: config.pollMs },
-      codeModel: config.codeModel,
-      documents: {
-        maxInflatedBytes: config.documentMaxInflatedBytes,
-        timeoutMs: config.documentParseTimeoutMs,
-        memoryMb: config.documentParseMemoryMb,
-        threads: config.documentParseThreads,
-      },
-    },
+    settings: coreSettingsOf(config),
   });
   const tasks = createTaskJobs({ repo: stores.mcpTasks, now: () => clock.now().getTime() });
   let closed = false;

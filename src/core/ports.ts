@@ -1,6 +1,7 @@
 /**
- * The core's services by name: what an operation or a door may ask the composition root (src/compose/)
- * for. A type only; each op receives the services it declares, built once per app.
+ * The core's services by name: the record the composition root (src/compose/services.ts) fills, once per
+ * app. A type only; an operation is handed the services it declares (`uses`, src/ops/define-op.ts), a door
+ * sees them through src/compose/door.ts.
  */
 import type { Fetcher } from '../fetch/types.js';
 import type { CacheStore } from '../store/contracts/cache.js';
@@ -26,6 +27,7 @@ import type { SemanticSearch } from './search/semantic.js';
 import type { SimilarService } from './search/similar.service.js';
 import type { StatusService } from './status/status.service.js';
 import type { Synthesis } from './synthesis/synthesis.service.js';
+import type { AnswerSnapshots } from './snapshots/answer-snapshots.js';
 
 export interface Services {
   keys: KeysService;
@@ -80,6 +82,8 @@ export interface Services {
   monitors: MonitorsService;
   /** /agent/runs: research runs, their events and the engine that runs them. */
   agentRuns: AgentRunsService;
+  /** Answers cut to a token budget, kept so that the MCP door's cursors continue them exactly. */
+  answerSnapshots: AnswerSnapshots;
   /** GET /status and `trawl doctor`: the data directory, the store, the providers and what to do next. */
   status: StatusService;
 }

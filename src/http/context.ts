@@ -1,6 +1,6 @@
 /** The ServiceContext of an HTTP request: its id, a logger, its cancellation, the caller and beta tokens. */
 import type { Context } from 'hono';
-import type { App } from '../compose/app.js';
+import type { HttpDoor } from './door.js';
 import type { Caller, ServiceContext } from '../core/context.js';
 import { withoutContent } from '../lib/logger.js';
 import { BETA_HEADERS, parseBetas } from '../ops/betas.js';
@@ -9,7 +9,7 @@ import { requestSignal } from './body.js';
 import type { HttpEnv } from './env.js';
 
 /** The ServiceContext of one HTTP request, for `caller` (null: keyless, x402). */
-export function serviceContext(app: App, c: Context<HttpEnv>, caller: Caller | null): ServiceContext {
+export function serviceContext(app: HttpDoor, c: Context<HttpEnv>, caller: Caller | null): ServiceContext {
   const requestId = c.get('requestId');
   // the door's own lines about this request (an unexpected error) follow the same rule
   if (caller?.zeroRetention) c.set('zeroRetention', true);

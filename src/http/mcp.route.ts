@@ -5,7 +5,7 @@
  * against DNS rebinding.
  */
 import type { Context, Hono } from 'hono';
-import type { App } from '../compose/app.js';
+import type { Door } from '../compose/door.js';
 import { ServiceError } from '../errors.js';
 import { BETA_HEADERS, parseBetas } from '../ops/betas.js';
 import { narrowTools } from '../mcp/selection.js';
@@ -21,7 +21,7 @@ import type { HttpEnv } from './env.js';
  * Mounts /mcp serving `tools` (the configured selection); a request's `?tools=` (names or groups)
  * chooses within it.
  */
-export function mountMcp(hono: Hono<HttpEnv>, app: App, tools: readonly string[]): void {
+export function mountMcp(hono: Hono<HttpEnv>, app: Door, tools: readonly string[]): void {
   const guard = createOriginGuard({
     listenHost: app.config.host,
     allowedHosts: app.config.allowedHosts,
@@ -145,7 +145,7 @@ async function withRequestId(res: Response, requestId: string): Promise<Response
  * The caller of a /mcp request: the key's, or the local user (null, as over stdio) when keyless mode is
  * on and no key was sent. A key that was sent is checked either way; a 401 carries the Bearer challenge.
  */
-async function callerOf(headers: Headers, app: App): Promise<Caller | null> {
+async function callerOf(headers: Headers, app: Door): Promise<Caller | null> {
   if (app.config.mcpKeyless && presentedKey(headers) === undefined) return null;
   return await authenticate(headers, app.services.keys, { challenge: true });
 }

@@ -5,7 +5,7 @@
  * answers say where it stands; a refused request is 429 `RATE_LIMIT_EXCEEDED` with `Retry-After`.
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import type { App } from '../compose/app.js';
+import type { HttpDoor } from './door.js';
 import type { Caller } from '../core/context.js';
 import { HttpError } from './http-error.js';
 import type { HttpEnv } from './env.js';
@@ -14,7 +14,7 @@ import type { HttpEnv } from './env.js';
  * Admits one request of `caller`: sets the rate-limit headers, throws 429 when refused, and leaves the
  * slot's release in the context for `releaseRequests` to call when the request ends.
  */
-export async function enforceRate(c: Context<HttpEnv>, app: App, caller: Caller): Promise<void> {
+export async function enforceRate(c: Context<HttpEnv>, app: HttpDoor, caller: Caller): Promise<void> {
   const entry = await app.services.accounts.enterRequest(caller);
   const { rate } = entry;
   const headers: Record<string, string> =

@@ -6,7 +6,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { App } from '../compose/app.js';
+import type { HttpDoor } from './door.js';
 import type { Caller, ServiceContext } from '../core/context.js';
 import type { AgentEvent } from '../core/agent/agent-runs.service.js';
 import { ResponsesRequest, RetrieveResponseQuery, asResponsesError, toAgentRunRequest } from './responses/request.js';
@@ -15,7 +15,6 @@ import { ServiceError, toServiceError } from '../errors.js';
 import { HttpError, headersOf } from './http-error.js';
 import { statusOf } from './status.js';
 import { cancelAgentRunOp, createAgentRunOp, deleteAgentRunOp, getAgentRunOp } from '../ops/agent-runs.ops.js';
-import { invoke } from '../ops/invoke.js';
 import { parseOrThrow } from '../ops/validation.js';
 import { AgentRunIdParams } from '../schemas/agent-runs.schema.js';
 import { authenticate } from './auth.js';
@@ -37,7 +36,7 @@ function errorType(status: number): string {
 }
 
 /** `{error: {message, type, code, param}}` with the status of the tag table; unexpected errors logged. */
-function openAiError(c: Context<HttpEnv>, app: App, thrown: unknown): Response {
+function openAiError(c: Context<HttpEnv>, app: HttpDoor, thrown: unknown): Response {
   const err = toServiceError(thrown);
   if (err.tag === 'INTERNAL_ERROR' && !(thrown instanceof ServiceError)) {
     app.logger.error({ requestId: c.get('requestId'), err: thrown }, 'unexpected error');
@@ -77,7 +76,7 @@ function responseStream(c: Context<HttpEnv>, ctx: ServiceContext, events: AsyncI
 }
 
 /** Mounts /v1/responses: create, retrieve, cancel, delete, and 405 for other methods on those paths. */
-export function mountResponses(hono: Hono<HttpEnv>, app: App): void {
+export function mountResponses(hono: Hono<HttpEnv>, app: HttpDoor): void {
   const runs = app.services.agentRuns;
   type Handler = (c: Context<HttpEnv>, ctx: ServiceContext & { caller: Caller }) => Promise<Response>;
   const route = (handler: Handler) => async (c: Context<HttpEnv>) => {
@@ -99,7 +98,7 @@ export function mountResponses(hono: Hono<HttpEnv>, app: App): void {
       const call = toAgentRunRequest(
         parseOrThrow(ResponsesRequest, await readJsonBody(c, app.config.maxBodyBytes), 'body'),
       );
-      const created = (await invoke(createAgentRunOp, app.services, call.run, ctx).catch((err: unknown) => {
+      const created = (await app.ops.invoke(createAgentRunOp, call.run, ctx).catch((err: unknown) => {
         throw asResponsesError(err);
       })) as unknown as RunView;
       const { id } = created;
@@ -128,7 +127,7 @@ export function mountResponses(hono: Hono<HttpEnv>, app: App): void {
       const { 'include[]': _include, ...rest } = c.req.query();
       const include = c.req.queries('include[]') ?? c.req.queries('include');
       const query = parseOrThrow(RetrieveResponseQuery, { ...rest, ...(include ? { include } : {}) }, 'query');
-      const run = (await invoke(getAgentRunOp, app.services, { id }, ctx)) as unknown as RunView;
+      const run = (await app.ops.invoke(getAgentRunOp, { id }, ctx)) as unknown as RunView;
       if (query.stream === 'true') {
         const events = runs.stream(id, ctx.caller, { afterId: 0, follow: true, signal: ctx.signal });
         return responseStream(
@@ -145,7 +144,7 @@ export function mountResponses(hono: Hono<HttpEnv>, app: App): void {
     '/v1/responses/:id/cancel',
     route(async (c, ctx) => {
       const id = idOf(c);
-      const run = (await invoke(cancelAgentRunOp, app.services, { id }, ctx)) as unknown as RunView;
+      const run = (await app.ops.invoke(cancelAgentRunOp, { id }, ctx)) as unknown as RunView;
       return c.json(toResponse(run, await stored(id, ctx), null));
     }),
   );
@@ -154,7 +153,7 @@ export function mountResponses(hono: Hono<HttpEnv>, app: App): void {
     '/v1/responses/:id',
     route(async (c, ctx) => {
       const id = idOf(c);
-      await invoke(deleteAgentRunOp, app.services, { id }, ctx);
+      await app.ops.invoke(deleteAgentRunOp, { id }, ctx);
       return c.json({ id, object: 'response', deleted: true });
     }),
   );

@@ -4,12 +4,11 @@
  */
 import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { App } from '../compose/app.js';
+import type { HttpDoor } from './door.js';
 import type { ServiceContext } from '../core/context.js';
 import { requireScope, type Scope } from '../core/access/scopes.js';
 import { ServiceError } from '../errors.js';
 import type { Operation, StreamEvent } from '../ops/define-op.js';
-import { invoke, invokeStream } from '../ops/invoke.js';
 import { notesOf } from '../ops/reply-notes.js';
 import { parseOrThrow } from '../ops/validation.js';
 import { authenticate, presentedKey } from './auth.js';
@@ -56,15 +55,15 @@ async function eventStream(c: Context<HttpEnv>, frames: AsyncIterable<unknown>, 
 }
 
 /** A keyless request to a priced operation, paid with x402 (./x402/): validated, paid, served, settled. */
-async function paidWithX402(c: Context<HttpEnv>, app: App, setup: X402Setup, op: Operation) {
+async function paidWithX402(c: Context<HttpEnv>, app: HttpDoor, setup: X402Setup, op: Operation) {
   const input = await readInput(op, c, app.config.maxBodyBytes);
   const ctx: ServiceContext = { ...serviceContext(app, c, null), paidWith: 'x402' };
   const payment = await requirePayment(c, setup, op, input, op.maxCost(input, app.services.accounts.pricing), ctx);
   if (op.stream?.when(input)) {
     await payment.settle(); // the receipt header must precede the stream
-    return eventStream(c, invokeStream(op, app.services, input, ctx), ctx);
+    return eventStream(c, app.ops.stream(op, input, ctx), ctx);
   }
-  const output = await invoke(op, app.services, input, ctx);
+  const output = await app.ops.invoke(op, input, ctx);
   await payment.settle();
   return c.json(output, op.successStatus as 200);
 }
@@ -95,7 +94,7 @@ function namedEventStream(c: Context<HttpEnv>, events: AsyncIterable<StreamEvent
  * Mounts every operation, plus a 405 (with Allow) for other methods on the same paths; with `x402`, a
  * keyless request to a priced operation may pay for itself.
  */
-export function mountOperations(hono: Hono<HttpEnv>, app: App, ops: readonly Operation[], x402?: X402Setup): void {
+export function mountOperations(hono: Hono<HttpEnv>, app: HttpDoor, ops: readonly Operation[], x402?: X402Setup): void {
   const methodsByPath = new Map<string, string[]>();
   for (const op of ops) {
     methodsByPath.set(op.route.path, [...(methodsByPath.get(op.route.path) ?? []), op.route.method]);
@@ -108,12 +107,12 @@ export function mountOperations(hono: Hono<HttpEnv>, app: App, ops: readonly Ope
       requireScope(caller.scopes, op.capability as Scope, caller.keyId);
       const input = await readInput(op, c, app.config.maxBodyBytes);
       const ctx = serviceContext(app, c, caller);
-      if (op.stream?.when(input)) return eventStream(c, invokeStream(op, app.services, input, ctx), ctx);
-      const output = await invoke(op, app.services, input, ctx);
+      if (op.stream?.when(input)) return eventStream(c, app.ops.stream(op, input, ctx), ctx);
+      const output = await app.ops.invoke(op, input, ctx);
       const accepts = /\btext\/event-stream\b/.test(c.req.header('accept') ?? '');
       if (op.events?.when(input, accepts)) {
         const lastEventId = Number(c.req.header('last-event-id') ?? 0) || 0;
-        return namedEventStream(c, op.events.events(app.services, input, output, ctx, lastEventId), ctx);
+        return namedEventStream(c, app.ops.events(op, input, output, ctx, lastEventId), ctx);
       }
       const { queue } = notesOf(output);
       if (queue) {

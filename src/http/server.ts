@@ -5,7 +5,8 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
-import type { App } from '../compose/app.js';
+import type { Door } from '../compose/door.js';
+import { httpDoorOf } from './door.js';
 import { ServiceError } from '../errors.js';
 import { newRequestId } from '../ops/invoke.js';
 import type { Operation } from '../ops/define-op.js';
@@ -26,11 +27,11 @@ import { createX402Setup } from './x402/payment.js';
 const SANE_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
 /** The logger of the door's lines about a request: content-free once the caller is a zero-retention team's. */
-const requestLogger = (app: App, c: Context<HttpEnv>) =>
+const requestLogger = (app: Door, c: Context<HttpEnv>) =>
   c.get('zeroRetention') ? withoutContent(app.logger) : app.logger;
 
 /** The Hono app of the HTTP door (all operations, or those given); `fetch` is its whole interface. */
-export function createHttpApp(app: App, operations: readonly Operation[] = OPERATIONS): Hono<HttpEnv> {
+export function createHttpApp(app: Door, operations: readonly Operation[] = OPERATIONS): Hono<HttpEnv> {
   const hono = new Hono<HttpEnv>();
   let openApi: string | undefined;
 
@@ -65,8 +66,9 @@ export function createHttpApp(app: App, operations: readonly Operation[] = OPERA
   });
   mountMcp(hono, app, resolveTools(app.config.tools));
   // keyless requests paid with x402, when the operator configured rails and a facilitator
-  mountOperations(hono, app, operations, createX402Setup(app.config, app.postJson));
-  mountResponses(hono, app);
+  const door = httpDoorOf(app);
+  mountOperations(hono, door, operations, createX402Setup(app.config, app.postJson));
+  mountResponses(hono, door);
 
   hono.notFound((c) => {
     const err = new ServiceError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}. See GET /openapi.json.`);
@@ -87,7 +89,7 @@ export interface RunningServer {
 
 /** Listens on `host:port` and resolves once the server accepts connections. */
 export function startHttpServer(
-  app: App,
+  app: Door,
   host = app.config.host,
   port = app.config.port,
   operations: readonly Operation[] = OPERATIONS,

@@ -13,12 +13,12 @@ import {
   McpError,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { App } from '../compose/app.js';
+import type { Door } from '../compose/door.js';
 import { ownerKeyId } from '../core/access/access.js';
 import type { Caller, ServiceContext } from '../core/context.js';
 import { toServiceError } from '../errors.js';
 import { withoutContent } from '../lib/logger.js';
-import { newRequestId } from '../ops/invoke.js';
+import { createOpRunner, newRequestId } from '../ops/invoke.js';
 import { advertised } from './catalog.js';
 import { agentRunTool, registerAgentRunResources } from './agent-tool.js';
 import { pagerFor } from './answer/store.js';
@@ -44,7 +44,7 @@ export interface McpDoorOptions {
 export type { Extra } from './types.js';
 
 /** Builds a server for one connection (stdio) or one HTTP request (stateless streamable HTTP). */
-export function buildMcpServer(app: App, options: McpDoorOptions): McpServer {
+export function buildMcpServer(app: Door, options: McpDoorOptions): McpServer {
   // MCP tasks (src/mcp/tasks/): a store bound to this caller, so no key reads another's tasks
   const tasks = createDoorTasks(app, options.caller, {
     agentRun: () => table.get('agent_run') ?? agentRunTool(toolDeps),
@@ -91,6 +91,7 @@ export function buildMcpServer(app: App, options: McpDoorOptions): McpServer {
   const names = options.tools ?? resolveTools(app.config.tools);
   const toolDeps: ToolDeps = {
     app,
+    ops: createOpRunner(app.services),
     contextFor,
     failure,
     pager: pagerFor(app),
@@ -145,7 +146,7 @@ function rateRefusal(message: string, retryAfterMs: number): string {
 }
 
 /** A failure as a tool result: `TAG: message`, logged with its cause when it was unexpected. */
-export function failure(thrown: unknown, logger: App['logger']): CallToolResult {
+export function failure(thrown: unknown, logger: Door['logger']): CallToolResult {
   const err = toServiceError(thrown);
   if (err.tag === 'INTERNAL_ERROR') logger.error({ err: thrown }, 'tool call failed');
   else logger.info({ tag: err.tag }, 'tool call rejected');

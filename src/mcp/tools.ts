@@ -10,7 +10,6 @@ import { z } from 'zod';
 import { requireScope, type Scope } from '../core/access/scopes.js';
 import { ServiceError } from '../errors.js';
 import type { Operation } from '../ops/define-op.js';
-import { invoke } from '../ops/invoke.js';
 import { MCP_TOOLS, groupOperations, mcpToolName, type McpTool } from '../ops/registry.js';
 import type { QueueWait } from '../core/contents/admission.js';
 import { safeHost } from '../lib/safe-text.js';
@@ -91,7 +90,7 @@ async function callOp(
     const call: CallKey = { tool, owner: deps.owner, args: same, memoryOnly: deps.memoryOnly };
     if (isAnswerCursor(cursor)) return await deps.pager.next(cursor, call, budget);
     const withDefaults = op.toolDefaults(cursor === undefined ? input : { ...input, cursor });
-    const output = await invoke(op, deps.app.services, withDefaults, ctx);
+    const output = await deps.ops.invoke(op, withDefaults, ctx);
     ctx.logger.info({ ok: true }, 'tool call');
     const notes = notesOf(output);
     const answer = op.render(output, { input: withDefaults, notes });

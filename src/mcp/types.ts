@@ -4,9 +4,10 @@
  */
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { App } from '../compose/app.js';
+import type { Door } from '../compose/door.js';
 import type { ServiceContext } from '../core/context.js';
 import type { Logger } from '../lib/logger.js';
+import type { OpRunner } from '../ops/invoke.js';
 import type { AnswerPager } from './answer/pager.js';
 
 /** The SDK's context of one request a server handles. */
@@ -20,7 +21,10 @@ export interface DoorTool {
 
 /** What the tool handlers of one server share. */
 export interface ToolDeps {
-  app: App;
+  /** The app as a door sees it (no store handles: src/compose/door.ts). */
+  app: Door;
+  /** The operations over the app's services (each op handed only the services it declares). */
+  ops: OpRunner;
   /** The service context of one MCP request (caller, betas, logger, progress to the client's token). */
   contextFor: (extra: Extra, tool: string) => ServiceContext;
   /** A failure as a tool result (`TAG: message`, `isError: true`). */

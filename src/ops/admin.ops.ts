@@ -51,6 +51,7 @@ export const listTeamsOp = defineOp({
   output: TeamList,
   render: json('Teams'),
   description: "Teams with their flags, credits and budgets (a team admin's key: its own team).",
+  uses: ['accounts'],
   run: async (services, _input, ctx) => ({ data: await services.accounts.teams.list(ctx.caller) }),
 });
 
@@ -67,6 +68,7 @@ export const createTeamOp = defineOp({
   output: Team,
   successStatus: 201,
   render: json('Team created'),
+  uses: ['accounts'],
   run: (services, input, ctx) => {
     const options: TeamOptions = {
       enterprise: input.enterprise,
@@ -91,6 +93,7 @@ export const updateTeamOp = defineOp({
   body: UpdateTeamRequest,
   output: Team,
   render: json('Team updated'),
+  uses: ['accounts'],
   run: async (services, { team, blocked, credits, budget, ...flags }, ctx) => {
     const teams = services.accounts.teams;
     if (blocked !== undefined) await (blocked ? teams.block : teams.unblock)(team, ctx.caller);
@@ -116,6 +119,7 @@ export const addCreditsOp = defineOp({
   body: AddCreditsRequest,
   output: Team,
   render: json('Credits added'),
+  uses: ['accounts'],
   run: (services, input, ctx) => services.accounts.teams.addCredits(input.team, toMicros(input.amount), ctx.caller),
 });
 
@@ -130,6 +134,7 @@ export const listKeysOp = defineOp({
   route: { method: 'GET', path: '/admin/keys' },
   output: ApiKeyList,
   render: json('API keys'),
+  uses: ['keys'],
   run: async (services, _input, ctx) => ({ data: await services.keys.list(ctx.caller) }),
 });
 
@@ -146,6 +151,7 @@ export const createKeyOp = defineOp({
   output: CreatedApiKey,
   successStatus: 201,
   render: json('API key created'),
+  uses: ['accounts', 'keys'],
   run: async (services, input, ctx) =>
     services.keys.create(
       input.name,
@@ -171,6 +177,7 @@ export const revokeKeyOp = defineOp({
   params: KeyParams,
   output: ApiKey,
   render: json('API key revoked'),
+  uses: ['keys'],
   run: (services, input, ctx) => services.keys.revoke(input.id, ctx.caller),
 });
 
@@ -188,6 +195,7 @@ export const updateKeyOp = defineOp({
   body: UpdateKeyRequest,
   output: ApiKey,
   render: json('API key updated'),
+  uses: ['keys'],
   run: (services, input, ctx) => services.keys.setScopes(input.id, input.scopes, ctx.caller),
 });
 
@@ -203,6 +211,7 @@ export const usageOp = defineOp({
   query: UsageQuery,
   output: UsageReport,
   render: json('Usage'),
+  uses: ['accounts'],
   run: async (services, input, ctx) => {
     const since = ctx.clock.now().getTime() - (input.days - 1) * 86_400_000;
     const data = await services.accounts.teams.usage(since, ctx.caller);
@@ -224,6 +233,7 @@ export const auditOp = defineOp({
   query: AuditQuery,
   output: AuditList,
   render: json('Audit records'),
+  uses: ['accounts', 'audit'],
   run: async (services, { team, ...page }, ctx) => {
     const teamId = team === undefined ? undefined : await services.accounts.teams.idOf(team, ctx.caller);
     return services.audit.list(ctx.caller, { ...page, teamId });
@@ -243,6 +253,7 @@ export const statusOp = defineOp({
   route: { method: 'GET', path: '/status' },
   output: StatusReport,
   render: json('Status'),
+  uses: ['status'],
   run: (services, _input, ctx) => services.status.report(ctx.signal),
 });
 

@@ -63,6 +63,7 @@ export const createAgentRunOp = defineOp({
     },
   ],
   render: runText,
+  uses: ['agentRuns'],
   run: (services, input, ctx) => services.agentRuns.create(toAgentRunRequest(input), ctx.caller, ctx.clientModel),
   // `Accept: text/event-stream` (or `stream: true`): the run's events as they happen, until it ends
   events: {
@@ -85,6 +86,7 @@ export const getAgentRunOp = defineOp({
   output: AgentRun,
   annotations: READ,
   render: runText,
+  uses: ['agentRuns'],
   run: (services, input, ctx) => services.agentRuns.get(input.id, ctx.caller),
 });
 
@@ -102,6 +104,7 @@ export const listAgentRunsOp = defineOp({
   annotations: READ,
   render: (page) =>
     pageAnswer('Agent runs:', page, (r) => `${String(r.id)}  ${String(r.status)}  created ${String(r.createdAt)}`),
+  uses: ['agentRuns'],
   run: (services, input, ctx) => services.agentRuns.list(ctx.caller, input),
 });
 
@@ -119,6 +122,7 @@ export const listAgentRunEventsOp = defineOp({
   output: AgentEventList,
   annotations: READ,
   render: (page) => pageAnswer('Events:', page, (e) => `#${String(e.id)} ${String(e.event)}`),
+  uses: ['agentRuns'],
   run: (services, { id, ...query }, ctx) => services.agentRuns.events(id, ctx.caller, query),
   // `Accept: text/event-stream`: a replay of the stored events after `Last-Event-ID`, closing at their end
   events: {
@@ -141,6 +145,7 @@ export const cancelAgentRunOp = defineOp({
   output: AgentRun,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   render: runText,
+  uses: ['agentRuns'],
   run: (services, input, ctx) => services.agentRuns.cancel(input.id, ctx.caller),
 });
 
@@ -157,5 +162,6 @@ export const deleteAgentRunOp = defineOp({
   output: DeletedAgentRun,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   render: (out) => plainAnswer(`Agent run ${out.id} deleted.`, out),
+  uses: ['agentRuns'],
   run: (services, input, ctx) => services.agentRuns.remove(input.id, ctx.caller),
 });

@@ -6,8 +6,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { answerBound } from '../core/accounts/bounds.js';
-import { createAnswerService, type AnswerEvent, type AnswerPlan } from '../core/search/answer.service.js';
-import type { Services } from '../core/ports.js';
+import {
+  createAnswerService,
+  type AnswerDeps,
+  type AnswerEvent,
+  type AnswerPlan,
+} from '../core/search/answer.service.js';
 import { AnswerRequest, AnswerResponse, AnswerStreamChunk } from '../schemas/answer.schema.js';
 import { defineOp } from './define-op.js';
 import { resultsAnswer } from './render.js';
@@ -27,7 +31,7 @@ function toPlan(input: AnswerRequest): AnswerPlan {
   };
 }
 
-const answers = (services: Services) => createAnswerService(services);
+const answers = (services: AnswerDeps) => createAnswerService(services);
 
 type Delta = { role?: 'assistant'; content?: string };
 
@@ -78,6 +82,7 @@ export const answerOp = defineOp({
     rendered.blocks.unshift({ label: 'Answer:', source: 'model', content });
     return rendered;
   },
+  uses: ['contents', 'search', 'synthesis'],
   run: async (services, input, ctx) => replyOf(await answers(services).run(toPlan(input), ctx)),
   maxCost: answerBound,
   stream: {

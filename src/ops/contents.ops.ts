@@ -120,6 +120,7 @@ export const contentsOp = defineOp({
       ? args
       : { ...args, text: { includeHtmlTags: false, verbosity: 'compact' as const } },
   render: (out, { input, notes }) => contentsAnswer(out, input, notes),
+  uses: ['contents'],
   run: async (services, input, ctx) => {
     const reply = replyOf(await services.contents.run(planOf(input), ctx));
     return withNotes({ requestId: ctx.requestId, ...reply }, notesOf(reply));

@@ -41,6 +41,7 @@ export const contextOp = defineOp({
           'No code context found: the code index has nothing matching. Index code with `trawl index PATH` (docs/code-context.md).',
           rest,
         ),
+  uses: ['context'],
   run: (services, input, ctx) => services.context.run(input, ctx),
   maxCost: contextBound,
 });

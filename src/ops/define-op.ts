@@ -15,6 +15,9 @@ import type { ToolHints, ToolText } from './tool-text.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
+/** A service an operation may declare it uses (core/ports.ts). */
+export type ServiceName = keyof Services;
+
 /**
  * The capability an operation belongs to; it is also the key scope the operation needs (`admin:team`
  * for a team's own accounts, `admin` for the installation's: src/core/access/scopes.ts).
@@ -61,6 +64,7 @@ export interface OpSpec<
   Q extends AnyObject | undefined,
   B extends AnyObject | undefined,
   O extends z.ZodType,
+  U extends ServiceName,
 > {
   name: string;
   tool: string;
@@ -95,7 +99,12 @@ export interface OpSpec<
   toolExtras?: z.ZodRawShape;
   /** MCP-only defaults applied to a tool call's arguments before the handler runs. */
   toolDefaults?: (args: OpInput<P, Q, B> & Record<string, unknown>) => OpInput<P, Q, B>;
-  run: (services: Services, input: OpInput<P, Q, B>, ctx: ServiceContext) => Promise<z.input<O>>;
+  /**
+   * The services the operation uses: its run (and stream or events) is handed these and no others, so
+   * reaching one it did not declare fails the typecheck.
+   */
+  uses: readonly U[];
+  run: (services: Pick<Services, U>, input: OpInput<P, Q, B>, ctx: ServiceContext) => Promise<z.input<O>>;
   /** The most a call can cost in dollars, from its input and the prices; free without. */
   maxCost?: (input: OpInput<P, Q, B>, pricing: Pricing) => number;
   /** The operation keeps the request's content (a monitor's query): refused for zero-retention teams. */
@@ -103,9 +112,9 @@ export interface OpSpec<
   /** Not an MCP tool (the admin routes are REST only). */
   restOnly?: boolean;
   /** REST only: when the input asks for a stream, the `data:` frames of a `text/event-stream` answer. */
-  stream?: StreamSpec<OpInput<P, Q, B>>;
+  stream?: StreamSpec<OpInput<P, Q, B>, Pick<Services, U>>;
   /** REST only: an answer as named events with ids (agent runs), when the caller asks for a stream. */
-  events?: EventStreamSpec<OpInput<P, Q, B>, z.output<O>>;
+  events?: EventStreamSpec<OpInput<P, Q, B>, z.output<O>, Pick<Services, U>>;
 }
 
 /** One event of an event stream: sent as `id:`, `event:` and `data:` lines. */
@@ -119,18 +128,18 @@ export interface StreamEvent {
  * An answer as an event stream (`Accept: text/event-stream`): the handler runs first, then the events
  * are sent from `Last-Event-ID` on, with `: keep-alive` comments while idle, until they end.
  */
-export interface EventStreamSpec<I, O> {
+export interface EventStreamSpec<I, O, S = Services> {
   when(input: I, acceptsEventStream: boolean): boolean;
-  events(services: Services, input: I, output: O, ctx: ServiceContext, lastEventId: number): AsyncIterable<StreamEvent>;
+  events(services: S, input: I, output: O, ctx: ServiceContext, lastEventId: number): AsyncIterable<StreamEvent>;
 }
 
 /** A streamed answer: each frame is sent as one `data: <JSON>` event, then `data: [DONE]`. */
-export interface StreamSpec<I> {
+export interface StreamSpec<I, S = Services> {
   when(input: I): boolean;
   /** One frame's wire schema (the OpenAPI document's `text/event-stream` response). */
   frame: z.ZodType;
   /** Errors before the first frame become an ordinary error response; later ones end the stream. */
-  frames(services: Services, input: I, ctx: ServiceContext): AsyncIterable<unknown>;
+  frames(services: S, input: I, ctx: ServiceContext): AsyncIterable<unknown>;
 }
 
 export interface Operation {
@@ -156,14 +165,17 @@ export interface Operation {
   toolInput: AnyObject;
   toolDefaults(args: Record<string, unknown>): Record<string, unknown>;
   render(output: unknown, info: RenderInfo): Answer;
-  run(services: Services, input: unknown, ctx: ServiceContext): Promise<unknown>;
+  /** The services `run`, `stream` and `events` are handed (src/ops/invoke.ts picks them). */
+  uses: readonly ServiceName[];
+  /** Runs on the services the op declared (`uses`); invoke.ts hands it just those. */
+  run(services: Partial<Services>, input: unknown, ctx: ServiceContext): Promise<unknown>;
   maxCost(input: unknown, pricing: Pricing): number;
   /** Whether calls cost money (the op declares `maxCost`): x402 can pay for these without a key. */
   priced: boolean;
   retainsContent: boolean;
   restOnly: boolean;
-  stream?: StreamSpec<unknown>;
-  events?: EventStreamSpec<unknown, unknown>;
+  stream?: StreamSpec<unknown, Partial<Services>>;
+  events?: EventStreamSpec<unknown, unknown, Partial<Services>>;
 }
 
 /** Builds an Operation from its spec; the MCP input merges path, query and body fields. */
@@ -172,7 +184,8 @@ export function defineOp<
   Q extends AnyObject | undefined = undefined,
   B extends AnyObject | undefined = undefined,
   O extends z.ZodType = z.ZodType,
->(spec: OpSpec<P, Q, B, O>): Operation {
+  const U extends ServiceName = never,
+>(spec: OpSpec<P, Q, B, O, U>): Operation {
   const extra = { ...(spec.params?.shape ?? {}), ...(spec.query?.shape ?? {}), ...(spec.toolExtras ?? {}) };
   const toolInput = spec.body ? spec.body.safeExtend(extra) : z.object(extra);
   return {
@@ -197,14 +210,20 @@ export function defineOp<
     toolInput: toolInput as AnyObject,
     toolDefaults: (spec.toolDefaults ?? ((args) => args)) as Operation['toolDefaults'],
     render: spec.render as Operation['render'],
+    uses: spec.uses,
     run: spec.run as Operation['run'],
     maxCost: (spec.maxCost ?? (() => 0)) as Operation['maxCost'],
     priced: spec.maxCost !== undefined,
     retainsContent: spec.retainsContent ?? false,
     restOnly: spec.restOnly ?? false,
-    stream: spec.stream as StreamSpec<unknown> | undefined,
-    events: spec.events as EventStreamSpec<unknown, unknown> | undefined,
+    stream: spec.stream as Operation['stream'],
+    events: spec.events as Operation['events'],
   };
+}
+
+/** The services `op` declared, picked from the record the composition root filled (and no others). */
+export function servicesFor(op: Pick<Operation, 'uses'>, services: Services): Partial<Services> {
+  return Object.fromEntries(op.uses.map((name) => [name, services[name]])) as Partial<Services>;
 }
 
 /**

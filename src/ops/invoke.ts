@@ -1,6 +1,7 @@
 /**
- * The one path from a door to a service: beta gates, the handler, and the response shape. The REST and
- * MCP doors parse their input with the op's schemas and then call this.
+ * The one path from a door to a service: beta gates, the accounts checks, the handler, and the response
+ * shape. The REST and MCP doors parse their input with the op's schemas and then call this; the op is
+ * handed only the services it declares (`uses`), the accounts checks here use `accounts`.
  */
 import { randomUUID } from 'node:crypto';
 import type { Services } from '../core/ports.js';
@@ -8,9 +9,28 @@ import type { ServiceContext } from '../core/context.js';
 import type { Charge } from '../core/accounts/meter.js';
 import type { Scope } from '../core/access/scopes.js';
 import { collectWarnings } from '../core/warnings.js';
-import { checkBetas, type Operation } from './define-op.js';
+import { checkBetas, servicesFor, type Operation, type StreamEvent } from './define-op.js';
 import { compileCallerSchemas } from './validation.js';
 import { notesOf, withNotes } from './reply-notes.js';
+
+/**
+ * The operations run over one app's services: what a door holds instead of the services themselves
+ * (each op is still handed only the services it declares).
+ */
+export interface OpRunner {
+  invoke(op: Operation, input: unknown, ctx: ServiceContext): Promise<Record<string, unknown>>;
+  stream(op: Operation, input: unknown, ctx: ServiceContext): AsyncIterable<unknown>;
+  events(op: Operation, input: unknown, output: unknown, ctx: ServiceContext, lastEventId: number): AsyncIterable<StreamEvent>; // prettier-ignore
+}
+
+/** The runner of the operations over `services` (the composition root's record). */
+export function createOpRunner(services: Services): OpRunner {
+  return {
+    invoke: (op, input, ctx) => invoke(op, services, input, ctx),
+    stream: (op, input, ctx) => invokeStream(op, services, input, ctx),
+    events: (op, input, output, ctx, lastEventId) => invokeEvents(op, services, input, output, ctx, lastEventId),
+  };
+}
 
 /** A fresh request id: 32 lowercase hex characters. */
 export function newRequestId(): string {
@@ -62,7 +82,7 @@ export async function invoke(
   const collected = collectWarnings(ctx);
   let output: Record<string, unknown>;
   try {
-    output = (await op.run(services, input, collected.ctx)) as Record<string, unknown>;
+    output = (await op.run(servicesFor(op, services), input, collected.ctx)) as Record<string, unknown>;
   } catch (err) {
     await charge.settle(0);
     throw err;
@@ -87,8 +107,20 @@ export function invokeStream(
     // before the first frame, so a schema that does not compile is an ordinary error response
     await compileCallerSchemas(input);
     const charge = await admit(op, services, input, ctx);
-    yield* metered(op.stream!.frames(services, input, ctx), charge);
+    yield* metered(op.stream!.frames(servicesFor(op, services), input, ctx), charge);
   })();
+}
+
+/** The named events of an answer the caller asked to follow (`op.events`), after `invoke` answered. */
+export function invokeEvents(
+  op: Operation,
+  services: Services,
+  input: unknown,
+  output: unknown,
+  ctx: ServiceContext,
+  lastEventId: number,
+): AsyncIterable<StreamEvent> {
+  return op.events!.events(servicesFor(op, services), input, output, ctx, lastEventId);
 }
 
 /** The frames of a stream, charging the cost its last costed frame names when it ends (0 if none). */

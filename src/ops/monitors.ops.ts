@@ -84,6 +84,7 @@ export const createMonitorOp = defineOp({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   render: (m) =>
     plainAnswer(renderRecord(`Monitor ${m.id} created. Store webhookSecret now; it is not shown again.`, m), m),
+  uses: ['monitors'],
   run: async (services, input, ctx) => wireMonitor(await services.monitors.create(toCreate(input), ctx.caller)),
   // a monitor keeps its query and outputs: not for zero-retention teams
   retainsContent: true,
@@ -102,6 +103,7 @@ export const listMonitorsOp = defineOp({
   output: MonitorList,
   annotations: READ,
   render: (page) => pageAnswer('Monitors:', page, monitorLine),
+  uses: ['monitors'],
   run: async (services, input, ctx) => {
     const page = await services.monitors.list(input, ctx.caller);
     return { ...page, data: page.data.map(wireMonitor) };
@@ -121,6 +123,7 @@ export const getMonitorOp = defineOp({
   output: Monitor,
   annotations: READ,
   render: (m) => plainAnswer(renderRecord(`Monitor ${m.id}`, m), m),
+  uses: ['monitors'],
   run: async (services, input, ctx) => wireMonitor(await services.monitors.get(input.id, ctx.caller)),
 });
 
@@ -140,6 +143,7 @@ export const updateMonitorOp = defineOp({
   output: Monitor,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   render: (m) => plainAnswer(renderRecord(`Monitor ${m.id} updated.`, m), m),
+  uses: ['monitors'],
   run: async (services, { id, ...patch }, ctx) =>
     wireMonitor(await services.monitors.update(id, toUpdate(patch), ctx.caller)),
 });
@@ -157,6 +161,7 @@ export const deleteMonitorOp = defineOp({
   output: Monitor,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   render: (m) => plainAnswer(renderRecord(`Monitor ${m.id} deleted.`, m), m),
+  uses: ['monitors'],
   run: async (services, input, ctx) => wireMonitor(await services.monitors.delete(input.id, ctx.caller)),
 });
 
@@ -173,6 +178,7 @@ export const triggerMonitorOp = defineOp({
   output: TriggerResponse,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   render: (out) => plainAnswer('Run started. Follow it with the list_runs action.', out),
+  uses: ['monitors'],
   run: (services, input, ctx) => services.monitors.trigger(input.id, ctx.caller),
 });
 
@@ -190,6 +196,7 @@ export const listMonitorRunsOp = defineOp({
   output: MonitorRunList,
   annotations: READ,
   render: (page) => pageAnswer('Runs:', page, runLine),
+  uses: ['monitors'],
   run: async (services, { id, ...query }, ctx) => {
     const page = await services.monitors.runs(id, query, ctx.caller);
     return { ...page, data: page.data.map(wireRun) };
@@ -209,6 +216,7 @@ export const getMonitorRunOp = defineOp({
   output: MonitorRun,
   annotations: READ,
   render: (r) => recordAnswer(`Run ${r.id} of monitor ${r.monitorId}`, r, 'output', 'monitor run output'),
+  uses: ['monitors'],
   run: async (services, input, ctx) => wireRun(await services.monitors.run(input.id, input.runId, ctx.caller)),
 });
 
@@ -232,6 +240,7 @@ export const listWebhookDeliveriesOp = defineOp({
   output: WebhookDeliveryList,
   annotations: READ,
   render: (page) => pageAnswer('Webhook deliveries:', page, deliveryLine),
+  uses: ['monitors'],
   run: async (services, { id, ...query }, ctx) =>
     wireDeliveries(await services.monitors.deliveries(id, query, ctx.caller)),
 });

@@ -86,6 +86,7 @@ export const searchOp = defineOp({
   // an agent searching wants to read what each result says: text unless it asked for other contents
   toolDefaults: (args) => (args.contents ? args : { ...args, contents: { ...TOOL_CONTENTS } }),
   render: (out) => searchAnswer(out, `${out.results.length} results`),
+  uses: ['search'],
   run: async (services, input, ctx) => replyOf(await services.search.run(planOf(input), ctx)),
   maxCost: (input, pricing) => searchBound(planOf(input), pricing),
   stream: {
@@ -124,6 +125,7 @@ export const findSimilarOp = defineOp({
   ],
   toolDefaults: (args) => (args.contents ? args : { ...args, contents: { ...TOOL_CONTENTS } }),
   render: (out) => searchAnswer(out, `${out.results.length} similar pages`),
+  uses: ['similar'],
   run: async (services, input, ctx) => replyOf(await services.similar.run(input, ctx)),
   maxCost: similarBound,
 });

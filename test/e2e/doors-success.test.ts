@@ -25,6 +25,7 @@ const echoOp = defineOp({
   successStatus: 201,
   annotations: { readOnlyHint: true, openWorldHint: false },
   render: (out) => plainAnswer(`echo: ${out.echoed.join(' ')}`, out),
+  uses: [],
   run: async (_services, input, ctx) => ({
     requestId: 'ignored',
     echoed: Array.from({ length: input.n }, () => input.text),
@@ -46,6 +47,7 @@ const thingOp = defineOp({
   errorBody: 'simple',
   annotations: { readOnlyHint: true, openWorldHint: false },
   render: (out) => plainAnswer(`${out.id}/${out.limit}`, out),
+  uses: [],
   run: async (_s, input) => ({ id: input.id, limit: input.limit }),
 });
 
@@ -61,6 +63,7 @@ const brokenOp = defineOp({
   output: z.object({ count: z.number() }),
   annotations: { readOnlyHint: true, openWorldHint: false },
   render: (out) => plainAnswer('never', out),
+  uses: [],
   run: async (_s, input) => {
     if (input.mode === 'throw') throw new Error('secret internal detail: db at /var/lib/x');
     return { count: 'not a number' } as unknown as { count: number };

@@ -38,7 +38,7 @@ export interface RunEngine {
 /** The engine of one process; `clientModels` holds the MCP client's model of runs created here. */
 export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: Map<string, ChatModel>): RunEngine {
   const { repo } = deps;
-  const leaseMs = deps.leaseMs ?? 60_000;
+  const { leaseMs } = deps;
   const iso = (ms: number) => new Date(ms).toISOString();
   const leases = createLeaseEngine({
     store: { renew: (id, _owner, untilMs) => repo.renewLease(id, untilMs) },
@@ -189,7 +189,7 @@ export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: 
     await pump();
   };
   const wakeup = createWakeup(tick, {
-    pollMs: deps.pollMs ?? 5000,
+    pollMs: deps.pollMs,
     name: 'agent runs',
     logger: deps.logger,
     now: deps.now,

@@ -128,10 +128,10 @@ export interface AgentRunsDeps {
   defaultRuns: number;
   /** Runs executing at once in this process, whatever the keys. */
   processConcurrency: number;
-  /** How long a claimed run is held without renewal (renewed every third of it; default 60 s). */
-  leaseMs?: number;
-  /** How often the queue is looked at for runs another process queued or gave up (default 5 s). */
-  pollMs?: number;
+  /** How long a claimed run is held without renewal (renewed every third of it; TRAWL_LEASE_MS). */
+  leaseMs: number;
+  /** How often the queue is looked at for runs another process queued or gave up (TRAWL_POLL_MS). */
+  pollMs: number;
   /** The operator's ceiling on `budget.maxCostDollars` (TRAWL_AGENT_MAX_COST). */
   maxBudgetDollars: number;
   /** Names of the configured web-search providers (each a data source, beside `trawl`, the local index). */

@@ -46,8 +46,8 @@ export interface SynthesisDeps {
   preferClientModel?: boolean;
   /** Configured token prices (dollars per million); unset parts fall back to known list prices. */
   price?: Partial<ModelPrice>;
-  /** Completion tokens an answer may take (default 1200). */
-  maxTokens?: number;
+  /** Completion tokens an answer may take (TRAWL_MODEL_MAX_TOKENS). */
+  maxTokens: number;
   logger: Logger;
 }
 
@@ -75,7 +75,7 @@ const add = (a: TokenUsage, b: TokenUsage): TokenUsage => ({
 });
 
 export function createSynthesis(deps: SynthesisDeps): Synthesis {
-  const maxTokens = deps.maxTokens ?? 1200;
+  const { maxTokens } = deps;
   const modelFor = (ctx: ServiceContext) =>
     chooseModel({ operator: deps.model, client: ctx.clientModel, preferClient: deps.preferClientModel }, ctx);
   const costOf = (model: ChatModel, usage: TokenUsage) => modelCost(model, usage, deps.price);

@@ -6,14 +6,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ServiceError } from '../../errors.js';
-import { createLru } from '../../lib/lru.js';
 import { tokenCounter } from '../../lib/tokens.js';
 import type { Answer } from '../../ops/answer.js';
-import type { McpSnapshot, McpSnapshotsRepo } from '../../store/contracts/mcp-snapshots.js';
+import { SNAPSHOT_TTL_MS, type AnswerSnapshots } from '../../core/snapshots/answer-snapshots.js';
 import { fitPart, type Position } from './parts.js';
 
-/** How long a cut answer can be continued. */
-export const SNAPSHOT_TTL_MS = 30 * 60_000;
 /** Answer cursors start so; other cursors (a list's own page cursor) pass through to the operation. */
 export const ANSWER_CURSOR_PREFIX = 'ans.';
 
@@ -35,11 +32,9 @@ export interface AnswerPager {
   next(cursor: string, call: CallKey, maxTokens: number): Promise<CallToolResult>;
 }
 
-// zero-retention snapshots: this process only, never written down
-const memory = createLru<McpSnapshot>(200, SNAPSHOT_TTL_MS);
-
-/** A pager over `repo` (the durable snapshots), with the clock's time. */
-export function createAnswerPager(repo: McpSnapshotsRepo, now: () => number = Date.now): AnswerPager {
+/** A pager over the app's answer snapshots (src/core/snapshots/answer-snapshots.ts). */
+export function createAnswerPager(snapshots: AnswerSnapshots): AnswerPager {
+  const { now } = snapshots;
   const respond = async (
     answer: Answer,
     call: CallKey,
@@ -70,7 +65,7 @@ export function createAnswerPager(repo: McpSnapshotsRepo, now: () => number = Da
       const id = randomBytes(12).toString('hex');
       const { part, result } = await respond(answer, call, maxTokens, id, { block: 0, offset: 0 }, 1);
       if (part.next)
-        await save(
+        await snapshots.save(
           {
             id,
             owner: call.owner,
@@ -86,7 +81,7 @@ export function createAnswerPager(repo: McpSnapshotsRepo, now: () => number = Da
     },
     async next(cursor, call, maxTokens) {
       const { id, at, partNo } = parseCursor(cursor);
-      const snapshot = call.memoryOnly ? memory.get(`${call.owner}:${id}`) : await repo.get(id, call.owner, now());
+      const snapshot = await snapshots.load(id, call.owner, call.memoryOnly);
       if (!snapshot || snapshot.tool !== call.tool) {
         // another key's answer reads as one that expired: its existence is not disclosed (core/access)
         throw new ServiceError(
@@ -103,12 +98,6 @@ export function createAnswerPager(repo: McpSnapshotsRepo, now: () => number = Da
       return (await respond(answer, call, maxTokens, id, at, partNo)).result;
     },
   };
-
-  async function save(snapshot: McpSnapshot, memoryOnly: boolean): Promise<void> {
-    if (memoryOnly) return memory.set(`${snapshot.owner}:${snapshot.id}`, snapshot);
-    await repo.deleteExpired(now());
-    await repo.insert(snapshot);
-  }
 }
 
 /** Whether a `cursor` argument continues an answer (rather than paging a list). */

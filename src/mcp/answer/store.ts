@@ -1,15 +1,15 @@
-/** One answer pager per app: its snapshots in the app's store. */
-import type { App } from '../../compose/app.js';
+/** One answer pager per app: over the app's answer snapshots (a core service). */
+import type { Services } from '../../core/ports.js';
 import { createAnswerPager, type AnswerPager } from './pager.js';
 
-const pagers = new WeakMap<App, AnswerPager>();
+const pagers = new WeakMap<Services, AnswerPager>();
 
 /** The app's pager (made on first use, then shared by every server built on the app). */
-export function pagerFor(app: App): AnswerPager {
-  let pager = pagers.get(app);
+export function pagerFor(app: { services: Services }): AnswerPager {
+  let pager = pagers.get(app.services);
   if (!pager) {
-    pager = createAnswerPager(app.stores.mcpSnapshots, () => app.clock.now().getTime());
-    pagers.set(app, pager);
+    pager = createAnswerPager(app.services.answerSnapshots);
+    pagers.set(app.services, pager);
   }
   return pager;
 }

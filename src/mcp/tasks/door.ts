@@ -5,7 +5,7 @@
  * tools run their ordinary handler inside the task, in this process.
  */
 import { ErrorCode, McpError, type CallToolRequest, type CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
-import type { App } from '../../compose/app.js';
+import type { Door } from '../../compose/door.js';
 import type { Release } from '../../core/accounts/in-flight.js';
 import type { Caller } from '../../core/context.js';
 import { TOOL_SPECS } from '../catalog.js';
@@ -44,7 +44,7 @@ export interface DoorTaskDeps {
 }
 
 /** The tasks of one server for `caller`. */
-export function createDoorTasks(app: App, caller: Caller | null, deps: DoorTaskDeps): DoorTasks {
+export function createDoorTasks(app: Door, caller: Caller | null, deps: DoorTaskDeps): DoorTasks {
   // an ended run reads as agent_run answers it: the same handler, asked about the run with no wait
   const runResult: RunResult = (run) => deps.agentRun().call({ runId: run.id, waitSeconds: 0 }, taskExtra());
   const tasks = createMcpTasks(app, caller, { runResult, clientSampling: deps.clientSampling });

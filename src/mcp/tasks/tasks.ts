@@ -5,7 +5,7 @@
  * the task follows.
  */
 import type { CallToolResult, CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
-import type { App } from '../../compose/app.js';
+import type { Door } from '../../compose/door.js';
 import type { Caller } from '../../core/context.js';
 import { toServiceError } from '../../errors.js';
 import type { RunResult } from './agent-run-task.js';
@@ -52,7 +52,7 @@ export interface McpTasksOptions {
 }
 
 /** The tasks of one server for `caller`. */
-export function createMcpTasks(app: App, caller: Caller | null, options: McpTasksOptions): McpTasks {
+export function createMcpTasks(app: Door, caller: Caller | null, options: McpTasksOptions): McpTasks {
   // the app's tasks: their work outlives any one server, and a closing app ends it first (interrupted)
   const { tasks } = app;
   const store = createTaskStore(

@@ -52,7 +52,7 @@ export interface ContextDeps {
   /** Nearest chunks by embeddings, when an embeddings provider is configured. */
   semantic?: SemanticSearch;
   /** Bounds the embeddings call of a query (the operator's provider timeout). */
-  providerTimeoutMs?: number;
+  providerTimeoutMs: number;
   /** Trawl's code model and its vectors (used when no embeddings provider is configured). */
   model?: { loader: CodeModelLoader; vectors: CodeVectors };
 }
@@ -75,7 +75,7 @@ export function createContextService(deps: ContextDeps): ContextService {
   /** The chunks nearest the query by embeddings; a failing or slow provider leaves them out, with a warning. */
   const nearest = async (query: string, ctx: ServiceContext): Promise<CodeHit[]> => {
     if (!deps.semantic) return [];
-    const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(deps.providerTimeoutMs ?? 4000)]);
+    const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(deps.providerTimeoutMs)]);
     try {
       return deps.code.hitsByIds(await deps.semantic.nearest(query, CANDIDATES, signal));
     } catch (err) {

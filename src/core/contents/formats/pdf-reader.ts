@@ -24,7 +24,7 @@ export interface PdfLimits {
   threads: number;
 }
 
-/** The settings' defaults (src/config/config.ts; a test holds them equal). */
+/** The settings' defaults (src/config/settings/fetch.ts; a test holds them equal). */
 export const DEFAULT_PDF_LIMITS: Readonly<PdfLimits> = Object.freeze({
   maxInflatedBytes: 128 * 1024 * 1024,
   timeoutMs: 20_000,

@@ -1,0 +1,50 @@
+/**
+ * The lifecycle of the services' workers: rebuilding indexes an upgrade emptied when a server starts,
+ * and stopping the worker threads and the document follower when the app closes.
+ */
+import type { Services } from '../core/ports.js';
+import type { Logger } from '../lib/logger.js';
+import type { SearchIndex } from '../core/search/search-index.js';
+import type { AnalysisPool } from '../core/search/analysis-pool.js';
+import type { PdfReader } from '../core/contents/formats/pdf-reader.js';
+import type { Replica } from '../core/replica/replica.js';
+import type { MergeScheduler } from '../store/search-index/segment-merger.js';
+import type { CodeParts } from './code.js';
+
+/** The workers a set of services started. */
+export interface Workers {
+  searchIndex: SearchIndex;
+  code: CodeParts;
+  replica: Replica | undefined;
+  merges: MergeScheduler | undefined;
+  analysis: AnalysisPool;
+  pdf: PdfReader;
+}
+
+export function lifecycleOf(
+  workers: Workers,
+  logger: Logger,
+): Pick<Services, 'followShared' | 'stopIndexWorkers' | 'rebuildMarkedIndexes'> {
+  const { searchIndex, code, replica, merges, analysis, pdf } = workers;
+  return {
+    followShared: () => replica?.start(),
+    async stopIndexWorkers() {
+      await replica?.stop();
+      await code.vectors.stop();
+      await merges?.close();
+      await analysis.close();
+      await pdf.close();
+    },
+    async rebuildMarkedIndexes() {
+      const started = Date.now();
+      const docs = await searchIndex.rebuildIfMarked((done) =>
+        logger.info({ done }, 'rebuilding the search index after an upgrade'),
+      );
+      if (docs !== null) logger.info({ docs, ms: Date.now() - started }, 'search index rebuilt');
+      const chunks = await code.code.rebuildIfMarked();
+      if (chunks !== null) logger.info({ chunks }, 'code index rebuilt');
+      // segments a bulk load left (a CLI import that ended) are merged from the start, not at the next write
+      searchIndex.settle();
+    },
+  };
+}

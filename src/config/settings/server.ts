@@ -1,0 +1,165 @@
+/** Settings of the process: where the store is, the listener, the lease and poll of shared work, logging, request and caller-schema limits, and the MCP door's hosts, origins, tools and betas. */
+import { z } from 'zod';
+import { LOG_LEVELS, list, booleanish } from './fields.js';
+
+/** Rows of SETTINGS (../settings.ts): env var, CLI flag, schema, default and the line docs/configuration.md shows. */
+export const SERVER_SETTINGS = {
+  host: {
+    env: 'TRAWL_HOST',
+    flag: '--host',
+    schema: z.string().min(1),
+    default: '127.0.0.1',
+    doc: 'Address `trawl serve` listens on. Use `0.0.0.0` to serve a team (put TLS in front).',
+  },
+  port: {
+    env: 'TRAWL_PORT',
+    flag: '--port',
+    schema: z.coerce.number().int().min(0).max(65535),
+    default: 8787,
+    doc: 'TCP port of `trawl serve`; `0` picks a free one (the log says which).',
+  },
+  dataDir: {
+    env: 'TRAWL_DATA_DIR',
+    flag: '--data-dir',
+    schema: z.string().min(1),
+    default: undefined,
+    doc: 'Directory of the SQLite database and caches. Default: the per-user data directory (`~/.local/share/trawl` on Linux, `~/Library/Application Support/trawl` on macOS, `%LOCALAPPDATA%\\trawl\\Data` on Windows).',
+  },
+  databaseUrl: {
+    env: 'TRAWL_DATABASE_URL',
+    flag: '--database-url',
+    schema: z
+      .string()
+      .min(1)
+      .refine((url) => /^postgres(ql)?:\/\//.test(url), 'must be a postgres:// or postgresql:// URL'),
+    default: undefined,
+    doc: 'PostgreSQL (15 or later) as the store of everything durable, shared by every replica pointing at it (docs/operations.md). Needs `TRAWL_SECRET_KEY`. Unset: embedded SQLite in the data directory. Never logged; a password in it stays out of every message.',
+  },
+  databaseSchema: {
+    env: 'TRAWL_DATABASE_SCHEMA',
+    flag: '--database-schema',
+    schema: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier'),
+    default: 'public',
+    doc: 'The PostgreSQL schema Trawl keeps its tables in (created if missing), so one database can hold several Trawl deployments.',
+  },
+  databasePoolSize: {
+    env: 'TRAWL_DATABASE_POOL_SIZE',
+    flag: '--database-pool-size',
+    schema: z.coerce.number().int().min(2).max(200),
+    default: 10,
+    doc: 'PostgreSQL connections one process keeps at most (its pool), besides one that listens for notifications.',
+  },
+  leaseMs: {
+    env: 'TRAWL_LEASE_MS',
+    flag: '--lease-ms',
+    schema: z.coerce.number().int().min(1000).max(3_600_000),
+    default: 60_000,
+    doc: 'How long a process holds a monitor run or an agent run it claimed without renewing it (renewed every third of it); after a crash, another process takes the work over once the lease has run out.',
+  },
+  pollMs: {
+    env: 'TRAWL_POLL_MS',
+    flag: '--poll-ms',
+    schema: z.coerce.number().int().min(100).max(600_000),
+    default: 5000,
+    doc: 'How often a process looks for work other processes left or gave up (due monitors, queued agent runs, webhook retries) and, with PostgreSQL, for documents another replica wrote whose notification it missed.',
+  },
+  logLevel: {
+    env: 'TRAWL_LOG_LEVEL',
+    flag: '--log-level',
+    schema: z.enum(LOG_LEVELS),
+    default: 'info',
+    doc: 'Log level of the JSON logs on stderr: `fatal`, `error`, `warn`, `info`, `debug`, `trace`, `silent`.',
+  },
+  maxBodyBytes: {
+    env: 'TRAWL_MAX_BODY_BYTES',
+    flag: '--max-body-bytes',
+    schema: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024),
+    default: 4 * 1024 * 1024,
+    doc: 'Largest request body the REST and MCP HTTP doors accept, in bytes (413 above it). Its shape is limited too, whatever this is: 64 levels, 10,000 keys per object, 200,000 values, 20,000 objects and arrays (docs/api.md).',
+  },
+  maxSchemaBytes: {
+    env: 'TRAWL_MAX_SCHEMA_BYTES',
+    flag: '--max-schema-bytes',
+    schema: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(1024 * 1024),
+    default: 64 * 1024,
+    doc: 'Largest caller JSON Schema (`outputSchema`, `summary.schema`, agent-run and monitor schemas), in bytes of JSON (422 `INVALID_JSON_SCHEMA` above it).',
+  },
+  maxSchemaDepth: {
+    env: 'TRAWL_MAX_SCHEMA_DEPTH',
+    flag: '--max-schema-depth',
+    schema: z.coerce.number().int().min(4).max(56),
+    default: 32,
+    doc: 'Deepest a caller JSON Schema may nest, in JSON levels (`{"properties": {"a": {}}}` is 3). Request bodies nest at most 64 levels.',
+  },
+  maxSchemaEnumValues: {
+    env: 'TRAWL_MAX_SCHEMA_ENUM_VALUES',
+    flag: '--max-schema-enum-values',
+    schema: z.coerce.number().int().min(1).max(100_000),
+    default: 1000,
+    doc: 'Most `enum` values a caller JSON Schema may list, all its enums together.',
+  },
+  maxSchemaProperties: {
+    env: 'TRAWL_MAX_SCHEMA_PROPERTIES',
+    flag: '--max-schema-properties',
+    schema: z.coerce.number().int().min(10).max(100_000),
+    default: 500,
+    doc: "Most property names a caller JSON Schema may declare, all its `properties` together (/search keeps the spec's 10).",
+  },
+  maxSchemaSubschemas: {
+    env: 'TRAWL_MAX_SCHEMA_SUBSCHEMAS',
+    flag: '--max-schema-subschemas',
+    schema: z.coerce.number().int().min(10).max(100_000),
+    default: 1000,
+    doc: 'Most schema objects a caller JSON Schema may hold: the root and every one under `properties`, `items`, `anyOf`, `$defs` and the like. Bounds the time to compile it.',
+  },
+  schemaTimeoutMs: {
+    env: 'TRAWL_SCHEMA_TIMEOUT_MS',
+    flag: '--schema-timeout-ms',
+    schema: z.coerce.number().int().min(100).max(60_000),
+    default: 2000,
+    doc: 'Longest one compile of a caller JSON Schema, or one validation against it, may take in the schema worker thread before it is stopped (422 `INVALID_JSON_SCHEMA`).',
+  },
+  allowedHosts: {
+    env: 'TRAWL_ALLOWED_HOSTS',
+    flag: '--allowed-hosts',
+    schema: list,
+    default: [] as string[],
+    doc: 'Comma-separated `Host` header values `/mcp` accepts (DNS-rebinding guard). Default: the loopback names when listening on loopback; no check otherwise.',
+  },
+  allowedOrigins: {
+    env: 'TRAWL_ALLOWED_ORIGINS',
+    flag: '--allowed-origins',
+    schema: list,
+    default: [] as string[],
+    doc: 'Comma-separated browser origins `/mcp` accepts besides loopback ones (`http://localhost:*`).',
+  },
+  tools: {
+    env: 'TRAWL_TOOLS',
+    flag: '--tools',
+    schema: list,
+    default: [] as string[],
+    doc: 'MCP tools to serve: names and groups, comma-separated (`default`, `web`, `code`, `monitors`, `agent`, `all`; docs/mcp.md). Empty: the default set (`search`, `get_contents`, `get_code_context`). Over HTTP, `/mcp?tools=` chooses within it.',
+  },
+  mcpBetas: {
+    env: 'TRAWL_MCP_BETAS',
+    flag: '--mcp-betas',
+    schema: list,
+    default: [] as string[],
+    doc: 'Beta tokens (as in the `Svc-Beta` header) that MCP tool calls run with; stdio has no headers. Over HTTP the request header adds to these.',
+  },
+  mcpKeyless: {
+    env: 'TRAWL_MCP_KEYLESS',
+    flag: '--mcp-keyless',
+    schema: booleanish,
+    default: false,
+    doc: 'Let `POST /mcp` answer without an API key, for one local user: only on a loopback `TRAWL_HOST` (refused at start otherwise), with Host and Origin still checked and `Origin: null` refused. Any process of this machine can then call it (docs/mcp.md).',
+  },
+} as const;
