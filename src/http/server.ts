@@ -20,7 +20,7 @@ import type { HttpEnv } from './env.js';
 import { mountMcp } from './mcp.route.js';
 import { buildOpenApi } from './openapi.js';
 import { mountOperations } from './rest.js';
-import { mountResponses } from './responses.js';
+import { mountResponses } from './responses/routes.js';
 import { createX402Setup } from './x402/payment.js';
 
 /** An incoming `x-request-id` is kept when it is a sane token (tracing through a proxy); else a new one. */

@@ -3,7 +3,7 @@
  * (src/ops/define-op.ts `access`): the resource each protocol method acts on, how, and the scope it
  * needs. The authorization matrix (src/http/access-matrix.ts, docs/accounts.md#who-may-do-what) has a
  * row for each, and test/e2e/access-matrix.test.ts calls them. Their stores check the owner themselves:
- * tasks and answer snapshots are their key's (tasks/task-store.ts, answer/pager.ts), agent runs are read
+ * tasks and answer snapshots are their key's (tasks/task-store.ts, reply/pager.ts), agent runs are read
  * through the agent runs service.
  */
 import type { Scope } from '../core/access/scopes.js';

@@ -14,10 +14,10 @@ import { listAgentRunsOp, getAgentRunOp } from '../ops/agent-runs.ops.js';
 import { AGENT_RUN_WAIT_SECONDS, agentRunTool as agentRunDef, type Run } from '../ops/agent-run.tool.js';
 import { invoke } from '../ops/invoke.js';
 import { parseOrThrow } from '../ops/validation.js';
-import type { Answer } from '../ops/answer.js';
+import type { Answer } from '../ops/reply.js';
 import type { DoorTool, Extra, ToolDeps } from './types.js';
-import { AnswerCursor, MaxTokens } from './answer/args.js';
-import { isAnswerCursor } from './answer/pager.js';
+import { AnswerCursor, MaxTokens } from './reply/args.js';
+import { isAnswerCursor } from './reply/pager.js';
 
 const RESOURCE_PREFIX = 'trawl://agent-runs/';
 const ENDED = new Set(['completed', 'failed', 'cancelled']);

@@ -10,8 +10,8 @@ import { groupHints, int, str, type JsonSchema, type ToolHints, type ToolText } 
 import type { Operation } from '../ops/define-op.js';
 import { MCP_TOOLS, groupOperations, type McpTool } from '../ops/registry.js';
 import { SETTINGS } from '../config/config.js';
-import { MaxTokens } from './answer/args.js';
-import { FENCE_NOTICE } from './answer/fence.js';
+import { MaxTokens } from './reply/args.js';
+import { FENCE_NOTICE } from './reply/fence.js';
 import type { ToolSpec } from './catalog-spec.js';
 
 /** The door's paging arguments, advertised after a paged tool's own. */

@@ -6,7 +6,7 @@
  * SERVER_CAPABILITIES (a capability added to the door must be added here too).
  */
 import { VERSION } from '../version.js';
-import { FENCE_NOTICE } from './answer/fence.js';
+import { FENCE_NOTICE } from './reply/fence.js';
 
 export const SERVER_INFO = { name: 'trawl', title: 'Trawl', version: VERSION };
 

@@ -1,7 +1,7 @@
 /**
  * The MCP door: an McpServer whose tools are the registry's operations (same validation, same handlers
  * as REST), advertised compactly (src/mcp/catalog.ts) and answered within a token budget, with page
- * content fenced and cut answers continued by cursor (src/mcp/answer/). Failures are tool results with
+ * content fenced and cut answers continued by cursor (src/mcp/reply/). Failures are tool results with
  * `isError: true` whose text says what to change.
  */
 import { setMaxListeners } from 'node:events';
@@ -21,7 +21,7 @@ import { withoutContent } from '../lib/logger.js';
 import { createOpRunner, newRequestId } from '../ops/invoke.js';
 import { advertised } from './catalog.js';
 import { agentRunTool, registerAgentRunResources } from './agent-tool.js';
-import { pagerFor } from './answer/store.js';
+import { pagerFor } from './reply/store.js';
 import { buildToolTable } from './tools.js';
 import type { DoorTool, Extra, ToolDeps } from './types.js';
 import { installLogging } from './logging.js';

@@ -13,12 +13,12 @@ import type { Operation } from '../ops/define-op.js';
 import { MCP_TOOLS, groupOperations, mcpToolName, type McpTool } from '../ops/registry.js';
 import type { QueueWait } from '../core/contents/admission.js';
 import { safeHost } from '../lib/safe-text.js';
-import type { Answer } from '../ops/answer.js';
+import type { Answer } from '../ops/reply.js';
 import { notesOf } from '../ops/reply-notes.js';
 import { parseOrThrow } from '../ops/validation.js';
 import { AgentRunDoorInput, agentRunTool } from './agent-tool.js';
-import { AnswerCursor, MaxTokens } from './answer/args.js';
-import { isAnswerCursor, type CallKey } from './answer/pager.js';
+import { AnswerCursor, MaxTokens } from './reply/args.js';
+import { isAnswerCursor, type CallKey } from './reply/pager.js';
 import type { DoorTool, Extra, ToolDeps } from './types.js';
 
 export type { DoorTool, ToolDeps } from './types.js';

@@ -8,7 +8,7 @@ import type { Door } from '../compose/door.js';
 import type { ServiceContext } from '../core/context.js';
 import type { Logger } from '../lib/logger.js';
 import type { OpRunner } from '../ops/invoke.js';
-import type { AnswerPager } from './answer/pager.js';
+import type { AnswerPager } from './reply/pager.js';
 
 /** The SDK's context of one request a server handles. */
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;

@@ -26,7 +26,7 @@ import {
 } from '../schemas/admin.schema.js';
 import { StatusReport } from '../schemas/status.schema.js';
 import { defineOp } from './define-op.js';
-import { plainAnswer } from './answer.js';
+import { plainAnswer } from './reply.js';
 import { renderRecord } from './render.js';
 
 /** A team's own accounts: a key with `admin:team` manages its team's, one with `admin` every team's. */

@@ -1,7 +1,7 @@
 /** Agent run operations: /agent/runs, its events and cancellation. */
 import type { AgentRunRequest } from '../core/agent/agent-runs.types.js';
 import { defineOp, type AccessVerb, type ToolHints } from './define-op.js';
-import { plainAnswer } from './answer.js';
+import { plainAnswer } from './reply.js';
 import { recordAnswer, pageAnswer } from './render.js';
 import { AGENT_MAX_EFFORT_BETA } from './betas.js';
 import { str, type ToolGroupText } from './tool-text.js';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { contentsBound } from '../core/accounts/bounds.js';
 import { fetchPlanOf } from '../core/contents/fetch.plan.js';
 import { defineOp, oncePerInput } from './define-op.js';
-import type { Answer } from './answer.js';
+import type { Answer } from './reply.js';
 import { resultBlock } from './render.js';
 import { ContentsRequest, ContentsResponse } from '../schemas/contents.schema.js';
 import { dynamicHighlightsRule } from './betas.js';

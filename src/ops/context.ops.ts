@@ -1,6 +1,6 @@
 /** Code context operation: /context (MCP `get_code_context`). */
 import { contextBound } from '../core/accounts/bounds.js';
-import { plainAnswer } from './answer.js';
+import { plainAnswer } from './reply.js';
 import { defineOp } from './define-op.js';
 import { str } from './tool-text.js';
 import { ContextRequest, ContextResponse } from '../schemas/context.schema.js';

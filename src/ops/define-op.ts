@@ -9,7 +9,7 @@ import type { Pricing } from '../core/accounts/bounds.js';
 import type { Scope } from '../core/access/scopes.js';
 import type { ResourceKind } from '../core/access/access.js';
 import type { Services } from '../core/ports.js';
-import type { Answer } from './answer.js';
+import type { Answer } from './reply.js';
 import type { ReplyNotes } from './reply-notes.js';
 import type { ToolHints, ToolText } from './tool-text.js';
 

@@ -6,7 +6,7 @@
 import type { z } from 'zod';
 import type * as Domain from '../core/monitors/monitors.types.js';
 import { defineOp, type AccessVerb, type ToolHints } from './define-op.js';
-import { plainAnswer } from './answer.js';
+import { plainAnswer } from './reply.js';
 import { recordAnswer, pageAnswer, renderRecord } from './render.js';
 import { str, type ToolGroupText } from './tool-text.js';
 import {

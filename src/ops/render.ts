@@ -4,7 +4,7 @@
  * structured entries carry ids, URLs and scores only: the text is for the model, not repeated.
  */
 import type { SearchResult } from '../schemas/common.schema.js';
-import type { Answer, AnswerBlock } from './answer.js';
+import type { Answer, AnswerBlock } from './reply.js';
 
 /** The lines of a result that came from its page: title, dates, summary, highlights, text. */
 function resultContent(r: SearchResult): string {

@@ -2,7 +2,7 @@
 import { searchBound, similarBound } from '../core/accounts/bounds.js';
 import { searchPlanOf } from '../core/search/search.plan.js';
 import { defineOp, oncePerInput } from './define-op.js';
-import type { Answer } from './answer.js';
+import type { Answer } from './reply.js';
 import { resultsAnswer } from './render.js';
 import { SearchRequest, SearchResponse, SearchStreamChunk } from '../schemas/search.schema.js';
 import { FindSimilarRequest, FindSimilarResponse } from '../schemas/find-similar.schema.js';

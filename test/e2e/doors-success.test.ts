@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startHttpServer, type RunningServer } from '../../src/http/server.js';
-import { plainAnswer } from '../../src/ops/answer.js';
+import { plainAnswer } from '../../src/ops/reply.js';
 import { defineOp } from '../../src/ops/define-op.js';
 import { wireObject } from '../../src/schemas/common.schema.js';
 import { makeTestApp, postJson, type TestApp } from '../helpers/app.js';

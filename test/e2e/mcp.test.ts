@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FENCE_NOTICE } from '../../src/mcp/answer/fence.js';
+import { FENCE_NOTICE } from '../../src/mcp/reply/fence.js';
 import { ALL_TOOLS, TOOL_SPECS } from '../../src/mcp/catalog.js';
 import { buildMcpServer } from '../../src/mcp/server.js';
 import { CLI, makeTestApp, postJson, startTestServer, tempDir, type TestApp, type TestServer } from '../helpers/app.js'; // prettier-ignore

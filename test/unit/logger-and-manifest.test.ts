@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/lib/logger.js';
-import { FENCE_NOTICE } from '../../src/mcp/answer/fence.js';
+import { FENCE_NOTICE } from '../../src/mcp/reply/fence.js';
 import { TOOL_SPECS } from '../../src/mcp/catalog.js';
 import { ROOT } from '../helpers/app.js';
 

@@ -9,7 +9,7 @@ import type { ServiceContext } from '../context.js';
 import type { ContentsService } from '../contents/contents.service.js';
 import type { Prices } from '../pricing.js';
 import { roundDollars } from '../pricing.js';
-import { sourcesOf } from '../search/answer.js';
+import { sourcesOf } from '../search/sources.js';
 import type { ResultObject } from '../search/results.js';
 import { searchPlanOf } from '../search/search.plan.js';
 import type { SearchService } from '../search/search.service.js';

@@ -14,7 +14,7 @@ import { searchBound } from '../accounts/bounds.js';
 import type { KeysService } from '../accounts/keys.service.js';
 import type { ContentsService } from '../contents/contents.service.js';
 import type { ServiceContext } from '../context.js';
-import { answerShape, sourcesOf } from '../search/answer.js';
+import { answerShape, sourcesOf } from '../search/sources.js';
 import type { ContentsRequest } from '../contents/fetch.plan.js';
 import type { ResultObject } from '../search/results.js';
 import { searchPlanOf, type SearchInput } from '../search/search.plan.js';

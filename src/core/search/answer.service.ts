@@ -7,7 +7,7 @@ import { ServiceError } from '../../errors.js';
 import type { ServiceContext } from '../context.js';
 import type { ContentsService } from '../contents/contents.service.js';
 import { roundDollars } from '../pricing.js';
-import { MAX_SOURCES, answerShape, sourcesOf } from './answer.js';
+import { MAX_SOURCES, answerShape, sourcesOf } from './sources.js';
 import type { ResultObject, WaitTally } from './results.js';
 import { searchPlanOf, type SearchPlan } from './search.plan.js';
 import type { SearchOutput, SearchService } from './search.service.js';

@@ -9,7 +9,7 @@ import type { SearchType } from '../search-types.js';
 import { pipelineOf, type Pipeline } from './pipelines.js';
 import { fetchOptionsOf, type ContentsRequest, type FetchOptions } from '../contents/fetch.plan.js';
 import type { Freshness } from '../contents/freshness.js';
-import { answerShape } from './answer.js';
+import { answerShape } from './sources.js';
 import type { AnswerShape } from '../synthesis/prompt.js';
 
 /** A /search request as the core reads it (the validated wire body, or a monitor's or agent's search). */

@@ -19,7 +19,7 @@ import type { SearchIndex } from './search-index.js';
 import type { SemanticSearch } from './semantic.js';
 import type { GroundingEntry } from '../synthesis/grounding.js';
 import type { Synthesis, SynthesisRequest, SynthesisResult } from '../synthesis/synthesis.service.js';
-import { sourcesOf } from './answer.js';
+import { sourcesOf } from './sources.js';
 import { withQueries, type SearchPlan } from './search.plan.js';
 import { askProviders, readProviderPages } from './web-providers.js';
 import { warning } from '../warnings.js';

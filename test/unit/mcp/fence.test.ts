@@ -1,6 +1,6 @@
 /** Fences: content cannot close or forge them, and sources cannot break out of the marker. */
 import { describe, expect, it } from 'vitest';
-import { createFence } from '../../../src/mcp/answer/fence.js';
+import { createFence } from '../../../src/mcp/reply/fence.js';
 
 describe('createFence', () => {
   it('draws a nonce that occurs in none of the contents', () => {

@@ -2,8 +2,8 @@
 import { countTokens as wholeCount } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import { piecewise } from '../../../src/lib/tokens.js';
-import { cutAt, fitPart, type Position } from '../../../src/mcp/answer/parts.js';
-import type { Answer } from '../../../src/ops/answer.js';
+import { cutAt, fitPart, type Position } from '../../../src/mcp/reply/parts.js';
+import type { Answer } from '../../../src/ops/reply.js';
 
 // the door's counter; budgets are checked with the whole-text count as well
 const countTokens = piecewise(wholeCount);

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Services } from '../../../src/core/ports.js';
-import { plainAnswer } from '../../../src/ops/answer.js';
+import { plainAnswer } from '../../../src/ops/reply.js';
 import { defineOp, servicesFor } from '../../../src/ops/define-op.js';
 import { OPERATIONS } from '../../../src/ops/registry.js';
 

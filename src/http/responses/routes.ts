@@ -6,22 +6,22 @@
  */
 import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { HttpDoor } from './door.js';
-import type { Caller, ServiceContext } from '../core/context.js';
-import type { AgentEvent } from '../core/agent/agent-runs.service.js';
-import { ResponsesRequest, RetrieveResponseQuery, asResponsesError, toAgentRunRequest } from './responses/request.js';
-import { toResponse, toResponseEvents, type ResponseStreamEvent, type RunView } from './responses/events.js';
-import { ServiceError, toServiceError } from '../errors.js';
-import { HttpError, headersOf } from './http-error.js';
-import { statusOf } from './status.js';
-import { cancelAgentRunOp, createAgentRunOp, deleteAgentRunOp, getAgentRunOp } from '../ops/agent-runs.ops.js';
-import { parseOrThrow } from '../ops/validation.js';
-import { AgentRunIdParams } from '../schemas/agent-runs.schema.js';
-import { authenticate } from './auth.js';
-import { readJsonBody } from './body.js';
-import { serviceContext } from './context.js';
-import { enforceRate } from './rate-limit.js';
-import type { HttpEnv } from './env.js';
+import type { HttpDoor } from '../door.js';
+import type { Caller, ServiceContext } from '../../core/context.js';
+import type { AgentEvent } from '../../core/agent/agent-runs.service.js';
+import { ResponsesRequest, RetrieveResponseQuery, asResponsesError, toAgentRunRequest } from './request.js';
+import { toResponse, toResponseEvents, type ResponseStreamEvent, type RunView } from './events.js';
+import { ServiceError, toServiceError } from '../../errors.js';
+import { HttpError, headersOf } from '../http-error.js';
+import { statusOf } from '../status.js';
+import { cancelAgentRunOp, createAgentRunOp, deleteAgentRunOp, getAgentRunOp } from '../../ops/agent-runs.ops.js';
+import { parseOrThrow } from '../../ops/validation.js';
+import { AgentRunIdParams } from '../../schemas/agent-runs.schema.js';
+import { authenticate } from '../auth.js';
+import { readJsonBody } from '../body.js';
+import { serviceContext } from '../context.js';
+import { enforceRate } from '../rate-limit.js';
+import type { HttpEnv } from '../env.js';
 
 /** How often an idle stream sends a `: keep-alive` comment (research can be quiet for a while). */
 const KEEP_ALIVE_MS = 15_000;

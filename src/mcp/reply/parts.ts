@@ -5,7 +5,7 @@
  * block's content exactly once, in order, and every structured entry once.
  */
 import type { TokenCounter } from '../../lib/tokens.js';
-import type { Answer, AnswerBlock } from '../../ops/answer.js';
+import type { Answer, AnswerBlock } from '../../ops/reply.js';
 import { createFence, type Fence } from './fence.js';
 
 /** Where a part starts: a block, and characters of its content already given. */

@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ServiceError } from '../../errors.js';
 import { tokenCounter } from '../../lib/tokens.js';
-import type { Answer } from '../../ops/answer.js';
+import type { Answer } from '../../ops/reply.js';
 import { SNAPSHOT_TTL_MS, type AnswerSnapshots } from '../../core/snapshots/answer-snapshots.js';
 import { fitPart, type Position } from './parts.js';
 
