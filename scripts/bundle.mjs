@@ -10,7 +10,7 @@ import { build } from 'esbuild';
 const result = await build({
   // each worker thread's script is an entry of its own (src/lib/worker-script.ts finds it beside its chunk)
   entryPoints: {
-    cli: 'src/cli.ts',
+    cli: 'src/cli/main.ts',
     'merge-worker': 'src/store/search-index/merge-worker.ts',
     'analysis-worker': 'src/core/search/analysis-worker.ts',
     'pdf-worker': 'src/core/contents/formats/pdf-worker.ts',

@@ -182,7 +182,7 @@ describe('trawl mcp start-up', () => {
       loaded.add(output);
       for (const i of meta.outputs[output]?.imports ?? []) if (i.kind === 'import-statement') visit(i.path);
     };
-    ['src/cli.ts', 'src/config/config.ts', 'src/cli/mcp.command.ts'].forEach((source) => visit(entry(source)));
+    ['src/cli/main.ts', 'src/config/config.ts', 'src/cli/mcp.command.ts'].forEach((source) => visit(entry(source)));
     const inputs = [...loaded].flatMap((o) => Object.keys(meta.outputs[o]?.inputs ?? {}));
     expect(inputs).toContain('src/mcp/stdio.ts');
     expect(inputs).toContain('src/mcp/catalog.ts');

@@ -270,7 +270,7 @@ describe.skipIf(!pgReachable)('trawl migrate', () => {
   it('a migrate process killed while it copies is finished by the next run, to the same rows', async () => {
     // the CLI from source, bundled beside node_modules (its packages load from there)
     const dir = path.join(ROOT, 'node_modules/.cache', `trawl-migrate-test-${process.pid}`);
-    await build({ entryPoints: ['src/cli.ts'], outfile: path.join(dir, 'cli.mjs'), bundle: true, platform: 'node', format: 'esm', packages: 'external', logLevel: 'error' }); // prettier-ignore
+    await build({ entryPoints: ['src/cli/main.ts'], outfile: path.join(dir, 'cli.mjs'), bundle: true, platform: 'node', format: 'esm', packages: 'external', logLevel: 'error' }); // prettier-ignore
     const schema = schemaName();
     const pool = await poolOf(schema);
     const whole = await poolOf(copied);

@@ -4,15 +4,15 @@
  * starts without the HTTP stack and `trawl keys` without MCP.
  */
 import { Command, Option } from 'commander';
-import type { TeamFlags } from './cli/accounts.command.js';
-import type { CrawlFlags } from './cli/crawl.command.js';
-import type { IndexFlags } from './cli/index.command.js';
-import type { ImportFlags } from './cli/import.command.js';
-import type { KeyFlags } from './cli/keys.command.js';
-import type { MigrateFlags } from './cli/migrate.command.js';
-import type { ConfigFlags } from './config/config.js';
-import { SETTING_FLAGS } from './config/flags.js';
-import { VERSION } from './version.js';
+import type { TeamFlags } from './accounts.command.js';
+import type { CrawlFlags } from './crawl.command.js';
+import type { IndexFlags } from './index.command.js';
+import type { ImportFlags } from './import.command.js';
+import type { KeyFlags } from './keys.command.js';
+import type { MigrateFlags } from './migrate.command.js';
+import type { ConfigFlags } from '../config/config.js';
+import { SETTING_FLAGS } from '../config/flags.js';
+import { VERSION } from '../version.js';
 
 const SETTINGS_HEADING = 'Settings (each also a TRAWL_* variable; table: docs/configuration.md):';
 
@@ -35,7 +35,7 @@ function settingsOf(flags: object): ConfigFlags {
 
 /** Loads the configuration from the environment and the command's flags (zod loads only here). */
 async function configFrom(flags: object) {
-  const { loadConfig } = await import('./config/config.js');
+  const { loadConfig } = await import('../config/config.js');
   return loadConfig(process.env, settingsOf(flags));
 }
 
@@ -59,7 +59,7 @@ program
   .command('serve')
   .description('Run the HTTP server: REST API at the spec paths and MCP at /mcp')
   .action(async (flags: ConfigFlags) => {
-    const { runServe } = await import('./cli/serve.command.js');
+    const { runServe } = await import('./serve.command.js');
     await runServe(await configFrom(flags));
   });
 
@@ -67,7 +67,7 @@ program
   .command('mcp')
   .description('Run the MCP server over stdio (for Claude Code, Cursor, VS Code, Claude Desktop)')
   .action(async (flags: ConfigFlags) => {
-    const { runMcp } = await import('./cli/mcp.command.js');
+    const { runMcp } = await import('./mcp.command.js');
     await runMcp(await configFrom(flags));
   });
 
@@ -82,14 +82,14 @@ const teamFlags = (cmd: Command) =>
 const teams = program.command('teams').description('Manage teams: credits, budgets, blocking, compliance modes');
 teamFlags(teams.command('create').description('Create a team').argument('<name>', 'team name')).action(
   async (name: string, flags: ConfigFlags & TeamFlags) => {
-    const { createTeam } = await import('./cli/accounts.command.js');
+    const { createTeam } = await import('./accounts.command.js');
     await createTeam(await configFrom(flags), name, flags);
   },
 );
 teamFlags(
   teams.command('update').description("Change a team's flags, credits or budget").argument('<team>', 'team name or id'),
 ).action(async (team: string, flags: ConfigFlags & TeamFlags) => {
-  const { updateTeam } = await import('./cli/accounts.command.js');
+  const { updateTeam } = await import('./accounts.command.js');
   await updateTeam(await configFrom(flags), team, flags);
 });
 teams
@@ -97,7 +97,7 @@ teams
   .description('List teams with their credits, budgets and modes')
   .option('--json', 'print JSON')
   .action(async (flags: ConfigFlags & { json?: boolean }) => {
-    const { listTeams } = await import('./cli/accounts.command.js');
+    const { listTeams } = await import('./accounts.command.js');
     await listTeams(await configFrom(flags), flags.json === true);
   });
 for (const [verb, blocked] of [
@@ -109,7 +109,7 @@ for (const [verb, blocked] of [
     .description(blocked ? "Block a team: its keys' requests get 403 TEAM_BLOCKED at once" : 'Unblock a team')
     .argument('<team>', 'team name or id')
     .action(async (team: string, flags: ConfigFlags) => {
-      const { blockTeam } = await import('./cli/accounts.command.js');
+      const { blockTeam } = await import('./accounts.command.js');
       await blockTeam(await configFrom(flags), team, blocked);
     });
 }
@@ -121,7 +121,7 @@ program
   .requiredOption('--team <team>', 'team name or id')
   .argument('<amount>', 'dollars, e.g. 25 or 2.50')
   .action(async (amount: string, flags: ConfigFlags & { team: string }) => {
-    const { addCredits } = await import('./cli/accounts.command.js');
+    const { addCredits } = await import('./accounts.command.js');
     await addCredits(await configFrom(flags), flags.team, amount);
   });
 program
@@ -130,7 +130,7 @@ program
   .option('--days <n>', 'the last N UTC days, today included', '30')
   .option('--json', 'print JSON')
   .action(async (flags: ConfigFlags & { days?: string; json?: boolean }) => {
-    const { usage } = await import('./cli/accounts.command.js');
+    const { usage } = await import('./accounts.command.js');
     await usage(await configFrom(flags), flags);
   });
 
@@ -141,7 +141,7 @@ monitors
   .option('--status <status>', 'active, paused or disabled')
   .option('--json', 'print JSON')
   .action(async (flags: ConfigFlags & { status?: string; json?: boolean }) => {
-    const { listMonitors } = await import('./cli/monitors.command.js');
+    const { listMonitors } = await import('./monitors.command.js');
     await listMonitors(await configFrom(flags), flags);
   });
 monitors
@@ -150,7 +150,7 @@ monitors
   .argument('<id>', 'monitor id')
   .option('--json', 'print JSON')
   .action(async (id: string, flags: ConfigFlags & { json?: boolean }) => {
-    const { listRuns } = await import('./cli/monitors.command.js');
+    const { listRuns } = await import('./monitors.command.js');
     await listRuns(await configFrom(flags), id, flags);
   });
 monitors
@@ -159,7 +159,7 @@ monitors
   .argument('<id>', 'monitor id')
   .option('--json', 'print JSON')
   .action(async (id: string, flags: ConfigFlags & { json?: boolean }) => {
-    const { listDeliveries } = await import('./cli/monitors.command.js');
+    const { listDeliveries } = await import('./monitors.command.js');
     await listDeliveries(await configFrom(flags), id, flags);
   });
 
@@ -170,7 +170,7 @@ program
   .option('--limit <n>', 'records to show (1-100)', '50')
   .option('--json', 'print JSON')
   .action(async (flags: ConfigFlags & { team?: string; limit?: string; json?: boolean }) => {
-    const { audit } = await import('./cli/accounts.command.js');
+    const { audit } = await import('./accounts.command.js');
     await audit(await configFrom(flags), flags);
   });
 
@@ -188,7 +188,7 @@ keys
   .option('--budget-period <period>', 'day or month (UTC)', 'month')
   .option('--qps <n>', 'requests per second (default: TRAWL_RATE_LIMIT_QPS; 0: no limit)')
   .action(async (flags: ConfigFlags & KeyFlags & { name: string }) => {
-    const { createKey } = await import('./cli/keys.command.js');
+    const { createKey } = await import('./keys.command.js');
     await createKey(await configFrom(flags), flags.name, flags);
   });
 keys
@@ -196,7 +196,7 @@ keys
   .description('List API keys (never the keys themselves)')
   .option('--json', 'print JSON')
   .action(async (flags: ConfigFlags & { json?: boolean }) => {
-    const { listKeys } = await import('./cli/keys.command.js');
+    const { listKeys } = await import('./keys.command.js');
     await listKeys(await configFrom(flags), flags.json === true);
   });
 keys
@@ -205,7 +205,7 @@ keys
   .argument('<id>', 'key id as shown by keys list')
   .requiredOption('--scopes <list>', 'comma-separated scopes the key holds from now on')
   .action(async (id: string, flags: ConfigFlags & { scopes: string }) => {
-    const { updateKey } = await import('./cli/keys.command.js');
+    const { updateKey } = await import('./keys.command.js');
     await updateKey(await configFrom(flags), id, flags);
   });
 keys
@@ -213,7 +213,7 @@ keys
   .description('Revoke an API key by id (or by the key itself); takes effect at once')
   .argument('<id>', 'key id as shown by keys list')
   .action(async (id: string, flags: ConfigFlags) => {
-    const { revokeKey } = await import('./cli/keys.command.js');
+    const { revokeKey } = await import('./keys.command.js');
     await revokeKey(await configFrom(flags), id);
   });
 
@@ -239,7 +239,7 @@ program
   .option('--json', 'print the summary as JSON')
   .addOption(progress())
   .action(async (urls: string[], flags: ConfigFlags & CrawlFlags) => {
-    const { runCrawl } = await import('./cli/crawl.command.js');
+    const { runCrawl } = await import('./crawl.command.js');
     await runCrawl(await configFrom(flags), urls, flags);
   });
 
@@ -253,7 +253,7 @@ program
   .option('--json', 'print the summary as JSON')
   .addOption(progress())
   .action(async (paths: string[], flags: ConfigFlags & ImportFlags) => {
-    const { runImport } = await import('./cli/import.command.js');
+    const { runImport } = await import('./import.command.js');
     await runImport(await configFrom(flags), paths, flags);
   });
 
@@ -268,7 +268,7 @@ program
   .option('--name <name>', 'source name shown in snippet locations (default: the folder or repository name)')
   .option('--json', 'print the summary as JSON')
   .action(async (targets: string[], flags: ConfigFlags & IndexFlags) => {
-    const cmd = await import('./cli/index.command.js');
+    const cmd = await import('./index.command.js');
     const config = await configFrom(flags);
     if (targets.length === 1 && targets[0] === 'rebuild') return cmd.rebuildIndex(config);
     if (targets.length === 1 && targets[0] === 'stats') return cmd.indexStats(config);
@@ -285,7 +285,7 @@ program
   .option('--batch <n>', 'rows per transaction (default 1000)')
   .addOption(progress())
   .action(async (flags: MigrateFlags) => {
-    const { runMigrate } = await import('./cli/migrate.command.js');
+    const { runMigrate } = await import('./migrate.command.js');
     await runMigrate(flags, process.env);
   });
 
@@ -293,7 +293,7 @@ program
   .command('openapi')
   .description('Print the OpenAPI 3.1 document of the REST API')
   .action(async () => {
-    const { printOpenApi } = await import('./cli/openapi.command.js');
+    const { printOpenApi } = await import('./openapi.command.js');
     printOpenApi();
   });
 
@@ -302,7 +302,7 @@ program
   .description('Check the data directory, index, providers, keys and listener; say what is missing and how to add it')
   .option('--json', 'print the report as JSON (what GET /status answers)')
   .action(async (flags: ConfigFlags & { json?: boolean }) => {
-    const { runDoctor } = await import('./cli/doctor.command.js');
+    const { runDoctor } = await import('./doctor.command.js');
     await runDoctor(await configFrom(flags), { json: flags.json === true });
   });
 
