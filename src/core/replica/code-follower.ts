@@ -5,9 +5,10 @@
  * run on the local index, with the ranking of an index built directly.
  */
 import type { Db } from '../../store/sqlite/database.js';
-import type { CodeChange, CodeLog } from './shared-store.js';
+import type { CodeLog } from './shared-store.js';
 import { createLogFollower, type LogFollower } from './log-follower.js';
 import type { IndexedFile, SqliteCodeFilesRepo } from '../../store/contracts/code-files.js';
+import type { CodeChange } from '../../store/contracts/code-log.js';
 
 /** The row of `replica_state` holding the position in the code log. */
 const POSITION = 'code-log';

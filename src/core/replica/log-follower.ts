@@ -5,7 +5,7 @@
  * What a change is and how it is applied belongs to the caller (code-follower.ts: the code index).
  */
 import { writeTransaction, type Db } from '../../store/sqlite/database.js';
-import type { LogPosition } from './shared-store.js';
+import type { LogPosition } from '../../store/contracts/change-log.js';
 
 /** A log as a follower reads it. */
 export interface FollowedLog<T> {

@@ -8,9 +8,10 @@
  * A process that does not follow (a bulk command: `trawl import`, `trawl crawl`) uses the shared store
  * as it is, for reads and writes, and leaves this machine's copy to the serving replicas.
  */
-import { atOrAfter, type LogPosition, type SharedDocuments } from './shared-store.js';
+import { atOrAfter, type SharedDocuments } from './shared-store.js';
 import type { PageDocuments, PageStore } from '../documents/documents.types.js';
 import type { DocumentFollower } from './document-follower.js';
+import type { LogPosition } from '../../store/contracts/change-log.js';
 
 /**
  * How long a write waits for its own documents to reach this replica's index (ms). The log holds a

@@ -5,14 +5,11 @@
  * follower reads them, the documents as a replica writes them, and the replicas' heartbeats.
  */
 import type { DocumentsRepo, StoredPage, StoredDocument } from '../../store/contracts/documents.js';
-import type { CodeChunk, CodeFileState, CodeFilesRepo, CodeSource } from '../../store/contracts/code-files.js';
+import type { CodeFilesRepo } from '../../store/contracts/code-files.js';
+import type { LogPosition } from '../../store/contracts/change-log.js';
+import type { CodeChange } from '../../store/contracts/code-log.js';
+import type { ReplicaBeat } from '../../store/contracts/replicas.js';
 import type { StatusRepo } from '../../store/contracts/status.js';
-
-/** A place in a log: after the write of transaction `xid` (an xid8 as decimal text), number `seq`. */
-export interface LogPosition {
-  xid: string;
-  seq: number;
-}
 
 /** Whether position `a` is at or after `b` in the log. */
 export function atOrAfter(a: LogPosition | null, b: LogPosition): boolean {
@@ -32,18 +29,6 @@ export interface DocumentLog {
   changed(timeoutMs: number, signal?: AbortSignal): Promise<void>;
 }
 
-/** A code file as the log gives it: its state, when its chunks were written, and the chunks. */
-export interface LoggedCodeFile {
-  state: CodeFileState;
-  /** The `indexedAt` its chunks were written with (the time of their index entries). */
-  indexedAt: number;
-  chunks: CodeChunk[];
-}
-
-/** One change of the code log: a source recorded, a file written (`file`), or a file removed (`file` null). */
-export type CodeChange =
-  { kind: 'source'; source: CodeSource } | { kind: 'file'; source: string; path: string; file: LoggedCodeFile | null };
-
 /** The code index's changes in order (store/pg/code-log.ts), as a follower reads them. */
 export interface CodeLog {
   /** Up to `limit` changes after `after` (from the start when null), in log order, with where they end. */
@@ -56,19 +41,6 @@ export interface CodeLog {
 export interface SharedDocuments extends DocumentsRepo {
   /** Upserts a batch atomically, like `upsertMany`; the log position of its last write (null for none). */
   write(docs: StoredPage[], now: string): Promise<LogPosition | null>;
-}
-
-/** What a following replica says of itself at each beat (listed by the status report). */
-export interface ReplicaBeat {
-  id: string;
-  host: string;
-  pid: number;
-  version: string;
-  startedAt: Date;
-  /** Its place in the document log (null before the first document). */
-  position: LogPosition | null;
-  /** When it last read the log to its end (null: not yet). */
-  caughtUpAt: Date | null;
 }
 
 /** What the shared store gives a replica. */
