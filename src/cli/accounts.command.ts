@@ -70,27 +70,23 @@ function show(team: TeamInfo, json: boolean | undefined): void {
 
 /** `trawl teams create NAME`. */
 export const createTeam = (config: Config, name: string, flags: TeamFlags) =>
-  withApp(config, async (app) =>
-    show(await app.services.accounts.teams.create(name, teamOptions(flags), OPERATOR), flags.json),
-  );
+  withApp(config, async (app) => show(await app.accounts.teams.create(name, teamOptions(flags), OPERATOR), flags.json));
 
 /** `trawl teams update TEAM`. */
 export const updateTeam = (config: Config, team: string, flags: TeamFlags) =>
-  withApp(config, async (app) =>
-    show(await app.services.accounts.teams.update(team, teamOptions(flags), OPERATOR), flags.json),
-  );
+  withApp(config, async (app) => show(await app.accounts.teams.update(team, teamOptions(flags), OPERATOR), flags.json));
 
 /** `trawl teams block|unblock TEAM`. */
 export const blockTeam = (config: Config, team: string, blocked: boolean) =>
   withApp(config, async (app) => {
-    const teams = app.services.accounts.teams;
+    const teams = app.accounts.teams;
     show(await (blocked ? teams.block(team, OPERATOR) : teams.unblock(team, OPERATOR)), false);
   });
 
 /** `trawl teams list`. */
 export const listTeams = (config: Config, json: boolean) =>
   withApp(config, async (app) => {
-    const teams = await app.services.accounts.teams.list(OPERATOR);
+    const teams = await app.accounts.teams.list(OPERATOR);
     if (json) process.stdout.write(`${JSON.stringify(teams, null, 2)}\n`);
     else printTeams(teams);
   });
@@ -98,7 +94,7 @@ export const listTeams = (config: Config, json: boolean) =>
 /** `trawl credits add --team TEAM AMOUNT`. */
 export const addCredits = (config: Config, team: string, amount: string) =>
   withApp(config, async (app) => {
-    const after = await app.services.accounts.teams.addCredits(team, parseDollars(amount, 'AMOUNT'), OPERATOR);
+    const after = await app.accounts.teams.addCredits(team, parseDollars(amount, 'AMOUNT'), OPERATOR);
     process.stdout.write(`Team ${after.name} now has ${money(after.credits)} of credits.\n`);
   });
 
@@ -109,7 +105,7 @@ export const usage = (config: Config, flags: { days?: string; json?: boolean }) 
     if (!Number.isInteger(days) || days < 1 || days > 366)
       throw new Error(`--days must be 1-366 (got "${flags.days}")`);
     const since = Date.now() - (days - 1) * 86_400_000;
-    const lines = await app.services.accounts.teams.usage(since, OPERATOR);
+    const lines = await app.accounts.teams.usage(since, OPERATOR);
     if (flags.json) {
       process.stdout.write(`${JSON.stringify(lines, null, 2)}\n`);
       return;
@@ -141,11 +137,11 @@ export const audit = (config: Config, flags: { team?: string; limit?: string; js
     const limit = Number(flags.limit ?? 50);
     if (!Number.isInteger(limit) || limit < 1 || limit > 100)
       throw new Error(`--limit must be 1-100 (got "${flags.limit}")`);
-    const teamId = flags.team === undefined ? undefined : await app.services.accounts.teams.idOf(flags.team, OPERATOR);
-    const records = (await app.services.audit.list(OPERATOR, { limit, teamId })).data;
+    const teamId = flags.team === undefined ? undefined : await app.accounts.teams.idOf(flags.team, OPERATOR);
+    const records = (await app.operator.audit.list(OPERATOR, { limit, teamId })).data;
     if (flags.json) return void process.stdout.write(`${JSON.stringify(records, null, 2)}\n`);
     if (records.length === 0) return void process.stdout.write('No audit records.\n');
-    const names = new Map((await app.services.accounts.teams.list(OPERATOR)).map((t) => [t.id, t.name]));
+    const names = new Map((await app.accounts.teams.list(OPERATOR)).map((t) => [t.id, t.name]));
     printTable([
       ['AT', 'TEAM', 'ACTION', 'TARGET', 'BY', 'DETAIL'],
       ...records.map((r) => [

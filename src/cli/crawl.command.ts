@@ -2,7 +2,7 @@
  * `trawl crawl URL…`: crawls sites into the document store, with progress on stderr and a summary on
  * stdout. Ctrl-C stops taking new pages (twice: cancels those in flight); the same command resumes.
  */
-import { openApp } from '../compose/app.js';
+import { openDoor } from '../compose/open.js';
 import type { Config } from '../config/config.js';
 import type { CrawlProgress, CrawlRunOptions, CrawlScope, CrawlSummary } from '../core/crawl/crawl.types.js';
 import { ServiceError } from '../errors.js';
@@ -181,12 +181,12 @@ export async function runCrawl(config: Config, urls: string[], flags: CrawlFlags
     throw err;
   }
   // with PostgreSQL, pages go to the shared store; the serving replicas index them
-  const app = await openApp(config, { follow: false });
+  const app = await openDoor(config, { follow: false });
   const progress = createProgress({ label: 'crawl', unit: 'pages', mode: parsed.progress });
   const sig = signals((m) => progress.note(m));
   let summary: CrawlSummary;
   try {
-    summary = await app.services.crawl.run(parsed.scope, {
+    summary = await app.operator.crawl.run(parsed.scope, {
       ...parsed.run,
       stop: sig.stop,
       abort: sig.abort,

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import os from 'node:os';
-import { openApp } from '../compose/app.js';
+import { openDoor } from '../compose/open.js';
 import type { Config } from '../config/config.js';
 import { defaultCollection, type ImportResult } from '../core/import/import.service.js';
 import { checkCollection } from '../core/import/records.js';
@@ -61,7 +61,7 @@ export async function runImport(config: Config, inputs: string[], flags: ImportF
   if (flags.code) return runCodeImport(config, inputs, flags);
   const started = performance.now();
   // no request to answer meanwhile: every core analyzes (the writes and merges share them)
-  const app = await openApp(config, { analysisThreads: os.availableParallelism(), follow: false });
+  const app = await openDoor(config, { analysisThreads: os.availableParallelism(), follow: false });
   const progress = createProgress({
     label: 'import',
     unit: 'records',
@@ -73,7 +73,7 @@ export async function runImport(config: Config, inputs: string[], flags: ImportF
     for (const input of inputs) {
       const done = results.reduce((n, r) => n + r.imported, 0);
       const failed = results.reduce((n, r) => n + r.errors, 0);
-      const result = await app.services.imports.importPath(input, {
+      const result = await app.operator.imports.importPath(input, {
         collection: flags.collection,
         batch: flags.batch ? Number(flags.batch) : DEFAULT_BATCH,
         onIssue: (i) =>
@@ -92,7 +92,7 @@ export async function runImport(config: Config, inputs: string[], flags: ImportF
     // PostgreSQL, this machine's index is not written (each serving replica indexes what it follows)
     if (!app.config.databaseUrl) {
       progress.note('merging the search index…');
-      await app.services.searchIndex.merged();
+      await app.operator.searchIndex.merged();
     }
   } finally {
     progress.finish();
@@ -122,14 +122,14 @@ async function runCodeImport(config: Config, inputs: string[], flags: ImportFlag
     return;
   }
   const started = performance.now();
-  const app = await openApp(config, { follow: false });
+  const app = await openDoor(config, { follow: false });
   const results: ImportResult[] = [];
   try {
     for (const input of inputs) {
       const collection = flags.collection ?? defaultCollection(input);
       const onIssue = (line: number, message: string) => process.stderr.write(`${input}:${line}: ${message}\n`);
       const batch = flags.batch ? Number(flags.batch) : DEFAULT_BATCH;
-      const r = await app.services.indexer.importFile(input, { collection, batch, onIssue });
+      const r = await app.operator.indexer.importFile(input, { collection, batch, onIssue });
       results.push({ input, format: 'jsonl', collection, imported: r.imported, skipped: 0, errors: r.errors });
     }
   } finally {

@@ -5,8 +5,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { openApp } from '../compose/app.js';
-import type { Door } from '../compose/door.js';
+import { openDoor } from '../compose/open.js';
+import type { OperatorDoor } from '../compose/door.js';
 import type { Config } from '../config/config.js';
 import { cloneShallow, repoName } from '../core/code/walk/git.js';
 import type { IndexReport, IndexTarget } from '../core/code/index/indexer.js';
@@ -23,7 +23,7 @@ export interface IndexFlags {
 const isRemote = (target: string) => /^(?:https?:\/\/|ssh:\/\/|git@)/.test(target);
 
 /** A remote repository is cloned (shallow) into `<data dir>/repos/<name>`, replacing an older clone. */
-async function targetOf(app: Door, target: string, flags: IndexFlags): Promise<IndexTarget> {
+async function targetOf(app: OperatorDoor, target: string, flags: IndexFlags): Promise<IndexTarget> {
   if (!isRemote(target)) return { root: target, name: flags.name, packages: flags.packages };
   const name = flags.name ?? repoName(target);
   const dest = path.join(app.config.dataDir, 'repos', name);
@@ -45,7 +45,7 @@ function summary(r: IndexReport): string {
 
 /** Indexes each target; a failing target (a clone without network) is reported and the others go on. */
 export async function indexCode(config: Config, targets: string[], flags: IndexFlags): Promise<void> {
-  const app = await openApp(config, { logger: createLogger(config.logLevel), follow: false });
+  const app = await openDoor(config, { logger: createLogger(config.logLevel), follow: false });
   const reports: IndexReport[] = [];
   let failed = 0;
   try {
@@ -53,7 +53,7 @@ export async function indexCode(config: Config, targets: string[], flags: IndexF
       try {
         const target = await targetOf(app, raw, flags);
         const onProgress = (done: number, total: number) => process.stderr.write(`${raw}: ${done}/${total} files\n`);
-        const report = await app.services.indexer.indexTree(target, { onProgress });
+        const report = await app.operator.indexer.indexTree(target, { onProgress });
         reports.push(report);
         if (!flags.json) process.stdout.write(`${summary(report)}\n`);
       } catch (err) {
@@ -70,11 +70,11 @@ export async function indexCode(config: Config, targets: string[], flags: IndexF
 
 /** Re-indexes every stored document from scratch; progress on stderr, the count on stdout. */
 export async function rebuildIndex(config: Config): Promise<void> {
-  const app = await openApp(config, { logger: createLogger('silent'), follow: false });
+  const app = await openDoor(config, { logger: createLogger('silent'), follow: false });
   try {
     const started = Date.now();
-    const total = await app.services.documents.count();
-    const n = await app.services.searchIndex.rebuild((done) => process.stderr.write(`indexed ${done} of ${total}\n`));
+    const total = await app.operator.documents.count();
+    const n = await app.operator.searchIndex.rebuild((done) => process.stderr.write(`indexed ${done} of ${total}\n`));
     process.stderr.write(
       `Rebuilt the search index: ${n} documents in ${((Date.now() - started) / 1000).toFixed(1)} s.\n`,
     );
@@ -86,9 +86,9 @@ export async function rebuildIndex(config: Config): Promise<void> {
 
 /** Prints the index's document count and field statistics as JSON. */
 export async function indexStats(config: Config): Promise<void> {
-  const app = await openApp(config, { logger: createLogger('silent'), follow: false });
+  const app = await openDoor(config, { logger: createLogger('silent'), follow: false });
   try {
-    const { searchIndex, documents, code, indexer } = app.services;
+    const { searchIndex, documents, code, indexer } = app.operator;
     const stats = searchIndex.repo.stats();
     const out = {
       documents: await documents.count(),

@@ -26,7 +26,7 @@ export function createKey(config: Config, name: string, flags: KeyFlags = {}): P
     if (qps !== undefined && !(qps >= 0))
       throw new Error(`--qps must be a number of requests per second (got "${flags.qps}")`);
     const options = {
-      teamId: flags.team === undefined ? undefined : await app.services.accounts.teams.idOf(flags.team, OPERATOR),
+      teamId: flags.team === undefined ? undefined : await app.accounts.teams.idOf(flags.team, OPERATOR),
       scopes: flags.scopes === undefined ? undefined : parseScopes(flags.scopes, '--scopes'),
       budget:
         flags.budget === undefined
@@ -37,7 +37,7 @@ export function createKey(config: Config, name: string, flags: KeyFlags = {}): P
             },
       qps,
     };
-    const made = await app.services.keys.create(name, options, OPERATOR);
+    const made = await app.keys.create(name, options, OPERATOR);
     process.stdout.write(`${made.key}\n`);
     process.stderr.write(
       `Created API key ${made.id} ("${made.name}", team ${flags.team ?? 'default'}, scopes ${scopesText(made)}). It is shown only once.\n`,
@@ -48,7 +48,7 @@ export function createKey(config: Config, name: string, flags: KeyFlags = {}): P
 /** `trawl keys list`: a table, or JSON; never the keys themselves. */
 export function listKeys(config: Config, json: boolean): Promise<void> {
   return withApp(config, async (app) => {
-    const keys = await app.services.keys.list(OPERATOR);
+    const keys = await app.keys.list(OPERATOR);
     if (json) {
       process.stdout.write(`${JSON.stringify(keys, null, 2)}\n`);
       return;
@@ -57,7 +57,7 @@ export function listKeys(config: Config, json: boolean): Promise<void> {
       process.stdout.write('No API keys. Create one with: trawl keys create --name NAME\n');
       return;
     }
-    const teams = new Map((await app.services.accounts.teams.list(OPERATOR)).map((t) => [t.id, t.name]));
+    const teams = new Map((await app.accounts.teams.list(OPERATOR)).map((t) => [t.id, t.name]));
     const rows = [
       ['ID', 'NAME', 'TEAM', 'SCOPES', 'CREATED', 'LAST USED', 'STATUS'],
       ...keys.map((k) => [
@@ -77,7 +77,7 @@ export function listKeys(config: Config, json: boolean): Promise<void> {
 /** `trawl keys revoke ID|KEY`. */
 export function revokeKey(config: Config, id: string): Promise<void> {
   return withApp(config, async (app) => {
-    const key = await app.services.keys.revoke(id, OPERATOR);
+    const key = await app.keys.revoke(id, OPERATOR);
     process.stdout.write(`Revoked API key ${key.id} ("${key.name}").\n`);
   });
 }
@@ -86,7 +86,7 @@ export function revokeKey(config: Config, id: string): Promise<void> {
 export function updateKey(config: Config, id: string, flags: { scopes?: string }): Promise<void> {
   return withApp(config, async (app) => {
     if (flags.scopes === undefined) throw new Error('--scopes is required: the scopes the key holds from now on');
-    const key = await app.services.keys.setScopes(id, parseScopes(flags.scopes, '--scopes'), OPERATOR);
+    const key = await app.keys.setScopes(id, parseScopes(flags.scopes, '--scopes'), OPERATOR);
     process.stdout.write(`API key ${key.id} ("${key.name}") now has scopes ${scopesText(key)}.\n`);
   });
 }

@@ -13,18 +13,14 @@ export async function runMcp(config: Config): Promise<void> {
 
 /** The app (database, services, background engines) and the door's server on it. */
 async function openDoor(config: Config): Promise<StdioDoor> {
-  const [{ openApp }, { buildMcpServer }] = await Promise.all([
-    import('../compose/app.js'),
+  const [{ openDoor: openOperatorDoor }, { buildMcpServer }] = await Promise.all([
+    import('../compose/open.js'),
     import('../mcp/server.js'),
   ]);
-  const app = await openApp(config);
+  const app = await openOperatorDoor(config);
   try {
-    app.services.followShared();
-    app.services.semantic?.start();
-    app.services.codeSemantic?.start();
-    void app.services.rebuildMarkedIndexes().catch((err: unknown) => app.logger.error({ err }, 'index rebuild failed'));
-    if (config.monitors) app.services.monitors.engine.start();
-    app.services.agentRuns.engine.start();
+    app.workers.startIndexing();
+    app.workers.startEngines({ monitors: config.monitors });
     const server = buildMcpServer(app, { caller: null, betas: new Set(config.mcpBetas) });
     app.logger.info({ tools: resolveTools(config.tools) }, 'mcp stdio ready');
     return { server, close: () => app.close() };

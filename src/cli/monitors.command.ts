@@ -10,7 +10,7 @@ const json = (value: unknown): void => void process.stdout.write(`${JSON.stringi
 
 export function listMonitors(config: Config, flags: { status?: string; json?: boolean }): Promise<void> {
   return withApp<void>(config, async (app) => {
-    const page = await app.services.monitors.list({ status: flags.status, limit: 100 }, OPERATOR);
+    const page = await app.operator.monitors.list({ status: flags.status, limit: 100 }, OPERATOR);
     if (flags.json) return json(page.data);
     if (page.data.length === 0) return void process.stdout.write('No monitors.\n');
     printTable([
@@ -23,7 +23,7 @@ export function listMonitors(config: Config, flags: { status?: string; json?: bo
 
 export function listRuns(config: Config, id: string, flags: { json?: boolean }): Promise<void> {
   return withApp<void>(config, async (app) => {
-    const page = await app.services.monitors.runs(id, { limit: 50 }, OPERATOR);
+    const page = await app.operator.monitors.runs(id, { limit: 50 }, OPERATOR);
     if (flags.json) return json(page.data);
     if (page.data.length === 0) return void process.stdout.write(`Monitor ${id} has not run yet.\n`);
     printTable([
@@ -42,7 +42,7 @@ export function listRuns(config: Config, id: string, flags: { json?: boolean }):
 
 export function listDeliveries(config: Config, id: string, flags: { json?: boolean }): Promise<void> {
   return withApp<void>(config, async (app) => {
-    const page = await app.services.monitors.deliveries(id, { limit: 50 }, OPERATOR);
+    const page = await app.operator.monitors.deliveries(id, { limit: 50 }, OPERATOR);
     if (flags.json) return json(page.data);
     if (page.data.length === 0) return void process.stdout.write(`No webhook deliveries for ${id}.\n`);
     const rows = [['EVENT', 'TYPE', 'STATUS', 'ATTEMPT', 'AT', 'HTTP', 'ERROR']];

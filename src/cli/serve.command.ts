@@ -5,7 +5,7 @@
 import cluster from 'node:cluster';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openApp } from '../compose/app.js';
+import { openDoor } from '../compose/open.js';
 import type { Door } from '../compose/door.js';
 import type { Config } from '../config/config.js';
 import { startHttpServer } from '../http/server.js';
@@ -23,7 +23,7 @@ export async function ensureFirstKey(app: Door): Promise<void> {
   const file = path.join(app.config.dataDir, FIRST_KEY_FILE);
   restrictFile(file); // one left from an earlier start, written before files were kept private
   if (!app.config.createFirstKey) return;
-  const made = await app.services.keys.createFirst('operator (first key)');
+  const made = await app.keys.createFirst('operator (first key)');
   if (!made) return;
   fs.writeFileSync(file, `${made.key}\n`, { mode: 0o600 });
   restrictFile(file); // the mode above applies only to a new file, and through the umask
@@ -38,22 +38,13 @@ export async function ensureFirstKey(app: Door): Promise<void> {
 export async function runServe(config: Config): Promise<void> {
   checkToolsSetting(config.tools); // fail fast on unknown tool names
   if (config.workers > 1 && cluster.isPrimary) return supervise(config);
-  const app = await openApp(config);
+  const app = await openDoor(config);
   if (cluster.isPrimary) await ensureFirstKey(app);
   const server = await startHttpServer(app);
-  // new pages are embedded in the background when an embeddings provider is configured (by one worker)
-  if (cluster.isPrimary || cluster.worker?.id === 1) {
-    // a replica on PostgreSQL: documents other replicas write reach this machine's indexes
-    app.services.followShared();
-    app.services.semantic?.start();
-    app.services.codeSemantic?.start();
-    // an upgrade that changed the index format left it empty: rebuilt from the stored documents
-    void app.services.rebuildMarkedIndexes().catch((err: unknown) => app.logger.error({ err }, 'index rebuild failed'));
-  }
-  // every worker runs monitors: a slot, a run and a delivery are claimed by exactly one process
-  if (config.monitors) app.services.monitors.engine.start();
-  app.services.agentRuns.engine.start(); // queued runs, and runs of a stopped process
-
+  // the index workers run in one process of the machine (the primary, or the first worker)
+  if (cluster.isPrimary || cluster.worker?.id === 1) app.workers.startIndexing();
+  // every worker runs the job engines: a slot, a run and a delivery are claimed by exactly one process
+  app.workers.startEngines({ monitors: config.monitors });
   app.logger.info({ url: server.url, dataDir: config.dataDir }, `listening on ${server.url}`);
   const stop = async (signal: string) => {
     app.logger.info({ signal }, 'shutting down');
@@ -70,7 +61,7 @@ export async function runServe(config: Config): Promise<void> {
  * (which share the port), replaces a worker that dies, and stops them all on SIGINT/SIGTERM.
  */
 async function supervise(config: Config): Promise<void> {
-  const app = await openApp(config);
+  const app = await openDoor(config);
   await ensureFirstKey(app);
   const logger = app.logger;
   await app.close();

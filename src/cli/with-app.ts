@@ -1,6 +1,6 @@
 /** The app a short CLI command works with: silent, running no monitors, closed when the work is done. */
-import { openApp } from '../compose/app.js';
-import type { Door } from '../compose/door.js';
+import { openDoor } from '../compose/open.js';
+import type { OperatorDoor } from '../compose/door.js';
 import type { Config } from '../config/config.js';
 import type { Caller } from '../core/context.js';
 import { createLogger } from '../lib/logger.js';
@@ -12,8 +12,8 @@ import { createLogger } from '../lib/logger.js';
 export const OPERATOR: Caller | null = null;
 
 /** Runs `fn` on a fresh app and closes the app once `fn` has settled (its promise included). */
-export async function withApp<T>(config: Config, fn: (app: Door) => T): Promise<Awaited<T>> {
-  const app = await openApp({ ...config, monitors: false }, { logger: createLogger('silent'), follow: false });
+export async function withApp<T>(config: Config, fn: (app: OperatorDoor) => T): Promise<Awaited<T>> {
+  const app = await openDoor({ ...config, monitors: false }, { logger: createLogger('silent'), follow: false });
   try {
     return await fn(app);
   } finally {

@@ -7,7 +7,10 @@ import { createPrices, DEFAULT_PRICES, type Prices } from '../core/pricing.js';
 import { systemClock, type Clock } from '../core/context.js';
 import { coreSettingsOf } from './core-settings.js';
 import { createServices } from './services.js';
-import type { Door } from './door.js';
+import type { OperatorDoor, Workers } from './door.js';
+import type { Lifecycle } from './lifecycle.js';
+import type { Services } from '../core/ports.js';
+import { createOpRunner } from '../ops/invoke.js';
 import { createBrowserRenderer } from '../fetch/browser.js';
 import type { HostLookup } from '../fetch/address-guard.js';
 import { createApiClient, type ApiClient } from '../fetch/api-client.js';
@@ -31,8 +34,13 @@ import { sqliteStores } from '../store/sqlite/stores.js';
 import type { Stores } from '../store/contracts/stores.js';
 import { redactUrl } from '../lib/redact.js';
 
-/** The app: what its doors use (./door.ts), and the store's handles for the composition root and tests. */
-export interface App extends Door {
+/**
+ * The app: what its doors use (./door.ts), and, for the composition root and tests, the services' record
+ * and the store's handles.
+ */
+export interface App extends OperatorDoor {
+  /** Every service by name: the composition root's record (tests read it too); a door never sees it. */
+  services: Services;
   /** This machine's SQLite database: the whole store, or with PostgreSQL a replica's derived copy. */
   db: Db;
   /** The durable repositories, on SQLite or PostgreSQL. */
@@ -245,7 +253,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
   const fetcher = options.fetcher ?? createAppFetcher(config, userAgent, logger, options.lookup);
   const providers = createProviders(config, userAgent, logger);
   const webhookSender = createAppWebhookSender(config, userAgent, options);
-  const services = createServices({
+  const { services, lifecycle } = createServices({
     db,
     stores,
     replica: shared && { shared, follow: options.follow ?? true, pollMs: config.pollMs },
@@ -281,6 +289,22 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     stores,
     shared,
     services,
+    ops: createOpRunner(services),
+    keys: services.keys,
+    accounts: services.accounts,
+    agentRuns: services.agentRuns,
+    answerSnapshots: services.answerSnapshots,
+    operator: {
+      audit: services.audit,
+      monitors: services.monitors,
+      crawl: services.crawl,
+      imports: services.imports,
+      indexer: services.indexer,
+      searchIndex: services.searchIndex,
+      documents: services.documents,
+      code: services.code,
+    },
+    workers: workersOf(services, lifecycle, logger),
     tasks,
     onClose: (stop) => void stops.push(stop),
     async close() {
@@ -297,10 +321,30 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       await providers.close();
       await webhookSender.close();
       await cache.close();
-      await services.stopIndexWorkers();
+      await lifecycle.stopIndexWorkers();
       db.close();
       await shared?.close();
       logger.flush();
+    },
+  };
+}
+
+/** The background work a serving command starts: index followers and embedders, then the job engines. */
+function workersOf(services: Services, lifecycle: Lifecycle, logger: Logger): Workers {
+  return {
+    startIndexing() {
+      // a replica on PostgreSQL: documents other replicas write reach this machine's indexes
+      lifecycle.followShared();
+      // new pages and chunks are embedded in the background when an embeddings provider is configured
+      services.semantic?.start();
+      services.codeSemantic?.start();
+      // an upgrade that changed the index format left it empty: rebuilt from the stored documents
+      void lifecycle.rebuildMarkedIndexes().catch((err: unknown) => logger.error({ err }, 'index rebuild failed'));
+    },
+    startEngines({ monitors }) {
+      // a slot, a run and a delivery are claimed by exactly one process, so every process may run them
+      if (monitors) services.monitors.engine.start();
+      services.agentRuns.engine.start(); // queued runs, and runs of a stopped process
     },
   };
 }

@@ -1,14 +1,21 @@
 /**
- * What a door (HTTP, MCP, CLI) is built on: the operations' services, the settings, the logger and clock,
- * the JSON client a door calls out with, and the app's close. The store's handles (the database, the
- * repositories, the shared PostgreSQL store) are not part of it: a door reaches data through services.
+ * What a door (HTTP, MCP, CLI) is built on: the operations, run with the services each declares; the few
+ * services a door answers with itself (keys and accounts for who calls, agent runs and answer snapshots
+ * for what the doors present); the settings, logger and clock, the JSON client a door calls out with,
+ * and the app's close. Neither the services' record (src/core/ports.ts) nor the store's handles (the
+ * database, the repositories, the shared PostgreSQL store) are part of it.
  */
 import type { Config } from '../config/config.js';
+import type { Accounts } from '../core/accounts/accounts.service.js';
+import type { KeysService } from '../core/accounts/keys.service.js';
+import type { AgentRunsService } from '../core/agent/agent-runs.service.js';
 import type { Clock } from '../core/context.js';
 import type { TaskJobs } from '../core/jobs/tasks.js';
 import type { Services } from '../core/ports.js';
+import type { AnswerSnapshots } from '../core/snapshots/answer-snapshots.js';
 import type { ApiClient } from '../fetch/api-client.js';
 import type { Logger } from '../lib/logger.js';
+import type { OpRunner } from '../ops/invoke.js';
 
 export interface Door {
   config: Config;
@@ -19,8 +26,16 @@ export interface Door {
   postJson: ApiClient['postJson'];
   logger: Logger;
   clock: Clock;
-  /** The services the operations are handed (each op only those it declares: src/ops/invoke.ts). */
-  services: Services;
+  /** The registry's operations, each run with only the services it declares (src/ops/invoke.ts). */
+  ops: OpRunner;
+  /** API keys: who a request's key is (authentication), and the first key of a new installation. */
+  keys: KeysService;
+  /** Teams' metering, request rates, budgets and prices, which a door applies before an operation runs. */
+  accounts: Accounts;
+  /** Agent runs as the doors present them themselves: the Responses door's streams, MCP tasks, agent_run. */
+  agentRuns: AgentRunsService;
+  /** Answers cut to a token budget, kept so that the MCP door's cursors continue them exactly. */
+  answerSnapshots: AnswerSnapshots;
   /** Tool calls that run on after their request (the MCP door presents them as MCP tasks). */
   tasks: TaskJobs;
   /**
@@ -29,4 +44,32 @@ export interface Door {
    */
   onClose(stop: () => void | Promise<void>): void;
   close(): Promise<void>;
+}
+
+/**
+ * What the operator's commands (the CLI) use besides a door's: the bulk tools and records that no route
+ * serves (crawls, imports, code indexing, index rebuilds, monitors' and audit listings), acting as the
+ * operator of the installation.
+ */
+export type OperatorTools = Pick<
+  Services,
+  'audit' | 'monitors' | 'crawl' | 'imports' | 'indexer' | 'searchIndex' | 'documents' | 'code'
+>;
+
+/** The background work of a serving process (`trawl serve`, `trawl mcp`), started by its command. */
+export interface Workers {
+  /**
+   * What one process of a machine runs for its indexes: a replica follows the shared logs into this
+   * machine's copy; new pages and chunks are embedded (with an embeddings provider); indexes an upgrade
+   * emptied are rebuilt in the background (progress and failures in the log).
+   */
+  startIndexing(): void;
+  /** The job engines: agent runs (queued ones, and those of a stopped process), and monitors when `monitors`. */
+  startEngines(options: { monitors: boolean }): void;
+}
+
+/** The CLI's door: a door, the operator's tools and the serving process's workers. */
+export interface OperatorDoor extends Door {
+  operator: OperatorTools;
+  workers: Workers;
 }

@@ -2,7 +2,6 @@
  * The lifecycle of the services' workers: rebuilding indexes an upgrade emptied when a server starts,
  * and stopping the worker threads and the document follower when the app closes.
  */
-import type { Services } from '../core/ports.js';
 import type { Logger } from '../lib/logger.js';
 import type { SearchIndex } from '../core/search/search-index.js';
 import type { AnalysisPool } from '../core/search/analysis-pool.js';
@@ -21,10 +20,24 @@ export interface Workers {
   pdf: PdfReader;
 }
 
-export function lifecycleOf(
-  workers: Workers,
-  logger: Logger,
-): Pick<Services, 'followShared' | 'stopIndexWorkers' | 'rebuildMarkedIndexes'> {
+/** What the composition root starts and stops of the services' workers (not a service: no op sees it). */
+export interface Lifecycle {
+  /**
+   * A replica on PostgreSQL: follows the shared document and code logs into this machine's copy, and
+   * writes its heartbeat, until the app closes (`trawl serve`, `trawl mcp`); nothing on SQLite.
+   */
+  followShared(): void;
+  /**
+   * Rebuilds the search and code indexes in the background when an upgrade's migration emptied them
+   * (their format changed); one process of those sharing the data directory does it. Logs its progress.
+   * Then starts the merges of segments left by earlier writers. Called when a server starts.
+   */
+  rebuildMarkedIndexes(): Promise<void>;
+  /** Stops the worker threads (the index's merges and analysis, the PDF readers) and the document follower. */
+  stopIndexWorkers(): Promise<void>;
+}
+
+export function lifecycleOf(workers: Workers, logger: Logger): Lifecycle {
   const { searchIndex, code, replica, merges, analysis, pdf } = workers;
   return {
     followShared: () => replica?.start(),

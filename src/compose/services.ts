@@ -25,13 +25,14 @@ import { createAnswerSnapshots } from '../core/snapshots/answer-snapshots.js';
 import { createAccountServices } from './accounts.js';
 import { createCodeParts, createCodeServices } from './code.js';
 import { createEngines } from './engines.js';
-import { lifecycleOf } from './lifecycle.js';
+import { lifecycleOf, type Lifecycle } from './lifecycle.js';
 import { createSearchServices } from './search.js';
 import type { ServiceDeps } from './service-deps.js';
 
 export type { CoreSettings, ReplicaSettings, ServiceDeps } from './service-deps.js';
 
-export function createServices(deps: ServiceDeps): Services {
+/** The services' record, and the lifecycle of the workers they started. */
+export function createServices(deps: ServiceDeps): { services: Services; lifecycle: Lifecycle } {
   const { prices, stores } = deps;
   const stored = createDocumentsRepo(deps.db);
   // segments are merged by a worker thread with its own connection (a file database; inline in memory)
@@ -90,7 +91,7 @@ export function createServices(deps: ServiceDeps): Services {
   const { semantic, search, similar } = createSearchServices(deps, { searchIndex, indexed, documents, contents, synthesis }); // prettier-ignore
   const codeServices = createCodeServices(deps, codeParts, { indexed, files: replica?.codeFiles ?? localCode, prices });
   const engines = createEngines(deps, { indexed, keys, accounts, search, contents, synthesis });
-  return {
+  const services: Services = {
     keys,
     accounts,
     audit,
@@ -98,7 +99,6 @@ export function createServices(deps: ServiceDeps): Services {
     fetcher: deps.fetcher,
     documents,
     searchIndex,
-    ...lifecycleOf({ searchIndex, code: codeParts, replica, merges, analysis, pdf }, deps.logger),
     semantic,
     search,
     similar,
@@ -126,4 +126,6 @@ export function createServices(deps: ServiceDeps): Services {
       now: () => deps.clock.now(),
     }),
   };
+  const lifecycle = lifecycleOf({ searchIndex, code: codeParts, replica, merges, analysis, pdf }, deps.logger);
+  return { services, lifecycle };
 }

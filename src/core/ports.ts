@@ -1,7 +1,7 @@
 /**
- * The core's services by name: the record the composition root (src/compose/services.ts) fills, once per
- * app. A type only; an operation is handed the services it declares (`uses`, src/ops/define-op.ts), a door
- * sees them through src/compose/door.ts.
+ * The core's services by name: the composition root's private record (src/compose/services.ts fills it,
+ * once per app). A type only: an operation is handed the services it declares (`uses`,
+ * src/ops/define-op.ts); a door sees the few it answers with itself through src/compose/door.ts.
  */
 import type { Fetcher } from '../fetch/types.js';
 import type { CacheStore } from '../store/contracts/cache.js';
@@ -40,22 +40,6 @@ export interface Services {
   /** The documents store; every write also updates the search index, in the same transaction. */
   documents: DocumentsRepo;
   searchIndex: SearchIndex;
-  /**
-   * Rebuilds the search and code indexes in the background when an upgrade's migration emptied them
-   * (their format changed); one process of those sharing the data directory does it. Logs its progress.
-   * Then starts the merges of segments left by earlier writers. Called when a server starts.
-   */
-  rebuildMarkedIndexes(): Promise<void>;
-  /**
-   * A replica on PostgreSQL: follows the shared document and code logs into this machine's copy, and
-   * writes its heartbeat, until the app closes (`trawl serve`, `trawl mcp`); nothing on SQLite.
-   */
-  followShared(): void;
-  /**
-   * Stops the worker threads (the index's merges and analysis, the PDF readers) and the document
-   * follower (the app's close).
-   */
-  stopIndexWorkers(): Promise<void>;
   search: SearchService;
   similar: SimilarService;
   /** Embeddings search; present when an embeddings provider is configured. */

@@ -147,7 +147,7 @@ async function withRequestId(res: Response, requestId: string): Promise<Response
  */
 async function callerOf(headers: Headers, app: Door): Promise<Caller | null> {
   if (app.config.mcpKeyless && presentedKey(headers) === undefined) return null;
-  return await authenticate(headers, app.services.keys, { challenge: true });
+  return await authenticate(headers, app.keys, { challenge: true });
 }
 
 /** The tools `?tools=a,b&tools=c` asks for within the server's; unknown or not enabled: 400 naming them. */

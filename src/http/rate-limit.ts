@@ -15,7 +15,7 @@ import type { HttpEnv } from './env.js';
  * slot's release in the context for `releaseRequests` to call when the request ends.
  */
 export async function enforceRate(c: Context<HttpEnv>, app: HttpDoor, caller: Caller): Promise<void> {
-  const entry = await app.services.accounts.enterRequest(caller);
+  const entry = await app.accounts.enterRequest(caller);
   const { rate } = entry;
   const headers: Record<string, string> =
     rate.limit > 0

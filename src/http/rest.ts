@@ -58,7 +58,7 @@ async function eventStream(c: Context<HttpEnv>, frames: AsyncIterable<unknown>, 
 async function paidWithX402(c: Context<HttpEnv>, app: HttpDoor, setup: X402Setup, op: Operation) {
   const input = await readInput(op, c, app.config.maxBodyBytes);
   const ctx: ServiceContext = { ...serviceContext(app, c, null), paidWith: 'x402' };
-  const payment = await requirePayment(c, setup, op, input, op.maxCost(input, app.services.accounts.pricing), ctx);
+  const payment = await requirePayment(c, setup, op, input, op.maxCost(input, app.accounts.pricing), ctx);
   if (op.stream?.when(input)) {
     await payment.settle(); // the receipt header must precede the stream
     return eventStream(c, app.ops.stream(op, input, ctx), ctx);
@@ -101,7 +101,7 @@ export function mountOperations(hono: Hono<HttpEnv>, app: HttpDoor, ops: readonl
     hono.on(op.route.method, op.route.path, async (c) => {
       c.set('errorBody', op.errorBody);
       if (x402 && op.priced && !presentedKey(c.req.raw.headers)) return paidWithX402(c, app, x402, op);
-      const caller = await authenticate(c.req.raw.headers, app.services.keys);
+      const caller = await authenticate(c.req.raw.headers, app.keys);
       await enforceRate(c, app, caller);
       // a key that may not call this op hears so before its body is read (money is checked after)
       requireScope(caller.scopes, op.capability as Scope, caller.keyId);

@@ -7,12 +7,11 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError, type CallToolResult, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ServiceContext } from '../core/context.js';
-import type { Services } from '../core/ports.js';
 import { toServiceError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
 import { listAgentRunsOp, getAgentRunOp } from '../ops/agent-runs.ops.js';
 import { AGENT_RUN_WAIT_SECONDS, agentRunTool as agentRunDef, type Run } from '../ops/agent-run.tool.js';
-import { invoke } from '../ops/invoke.js';
+import type { OpRunner } from '../ops/invoke.js';
 import { parseOrThrow } from '../ops/validation.js';
 import type { Answer } from '../ops/reply.js';
 import type { DoorTool, Extra, ToolDeps } from './types.js';
@@ -27,7 +26,8 @@ export const AgentRunDoorInput = agentRunDef.input.safeExtend({ maxTokens: MaxTo
 
 /** What the agent run resources need of the door. */
 export interface ResourceDeps {
-  services: Services;
+  /** The operations (the list and get of agent runs, with their scope and owner checks). */
+  ops: OpRunner;
   /** The service context of one MCP request (caller, betas, logger, progress to the client's token). */
   contextFor: (extra: Extra, tool: string) => ServiceContext;
   /** A failure as a tool result (`TAG: message`, `isError: true`). */
@@ -49,7 +49,7 @@ async function runTool(deps: ToolDeps, raw: Record<string, unknown>, extra: Extr
     // the rest of an answer cut by the budget: from its snapshot, starting or waiting on nothing
     if (isAnswerCursor(cursor)) return await deps.pager.next(cursor, call, budget);
     // not through invoke: the tool charges nothing itself; the operations it runs do, through invoke
-    const run = await agentRunDef.run(deps.app.services, args, ctx);
+    const run = await agentRunDef.run({ ops: deps.ops, agentRuns: deps.app.agentRuns }, args, ctx);
     ctx.logger.info({ ok: true, runId: run.id, status: run.status }, 'tool call');
     const waitSeconds = args.waitSeconds ?? AGENT_RUN_WAIT_SECONDS;
     return await toolResult(run, waitSeconds, (answer) => deps.pager.first(answer, call, budget));
@@ -120,7 +120,7 @@ export function registerAgentRunResources(server: McpServer, deps: ResourceDeps)
     list: async (extra) => {
       const ctx = deps.contextFor(extra, 'agent run resources');
       try {
-        const page = (await invoke(listAgentRunsOp, deps.services, { limit: 20 }, ctx)) as { data: Run[] };
+        const page = (await deps.ops.invoke(listAgentRunsOp, { limit: 20 }, ctx)) as { data: Run[] };
         return { resources: page.data.map(toResource) };
       } catch (thrown) {
         // a key without the agent scope lists no runs rather than failing the whole list
@@ -141,7 +141,7 @@ export function registerAgentRunResources(server: McpServer, deps: ResourceDeps)
       const ctx = deps.contextFor(extra, 'agent run resources');
       const id = String([variables.id].flat()[0] ?? '');
       try {
-        const run = (await invoke(getAgentRunOp, deps.services, { id }, ctx)) as Run;
+        const run = (await deps.ops.invoke(getAgentRunOp, { id }, ctx)) as Run;
         return readResult(uri.href, run);
       } catch (thrown) {
         throw toMcpError(thrown, ctx.logger);

@@ -18,7 +18,7 @@ import { ownerKeyId } from '../core/access/access.js';
 import type { Caller, ServiceContext } from '../core/context.js';
 import { toServiceError } from '../errors.js';
 import { withoutContent } from '../lib/logger.js';
-import { createOpRunner, newRequestId } from '../ops/invoke.js';
+import { newRequestId } from '../ops/invoke.js';
 import { advertised } from './catalog.js';
 import { agentRunTool, registerAgentRunResources } from './agent-tool.js';
 import { pagerFor } from './reply/store.js';
@@ -91,7 +91,7 @@ export function buildMcpServer(app: Door, options: McpDoorOptions): McpServer {
   const names = options.tools ?? resolveTools(app.config.tools);
   const toolDeps: ToolDeps = {
     app,
-    ops: createOpRunner(app.services),
+    ops: app.ops,
     contextFor,
     failure,
     pager: pagerFor(app),
@@ -112,7 +112,7 @@ export function buildMcpServer(app: Door, options: McpDoorOptions): McpServer {
       );
     }
     // a tool call counts against the key's limits (protocol messages, tasks/* and resources do not)
-    const entry = options.caller ? await app.services.accounts.enterRequest(options.caller) : null;
+    const entry = options.caller ? await app.accounts.enterRequest(options.caller) : null;
     if (entry && !entry.allowed) {
       const refusal = rateRefusal(entry.message, entry.retryAfterMs);
       // a task-augmented call answers a task or a JSON-RPC error, never a tool result
@@ -133,7 +133,7 @@ export function buildMcpServer(app: Door, options: McpDoorOptions): McpServer {
     }
   });
 
-  const deps = { services: app.services, contextFor, failure };
+  const deps = { ops: app.ops, contextFor, failure };
   if (names.includes('agent_run') || names.includes('agent_runs')) registerAgentRunResources(server, deps);
   registerToolReference(server, names);
   return server;

@@ -8,13 +8,12 @@ import { setMaxListeners } from 'node:events';
 import { z } from 'zod';
 import type { AgentEvent } from '../core/agent/agent-runs.service.js';
 import type { ServiceContext } from '../core/context.js';
-import type { Services } from '../core/ports.js';
 import { ServiceError } from '../errors.js';
 import { quotedUrl } from '../lib/safe-text.js';
 import { type AgentRun, AgentRunIdParams, CreateAgentRunRequest, Effort } from '../schemas/agent-runs.schema.js';
 import { createAgentRunOp, getAgentRunOp } from './agent-runs.ops.js';
-import { invoke } from './invoke.js';
-import { int, str, type DoorOnlyTool } from './tool-text.js';
+import type { DoorOnlyPorts, DoorOnlyTool } from './door-only-tool.js';
+import { int, str } from './tool-text.js';
 import { parseOrThrow } from './validation.js';
 
 /** A run as the get operation answers it. */
@@ -65,15 +64,15 @@ export const agentRunTool: DoorOnlyTool<typeof AgentRunToolInput, Run> = {
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   input: AgentRunToolInput,
-  run: async (services, input, ctx) => {
-    const started = await startOrFind(services, input, ctx);
+  run: async (ports, input, ctx) => {
+    const started = await startOrFind(ports.ops, input, ctx);
     const ownQuery = (started.request as { query?: string } | undefined)?.query;
-    return follow(services, { id: started.id, ownQuery }, input.waitSeconds ?? AGENT_RUN_WAIT_SECONDS, ctx);
+    return follow(ports.agentRuns, { id: started.id, ownQuery }, input.waitSeconds ?? AGENT_RUN_WAIT_SECONDS, ctx);
   },
 };
 
 /** The run to wait on: a new one (the create operation, with its checks), or the caller's `runId`. */
-async function startOrFind(services: Services, args: AgentRunToolInput, ctx: ServiceContext): Promise<Run> {
+async function startOrFind(ops: DoorOnlyPorts['ops'], args: AgentRunToolInput, ctx: ServiceContext): Promise<Run> {
   const { runId, waitSeconds: _window, ...start } = args;
   if (runId === undefined) {
     if (start.query === undefined) {
@@ -84,7 +83,7 @@ async function startOrFind(services: Services, args: AgentRunToolInput, ctx: Ser
       );
     }
     const input = parseOrThrow(CreateAgentRunRequest, start, 'body');
-    return (await invoke(createAgentRunOp, services, input, ctx)) as Run;
+    return (await ops.invoke(createAgentRunOp, input, ctx)) as Run;
   }
   const stray = Object.keys(start).filter((k) => start[k as keyof typeof start] !== undefined);
   if (stray.length > 0) {
@@ -94,7 +93,7 @@ async function startOrFind(services: Services, args: AgentRunToolInput, ctx: Ser
       { field: stray[0] },
     );
   }
-  return (await invoke(getAgentRunOp, services, { id: runId }, ctx)) as Run;
+  return (await ops.invoke(getAgentRunOp, { id: runId }, ctx)) as Run;
 }
 
 /**
@@ -102,7 +101,7 @@ async function startOrFind(services: Services, args: AgentRunToolInput, ctx: Ser
  * cancels the call; returns the run as it is then. Ending the wait never cancels the run.
  */
 async function follow(
-  services: Services,
+  agentRuns: DoorOnlyPorts['agentRuns'],
   { id, ownQuery }: { id: string; ownQuery?: string },
   waitSeconds: number,
   ctx: ServiceContext,
@@ -112,14 +111,14 @@ async function follow(
   const signal = AbortSignal.any([ctx.signal, window.signal]);
   setMaxListeners(1000, signal);
   try {
-    for await (const event of services.agentRuns.stream(id, ctx.caller, { afterId: 0, follow: true, signal })) {
+    for await (const event of agentRuns.stream(id, ctx.caller, { afterId: 0, follow: true, signal })) {
       // the event id is its sequence number in the run: the count of its events so far
       ctx.onProgress?.({ progress: event.id, message: progressMessage(event, ownQuery) });
     }
   } finally {
     clearTimeout(timer);
   }
-  return (await services.agentRuns.get(id, ctx.caller)) as Run;
+  return (await agentRuns.get(id, ctx.caller)) as Run;
 }
 
 /**

@@ -3,7 +3,8 @@
  * tool of no REST route). The doors, the OpenAPI document and the MCP catalog read this.
  */
 import type { Operation } from './define-op.js';
-import type { DoorOnlyTool, ToolGroupText } from './tool-text.js';
+import type { DoorOnlyTool } from './door-only-tool.js';
+import type { ToolGroupText } from './tool-text.js';
 import { agentRunTool } from './agent-run.tool.js';
 import { findSimilarOp, searchOp } from './search.ops.js';
 import { contentsOp } from './contents.ops.js';

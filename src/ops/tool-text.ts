@@ -4,9 +4,6 @@
  * model (the tool still accepts every field of its input, validated by the operation's schema). The
  * catalog (src/mcp/catalog.generated.ts) is generated from these by `node scripts/catalog.mjs`.
  */
-import type { z } from 'zod';
-import type { ServiceContext } from '../core/context.js';
-import type { Services } from '../core/ports.js';
 /** A JSON Schema fragment, as a client receives it. */
 export type JsonSchema = Record<string, unknown>;
 
@@ -69,19 +66,4 @@ export function groupHints(hints: readonly ToolHints[]): Required<ToolHints> {
     idempotentHint: hints.every(idempotent),
     openWorldHint: hints.some((h) => h.openWorldHint),
   };
-}
-
-/**
- * An MCP tool with no REST route (`agent_run`): its text, hints and input, and the work of a call,
- * which runs registry operations through `invoke` (so they check scopes and charge as they do for
- * REST) and returns what the door then presents. The door calls `run` directly, never through
- * `invoke`: the tool itself charges nothing.
- */
-export interface DoorOnlyTool<I extends z.ZodObject = z.ZodObject, O = unknown> {
-  name: string;
-  text: ToolText;
-  annotations: ToolHints;
-  /** What a call takes, besides the door's `maxTokens` and `cursor`. */
-  input: I;
-  run(services: Services, input: z.output<I>, ctx: ServiceContext): Promise<O>;
 }

@@ -34,7 +34,7 @@ describe.runIf(pgReachable)('a replica’s heartbeat', () => {
     const flags = { dataDir: dir.dir, databaseUrl: TEST_DATABASE_URL, databaseSchema: pg.schema, secretKey: randomBytes(32).toString('base64'), pollMs: '600000', logLevel: 'silent' }; // prettier-ignore
     const app = await openApp(loadConfig({}, flags), { logger: createLogger('silent') });
     cleanups.push(() => app.close());
-    app.services.followShared();
+    app.workers.startIndexing();
     const beat = () =>
       pg.pool.query<{ seen_at: Date; behind: number }>('SELECT seen_at, behind FROM replicas').then((r) => r.rows[0]);
     const first = await until(beat, 15_000);

@@ -77,11 +77,11 @@ function responseStream(c: Context<HttpEnv>, ctx: ServiceContext, events: AsyncI
 
 /** Mounts /v1/responses: create, retrieve, cancel, delete, and 405 for other methods on those paths. */
 export function mountResponses(hono: Hono<HttpEnv>, app: HttpDoor): void {
-  const runs = app.services.agentRuns;
+  const runs = app.agentRuns;
   type Handler = (c: Context<HttpEnv>, ctx: ServiceContext & { caller: Caller }) => Promise<Response>;
   const route = (handler: Handler) => async (c: Context<HttpEnv>) => {
     try {
-      const caller = await authenticate(c.req.raw.headers, app.services.keys);
+      const caller = await authenticate(c.req.raw.headers, app.keys);
       await enforceRate(c, app, caller);
       return await handler(c, { ...serviceContext(app, c, caller), caller });
     } catch (err) {

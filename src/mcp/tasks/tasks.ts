@@ -56,7 +56,7 @@ export function createMcpTasks(app: Door, caller: Caller | null, options: McpTas
   // the app's tasks: their work outlives any one server, and a closing app ends it first (interrupted)
   const { tasks } = app;
   const store = createTaskStore(
-    { tasks, agentRuns: app.services.agentRuns, runResult: options.runResult, rules: taskRulesOf(app.config) },
+    { tasks, agentRuns: app.agentRuns, runResult: options.runResult, rules: taskRulesOf(app.config) },
     caller,
   );
   // only the client's model could have answered what needs a model: say why a task cannot use it
@@ -106,7 +106,7 @@ export function createMcpTasks(app: Door, caller: Caller | null, options: McpTas
         const started = await start();
         if ('result' in started) await end(id, explain(started.result));
         // a cancel that came between the start and the link found no run to stop: stop it here
-        else if (!(await tasks.linkRun(id, started.runId))) await app.services.agentRuns.cancel(started.runId, caller);
+        else if (!(await tasks.linkRun(id, started.runId))) await app.agentRuns.cancel(started.runId, caller);
       } catch (thrown) {
         await end(id, failed(thrown, tool));
       }
