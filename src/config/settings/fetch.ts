@@ -1,6 +1,6 @@
 /** Settings of fetching pages: the user agent, the SSRF guard, robots.txt, size caps, PDF reading limits, admission and the browser. */
 import { z } from 'zod';
-import { list, booleanish, isIpOrCidr } from './fields.js';
+import { list, booleanish, isIpOrCidr, integer } from './fields.js';
 
 /** Rows of SETTINGS (../settings.ts): env var, CLI flag, schema, default and the line docs/configuration.md shows. */
 export const FETCH_SETTINGS = {
@@ -35,50 +35,42 @@ export const FETCH_SETTINGS = {
   fetchMaxBytes: {
     env: 'TRAWL_FETCH_MAX_BYTES',
     flag: '--fetch-max-bytes',
-    schema: z.coerce
-      .number()
-      .int()
-      .min(64 * 1024)
-      .max(512 * 1024 * 1024),
+    schema: integer(64 * 1024, 512 * 1024 * 1024),
     default: 16 * 1024 * 1024,
     doc: 'Largest response body a fetch reads, in bytes (after decompression); larger pages fail with `CRAWL_TOO_LARGE`.',
   },
   documentMaxInflatedBytes: {
     env: 'TRAWL_DOCUMENT_MAX_INFLATED_BYTES',
     flag: '--document-max-inflated-bytes',
-    schema: z.coerce
-      .number()
-      .int()
-      .min(1024 * 1024)
-      .max(2 * 1024 * 1024 * 1024),
+    schema: integer(1024 * 1024, 2 * 1024 * 1024 * 1024),
     default: 128 * 1024 * 1024,
     doc: "Most bytes a PDF's compressed streams may expand to while it is read, all streams together (Flate, LZW, Brotli, object streams, nested filters); past it the page fails with `CRAWL_TOO_LARGE`. `TRAWL_FETCH_MAX_BYTES` bounds the download, this what it inflates to (docs/contents.md).",
   },
   documentParseTimeoutMs: {
     env: 'TRAWL_DOCUMENT_PARSE_TIMEOUT_MS',
     flag: '--document-parse-timeout-ms',
-    schema: z.coerce.number().int().min(100).max(600_000),
+    schema: integer(100, 600_000),
     default: 20_000,
     doc: 'Longest reading one PDF may take in its worker thread; past it the thread is stopped and the page fails with `CRAWL_TIMEOUT`.',
   },
   documentParseMemoryMb: {
     env: 'TRAWL_DOCUMENT_PARSE_MEMORY_MB',
     flag: '--document-parse-memory-mb',
-    schema: z.coerce.number().int().min(64).max(16_384),
+    schema: integer(64, 16_384),
     default: 256,
     doc: 'JavaScript heap (MB) of each PDF worker thread (its `resourceLimits`); a PDF that needs more stops the thread and fails with `CRAWL_TOO_LARGE`. Decoded streams are outside it, under `TRAWL_DOCUMENT_MAX_INFLATED_BYTES`.',
   },
   documentParseThreads: {
     env: 'TRAWL_DOCUMENT_PARSE_THREADS',
     flag: '--document-parse-threads',
-    schema: z.coerce.number().int().min(1).max(64),
+    schema: integer(1, 64),
     default: 2,
     doc: 'Worker threads reading PDFs at once; more PDFs wait for one. Two, so that one slow PDF (until its deadline) never holds up the others; each can hold its heap and the inflate cap.',
   },
   fetchConcurrency: {
     env: 'TRAWL_FETCH_CONCURRENCY',
     flag: '--fetch-concurrency',
-    schema: z.coerce.number().int().min(1).max(1024),
+    schema: integer(1, 1024),
     default: 16,
     doc: "Live fetches of `/contents` running at once; more wait in the admission queue, served round-robin between teams, the wait counted against each fetch's `livecrawlTimeout` (`x-svc-queued`, `x-svc-queue-ms`; docs/operations.md).",
   },

@@ -1,4 +1,4 @@
-/** The value types settings share: lists, booleans as words, JSON text, IP addresses and CIDR blocks. */
+/** The value types settings share: lists, bounded integers, booleans as words, JSON text, IP addresses and CIDR blocks. */
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import '../../lib/zod-messages.js';
@@ -14,6 +14,9 @@ export const list = z
       .filter(Boolean),
   )
   .or(z.array(z.string()));
+
+/** A whole number from `min` to `max`, given as text (an environment variable, a flag) or as a number. */
+export const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
 export const booleanish = z
   .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])])

@@ -1,6 +1,6 @@
 /** Settings of the providers the operator plugs in: embeddings, the code model, the language model and its prices, the first key, and the web-search APIs. */
 import { z } from 'zod';
-import { booleanish } from './fields.js';
+import { booleanish, integer } from './fields.js';
 
 /** Rows of SETTINGS (../settings.ts): env var, CLI flag, schema, default and the line docs/configuration.md shows. */
 export const PROVIDER_SETTINGS = {
@@ -64,14 +64,14 @@ export const PROVIDER_SETTINGS = {
   modelTimeoutMs: {
     env: 'TRAWL_MODEL_TIMEOUT_MS',
     flag: '--model-timeout-ms',
-    schema: z.coerce.number().int().min(1000).max(600_000),
+    schema: integer(1000, 600_000),
     default: 60_000,
     doc: 'How long one model call may take, retries included (for a stream: the wait for its start and for each pause), in ms.',
   },
   modelMaxTokens: {
     env: 'TRAWL_MODEL_MAX_TOKENS',
     flag: '--model-max-tokens',
-    schema: z.coerce.number().int().min(64).max(32_000),
+    schema: integer(64, 32_000),
     default: 1200,
     doc: 'Completion tokens an answer may take.',
   },
@@ -127,7 +127,7 @@ export const PROVIDER_SETTINGS = {
   providerTimeoutMs: {
     env: 'TRAWL_PROVIDER_TIMEOUT_MS',
     flag: '--provider-timeout-ms',
-    schema: z.coerce.number().int().min(100).max(60_000),
+    schema: integer(100, 60_000),
     default: 4000,
     doc: 'How long `/search` waits for each web-search provider, in ms; a slower or failing provider is left out of the answer (logged as a warning).',
   },

@@ -1,6 +1,6 @@
 /** Settings of the process: where the store is, the listener, the lease and poll of shared work, logging, request and caller-schema limits, and the MCP door's hosts, origins, tools and betas. */
 import { z } from 'zod';
-import { LOG_LEVELS, list, booleanish } from './fields.js';
+import { LOG_LEVELS, list, booleanish, integer } from './fields.js';
 
 /** Rows of SETTINGS (../settings.ts): env var, CLI flag, schema, default and the line docs/configuration.md shows. */
 export const SERVER_SETTINGS = {
@@ -14,7 +14,7 @@ export const SERVER_SETTINGS = {
   port: {
     env: 'TRAWL_PORT',
     flag: '--port',
-    schema: z.coerce.number().int().min(0).max(65535),
+    schema: integer(0, 65535),
     default: 8787,
     doc: 'TCP port of `trawl serve`; `0` picks a free one (the log says which).',
   },
@@ -45,21 +45,21 @@ export const SERVER_SETTINGS = {
   databasePoolSize: {
     env: 'TRAWL_DATABASE_POOL_SIZE',
     flag: '--database-pool-size',
-    schema: z.coerce.number().int().min(2).max(200),
+    schema: integer(2, 200),
     default: 10,
     doc: 'PostgreSQL connections one process keeps at most (its pool), besides one that listens for notifications.',
   },
   leaseMs: {
     env: 'TRAWL_LEASE_MS',
     flag: '--lease-ms',
-    schema: z.coerce.number().int().min(1000).max(3_600_000),
+    schema: integer(1000, 3_600_000),
     default: 60_000,
     doc: 'How long a process holds a monitor run or an agent run it claimed without renewing it (renewed every third of it); after a crash, another process takes the work over once the lease has run out.',
   },
   pollMs: {
     env: 'TRAWL_POLL_MS',
     flag: '--poll-ms',
-    schema: z.coerce.number().int().min(100).max(600_000),
+    schema: integer(100, 600_000),
     default: 5000,
     doc: 'How often a process looks for work other processes left or gave up (due monitors, queued agent runs, webhook retries) and, with PostgreSQL, for documents another replica wrote whose notification it missed.',
   },
@@ -73,57 +73,49 @@ export const SERVER_SETTINGS = {
   maxBodyBytes: {
     env: 'TRAWL_MAX_BODY_BYTES',
     flag: '--max-body-bytes',
-    schema: z.coerce
-      .number()
-      .int()
-      .min(1024)
-      .max(64 * 1024 * 1024),
+    schema: integer(1024, 64 * 1024 * 1024),
     default: 4 * 1024 * 1024,
     doc: 'Largest request body the REST and MCP HTTP doors accept, in bytes (413 above it). Its shape is limited too, whatever this is: 64 levels, 10,000 keys per object, 200,000 values, 20,000 objects and arrays (docs/api.md).',
   },
   maxSchemaBytes: {
     env: 'TRAWL_MAX_SCHEMA_BYTES',
     flag: '--max-schema-bytes',
-    schema: z.coerce
-      .number()
-      .int()
-      .min(1024)
-      .max(1024 * 1024),
+    schema: integer(1024, 1024 * 1024),
     default: 64 * 1024,
     doc: 'Largest caller JSON Schema (`outputSchema`, `summary.schema`, agent-run and monitor schemas), in bytes of JSON (422 `INVALID_JSON_SCHEMA` above it).',
   },
   maxSchemaDepth: {
     env: 'TRAWL_MAX_SCHEMA_DEPTH',
     flag: '--max-schema-depth',
-    schema: z.coerce.number().int().min(4).max(56),
+    schema: integer(4, 56),
     default: 32,
     doc: 'Deepest a caller JSON Schema may nest, in JSON levels (`{"properties": {"a": {}}}` is 3). Request bodies nest at most 64 levels.',
   },
   maxSchemaEnumValues: {
     env: 'TRAWL_MAX_SCHEMA_ENUM_VALUES',
     flag: '--max-schema-enum-values',
-    schema: z.coerce.number().int().min(1).max(100_000),
+    schema: integer(1, 100_000),
     default: 1000,
     doc: 'Most `enum` values a caller JSON Schema may list, all its enums together.',
   },
   maxSchemaProperties: {
     env: 'TRAWL_MAX_SCHEMA_PROPERTIES',
     flag: '--max-schema-properties',
-    schema: z.coerce.number().int().min(10).max(100_000),
+    schema: integer(10, 100_000),
     default: 500,
     doc: "Most property names a caller JSON Schema may declare, all its `properties` together (/search keeps the spec's 10).",
   },
   maxSchemaSubschemas: {
     env: 'TRAWL_MAX_SCHEMA_SUBSCHEMAS',
     flag: '--max-schema-subschemas',
-    schema: z.coerce.number().int().min(10).max(100_000),
+    schema: integer(10, 100_000),
     default: 1000,
     doc: 'Most schema objects a caller JSON Schema may hold: the root and every one under `properties`, `items`, `anyOf`, `$defs` and the like. Bounds the time to compile it.',
   },
   schemaTimeoutMs: {
     env: 'TRAWL_SCHEMA_TIMEOUT_MS',
     flag: '--schema-timeout-ms',
-    schema: z.coerce.number().int().min(100).max(60_000),
+    schema: integer(100, 60_000),
     default: 2000,
     doc: 'Longest one compile of a caller JSON Schema, or one validation against it, may take in the schema worker thread before it is stopped (422 `INVALID_JSON_SCHEMA`).',
   },

@@ -1,41 +1,41 @@
 /** Settings of the services: workers, MCP answer budgets and tasks, prices and metering, rate limits, the search cache, agent runs, x402 payments, monitors and webhooks. */
 import { z } from 'zod';
-import { booleanish, jsonText } from './fields.js';
+import { booleanish, jsonText, integer } from './fields.js';
 
 /** Rows of SETTINGS (../settings.ts): env var, CLI flag, schema, default and the line docs/configuration.md shows. */
 export const SERVICE_SETTINGS = {
   workers: {
     env: 'TRAWL_WORKERS',
     flag: '--workers',
-    schema: z.coerce.number().int().min(1).max(64),
+    schema: integer(1, 64),
     default: 1,
     doc: 'HTTP worker processes of `trawl serve` sharing its port (node:cluster); one per core serves more requests per second. Each holds its own caches.',
   },
   mcpMaxTokens: {
     env: 'TRAWL_MCP_MAX_TOKENS',
     flag: '--mcp-max-tokens',
-    schema: z.coerce.number().int().min(500).max(25000),
+    schema: integer(500, 25000),
     default: 6000,
     doc: 'Token budget of an MCP tool answer (its text and structured content, o200k_base tokens) unless a call sets `maxTokens`: a longer answer is cut at a clean boundary and continued by `cursor` (docs/mcp.md).',
   },
   mcpMaxTasks: {
     env: 'TRAWL_MCP_MAX_TASKS',
     flag: '--mcp-max-tasks',
-    schema: z.coerce.number().int().min(1).max(10_000),
+    schema: integer(1, 10_000),
     default: 32,
     doc: "MCP tasks one API key (or the local stdio user) may have open at once (`working` or `input_required`), over every process on the data directory; a task-augmented `tools/call` beyond it is refused with a JSON-RPC error naming this setting (docs/mcp.md). Task work also holds one of the key's requests in flight (`TRAWL_RATE_LIMIT_CONCURRENCY`) while it runs.",
   },
   mcpTaskTtlMs: {
     env: 'TRAWL_MCP_TASK_TTL_MS',
     flag: '--mcp-task-ttl-ms',
-    schema: z.coerce.number().int().min(60_000).max(86_400_000),
+    schema: integer(60_000, 86_400_000),
     default: 600_000,
     doc: 'How long an MCP task and its result are kept after it ends when the client asks for no `ttl`, in ms (held under `TRAWL_MCP_TASK_MAX_TTL_MS`).',
   },
   mcpTaskMaxTtlMs: {
     env: 'TRAWL_MCP_TASK_MAX_TTL_MS',
     flag: '--mcp-task-max-ttl-ms',
-    schema: z.coerce.number().int().min(60_000).max(86_400_000),
+    schema: integer(60_000, 86_400_000),
     default: 3_600_000,
     doc: "The longest `ttl` an MCP task is granted, in ms: a longer one asked is cut to it, and the task's answer says the `ttl` granted.",
   },
@@ -66,21 +66,21 @@ export const SERVICE_SETTINGS = {
   rateLimitConcurrency: {
     env: 'TRAWL_RATE_LIMIT_CONCURRENCY',
     flag: '--rate-limit-concurrency',
-    schema: z.coerce.number().int().min(0).max(100_000),
+    schema: integer(0, 100_000),
     default: 8,
     doc: 'Requests of one API key in flight at once, per process (`0`: no limit). A client sending one request after another never meets it; a concurrent burst beyond it gets 429 `RATE_LIMIT_EXCEEDED` (retry in 1 s). Over MCP, tool calls count.',
   },
   searchCacheMb: {
     env: 'TRAWL_SEARCH_CACHE_MB',
     flag: '--search-cache-mb',
-    schema: z.coerce.number().int().min(1).max(65_536),
+    schema: integer(1, 65_536),
     default: 512,
     doc: "Memory for the search index's decoded posting lists of recently queried terms, per process (each worker of `--workers` has its own). An index of a million documents answers `instant` in a few ms once its queries' lists fit (docs/search.md); a list too big for a quarter of it is decoded per query.",
   },
   agentConcurrency: {
     env: 'TRAWL_AGENT_CONCURRENCY',
     flag: '--agent-concurrency',
-    schema: z.coerce.number().int().min(0).max(1000),
+    schema: integer(0, 1000),
     default: 2,
     doc: "Agent runs of one API key running at once (more wait queued), the spec's two by default; a key with its own `--qps` runs a fifth of it, as the spec says. `0`: no limit.",
   },
@@ -135,7 +135,7 @@ export const SERVICE_SETTINGS = {
   monitorConcurrency: {
     env: 'TRAWL_MONITOR_CONCURRENCY',
     flag: '--monitor-concurrency',
-    schema: z.coerce.number().int().min(1).max(64),
+    schema: integer(1, 64),
     default: 4,
     doc: 'Monitor runs executing at once in one process; more due runs wait as `pending` (docs/monitors.md).',
   },
@@ -156,14 +156,14 @@ export const SERVICE_SETTINGS = {
   webhookTimeoutMs: {
     env: 'TRAWL_WEBHOOK_TIMEOUT_MS',
     flag: '--webhook-timeout-ms',
-    schema: z.coerce.number().int().min(1000).max(60_000),
+    schema: integer(1000, 60_000),
     default: 10_000,
     doc: 'Time a webhook receiver has to answer one delivery attempt, in ms; slower is a failed attempt, retried.',
   },
   webhookRetryHours: {
     env: 'TRAWL_WEBHOOK_RETRY_HOURS',
     flag: '--webhook-retry-hours',
-    schema: z.coerce.number().int().min(1).max(168),
+    schema: integer(1, 168),
     default: 24,
     doc: 'How long failed webhook deliveries are retried (exponential backoff from 30 s to 1 h, with jitter) before they are given up.',
   },

@@ -10,10 +10,11 @@ import { quotedUrl } from '../../lib/safe-text.js';
 import type { PageStore } from '../documents/documents.types.js';
 import { FetchError, type Fetcher, type FetchRequest, type RawResponse } from '../../fetch/types.js';
 import type { Clock } from '../context.js';
-import { PAGE_MODEL_VERSION, evidenceOf, type Page } from './page.js';
+import { PAGE_MODEL_VERSION, type Page } from './page.js';
+import { pageDocumentFields } from './page-document.js';
 import type { PdfReader } from './formats/pdf-reader.js';
 import { parseRaw } from './parse.js';
-import { mainText, renderText } from './render.js';
+import { mainText } from './render.js';
 import { normalizeUrl } from './url.js';
 import type { CacheStore } from '../../store/contracts/cache.js';
 
@@ -88,22 +89,14 @@ export function createPagesService(deps: PagesDeps): PagesService {
       {
         url: page.url,
         title: page.title,
-        text,
-        // the Markdown keeps the fences of the page's code: its examples feed /context
-        markdown: renderText(page),
-        author: page.author,
-        publishedDate: page.publishedDate,
-        kind: page.kind,
-        metadata: {
+        ...pageDocumentFields(page, text, {
           image: page.image,
           favicon: page.favicon,
           language: page.language,
           description: page.description,
           requestedUrl: raw.requestedUrl,
           rendered: raw.rendered ?? false,
-          // what the search classifiers read (src/core/search/classify)
-          ...evidenceOf(page),
-        },
+        }),
         origin: 'fetch',
         collection: null,
         contentHash: createHash('sha256').update(text).digest('hex'),

@@ -6,8 +6,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ContentKind } from '../../fetch/types.js';
 import { parseBody } from '../contents/parse.js';
-import { evidenceOf } from '../contents/page.js';
-import { mainText, renderText } from '../contents/render.js';
+import { pageDocumentFields } from '../contents/page-document.js';
+import { mainText } from '../contents/render.js';
 import type { StoredPage } from '../documents/documents.types.js';
 import { importUrl, sha256 } from './records.js';
 
@@ -84,19 +84,11 @@ export async function fileToDocument(root: string, rel: string, collection: stri
   return {
     url,
     title: page.title || path.basename(rel),
-    text,
-    // the Markdown keeps the fences of the file's code: its examples feed /context
-    markdown: renderText(page),
-    author: page.author,
-    publishedDate: page.publishedDate,
-    kind: page.kind,
-    metadata: {
+    ...pageDocumentFields(page, text, {
       path: rel,
       ...(page.description ? { description: page.description } : {}),
       ...(page.language ? { language: page.language } : {}),
-      // what the search classifiers read (src/core/search/classify), as for a fetched page
-      ...evidenceOf(page),
-    },
+    }),
     origin: 'import',
     collection,
     contentHash: sha256(text),

@@ -22,42 +22,39 @@ export type RunResult = (run: Run) => CallToolResult | Promise<CallToolResult>;
 /** The state of a followed run: still open (with a status line), or how its task ends. */
 export type RunState = { open: true; statusMessage: string } | { open: false; end: TaskEnd };
 
-/**
- * Reads run `runId` for `caller` and says where its task stands. A run that is gone (deleted) ends the
- * task as failed.
- */
-export async function runState(
-  runs: RunsOfTasks,
-  runId: string,
-  caller: Caller | null,
-  render: RunResult,
-): Promise<RunState> {
-  let run: Run;
-  try {
-    run = await runs.get(runId, caller);
-  } catch (thrown) {
-    return { open: false, end: gone(runId, thrown) };
-  }
-  if (run.status === 'queued' || run.status === 'running') {
-    return { open: true, statusMessage: `agent run ${run.id} is ${run.status}` };
-  }
-  return { open: false, end: await endOfRun(run, render) };
+/** The runs tasks follow, read and cancelled as one caller, their results rendered by the door. */
+export interface RunFollower {
+  /** Where the task of run `runId` stands; a run that is gone (deleted) ends the task as failed. */
+  state(runId: string): Promise<RunState>;
+  /** Cancels the followed run (the work stops wherever it runs); returns how its task ends now. */
+  cancel(runId: string): Promise<TaskEnd>;
 }
 
-/** Cancels the followed run (the work stops wherever it runs); returns how its task ends now. */
-export async function cancelRun(
-  runs: RunsOfTasks,
-  runId: string,
-  caller: Caller | null,
-  render: RunResult,
-): Promise<TaskEnd> {
-  let run: Run;
-  try {
-    run = await runs.cancel(runId, caller);
-  } catch (thrown) {
-    return gone(runId, thrown);
-  }
-  return endOfRun(run, render);
+/** Follows `caller`'s runs in `runs`, rendering an ended run's result with `render`. */
+export function followRuns(runs: RunsOfTasks, caller: Caller | null, render: RunResult): RunFollower {
+  return {
+    async state(runId) {
+      let run: Run;
+      try {
+        run = await runs.get(runId, caller);
+      } catch (thrown) {
+        return { open: false, end: gone(runId, thrown) };
+      }
+      if (run.status === 'queued' || run.status === 'running') {
+        return { open: true, statusMessage: `agent run ${run.id} is ${run.status}` };
+      }
+      return { open: false, end: await endOfRun(run, render) };
+    },
+    async cancel(runId) {
+      let run: Run;
+      try {
+        run = await runs.cancel(runId, caller);
+      } catch (thrown) {
+        return gone(runId, thrown);
+      }
+      return endOfRun(run, render);
+    },
+  };
 }
 
 /** A run deleted (or otherwise unreadable) under its task: the task fails, saying so. */

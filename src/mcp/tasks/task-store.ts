@@ -17,7 +17,7 @@ import {
 import type { Caller } from '../../core/context.js';
 import { decodeCursor, encodeCursor } from '../../core/cursors.js';
 import type { TaskJobs, TaskRow, TaskStatus } from '../../core/jobs/tasks.js';
-import { cancelRun, runState, type RunResult, type RunsOfTasks } from './agent-run-task.js';
+import { followRuns, type RunResult, type RunsOfTasks } from './agent-run-task.js';
 import { endOf, LIST_PAGE, ownerOf, pollFor, textResult, toTask, ttlFor } from './objects.js';
 import type { TaskRules } from './objects.js';
 
@@ -59,10 +59,11 @@ export function createTaskStore(deps: TaskStoreDeps, caller: Caller | null): Own
   const owner = ownerOf(caller);
   /** Working status messages computed at read time (an agent run's status), by task id. */
   const live = new Map<string, string>();
+  const runs = followRuns(deps.agentRuns, caller, deps.runResult);
 
   const settle = async (row: TaskRow): Promise<TaskRow> => {
     if (!isOpen(row.status) || !row.run_id) return tasks.settleLapsed(row);
-    const state = await runState(deps.agentRuns, row.run_id, caller, deps.runResult);
+    const state = await runs.state(row.run_id);
     if (state.open) {
       live.set(row.id, state.statusMessage);
       return row;
@@ -81,7 +82,7 @@ export function createTaskStore(deps: TaskStoreDeps, caller: Caller | null): Own
   /** Ends an open task as cancelled, stopping its work: the agent run it follows, or the work in any process. */
   const cancel = async (row: TaskRow, statusMessage: string) => {
     if (row.run_id) {
-      await tasks.end(row.id, await cancelRun(deps.agentRuns, row.run_id, caller, deps.runResult));
+      await tasks.end(row.id, await runs.cancel(row.run_id));
       return;
     }
     const result = textResult(`Task ${row.id} was cancelled (${statusMessage}); its work stopped before it finished.`);

@@ -23,6 +23,12 @@ export const logOrder = (t: string): string => `${t}.change_xid, ${t}.change_seq
 /** The parameters `$1`, `$2` of `logWindow`: from the start when `after` is null. */
 export const logAfter = (after: LogPosition | null): [string, number] => [after?.xid ?? '0', after?.seq ?? -1];
 
+/** Where a reader of `rows` (read after `after`, in log order) stands next: after the last row, else still at `after`. */
+export function logNext(rows: { xid: string; change_seq: number }[], after: LogPosition | null): LogPosition | null {
+  const last = rows.at(-1);
+  return last ? { xid: last.xid, seq: last.change_seq } : after;
+}
+
 /** Waits on one channel of a log. */
 export interface LogListener {
   /** Resolves when a writer notifies, after `timeoutMs`, or when `signal` aborts (whichever is first). */

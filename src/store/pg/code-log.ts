@@ -10,7 +10,7 @@
  */
 import type pg from 'pg';
 import { toSource, type SourceRow } from '../contracts/code-files.js';
-import { channelSql, createLogListener, logAfter, logOrder, logWindow } from './change-log.js';
+import { channelSql, createLogListener, logAfter, logNext, logOrder, logWindow } from './change-log.js';
 import type { CodeChange, CodeLog } from '../contracts/code-log.js';
 
 /** The `path` of a source's own row in `code_changes` (a file's path is never empty). */
@@ -64,17 +64,14 @@ function toChange(r: ChangeRow): CodeChange | null {
 
 /** The code log of the store `pool` connects to; `changed` listens on a connection of its own. */
 export function createPgCodeLog(pool: pg.Pool): CodeLog {
-  const listener = createLogListener(pool, CODE_CHANNEL_SQL);
   return {
-    changed: (timeoutMs, signal) => listener.changed(timeoutMs, signal),
-    close: () => listener.close(),
+    ...createLogListener(pool, CODE_CHANNEL_SQL),
     async changesSince(after, limit) {
       const { rows } = await pool.query<ChangeRow>(CHANGES, [...logAfter(after), limit]);
-      const last = rows.at(-1);
       return {
         // a source's row is written with its change, in one transaction: never missing (null: no such row)
         changes: rows.map(toChange).filter((c): c is CodeChange => c !== null),
-        next: last ? { xid: last.xid, seq: last.change_seq } : after,
+        next: logNext(rows, after),
       };
     },
   };

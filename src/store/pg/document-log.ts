@@ -16,26 +16,23 @@
  */
 import type pg from 'pg';
 import { toRecord, type DocumentRow } from '../contracts/documents.js';
-import { channelSql, createLogListener, logAfter, logOrder, logWindow } from './change-log.js';
+import { channelSql, createLogListener, logAfter, logNext, logOrder, logWindow } from './change-log.js';
 import type { DocumentLog } from '../contracts/document-log.js';
 
 /** The channel writers notify: one per schema, so stores in different schemas do not wake each other. */
 export const DOCUMENTS_CHANNEL_SQL = channelSql('documents');
 
 export function createPgDocumentLog(pool: pg.Pool): DocumentLog {
-  const listener = createLogListener(pool, DOCUMENTS_CHANNEL_SQL);
   return {
-    changed: (timeoutMs, signal) => listener.changed(timeoutMs, signal),
-    close: () => listener.close(),
+    ...createLogListener(pool, DOCUMENTS_CHANNEL_SQL),
     async changesSince(after, limit) {
       const { rows } = await pool.query<DocumentRow & { xid: string; change_seq: number; markdown: string | null }>(
         `SELECT d.*, d.change_xid::text AS xid FROM documents d WHERE ${logWindow('d')} ORDER BY ${logOrder('d')} LIMIT $3`,
         [...logAfter(after), limit],
       );
-      const last = rows.at(-1);
       return {
         docs: rows.map((row) => (row.markdown ? { ...toRecord(row), markdown: row.markdown } : toRecord(row))),
-        next: last ? { xid: last.xid, seq: last.change_seq } : after,
+        next: logNext(rows, after),
       };
     },
   };

@@ -6,6 +6,7 @@
 import {
   cleanComment,
   cleanDocstring,
+  fileScope,
   fillGaps,
   scopeGaps,
   indentOf,
@@ -30,14 +31,7 @@ const STRING_START = /^[rRuUbBfF]{0,2}("""|'''|"|')/;
 /** The units of a Python file. */
 export function chunkPython(lines: string[]): Unit[] {
   const scan = scanPython(lines);
-  const units = collect(scan, {
-    level: 0,
-    from: 0,
-    to: lines.length - 1,
-    indent: firstIndent(scan, 0, lines.length - 1),
-    path: [],
-    inClass: false,
-  });
+  const units = collect(scan, fileScope(lines, firstIndent(scan, 0, lines.length - 1)));
   const first = units[0];
   if (first?.gap) first.doc = docstringAt(scan, first.start, first.end);
   return units;

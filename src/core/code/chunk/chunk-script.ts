@@ -5,6 +5,7 @@
  */
 import {
   cleanComment,
+  fileScope,
   fillGaps,
   indentOf,
   scopeGaps,
@@ -79,14 +80,7 @@ export function chunkShell(lines: string[]): Unit[] {
 
 function chunkScript(lines: string[], spec: ScriptSpec): Unit[] {
   const ctx: Ctx = { lines, spec, skip: skipped(lines, spec) };
-  return collect(ctx, {
-    level: 0,
-    from: 0,
-    to: lines.length - 1,
-    indent: firstIndent(ctx, 0, lines.length - 1),
-    path: [],
-    inClass: false,
-  });
+  return collect(ctx, fileScope(lines, firstIndent(ctx, 0, lines.length - 1)));
 }
 
 function skipped(lines: string[], spec: ScriptSpec): Uint8Array {

@@ -23,7 +23,6 @@ export interface Unit {
   language?: string;
 }
 
-/** Longest chunk before it is cut into parts, and the length of the parts. */
 /** Where a structural chunker is looking: a range of lines inside enclosing classes (or modules). */
 export interface Scope {
   /** Classes (and modules) enclosing the range; deeper ones are not cut. */
@@ -35,6 +34,12 @@ export interface Scope {
   inClass: boolean;
 }
 
+/** The whole file as a chunker's outermost scope, its declarations at `indent`. */
+export function fileScope(lines: string[], indent: number): Scope {
+  return { level: 0, from: 0, to: lines.length - 1, indent, path: [], inClass: false };
+}
+
+/** Longest chunk before it is cut into parts, and the length of the parts. */
 export const MAX_CHUNK_LINES = 150;
 const PART_LINES = 100;
 const GAP_PART_LINES = 60;

@@ -6,6 +6,9 @@ import { type AnyNode, type ChildNode, type Element, type ParentNode, isTag, isT
 
 export { isTag, isText };
 
+/** The heading elements, `h1` to `h6`. */
+export const HEADING_TAGS: readonly string[] = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'];
+
 /** Elements whose content is laid out as blocks (everything else is treated as inline). */
 export const BLOCK_TAGS = new Set([
   'address',
@@ -26,12 +29,7 @@ export const BLOCK_TAGS = new Set([
   'figure',
   'footer',
   'form',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
+  ...HEADING_TAGS,
   'header',
   'hgroup',
   'hr',

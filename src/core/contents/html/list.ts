@@ -4,7 +4,7 @@
  * (items holding headings, tables, code or articles) is walked as a container instead.
  */
 import type { ChildNode, Element } from 'domhandler';
-import { hasDescendant, isTag, isText } from './dom.js';
+import { HEADING_TAGS, hasDescendant, isTag, isText } from './dom.js';
 import { type InlineOptions, renderInline } from './inline.js';
 
 /** A rendered list block. */
@@ -17,12 +17,7 @@ export interface RenderedList {
 
 const LIST_TAGS = new Set(['ul', 'ol', 'menu', 'dl']);
 const LAYOUT_INSIDE = new Set([
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
+  ...HEADING_TAGS,
   'table',
   'pre',
   'blockquote',
