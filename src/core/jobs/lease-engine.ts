@@ -86,6 +86,24 @@ export function newOwner(): string {
   return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
 }
 
+/**
+ * Whether `owner` (a `newOwner` id) is a process of this host that no longer runs: a killed command's
+ * lease is then free at once rather than when it lapses. Another host's process, or one that cannot be
+ * told, is taken to be alive (its lease lapses as usual).
+ */
+export function holderGone(owner: string): boolean {
+  const parts = owner.split(':');
+  const pid = parts.at(-2);
+  const host = parts.slice(0, -2).join(':');
+  if (host !== hostname() || !/^\d+$/.test(pid ?? '') || Number(pid) === process.pid) return false;
+  try {
+    process.kill(Number(pid), 0); // signal 0: only asks whether the process exists
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
 export function createLeaseEngine(options: LeaseEngineOptions, owner: string = newOwner()): LeaseEngine {
   const { store, leaseMs } = options;
   const checkMs = Math.min(options.checkMs ?? leaseMs / 3, leaseMs / 3);

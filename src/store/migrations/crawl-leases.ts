@@ -1,0 +1,30 @@
+/**
+ * Migrations after the owners: crawls become a kind of job, held under a lease while a process walks
+ * their frontier (src/core/jobs/README.md), so two `trawl crawl` processes, or two replicas, never walk
+ * one crawl at once.
+ */
+import type { MigrationEntry } from './migration.js';
+
+export const CRAWL_LEASES: readonly MigrationEntry[] = [
+  {
+    id: 'crawl-leases',
+    sqlite: {
+      version: 19,
+      name: 'crawl leases',
+      sql: `
+      -- a crawl is walked by one process at a time, the holder of its lease (NULL: no process walks it)
+      ALTER TABLE crawl_jobs ADD COLUMN owner TEXT;
+      ALTER TABLE crawl_jobs ADD COLUMN lease_until_ms INTEGER;
+    `,
+    },
+    pg: {
+      version: 16,
+      name: 'crawl leases',
+      sql: `
+      -- a crawl is walked by one process at a time, the holder of its lease (NULL: no process walks it)
+      ALTER TABLE crawl_jobs ADD COLUMN owner TEXT;
+      ALTER TABLE crawl_jobs ADD COLUMN lease_until_ms BIGINT;
+    `,
+    },
+  },
+];
