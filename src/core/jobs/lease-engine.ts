@@ -1,10 +1,11 @@
 /**
- * The one lease engine: the jobs this process holds (an agent run, a monitor run, an MCP task), each with
- * an AbortController and a lease in its row renewed every `leaseMs / 3` while the work goes on. A renewal
- * that finds the row no longer open or no longer this owner's (another process cancelled it) aborts the
- * work; a store that fails to answer lets the lease lapse, and the process that next recovers the kind
- * (`recover`) ends or requeues it. A kind's store writes the lease (`JobStore`); what the kind does with a
- * claimed job, and with a lapsed one, stays the kind's (see README.md).
+ * The one lease engine: the jobs this process holds (an agent run, a monitor run, an MCP task, a crawl),
+ * each with an AbortController and a lease in its row renewed every `leaseMs / 3` while the work goes on.
+ * A renewal that finds the row no longer open or no longer this owner's (another process cancelled it,
+ * or took it over) aborts the work; a store that fails to answer lets the lease lapse, and the process
+ * that next recovers the kind (`recover`) ends or requeues it. A kind's store writes the lease
+ * (`LeaseStore`, over store/sqlite|pg/leases.ts); what the kind does with a claimed job, and with a
+ * lapsed one, stays the kind's (see README.md).
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
