@@ -84,6 +84,7 @@ export function createCrawlService(deps: CrawlDeps): CrawlService {
     return { crawl, sitemapUrls, interrupted, counts: await deps.repo.counts(job.id) };
   };
   type Walked = Awaited<ReturnType<typeof walk>>;
+  const finished = (id: string) => deps.repo.updateJob(id, { state: 'finished', sitemapsDone: true }, now());
 
   return {
     async run(scope, options) {
@@ -96,7 +97,7 @@ export function createCrawlService(deps: CrawlDeps): CrawlService {
         walked = await walk(job, { ...scope, seeds }, { ...options, abort: anyOf(options.abort, held.signal) });
         if (held.signal.aborted) throw lost(job.id);
         held.stopRenewing();
-        if (walked.counts.queued === 0) await deps.repo.updateJob(job.id, { state: 'finished', sitemapsDone: true }, now()); // prettier-ignore
+        if (walked.counts.queued === 0) await finished(job.id);
       } finally {
         await walks.release(job.id, held);
       }

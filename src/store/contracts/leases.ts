@@ -129,4 +129,20 @@ export const leaseSql = {
     const held = t.owner ? `(${t.owner} = @owner OR lease_until_ms < @now)` : 'lease_until_ms < @now';
     return `UPDATE ${t.table} SET ${set.join(', ')} WHERE ${t.key} = @key AND ${rule.from ?? t.open} AND ${held}`;
   },
+  /** The values of a claim's parameters, by name: the lease's and the kind's. */
+  claimValues: (key: string | number, grant: LeaseGrant, params: LeaseParams = {}): LeaseParams => ({
+    ...params,
+    key,
+    owner: grant.owner ?? null,
+    until: grant.untilMs,
+    now: grant.nowMs ?? null,
+    gone: grant.gone ?? null,
+  }),
+  /** The values of a release's parameters, by name. */
+  releaseValues: (key: string | number, holder: LeaseHolder, params: LeaseParams = {}): LeaseParams => ({
+    ...params,
+    key,
+    owner: holder.owner,
+    now: holder.nowMs,
+  }),
 };

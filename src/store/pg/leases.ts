@@ -5,7 +5,14 @@
  * runs' does under its key's lock.
  */
 import type pg from 'pg';
-import { leaseSql, type Claim, type LeaseParams, type LeaseTable, type TableLeases } from '../contracts/leases.js';
+import {
+  leaseSql,
+  type ClaimRule,
+  type LeaseGrant,
+  type LeaseParams,
+  type LeaseTable,
+  type TableLeases,
+} from '../contracts/leases.js';
 import type { Run } from './sql.js';
 
 /** A statement with `@name` parameters as PostgreSQL takes it: `$n` in its text, the values in order. */
@@ -25,9 +32,17 @@ export function positional(sql: string): { text: string; values: (named: LeasePa
   };
 }
 
-/** PostgreSQL's leases of a table: a claim also runs on a transaction's client. */
+/** A claim that may run on a transaction's client (`on`; default: the pool). */
+export type PgClaim<R> = (
+  key: string | number,
+  grant: LeaseGrant,
+  params?: LeaseParams,
+  on?: Run,
+) => Promise<R | undefined>;
+
+/** PostgreSQL's leases of a table: a claim also runs inside the kind's transaction. */
 export interface PgTableLeases<R> extends TableLeases<R> {
-  claim(rule: Parameters<TableLeases<R>['claim']>[0]): (...args: [...Parameters<Claim<R>>, on?: Run]) => Promise<R | undefined>; // prettier-ignore
+  claim(rule: ClaimRule): PgClaim<R>;
 }
 
 export function pgLeases<R extends pg.QueryResultRow>(pool: pg.Pool, t: LeaseTable): PgTableLeases<R> {
@@ -35,17 +50,13 @@ export function pgLeases<R extends pg.QueryResultRow>(pool: pg.Pool, t: LeaseTab
   const lapsed = positional(leaseSql.lapsed(t));
   const claim: PgTableLeases<R>['claim'] = (rule) => {
     const q = positional(leaseSql.claim(t, rule));
-    return async (key, grant, params = {}, on = pool) => {
-      const named = { ...params, key, owner: grant.owner ?? null, until: grant.untilMs, now: grant.nowMs ?? null, gone: grant.gone ?? null }; // prettier-ignore
-      return (await on.query<R>(q.text, q.values(named))).rows[0];
-    };
+    return async (key, grant, params, on = pool) =>
+      (await on.query<R>(q.text, q.values(leaseSql.claimValues(key, grant, params)))).rows[0];
   };
   const release: TableLeases<R>['release'] = (rule) => {
     const q = positional(leaseSql.release(t, rule));
-    return async (key, holder, params = {}) => {
-      const r = await pool.query(q.text, q.values({ ...params, key, owner: holder.owner, now: holder.nowMs }));
-      return (r.rowCount ?? 0) > 0;
-    };
+    return async (key, holder, params) =>
+      ((await pool.query(q.text, q.values(leaseSql.releaseValues(key, holder, params)))).rowCount ?? 0) > 0;
   };
   const claimFree = claim({ free: true });
   return {

@@ -14,20 +14,11 @@ export function sqliteLeases<R>(db: Db, t: LeaseTable): TableLeases<R> {
   const lapsed = db.prepare(leaseSql.lapsed(t));
   const claim: TableLeases<R>['claim'] = (rule) => {
     const statement = db.prepare(leaseSql.claim(t, rule));
-    return async (key, grant, params) =>
-      statement.get({
-        ...params,
-        key,
-        owner: grant.owner ?? null,
-        until: grant.untilMs,
-        now: grant.nowMs ?? null,
-        gone: grant.gone ?? null,
-      }) as R | undefined;
+    return async (key, grant, params) => statement.get(leaseSql.claimValues(key, grant, params)) as R | undefined;
   };
   const release: TableLeases<R>['release'] = (rule) => {
     const statement = db.prepare(leaseSql.release(t, rule));
-    return async (key, holder, params) =>
-      statement.run({ ...params, key, owner: holder.owner, now: holder.nowMs }).changes > 0;
+    return async (key, holder, params) => statement.run(leaseSql.releaseValues(key, holder, params)).changes > 0;
   };
   const claimFree = claim({ free: true });
   return {
