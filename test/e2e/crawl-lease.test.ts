@@ -31,7 +31,7 @@ beforeAll(async () => {
   );
   for (let n = 1; n <= PAGES; n++) {
     // each page takes a moment, so the first walker is still walking when the second comes
-    site.setPage(`/guide/${n}`, (_req, res) => void setTimeout(() => send(res, 200, 'text/html; charset=utf-8', article(n, [])), 100)); // prettier-ignore
+    site.setPage(`/guide/${n}`, (_req, res) => void setTimeout(() => send(res, 200, 'text/html; charset=utf-8', article(n, [])), 300)); // prettier-ignore
   }
 });
 afterAll(() => site.close());
@@ -63,8 +63,9 @@ describe('one walker per crawl', () => {
     { timeout: 60_000 },
     async () => {
       data = tempDir('trawl-crawl-lease-');
-      const args = ['crawl', `${site.url}/guide/`, '--data-dir', data.dir, '--depth', '1', '--no-sitemaps', '--delay', '0', '--concurrency', '1']; // prettier-ignore
-      const first = start(args);
+      const args = ['crawl', `${site.url}/guide/`, '--data-dir', data.dir, '--depth', '1', '--no-sitemaps', '--delay', '0']; // prettier-ignore
+      // one page at a time: the first walker is still walking while the others try
+      const first = start([...args, '--concurrency', '1']);
       await until(() => countSoFar(data.dir, 'documents') >= 2, 20_000, 'pages stored by the first walker');
       const jobId = crawlId(data.dir);
 
@@ -83,7 +84,7 @@ describe('one walker per crawl', () => {
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain(`Another process is walking crawl ${jobId} (elsewhere.example:4242:abcd0123)`);
       setLease(data.dir, 'elsewhere.example:4242:abcd0123', Date.now() - 1);
-      const resumed = await run([...args, '--resume', '--json']);
+      const resumed = await run([...args, '--resume', '--json', '--concurrency', '8', '--per-host', '8']);
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(JSON.parse(resumed.stdout)).toMatchObject({ jobId, resumed: true, status: 'finished', queued: 0 });
       expect(count(data.dir, 'documents')).toBe(PAGES + 1);
