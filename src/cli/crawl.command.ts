@@ -170,7 +170,8 @@ function printSummary(summary: CrawlSummary, json: boolean): void {
 
 /**
  * Runs `trawl crawl`; exits 0 (finished or at its limit, some page stored), 1 (no page could be
- * fetched; each URL's reason is printed), 130/143 (signal) or 2 (bad input).
+ * fetched, each URL's reason printed; or another process walks this crawl, the error says which),
+ * 130/143 (signal) or 2 (bad input).
  */
 export async function runCrawl(config: Config, urls: string[], flags: CrawlFlags): Promise<void> {
   let parsed: CrawlRequest;

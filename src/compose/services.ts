@@ -115,6 +115,7 @@ export function createServices(deps: ServiceDeps): { services: Services; lifecyc
       clock: deps.clock,
       logger: deps.logger,
       robots: deps.settings.robots,
+      leaseMs: deps.settings.agentRuns.leaseMs, // TRAWL_LEASE_MS, every job's lease
     }),
     imports: createImportService({ documents, clock: deps.clock, logger: deps.logger }),
     ...engines,

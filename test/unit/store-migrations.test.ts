@@ -34,6 +34,7 @@ const SQLITE_RELEASED = [
   [16, 'code chunk texts in compressed blocks', '30ee68e254ccb1ab'],
   [17, 'replica state', 'cb40fa1384efb953'],
   [18, 'owners and the audit log', '636dd69ed019049c'],
+  [19, 'crawl leases', '0c039e6cdd4a4c76'],
 ];
 const PG_RELEASED = [
   [1, 'teams and API keys', '1003cfc57372ccd3'],
@@ -51,6 +52,7 @@ const PG_RELEASED = [
   [13, "a fetched page's Markdown, for its code examples", '8d4784c98872bb3e'],
   [14, 'replicas seen', 'd7cd9da12daf23ef'],
   [15, 'owners and the audit log', '7adf63d2c83a9821'],
+  [16, 'crawl leases', 'c854c936385d8a2d'],
 ];
 
 describe('the migration list', () => {

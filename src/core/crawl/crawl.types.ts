@@ -73,10 +73,15 @@ export interface CrawlDeps {
   logger: Logger;
   /** Obey robots.txt (the operator's `TRAWL_ROBOTS`). */
   robots: boolean;
+  /** How long the lease of a crawl being walked lasts without renewal (default CRAWL_LEASE_MS). */
+  leaseMs?: number;
 }
 
 /** Crawls: breadth-first, resumable, through the pages service. */
 export interface CrawlService {
-  /** Runs (or resumes) a crawl to its end, its limit or a stop signal. Throws `INVALID_URLS`, `NOT_FOUND`. */
+  /**
+   * Runs (or resumes) a crawl to its end, its limit or a stop signal, holding its lease meanwhile.
+   * Throws `INVALID_URLS`, `NOT_FOUND`, and `SERVICE_UNAVAILABLE` while another process walks the crawl.
+   */
   run(scope: CrawlScope, options: CrawlRunOptions): Promise<CrawlSummary>;
 }

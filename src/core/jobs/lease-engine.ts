@@ -1,10 +1,11 @@
 /**
- * The one lease engine: the jobs this process holds (an agent run, a monitor run, an MCP task), each with
- * an AbortController and a lease in its row renewed every `leaseMs / 3` while the work goes on. A renewal
- * that finds the row no longer open or no longer this owner's (another process cancelled it) aborts the
- * work; a store that fails to answer lets the lease lapse, and the process that next recovers the kind
- * (`recover`) ends or requeues it. A kind's store writes the lease (`JobStore`); what the kind does with a
- * claimed job, and with a lapsed one, stays the kind's (see README.md).
+ * The one lease engine: the jobs this process holds (an agent run, a monitor run, an MCP task, a crawl),
+ * each with an AbortController and a lease in its row renewed every `leaseMs / 3` while the work goes on.
+ * A renewal that finds the row no longer open or no longer this owner's (another process cancelled it,
+ * or took it over) aborts the work; a store that fails to answer lets the lease lapse, and the process
+ * that next recovers the kind (`recover`) ends or requeues it. A kind's store writes the lease
+ * (`LeaseStore`, over store/sqlite|pg/leases.ts); what the kind does with a claimed job, and with a
+ * lapsed one, stays the kind's (see README.md).
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -84,6 +85,24 @@ export interface LeaseEngine {
 /** A process-unique owner id: host, pid and a random part (two engines of one process differ). */
 export function newOwner(): string {
   return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+}
+
+/**
+ * Whether `owner` (a `newOwner` id) is a process of this host that no longer runs: a killed command's
+ * lease is then free at once rather than when it lapses. Another host's process, or one that cannot be
+ * told, is taken to be alive (its lease lapses as usual).
+ */
+export function holderGone(owner: string): boolean {
+  const parts = owner.split(':');
+  const pid = parts.at(-2);
+  const host = parts.slice(0, -2).join(':');
+  if (host !== hostname() || !/^\d+$/.test(pid ?? '') || Number(pid) === process.pid) return false;
+  try {
+    process.kill(Number(pid), 0); // signal 0: only asks whether the process exists
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
 }
 
 export function createLeaseEngine(options: LeaseEngineOptions, owner: string = newOwner()): LeaseEngine {

@@ -3,6 +3,7 @@
  * (sqlite/agent-runs.ts, pg/agent-runs.ts). A run ends once, whoever ends it; an event's number is
  * assigned where it is stored.
  */
+import type { ClaimRule, LeaseParams, ReleaseRule } from './leases.js';
 
 export type AgentRunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
 
@@ -107,3 +108,25 @@ export interface AgentRunsRepo {
   /** Zero retention: forgets outputs of runs finished before `beforeIso`, and events of runs finished before `eventsBeforeIso`. */
   eraseRetained(beforeIso: string, eventsBeforeIso: string): Promise<void>;
 }
+
+/**
+ * The claim of an agent run (through the leases of LEASED.agentRuns): queued → running within its key's
+ * share of runs at once (`@limit`), first start kept (`@at`).
+ */
+export const AGENT_RUN_CLAIM: ClaimRule = {
+  from: "status = 'queued'",
+  set: "status = 'running', started_at = COALESCE(started_at, @at), updated_at = @at",
+  fairness: "(SELECT COUNT(*) FROM agent_runs r WHERE r.key_id = agent_runs.key_id AND r.status = 'running') < @limit",
+};
+
+/** The parameters of AGENT_RUN_CLAIM: when, and the key's share (no limit: as many as SQL counts). */
+export const agentRunClaim = (at: string, limit: number): LeaseParams => ({
+  at,
+  limit: Math.min(limit, Number.MAX_SAFE_INTEGER),
+});
+
+/** A run given back (its holder stopping, or its lease lapsed): running → queued, to be resumed (`@at`). */
+export const AGENT_RUN_REQUEUE: ReleaseRule = {
+  from: "status = 'running'",
+  set: "status = 'queued', updated_at = @at",
+};

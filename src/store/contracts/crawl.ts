@@ -1,7 +1,9 @@
 /**
  * The contract of the crawl store: crawl jobs and their frontier (every URL a crawl has found, with its
- * depth and state), kept by sqlite/crawl.ts and pg/crawl.ts so an interrupted crawl resumes.
+ * depth and state), kept by sqlite/crawl.ts and pg/crawl.ts so an interrupted crawl resumes. A crawl is a
+ * kind of job: one process at a time walks it, under a lease (LEASED.crawlJobs, src/core/jobs/README.md).
  */
+import type { ClaimRule, LeaseGrant, ReleaseRule, TableLeases } from './leases.js';
 
 /** A crawl job: its seeds and scope, and whether it is still active. */
 export interface CrawlJob {
@@ -57,8 +59,19 @@ export interface CrawlRepo {
   getJob(id: string): Promise<CrawlJob | undefined>;
   /** Active jobs over exactly these (normalised, sorted) seeds, newest first, whatever their scope. */
   activeJobsForSeeds(seeds: readonly string[]): Promise<CrawlJob[]>;
-  /** Creates the job with its seeds queued at depth 0, replacing (with its frontier) any job of the same id. */
-  createJob(job: NewJob, now: string): Promise<CrawlJob>;
+  /**
+   * Creates the job with its seeds queued at depth 0, unleased, replacing (with its frontier) any job of
+   * the same id no process holds but `owner`; a job another process holds meanwhile is left as it is.
+   */
+  createJob(job: NewJob, now: string, owner?: string): Promise<CrawlJob>;
+  /** Leases job `id` for walking (CRAWL_WALK): the job, or undefined while another process holds it. */
+  claim(id: string, grant: LeaseGrant): Promise<CrawlJob | undefined>;
+  /** Extends `owner`'s lease of an active job; false once the job finished or another process took it over. */
+  renewLease(id: string, owner: string, untilMs: number): Promise<boolean>;
+  /** Lets job `id` go (CRAWL_RELEASE): `owner`'s, or anyone's lapsed before `nowMs`; false when neither. */
+  release(id: string, owner: string, nowMs: number): Promise<boolean>;
+  /** Who holds job `id` and until when (nulls: no one); undefined for an unknown job. */
+  leaseOf(id: string): Promise<CrawlLease | undefined>;
   updateJob(id: string, change: { state: CrawlJob['state']; sitemapsDone: boolean }, now: string): Promise<void>;
   /** Adds URLs not yet in the job's frontier (in one transaction); resolves to how many were new. */
   enqueue(jobId: string, entries: readonly NewEntry[], now: string): Promise<number>;
@@ -94,6 +107,12 @@ export interface NewJob {
   scope: Record<string, unknown>;
 }
 
+/** The lease of a crawl job: its holder and until when, both null when no process walks it. */
+export interface CrawlLease {
+  owner: string | null;
+  untilMs: number | null;
+}
+
 /** A row of `crawl_jobs` (both backends store the same columns). */
 export interface JobRow {
   id: string;
@@ -103,4 +122,46 @@ export interface JobRow {
   sitemaps_done: number;
   created_at: string;
   updated_at: string;
+  owner: string | null;
+  lease_until_ms: number | null;
+}
+
+/** The job of a row. */
+export const toJob = (row: JobRow): CrawlJob => ({
+  id: row.id,
+  seeds: JSON.parse(row.seeds) as string[],
+  scope: JSON.parse(row.scope) as Record<string, unknown>,
+  state: row.state,
+  sitemapsDone: row.sitemaps_done === 1,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+/** The lease of a row. */
+export const toLease = (row: Pick<JobRow, 'owner' | 'lease_until_ms'>): CrawlLease => ({
+  owner: row.owner,
+  untilMs: row.lease_until_ms,
+});
+
+/** Any job, active or finished: a finished one is taken to be made afresh (`--restart`, or run again). */
+const ANY_STATE = "state IN ('active', 'finished')";
+
+/** Walking a crawl: a job no process holds (never leased, lapsed, or its holder gone) is leased. */
+const CRAWL_WALK: ClaimRule = { from: ANY_STATE, free: true };
+
+/** The end of a walk: the holder lets the job go, whether it finished or not. */
+const CRAWL_RELEASE: ReleaseRule = { from: ANY_STATE };
+
+/** A crawl repository's lease methods over the leases of its table (LEASED.crawlJobs), alike on both backends. */
+export function crawlLeases(leases: TableLeases<JobRow>): Pick<CrawlRepo, 'claim' | 'renewLease' | 'release'> {
+  const claim = leases.claim(CRAWL_WALK);
+  const release = leases.release(CRAWL_RELEASE);
+  return {
+    async claim(id, grant) {
+      const row = await claim(id, grant);
+      return row ? toJob(row) : undefined;
+    },
+    renewLease: (id, owner, untilMs) => leases.renew(id, owner, untilMs),
+    release: (id, owner, nowMs) => release(id, { owner, nowMs }),
+  };
 }

@@ -4,6 +4,13 @@
  * each unit that must be atomic is one method, and the decisions inside it are pure callbacks of the
  * rows it read.
  */
+import type { ClaimRule } from './leases.js';
+
+/** The start of a run (through the leases of LEASED.monitorRuns): pending → running, at `@at`. */
+export const MONITOR_RUN_START: ClaimRule = {
+  from: "status = 'pending'",
+  set: "status = 'running', started_at = @at, updated_at = @at",
+};
 
 /** A stored monitor. */
 export interface MonitorRow {

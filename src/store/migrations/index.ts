@@ -5,6 +5,7 @@
  * below, oldest first; test/unit/store-migrations.test.ts holds every released migration's version,
  * name and SQL digest, so an existing database upgrades as before.
  */
+import { CRAWL_LEASES } from './crawl-leases.js';
 import { FORMATS_AND_OWNERS } from './formats-and-owners.js';
 import { INDEXES_AND_LOGS } from './indexes-and-logs.js';
 import { JOBS_AND_ACCOUNTS } from './jobs-and-accounts.js';
@@ -19,6 +20,7 @@ export const MIGRATION_ENTRIES: readonly MigrationEntry[] = [
   ...INDEXES_AND_LOGS,
   ...JOBS_AND_ACCOUNTS,
   ...FORMATS_AND_OWNERS,
+  ...CRAWL_LEASES,
 ];
 
 /** The SQLite migrations, derived from the list (`PRAGMA user_version` records the last applied). */

@@ -5,7 +5,15 @@
  * or the run's (an event's number is the run's next).
  */
 import type pg from 'pg';
-import type { AgentEventRow, AgentRunRow, AgentRunsRepo, NewAgentEvent } from '../contracts/agent-runs.js';
+import {
+  AGENT_RUN_CLAIM,
+  AGENT_RUN_REQUEUE,
+  agentRunClaim,
+  type AgentEventRow,
+  type AgentRunRow,
+  type AgentRunsRepo,
+  type NewAgentEvent,
+} from '../contracts/agent-runs.js';
 import { changed, inTransaction, type Run } from './sql.js';
 import { LEASED } from '../contracts/leases.js';
 import { pgLeases } from './leases.js';
@@ -29,6 +37,8 @@ const runLock = (runId: string) => `agent-run:${runId}`;
 
 export function createPgAgentRunsRepo(pool: pg.Pool): AgentRunsRepo {
   const leases = pgLeases<AgentRunRow>(pool, LEASED.agentRuns);
+  const claim = leases.claim(AGENT_RUN_CLAIM);
+  const requeue = leases.release(AGENT_RUN_REQUEUE);
   const get = async (db: Run, id: string) =>
     (await db.query<AgentRunRow>('SELECT * FROM agent_runs WHERE id = $1', [id])).rows[0];
   return {
@@ -53,19 +63,8 @@ export function createPgAgentRunsRepo(pool: pg.Pool): AgentRunsRepo {
         const row = await get(db, id);
         if (!row) return false;
         await lock(db, `agent-key:${row.key_id}`);
-        const { rows } = await db.query<{ n: number }>(
-          "SELECT COUNT(*)::int AS n FROM agent_runs WHERE key_id = $1 AND status = 'running'",
-          [row.key_id],
-        );
-        if (rows[0]!.n >= limit) return false;
-        return changed(
-          await db.query(
-            `UPDATE agent_runs SET status = 'running', started_at = COALESCE(started_at, $2), updated_at = $2,
-               owner = $3, lease_until_ms = $4
-             WHERE id = $1 AND status = 'queued'`,
-            [id, at, owner, leaseUntilMs],
-          ),
-        );
+        // the key's share is counted in the claim, under the key's lock
+        return (await claim(id, { owner, untilMs: leaseUntilMs }, agentRunClaim(at, limit), db)) !== undefined;
       }),
     markStarted: (id, owner, progress, started) =>
       inTransaction(pool, async (db) => {
@@ -101,14 +100,7 @@ export function createPgAgentRunsRepo(pool: pg.Pool): AgentRunsRepo {
           owner,
         ]),
       ),
-    requeue: async (id, owner, nowMs, at) =>
-      changed(
-        await pool.query(
-          `UPDATE agent_runs SET status = 'queued', owner = NULL, lease_until_ms = NULL, updated_at = $4
-           WHERE id = $1 AND status = 'running' AND (owner = $2 OR lease_until_ms < $3)`,
-          [id, owner, nowMs, at],
-        ),
-      ),
+    requeue: (id, owner, nowMs, at) => requeue(id, { owner, nowMs }, { at }),
     renewLease: (id, untilMs) => leases.renew(id, null, untilMs),
     queued: async () => (await pool.query<AgentRunRow>("SELECT * FROM agent_runs WHERE status = 'queued' ORDER BY seq")).rows, // prettier-ignore
     lapsed: (nowMs) => leases.lapsed(nowMs),

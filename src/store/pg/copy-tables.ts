@@ -159,7 +159,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   {
     name: 'crawl_jobs',
     key: ['id'],
-    columns: ['id', 'seeds', 'scope', 'state', 'sitemaps_done', 'created_at', 'updated_at', 'team_id'],
+    columns: ['id', 'seeds', 'scope', 'state', 'sitemaps_done', 'created_at', 'updated_at', 'team_id', 'owner', 'lease_until_ms'], // prettier-ignore
   },
   {
     name: 'crawl_frontier',

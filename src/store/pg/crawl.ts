@@ -1,7 +1,21 @@
-/** Crawl jobs and their frontier over PostgreSQL: the same contract as `createCrawlRepo` (SQLite). */
+/**
+ * Crawl jobs and their frontier over PostgreSQL: the same contract as `createCrawlRepo` (SQLite); the
+ * process walking a job holds its lease (./leases.ts), so two replicas never walk one crawl.
+ */
 import type pg from 'pg';
-import { toJob } from '../sqlite/crawl.js';
-import type { CompleteChange, CrawlRepo, FrontierCounts, FrontierEntry, JobRow, NewEntry } from '../contracts/crawl.js';
+import {
+  crawlLeases,
+  toJob,
+  toLease,
+  type CompleteChange,
+  type CrawlRepo,
+  type FrontierCounts,
+  type FrontierEntry,
+  type JobRow,
+  type NewEntry,
+} from '../contracts/crawl.js';
+import { LEASED } from '../contracts/leases.js';
+import { pgLeases } from './leases.js';
 import { inTransaction, type Run } from './sql.js';
 
 /** Adds entries not yet in the job's frontier, in their order, in one statement; how many were new. */
@@ -18,9 +32,12 @@ async function enqueueIn(db: Run, jobId: string, entries: readonly NewEntry[], n
 }
 
 export function createPgCrawlRepo(pool: pg.Pool): CrawlRepo {
+  const leases = crawlLeases(pgLeases<JobRow>(pool, LEASED.crawlJobs));
+  const rowOf = async (db: Run, id: string) =>
+    (await db.query<JobRow>('SELECT * FROM crawl_jobs WHERE id = $1', [id])).rows[0];
   const getJob = async (db: Run, id: string) => {
-    const { rows } = await db.query<JobRow>('SELECT * FROM crawl_jobs WHERE id = $1', [id]);
-    return rows[0] ? toJob(rows[0]) : undefined;
+    const row = await rowOf(db, id);
+    return row ? toJob(row) : undefined;
   };
   return {
     getJob: (id) => getJob(pool, id),
@@ -31,17 +48,26 @@ export function createPgCrawlRepo(pool: pg.Pool): CrawlRepo {
       );
       return rows.map(toJob);
     },
-    createJob: (job, now) =>
+    createJob: (job, now, owner) =>
       inTransaction(pool, async (db) => {
-        await db.query('DELETE FROM crawl_jobs WHERE id = $1', [job.id]);
+        // a job another process holds is neither replaced nor made again
+        await db.query('DELETE FROM crawl_jobs WHERE id = $1 AND (owner IS NULL OR owner = $2)', [
+          job.id,
+          owner ?? null,
+        ]);
         await db.query(
           `INSERT INTO crawl_jobs (id, seeds, scope, state, sitemaps_done, created_at, updated_at)
-           VALUES ($1, $2, $3, 'active', 0, $4, $4)`,
+           VALUES ($1, $2, $3, 'active', 0, $4, $4) ON CONFLICT (id) DO NOTHING`,
           [job.id, JSON.stringify(job.seeds), JSON.stringify(job.scope), now],
         );
         await enqueueIn(db, job.id, job.seeds.map((url) => ({ url, depth: 0 })), now); // prettier-ignore
         return (await getJob(db, job.id))!;
       }),
+    ...leases,
+    async leaseOf(id) {
+      const row = await rowOf(pool, id);
+      return row ? toLease(row) : undefined;
+    },
     async updateJob(id, change, now) {
       await pool.query('UPDATE crawl_jobs SET state = $2, sitemaps_done = $3, updated_at = $4 WHERE id = $1', [
         id,

@@ -6,17 +6,18 @@
  * monitors instead of waiting on each other.
  */
 import type pg from 'pg';
-import type {
-  AttemptRow,
-  DeliveryRow,
-  DueDelivery,
-  MonitorRow,
-  MonitorsRepo,
-  NewDelivery,
-  NewRun,
-  RunEnd,
-  RunPlan,
-  RunRow,
+import {
+  MONITOR_RUN_START,
+  type AttemptRow,
+  type DeliveryRow,
+  type DueDelivery,
+  type MonitorRow,
+  type MonitorsRepo,
+  type NewDelivery,
+  type NewRun,
+  type RunEnd,
+  type RunPlan,
+  type RunRow,
 } from '../contracts/monitors.js';
 import { changed, first, inTransaction, rowsOf, type Run } from './sql.js';
 import { LEASED } from '../contracts/leases.js';
@@ -99,6 +100,7 @@ async function pruneRuns(db: Run, monitorId: string, keep: number): Promise<numb
 
 export function createPgMonitorsRepo(pool: pg.Pool): MonitorsRepo {
   const runLeases = pgLeases<RunRow>(pool, LEASED.monitorRuns);
+  const startRun = runLeases.claim(MONITOR_RUN_START);
   const deliveryLeases = pgLeases<DeliveryRow>(pool, LEASED.deliveries);
   return {
     createMonitor: (row, events) =>
@@ -182,14 +184,7 @@ export function createPgMonitorsRepo(pool: pg.Pool): MonitorsRepo {
     runs: (monitorId, { before, limit }) =>
       rowsOf<RunRow>(pool, 'SELECT * FROM monitor_runs WHERE monitor_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3', [monitorId, before, limit]), // prettier-ignore
     openRuns: (monitorId) => openRunsOf(pool, monitorId),
-    startRun: async (id, at, leaseUntilMs) =>
-      changed(
-        await pool.query(
-          `UPDATE monitor_runs SET status = 'running', started_at = $2, updated_at = $2, lease_until_ms = $3
-           WHERE id = $1 AND status = 'pending'`,
-          [id, at, leaseUntilMs],
-        ),
-      ),
+    startRun: async (id, at, leaseUntilMs) => (await startRun(id, { untilMs: leaseUntilMs }, { at })) !== undefined,
     finishRun: (runId, end, at, settle, keepRuns) =>
       inTransaction(pool, async (db) => {
         if (!(await endRun(db, runId, end, at))) return false;

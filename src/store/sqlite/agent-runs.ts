@@ -4,7 +4,15 @@
  */
 import { LEASED } from '../contracts/leases.js';
 import type { Db } from './database.js';
-import type { AgentRunRow, AgentEventRow, NewAgentEvent, AgentRunsRepo } from '../contracts/agent-runs.js';
+import {
+  AGENT_RUN_CLAIM,
+  AGENT_RUN_REQUEUE,
+  agentRunClaim,
+  type AgentRunRow,
+  type AgentEventRow,
+  type NewAgentEvent,
+  type AgentRunsRepo,
+} from '../contracts/agent-runs.js';
 import { sqliteLeases } from './leases.js';
 
 const OPEN = "('queued', 'running')";
@@ -20,11 +28,6 @@ export function createAgentRunsRepo(db: Db): AgentRunsRepo {
     ),
     get: db.prepare('SELECT * FROM agent_runs WHERE id = ?'),
     page: db.prepare('SELECT * FROM agent_runs WHERE key_id = @key AND seq < @before ORDER BY seq DESC LIMIT @limit'),
-    start: db.prepare(
-      `UPDATE agent_runs SET status = 'running', started_at = COALESCE(started_at, @at), updated_at = @at, owner = @owner,
-         lease_until_ms = @lease
-       WHERE id = @id AND status = 'queued'`,
-    ),
     end: db.prepare(
       `UPDATE agent_runs SET status = @status, output = @output, cost = @cost, usage = @usage, error = @error,
          stop_reason = @stop_reason, completed_at = @completed_at, updated_at = @completed_at, lease_until_ms = NULL,
@@ -32,12 +35,7 @@ export function createAgentRunsRepo(db: Db): AgentRunsRepo {
        WHERE id = @id AND status IN ${OPEN}`,
     ),
     progress: db.prepare(`UPDATE agent_runs SET progress = ? WHERE id = ? AND status = 'running' AND owner = ?`),
-    requeue: db.prepare(
-      `UPDATE agent_runs SET status = 'queued', owner = NULL, lease_until_ms = NULL, updated_at = @at
-       WHERE id = @id AND status = 'running' AND (owner = @owner OR lease_until_ms < @now)`,
-    ),
     queued: db.prepare("SELECT * FROM agent_runs WHERE status = 'queued' ORDER BY seq"),
-    running: db.prepare("SELECT COUNT(*) AS n FROM agent_runs WHERE key_id = ? AND status = 'running'"),
     delete: db.prepare('DELETE FROM agent_runs WHERE id = ?'),
     deleteEvents: db.prepare('DELETE FROM agent_events WHERE run_id = ?'),
     lastEvent: db.prepare('SELECT COALESCE(MAX(seq), 0) AS n FROM agent_events WHERE run_id = ?'),
@@ -56,6 +54,8 @@ export function createAgentRunsRepo(db: Db): AgentRunsRepo {
   };
 
   const leases = sqliteLeases<AgentRunRow>(db, LEASED.agentRuns);
+  const claim = leases.claim(AGENT_RUN_CLAIM);
+  const requeue = leases.release(AGENT_RUN_REQUEUE);
   const tx = <T>(work: () => T): T => db.transaction(work).immediate();
   const get = (id: string) => s.get.get(id) as AgentRunRow | undefined;
   /** Stores an event with the next sequence number of its run (inside the caller's transaction). */
@@ -78,13 +78,9 @@ export function createAgentRunsRepo(db: Db): AgentRunsRepo {
     async page(keyId, before, limit) {
       return s.page.all({ key: keyId, before, limit }) as AgentRunRow[];
     },
-    async claim(id, limit, at, owner, leaseUntilMs) {
-      return tx(() => {
-        const row = get(id);
-        if (!row || (s.running.get(row.key_id) as { n: number }).n >= limit) return false;
-        return s.start.run({ id, at, owner, lease: leaseUntilMs }).changes > 0;
-      });
-    },
+    // one UPDATE, its key's share counted in it: SQLite writes one statement at a time
+    claim: async (id, limit, at, owner, leaseUntilMs) =>
+      (await claim(id, { owner, untilMs: leaseUntilMs }, agentRunClaim(at, limit))) !== undefined,
     async markStarted(id, owner, progress, started) {
       return tx(() => {
         if (s.progress.run(progress, id, owner).changes === 0) return false;
@@ -103,9 +99,7 @@ export function createAgentRunsRepo(db: Db): AgentRunsRepo {
     async saveProgress(id, owner, progress) {
       return s.progress.run(progress, id, owner).changes > 0;
     },
-    async requeue(id, owner, nowMs, at) {
-      return s.requeue.run({ id, owner, now: nowMs, at }).changes > 0;
-    },
+    requeue: (id, owner, nowMs, at) => requeue(id, { owner, nowMs }, { at }),
     renewLease: (id, untilMs) => leases.renew(id, null, untilMs),
     async queued() {
       return s.queued.all() as AgentRunRow[];

@@ -1,39 +1,36 @@
 /**
  * Crawl jobs and their frontier: every URL a crawl has found, with its depth and whether it is still
- * queued, done or failed (with the crawl tag). Kept in SQLite so an interrupted crawl resumes where it was.
+ * queued, done or failed (with the crawl tag). Kept in SQLite so an interrupted crawl resumes where it was;
+ * the process walking a job holds its lease (./leases.ts).
  */
 import { writeTransaction, type Db } from './database.js';
-import type {
-  CrawlJob,
-  FrontierEntry,
-  NewEntry,
-  FrontierCounts,
-  CompleteChange,
-  CrawlRepo,
-  NewJob,
-  JobRow,
+import {
+  crawlLeases,
+  toJob,
+  toLease,
+  type CrawlJob,
+  type FrontierEntry,
+  type NewEntry,
+  type FrontierCounts,
+  type CompleteChange,
+  type CrawlRepo,
+  type NewJob,
+  type JobRow,
 } from '../contracts/crawl.js';
+import { LEASED } from '../contracts/leases.js';
+import { sqliteLeases } from './leases.js';
 
-export const toJob = (row: JobRow): CrawlJob => ({
-  id: row.id,
-  seeds: JSON.parse(row.seeds) as string[],
-  scope: JSON.parse(row.scope) as Record<string, unknown>,
-  state: row.state,
-  sitemapsDone: row.sitemaps_done === 1,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
-
-/** Prepared statements over `crawl_jobs` and `crawl_frontier` (migration 3). */
+/** Prepared statements over `crawl_jobs` (migrations 3, 19) and `crawl_frontier` (migration 3). */
 export function createCrawlRepo(db: Db): CrawlRepo {
   const jobById = db.prepare('SELECT * FROM crawl_jobs WHERE id = ?');
   const activeBySeeds = db.prepare(
     "SELECT * FROM crawl_jobs WHERE seeds = ? AND state = 'active' ORDER BY updated_at DESC",
   );
+  // a job another process holds is neither replaced nor made again
   const insertJob = db.prepare(`
     INSERT INTO crawl_jobs (id, seeds, scope, state, sitemaps_done, created_at, updated_at)
-    VALUES (@id, @seeds, @scope, 'active', 0, @now, @now)`);
-  const deleteJob = db.prepare('DELETE FROM crawl_jobs WHERE id = ?');
+    VALUES (@id, @seeds, @scope, 'active', 0, @now, @now) ON CONFLICT (id) DO NOTHING`);
+  const deleteJob = db.prepare('DELETE FROM crawl_jobs WHERE id = ? AND (owner IS NULL OR owner = ?)');
   const setJob = db.prepare(
     'UPDATE crawl_jobs SET state = @state, sitemaps_done = @sitemaps, updated_at = @now WHERE id = @id',
   );
@@ -83,8 +80,8 @@ export function createCrawlRepo(db: Db): CrawlRepo {
       return change;
     },
   );
-  const createTx = writeTransaction(db, (job: NewJob, now: string) => {
-    deleteJob.run(job.id);
+  const createTx = writeTransaction(db, (job: NewJob, now: string, owner: string | null) => {
+    deleteJob.run(job.id, owner);
     insertJob.run({ id: job.id, seeds: JSON.stringify(job.seeds), scope: JSON.stringify(job.scope), now });
     enqueueMany(
       job.id,
@@ -92,6 +89,7 @@ export function createCrawlRepo(db: Db): CrawlRepo {
       now,
     );
   });
+  const leases = crawlLeases(sqliteLeases<JobRow>(db, LEASED.crawlJobs));
   const getJob = (id: string): CrawlJob | undefined => {
     const row = jobById.get(id) as JobRow | undefined;
     return row ? toJob(row) : undefined;
@@ -104,9 +102,14 @@ export function createCrawlRepo(db: Db): CrawlRepo {
     async activeJobsForSeeds(seeds) {
       return (activeBySeeds.all(JSON.stringify(seeds)) as JobRow[]).map(toJob);
     },
-    async createJob(job, now) {
-      createTx(job, now);
+    async createJob(job, now, owner) {
+      createTx(job, now, owner ?? null);
       return getJob(job.id)!;
+    },
+    ...leases,
+    async leaseOf(id) {
+      const row = jobById.get(id) as JobRow | undefined;
+      return row ? toLease(row) : undefined;
     },
     async updateJob(id, change, now) {
       setJob.run({ id, state: change.state, sitemaps: change.sitemapsDone ? 1 : 0, now });

@@ -1,28 +1,31 @@
 /**
- * The storage side of leasing, written once for SQLite: renewing a job's lease, listing the jobs whose
- * lease lapsed (their process died), and claiming a job that is free or lapsed. Each leased table (agent
- * runs, monitor runs, webhook deliveries, MCP tasks) names its columns in a `LeaseTable`; every write is
- * a conditional UPDATE, so two processes on one data directory never both hold a job.
+ * The storage side of leasing, bound once for SQLite: renewing a job's lease, listing the jobs whose
+ * lease lapsed (their process died), claiming a job (a kind's rule: its status before and after, its
+ * fairness) and releasing it. Each leased table (agent runs, monitor runs, webhook deliveries, MCP tasks,
+ * crawls) names its columns in a `LeaseTable`, and the statements are written once for both dialects
+ * (`leaseSql`); every write is a conditional UPDATE, so two processes on one data directory never both
+ * hold a job.
  */
-import type { LeaseTable, TableLeases } from '../contracts/leases.js';
+import { leaseSql, type LeaseTable, type TableLeases } from '../contracts/leases.js';
 import type { Db } from './database.js';
 
 export function sqliteLeases<R>(db: Db, t: LeaseTable): TableLeases<R> {
-  const holder = t.holder ? ` AND ${t.holder} = @holder` : '';
-  const due = t.due ? ` AND ${t.due} <= @now` : '';
-  const s = {
-    renew: db.prepare(`UPDATE ${t.table} SET lease_until_ms = @until WHERE ${t.key} = @key${holder} AND ${t.open}`),
-    lapsed: db.prepare(`SELECT * FROM ${t.table} WHERE ${t.open} AND lease_until_ms < ? LIMIT 500`),
-    claim: db.prepare(
-      `UPDATE ${t.table} SET lease_until_ms = @until
-       WHERE ${t.key} = @key AND ${t.open}${due} AND (lease_until_ms IS NULL OR lease_until_ms < @now)
-       RETURNING *`,
-    ),
+  const renew = db.prepare(leaseSql.renew(t));
+  const lapsed = db.prepare(leaseSql.lapsed(t));
+  const claim: TableLeases<R>['claim'] = (rule) => {
+    const statement = db.prepare(leaseSql.claim(t, rule));
+    return async (key, grant, params) => statement.get(leaseSql.claimValues(key, grant, params)) as R | undefined;
   };
+  const release: TableLeases<R>['release'] = (rule) => {
+    const statement = db.prepare(leaseSql.release(t, rule));
+    return async (key, holder, params) => statement.run(leaseSql.releaseValues(key, holder, params)).changes > 0;
+  };
+  const claimFree = claim({ free: true });
   return {
-    renew: async (key, holderId, untilMs) =>
-      s.renew.run({ key, until: untilMs, ...(t.holder ? { holder: holderId } : {}) }).changes > 0,
-    lapsed: async (nowMs) => s.lapsed.all(nowMs) as R[],
-    claimFree: async (key, nowMs, untilMs) => s.claim.get({ key, now: nowMs, until: untilMs }) as R | undefined,
+    renew: async (key, holder, untilMs) => renew.run({ key, until: untilMs, owner: holder }).changes > 0,
+    lapsed: async (nowMs) => lapsed.all({ now: nowMs }) as R[],
+    claimFree: (key, nowMs, untilMs) => claimFree(key, { nowMs, untilMs }),
+    claim,
+    release,
   };
 }

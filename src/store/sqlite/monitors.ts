@@ -7,15 +7,16 @@
 import { LEASED } from '../contracts/leases.js';
 import { writeTransaction, type Db } from './database.js';
 import { sqliteLeases } from './leases.js';
-import type {
-  AttemptRow,
-  DeliveryRow,
-  DueDelivery,
-  MonitorRow,
-  MonitorsRepo,
-  NewDelivery,
-  RunPlan,
-  RunRow,
+import {
+  MONITOR_RUN_START,
+  type AttemptRow,
+  type DeliveryRow,
+  type DueDelivery,
+  type MonitorRow,
+  type MonitorsRepo,
+  type NewDelivery,
+  type RunPlan,
+  type RunRow,
 } from '../contracts/monitors.js';
 
 const OPEN = "('pending', 'running')";
@@ -63,10 +64,6 @@ function statements(db: Db) {
       'SELECT * FROM monitor_runs WHERE monitor_id = @monitor AND seq < @before ORDER BY seq DESC LIMIT @limit',
     ),
     openRuns: db.prepare(`SELECT * FROM monitor_runs WHERE monitor_id = ? AND status IN ${OPEN} ORDER BY seq`),
-    start: db.prepare(
-      `UPDATE monitor_runs SET status = 'running', started_at = @at, updated_at = @at, lease_until_ms = @lease
-       WHERE id = @id AND status = 'pending'`,
-    ),
     end: db.prepare(
       `UPDATE monitor_runs SET status = @status, output = @output, fail_reason = @fail_reason,
          fail_detail = @fail_detail, completed_at = @completed_at, failed_at = @failed_at,
@@ -127,6 +124,7 @@ function statements(db: Db) {
 export function createMonitorsRepo(db: Db): MonitorsRepo {
   const s = statements(db);
   const runLeases = sqliteLeases<RunRow>(db, LEASED.monitorRuns);
+  const startRun = runLeases.claim(MONITOR_RUN_START);
   const deliveryLeases = sqliteLeases<DeliveryRow>(db, LEASED.deliveries);
   /** One `BEGIN IMMEDIATE` transaction: the write lock is taken first, so a claim never waits mid-way. */
   const atomic = <T>(work: () => T): T => writeTransaction(db, work)();
@@ -232,9 +230,7 @@ export function createMonitorsRepo(db: Db): MonitorsRepo {
     async openRuns(monitorId) {
       return openRuns(monitorId);
     },
-    async startRun(id, at, leaseUntilMs) {
-      return s.start.run({ id, at, lease: leaseUntilMs }).changes > 0;
-    },
+    startRun: async (id, at, leaseUntilMs) => (await startRun(id, { untilMs: leaseUntilMs }, { at })) !== undefined,
     async finishRun(runId, end, at, settle, keepRuns) {
       return atomic(() => {
         if (s.end.run({ id: runId, ...end, updated_at: at }).changes === 0) return false;
