@@ -89,7 +89,7 @@ const HELP: Record<string, string> = {
   databasePoolSize:
     'PostgreSQL connections one process keeps at most (its pool), besides one that listens for notifications (env TRAWL_DATABASE_POOL_SIZE; default 10)',
   leaseMs:
-    'How long a process holds a monitor run or an agent run it claimed without renewing it (renewed every third of it); after a crash, another process takes the work over once the lease has run out (env TRAWL_LEASE_MS; default 60000)',
+    'How long a process holds a monitor run, an agent run or a crawl it claimed without renewing it (renewed every third of it); after a crash, another process takes the work over once the lease has run out (env TRAWL_LEASE_MS; default 60000)',
   pollMs:
     'How often a process looks for work other processes left or gave up (due monitors, queued agent runs, webhook retries) and, with PostgreSQL, for documents another replica wrote whose notification it missed (env TRAWL_POLL_MS; default 5000)',
   logLevel:

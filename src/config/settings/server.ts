@@ -54,7 +54,7 @@ export const SERVER_SETTINGS = {
     flag: '--lease-ms',
     schema: integer(1000, 3_600_000),
     default: 60_000,
-    doc: 'How long a process holds a monitor run or an agent run it claimed without renewing it (renewed every third of it); after a crash, another process takes the work over once the lease has run out.',
+    doc: 'How long a process holds a monitor run, an agent run or a crawl it claimed without renewing it (renewed every third of it); after a crash, another process takes the work over once the lease has run out.',
   },
   pollMs: {
     env: 'TRAWL_POLL_MS',
