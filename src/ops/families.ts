@@ -1,7 +1,8 @@
 /**
  * What the operations of one family share, written once and spread into each definition (which still
  * names its own name, route, schemas, uses and tool text): the scope and the resource a family acts on,
- * the action of its tool group, the search-like operations' read of the shared index, and the MCP hints.
+ * the action of its tool group, the search-like operations' read of the shared index, the MCP hints,
+ * and the run of the typical action on a resource by its id (`byId`).
  */
 import type { ResourceKind } from '../core/access/access.js';
 import type { ServiceContext } from '../core/context.js';
