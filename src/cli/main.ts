@@ -11,6 +11,7 @@ import type { ImportFlags } from './import.command.js';
 import type { KeyFlags } from './keys.command.js';
 import type { MigrateFlags } from './migrate.command.js';
 import type { ConfigFlags } from '../config/config.js';
+import type { Config } from '../config/settings.js';
 import { SETTING_FLAGS } from '../config/flags.js';
 import { VERSION } from '../version.js';
 
@@ -39,6 +40,36 @@ async function configFrom(flags: object) {
   return loadConfig(process.env, settingsOf(flags));
 }
 
+/**
+ * A command's action: it imports the command's module when the command runs (not before), loads the
+ * configuration from the environment and the command's setting flags, and hands `run` the module, the
+ * configuration, the command's own flags and its arguments (commander passes the arguments, then the
+ * flags, then the command).
+ */
+function lazy<M, F extends object, A extends unknown[]>(
+  importModule: () => Promise<M>,
+  run: (cmd: M, config: Config, flags: F, ...args: A) => Promise<unknown>,
+) {
+  return async (...given: unknown[]) => {
+    const cmd = await importModule();
+    const flags = given.at(-2) as F & ConfigFlags;
+    await run(cmd, await configFrom(flags), flags, ...(given.slice(0, -2) as A));
+  };
+}
+
+/** The command modules, each imported only when one of its commands runs. */
+const load = {
+  serve: () => import('./serve.command.js'),
+  mcp: () => import('./mcp.command.js'),
+  accounts: () => import('./accounts.command.js'),
+  keys: () => import('./keys.command.js'),
+  monitors: () => import('./monitors.command.js'),
+  crawl: () => import('./crawl.command.js'),
+  import: () => import('./import.command.js'),
+  index: () => import('./index.command.js'),
+  doctor: () => import('./doctor.command.js'),
+};
+
 function fail(err: unknown): never {
   if (err instanceof Error && err.name === 'ConfigError') {
     process.stderr.write(`trawl: ${err.message}\n`);
@@ -58,18 +89,12 @@ const program = new Command()
 program
   .command('serve')
   .description('Run the HTTP server: REST API at the spec paths and MCP at /mcp')
-  .action(async (flags: ConfigFlags) => {
-    const { runServe } = await import('./serve.command.js');
-    await runServe(await configFrom(flags));
-  });
+  .action(lazy(load.serve, (cmd, config) => cmd.runServe(config)));
 
 program
   .command('mcp')
   .description('Run the MCP server over stdio (for Claude Code, Cursor, VS Code, Claude Desktop)')
-  .action(async (flags: ConfigFlags) => {
-    const { runMcp } = await import('./mcp.command.js');
-    await runMcp(await configFrom(flags));
-  });
+  .action(lazy(load.mcp, (cmd, config) => cmd.runMcp(config)));
 
 const teamFlags = (cmd: Command) =>
   cmd
@@ -81,25 +106,16 @@ const teamFlags = (cmd: Command) =>
     .option('--json', 'print JSON');
 const teams = program.command('teams').description('Manage teams: credits, budgets, blocking, compliance modes');
 teamFlags(teams.command('create').description('Create a team').argument('<name>', 'team name')).action(
-  async (name: string, flags: ConfigFlags & TeamFlags) => {
-    const { createTeam } = await import('./accounts.command.js');
-    await createTeam(await configFrom(flags), name, flags);
-  },
+  lazy(load.accounts, (cmd, config, flags: TeamFlags, name: string) => cmd.createTeam(config, name, flags)),
 );
 teamFlags(
   teams.command('update').description("Change a team's flags, credits or budget").argument('<team>', 'team name or id'),
-).action(async (team: string, flags: ConfigFlags & TeamFlags) => {
-  const { updateTeam } = await import('./accounts.command.js');
-  await updateTeam(await configFrom(flags), team, flags);
-});
+).action(lazy(load.accounts, (cmd, config, flags: TeamFlags, team: string) => cmd.updateTeam(config, team, flags)));
 teams
   .command('list')
   .description('List teams with their credits, budgets and modes')
   .option('--json', 'print JSON')
-  .action(async (flags: ConfigFlags & { json?: boolean }) => {
-    const { listTeams } = await import('./accounts.command.js');
-    await listTeams(await configFrom(flags), flags.json === true);
-  });
+  .action(lazy(load.accounts, (cmd, config, flags: { json?: boolean }) => cmd.listTeams(config, flags.json === true)));
 for (const [verb, blocked] of [
   ['block', true],
   ['unblock', false],
@@ -108,10 +124,7 @@ for (const [verb, blocked] of [
     .command(verb)
     .description(blocked ? "Block a team: its keys' requests get 403 TEAM_BLOCKED at once" : 'Unblock a team')
     .argument('<team>', 'team name or id')
-    .action(async (team: string, flags: ConfigFlags) => {
-      const { blockTeam } = await import('./accounts.command.js');
-      await blockTeam(await configFrom(flags), team, blocked);
-    });
+    .action(lazy(load.accounts, (cmd, config, _flags: object, team: string) => cmd.blockTeam(config, team, blocked)));
 }
 program
   .command('credits')
@@ -120,19 +133,17 @@ program
   .description('Add AMOUNT dollars of credits to a team')
   .requiredOption('--team <team>', 'team name or id')
   .argument('<amount>', 'dollars, e.g. 25 or 2.50')
-  .action(async (amount: string, flags: ConfigFlags & { team: string }) => {
-    const { addCredits } = await import('./accounts.command.js');
-    await addCredits(await configFrom(flags), flags.team, amount);
-  });
+  .action(
+    lazy(load.accounts, (cmd, config, flags: { team: string }, amount: string) =>
+      cmd.addCredits(config, flags.team, amount),
+    ),
+  );
 program
   .command('usage')
   .description('What each team and key spent, by operation, over the last days')
   .option('--days <n>', 'the last N UTC days, today included', '30')
   .option('--json', 'print JSON')
-  .action(async (flags: ConfigFlags & { days?: string; json?: boolean }) => {
-    const { usage } = await import('./accounts.command.js');
-    await usage(await configFrom(flags), flags);
-  });
+  .action(lazy(load.accounts, (cmd, config, flags: { days?: string; json?: boolean }) => cmd.usage(config, flags)));
 
 const monitors = program.command('monitors').description('Inspect monitors, their runs and webhook deliveries');
 monitors
@@ -140,28 +151,23 @@ monitors
   .description('List monitors, newest first, with their schedule')
   .option('--status <status>', 'active, paused or disabled')
   .option('--json', 'print JSON')
-  .action(async (flags: ConfigFlags & { status?: string; json?: boolean }) => {
-    const { listMonitors } = await import('./monitors.command.js');
-    await listMonitors(await configFrom(flags), flags);
-  });
+  .action(
+    lazy(load.monitors, (cmd, config, flags: { status?: string; json?: boolean }) => cmd.listMonitors(config, flags)),
+  );
 monitors
   .command('runs')
   .description("List a monitor's last 50 runs, with why they failed")
   .argument('<id>', 'monitor id')
   .option('--json', 'print JSON')
-  .action(async (id: string, flags: ConfigFlags & { json?: boolean }) => {
-    const { listRuns } = await import('./monitors.command.js');
-    await listRuns(await configFrom(flags), id, flags);
-  });
+  .action(lazy(load.monitors, (cmd, config, flags: { json?: boolean }, id: string) => cmd.listRuns(config, id, flags)));
 monitors
   .command('deliveries')
   .description("List a monitor's last 50 webhook deliveries and every attempt (HTTP status, error)")
   .argument('<id>', 'monitor id')
   .option('--json', 'print JSON')
-  .action(async (id: string, flags: ConfigFlags & { json?: boolean }) => {
-    const { listDeliveries } = await import('./monitors.command.js');
-    await listDeliveries(await configFrom(flags), id, flags);
-  });
+  .action(
+    lazy(load.monitors, (cmd, config, flags: { json?: boolean }, id: string) => cmd.listDeliveries(config, id, flags)),
+  );
 
 program
   .command('audit')
@@ -169,10 +175,11 @@ program
   .option('--team <team>', 'one team (name or id)')
   .option('--limit <n>', 'records to show (1-100)', '50')
   .option('--json', 'print JSON')
-  .action(async (flags: ConfigFlags & { team?: string; limit?: string; json?: boolean }) => {
-    const { audit } = await import('./accounts.command.js');
-    await audit(await configFrom(flags), flags);
-  });
+  .action(
+    lazy(load.accounts, (cmd, config, flags: { team?: string; limit?: string; json?: boolean }) =>
+      cmd.audit(config, flags),
+    ),
+  );
 
 const keys = program.command('keys').description('Manage API keys');
 keys
@@ -187,35 +194,25 @@ keys
   .option('--budget <dollars>', 'most the key may spend per --budget-period')
   .option('--budget-period <period>', 'day or month (UTC)', 'month')
   .option('--qps <n>', 'requests per second (default: TRAWL_RATE_LIMIT_QPS; 0: no limit)')
-  .action(async (flags: ConfigFlags & KeyFlags & { name: string }) => {
-    const { createKey } = await import('./keys.command.js');
-    await createKey(await configFrom(flags), flags.name, flags);
-  });
+  .action(
+    lazy(load.keys, (cmd, config, flags: KeyFlags & { name: string }) => cmd.createKey(config, flags.name, flags)),
+  );
 keys
   .command('list')
   .description('List API keys (never the keys themselves)')
   .option('--json', 'print JSON')
-  .action(async (flags: ConfigFlags & { json?: boolean }) => {
-    const { listKeys } = await import('./keys.command.js');
-    await listKeys(await configFrom(flags), flags.json === true);
-  });
+  .action(lazy(load.keys, (cmd, config, flags: { json?: boolean }) => cmd.listKeys(config, flags.json === true)));
 keys
   .command('update')
   .description("Replace a key's scopes (e.g. narrow a key that holds admin); takes effect at once")
   .argument('<id>', 'key id as shown by keys list')
   .requiredOption('--scopes <list>', 'comma-separated scopes the key holds from now on')
-  .action(async (id: string, flags: ConfigFlags & { scopes: string }) => {
-    const { updateKey } = await import('./keys.command.js');
-    await updateKey(await configFrom(flags), id, flags);
-  });
+  .action(lazy(load.keys, (cmd, config, flags: { scopes: string }, id: string) => cmd.updateKey(config, id, flags)));
 keys
   .command('revoke')
   .description('Revoke an API key by id (or by the key itself); takes effect at once')
   .argument('<id>', 'key id as shown by keys list')
-  .action(async (id: string, flags: ConfigFlags) => {
-    const { revokeKey } = await import('./keys.command.js');
-    await revokeKey(await configFrom(flags), id);
-  });
+  .action(lazy(load.keys, (cmd, config, _flags: object, id: string) => cmd.revokeKey(config, id)));
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 const progress = () =>
@@ -238,10 +235,7 @@ program
   .option('--restart', 'start over, dropping the saved frontier of this crawl')
   .option('--json', 'print the summary as JSON')
   .addOption(progress())
-  .action(async (urls: string[], flags: ConfigFlags & CrawlFlags) => {
-    const { runCrawl } = await import('./crawl.command.js');
-    await runCrawl(await configFrom(flags), urls, flags);
-  });
+  .action(lazy(load.crawl, (cmd, config, flags: CrawlFlags, urls: string[]) => cmd.runCrawl(config, urls, flags)));
 
 program
   .command('import')
@@ -252,10 +246,7 @@ program
   .option('--batch <n>', 'documents per transaction (default 1000)')
   .option('--json', 'print the summary as JSON')
   .addOption(progress())
-  .action(async (paths: string[], flags: ConfigFlags & ImportFlags) => {
-    const { runImport } = await import('./import.command.js');
-    await runImport(await configFrom(flags), paths, flags);
-  });
+  .action(lazy(load.import, (cmd, config, flags: ImportFlags, paths: string[]) => cmd.runImport(config, paths, flags)));
 
 program
   .command('index')
@@ -267,13 +258,13 @@ program
   .option('--packages', "also index the project's node_modules packages (READMEs, docs, type declarations, sources)")
   .option('--name <name>', 'source name shown in snippet locations (default: the folder or repository name)')
   .option('--json', 'print the summary as JSON')
-  .action(async (targets: string[], flags: ConfigFlags & IndexFlags) => {
-    const cmd = await import('./index.command.js');
-    const config = await configFrom(flags);
-    if (targets.length === 1 && targets[0] === 'rebuild') return cmd.rebuildIndex(config);
-    if (targets.length === 1 && targets[0] === 'stats') return cmd.indexStats(config);
-    await cmd.indexCode(config, targets, flags);
-  });
+  .action(
+    lazy(load.index, (cmd, config, flags: IndexFlags, targets: string[]) => {
+      if (targets.length === 1 && targets[0] === 'rebuild') return cmd.rebuildIndex(config);
+      if (targets.length === 1 && targets[0] === 'stats') return cmd.indexStats(config);
+      return cmd.indexCode(config, targets, flags);
+    }),
+  );
 
 program
   .command('migrate')
@@ -301,10 +292,9 @@ program
   .command('doctor')
   .description('Check the data directory, index, providers, keys and listener; say what is missing and how to add it')
   .option('--json', 'print the report as JSON (what GET /status answers)')
-  .action(async (flags: ConfigFlags & { json?: boolean }) => {
-    const { runDoctor } = await import('./doctor.command.js');
-    await runDoctor(await configFrom(flags), { json: flags.json === true });
-  });
+  .action(
+    lazy(load.doctor, (cmd, config, flags: { json?: boolean }) => cmd.runDoctor(config, { json: flags.json === true })),
+  );
 
 // Every command, and each subcommand of a group (keys create, teams list...), takes the flags of the
 // settings its top-level command uses.

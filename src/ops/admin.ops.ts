@@ -26,13 +26,21 @@ import {
 } from '../schemas/admin.schema.js';
 import { StatusReport } from '../schemas/status.schema.js';
 import { defineOp } from './define-op.js';
+import { actingOn, byId } from './families.js';
 import { plainAnswer } from './reply.js';
 import { renderRecord } from './render.js';
 
-/** A team's own accounts: a key with `admin:team` manages its team's, one with `admin` every team's. */
-const teamAdmin = { capability: 'admin:team' as const, restOnly: true };
+const REST_ONLY = { restOnly: true };
+/**
+ * A team's own accounts, its keys, usage and audit records (and the teams a key sees): a key with
+ * `admin:team` manages its team's, one with `admin` every team's.
+ */
+const teams = actingOn('admin:team', 'team', REST_ONLY);
+const apiKeys = actingOn('admin:team', 'apiKey', REST_ONLY);
+const usage = actingOn('admin:team', 'usage', REST_ONLY);
+const audit = actingOn('admin:team', 'audit', REST_ONLY);
 /** The installation's: teams, their flags, credits and budgets, the status report (`admin` only). */
-const operator = { capability: 'admin' as const, restOnly: true };
+const installation = actingOn('admin', 'installation', REST_ONLY);
 const json = (title: string) => (out: unknown) =>
   plainAnswer(renderRecord(title, out as Record<string, unknown>), out as Record<string, unknown>);
 
@@ -42,24 +50,22 @@ const budgetOf = (b: Budget) =>
 
 /** GET /admin/teams. */
 export const listTeamsOp = defineOp({
-  ...teamAdmin,
+  ...teams.list,
   name: 'admin.teams.list',
-  access: { resource: 'team', verb: 'list' },
   tool: 'admin_list_teams',
   title: 'List teams',
+  description: "Teams with their flags, credits and budgets (a team admin's key: its own team).",
   route: { method: 'GET', path: '/admin/teams' },
   output: TeamList,
   render: json('Teams'),
-  description: "Teams with their flags, credits and budgets (a team admin's key: its own team).",
   uses: ['accounts'],
   run: async (services, _input, ctx) => ({ data: await services.accounts.teams.list(ctx.caller) }),
 });
 
 /** POST /admin/teams. */
 export const createTeamOp = defineOp({
-  ...operator,
+  ...installation.create,
   name: 'admin.teams.create',
-  access: { resource: 'installation', verb: 'create' },
   tool: 'admin_create_team',
   title: 'Create a team',
   description: 'A team, optionally enterprise or zero-retention, with credits and a budget.',
@@ -82,9 +88,8 @@ export const createTeamOp = defineOp({
 
 /** PATCH /admin/teams/:team. */
 export const updateTeamOp = defineOp({
-  ...operator,
+  ...installation.change,
   name: 'admin.teams.update',
-  access: { resource: 'installation', verb: 'change' },
   tool: 'admin_update_team',
   title: 'Update a team',
   description: 'Block or unblock a team, change its flags, credits or budget.',
@@ -108,9 +113,8 @@ export const updateTeamOp = defineOp({
 
 /** POST /admin/teams/:team/credits. */
 export const addCreditsOp = defineOp({
-  ...operator,
+  ...installation.change,
   name: 'admin.teams.credits',
-  access: { resource: 'installation', verb: 'change' },
   tool: 'admin_add_credits',
   title: 'Add credits',
   description: "Add dollars to a team's credits (a team without a credit limit gets one, starting from zero).",
@@ -125,9 +129,8 @@ export const addCreditsOp = defineOp({
 
 /** GET /admin/keys. */
 export const listKeysOp = defineOp({
-  ...teamAdmin,
+  ...apiKeys.list,
   name: 'admin.keys.list',
-  access: { resource: 'apiKey', verb: 'list' },
   tool: 'admin_list_keys',
   title: 'List API keys',
   description: "Keys with their team, scopes, budget and status (a team admin's key: its own team's); never the keys.",
@@ -140,9 +143,8 @@ export const listKeysOp = defineOp({
 
 /** POST /admin/keys. */
 export const createKeyOp = defineOp({
-  ...teamAdmin,
+  ...apiKeys.create,
   name: 'admin.keys.create',
-  access: { resource: 'apiKey', verb: 'create' },
   tool: 'admin_create_key',
   title: 'Create an API key',
   description: 'A key for a team, with scopes, a budget and a request rate; the key is shown only here.',
@@ -167,9 +169,8 @@ export const createKeyOp = defineOp({
 
 /** DELETE /admin/keys/:id. */
 export const revokeKeyOp = defineOp({
-  ...teamAdmin,
+  ...apiKeys.delete,
   name: 'admin.keys.revoke',
-  access: { resource: 'apiKey', verb: 'delete' },
   tool: 'admin_revoke_key',
   title: 'Revoke an API key',
   description: 'Revoke a key at once, in every process.',
@@ -178,14 +179,13 @@ export const revokeKeyOp = defineOp({
   output: ApiKey,
   render: json('API key revoked'),
   uses: ['keys'],
-  run: (services, input, ctx) => services.keys.revoke(input.id, ctx.caller),
+  run: byId('keys', 'revoke'),
 });
 
 /** PATCH /admin/keys/:id. */
 export const updateKeyOp = defineOp({
-  ...teamAdmin,
+  ...apiKeys.change,
   name: 'admin.keys.update',
-  access: { resource: 'apiKey', verb: 'change' },
   tool: 'admin_update_key',
   title: 'Change the scopes of an API key',
   description:
@@ -201,9 +201,8 @@ export const updateKeyOp = defineOp({
 
 /** GET /admin/usage. */
 export const usageOp = defineOp({
-  ...teamAdmin,
+  ...usage.list,
   name: 'admin.usage',
-  access: { resource: 'usage', verb: 'list' },
   tool: 'admin_usage',
   title: 'Usage',
   description: "What each key and team spent over the last N UTC days, by operation (a team admin's key: its team).",
@@ -221,9 +220,8 @@ export const usageOp = defineOp({
 
 /** GET /admin/audit. */
 export const auditOp = defineOp({
-  ...teamAdmin,
+  ...audit.list,
   name: 'admin.audit',
-  access: { resource: 'audit', verb: 'list' },
   tool: 'admin_audit',
   title: 'Audit records',
   description:
@@ -242,9 +240,8 @@ export const auditOp = defineOp({
 
 /** GET /status: the report `trawl doctor` prints, for an admin key (src/core/status). */
 export const statusOp = defineOp({
-  ...operator,
+  ...installation.read,
   name: 'admin.status',
-  access: { resource: 'installation', verb: 'read' },
   tool: 'admin_status',
   title: 'Status',
   description:

@@ -1,8 +1,9 @@
 /** Agent run operations: /agent/runs, its events and cancellation. */
 import type { AgentRunRequest } from '../core/agent/agent-runs.types.js';
-import { defineOp, type AccessVerb, type ToolHints } from './define-op.js';
+import { defineOp } from './define-op.js';
+import { byId, groupActions, READ_ONLY, writes } from './families.js';
 import { plainAnswer } from './reply.js';
-import { recordAnswer, pageAnswer } from './render.js';
+import { recordAnswer, renderPage } from './render.js';
 import { AGENT_MAX_EFFORT_BETA } from './betas.js';
 import { str, type ToolGroupText } from './tool-text.js';
 import {
@@ -22,10 +23,6 @@ export function toAgentRunRequest(input: CreateAgentRunRequest): AgentRunRequest
   return request;
 }
 
-const READ: ToolHints = { readOnlyHint: true, openWorldHint: false };
-const common = { capability: 'agent' as const };
-/** An agent run and its events: its creating key alone reaches it (core/access). */
-const agentRun = (verb: AccessVerb) => ({ resource: 'agentRun' as const, verb });
 /** The agent run operations are one MCP tool, `agent_runs`, with an `action` each (docs/mcp.md). */
 export const agentRunsTool: ToolGroupText = {
   name: 'agent_runs',
@@ -35,16 +32,21 @@ export const agentRunsTool: ToolGroupText = {
     'cancel, delete. Other arguments as in the REST API (resource trawl://tools/agent_runs).',
   args: { id: str('Run id.'), query: str(), cursor: str() },
 };
-const group = (action: string) => ({ tool: agentRunsTool.name, action });
+/**
+ * The actions of `agent_runs` and what each does to an agent run and its events, which its creating key
+ * alone reaches (core/access).
+ */
+const agentRun = groupActions(
+  { capability: 'agent', resource: 'agentRun', tool: agentRunsTool },
+  { create: 'create', get: 'read', list: 'list', events: 'list', cancel: 'change', delete: 'delete' },
+);
 const runText = (r: Record<string, unknown>) =>
   recordAnswer(`Agent run ${String(r.id)} (${String(r.status)})`, r, 'output', 'agent run output');
 
 export const createAgentRunOp = defineOp({
-  ...common,
+  ...agentRun.create,
   name: 'agent.create',
-  access: agentRun('create'),
   tool: 'create_agent_run',
-  toolGroup: group('create'),
   title: 'Start an agent run',
   description:
     'Start a long-running research, list-building or enrichment task. Returns at once with a queued run; ' +
@@ -53,7 +55,7 @@ export const createAgentRunOp = defineOp({
   body: CreateAgentRunRequest,
   output: AgentRun,
   successStatus: 201,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: writes('open-world'),
   betas: [
     {
       token: AGENT_MAX_EFFORT_BETA,
@@ -74,54 +76,47 @@ export const createAgentRunOp = defineOp({
 });
 
 export const getAgentRunOp = defineOp({
-  ...common,
+  ...agentRun.get,
   name: 'agent.get',
-  access: agentRun('read'),
   tool: 'get_agent_run',
-  toolGroup: group('get'),
   title: 'Get an agent run',
   description: 'Get an agent run with its status, output (when completed), cost and usage.',
   route: { method: 'GET', path: '/agent/runs/:id' },
   params: AgentRunIdParams,
   output: AgentRun,
-  annotations: READ,
+  annotations: READ_ONLY,
   render: runText,
   uses: ['agentRuns'],
-  run: (services, input, ctx) => services.agentRuns.get(input.id, ctx.caller),
+  run: byId('agentRuns', 'get'),
 });
 
 export const listAgentRunsOp = defineOp({
-  ...common,
+  ...agentRun.list,
   name: 'agent.list',
-  access: agentRun('list'),
   tool: 'list_agent_runs',
-  toolGroup: group('list'),
   title: 'List agent runs',
   description: 'List agent runs, newest first; paginate with cursor.',
   route: { method: 'GET', path: '/agent/runs' },
   query: ListAgentRunsQuery,
   output: AgentRunList,
-  annotations: READ,
-  render: (page) =>
-    pageAnswer('Agent runs:', page, (r) => `${String(r.id)}  ${String(r.status)}  created ${String(r.createdAt)}`),
+  annotations: READ_ONLY,
+  render: renderPage('Agent runs:', (r) => `${String(r.id)}  ${String(r.status)}  created ${String(r.createdAt)}`),
   uses: ['agentRuns'],
   run: (services, input, ctx) => services.agentRuns.list(ctx.caller, input),
 });
 
 export const listAgentRunEventsOp = defineOp({
-  ...common,
+  ...agentRun.events,
   name: 'agent.events',
-  access: agentRun('list'),
   tool: 'get_agent_run_events',
-  toolGroup: group('events'),
   title: 'Get agent run events',
   description: 'The stored events of an agent run, in order; paginate with cursor.',
   route: { method: 'GET', path: '/agent/runs/:id/events' },
   params: AgentRunIdParams,
   query: ListAgentEventsQuery,
   output: AgentEventList,
-  annotations: READ,
-  render: (page) => pageAnswer('Events:', page, (e) => `#${String(e.id)} ${String(e.event)}`),
+  annotations: READ_ONLY,
+  render: renderPage('Events:', (e) => `#${String(e.id)} ${String(e.event)}`),
   uses: ['agentRuns'],
   run: (services, { id, ...query }, ctx) => services.agentRuns.events(id, ctx.caller, query),
   // `Accept: text/event-stream`: a replay of the stored events after `Last-Event-ID`, closing at their end
@@ -133,35 +128,31 @@ export const listAgentRunEventsOp = defineOp({
 });
 
 export const cancelAgentRunOp = defineOp({
-  ...common,
+  ...agentRun.cancel,
   name: 'agent.cancel',
-  access: agentRun('change'),
   tool: 'cancel_agent_run',
-  toolGroup: group('cancel'),
   title: 'Cancel an agent run',
   description: 'Cancel a queued or running agent run. A finished run is returned unchanged.',
   route: { method: 'POST', path: '/agent/runs/:id/cancel' },
   params: AgentRunIdParams,
   output: AgentRun,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: writes('destructive', 'idempotent'),
   render: runText,
   uses: ['agentRuns'],
-  run: (services, input, ctx) => services.agentRuns.cancel(input.id, ctx.caller),
+  run: byId('agentRuns', 'cancel'),
 });
 
 export const deleteAgentRunOp = defineOp({
-  ...common,
+  ...agentRun.delete,
   name: 'agent.delete',
-  access: agentRun('delete'),
   tool: 'delete_agent_run',
-  toolGroup: group('delete'),
   title: 'Delete an agent run',
   description: 'Delete a stored agent run and its events, cancelling it first if it is still running.',
   route: { method: 'DELETE', path: '/agent/runs/:id' },
   params: AgentRunIdParams,
   output: DeletedAgentRun,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: writes('destructive'),
   render: (out) => plainAnswer(`Agent run ${out.id} deleted.`, out),
   uses: ['agentRuns'],
-  run: (services, input, ctx) => services.agentRuns.remove(input.id, ctx.caller),
+  run: byId('agentRuns', 'remove'),
 });

@@ -14,6 +14,7 @@ import {
 } from '../core/search/answer.service.js';
 import { AnswerRequest, AnswerResponse, AnswerStreamChunk } from '../schemas/answer.schema.js';
 import { defineOp } from './define-op.js';
+import { READS_INDEX } from './families.js';
 import { resultsAnswer } from './render.js';
 import { replyOf } from './reply-notes.js';
 
@@ -61,9 +62,8 @@ export async function* answerStreamFrames(events: AsyncIterable<AnswerEvent>): A
 
 /** POST /answer: REST only, `search` scope, priced by `answerBound`, streamed with `stream: true`. */
 export const answerOp = defineOp({
+  ...READS_INDEX,
   name: 'answer',
-  // the shared index of stored pages and code: every key with the scope reads it (core/access)
-  access: { resource: 'index', verb: 'read' },
   tool: 'answer',
   title: 'Answer a question',
   description:
@@ -73,7 +73,6 @@ export const answerOp = defineOp({
   route: { method: 'POST', path: '/answer' },
   body: AnswerRequest,
   output: AnswerResponse,
-  requestIdInBody: true,
   restOnly: true,
   render: (out) => {
     const { citations, answer, ...rest } = out;

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { contentsBound } from '../core/accounts/bounds.js';
 import { fetchPlanOf } from '../core/contents/fetch.plan.js';
 import { defineOp, oncePerInput } from './define-op.js';
+import { READS_INDEX, READS_WEB } from './families.js';
 import type { Answer } from './reply.js';
 import { resultBlock } from './render.js';
 import { ContentsRequest, ContentsResponse } from '../schemas/contents.schema.js';
@@ -79,9 +80,8 @@ function degraded(statuses: ContentsResponse['statuses']): string {
 const planOf = oncePerInput(fetchPlanOf);
 
 export const contentsOp = defineOp({
+  ...READS_INDEX,
   name: 'contents',
-  // the shared index of stored pages and code: every key with the scope reads it (core/access)
-  access: { resource: 'index', verb: 'read' },
   tool: 'get_contents',
   title: 'Get page contents',
   description:
@@ -93,8 +93,7 @@ export const contentsOp = defineOp({
   route: { method: 'POST', path: '/contents' },
   body: ContentsRequest,
   output: ContentsResponse,
-  requestIdInBody: true,
-  annotations: { readOnlyHint: true, openWorldHint: true },
+  annotations: READS_WEB,
   toolText: {
     title: 'Read pages',
     description: 'Read pages (urls, or ids from search) as clean Markdown, whole; long pages come in parts.',

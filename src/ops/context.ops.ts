@@ -2,13 +2,13 @@
 import { contextBound } from '../core/accounts/bounds.js';
 import { plainAnswer } from './reply.js';
 import { defineOp } from './define-op.js';
+import { READS_INDEX, READS_WEB } from './families.js';
 import { str } from './tool-text.js';
 import { ContextRequest, ContextResponse } from '../schemas/context.schema.js';
 
 export const contextOp = defineOp({
+  ...READS_INDEX,
   name: 'context',
-  // the shared index of stored pages and code: every key with the scope reads it (core/access)
-  access: { resource: 'index', verb: 'read' },
   tool: 'get_code_context',
   title: 'Get code context',
   description:
@@ -19,8 +19,7 @@ export const contextOp = defineOp({
   route: { method: 'POST', path: '/context' },
   body: ContextRequest,
   output: ContextResponse,
-  requestIdInBody: true,
-  annotations: { readOnlyHint: true, openWorldHint: true },
+  annotations: READS_WEB,
   toolText: {
     title: 'Code context',
     description: 'Code examples for a programming question from indexed repositories, packages and docs.',

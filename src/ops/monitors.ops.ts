@@ -5,9 +5,10 @@
  */
 import type { z } from 'zod';
 import type * as Domain from '../core/monitors/monitors.types.js';
-import { defineOp, type AccessVerb, type ToolHints } from './define-op.js';
+import { defineOp } from './define-op.js';
+import { byId, groupActions, READ_ONLY, writes } from './families.js';
 import { plainAnswer } from './reply.js';
-import { recordAnswer, pageAnswer, renderRecord } from './render.js';
+import { recordAnswer, renderPage, renderRecord } from './render.js';
 import { str, type ToolGroupText } from './tool-text.js';
 import {
   CreateMonitorRequest,
@@ -35,13 +36,10 @@ const toUpdate = (body: z.infer<typeof UpdateMonitorRequest>): Domain.UpdateMoni
 const wireMonitor = <M extends Domain.Monitor>(m: M): M & z.input<typeof Monitor> => m;
 /** A run on the wire: its output holds the search results it stored, which the core keeps as plain records. */
 const wireRun = (r: Domain.MonitorRun): WireRun => ({ ...r, output: r.output as WireRun['output'] });
+/** A page of the core's items on the wire, each mapped by `wire`. */
+const wirePage = <T, W>(page: Domain.Page<T>, wire: (item: T) => W) => ({ ...page, data: page.data.map(wire) });
 /** A page of deliveries on the wire (the same shape). */
 const wireDeliveries = (p: Domain.Page<Domain.DeliveryView>): z.input<typeof WebhookDeliveryList> => p;
-
-const READ: ToolHints = { readOnlyHint: true, openWorldHint: false };
-const common = { capability: 'monitors' as const, errorBody: 'simple' as const };
-/** A monitor and its runs and deliveries: every key of the monitor's team reaches them (core/access). */
-const monitor = (verb: AccessVerb) => ({ resource: 'monitor' as const, verb });
 
 /** The one MCP tool of the monitor operations; each is an `action` of it (docs/mcp.md). */
 export const monitorsTool: ToolGroupText = {
@@ -61,18 +59,33 @@ export const monitorsTool: ToolGroupText = {
     cursor: str(),
   },
 };
-const group = (action: string) => ({ tool: monitorsTool.name, action });
+/**
+ * The actions of `monitors` and what each does to a monitor and its runs and deliveries, which every key
+ * of the monitor's team reaches (core/access); errors on these routes are `{error}` bodies.
+ */
+const monitor = groupActions(
+  { capability: 'monitors', resource: 'monitor', tool: monitorsTool, errorBody: 'simple' },
+  {
+    create: 'create',
+    list: 'list',
+    get: 'read',
+    update: 'change',
+    delete: 'delete',
+    trigger: 'change',
+    list_runs: 'list',
+    get_run: 'read',
+    list_deliveries: 'list',
+  },
+);
 const monitorLine = (m: Record<string, unknown>) =>
   `${String(m.id)}  ${String(m.status)}  ${String(m.name ?? '(unnamed)')}  next run: ${String(m.nextRunAt ?? 'manual')}`;
 const runLine = (r: Record<string, unknown>) =>
   `${String(r.id)}  ${String(r.status)}${r.failReason ? ` (${String(r.failReason)})` : ''}  created ${String(r.createdAt)}`;
 
 export const createMonitorOp = defineOp({
-  ...common,
+  ...monitor.create,
   name: 'monitors.create',
-  access: monitor('create'),
   tool: 'create_monitor',
-  toolGroup: group('create'),
   title: 'Create a monitor',
   description:
     'Create a scheduled search (`trigger.period` such as "1d") whose new results are delivered to an HTTPS ' +
@@ -81,7 +94,7 @@ export const createMonitorOp = defineOp({
   body: CreateMonitorRequest,
   output: CreatedMonitor,
   successStatus: 201,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: writes('open-world'),
   render: (m) =>
     plainAnswer(renderRecord(`Monitor ${m.id} created. Store webhookSecret now; it is not shown again.`, m), m),
   uses: ['monitors'],
@@ -91,48 +104,39 @@ export const createMonitorOp = defineOp({
 });
 
 export const listMonitorsOp = defineOp({
-  ...common,
+  ...monitor.list,
   name: 'monitors.list',
-  access: monitor('list'),
   tool: 'list_monitors',
-  toolGroup: group('list'),
   title: 'List monitors',
   description: 'List monitors, newest first, optionally by status; paginate with cursor.',
   route: { method: 'GET', path: '/monitors' },
   query: ListMonitorsQuery,
   output: MonitorList,
-  annotations: READ,
-  render: (page) => pageAnswer('Monitors:', page, monitorLine),
+  annotations: READ_ONLY,
+  render: renderPage('Monitors:', monitorLine),
   uses: ['monitors'],
-  run: async (services, input, ctx) => {
-    const page = await services.monitors.list(input, ctx.caller);
-    return { ...page, data: page.data.map(wireMonitor) };
-  },
+  run: async (services, input, ctx) => wirePage(await services.monitors.list(input, ctx.caller), wireMonitor),
 });
 
 export const getMonitorOp = defineOp({
-  ...common,
+  ...monitor.get,
   name: 'monitors.get',
-  access: monitor('read'),
   tool: 'get_monitor',
-  toolGroup: group('get'),
   title: 'Get a monitor',
   description: 'Get one monitor by id.',
   route: { method: 'GET', path: '/monitors/:id' },
   params: MonitorIdParams,
   output: Monitor,
-  annotations: READ,
+  annotations: READ_ONLY,
   render: (m) => plainAnswer(renderRecord(`Monitor ${m.id}`, m), m),
   uses: ['monitors'],
-  run: async (services, input, ctx) => wireMonitor(await services.monitors.get(input.id, ctx.caller)),
+  run: byId('monitors', 'get', wireMonitor),
 });
 
 export const updateMonitorOp = defineOp({
-  ...common,
+  ...monitor.update,
   name: 'monitors.update',
-  access: monitor('change'),
   tool: 'update_monitor',
-  toolGroup: group('update'),
   title: 'Update a monitor',
   description:
     'Change a monitor: pause or resume (`status`), rename, change the search (merged), schedule ' +
@@ -141,7 +145,7 @@ export const updateMonitorOp = defineOp({
   params: MonitorIdParams,
   body: UpdateMonitorRequest,
   output: Monitor,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: writes('idempotent'),
   render: (m) => plainAnswer(renderRecord(`Monitor ${m.id} updated.`, m), m),
   uses: ['monitors'],
   run: async (services, { id, ...patch }, ctx) =>
@@ -149,72 +153,62 @@ export const updateMonitorOp = defineOp({
 });
 
 export const deleteMonitorOp = defineOp({
-  ...common,
+  ...monitor.delete,
   name: 'monitors.delete',
-  access: monitor('delete'),
   tool: 'delete_monitor',
-  toolGroup: group('delete'),
   title: 'Delete a monitor',
   description: 'Delete a monitor and stop its schedule. Returns the deleted monitor.',
   route: { method: 'DELETE', path: '/monitors/:id' },
   params: MonitorIdParams,
   output: Monitor,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: writes('destructive', 'idempotent'),
   render: (m) => plainAnswer(renderRecord(`Monitor ${m.id} deleted.`, m), m),
   uses: ['monitors'],
-  run: async (services, input, ctx) => wireMonitor(await services.monitors.delete(input.id, ctx.caller)),
+  run: byId('monitors', 'delete', wireMonitor),
 });
 
 export const triggerMonitorOp = defineOp({
-  ...common,
+  ...monitor.trigger,
   name: 'monitors.trigger',
-  access: monitor('change'),
   tool: 'trigger_monitor',
-  toolGroup: group('trigger'),
   title: 'Run a monitor now',
   description: 'Start a run of an active or paused monitor immediately, regardless of its schedule.',
   route: { method: 'POST', path: '/monitors/:id/trigger' },
   params: MonitorIdParams,
   output: TriggerResponse,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: writes('open-world'),
   render: (out) => plainAnswer('Run started. Follow it with the list_runs action.', out),
   uses: ['monitors'],
-  run: (services, input, ctx) => services.monitors.trigger(input.id, ctx.caller),
+  run: byId('monitors', 'trigger'),
 });
 
 export const listMonitorRunsOp = defineOp({
-  ...common,
+  ...monitor.list_runs,
   name: 'monitors.runs.list',
-  access: monitor('list'),
   tool: 'list_monitor_runs',
-  toolGroup: group('list_runs'),
   title: 'List monitor runs',
   description: "List a monitor's runs, newest first; paginate with cursor.",
   route: { method: 'GET', path: '/monitors/:id/runs' },
   params: MonitorIdParams,
   query: ListRunsQuery,
   output: MonitorRunList,
-  annotations: READ,
-  render: (page) => pageAnswer('Runs:', page, runLine),
+  annotations: READ_ONLY,
+  render: renderPage('Runs:', runLine),
   uses: ['monitors'],
-  run: async (services, { id, ...query }, ctx) => {
-    const page = await services.monitors.runs(id, query, ctx.caller);
-    return { ...page, data: page.data.map(wireRun) };
-  },
+  run: async (services, { id, ...query }, ctx) =>
+    wirePage(await services.monitors.runs(id, query, ctx.caller), wireRun),
 });
 
 export const getMonitorRunOp = defineOp({
-  ...common,
+  ...monitor.get_run,
   name: 'monitors.runs.get',
-  access: monitor('read'),
   tool: 'get_monitor_run',
-  toolGroup: group('get_run'),
   title: 'Get a monitor run',
   description: 'Get one run of a monitor, with its output when completed.',
   route: { method: 'GET', path: '/monitors/:id/runs/:runId' },
   params: MonitorRunParams,
   output: MonitorRun,
-  annotations: READ,
+  annotations: READ_ONLY,
   render: (r) => recordAnswer(`Run ${r.id} of monitor ${r.monitorId}`, r, 'output', 'monitor run output'),
   uses: ['monitors'],
   run: async (services, input, ctx) => wireRun(await services.monitors.run(input.id, input.runId, ctx.caller)),
@@ -225,11 +219,9 @@ const deliveryLine = (d: Record<string, unknown>) =>
   (d.lastError ? `  last error: ${String(d.lastError)}` : '');
 
 export const listWebhookDeliveriesOp = defineOp({
-  ...common,
+  ...monitor.list_deliveries,
   name: 'monitors.deliveries.list',
-  access: monitor('list'),
   tool: 'list_monitor_deliveries',
-  toolGroup: group('list_deliveries'),
   title: 'List webhook deliveries',
   description:
     "List a monitor's webhook deliveries, newest first, with every attempt (status, error, time); " +
@@ -238,8 +230,8 @@ export const listWebhookDeliveriesOp = defineOp({
   params: MonitorIdParams,
   query: ListRunsQuery,
   output: WebhookDeliveryList,
-  annotations: READ,
-  render: (page) => pageAnswer('Webhook deliveries:', page, deliveryLine),
+  annotations: READ_ONLY,
+  render: renderPage('Webhook deliveries:', deliveryLine),
   uses: ['monitors'],
   run: async (services, { id, ...query }, ctx) =>
     wireDeliveries(await services.monitors.deliveries(id, query, ctx.caller)),

@@ -95,6 +95,12 @@ export function pageAnswer(
   };
 }
 
+/** The rendering of an operation that answers a page: `pageAnswer` under `title`, one `line` per item. */
+export const renderPage =
+  (title: string, line: (item: Record<string, unknown>) => string) =>
+  (page: Parameters<typeof pageAnswer>[1]): Answer =>
+    pageAnswer(title, page, line);
+
 /**
  * A record whose `key` holds content from pages or a model (a run's output): the other fields as
  * Trawl's lines, that one as an untrusted block; the structured record is the other fields (the content

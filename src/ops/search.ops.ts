@@ -2,6 +2,7 @@
 import { searchBound, similarBound } from '../core/accounts/bounds.js';
 import { searchPlanOf } from '../core/search/search.plan.js';
 import { defineOp, oncePerInput } from './define-op.js';
+import { READS_INDEX, READS_WEB } from './families.js';
 import type { Answer } from './reply.js';
 import { resultsAnswer } from './render.js';
 import { SearchRequest, SearchResponse, SearchStreamChunk } from '../schemas/search.schema.js';
@@ -19,6 +20,21 @@ const TOOL_CONTENTS = {
   text: { maxCharacters: 1500, includeHtmlTags: false, verbosity: 'compact' as const },
   livecrawlTimeout: 10000,
   subpages: 0,
+};
+
+/**
+ * What both search operations share about each result's `contents`: dynamic highlights are a beta, and
+ * an agent searching wants to read what each result says (TOOL_CONTENTS unless it asked for other contents).
+ */
+const RESULT_CONTENTS = {
+  betas: [
+    dynamicHighlightsRule(
+      'contents.highlights.dynamic',
+      (input: { contents?: { highlights?: unknown } }) => input.contents?.highlights,
+    ),
+  ],
+  toolDefaults: <A extends { contents?: unknown }>(args: A) =>
+    args.contents ? args : { ...args, contents: { ...TOOL_CONTENTS } },
 };
 
 /** The plan of a request, built once per validated input (its price bound and its run share it). */
@@ -45,9 +61,8 @@ function searchAnswer(out: SearchResponse | FindSimilarResponse, heading: string
 }
 
 export const searchOp = defineOp({
+  ...READS_INDEX,
   name: 'search',
-  // the shared index of stored pages and code: every key with the scope reads it (core/access)
-  access: { resource: 'index', verb: 'read' },
   tool: 'search',
   title: 'Web search',
   description:
@@ -58,8 +73,7 @@ export const searchOp = defineOp({
   route: { method: 'POST', path: '/search' },
   body: SearchRequest,
   output: SearchResponse,
-  requestIdInBody: true,
-  annotations: { readOnlyHint: true, openWorldHint: true },
+  annotations: READS_WEB,
   toolText: {
     title: 'Web search',
     description: 'Search the web and the local index. Returns ranked results with page text.',
@@ -77,14 +91,7 @@ export const searchOp = defineOp({
     paged: true,
     task: true,
   },
-  betas: [
-    dynamicHighlightsRule(
-      'contents.highlights.dynamic',
-      (input: { contents?: { highlights?: unknown } }) => input.contents?.highlights,
-    ),
-  ],
-  // an agent searching wants to read what each result says: text unless it asked for other contents
-  toolDefaults: (args) => (args.contents ? args : { ...args, contents: { ...TOOL_CONTENTS } }),
+  ...RESULT_CONTENTS,
   render: (out) => searchAnswer(out, `${out.results.length} results`),
   uses: ['search'],
   run: async (services, input, ctx) => replyOf(await services.search.run(planOf(input), ctx)),
@@ -97,9 +104,8 @@ export const searchOp = defineOp({
 });
 
 export const findSimilarOp = defineOp({
+  ...READS_INDEX,
   name: 'findSimilar',
-  // the shared index of stored pages and code: every key with the scope reads it (core/access)
-  access: { resource: 'index', verb: 'read' },
   tool: 'find_similar',
   title: 'Find similar pages',
   description: 'Find pages similar to a given URL (same topic, kind and audience). Optional contents as in search.',
@@ -107,8 +113,7 @@ export const findSimilarOp = defineOp({
   route: { method: 'POST', path: '/findSimilar' },
   body: FindSimilarRequest,
   output: FindSimilarResponse,
-  requestIdInBody: true,
-  annotations: { readOnlyHint: true, openWorldHint: true },
+  annotations: READS_WEB,
   toolText: {
     title: 'Find similar pages',
     description: 'Pages like a given URL (same topic, kind, audience).',
@@ -117,13 +122,7 @@ export const findSimilarOp = defineOp({
     fenced: true,
     paged: true,
   },
-  betas: [
-    dynamicHighlightsRule(
-      'contents.highlights.dynamic',
-      (input: { contents?: { highlights?: unknown } }) => input.contents?.highlights,
-    ),
-  ],
-  toolDefaults: (args) => (args.contents ? args : { ...args, contents: { ...TOOL_CONTENTS } }),
+  ...RESULT_CONTENTS,
   render: (out) => searchAnswer(out, `${out.results.length} similar pages`),
   uses: ['similar'],
   run: async (services, input, ctx) => replyOf(await services.similar.run(input, ctx)),
