@@ -160,8 +160,10 @@ function setupEnv(setup) {
   return childEnv({ ...env, TRAWL_DATABASE_URL: DATABASE_URL, TRAWL_DATABASE_SCHEMA: setup.schema, TRAWL_SECRET_KEY: setup.secretKey }); // prettier-ignore
 }
 
+/** A key for the bench's calls: searches, and GET /status (the `admin` scope) to see each replica's index. */
 function createKey(setup, dataDir) {
-  const key = execFileSync(process.execPath, [CLI, 'keys', 'create', '--name', 'bench', '--data-dir', dataDir], {
+  const argv = [CLI, 'keys', 'create', '--name', 'bench', '--scopes', 'search,contents,admin', '--data-dir', dataDir];
+  const key = execFileSync(process.execPath, argv, {
     cwd: ROOT,
     env: setupEnv(setup),
     encoding: 'utf8',
