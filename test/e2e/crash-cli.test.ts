@@ -8,16 +8,13 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureSite, send, type FixtureSite } from '../fixtures/site.js';
 import { tempDir } from '../helpers/app.js';
-import { cli, count, countSoFar, killHard, run, start, until } from '../helpers/crash.js';
+import { cli, count, countSoFar, killHard, linkedArticle, run, start, until } from '../helpers/crash.js';
 
 const PAGES = 40;
 let site: FixtureSite;
 let data: { dir: string; cleanup: () => void };
 
-const article = (n: number, links: string[]) =>
-  `<!doctype html><html><head><title>Page ${n}</title></head><body><main><h1>Page ${n}</h1>` +
-  `<p>Page ${n} explains one part of the handbook in enough words for the extractor to keep it as the main content of the page.</p>` + // prettier-ignore
-  `<ul>${links.map((l) => `<li><a href="${l}">${l}</a></li>`).join('')}</ul></main></body></html>`;
+const article = (n: number, links: string[]) => linkedArticle(n, links, 'handbook');
 
 beforeAll(async () => {
   site = await startFixtureSite();

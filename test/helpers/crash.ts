@@ -122,3 +122,12 @@ export async function until<T>(
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** A page of a crawled fixture site: page `n` of the `topic`, long enough to be kept as main content, linking `links`. */
+export function linkedArticle(n: number, links: string[], topic: string): string {
+  return (
+    `<!doctype html><html><head><title>Page ${n}</title></head><body><main><h1>Page ${n}</h1>` +
+    `<p>Page ${n} explains one part of the ${topic} in enough words for the extractor to keep it as the main content of the page.</p>` + // prettier-ignore
+    `<ul>${links.map((l) => `<li><a href="${l}">${l}</a></li>`).join('')}</ul></main></body></html>`
+  );
+}
