@@ -10,9 +10,6 @@ import type { Logger } from '../../lib/logger.js';
 import type { CrawlJob, CrawlRepo } from '../../store/contracts/crawl.js';
 import { createLeaseEngine, holderGone, type Held } from '../jobs/lease-engine.js';
 
-/** How long a crawl's lease lasts without renewal (TRAWL_LEASE_MS's default). */
-export const CRAWL_LEASE_MS = 60_000;
-
 /** The crawls this process walks. */
 export interface CrawlWalks {
   /** This process as the holder of the crawls it walks. */

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { ServiceError } from '../../errors.js';
 import { normalizeUrl } from '../contents/url.js';
-import { createCrawlWalks, CRAWL_LEASE_MS } from './crawl-lease.js';
+import { createCrawlWalks } from './crawl-lease.js';
 import { CrawlRun } from './crawl-run.js';
 import type { CrawlJob } from '../../store/contracts/crawl.js';
 import type { CrawlDeps, CrawlRunOptions, CrawlScope, CrawlService } from './crawl.types.js';
@@ -51,7 +51,7 @@ export function createCrawlService(deps: CrawlDeps): CrawlService {
   const walks = createCrawlWalks({
     repo: deps.repo,
     now: () => deps.clock.now().getTime(),
-    leaseMs: deps.leaseMs ?? CRAWL_LEASE_MS,
+    leaseMs: deps.leaseMs,
     logger: deps.logger,
   });
 

@@ -73,8 +73,8 @@ export interface CrawlDeps {
   logger: Logger;
   /** Obey robots.txt (the operator's `TRAWL_ROBOTS`). */
   robots: boolean;
-  /** How long the lease of a crawl being walked lasts without renewal (default CRAWL_LEASE_MS). */
-  leaseMs?: number;
+  /** How long the lease of a crawl being walked lasts without renewal (TRAWL_LEASE_MS). */
+  leaseMs: number;
 }
 
 /** Crawls: breadth-first, resumable, through the pages service. */
