@@ -23,6 +23,7 @@ import { createWebSearchProviders, type GetJson, type WebSearchProvider } from '
 import { createLogger, type Logger } from '../lib/logger.js';
 import { createTaskJobs } from '../core/jobs/tasks.js';
 import { createSecretBox, loadOperatorKey } from '../core/monitors/secret-box.js';
+import { createOAuthService } from '../core/oauth/oauth.service.js';
 import { createWebhookSender, type WebhookSender } from '../fetch/webhook-sender.js';
 import { createCacheStore } from '../store/sqlite/cache.js';
 import { setSchemaLimits } from '../schemas/json-schema.js';
@@ -253,6 +254,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
   const fetcher = options.fetcher ?? createAppFetcher(config, userAgent, logger, options.lookup);
   const providers = createProviders(config, userAgent, logger);
   const webhookSender = createAppWebhookSender(config, userAgent, options);
+  const secretBox = createSecretBox(loadOperatorKey({ configured: config.secretKey, dataDir: config.dataDir }));
   const { services, lifecycle } = createServices({
     db,
     stores,
@@ -271,7 +273,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       maxTokens: config.modelMaxTokens,
     },
     prices,
-    secretBox: createSecretBox(loadOperatorKey({ configured: config.secretKey, dataDir: config.dataDir })),
+    secretBox,
     webhookSender,
     status: { settings: config, getJson: providers.getJson },
     analysisThreads: options.analysisThreads,
@@ -306,6 +308,14 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     },
     workers: workersOf(services, lifecycle, logger),
     tasks,
+    oauth: createOAuthService({
+      repo: stores.oauth,
+      buckets: stores.rateBuckets,
+      box: secretBox,
+      keys: services.keys,
+      clock,
+      logger,
+    }),
     onClose: (stop) => void stops.push(stop),
     async close() {
       if (closed) return;

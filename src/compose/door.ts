@@ -11,6 +11,7 @@ import type { KeysService } from '../core/accounts/keys.service.js';
 import type { AgentRunsService } from '../core/agent/agent-runs.service.js';
 import type { Clock } from '../core/context.js';
 import type { TaskJobs } from '../core/jobs/tasks.js';
+import type { OAuthService } from '../core/oauth/oauth.service.js';
 import type { Services } from '../core/ports.js';
 import type { AnswerSnapshots } from '../core/snapshots/answer-snapshots.js';
 import type { ApiClient } from '../fetch/api-client.js';
@@ -38,6 +39,8 @@ export interface Door {
   answerSnapshots: AnswerSnapshots;
   /** Tool calls that run on after their request (the MCP door presents them as MCP tasks). */
   tasks: TaskJobs;
+  /** Trawl's own OAuth authorization server, its store-side half (the HTTP door mounts it under /oauth). */
+  oauth: OAuthService;
   /**
    * Runs `stop` first when the app closes, before its engines, fetcher and model clients: for work a
    * door started on the app (MCP tasks), which must end before the clients it uses wait for it.

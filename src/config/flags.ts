@@ -24,6 +24,8 @@ const FLAGS: Record<string, string> = {
   allowedOrigins: '--allowed-origins <origins>',
   tools: '--tools <names>',
   mcpBetas: '--mcp-betas <tokens>',
+  oauth: '--oauth <off|on>',
+  oauthDcr: '--oauth-dcr <bool>',
   mcpKeyless: '--mcp-keyless <bool>',
   userAgent: '--user-agent <ua>',
   allowPrivateNetwork: '--allow-private-network <bool>',
@@ -73,6 +75,7 @@ const FLAGS: Record<string, string> = {
   monitorConcurrency: '--monitor-concurrency <n>',
   allowInsecureWebhooks: '--allow-insecure-webhooks <bool>',
   secretKey: '--secret-key <key>',
+  secretKeyPrevious: '--secret-key-previous <key>',
   webhookTimeoutMs: '--webhook-timeout-ms <ms>',
   webhookRetryHours: '--webhook-retry-hours <hours>',
 };
@@ -116,6 +119,10 @@ const HELP: Record<string, string> = {
     'MCP tools to serve: names and groups, comma-separated (default, web, code, monitors, agent, all; docs/mcp.md) (env TRAWL_TOOLS; default the default set)',
   mcpBetas:
     'Beta tokens (as in the Svc-Beta header) that MCP tool calls run with; stdio has no headers (env TRAWL_MCP_BETAS; default none)',
+  oauth:
+    "on: Trawl is its own OAuth 2.1 authorization server under /oauth (metadata at /.well-known/oauth-authorization-server/oauth): MCP clients sign a person in with an API key of their team on Trawl's sign-in page and get short-lived tokens for /mcp and the REST API (docs/accounts.md#signing-in-with-oauth) (env TRAWL_OAUTH; default off)",
+  oauthDcr:
+    'With TRAWL_OAUTH=on, also accept OAuth Dynamic Client Registration (POST /oauth/reg, RFC 7591) from clients that do not use Client ID Metadata Documents (env TRAWL_OAUTH_DCR; default false)',
   mcpKeyless:
     'Let POST /mcp answer without an API key, for one local user: only on a loopback TRAWL_HOST (refused at start otherwise), with Host and Origin still checked and Origin: null refused (env TRAWL_MCP_KEYLESS; default false)',
   userAgent: 'User-Agent of every fetch (env TRAWL_USER_AGENT; default Trawl/<version> (+https://github.com/trawl))',
@@ -208,6 +215,8 @@ const HELP: Record<string, string> = {
     'Let monitor webhooks use HTTP and loopback or private addresses (env TRAWL_ALLOW_INSECURE_WEBHOOKS; default false)',
   secretKey:
     'Operator key sealing webhook secrets at rest (AES-256-GCM): 32 bytes as base64 or 64 hex characters (env TRAWL_SECRET_KEY; default a key made in <data dir>/secret.key)',
+  secretKeyPrevious:
+    'The operator key before a rotation, same form as TRAWL_SECRET_KEY: what it sealed (webhook secrets, the OAuth keys) still opens, while new seals use TRAWL_SECRET_KEY (env TRAWL_SECRET_KEY_PREVIOUS; default none)',
   webhookTimeoutMs:
     'Time a webhook receiver has to answer one delivery attempt, in ms; slower is a failed attempt, retried (env TRAWL_WEBHOOK_TIMEOUT_MS; default 10000)',
   webhookRetryHours:

@@ -28,9 +28,18 @@ const LISTENER_SETTINGS = [
   'allowedOrigins',
   'createFirstKey',
   'mcpKeyless',
+  'oauth',
+  'oauthDcr',
 ];
 /** Where the durable state is: every command opens it. */
-const STORE_SETTINGS = ['dataDir', 'databaseUrl', 'databaseSchema', 'databasePoolSize', 'secretKey'];
+const STORE_SETTINGS = [
+  'dataDir',
+  'databaseUrl',
+  'databaseSchema',
+  'databasePoolSize',
+  'secretKey',
+  'secretKeyPrevious',
+];
 /** Settings of the MCP door, over HTTP (`serve`) and stdio (`mcp`). */
 const MCP_SETTINGS = ['tools', 'mcpBetas', 'mcpMaxTokens', 'mcpMaxTasks', 'mcpTaskTtlMs', 'mcpTaskMaxTtlMs'];
 
@@ -50,7 +59,7 @@ const DEFAULT_WORDS: Record<string, string> = {
 /** The commands a setting applies to, in the order of `trawl --help`. */
 export function commandsOf(key: string): readonly string[] {
   // `trawl migrate` seals secrets under the replicas' key, and takes its store from its own flags
-  if (key === 'secretKey') return [...APP_COMMANDS, ...ADMIN_COMMANDS, 'migrate'];
+  if (key === 'secretKey' || key === 'secretKeyPrevious') return [...APP_COMMANDS, ...ADMIN_COMMANDS, 'migrate'];
   if (STORE_SETTINGS.includes(key)) return [...APP_COMMANDS, ...ADMIN_COMMANDS];
   if (LISTENER_SETTINGS.includes(key)) return ['serve', 'doctor'];
   if (MCP_SETTINGS.includes(key)) return ['serve', 'mcp', 'doctor'];
@@ -83,6 +92,8 @@ const PLACEHOLDERS: Record<string, string> = {
   model: '<name>',
   embeddingsModel: '<name>',
   modelPrefer: '<server|client>',
+  oauth: '<off|on>',
+  secretKeyPrevious: '<key>',
   prices: '<json>',
   x402Rails: '<json>',
   privateAllowlist: '<cidrs>',

@@ -10,6 +10,7 @@ import { FORMATS_AND_OWNERS } from './formats-and-owners.js';
 import { INDEXES_AND_LOGS } from './indexes-and-logs.js';
 import { JOBS_AND_ACCOUNTS } from './jobs-and-accounts.js';
 import { KEYS_AND_PAGES } from './keys-and-pages.js';
+import { OAUTH } from './oauth.js';
 import { migrationsOf, type Migration, type MigrationEntry } from './migration.js';
 
 export type { Migration, MigrationEntry } from './migration.js';
@@ -21,6 +22,7 @@ export const MIGRATION_ENTRIES: readonly MigrationEntry[] = [
   ...JOBS_AND_ACCOUNTS,
   ...FORMATS_AND_OWNERS,
   ...CRAWL_LEASES,
+  ...OAUTH,
 ];
 
 /** The SQLite migrations, derived from the list (`PRAGMA user_version` records the last applied). */
