@@ -169,6 +169,20 @@ describe('the authorization server with registration on', () => {
     expect(foreign.status).toBe(403);
   });
 
+  it('fetches a client metadata document only through the SSRF guard: a loopback client id is refused', async () => {
+    const { challenge } = pkcePair();
+    const jar = new CookieJar();
+    const clientId = 'https://127.0.0.1:9/clients/me.json';
+    const res = await send(
+      jar,
+      authorizationUrl({ base: t.url, clientId, redirectUri: REDIRECT, key: teamKey, challenge }),
+    );
+    expect(res.status).toBe(400);
+    const page = await res.text();
+    expect(page).toContain('client_id metadata document fetch failed');
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+  });
+
   it('limits sign-in attempts per key prefix and answers 429 with Retry-After', async () => {
     const { challenge } = pkcePair();
     const jar = new CookieJar();
