@@ -22,7 +22,8 @@ import type { ChatModel } from '../providers/model/types.js';
 import { createWebSearchProviders, type GetJson, type WebSearchProvider } from '../providers/search/index.js';
 import { createLogger, type Logger } from '../lib/logger.js';
 import { createTaskJobs } from '../core/jobs/tasks.js';
-import { createSecretBox, loadOperatorKey } from '../core/monitors/secret-box.js';
+import { createSecretBox, loadOperatorKey, parsePreviousKey } from '../core/monitors/secret-box.js';
+import { resealAll } from '../core/migrate/reseal.js';
 import { createOAuthService } from '../core/oauth/oauth.service.js';
 import { createWebhookSender, type WebhookSender } from '../fetch/webhook-sender.js';
 import { createCacheStore } from '../store/sqlite/cache.js';
@@ -254,7 +255,11 @@ export function createApp(config: Config, options: AppOptions = {}): App {
   const fetcher = options.fetcher ?? createAppFetcher(config, userAgent, logger, options.lookup);
   const providers = createProviders(config, userAgent, logger);
   const webhookSender = createAppWebhookSender(config, userAgent, options);
-  const secretBox = createSecretBox(loadOperatorKey({ configured: config.secretKey, dataDir: config.dataDir }));
+  // during a rotation, TRAWL_SECRET_KEY_PREVIOUS still opens what the old key sealed (`trawl secrets reseal`)
+  const secretBox = createSecretBox(
+    loadOperatorKey({ configured: config.secretKey, dataDir: config.dataDir }),
+    parsePreviousKey(config.secretKeyPrevious),
+  );
   const { services, lifecycle } = createServices({
     db,
     stores,
@@ -307,6 +312,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       code: services.code,
     },
     workers: workersOf(services, lifecycle, logger),
+    secrets: { reseal: () => resealAll(stores.sealed, secretBox) },
     tasks,
     oauth: createOAuthService({
       repo: stores.oauth,

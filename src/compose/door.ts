@@ -12,6 +12,7 @@ import type { AgentRunsService } from '../core/agent/agent-runs.service.js';
 import type { Clock } from '../core/context.js';
 import type { TaskJobs } from '../core/jobs/tasks.js';
 import type { OAuthService } from '../core/oauth/oauth.service.js';
+import type { ResealReport } from '../core/migrate/reseal.js';
 import type { Services } from '../core/ports.js';
 import type { AnswerSnapshots } from '../core/snapshots/answer-snapshots.js';
 import type { ApiClient } from '../fetch/api-client.js';
@@ -75,4 +76,6 @@ export interface Workers {
 export interface OperatorDoor extends Door {
   operator: OperatorTools;
   workers: Workers;
+  /** The store's sealed values: `trawl secrets reseal` seals those the previous operator key sealed again. */
+  secrets: { reseal(): Promise<ResealReport> };
 }

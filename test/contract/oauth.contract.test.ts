@@ -5,12 +5,18 @@ import { createApiKeysRepo } from '../../src/store/sqlite/api-keys.js';
 import { createOAuthRepo } from '../../src/store/sqlite/oauth.js';
 import { createPgApiKeysRepo } from '../../src/store/pg/api-keys.js';
 import { createPgOAuthRepo } from '../../src/store/pg/oauth.js';
+import { createSealedValuesRepo } from '../../src/store/sqlite/sealed-values.js';
+import { createPgSealedValuesRepo } from '../../src/store/pg/sealed-values.js';
 import type { OAuthStateRow } from '../../src/store/contracts/oauth.js';
 import { backendsFor, perTest } from './backends.js';
 
 const backends = backendsFor(
-  (db) => ({ oauth: createOAuthRepo(db), keys: createApiKeysRepo(db) }),
-  (pool) => ({ oauth: createPgOAuthRepo(pool), keys: createPgApiKeysRepo(pool) }),
+  (db) => ({ oauth: createOAuthRepo(db), keys: createApiKeysRepo(db), sealed: createSealedValuesRepo(db) }),
+  (pool) => ({
+    oauth: createPgOAuthRepo(pool),
+    keys: createPgApiKeysRepo(pool),
+    sealed: createPgSealedValuesRepo(pool),
+  }),
 );
 
 const NOW = 1_800_000_000_000;
@@ -88,5 +94,20 @@ describe.each(backends)('OAuth store on %s', (_name, available, open) => {
     expect(await repo.oauth.replaceSecret('oauth.jwks', 'two', 'three')).toBe(false);
     expect(await repo.oauth.replaceSecret('oauth.jwks', 'one', 'three')).toBe(true);
     expect(await repo.oauth.listSecrets()).toEqual([{ name: 'oauth.jwks', sealed: 'three', createdAt: at }]);
+  });
+
+  it.runIf(available)('lists every sealed value and replaces one only while it is unchanged', async () => {
+    const { repo } = await each.open();
+    const at = '2026-11-26T10:00:00.000Z';
+    await repo.oauth.putSecretIfAbsent({ name: 'b', sealed: 'sealed-b', createdAt: at });
+    await repo.oauth.putSecretIfAbsent({ name: 'a', sealed: 'sealed-a', createdAt: at });
+    const values = await repo.sealed.list();
+    expect(values).toEqual([
+      { table: 'sealed_secrets', key: 'a', sealed: 'sealed-a' },
+      { table: 'sealed_secrets', key: 'b', sealed: 'sealed-b' },
+    ]);
+    expect(await repo.sealed.replace(values[0]!, 'resealed-a')).toBe(true);
+    expect(await repo.sealed.replace(values[0]!, 'again')).toBe(false);
+    expect((await repo.oauth.getSecret('a'))?.sealed).toBe('resealed-a');
   });
 });

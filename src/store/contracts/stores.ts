@@ -12,6 +12,7 @@ import type { McpSnapshotsRepo } from './mcp-snapshots.js';
 import type { McpTasksRepo } from './mcp-tasks.js';
 import type { MonitorsRepo } from './monitors.js';
 import type { OAuthRepo } from './oauth.js';
+import type { SealedValuesRepo } from './sealed-values.js';
 import type { RateBucketsRepo } from './rate-buckets.js';
 
 export interface Stores {
@@ -32,4 +33,6 @@ export interface Stores {
   crawl: CrawlRepo;
   /** The state of Trawl's own OAuth authorization server and the sealed secrets replicas share. */
   oauth: OAuthRepo;
+  /** Every value sealed with the operator key, for re-sealing after a rotation. */
+  sealed: SealedValuesRepo;
 }

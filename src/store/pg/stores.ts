@@ -29,6 +29,7 @@ import { createPgSharedEmbeddings } from './embeddings.js';
 import { createPgApiKeysRepo } from './api-keys.js';
 import { createPgCrawlRepo } from './crawl.js';
 import { createPgOAuthRepo } from './oauth.js';
+import { createPgSealedValuesRepo } from './sealed-values.js';
 import { createPgDocumentLog } from './document-log.js';
 import { createPgDocumentsRepo } from './documents.js';
 import { createPgMcpSnapshotsRepo, createPgMcpTasksRepo } from './mcp.js';
@@ -79,6 +80,7 @@ export function createSharedStore(pg: PgStore): SharedStore {
       mcpSnapshots: createPgMcpSnapshotsRepo(pool),
       crawl: createPgCrawlRepo(pool),
       oauth: createPgOAuthRepo(pool),
+      sealed: createPgSealedValuesRepo(pool),
     },
     documents: createPgDocumentsRepo(pool),
     documentLog,

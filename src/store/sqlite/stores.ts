@@ -14,6 +14,7 @@ import { createMcpSnapshotsRepo } from './mcp-snapshots.js';
 import { createMcpTasksRepo } from './mcp-tasks.js';
 import { createMonitorsRepo } from './monitors.js';
 import { createOAuthRepo } from './oauth.js';
+import { createSealedValuesRepo } from './sealed-values.js';
 
 import { createRateBucketsRepo } from './rate-buckets.js';
 import type { Stores } from '../contracts/stores.js';
@@ -32,5 +33,6 @@ export function sqliteStores(db: Db): Stores {
     mcpSnapshots: createMcpSnapshotsRepo(db),
     crawl: createCrawlRepo(db),
     oauth: createOAuthRepo(db),
+    sealed: createSealedValuesRepo(db),
   };
 }
