@@ -6,6 +6,7 @@
  * SameSite=Lax cookie, so a page elsewhere cannot drive it.
  */
 import type { Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type Provider from 'oidc-provider';
 import type { OAuthService } from '../../core/oauth/oauth.service.js';
 import type { HttpEnv } from '../env.js';
@@ -14,7 +15,10 @@ import { consentPage, errorPage, PAGE_HEADERS, signInPage } from './pages.js';
 
 type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
 
-const html = (c: Context<HttpEnv>, body: string, status: 200 | 400 | 401 | 403 | 429 = 200, extra: Record<string, string> = {}) =>
+/** The sign-in and consent forms are a few hundred bytes; anything much larger is refused unread. */
+const FORM_MAX_BYTES = 16 * 1024;
+
+const html = (c: Context<HttpEnv>, body: string, status: 200 | 400 | 401 | 403 | 413 | 429 = 200, extra: Record<string, string> = {}) =>
   c.body(body, status, { ...PAGE_HEADERS, ...extra }); // prettier-ignore
 
 const expired = (c: Context<HttpEnv>) =>
@@ -52,6 +56,10 @@ export interface InteractionDeps {
 
 export function mountInteractions(hono: Hono<HttpEnv>, deps: InteractionDeps): void {
   const { oauth } = deps;
+  hono.use(
+    '/oauth/interaction/*',
+    bodyLimit({ maxSize: FORM_MAX_BYTES, onError: (c) => html(c, errorPage('Request refused', 'The form is too large.'), 413) }), // prettier-ignore
+  );
 
   /** The page of the step the interaction is at: sign-in, or consent for the signed-in key. */
   const stepPage = async (c: Context<HttpEnv>, provider: Provider, details: Interaction, error?: string) => {
