@@ -14,7 +14,6 @@ import type { HttpEnv } from '../env.js';
 import { createOriginGuard, originOf } from '../origin-guard.js';
 import { toProvider } from './bridge.js';
 import { mountInteractions } from './interactions.js';
-import { createProvider } from './provider.js';
 import { configuredPublicUrl, publicBaseOf } from './public-url.js';
 
 export function mountOAuth(hono: Hono<HttpEnv>, app: Door): void {
@@ -42,7 +41,10 @@ export function mountOAuth(hono: Hono<HttpEnv>, app: Door): void {
     }
     let provider = providers.get(base);
     if (!provider) {
-      provider = createProvider({ base, oauth: app.oauth, fetch: metadata, dcr: config.oauthDcr, logger: app.logger });
+      // oidc-provider (and Koa) load on the first OAuth request, so start-up does not pay for them
+      provider = import('./provider.js').then(({ createProvider }) =>
+        createProvider({ base, oauth: app.oauth, fetch: metadata, dcr: config.oauthDcr, logger: app.logger }),
+      );
       provider.catch(() => providers.delete(base));
       providers.set(base, provider);
     }
