@@ -8,7 +8,8 @@ import { createApp } from '../../src/compose/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createSecretBox } from '../../src/core/monitors/secret-box.js';
 import { createLogger } from '../../src/lib/logger.js';
-import { tempDir } from '../helpers/app.js';
+import { spawnSync } from 'node:child_process';
+import { CLI, tempDir } from '../helpers/app.js';
 
 const data = tempDir('trawl-rotation-');
 const oldKey = randomBytes(32).toString('base64');
@@ -51,5 +52,28 @@ describe('rotating TRAWL_SECRET_KEY', () => {
     const app = open(randomBytes(32).toString('base64'), randomBytes(32).toString('base64'));
     await expect(app.secrets.reseal()).rejects.toThrow(/sealed_secrets oauth.keys opens under neither/);
     await app.close();
+  });
+
+  it('re-seals from the command line: `trawl secrets reseal`', async () => {
+    const dir = tempDir('trawl-rotation-cli-');
+    try {
+      const app = createApp(loadConfig({}, { dataDir: dir.dir, logLevel: 'silent', secretKey: oldKey }), { logger: createLogger('silent') }); // prettier-ignore
+      const keys = await app.oauth.secrets();
+      await app.close();
+      const env = { PATH: process.env.PATH ?? '', TRAWL_SECRET_KEY: newKey, TRAWL_SECRET_KEY_PREVIOUS: oldKey };
+      const res = spawnSync(process.execPath, [CLI, 'secrets', 'reseal', '--data-dir', dir.dir], {
+        encoding: 'utf8',
+        env,
+      });
+      expect(res.status).toBe(0);
+      expect(res.stdout).toBe('re-sealed 1 secret(s) under TRAWL_SECRET_KEY; 0 already were\n');
+      expect(res.stderr).toContain('remove TRAWL_SECRET_KEY_PREVIOUS');
+      expect(`${res.stdout}${res.stderr}`).not.toContain(newKey);
+      const after = createApp(loadConfig({}, { dataDir: dir.dir, logLevel: 'silent', secretKey: newKey }), { logger: createLogger('silent') }); // prettier-ignore
+      expect(await after.oauth.secrets()).toEqual(keys);
+      await after.close();
+    } finally {
+      dir.cleanup();
+    }
   });
 });
