@@ -6,7 +6,10 @@ import type { ServiceDeps } from './service-deps.js';
 
 export function createAccountServices(deps: ServiceDeps): { keys: KeysService; accounts: Accounts; audit: AuditLog } {
   const { stores, settings } = deps;
-  const keys = createKeysService(stores.apiKeys, deps.clock);
+  const keys = createKeysService(stores.apiKeys, deps.clock, {
+    teams: stores.accounts,
+    identityRule: settings.identityRule,
+  });
   const accounts = createAccounts({
     accounts: stores.accounts,
     keys: stores.apiKeys,
