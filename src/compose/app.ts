@@ -33,6 +33,7 @@ import { createSharedStore, type SharedStore } from '../store/pg/stores.js';
 import { sqliteStores } from '../store/sqlite/stores.js';
 import type { Stores } from '../store/contracts/stores.js';
 import { redactUrl } from '../lib/redact.js';
+import { createDoorAuth } from './auth.js';
 
 /**
  * The app: what its doors use (./door.ts), and, for the composition root and tests, the services' record
@@ -278,6 +279,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     settings: coreSettingsOf(config),
   });
   const tasks = createTaskJobs({ repo: stores.mcpTasks, now: () => clock.now().getTime() });
+  const auth = createDoorAuth({ config, keys: services.keys, clock, userAgent, lookup: options.lookup });
   let closed = false;
   const stops: (() => void | Promise<void>)[] = [];
   return {
@@ -291,6 +293,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     services,
     ops: createOpRunner(services),
     keys: services.keys,
+    auth,
     accounts: services.accounts,
     agentRuns: services.agentRuns,
     answerSnapshots: services.answerSnapshots,
@@ -319,6 +322,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       await services.codeSemantic?.stop();
       await fetcher.close();
       await providers.close();
+      await auth.close();
       await webhookSender.close();
       await cache.close();
       await lifecycle.stopIndexWorkers();
