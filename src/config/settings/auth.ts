@@ -5,30 +5,26 @@ import { list } from './fields.js';
 /** An absolute http(s) URL without query or fragment, given without its trailing slash. */
 const baseUrl = z
   .string()
-  .url()
-  .refine((raw) => /^https?:$/.test(new URL(raw).protocol), 'must be an http(s) URL')
-  .refine((raw) => !new URL(raw).search && !new URL(raw).hash, 'must have no query or fragment')
+  .refine((raw) => URL.canParse(raw) && /^https?:$/.test(new URL(raw).protocol), 'must be an http(s) URL')
+  .refine((raw) => !URL.canParse(raw) || (!new URL(raw).search && !new URL(raw).hash), 'must have no query or fragment')
   .transform((raw) => raw.replace(/\/+$/, ''));
 
 /** `example.com=TEAM,other.org=TEAM2` as a map of lower-case domains to team ids or names. */
-const emailTeams = z
-  .string()
-  .transform((text, ctx) => {
-    const out: Record<string, string> = {};
-    for (const entry of text
-      .split(',')
-      .map((e) => e.trim())
-      .filter(Boolean)) {
-      const [domain, team, ...rest] = entry.split('=').map((s) => s.trim());
-      if (!domain || !team || rest.length > 0 || !/^[a-z0-9.-]+$/i.test(domain)) {
-        ctx.addIssue({ code: 'custom', message: `"${entry.slice(0, 80)}" is not domain=TEAM` });
-        return z.NEVER;
-      }
-      out[domain.toLowerCase()] = team;
+const emailTeams = z.string().transform((text, ctx) => {
+  const out: Record<string, string> = {};
+  for (const entry of text
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
+    const [domain, team, ...rest] = entry.split('=').map((s) => s.trim());
+    if (!domain || !team || rest.length > 0 || !/^[a-z0-9.-]+$/i.test(domain)) {
+      ctx.addIssue({ code: 'custom', message: `"${entry.slice(0, 80)}" is not domain=TEAM` });
+      return z.NEVER;
     }
-    return out;
-  })
-  .or(z.record(z.string(), z.string()));
+    out[domain.toLowerCase()] = team;
+  }
+  return out;
+});
 
 /** Rows of SETTINGS (../settings.ts): env var, CLI flag, schema, default and the line docs/configuration.md shows. */
 export const AUTH_SETTINGS = {
