@@ -6,6 +6,7 @@
  * the identity rule, revocation, API keys and the keyless mode, and no token in the logs.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
@@ -21,6 +22,7 @@ const DEFAULT_SCOPE = 'search contents context monitors agent';
 const ALPHA: IssuerClient = { id: 'alpha-app', secret: 'alpha-secret-0123456789abcdef0123', team: 'alpha' };
 const BETA: IssuerClient = { id: 'beta-app', secret: 'beta-secret-0123456789abcdef01234', team: 'beta' };
 const CAROL: IssuerClient = { id: 'carol', secret: 'carol-secret-0123456789abcdef01234', email: 'carol@example.org' };
+const SDK_APP: IssuerClient = { id: 'sdk-app', secret: 'sdk-secret-0123456789abcdef012345', team: 'alpha', basic: true }; // prettier-ignore
 const NOBODY: IssuerClient = { id: 'nobody', secret: 'nobody-secret-0123456789abcdef0123', email: 'dave@unknown.test' };
 
 /** A clock the test moves forward (past the key set's reload cooldown). */
@@ -33,7 +35,7 @@ const logs = captureLogs();
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  issuer = await startExternalIssuer([ALPHA, BETA, CAROL, NOBODY]);
+  issuer = await startExternalIssuer([ALPHA, BETA, CAROL, NOBODY, SDK_APP]);
   t = await startTestServer(
     { authIssuer: issuer.issuer, authEmailTeams: 'example.org=beta', allowInsecureWebhooks: true, tools: 'all' },
     { clock, logger: logs.logger },
@@ -151,6 +153,23 @@ describe('tokens of the external issuer', () => {
     const made = keys.filter((k) => String(k.name).startsWith('oauth: '));
     expect(made).toHaveLength(1);
     expect(made[0]).toMatchObject({ name: `oauth: ${ALPHA.id}@${new URL(issuer.issuer).host}`, teamId: expect.any(String), scopes: DEFAULT_SCOPE.split(' ') }); // prettier-ignore
+  });
+
+  it("serve the SDK client that signs in by itself: 401 → Trawl's metadata → the issuer's → a token for /mcp → tools/call", async () => {
+    const authProvider = new ClientCredentialsProvider({
+      clientId: SDK_APP.id,
+      clientSecret: SDK_APP.secret,
+      scope: 'search',
+      expectedIssuer: issuer.issuer,
+    });
+    const client = new Client({ name: 'oauth-sdk', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', t.url), { authProvider }));
+    clients.push(client);
+    const result = (await client.callTool({ name: 'search', arguments: { query: 'pooling' } })) as Json;
+    expect(result.isError ?? false).toBe(false);
+    const token = authProvider.tokens()!.access_token;
+    const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Json;
+    expect(claims).toMatchObject({ iss: issuer.issuer, aud: mcpResource(), scope: 'search', trawl_team: 'alpha' });
   });
 
   it('refuses a token for another resource (audience), at /mcp and at REST', async () => {

@@ -15,6 +15,8 @@ export interface IssuerClient {
   /** `trawl_team`: a team id or name. */
   team?: string;
   email?: string;
+  /** Authenticates at the token endpoint with HTTP Basic (as the MCP SDK's client does) instead of the form. */
+  basic?: boolean;
 }
 
 export interface ExternalIssuer {
