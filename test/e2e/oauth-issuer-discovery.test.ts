@@ -48,9 +48,9 @@ function appFor(issuer: string): TestApp {
   return t;
 }
 
-const sign = (issuer: string) =>
-  new SignJWT({ scope: 'search', trawl_team: 'default' })
-    .setProtectedHeader({ alg: 'ES256', kid: 'k1', typ: 'at+jwt' })
+const sign = (issuer: string, claims: Record<string, unknown> = {}, typ = 'at+jwt') =>
+  new SignJWT({ scope: 'search', trawl_team: 'default', ...claims })
+    .setProtectedHeader({ alg: 'ES256', kid: 'k1', typ })
     .setIssuer(issuer)
     .setSubject('person-1')
     .setAudience('https://trawl.example/mcp')
@@ -72,6 +72,15 @@ describe('an external issuer with a path', () => {
     const caller = await t.app.auth.verifyToken(await sign(`${idp.base}${PATH}`), 'mcp');
     expect(caller).toMatchObject({ teamId: 'team_default', scopes: ['search'], keyName: expect.stringMatching(/^oauth: person-1@127\.0\.0\.1/) }); // prettier-ignore
     expect(idp.served).toEqual([`/.well-known/oauth-authorization-server${PATH}`, `${PATH}/certs`]);
+    // Keycloak and Entra type their access tokens "JWT"; an ID token or another type is no access token
+    await expect(t.app.auth.verifyToken(await sign(`${idp.base}${PATH}`, {}, 'JWT'), 'mcp')).resolves.toMatchObject({ scopes: ['search'] }); // prettier-ignore
+    for (const [claims, typ] of [
+      [{ nonce: 'n' }, 'JWT'],
+      [{ typ: 'ID' }, 'JWT'],
+      [{}, 'logout+jwt'],
+    ] as const) {
+      await expect(t.app.auth.verifyToken(await sign(`${idp.base}${PATH}`, claims, typ), 'mcp')).rejects.toThrow(/ID token|not an access token/); // prettier-ignore
+    }
     // the REST resource is another audience
     await expect(t.app.auth.verifyToken(await sign(`${idp.base}${PATH}`), 'rest')).rejects.toThrow(
       /not for this resource/,
@@ -92,6 +101,21 @@ describe('an external issuer with a path', () => {
     expect(err).toMatchObject({ tag: 'SERVICE_UNAVAILABLE', message: expect.stringMatching(/no usable metadata.*its issuer is/) }); // prettier-ignore
     expect(idp.served).toContain(`${PATH}/.well-known/openid-configuration`);
     expect(idp.served).not.toContain(`${PATH}/certs`);
+  });
+});
+
+describe('an issuer that is down', () => {
+  it('is asked again only after a short back-off, however many tokens arrive', async () => {
+    const idp = await jsonServer(() => ({}));
+    closers.push(idp.close);
+    const t = appFor(idp.base);
+    const tokens = await Promise.all(Array.from({ length: 20 }, () => sign(idp.base)));
+    const errors = await Promise.all(
+      tokens.map((token) => t.app.auth.verifyToken(token, 'mcp').catch((e: unknown) => e)),
+    );
+    for (const err of errors) expect(err).toMatchObject({ tag: 'SERVICE_UNAVAILABLE' });
+    // one discovery (both metadata paths), not one per token
+    expect(idp.served).toEqual(['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']);
   });
 });
 

@@ -74,18 +74,35 @@ const MAX_AGE_MS = 10 * 60_000;
 
 const invalid = (why: string) => new ServiceError('INVALID_API_KEY', `Invalid access token: ${why}.`);
 
-/** A key set loaded on demand, kept for MAX_AGE_MS, reloaded (at most every cooldown) for an unknown `kid`. */
+/** How long a failed load of a key set is answered with its failure before the issuer is asked again. */
+const FAILURE_BACKOFF_MS = 5_000;
+
+/**
+ * A key set loaded on demand, kept for MAX_AGE_MS, reloaded (at most every cooldown) for an unknown
+ * `kid`; concurrent loads are one, and a failed load is repeated to callers for FAILURE_BACKOFF_MS, so
+ * a flood of tokens cannot make Trawl hammer an issuer that is down.
+ */
 function createKeySet(load: () => Promise<JSONWebKeySet>, now: () => number) {
   let current: { keys: ReturnType<typeof createLocalJWKSet>; at: number } | undefined;
+  let failed: { err: unknown; at: number } | undefined;
   let loading: Promise<void> | undefined;
-  const reload = () =>
-    (loading ??= load()
-      .then((set) => {
-        current = { keys: createLocalJWKSet(set), at: now() };
-      })
+  const reload = () => {
+    if (failed && now() - failed.at < FAILURE_BACKOFF_MS) return Promise.reject(failed.err);
+    return (loading ??= load()
+      .then(
+        (set) => {
+          current = { keys: createLocalJWKSet(set), at: now() };
+          failed = undefined;
+        },
+        (err: unknown) => {
+          failed = { err, at: now() };
+          throw err;
+        },
+      )
       .finally(() => {
         loading = undefined;
       }));
+  };
   return {
     async verify(token: string, check: (keys: ReturnType<typeof createLocalJWKSet>) => Promise<JWTPayload>) {
       if (!current || now() - current.at > MAX_AGE_MS) await reload();
@@ -99,6 +116,19 @@ function createKeySet(load: () => Promise<JSONWebKeySet>, now: () => number) {
       }
     },
   };
+}
+
+/**
+ * Refuses a JWT of the external issuer that says it is not an access token: an OpenID Connect ID token
+ * (its `nonce` or `at_hash`, Keycloak's `typ: "ID"` claim) or a header `typ` other than an access
+ * token's or the generic `JWT` (which Keycloak and Entra put on access tokens).
+ */
+function requireAccessToken(header: { typ?: string }, payload: JWTPayload): void {
+  const typ = header.typ?.toLowerCase().replace(/^application\//, '');
+  if (typ !== undefined && typ !== 'at+jwt' && typ !== 'jwt') throw invalid(`its type "${typ.slice(0, 40)}" is not an access token's`); // prettier-ignore
+  if (payload.nonce !== undefined || payload.at_hash !== undefined || payload.typ === 'ID') {
+    throw invalid('it is an ID token, not an access token');
+  }
 }
 
 /** The JWKS of a JSON document, or SERVICE_UNAVAILABLE naming where it came from. */
@@ -206,7 +236,7 @@ export function createAccessTokens(deps: AccessTokensDeps): AccessTokens {
   ) => {
     try {
       return await keySet.verify(token, async (keys) => {
-        const { payload } = await jwtVerify(token, keys, {
+        const { payload, protectedHeader } = await jwtVerify(token, keys, {
           issuer,
           audience,
           algorithms: ALGORITHMS,
@@ -214,6 +244,7 @@ export function createAccessTokens(deps: AccessTokensDeps): AccessTokens {
           currentDate: deps.clock.now(),
           ...(typ ? { typ } : {}),
         });
+        requireAccessToken(protectedHeader, payload);
         return payload;
       });
     } catch (err) {
