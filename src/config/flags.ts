@@ -220,7 +220,7 @@ const HELP: Record<string, string> = {
   publicUrl:
     'The URL clients reach trawl serve at (behind TLS or a proxy: https://trawl.example.com) (env TRAWL_PUBLIC_URL; default the listener, http://<host>:<port>)',
   authIssuer:
-    'An external OAuth authorization server (Keycloak realm, Entra tenant, Auth0 domain) whose JWT access tokens /mcp and the REST routes accept; its metadata and keys are fetched from it (it may be on a private address) (env TRAWL_AUTH_ISSUER; default none)',
+    "An external OAuth authorization server (Keycloak realm, Entra tenant, Auth0 domain) whose JWT access tokens /mcp and the REST routes accept, written exactly as its tokens' iss (Auth0's ends with /); its metadata and keys are fetched from it (it may be on a private address) (env TRAWL_AUTH_ISSUER; default none)",
   authAudience:
     "Audiences (aud) an external issuer's tokens may carry, comma-separated, when it cannot name the resource URL (Auth0's API identifier, Entra's application ID URI) (env TRAWL_AUTH_AUDIENCE; default the resource URL)",
   authTeamClaim:

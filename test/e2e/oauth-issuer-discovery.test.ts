@@ -87,6 +87,17 @@ describe('an external issuer with a path', () => {
     );
   });
 
+  it('takes an issuer ending with a slash (Auth0) as it is: metadata at the root, `iss` compared exactly', async () => {
+    const idp = await jsonServer((base) => ({
+      '/.well-known/oauth-authorization-server': { issuer: `${base}/`, jwks_uri: `${base}/.well-known/jwks.json` },
+      '/.well-known/jwks.json': { keys: [jwk] },
+    }));
+    closers.push(idp.close);
+    const t = appFor(`${idp.base}/`);
+    await expect(t.app.auth.verifyToken(await sign(`${idp.base}/`), 'mcp')).resolves.toMatchObject({ scopes: ['search'] }); // prettier-ignore
+    await expect(t.app.auth.verifyToken(await sign(idp.base), 'mcp')).rejects.toThrow(/not trusted/);
+  });
+
   it('falls back to the OpenID configuration, and refuses metadata that names another issuer', async () => {
     const idp = await jsonServer((base) => ({
       [`${PATH}/.well-known/openid-configuration`]: {

@@ -106,7 +106,7 @@ describe('loadConfig', () => {
       TRAWL_AUTH_EMAIL_TEAMS: 'Example.com=engineering, other.org = team_x1',
     });
     expect(c.publicUrl).toBe('https://trawl.example.com');
-    expect(c.authIssuer).toBe('https://idp.example.com/realms/acme');
+    expect(c.authIssuer).toBe('https://idp.example.com/realms/acme/'); // as tokens' iss writes it
     expect(c.authAudience).toEqual(['api://trawl', 'https://trawl.example.com/mcp']);
     expect(c.authTeamClaim).toBe('trawl_team');
     expect(c.authEmailTeams).toEqual({ 'example.com': 'engineering', 'other.org': 'team_x1' });

@@ -2,12 +2,17 @@
 import { z } from 'zod';
 import { list } from './fields.js';
 
-/** An absolute http(s) URL without query or fragment, given without its trailing slash. */
-const baseUrl = z
+/** An absolute http(s) URL without query or fragment, as given. */
+const httpUrl = z
   .string()
   .refine((raw) => URL.canParse(raw) && /^https?:$/.test(new URL(raw).protocol), 'must be an http(s) URL')
-  .refine((raw) => !URL.canParse(raw) || (!new URL(raw).search && !new URL(raw).hash), 'must have no query or fragment')
-  .transform((raw) => raw.replace(/\/+$/, ''));
+  .refine(
+    (raw) => !URL.canParse(raw) || (!new URL(raw).search && !new URL(raw).hash),
+    'must have no query or fragment',
+  );
+
+/** The same without its trailing slash (resources are named by appending `/mcp` or `/`). */
+const baseUrl = httpUrl.transform((raw) => raw.replace(/\/+$/, ''));
 
 /** `example.com=TEAM,other.org=TEAM2` as a map of lower-case domains to team ids or names. */
 const emailTeams = z.string().transform((text, ctx) => {
@@ -38,9 +43,10 @@ export const AUTH_SETTINGS = {
   authIssuer: {
     env: 'TRAWL_AUTH_ISSUER',
     flag: '--auth-issuer',
-    schema: baseUrl,
+    // compared with the tokens' `iss` exactly: Auth0's ends with a slash, Keycloak's does not
+    schema: httpUrl,
     default: undefined,
-    doc: "An external OAuth authorization server (Keycloak realm, Entra tenant, Auth0 domain) whose JWT access tokens `/mcp` and the REST routes accept; its metadata and keys are fetched from it (it may be on a private address). API keys keep working. docs/install.md, 'Deployment with an external authorization server'.",
+    doc: "An external OAuth authorization server (Keycloak realm, Entra tenant, Auth0 domain) whose JWT access tokens `/mcp` and the REST routes accept, written exactly as its tokens' `iss` (Auth0's ends with `/`); its metadata and keys are fetched from it (it may be on a private address). API keys keep working. docs/install.md, 'Deployment with an external authorization server'.",
   },
   authAudience: {
     env: 'TRAWL_AUTH_AUDIENCE',
