@@ -290,7 +290,10 @@ describe('tokens of the external issuer', () => {
 });
 
 describe("tokens of Trawl's own authorization server", () => {
-  let sign: (claims: Json, options?: { kid?: string; typ?: string; expiresIn?: number }) => Promise<string>;
+  let sign: (
+    claims: Json,
+    options?: { kid?: string; typ?: string; expiresIn?: number; sub?: string; aud?: string },
+  ) => Promise<string>;
   let keyId: string;
   let apiKey: string;
 
@@ -306,8 +309,8 @@ describe("tokens of Trawl's own authorization server", () => {
       new SignJWT({ scope: 'search contents', client_id: 'https://client.example/cimd.json', ...claims })
         .setProtectedHeader({ alg: 'ES256', kid: options.kid ?? 'own-1', typ: options.typ ?? 'at+jwt' })
         .setIssuer(own.issuer)
-        .setSubject(keyId)
-        .setAudience(mcpResource())
+        .setSubject(options.sub ?? keyId)
+        .setAudience(options.aud ?? mcpResource())
         .setIssuedAt()
         .setJti(crypto.randomUUID())
         .setExpirationTime(Math.floor(clock.now().getTime() / 1000) + (options.expiresIn ?? 600))
@@ -337,6 +340,20 @@ describe("tokens of Trawl's own authorization server", () => {
     expect(JSON.parse(res.text).error).toMatch(/expired/);
     expect((await rpc(await sign({}, { typ: 'JWT' }), 'tools/list')).status).toBe(401);
     expect((await rpc(await sign({}, { kid: 'unknown' }), 'tools/list')).status).toBe(401);
+  });
+
+  it("draws from its key's rate: the key and its token share one bucket", async () => {
+    const rated = await t.app.services.keys.create('rated', { scopes: ['search'], qps: 1 }, null);
+    const token = await sign({ scope: 'search' }, { sub: rated.id, aud: restResource() });
+    // the key alone empties the bucket; the token's first request then finds it empty too
+    let status = 200;
+    for (let i = 0; i < 10 && status !== 429; i++) {
+      status = (await callJson(t.url, rated.key, 'POST', '/search', { query: 'x' })).status;
+    }
+    expect(status).toBe(429);
+    const limited = await rest(token, 'POST', '/search', { query: 'x' });
+    expect(limited.status).toBe(429);
+    expect(limited.body.tag).toBe('RATE_LIMIT_EXCEEDED');
   });
 
   it('refuses the tokens of a revoked key at once', async () => {
