@@ -47,8 +47,8 @@ describe('the resource server under fuzzed credentials', () => {
             const ms = performance.now() - started;
             const where = `case #${i + j} ${route.method} ${route.path} Bearer ${JSON.stringify(bearer.slice(0, 200))}`;
             // headers past Node's 16 KB are refused by Node itself (431, no body) before the door sees them
-          if (res.status === 431) return;
-          const isDoc = route.path.startsWith('/.well-known/');
+            if (res.status === 431) return;
+            const isDoc = route.path.startsWith('/.well-known/');
             if (isDoc ? res.status !== 200 : res.status !== 401) {
               failures.push(`${where}: answered ${res.status} ${text.slice(0, 300)}`);
               return;
