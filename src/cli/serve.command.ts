@@ -11,6 +11,7 @@ import type { Config } from '../config/config.js';
 import { startHttpServer } from '../http/server.js';
 import { checkToolsSetting } from '../mcp/selection.js';
 import { restrictFile } from '../lib/private-files.js';
+import { isLoopbackHostname } from '../lib/loopback.js';
 
 export const FIRST_KEY_FILE = 'first-api-key';
 
@@ -46,6 +47,7 @@ export async function runServe(config: Config): Promise<void> {
   // every worker runs the job engines: a slot, a run and a delivery are claimed by exactly one process
   app.workers.startEngines({ monitors: config.monitors });
   app.logger.info({ url: server.url, dataDir: config.dataDir }, `listening on ${server.url}`);
+  warnOfResourceUrl(app, config);
   const stop = async (signal: string) => {
     app.logger.info({ signal }, 'shutting down');
     await server.close();
@@ -85,4 +87,17 @@ async function supervise(config: Config): Promise<void> {
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
+}
+
+/**
+ * With OAuth on and no TRAWL_PUBLIC_URL, resources are named by the listener's address: right for a
+ * loopback test, wrong behind a proxy or on 0.0.0.0, where tokens minted for the public URL would not
+ * match. Said once at start, with the setting that fixes it.
+ */
+function warnOfResourceUrl(app: Door, config: Config): void {
+  if (!app.auth.enabled() || config.publicUrl || isLoopbackHostname(config.host)) return;
+  app.logger.warn(
+    { resource: app.auth.resource('mcp') },
+    `OAuth resources are named by the listener, ${app.auth.publicUrl()}: set TRAWL_PUBLIC_URL to the URL clients reach Trawl at, or their tokens' audience will not match`,
+  );
 }

@@ -8,7 +8,10 @@ import type { ServiceDeps } from './service-deps.js';
 export function createAccountServices(deps: ServiceDeps): { keys: KeysService; accounts: Accounts; audit: AuditLog } {
   const { stores, settings } = deps;
   // revoking a key or blocking a team also revokes the OAuth grants made with it (core/oauth)
-  const plain = createKeysService(stores.apiKeys, deps.clock);
+  const plain = createKeysService(stores.apiKeys, deps.clock, {
+    teams: stores.accounts,
+    identityRule: settings.identityRule,
+  });
   const metered = createAccounts({
     accounts: stores.accounts,
     keys: stores.apiKeys,

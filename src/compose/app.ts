@@ -35,6 +35,7 @@ import { createSharedStore, type SharedStore } from '../store/pg/stores.js';
 import { sqliteStores } from '../store/sqlite/stores.js';
 import type { Stores } from '../store/contracts/stores.js';
 import { redactUrl } from '../lib/redact.js';
+import { createDoorAuth } from './auth.js';
 
 /**
  * The app: what its doors use (./door.ts), and, for the composition root and tests, the services' record
@@ -285,6 +286,17 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     settings: coreSettingsOf(config),
   });
   const tasks = createTaskJobs({ repo: stores.mcpTasks, now: () => clock.now().getTime() });
+  const auth = createDoorAuth({ config, keys: services.keys, clock, userAgent, lookup: options.lookup });
+  const oauth = createOAuthService({
+    repo: stores.oauth,
+    buckets: stores.rateBuckets,
+    box: secretBox,
+    keys: services.keys,
+    clock,
+    logger,
+  });
+  // Trawl's own authorization server (TRAWL_OAUTH=on): its tokens verified with its keys, named by the door's public URL
+  if (config.oauth === 'on') auth.useOwnIssuer(oauth.issuerAt(() => auth.publicUrl()));
   let closed = false;
   const stops: (() => void | Promise<void>)[] = [];
   return {
@@ -298,6 +310,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     services,
     ops: createOpRunner(services),
     keys: services.keys,
+    auth,
     accounts: services.accounts,
     agentRuns: services.agentRuns,
     answerSnapshots: services.answerSnapshots,
@@ -314,14 +327,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     workers: workersOf(services, lifecycle, logger),
     secrets: { reseal: () => resealAll(stores.sealed, secretBox) },
     tasks,
-    oauth: createOAuthService({
-      repo: stores.oauth,
-      buckets: stores.rateBuckets,
-      box: secretBox,
-      keys: services.keys,
-      clock,
-      logger,
-    }),
+    oauth,
     onClose: (stop) => void stops.push(stop),
     async close() {
       if (closed) return;
@@ -335,6 +341,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       await services.codeSemantic?.stop();
       await fetcher.close();
       await providers.close();
+      await auth.close();
       await webhookSender.close();
       await cache.close();
       await lifecycle.stopIndexWorkers();

@@ -25,6 +25,7 @@ export function coreSettingsOf(config: Config): CoreSettings {
     },
     agentRuns: { leaseMs: config.leaseMs, pollMs: config.pollMs },
     codeModel: config.codeModel,
+    identityRule: { teamClaim: config.authTeamClaim, emailTeams: config.authEmailTeams },
     documents: {
       maxInflatedBytes: config.documentMaxInflatedBytes,
       timeoutMs: config.documentParseTimeoutMs,

@@ -9,7 +9,8 @@ import type { Config } from '../config/config.js';
 import type { Accounts } from '../core/accounts/accounts.service.js';
 import type { KeysService } from '../core/accounts/keys.service.js';
 import type { AgentRunsService } from '../core/agent/agent-runs.service.js';
-import type { Clock } from '../core/context.js';
+import type { OwnIssuer } from '../core/accounts/oauth.js';
+import type { Caller, Clock } from '../core/context.js';
 import type { TaskJobs } from '../core/jobs/tasks.js';
 import type { OAuthService } from '../core/oauth/oauth.service.js';
 import type { ResealReport } from '../core/migrate/reseal.js';
@@ -18,6 +19,30 @@ import type { AnswerSnapshots } from '../core/snapshots/answer-snapshots.js';
 import type { ApiClient } from '../fetch/api-client.js';
 import type { Logger } from '../lib/logger.js';
 import type { OpRunner } from '../ops/invoke.js';
+
+/** The two resources a token may be for: `/mcp`, and the REST API (`/`). */
+export type OAuthResource = 'mcp' | 'rest';
+
+/** OAuth on the HTTP door (./auth.ts): resources, the issuers trusted, and their tokens' verification. */
+export interface DoorAuth {
+  /** Whether access tokens are accepted: Trawl's own authorization server is on, or TRAWL_AUTH_ISSUER is set. */
+  enabled(): boolean;
+  /** The URL clients reach the door at: TRAWL_PUBLIC_URL, else the listener's (no trailing slash). */
+  publicUrl(): string;
+  /** The listener's URL, told once it is bound (the default public URL, with the port it bound). */
+  listening(url: string): void;
+  /** The URL naming a resource: `<public url>/mcp` or `<public url>/` (RFC 8707, RFC 9728). */
+  resource(kind: OAuthResource): string;
+  /** The issuers whose tokens are accepted, for the protected-resource metadata. */
+  authorizationServers(): string[];
+  /**
+   * The caller an access token stands for at a resource (core/accounts/oauth.ts): INVALID_API_KEY for a
+   * token refused, IDENTITY_NOT_MAPPED for a person of no team, TEAM_BLOCKED is the door's to check.
+   */
+  verifyToken(token: string, kind: OAuthResource): Promise<Caller>;
+  /** Trusts Trawl's own authorization server (the composition root plugs it in when it is on). */
+  useOwnIssuer(issuer: OwnIssuer): void;
+}
 
 export interface Door {
   config: Config;
@@ -32,6 +57,8 @@ export interface Door {
   ops: OpRunner;
   /** API keys: who a request's key is (authentication), and the first key of a new installation. */
   keys: KeysService;
+  /** OAuth access tokens: the resources, the trusted issuers, and verification (./auth.ts). */
+  auth: DoorAuth;
   /** Teams' metering, request rates, budgets and prices, which a door applies before an operation runs. */
   accounts: Accounts;
   /** Agent runs as the doors present them themselves: the Responses door's streams, MCP tasks, agent_run. */

@@ -11,6 +11,7 @@ import type { ChatModel } from '../providers/model/types.js';
 import type { WebSearchProvider } from '../providers/search/types.js';
 import type { Db } from '../store/sqlite/database.js';
 import type { SharedEmbeddings } from '../store/contracts/embeddings.js';
+import type { IdentityRule } from '../core/accounts/identity.js';
 import type { Clock } from '../core/context.js';
 import type { Prices } from '../core/pricing.js';
 import type { PdfLimits } from '../core/contents/formats/pdf-reader.js';
@@ -26,6 +27,7 @@ import type { CacheStore } from '../store/contracts/cache.js';
 export type ReplicaSettings = Pick<ReplicaDeps, 'shared' | 'follow' | 'pollMs'>;
 
 /** Settings the core needs, each resolved once from the config (no defaults below this point). */
+
 export interface CoreSettings {
   robots: boolean;
   fetchConcurrency: number;
@@ -50,6 +52,8 @@ export interface CoreSettings {
   documents: PdfLimits;
   /** `TRAWL_CODE_MODEL`: a model file, `off`, or unset for the shipped one. */
   codeModel: string | undefined;
+  /** How people signed in through an OAuth issuer are mapped to teams (TRAWL_AUTH_TEAM_CLAIM, TRAWL_AUTH_EMAIL_TEAMS). */
+  identityRule: IdentityRule;
 }
 
 export interface ServiceDeps {

@@ -78,6 +78,11 @@ const FLAGS: Record<string, string> = {
   secretKeyPrevious: '--secret-key-previous <key>',
   webhookTimeoutMs: '--webhook-timeout-ms <ms>',
   webhookRetryHours: '--webhook-retry-hours <hours>',
+  publicUrl: '--public-url <url>',
+  authIssuer: '--auth-issuer <value>',
+  authAudience: '--auth-audience <audiences>',
+  authTeamClaim: '--auth-team-claim <claim>',
+  authEmailTeams: '--auth-email-teams <domain=team,...>',
 };
 
 /** Each setting's help line: what it does, its variable and its default. */
@@ -221,6 +226,16 @@ const HELP: Record<string, string> = {
     'Time a webhook receiver has to answer one delivery attempt, in ms; slower is a failed attempt, retried (env TRAWL_WEBHOOK_TIMEOUT_MS; default 10000)',
   webhookRetryHours:
     'How long failed webhook deliveries are retried (exponential backoff from 30 s to 1 h, with jitter) before they are given up (env TRAWL_WEBHOOK_RETRY_HOURS; default 24)',
+  publicUrl:
+    'The URL clients reach trawl serve at (behind TLS or a proxy: https://trawl.example.com) (env TRAWL_PUBLIC_URL; default the listener, http://<host>:<port>)',
+  authIssuer:
+    "An external OAuth authorization server (Keycloak realm, Entra tenant, Auth0 domain) whose JWT access tokens /mcp and the REST routes accept, written exactly as its tokens' iss (Auth0's ends with /); its metadata and keys are fetched from it (it may be on a private address) (env TRAWL_AUTH_ISSUER; default none)",
+  authAudience:
+    "Audiences (aud) an external issuer's tokens may carry, comma-separated, when it cannot name the resource URL (Auth0's API identifier, Entra's application ID URI) (env TRAWL_AUTH_AUDIENCE; default the resource URL)",
+  authTeamClaim:
+    "The token claim naming a person's team (its id or name); without it, TRAWL_AUTH_EMAIL_TEAMS decides by the email domain (docs/accounts.md, 'People signed in with OAuth') (env TRAWL_AUTH_TEAM_CLAIM; default trawl_team)",
+  authEmailTeams:
+    'Teams by verified email domain, for people whose token names no team: example.com=TEAM,other.org=TEAM2 (team ids or names) (env TRAWL_AUTH_EMAIL_TEAMS; default none)',
 };
 
 /** Flags of the settings, with the commands that take each (settings-doc.ts decides which). */

@@ -30,6 +30,11 @@ const LISTENER_SETTINGS = [
   'mcpKeyless',
   'oauth',
   'oauthDcr',
+  'publicUrl',
+  'authIssuer',
+  'authAudience',
+  'authTeamClaim',
+  'authEmailTeams',
 ];
 /** Where the durable state is: every command opens it. */
 const STORE_SETTINGS = [
@@ -48,6 +53,9 @@ const DEFAULT_WORDS: Record<string, string> = {
   dataDir: 'the per-user data directory',
   userAgent: '`Trawl/<version> (+https://github.com/trawl)`',
   allowedHosts: 'the loopback names, on a loopback host',
+  publicUrl: 'the listener, `http://<host>:<port>`',
+  authAudience: 'the resource URL',
+  authEmailTeams: 'none',
   tools: 'the default set',
   modelInputPrice: 'list price of known models, else `0`',
   modelOutputPrice: 'list price of known models, else `0`',
@@ -101,6 +109,9 @@ const PLACEHOLDERS: Record<string, string> = {
   allowedOrigins: '<origins>',
   tools: '<names>',
   mcpBetas: '<tokens>',
+  authAudience: '<audiences>',
+  authTeamClaim: '<claim>',
+  authEmailTeams: '<domain=team,...>',
 };
 
 /** The value placeholder of a flag: `<bool>`, `<n>`, `<url>`, ... from the setting's name and default. */

@@ -4,12 +4,19 @@
  * After a change, `node scripts/settings-table.mjs` regenerates that table and the CLI's flags (./flags.ts).
  */
 import type { z } from 'zod';
+import { AUTH_SETTINGS } from './settings/auth.js';
 import { FETCH_SETTINGS } from './settings/fetch.js';
 import { PROVIDER_SETTINGS } from './settings/providers.js';
 import { SERVER_SETTINGS } from './settings/server.js';
 import { SERVICE_SETTINGS } from './settings/service.js';
 
-export const SETTINGS = { ...SERVER_SETTINGS, ...FETCH_SETTINGS, ...PROVIDER_SETTINGS, ...SERVICE_SETTINGS } as const;
+export const SETTINGS = {
+  ...SERVER_SETTINGS,
+  ...FETCH_SETTINGS,
+  ...PROVIDER_SETTINGS,
+  ...SERVICE_SETTINGS,
+  ...AUTH_SETTINGS,
+} as const;
 
 export type Settings = typeof SETTINGS;
 export type Config = Readonly<{

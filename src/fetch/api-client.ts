@@ -5,6 +5,7 @@
  */
 import { Agent, type Dispatcher } from 'undici';
 import type { Logger } from '../lib/logger.js';
+import type { AddressGuard } from './address-guard.js';
 import { readBody } from './body.js';
 import { withDeadline } from './deadline.js';
 import { statusError, toFetchError } from './errors.js';
@@ -22,6 +23,8 @@ export interface ApiClientOptions {
   bodyTimeoutMs?: number;
   /** Largest response read. Default 32 MiB. */
   maxResponseBytes?: number;
+  /** The SSRF guard every connection goes through (default: none, for endpoints the operator chose). */
+  guard?: AddressGuard;
 }
 
 export interface ApiCallOptions {
@@ -215,8 +218,9 @@ function toEventStream(body: ResponseData['body'], ctx: StreamContext): EventStr
 
 /** Creates a client over its own undici Agent. */
 export function createApiClient(options: ApiClientOptions = {}): ApiClient {
+  const connectTimeout = options.connectTimeoutMs ?? 10_000;
   const agent = new Agent({
-    connect: { timeout: options.connectTimeoutMs ?? 10_000 },
+    connect: options.guard ? options.guard.connector({ timeoutMs: connectTimeout }) : { timeout: connectTimeout },
     headersTimeout: options.headersTimeoutMs ?? 60_000,
     bodyTimeout: options.bodyTimeoutMs ?? 60_000,
   });
@@ -252,6 +256,7 @@ export function createApiClient(options: ApiClientOptions = {}): ApiClient {
 
   const call = async <T>(method: 'GET' | 'POST', raw: string, body: unknown, opts: ApiCallOptions): Promise<T> => {
     const url = parseEndpoint(raw);
+    options.guard?.checkHost(url.hostname);
     const where = logUrl(url);
     const timeoutMs = opts.timeoutMs ?? 60_000;
     const startedAt = Date.now();

@@ -1,10 +1,21 @@
-/** API-key authentication of the HTTP door: `x-api-key: KEY` or `Authorization: Bearer KEY`. */
+/**
+ * Authentication of the HTTP door: an API key (`x-api-key: KEY`, or `Authorization: Bearer KEY` for a
+ * `trawl_…` key), or, with OAuth on, an access token (`Authorization: Bearer TOKEN`) of a trusted issuer
+ * for this resource (core/accounts/oauth.ts). Either way the caller is the key's: metered, limited and
+ * owned as the key.
+ */
 import { HttpError } from './http-error.js';
 import type { Caller } from '../core/context.js';
+import type { DoorAuth, OAuthResource } from '../compose/door.js';
 import type { KeysService } from '../core/accounts/keys.service.js';
 import { requireActiveTeam } from '../core/accounts/accounts.service.js';
+import { ServiceError } from '../errors.js';
+import { unauthorizedChallenge } from './oauth/challenge.js';
 
-/** The key a request presents, if any. */
+/** What a Trawl API key looks like; any other Bearer value is taken for an access token when OAuth is on. */
+const KEY_SHAPE = /^trawl_/;
+
+/** The credential a request presents, if any: `x-api-key` (a key), else the Bearer value. */
 export function presentedKey(headers: Headers): string | undefined {
   const direct = headers.get('x-api-key')?.trim();
   if (direct) return direct;
@@ -13,36 +24,66 @@ export function presentedKey(headers: Headers): string | undefined {
   return match?.[1];
 }
 
-/**
- * The RFC 6750 challenge of a 401: `Bearer realm="trawl"`, with `error="invalid_token"` when a key was
- * sent. No `resource_metadata`: Trawl runs no OAuth server, so a client should ask for a key, not log in.
- */
-export function bearerChallenge(keySent: boolean): string {
-  return keySent ? 'Bearer realm="trawl", error="invalid_token"' : 'Bearer realm="trawl"';
+/** Whether the request's credential is an access token: a Bearer value that is not a Trawl key, with OAuth on. */
+export function presentsToken(headers: Headers, auth: DoorAuth | undefined): boolean {
+  if (!auth?.enabled() || headers.get('x-api-key')?.trim()) return false;
+  const value = presentedKey(headers);
+  return value !== undefined && !KEY_SHAPE.test(value);
+}
+
+/** What `authenticate` needs of the door. */
+export interface Authenticator {
+  keys: KeysService;
+  auth?: DoorAuth;
 }
 
 /**
- * The authenticated caller; throws INVALID_API_KEY (401) for a missing, unknown or revoked key, with a
- * `WWW-Authenticate` challenge when `challenge` is set (the MCP door; REST answers stay as they were),
- * and TEAM_BLOCKED (403) for a key of a blocked team, whatever it asks for.
+ * The authenticated caller; throws INVALID_API_KEY (401) for a missing, unknown or revoked key or a
+ * refused token, with a `WWW-Authenticate` challenge when `challenge` is set (the MCP door) or OAuth is
+ * on (then it names the resource's metadata), TEAM_BLOCKED (403) for a key of a blocked team, whatever
+ * it asks for, and IDENTITY_NOT_MAPPED (403) for a person the identity rule maps to no team.
  */
 export async function authenticate(
   headers: Headers,
-  keys: KeysService,
-  options: { challenge?: boolean } = {},
+  door: Authenticator,
+  options: { challenge?: boolean; resource?: OAuthResource } = {},
 ): Promise<Caller> {
   const key = presentedKey(headers);
+  const kind = options.resource ?? 'rest';
+  const challenged = options.challenge || door.auth?.enabled();
   const refuse = (message: string) =>
     new HttpError('INVALID_API_KEY', message, {
-      ...(options.challenge ? { headers: { 'www-authenticate': bearerChallenge(key !== undefined) } } : {}),
+      ...(challenged
+        ? { headers: { 'www-authenticate': unauthorizedChallenge(door.auth, kind, key !== undefined) } }
+        : {}),
     });
   if (!key) {
+    const token = door.auth?.enabled()
+      ? ', or sign in with OAuth (an access token as "Authorization: Bearer TOKEN")'
+      : '';
     throw refuse(
-      'Missing API key: send "x-api-key: KEY" or "Authorization: Bearer KEY". Create a key with: trawl keys create --name NAME',
+      `Missing API key: send "x-api-key: KEY" or "Authorization: Bearer KEY"${token}. Create a key with: trawl keys create --name NAME`,
     );
   }
-  const caller = await keys.verify(key);
+  const caller = presentsToken(headers, door.auth)
+    ? await tokenCaller(key, door.auth!, kind, refuse)
+    : await door.keys.verify(key);
   if (!caller) throw refuse('Invalid API key: it is unknown or has been revoked.');
   requireActiveTeam(caller);
   return caller;
+}
+
+/** The caller of an access token; its refusal (INVALID_API_KEY) carries the door's challenge. */
+async function tokenCaller(
+  token: string,
+  auth: DoorAuth,
+  kind: OAuthResource,
+  refuse: (message: string) => HttpError,
+): Promise<Caller> {
+  try {
+    return await auth.verifyToken(token, kind);
+  } catch (err) {
+    if (err instanceof ServiceError && err.tag === 'INVALID_API_KEY') throw refuse(err.message);
+    throw err;
+  }
 }

@@ -15,8 +15,19 @@ import type { HttpEnv } from './env.js';
 const tooLarge = (max: number) =>
   new ServiceError('PAYLOAD_TOO_LARGE', `Request body is larger than ${max} bytes (TRAWL_MAX_BODY_BYTES).`);
 
-/** The body as text, refused with 413 once it passes `maxBytes` (by Content-Length or as it streams). */
+/**
+ * The body as text, refused with 413 once it passes `maxBytes` (by Content-Length or as it streams);
+ * read once per request, a second call answers the same text (/mcp peeks at it before the SDK reads it).
+ */
 export async function readBodyText(c: Context<HttpEnv>, maxBytes: number): Promise<string> {
+  const cached = c.get('bodyText');
+  if (cached !== undefined) return cached;
+  const text = await readBodyOnce(c, maxBytes);
+  c.set('bodyText', text);
+  return text;
+}
+
+async function readBodyOnce(c: Context<HttpEnv>, maxBytes: number): Promise<string> {
   const incoming = c.env?.incoming;
   if (!incoming) {
     const text = await c.req.text();

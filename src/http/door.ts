@@ -18,6 +18,7 @@ export function httpDoorOf(app: Door): HttpDoor {
     close: app.close,
     ops: app.ops,
     keys: app.keys,
+    auth: app.auth,
     accounts: app.accounts,
     agentRuns: app.agentRuns,
   };

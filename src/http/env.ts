@@ -8,7 +8,14 @@ export interface HttpEnv {
   Bindings: Partial<HttpBindings>;
   /**
    * `releaseRequest`: the caller's in-flight slot, given back when the answer is made (rate-limit.ts);
-   * `zeroRetention`: the caller is a zero-retention team's, so the door's lines about it are content-free.
+   * `zeroRetention`: the caller is a zero-retention team's, so the door's lines about it are content-free;
+   * `bodyText`: the body once read (body.ts `readBodyText`), for a second reader of the same request.
    */
-  Variables: { requestId: string; errorBody: ErrorBody; releaseRequest?: Release; zeroRetention?: boolean };
+  Variables: {
+    requestId: string;
+    errorBody: ErrorBody;
+    releaseRequest?: Release;
+    zeroRetention?: boolean;
+    bodyText?: string;
+  };
 }

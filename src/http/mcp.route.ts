@@ -5,7 +5,9 @@
  * against DNS rebinding.
  */
 import type { Context, Hono } from 'hono';
-import type { Door } from '../compose/door.js';
+import type { Door, OAuthResource } from '../compose/door.js';
+import { hasScope } from '../core/access/scopes.js';
+import { grantOf } from '../core/accounts/oauth.js';
 import { ServiceError } from '../errors.js';
 import { BETA_HEADERS, parseBetas } from '../ops/betas.js';
 import { narrowTools } from '../mcp/selection.js';
@@ -15,6 +17,9 @@ import { isJsonRequest, parseMeasuredJson, readBodyText } from './body.js';
 import { ClientClosedError } from './errors.js';
 import { HttpError } from './http-error.js';
 import { createOriginGuard } from './origin-guard.js';
+import { insufficientScopeChallenge, metadataPath } from './oauth/challenge.js';
+import { metadataResponse } from './oauth/metadata.js';
+import { scopesOfMessage } from './oauth/tool-scope.js';
 import type { HttpEnv } from './env.js';
 
 /**
@@ -36,7 +41,7 @@ export function mountMcp(hono: Hono<HttpEnv>, app: Door, tools: readonly string[
   hono.post('/mcp', async (c) => {
     const headers = c.req.raw.headers;
     guard(headers);
-    const caller = await callerOf(headers, app);
+    const caller = await callerOf(c, app);
     // tool calls count against the key's limits (src/mcp/server.ts), not the protocol's messages
     const betas = parseBetas(
       BETA_HEADERS.map((h) => c.req.header(h)),
@@ -54,7 +59,7 @@ export function mountMcp(hono: Hono<HttpEnv>, app: Door, tools: readonly string[
     return withRequestId(res, c.get('requestId'));
   });
 
-  mountMcpRefusals(hono, guard);
+  mountMcpRefusals(hono, guard, app);
 }
 
 /**
@@ -78,10 +83,12 @@ async function measuredMessage(
 }
 
 /**
- * What /mcp refuses: GET and DELETE (405; the endpoint keeps no session), and the OAuth discovery
- * documents MCP clients look for after a 401 (404: the API key is the credential).
+ * What /mcp refuses: GET and DELETE (405; the endpoint keeps no session). The OAuth discovery documents
+ * MCP clients look for after a 401: with OAuth on, the protected-resource metadata (RFC 9728) of /mcp
+ * and of the REST API; with it off, 404 (the API key is the credential). Trawl's own authorization
+ * server, when on, serves its metadata on routes mounted before these.
  */
-function mountMcpRefusals(hono: Hono<HttpEnv>, guard: (headers: Headers) => void): void {
+function mountMcpRefusals(hono: Hono<HttpEnv>, guard: (headers: Headers) => void, app: Door): void {
   hono.on(['GET', 'DELETE'], '/mcp', (c) => {
     guard(c.req.raw.headers);
     throw new HttpError(
@@ -91,14 +98,21 @@ function mountMcpRefusals(hono: Hono<HttpEnv>, guard: (headers: Headers) => void
     );
   });
 
-  // After a 401, MCP clients look for OAuth metadata (RFC 9728, RFC 8414). There is none: the API key is
-  // the credential, so they should ask for one rather than start a login.
+  // After a 401, MCP clients look for OAuth metadata (RFC 9728, RFC 8414). Without OAuth there is none:
+  // the API key is the credential, so they should ask for one rather than start a login.
   const noOAuth = () => {
+    const issuers = app.auth.enabled() ? app.auth.authorizationServers() : [];
     throw new ServiceError(
       'NOT_FOUND',
-      'Trawl has no OAuth server: /mcp takes an API key ("x-api-key: KEY" or "Authorization: Bearer KEY"). Create one with: trawl keys create --name NAME',
+      issuers.length > 0
+        ? `Not here: Trawl accepts access tokens of ${issuers.join(', ')}; read its metadata there, and this resource's at ${metadataPath('mcp')}.`
+        : 'Trawl has no OAuth server: /mcp takes an API key ("x-api-key: KEY" or "Authorization: Bearer KEY"). Create one with: trawl keys create --name NAME',
     );
   };
+  const resourceMetadata = (kind: OAuthResource) => (c: Context<HttpEnv>) =>
+    app.auth.enabled() ? metadataResponse(c, app.auth, kind) : noOAuth();
+  hono.get(metadataPath('mcp'), resourceMetadata('mcp'));
+  hono.get(metadataPath('rest'), resourceMetadata('rest'));
   for (const doc of ['oauth-protected-resource', 'oauth-authorization-server', 'openid-configuration']) {
     hono.get(`/.well-known/${doc}`, noOAuth);
     hono.get(`/.well-known/${doc}/*`, noOAuth);
@@ -142,12 +156,25 @@ async function withRequestId(res: Response, requestId: string): Promise<Response
 }
 
 /**
- * The caller of a /mcp request: the key's, or the local user (null, as over stdio) when keyless mode is
- * on and no key was sent. A key that was sent is checked either way; a 401 carries the Bearer challenge.
+ * The caller of a /mcp request: the key's (an API key, or an access token for /mcp standing for one), or
+ * the local user (null, as over stdio) when keyless mode is on and no credential was sent. A credential
+ * that was sent is checked either way; a 401 carries the Bearer challenge. A token without the scope a
+ * `tools/call` of the body needs is answered 403 with an `insufficient_scope` challenge (step-up).
  */
-async function callerOf(headers: Headers, app: Door): Promise<Caller | null> {
+async function callerOf(c: Context<HttpEnv>, app: Door): Promise<Caller | null> {
+  const headers = c.req.raw.headers;
   if (app.config.mcpKeyless && presentedKey(headers) === undefined) return null;
-  return await authenticate(headers, app.keys, { challenge: true });
+  const caller = await authenticate(headers, app, { challenge: true, resource: 'mcp' });
+  const grant = grantOf(caller);
+  if (!grant) return caller;
+  const parsed = parseMeasuredJson(await readBodyText(c, app.config.maxBodyBytes));
+  const missing = 'body' in parsed ? scopesOfMessage(parsed.body).filter((s) => !hasScope(caller.scopes, s)) : [];
+  if (missing.length === 0) return caller;
+  throw new HttpError(
+    'INSUFFICIENT_SCOPE',
+    `The access token lacks the "${missing.join(' ')}" scope this call needs (it grants: ${caller.scopes?.join(' ') || 'none'} of its key's); sign in again asking for it.`,
+    { headers: { 'www-authenticate': insufficientScopeChallenge(app.auth, 'mcp', missing.join(' ')) } },
+  );
 }
 
 /** The tools `?tools=a,b&tools=c` asks for within the server's; unknown or not enabled: 400 naming them. */

@@ -101,7 +101,7 @@ export function mountOperations(hono: Hono<HttpEnv>, app: HttpDoor, ops: readonl
     hono.on(op.route.method, op.route.path, async (c) => {
       c.set('errorBody', op.errorBody);
       if (x402 && op.priced && !presentedKey(c.req.raw.headers)) return paidWithX402(c, app, x402, op);
-      const caller = await authenticate(c.req.raw.headers, app.keys);
+      const caller = await authenticate(c.req.raw.headers, app);
       await enforceRate(c, app, caller);
       // a key that may not call this op hears so before its body is read (money is checked after)
       requireScope(caller.scopes, op.capability as Scope, caller.keyId);

@@ -100,8 +100,10 @@ export function startHttpServer(
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: hono.fetch, hostname: host, port }, (info: AddressInfo) => {
       const shownHost = info.family === 'IPv6' ? `[${info.address}]` : info.address;
+      const url = `http://${shownHost}:${info.port}`;
+      app.auth.listening(url); // OAuth's resources are named by it, unless TRAWL_PUBLIC_URL is set
       resolve({
-        url: `http://${shownHost}:${info.port}`,
+        url,
         port: info.port,
         close: () =>
           new Promise<void>((done) => {

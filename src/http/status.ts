@@ -27,6 +27,8 @@ export const TAG_STATUS = {
   X402_PAYMENT_REQUIRED: 402,
   INSUFFICIENT_SCOPE: 403,
   TEAM_BLOCKED: 403,
+  /** A person signed in through an OAuth issuer whom the identity rule maps to no team (docs/accounts.md). */
+  IDENTITY_NOT_MAPPED: 403,
   FEATURE_DISABLED: 403,
   FORBIDDEN_ORIGIN: 403,
   /** A fetch policy's refusal of the one URL a request needs (/findSimilar's `url`), as /contents tags it. */

@@ -30,6 +30,7 @@ describe.each(backends)('API keys repository on %s', (_name, available, open) =>
       expect(await repo.get('a')).toEqual({
       id: 'a', name: 'key a', hash: 'hash-a', created_at: T0, last_used_at: null, revoked_at: null,
       team_id: 'team_default', scopes: '["search"]', budget_micros: 2_500_000, budget_period: 'day', qps: 2.5,
+      identity: null,
     }); // prettier-ignore
       expect(await repo.get('nope')).toBeUndefined();
       const withTeam = await repo.getWithTeam('b');
@@ -53,6 +54,36 @@ describe.each(backends)('API keys repository on %s', (_name, available, open) =>
     await repo.touch('b', '2026-11-26T13:00:00.000Z');
     expect((await repo.get('b'))!.last_used_at).toBe('2026-11-26T13:00:00.000Z');
   });
+
+  it.runIf(available)(
+    'makes one key per person and team, however many first sign-ins race, and finds it again',
+    async () => {
+      const backend = await each.open();
+      const handles = [backend.repo, ...Array.from({ length: 4 }, () => backend.second())];
+      const person = 'https://idp.example carol';
+      const made = await Promise.all(
+        handles.map((repo, i) =>
+          repo.insertIdentity({ ...key(`p${i}`), team_id: 'team_default', scopes: '["search"]', identity: person }),
+        ),
+      );
+      const ids = new Set(made.map((row) => row.id));
+      expect(ids.size).toBe(1);
+      expect(made[0]).toMatchObject({
+        identity: person,
+        team_id: 'team_default',
+        team_name: 'default',
+        revoked_at: null,
+      });
+      expect((await backend.repo.getIdentity(person, 'team_default'))!.id).toBe(made[0]!.id);
+      expect(await backend.repo.getIdentity(person, 'team_other')).toBeUndefined();
+      expect(await backend.repo.getIdentity('https://idp.example dave', 'team_default')).toBeUndefined();
+      // a revoked key stays the person's: found again, not made anew
+      await backend.repo.revoke(made[0]!.id, T0);
+      const again = await backend.repo.insertIdentity({ ...key('later'), team_id: 'team_default', identity: person });
+      expect(again).toMatchObject({ id: made[0]!.id, revoked_at: T0 });
+      expect(await backend.repo.countActive()).toBe(0);
+    },
+  );
 
   it.runIf(available)('makes one first key when many starts race on an empty database', async () => {
     const backend = await each.open();

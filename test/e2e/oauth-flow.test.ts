@@ -120,7 +120,6 @@ describe.skipIf(!available)('OAuth sign-in of the v2 MCP client through Chromium
       TRAWL_OAUTH: 'on',
       TRAWL_PRIVATE_ALLOWLIST: '127.0.0.1',
       NODE_EXTRA_CA_CERTS: path.join(TLS, 'self-signed.crt'),
-      TRAWL_PUBLIC_URL: '',
     });
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
   }, 60_000);

@@ -1,9 +1,9 @@
-// Trawl's own authorization server on two replicas sharing one PostgreSQL store: the client registers
-// on one, the person signs in and consents on it, the code is exchanged on the other, which signs with
-// the same sealed keys; a refresh on the first rotates what the second issued; blocking the team
-// revokes the grant on both.
+/**
+ * Tokens across replicas on PostgreSQL: two apps on one shared schema, each with its HTTP door, trusting
+ * the same external issuer (oidc-provider in its own process). A person's first requests, sent to both
+ * at once, make one key; revoking it through one replica refuses the person's token at the other.
+ */
 import { randomBytes } from 'node:crypto';
-import { createRemoteJWKSet, jwtVerify } from 'jose';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApp, type App } from '../../src/compose/app.js';
@@ -11,78 +11,62 @@ import { loadConfig } from '../../src/config/config.js';
 import { startHttpServer, type RunningServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { tempDir } from '../helpers/app.js';
-import { authorize, pkcePair, tokenCall } from '../helpers/oauth.js';
+import { startExternalIssuer, type ExternalIssuer, type IssuerClient } from '../helpers/external-issuer.js';
 import { pgReachable, TEST_DATABASE_URL } from '../helpers/postgres.js';
 
-const schema = `oauth_replicas_${process.pid}_${Date.now().toString(36)}`;
+const PERSON: IssuerClient = { id: 'replica-person', secret: 'replica-secret-0123456789abcdef01', team: 'default' };
+const PUBLIC = 'https://trawl.example.com';
+const schema = `t_oauth_${process.pid}_${Date.now().toString(36)}`;
 const secretKey = randomBytes(32).toString('base64');
-const REDIRECT = 'http://127.0.0.1:9/callback';
 
-describe.skipIf(!pgReachable)('the authorization server on replicas', () => {
-  const replicas: { app: App; server: RunningServer; cleanup: () => void }[] = [];
-  let base = '';
+let issuer: ExternalIssuer;
+const replicas: { app: App; server: RunningServer; cleanup: () => void }[] = [];
 
-  /** A replica on the shared store, naming itself by the first replica's URL (as TRAWL_PUBLIC_URL would). */
-  async function replica(publicUrl?: string) {
-    const dir = tempDir('trawl-oauth-replica-');
+beforeAll(async () => {
+  if (!pgReachable) return;
+  issuer = await startExternalIssuer([PERSON]);
+  for (let i = 0; i < 2; i++) {
+    const { dir, cleanup } = tempDir('trawl-oauth-replica-');
     const config = loadConfig({}, {
-      dataDir: dir.dir, port: 0, logLevel: 'silent', rateLimitQps: 0, oauth: 'on', oauthDcr: true,
-      databaseUrl: TEST_DATABASE_URL, databaseSchema: schema, secretKey,
+      dataDir: dir, databaseUrl: TEST_DATABASE_URL, databaseSchema: schema, secretKey, logLevel: 'silent',
+      rateLimitQps: 0, authIssuer: issuer.issuer, publicUrl: PUBLIC,
     }); // prettier-ignore
-    const app = await openApp(publicUrl ? ({ ...config, publicUrl } as typeof config) : config, { logger: createLogger('silent'), follow: false }); // prettier-ignore
-    const server = await startHttpServer(app, '127.0.0.1', 0);
-    replicas.push({ app, server, cleanup: dir.cleanup });
-    return { app, server };
+    const app = await openApp(config, { logger: createLogger('silent'), follow: false });
+    replicas.push({ app, server: await startHttpServer(app, '127.0.0.1', 0), cleanup });
   }
+});
+afterAll(async () => {
+  for (const r of replicas) {
+    await r.server.close();
+    await r.app.close();
+    r.cleanup();
+  }
+  await issuer?.close();
+  if (!pgReachable) return;
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await client.end();
+});
 
-  beforeAll(async () => {
-    // the first replica learns its port, then both name themselves by it
-    const probe = await replica();
-    base = probe.server.url;
-    await probe.server.close();
-    await probe.app.close();
-    replicas.length = 0;
-    await replica(base);
-    await replica(base);
-  }, 60_000);
-
-  afterAll(async () => {
-    for (const r of replicas) {
-      await r.server.close();
-      await r.app.close();
-      r.cleanup();
-    }
-    const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 1 });
-    await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await pool.end();
+const search = (replica: number, token: string) =>
+  fetch(`${replicas[replica]!.server.url}/search`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query: 'x' }),
   });
 
-  it('authorizes on one replica and issues and refreshes on the other; blocking the team revokes on both', async () => {
-    const [a, b] = replicas as [(typeof replicas)[0], (typeof replicas)[0]];
-    const team = await a.app.services.accounts.teams.create('acme', {}, null);
-    const key = await a.app.services.keys.create('carol', { teamId: team.id, scopes: ['search'] }, null);
-    const reg = await fetch(`${a.server.url}/oauth/reg`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'replicated', redirect_uris: [REDIRECT], application_type: 'native' }),
-    });
-    const clientId = ((await reg.json()) as { client_id: string }).client_id;
-    const { verifier, challenge } = pkcePair();
-    const { redirect } = await authorize({ base: a.server.url, clientId, redirectUri: REDIRECT, key: key.key, scope: 'search', challenge }); // prettier-ignore
-    const code = new URL(redirect).searchParams.get('code')!;
-    const tokens = await tokenCall(b.server.url, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: clientId }); // prettier-ignore
-    expect(tokens.status).toBe(200);
-    // replica b signed with the keys replica a verifies with
-    const jwks = createRemoteJWKSet(new URL(`${a.server.url}/oauth/jwks`));
-    const { payload } = await jwtVerify(tokens.body.access_token, jwks, {
-      issuer: `${base}/oauth`,
-      audience: `${base}/mcp`,
-    });
-    expect(payload.sub).toBe(key.id);
-    const refreshed = await tokenCall(a.server.url, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token, client_id: clientId }); // prettier-ignore
-    expect(refreshed.status).toBe(200);
-    await b.app.services.accounts.teams.block(team.id, null);
-    const refused = await tokenCall(a.server.url, { grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token, client_id: clientId }); // prettier-ignore
-    expect(refused.body.error).toBe('invalid_grant');
-  }, 60_000);
+describe.runIf(pgReachable)('OAuth tokens across replicas on PostgreSQL', () => {
+  it('makes one key for a person whichever replica answers, and a revocation on one counts on the other', async () => {
+    const token = await issuer.token(PERSON, `${PUBLIC}/`, 'search');
+    const answers = await Promise.all([0, 1, 0, 1].map((r) => search(r, token)));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    const keys = (await replicas[0]!.app.keys.list(null)).filter((k) => k.name.startsWith('oauth: '));
+    expect(keys).toHaveLength(1);
+
+    await replicas[0]!.app.keys.revoke(keys[0]!.id, null);
+    const refused = await search(1, token);
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as { error: string }).error).toMatch(/has been revoked/);
+  });
 });

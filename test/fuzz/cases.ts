@@ -142,3 +142,56 @@ export function bodyText(body: FuzzBody | undefined): string | undefined {
   if (!body) return undefined;
   return body.raw ?? toJsonText(body.value);
 }
+
+/** The routes a Bearer credential reaches with OAuth on, and the metadata documents (issue 35). */
+export const OAUTH_ROUTES: readonly { method: string; path: string; body?: string; simpleErrors: boolean }[] = [
+  {
+    method: 'POST',
+    path: '/mcp',
+    body: '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}',
+    simpleErrors: false,
+  },
+  { method: 'POST', path: '/mcp', body: '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":"x"}}}', simpleErrors: false }, // prettier-ignore
+  { method: 'POST', path: '/search', body: '{"query":"x"}', simpleErrors: false },
+  { method: 'GET', path: '/monitors', simpleErrors: true },
+  { method: 'GET', path: '/.well-known/oauth-protected-resource', simpleErrors: false },
+  { method: 'GET', path: '/.well-known/oauth-protected-resource/mcp', simpleErrors: false },
+];
+
+const b64url = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url'); // prettier-ignore
+
+/** A JOSE header or claims set: plausible names with hostile values, or hostile JSON altogether. */
+const joseJson = (names: readonly string[], issuers: readonly string[]) =>
+  fc.oneof(
+    fc.dictionary(
+      fc.constantFrom(...names),
+      fc.oneof(
+        fc.constantFrom(...issuers, 'none', 'HS256', 'RS256', 'at+jwt', '', '../../etc/passwd'),
+        fc.string({ maxLength: 300 }),
+        fc.integer(),
+        fc.constantFrom(-1, 1e308, 2 ** 53 + 2, Number.MAX_SAFE_INTEGER),
+        fc.array(fc.string({ maxLength: 20 }), { maxLength: 50 }),
+        fc.constant({ __proto__: { polluted: true } }),
+        fc.string({ minLength: 5000, maxLength: 6000 }),
+      ),
+      { maxKeys: 12 },
+    ),
+    fc.constantFrom('null', '[]', '"x"', '{', '{"a":' + '['.repeat(2000)),
+  );
+
+/**
+ * A hostile Bearer value for an HTTP header (printable ASCII): random text, `trawl_`-shaped keys, and
+ * JWT-shaped values whose header and claims name the trusted issuers with every kind of bad field.
+ */
+export function hostileBearer(issuers: readonly string[]): fc.Arbitrary<string> {
+  const header = joseJson(['alg', 'typ', 'kid', 'jku', 'x5u', 'crit', 'b64', 'jwk'], issuers);
+  const claims = joseJson(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'scope', 'scp', 'trawl_team', 'email', 'email_verified', 'client_id'], issuers); // prettier-ignore
+  const part = fc.string({ unit: fc.constantFrom(...'ABCabc019-_.='.split('')), maxLength: 400 });
+  return fc.oneof(
+    fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 2000 }), // prettier-ignore
+    part.map((p) => `trawl_${p}`),
+    fc.tuple(header, claims, part).map(([h, c, s]) => `${b64url(h)}.${b64url(c)}.${s}`),
+    fc.tuple(header, claims).map(([h, c]) => `${b64url(h)}.${b64url(c)}.`),
+    fc.tuple(part, part, part, part, part).map((parts) => parts.join('.')),
+  );
+}

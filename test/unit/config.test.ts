@@ -98,6 +98,31 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(message);
   });
 
+  it('reads the OAuth settings: URLs without a trailing slash, audiences, the team claim and email teams', () => {
+    const c = loadConfig({
+      TRAWL_PUBLIC_URL: 'https://trawl.example.com/',
+      TRAWL_AUTH_ISSUER: 'https://idp.example.com/realms/acme/',
+      TRAWL_AUTH_AUDIENCE: 'api://trawl, https://trawl.example.com/mcp',
+      TRAWL_AUTH_EMAIL_TEAMS: 'Example.com=engineering, other.org = team_x1',
+    });
+    expect(c.publicUrl).toBe('https://trawl.example.com');
+    expect(c.authIssuer).toBe('https://idp.example.com/realms/acme/'); // as tokens' iss writes it
+    expect(c.authAudience).toEqual(['api://trawl', 'https://trawl.example.com/mcp']);
+    expect(c.authTeamClaim).toBe('trawl_team');
+    expect(c.authEmailTeams).toEqual({ 'example.com': 'engineering', 'other.org': 'team_x1' });
+    const defaults = loadConfig({});
+    expect([defaults.publicUrl, defaults.authIssuer, defaults.authEmailTeams]).toEqual([undefined, undefined, {}]);
+  });
+
+  it('refuses bad OAuth settings, naming the variable', () => {
+    expect(() => loadConfig({ TRAWL_PUBLIC_URL: 'ftp://x.example' })).toThrow(/TRAWL_PUBLIC_URL.*http\(s\)/);
+    expect(() => loadConfig({ TRAWL_PUBLIC_URL: 'https://x.example/?a=1' })).toThrow(/no query/);
+    expect(() => loadConfig({ TRAWL_AUTH_ISSUER: 'not a url' })).toThrow(ConfigError);
+    expect(() => loadConfig({ TRAWL_AUTH_EMAIL_TEAMS: 'example.com' })).toThrow(
+      /TRAWL_AUTH_EMAIL_TEAMS.*not domain=TEAM/,
+    );
+  });
+
   it('documents every setting with an env var and a flag', () => {
     for (const s of Object.values(SETTINGS)) {
       expect(s.env).toMatch(/^TRAWL_[A-Z0-9_]+$/);

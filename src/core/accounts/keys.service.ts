@@ -7,11 +7,21 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ServiceError } from '../../errors.js';
 import type { ApiKeyRow, ApiKeysRepo, KeyWithTeam } from '../../store/contracts/api-keys.js';
+import type { AccountsRepo } from '../../store/contracts/accounts.js';
 import { DEFAULT_TEAM_ID, owned, ownerOf, reachOf, reaches, teamFilter } from '../access/access.js';
 import type { Caller, Clock } from '../context.js';
 import { auditEntry } from './audit.js';
 import type { BudgetPeriod } from './meter.js';
 import { DEFAULT_SCOPES, hasScope, SCOPES, type Scope } from '../access/scopes.js';
+import {
+  DEFAULT_IDENTITY_RULE,
+  identityKeyName,
+  identityKeyOf,
+  personOf,
+  teamRefOf,
+  type Identity,
+  type IdentityRule,
+} from './identity.js';
 
 const KEY_PATTERN = /^trawl_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
 /** How often `last_used_at` is written for one key, at most. */
@@ -107,6 +117,19 @@ export interface KeysService {
   callerOf(id: string): Promise<Caller | null>;
   /** The caller for a presented key, or null when it is malformed, unknown or revoked. */
   verify(presented: string): Promise<Caller | null>;
+  /**
+   * The caller a person signed in through an OAuth/OIDC issuer acts as: the key of their identity in the
+   * team the identity rule gives them (./identity.ts), made with DEFAULT_SCOPES on first use and found
+   * again later. IDENTITY_NOT_MAPPED (403) when the rule gives no team or names a team that does not
+   * exist; INVALID_API_KEY (401) when that key was revoked (revoking it shuts the person out).
+   */
+  forIdentity(identity: Identity): Promise<Caller>;
+}
+
+/** What the keys service needs besides its repository: teams to map people to, and the rule. */
+export interface KeysServiceOptions {
+  teams?: Pick<AccountsRepo, 'team' | 'teamByName'>;
+  identityRule?: IdentityRule;
 }
 
 /** A new key's row and what its maker is shown; INVALID_REQUEST for a bad name. */
@@ -174,7 +197,28 @@ export function verifiedKey(caller: Caller): KeyWithTeam | undefined {
   return verified.get(caller);
 }
 
-export function createKeysService(repo: ApiKeysRepo, clock: Clock): KeysService {
+/** The caller of a key row read for a request, remembered with it (`verifiedKey`). */
+function verifiedCaller(row: KeyWithTeam): Caller {
+  const caller = toCaller(row);
+  verified.set(caller, row);
+  return caller;
+}
+
+/**
+ * `caller` holding only `scopes` of its own (an access token's scopes within its key's), still known as
+ * verified with the same key row; scopes it does not hold are dropped.
+ */
+export function narrowedCaller(caller: Caller, scopes: readonly string[]): Caller {
+  const kept = scopes.filter(
+    (scope) => (SCOPES as readonly string[]).includes(scope) && hasScope(caller.scopes, scope as Scope),
+  );
+  const narrowed: Caller = { ...caller, scopes: [...new Set(kept)] };
+  const row = verified.get(caller);
+  if (row) verified.set(narrowed, row);
+  return narrowed;
+}
+
+export function createKeysService(repo: ApiKeysRepo, clock: Clock, options: KeysServiceOptions = {}): KeysService {
   const touch = createTouch(repo, clock);
   const now = () => clock.now();
   /** The key `id` when `actor` administers its team, revoked or not; NOT_FOUND otherwise. */
@@ -230,7 +274,18 @@ export function createKeysService(repo: ApiKeysRepo, clock: Clock): KeysService 
     },
     async callerOf(id) {
       const row = await repo.getWithTeam(id);
-      return row && row.revoked_at === null ? toCaller(row) : null;
+      return row && row.revoked_at === null ? verifiedCaller(row) : null;
+    },
+    async forIdentity(identity) {
+      const row = await identityKey(repo, options, identity, now());
+      if (row.revoked_at) {
+        throw new ServiceError(
+          'INVALID_API_KEY',
+          `The Trawl key of ${personOf(identity)} (${row.id}) has been revoked; an administrator of team "${row.team_name}" revoked it.`,
+        );
+      }
+      await touch(row.id);
+      return verifiedCaller(row);
     },
     async verify(presented) {
       const match = KEY_PATTERN.exec(presented);
@@ -239,12 +294,36 @@ export function createKeysService(repo: ApiKeysRepo, clock: Clock): KeysService 
       const ok = timingSafeEqual(sha256(presented), expected) && row !== undefined && row.revoked_at === null;
       if (!ok || !row) return null;
       await touch(row.id);
-      const caller = toCaller(row);
-      verified.set(caller, row);
-      return caller;
+      return verifiedCaller(row);
     },
   };
 }
 
 /** A key's owner: its team (keys are the team admins', core/access). */
 const keyOwner = (row: ApiKeyRow) => ({ teamId: row.team_id, keyId: null });
+
+/** The key of `identity` in the team the rule gives it, made (and audited) on first use; revoked or not. */
+async function identityKey(
+  repo: ApiKeysRepo,
+  options: KeysServiceOptions,
+  identity: Identity,
+  at: Date,
+): Promise<KeyWithTeam> {
+  const ref = teamRefOf(identity, options.identityRule ?? DEFAULT_IDENTITY_RULE);
+  const team = (await options.teams?.team(ref)) ?? (await options.teams?.teamByName(ref));
+  if (!team) {
+    throw new ServiceError(
+      'IDENTITY_NOT_MAPPED',
+      `${personOf(identity)} is mapped to team "${ref.slice(0, 100)}", which does not exist; an operator creates it with: trawl teams create NAME`,
+    );
+  }
+  const key = identityKeyOf(identity);
+  const found = await repo.getIdentity(key, team.id);
+  if (found) return found;
+  const made = mint(identityKeyName(identity), at.toISOString(), team.id, DEFAULT_SCOPES);
+  const detail = { name: made.info.name, scopes: DEFAULT_SCOPES, identity: key };
+  return repo.insertIdentity(
+    { ...made.row, team_id: team.id, identity: key },
+    auditEntry(null, team.id, 'keys.create', made.info.id, detail, at),
+  );
+}

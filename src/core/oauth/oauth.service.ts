@@ -4,24 +4,20 @@
  * consent grants, and revoking what a key or a team signed in for. The HTTP door mounts oidc-provider
  * over it (src/http/oauth/).
  */
-import type { JsonWebKey } from 'node:crypto';
+import type { JWK } from 'jose';
 import type { OAuthRepo } from '../../store/contracts/oauth.js';
 import type { RateBucketsRepo } from '../../store/contracts/rate-buckets.js';
 import type { Logger } from '../../lib/logger.js';
 import type { KeysService } from '../accounts/keys.service.js';
+import type { OwnIssuer } from '../accounts/oauth.js';
 import { DEFAULT_SCOPES, hasScope, SCOPES, type Scope } from '../access/scopes.js';
 import type { Caller, Clock } from '../context.js';
 import type { SecretBox } from '../monitors/secret-box.js';
 import { createOAuthAdapters, type OAuthAdapter } from './adapter.js';
-import { loadOAuthSecrets, publicKeys, type Jwk, type OAuthSecrets } from './secrets.js';
+import { loadOAuthSecrets, publicKeys, type OAuthSecrets } from './secrets.js';
 import { createCsrf, createSignIn, type SignInOutcome } from './sign-in.js';
 
-/** The issuer of Trawl's own tokens, as the resource server verifies them: its URL and public keys. */
-export interface OwnIssuer {
-  /** `<publicUrl>/oauth`. */
-  issuer: string;
-  jwks(): Promise<{ keys: JsonWebKey[] }>;
-}
+export type { OwnIssuer };
 
 export interface OAuthService {
   /** oidc-provider's adapter for a model name. */
@@ -30,6 +26,8 @@ export interface OAuthService {
   secrets(): Promise<OAuthSecrets>;
   /** The issuer at `publicUrl` (no trailing slash): `<publicUrl>/oauth` with the public signing keys. */
   issuer(publicUrl: string): OwnIssuer;
+  /** The same, its URL read when asked (the listener's port is known once it is bound). */
+  issuerAt(publicUrl: () => string): OwnIssuer;
   /** The caller a signed-in account (an API key id) is, or null once the key is revoked or unknown. */
   account(keyId: string): Promise<Caller | null>;
   /** One sign-in attempt with a pasted key, from a client address (limited per address and key prefix). */
@@ -70,13 +68,18 @@ export function createOAuthService(deps: OAuthServiceDeps): OAuthService {
   };
   const signIn = createSignIn({ keys: deps.keys, buckets: deps.buckets, now });
   const csrf = async () => createCsrf((await secrets()).csrfKey);
+  const issuerAt = (publicUrl: () => string): OwnIssuer => ({
+    get issuer() {
+      return `${publicUrl().replace(/\/+$/, '')}/oauth`;
+    },
+    // the public halves only (as JSON Web Keys of jose's shape)
+    jwks: async () => ({ keys: publicKeys((await secrets()).signingKeys) as JWK[] }),
+  });
   return {
     adapter,
     secrets,
-    issuer: (publicUrl) => ({
-      issuer: `${publicUrl.replace(/\/+$/, '')}/oauth`,
-      jwks: async () => ({ keys: publicKeys((await secrets()).signingKeys) as Jwk[] }),
-    }),
+    issuer: (publicUrl) => issuerAt(() => publicUrl),
+    issuerAt,
     account: (keyId) => deps.keys.callerOf(keyId),
     signIn: (presented, address) => signIn.attempt(presented, address),
     grantable(requested, caller) {

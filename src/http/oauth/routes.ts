@@ -14,12 +14,12 @@ import type { HttpEnv } from '../env.js';
 import { createOriginGuard, originOf } from '../origin-guard.js';
 import { toProvider } from './bridge.js';
 import { mountInteractions } from './interactions.js';
-import { configuredPublicUrl, publicBaseOf } from './public-url.js';
+import { publicBaseOf } from './public-url.js';
 
 export function mountOAuth(hono: Hono<HttpEnv>, app: Door): void {
   const { config } = app;
   if (config.oauth !== 'on') return;
-  const publicOrigin = configuredPublicUrl(config);
+  const publicOrigin = config.publicUrl;
   const guard = createOriginGuard({
     listenHost: config.host,
     allowedHosts: config.allowedHosts,
@@ -35,7 +35,7 @@ export function mountOAuth(hono: Hono<HttpEnv>, app: Door): void {
 
   const providerOf = (c: Context<HttpEnv>): Promise<Provider> => {
     guard(c.req.raw.headers);
-    const base = publicBaseOf(config, c.req.header('host'));
+    const base = publicBaseOf(config, app.auth);
     if (!base) {
       throw new ServiceError('NOT_FOUND', 'The authorization server needs TRAWL_PUBLIC_URL when Trawl does not listen on loopback.'); // prettier-ignore
     }

@@ -81,7 +81,7 @@ export function mountResponses(hono: Hono<HttpEnv>, app: HttpDoor): void {
   type Handler = (c: Context<HttpEnv>, ctx: ServiceContext & { caller: Caller }) => Promise<Response>;
   const route = (handler: Handler) => async (c: Context<HttpEnv>) => {
     try {
-      const caller = await authenticate(c.req.raw.headers, app.keys);
+      const caller = await authenticate(c.req.raw.headers, app);
       await enforceRate(c, app, caller);
       return await handler(c, { ...serviceContext(app, c, caller), caller });
     } catch (err) {

@@ -19,6 +19,8 @@ export interface ApiKeyRow {
   budget_period: string | null;
   /** Requests per second; null: the operator's default. */
   qps: number | null;
+  /** `<issuer> <sub>` of the person the key stands for (made on their first sign-in); null: a key made by name. */
+  identity?: string | null;
 }
 
 /** A key with what a request needs of its team. */
@@ -34,7 +36,7 @@ export interface KeyWithTeam extends ApiKeyRow {
 
 /** A key to insert: team, scopes, budget and rate default to the team `default`, every scope, none. */
 export type NewKey = Pick<ApiKeyRow, 'id' | 'name' | 'hash' | 'created_at'> &
-  Partial<Pick<ApiKeyRow, 'team_id' | 'scopes' | 'budget_micros' | 'budget_period' | 'qps'>>;
+  Partial<Pick<ApiKeyRow, 'team_id' | 'scopes' | 'budget_micros' | 'budget_period' | 'qps' | 'identity'>>;
 
 /** The API keys table. */
 export interface ApiKeysRepo {
@@ -52,6 +54,13 @@ export interface ApiKeysRepo {
   revoke(id: string, at: string, audit?: NewAuditRecord): Promise<boolean>;
   /** Replaces an active key's scopes (JSON array), with its audit record; false when there is no such key. */
   setScopes(id: string, scopes: string, audit?: NewAuditRecord): Promise<boolean>;
+  /**
+   * Inserts the key of a person (`row.identity`) in a team unless one exists, and returns the key of that
+   * identity and team (the new one, or the one made before, revoked or not), with its team, in one write.
+   */
+  insertIdentity(row: NewKey & { identity: string; team_id: string }, audit?: NewAuditRecord): Promise<KeyWithTeam>;
+  /** The key of `identity` in `teamId`, with its team, revoked or not. */
+  getIdentity(identity: string, teamId: string): Promise<KeyWithTeam | undefined>;
   /** Records when the key was last used. */
   touch(id: string, at: string): Promise<void>;
 }

@@ -7,6 +7,7 @@
  */
 import { CRAWL_LEASES } from './crawl-leases.js';
 import { FORMATS_AND_OWNERS } from './formats-and-owners.js';
+import { IDENTITY_KEYS } from './identity-keys.js';
 import { INDEXES_AND_LOGS } from './indexes-and-logs.js';
 import { JOBS_AND_ACCOUNTS } from './jobs-and-accounts.js';
 import { KEYS_AND_PAGES } from './keys-and-pages.js';
@@ -22,6 +23,7 @@ export const MIGRATION_ENTRIES: readonly MigrationEntry[] = [
   ...JOBS_AND_ACCOUNTS,
   ...FORMATS_AND_OWNERS,
   ...CRAWL_LEASES,
+  ...IDENTITY_KEYS,
   ...OAUTH,
 ];
 

@@ -38,5 +38,5 @@ const oauthState = (version: number, integer: 'INTEGER' | 'BIGINT'): Migration =
 });
 
 export const OAUTH: readonly MigrationEntry[] = [
-  { id: 'oauth-state', sqlite: oauthState(20, 'INTEGER'), pg: oauthState(17, 'BIGINT') },
+  { id: 'oauth-state', sqlite: oauthState(21, 'INTEGER'), pg: oauthState(18, 'BIGINT') },
 ];

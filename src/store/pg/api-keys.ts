@@ -17,8 +17,34 @@ const audited = (pool: pg.Pool, sql: string, params: unknown[], audit: NewAuditR
     return done;
   });
 
+const KEY_WITH_TEAM = `SELECT k.*, t.name AS team_name, t.blocked_at AS team_blocked_at, t.enterprise AS team_enterprise,
+    t.zero_retention AS team_zero_retention, t.credits_micros AS team_credits_micros, t.budget_micros AS team_budget_micros
+  FROM api_keys k JOIN teams t ON t.id = k.team_id`;
+
 export function createPgApiKeysRepo(pool: pg.Pool): ApiKeysRepo {
   return {
+    insertIdentity: (row, audit) =>
+      inTransaction(pool, async (db) => {
+        const r = await db.query(
+          `INSERT INTO api_keys (id, name, hash, created_at, team_id, scopes, identity)
+           VALUES ($1, $2, $3, $4, $5, $6, $7)
+           ON CONFLICT (identity, team_id) WHERE identity IS NOT NULL DO NOTHING`,
+          [row.id, row.name, row.hash, row.created_at, row.team_id, row.scopes ?? null, row.identity],
+        );
+        if (changed(r)) await insertAuditPg(db, audit);
+        const found = await db.query(`${KEY_WITH_TEAM} WHERE k.identity = $1 AND k.team_id = $2`, [
+          row.identity,
+          row.team_id,
+        ]);
+        return found.rows[0] as KeyWithTeam;
+      }),
+    async getIdentity(identity, teamId) {
+      const [row] = await rowsOf<KeyWithTeam>(pool, `${KEY_WITH_TEAM} WHERE k.identity = $1 AND k.team_id = $2`, [
+        identity,
+        teamId,
+      ]);
+      return row;
+    },
     insert: (row, audit) =>
       inTransaction(pool, async (db) => {
         await db.query(

@@ -66,7 +66,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
     name: 'api_keys',
     key: ['id'],
     columns: ['id', 'name', 'hash', 'created_at', 'last_used_at', 'revoked_at', 'team_id', 'scopes', 'budget_micros',
-      'budget_period', 'qps'], // prettier-ignore
+      'budget_period', 'qps', 'identity'], // prettier-ignore
   },
   {
     name: 'audit_log',

@@ -16,6 +16,16 @@ export function createApiKeysRepo(db: Db): ApiKeysRepo {
        t.budget_micros AS team_budget_micros
      FROM api_keys k JOIN teams t ON t.id = k.team_id WHERE k.id = ?`,
   );
+  const insertIdentity = db.prepare(
+    `INSERT OR IGNORE INTO api_keys (id, name, hash, created_at, team_id, scopes, identity)
+     VALUES (@id, @name, @hash, @created_at, @team_id, @scopes, @identity)`,
+  );
+  const identityWithTeam = db.prepare(
+    `SELECT k.*, t.name AS team_name, t.blocked_at AS team_blocked_at, t.enterprise AS team_enterprise,
+       t.zero_retention AS team_zero_retention, t.credits_micros AS team_credits_micros,
+       t.budget_micros AS team_budget_micros
+     FROM api_keys k JOIN teams t ON t.id = k.team_id WHERE k.identity = ? AND k.team_id = ?`,
+  );
   const insertFirst = db.prepare(
     `INSERT INTO api_keys (id, name, hash, created_at, scopes)
      SELECT @id, @name, @hash, @created_at, @scopes WHERE NOT EXISTS (SELECT 1 FROM api_keys)`,
@@ -48,6 +58,12 @@ export function createApiKeysRepo(db: Db): ApiKeysRepo {
     countActive: async () => (countActive.get() as { n: number }).n,
     revoke: async (id, at, audit) => audited(() => revoke.run(at, id).changes > 0, audit),
     setScopes: async (id, scopes, audit) => audited(() => setScopes.run(scopes, id).changes > 0, audit),
+    insertIdentity: async (row, audit) =>
+      writeTransaction(db, () => {
+        if (insertIdentity.run({ scopes: null, ...row }).changes > 0) insertAudit(db, audit);
+        return identityWithTeam.get(row.identity, row.team_id) as KeyWithTeam;
+      })(),
+    getIdentity: async (identity, teamId) => identityWithTeam.get(identity, teamId) as KeyWithTeam | undefined,
     async touch(id, at) {
       touch.run(at, id);
     },
