@@ -6,9 +6,10 @@
  * an API key and consenting. Then refresh, revocation (the endpoint, and revoking the key), and no key,
  * code or token in the server's log.
  *
- * The second test connects the v2 client to /mcp itself (401 → protected-resource metadata → …) and
- * needs the resource-server side (TRAWL_PUBLIC_URL, bearer tokens on /mcp and REST): it skips itself
- * while /mcp's challenge names no `resource_metadata`.
+ * The second test connects the v2 client to /mcp itself: 401 → protected-resource metadata → the
+ * authorization server's → the metadata document → Chromium → token → tools/call; then a token of one
+ * team gets 404 for another team's monitor, a token for /mcp is refused by the REST API, and revoking
+ * the key refuses its token at once.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -90,7 +91,7 @@ describe.skipIf(!available)('OAuth sign-in of the v2 MCP client through Chromium
   let trawl: Awaited<ReturnType<typeof serve>>;
   let admin: App;
   let browser: Browser;
-  const keys = { alice: { id: '', key: '' }, bob: { id: '', key: '' } };
+  const keys = { alice: { id: '', key: '' }, bob: { id: '', key: '' }, carol: { id: '', key: '' } };
 
   beforeAll(async () => {
     redirectUri = `http://127.0.0.1:${await listen(callback.server)}/callback`;
@@ -116,8 +117,11 @@ describe.skipIf(!available)('OAuth sign-in of the v2 MCP client through Chromium
     const bob = await admin.services.keys.create('bob', { teamId: other.id, scopes: ['search', 'monitors'] }, null);
     keys.alice = { id: alice.id, key: alice.key };
     keys.bob = { id: bob.id, key: bob.key };
+    const carol = await admin.services.keys.create('carol', { scopes: ['search', 'monitors'] }, null);
+    keys.carol = { id: carol.id, key: carol.key };
     trawl = await serve(data.dir, {
       TRAWL_OAUTH: 'on',
+      TRAWL_ALLOW_INSECURE_WEBHOOKS: 'true',
       TRAWL_PRIVATE_ALLOWLIST: '127.0.0.1',
       NODE_EXTRA_CA_CERTS: path.join(TLS, 'self-signed.crt'),
     });
@@ -212,12 +216,13 @@ describe.skipIf(!available)('OAuth sign-in of the v2 MCP client through Chromium
     }
   }, 60_000);
 
-  it('connects the v2 client to /mcp: 401 → metadata → sign-in → token → tools/call; a token of another team or resource is refused', async (ctx) => {
+  it('connects the v2 client to /mcp: 401 → metadata → sign-in → token → tools/call; a token of another team or resource is refused', async () => {
     const challenge = (await fetch(`${trawl.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).headers.get('www-authenticate') ?? ''; // prettier-ignore
-    if (!challenge.includes('resource_metadata')) return ctx.skip('needs the resource-server side (helper "rs")');
+    expect(challenge).toContain('resource_metadata');
     let authUrl: URL | undefined;
     let verifier = '';
     let saved: Awaited<ReturnType<OAuthClientProvider['tokens']>>;
+    let info: Awaited<ReturnType<OAuthClientProvider['clientInformation']>>;
     const provider: OAuthClientProvider = {
       clientMetadataUrl: cimdUrl,
       get redirectUrl() {
@@ -226,7 +231,8 @@ describe.skipIf(!available)('OAuth sign-in of the v2 MCP client through Chromium
       get clientMetadata() {
         return { client_name: CLIENT_NAME, redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' }; // prettier-ignore
       },
-      clientInformation: () => undefined,
+      clientInformation: () => info,
+      saveClientInformation: (i) => void (info = i),
       tokens: () => saved,
       saveTokens: (t) => void (saved = t),
       redirectToAuthorization: (url) => void (authUrl = url),
@@ -243,11 +249,42 @@ describe.skipIf(!available)('OAuth sign-in of the v2 MCP client through Chromium
     await client.connect(new StreamableHTTPClientTransport(mcp, { authProvider: provider }));
     const tools = await client.listTools();
     expect(tools.tools.length).toBeGreaterThan(0);
-    const result = await client.callTool({ name: 'web_search_exa', arguments: { query: 'oauth' } });
-    expect(result).toBeDefined();
+    const result = await client.callTool({ name: 'search', arguments: { query: 'oauth' } });
+    expect(result.isError).toBeFalsy();
     await client.close();
-    // the same token on the REST root is refused: its audience is /mcp
-    const rest = await fetch(`${trawl.url}/monitors`, { headers: { authorization: `Bearer ${saved!.access_token}` } });
-    expect(rest.status).toBe(401);
+    const mcpToken = saved!.access_token;
+    // the /mcp token is not a token for the REST API (its audience is /mcp)
+    const rest = (token: string, path: string) => fetch(`${trawl.url}${path}`, { headers: { authorization: `Bearer ${token}` } }); // prettier-ignore
+    expect((await rest(mcpToken, '/monitors')).status).toBe(401);
+
+    // team isolation: carol (team default) makes a monitor; bob (team other), signed in for REST, gets 404
+    const created = await fetch(`${trawl.url}/monitors`, {
+      method: 'POST',
+      headers: { 'x-api-key': keys.carol.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ search: { query: 'pooling' }, webhook: { url: 'http://127.0.0.1:9/hook' } }),
+    });
+    expect(created.status).toBe(201);
+    const monitorId = ((await created.json()) as { id: string }).id;
+    const issuer = `${trawl.url}/oauth`;
+    const metadata = await discoverAuthorizationServerMetadata(issuer);
+    const restResource = `${trawl.url}/`;
+    const start = await startAuthorization(issuer, { metadata, clientInformation: { client_id: cimdUrl }, redirectUrl: redirectUri, scope: 'monitors', resource: restResource }); // prettier-ignore
+    const restSignIn = await signIn(start.authorizationUrl, keys.bob.key);
+    const restTokens = await exchangeAuthorization(issuer, { metadata, clientInformation: { client_id: cimdUrl }, authorizationCode: restSignIn.query.get('code')!, iss: restSignIn.query.get('iss') ?? undefined, codeVerifier: start.codeVerifier, redirectUri, resource: restResource }); // prettier-ignore
+    expect((await rest(restTokens.access_token, '/monitors')).status).toBe(200);
+    expect((await rest(restTokens.access_token, `/monitors/${monitorId}`)).status).toBe(404);
+
+    // revoking bob's key refuses his access token at once
+    await admin.keys.revoke(keys.bob.id, null);
+    const after = await fetch(`${trawl.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${mcpToken}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    });
+    expect(after.status).toBe(401);
   }, 60_000);
 });
