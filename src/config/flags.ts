@@ -83,6 +83,9 @@ const FLAGS: Record<string, string> = {
   authAudience: '--auth-audience <audiences>',
   authTeamClaim: '--auth-team-claim <claim>',
   authEmailTeams: '--auth-email-teams <domain=team,...>',
+  oidcIssuer: '--oidc-issuer <url>',
+  oidcClientId: '--oidc-client-id <id>',
+  oidcClientSecret: '--oidc-client-secret <secret>',
 };
 
 /** Each setting's help line: what it does, its variable and its default. */
@@ -236,6 +239,11 @@ const HELP: Record<string, string> = {
     "The token claim naming a person's team (its id or name); without it, TRAWL_AUTH_EMAIL_TEAMS decides by the email domain (docs/accounts.md, 'People signed in with OAuth') (env TRAWL_AUTH_TEAM_CLAIM; default trawl_team)",
   authEmailTeams:
     'Teams by verified email domain, for people whose token names no team: example.com=TEAM,other.org=TEAM2 (team ids or names) (env TRAWL_AUTH_EMAIL_TEAMS; default none)',
+  oidcIssuer:
+    'With TRAWL_OAUTH=on: an OpenID Connect issuer (your organisation\'s identity provider) people may sign in through on Trawl\'s sign-in page ("Sign in with your organisation"), mapped to a team by TRAWL_AUTH_TEAM_CLAIM or TRAWL_AUTH_EMAIL_TEAMS (env TRAWL_OIDC_ISSUER; default none)',
+  oidcClientId: "Trawl's client id at TRAWL_OIDC_ISSUER (env TRAWL_OIDC_CLIENT_ID; default none)",
+  oidcClientSecret:
+    "Trawl's client secret at TRAWL_OIDC_ISSUER (HTTP Basic at its token endpoint) (env TRAWL_OIDC_CLIENT_SECRET; default none)",
 };
 
 /** Flags of the settings, with the commands that take each (settings-doc.ts decides which). */

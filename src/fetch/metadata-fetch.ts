@@ -1,6 +1,6 @@
 /**
  * Small metadata documents fetched for the authorization server (a client's Client ID Metadata
- * Document, an identity provider's issuer metadata and keys): a WHATWG `fetch` for oidc-provider's
+ * Document, an identity provider's issuer metadata and keys, and its token endpoint's answer): a WHATWG `fetch` for oidc-provider's
  * `fetch` hook, through the SSRF guard (loopback and private addresses refused unless the operator's
  * TRAWL_ALLOW_PRIVATE_NETWORK / TRAWL_PRIVATE_ALLOWLIST opens them, as for page fetches), with a time
  * limit, a size cap and no redirects followed (a 3xx comes back as it is).
@@ -21,10 +21,13 @@ export interface MetadataFetchOptions {
 }
 
 export interface MetadataFetch {
-  /** A `fetch` for GETs of small JSON documents; throws a `FetchError` (guard, timeout, size) with a plain message. */
+  /**
+   * A `fetch` for GETs of small JSON documents (and the form POST of a token request); throws a
+   * `FetchError` (guard, timeout, size) with a plain message.
+   */
   fetch(
     url: string | URL,
-    init?: { method?: string; headers?: Record<string, string> | Headers; signal?: AbortSignal },
+    init?: { method?: string; headers?: Record<string, string> | Headers; signal?: AbortSignal; body?: unknown },
   ): Promise<Response>;
   close(): Promise<void>;
 }
@@ -55,13 +58,14 @@ export function createMetadataFetch(options: MetadataFetchOptions): MetadataFetc
       const url = parseFetchUrl(String(raw));
       guard.checkHost(url.hostname);
       const method = (init.method ?? 'GET').toUpperCase();
-      if (method !== 'GET') throw new FetchError('UNSUPPORTED_URL', `metadata is fetched with GET, not ${method}`);
+      if (method !== 'GET' && method !== 'POST') throw new FetchError('UNSUPPORTED_URL', `metadata is fetched with GET, not ${method}`); // prettier-ignore
+      const sent = method === 'POST' && typeof init.body === 'string' ? init.body : undefined;
       const signal = init.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs); // prettier-ignore
       const headers: Record<string, string> = {};
       new Headers(init.headers).forEach((value, name) => (headers[name] = value));
       headers['user-agent'] = options.userAgent;
       try {
-        const res = await agent.request({ origin: url.origin, path: `${url.pathname}${url.search}`, method, headers, signal }); // prettier-ignore
+        const res = await agent.request({ origin: url.origin, path: `${url.pathname}${url.search}`, method, headers, signal, body: sent }); // prettier-ignore
         const body = await read(res.body, url.host);
         const out = new Headers();
         for (const [name, value] of Object.entries(res.headers)) {

@@ -52,6 +52,8 @@ const paramOf = (details: Interaction, name: string) => {
 export interface InteractionDeps {
   oauth: OAuthService;
   providerOf(c: Context<HttpEnv>): Promise<Provider>;
+  /** "Sign in with your organisation" is offered (TRAWL_OIDC_ISSUER). */
+  federated: boolean;
 }
 
 export function mountInteractions(hono: Hono<HttpEnv>, deps: InteractionDeps): void {
@@ -67,7 +69,7 @@ export function mountInteractions(hono: Hono<HttpEnv>, deps: InteractionDeps): v
     const client = await clientNameOf(provider, paramOf(details, 'client_id'));
     const accountId = details.session?.accountId;
     if (details.prompt.name === 'login' || !accountId) {
-      return html(c, signInPage({ uid: details.uid, csrf, clientName: client.name, error }), error ? 401 : 200);
+      return html(c, signInPage({ uid: details.uid, csrf, clientName: client.name, error, federated: deps.federated }), error ? 401 : 200); // prettier-ignore
     }
     const caller = await oauth.account(accountId);
     if (!caller) return expired(c);

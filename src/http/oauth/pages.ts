@@ -34,14 +34,23 @@ function page(title: string, body: string): string {
 }
 
 /** The sign-in form of interaction `uid`. */
-export function signInPage(p: { uid: string; csrf: string; clientName: string; error?: string }): string {
+export function signInPage(p: {
+  uid: string;
+  csrf: string;
+  clientName: string;
+  error?: string;
+  federated?: boolean;
+}): string {
   const error = p.error ? `<p class="error" role="alert">${escapeHtml(p.error)}</p>` : '';
+  const federated = p.federated
+    ? `<p><a id="federated" href="/oauth/interaction/${encodeURIComponent(p.uid)}/federated">Sign in with your organisation</a></p><p>Or:</p>`
+    : '';
   return page(
     'Sign in',
     `<h1>Sign in to Trawl</h1>
 <p><strong>${escapeHtml(p.clientName)}</strong> asks to use Trawl on your behalf.</p>
 <p>Paste an API key of your team (<code>trawl_…</code>). It is checked here and is never given to the application.</p>
-${error}<form method="post" action="/oauth/interaction/${encodeURIComponent(p.uid)}/login">
+${federated}${error}<form method="post" action="/oauth/interaction/${encodeURIComponent(p.uid)}/login">
 <input type="hidden" name="csrf" value="${escapeHtml(p.csrf)}">
 <label for="key">API key</label>
 <input id="key" name="key" type="password" autocomplete="off" required>

@@ -13,6 +13,7 @@ import { createMetadataFetch } from '../../fetch/metadata-fetch.js';
 import type { HttpEnv } from '../env.js';
 import { createOriginGuard, originOf } from '../origin-guard.js';
 import { toProvider } from './bridge.js';
+import { mountFederation } from './federated.js';
 import { mountInteractions } from './interactions.js';
 import { publicBaseOf } from './public-url.js';
 
@@ -51,7 +52,16 @@ export function mountOAuth(hono: Hono<HttpEnv>, app: Door): void {
     return provider;
   };
 
-  mountInteractions(hono, { oauth: app.oauth, providerOf });
+  mountInteractions(hono, { oauth: app.oauth, providerOf, federated: config.oidcIssuer !== undefined });
+  mountFederation(hono, {
+    config,
+    oauth: app.oauth,
+    keys: app.keys,
+    logger: app.logger,
+    providerOf,
+    base: () => publicBaseOf(config, app.auth) ?? '',
+    onClose: (stop) => app.onClose(stop),
+  });
   const metadataDocument = async (c: Context<HttpEnv>) => toProvider(c, await providerOf(c), '/.well-known/openid-configuration'); // prettier-ignore
   hono.get('/.well-known/oauth-authorization-server/oauth', metadataDocument);
   hono.get('/.well-known/openid-configuration/oauth', metadataDocument);
