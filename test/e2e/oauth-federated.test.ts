@@ -13,6 +13,7 @@ import Provider from 'oidc-provider';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/app.js';
+import { captureLogs } from '../helpers/log-capture.js';
 import { authorizationUrl, pkcePair, tokenCall } from '../helpers/oauth.js';
 
 const CHROMIUM = process.env.TRAWL_TEST_BROWSER ?? '/usr/bin/chromium';
@@ -30,6 +31,7 @@ describe.skipIf(!available)('signing in through the organisation’s OpenID Conn
   let browser: Browser;
   let clientId = '';
   let redirect = '';
+  const logs = captureLogs();
 
   beforeAll(async () => {
     const idpUrl = `http://localhost:${await listen(idp)}`;
@@ -41,7 +43,8 @@ describe.skipIf(!available)('signing in through the organisation’s OpenID Conn
       oidcClientId: 'trawl',
       oidcClientSecret: 'sekret-of-trawl',
       authEmailTeams: 'example.com=acme' as never,
-    });
+      logLevel: 'debug',
+    }, { logger: logs.logger }); // prettier-ignore
     await t.app.services.accounts.teams.create('acme', {}, null);
     const provider = new Provider(idpUrl, {
       clients: [{ client_id: 'trawl', client_secret: 'sekret-of-trawl', redirect_uris: [`${t.url}/oauth/federated/callback`] }], // prettier-ignore
@@ -105,6 +108,11 @@ describe.skipIf(!available)('signing in through the organisation’s OpenID Conn
     expect(key?.id).toBe(claims.sub);
     const acme = (await t.app.services.accounts.teams.list(null)).find((team) => team.name === 'acme');
     expect(key?.teamId).toBe(acme?.id);
+    // the door logged the requests, and nothing secret: no client secret, code or token
+    const text = logs.text();
+    expect(text).toContain('/oauth/federated/callback');
+    for (const secret of ['sekret-of-trawl', code, token.body.access_token, token.body.refresh_token])
+      expect(text).not.toContain(secret);
   }, 60_000);
 
   it('refuses a person the identity rule maps to no team', async () => {

@@ -200,6 +200,30 @@ describe('the authorization server with registration on', () => {
     expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
     expect(statuses.slice(5)).toEqual([429, 429]);
   });
+
+  it('limits sign-in attempts per client address, whatever the keys tried', async () => {
+    // a server of its own, so no attempt of the other tests counts
+    const fresh = await startTestServer({ oauth: 'on', oauthDcr: true });
+    try {
+      const client = (await register(fresh.url)).body.client_id!;
+      const { challenge } = pkcePair();
+      const jar = new CookieJar();
+      const page = await follow(jar, fresh.url, authorizationUrl({ base: fresh.url, clientId: client, redirectUri: REDIRECT, key: '', challenge }), REDIRECT); // prettier-ignore
+      const html = await page.res.text();
+      const csrf = fieldOf(html, 'csrf')!;
+      const uid = /interaction\/([^/"]+)\/login/.exec(html)![1];
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i++) {
+        const key = `trawl_${String(i).padStart(12, 'a')}_${'y'.repeat(43)}`; // a new key prefix each time
+        statuses.push(
+          (await send(jar, `${fresh.url}/oauth/interaction/${uid}/login`, { csrf, key }, fresh.url)).status,
+        );
+      }
+      expect(statuses).toEqual([...Array(10).fill(401), 429, 429]);
+    } finally {
+      await fresh.close();
+    }
+  });
 });
 
 describe('the authorization server with registration off', () => {

@@ -1,5 +1,5 @@
 /**
- * The OAuth store on SQLite (migration 20): oidc-provider's models as rows of `oauth_state`, and the
+ * The OAuth store on SQLite (migration 21): oidc-provider's models as rows of `oauth_state`, and the
  * sealed secrets of `sealed_secrets` (contract: ../contracts/oauth.ts).
  */
 import type { Db } from './database.js';
