@@ -183,6 +183,20 @@ describe('the authorization server with registration on', () => {
     expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
   });
 
+  it('refuses to sign in with a key of a blocked team', async () => {
+    const team = await t.app.services.accounts.teams.create('frozen', {}, null);
+    const frozen = await t.app.services.keys.create('frank', { teamId: team.id, scopes: ['search'] }, null);
+    await t.app.services.accounts.teams.block(team.id, null);
+    const { challenge } = pkcePair();
+    const jar = new CookieJar();
+    const page = await follow(jar, t.url, authorizationUrl({ base: t.url, clientId, redirectUri: REDIRECT, key: '', challenge }), REDIRECT); // prettier-ignore
+    const html = await page.res.text();
+    const uid = /interaction\/([^/"]+)\/login/.exec(html)![1];
+    const res = await send(jar, `${t.url}/oauth/interaction/${uid}/login`, { csrf: fieldOf(html, 'csrf')!, key: frozen.key }, t.url); // prettier-ignore
+    expect(res.status).toBe(403);
+    expect(await res.text()).toContain('is blocked');
+  });
+
   it('limits sign-in attempts per key prefix and answers 429 with Retry-After', async () => {
     const { challenge } = pkcePair();
     const jar = new CookieJar();

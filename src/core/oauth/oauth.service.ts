@@ -8,7 +8,7 @@ import type { JWK } from 'jose';
 import type { OAuthRepo } from '../../store/contracts/oauth.js';
 import type { RateBucketsRepo } from '../../store/contracts/rate-buckets.js';
 import type { Logger } from '../../lib/logger.js';
-import type { KeysService } from '../accounts/keys.service.js';
+import { verifiedKey, type KeysService } from '../accounts/keys.service.js';
 import type { OwnIssuer } from '../accounts/oauth.js';
 import { DEFAULT_SCOPES, hasScope, SCOPES, type Scope } from '../access/scopes.js';
 import type { Caller, Clock } from '../context.js';
@@ -28,7 +28,7 @@ export interface OAuthService {
   issuer(publicUrl: string): OwnIssuer;
   /** The same, its URL read when asked (the listener's port is known once it is bound). */
   issuerAt(publicUrl: () => string): OwnIssuer;
-  /** The caller a signed-in account (an API key id) is, or null once the key is revoked or unknown. */
+  /** The caller a signed-in account (an API key id) is, or null once the key is revoked or unknown or its team blocked. */
   account(keyId: string): Promise<Caller | null>;
   /** One sign-in attempt with a pasted key, from a client address (limited per address and key prefix). */
   signIn(presented: string, address: string): Promise<SignInOutcome>;
@@ -80,7 +80,11 @@ export function createOAuthService(deps: OAuthServiceDeps): OAuthService {
     secrets,
     issuer: (publicUrl) => issuerAt(() => publicUrl),
     issuerAt,
-    account: (keyId) => deps.keys.callerOf(keyId),
+    async account(keyId) {
+      // a revoked key, or a key of a blocked team, is no account: its refresh tokens stop working
+      const caller = await deps.keys.callerOf(keyId);
+      return caller && !verifiedKey(caller)?.team_blocked_at ? caller : null;
+    },
     signIn: (presented, address) => signIn.attempt(presented, address),
     grantable(requested, caller) {
       const known = requested.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s));

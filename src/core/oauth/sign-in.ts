@@ -6,7 +6,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { RateBucketsRepo } from '../../store/contracts/rate-buckets.js';
-import type { KeysService } from '../accounts/keys.service.js';
+import { verifiedKey, type KeysService } from '../accounts/keys.service.js';
 import type { Caller } from '../context.js';
 
 /** Attempts per address, and per key prefix, within a window of five minutes. */
@@ -15,6 +15,7 @@ export const SIGN_IN_LIMITS = { perAddress: 10, perKeyPrefix: 5, windowSeconds: 
 export type SignInOutcome =
   | { ok: true; caller: Caller }
   | { ok: false; reason: 'invalid' }
+  | { ok: false; reason: 'blocked'; team: string }
   | { ok: false; reason: 'limited'; retryAfterSeconds: number };
 
 /** The part of a pasted key that names it (never its secret): `trawl_<id>`, else its first 12 characters. */
@@ -41,7 +42,10 @@ export function createSignIn(deps: { keys: KeysService; buckets: RateBucketsRepo
         return { ok: false, reason: 'limited', retryAfterSeconds: Math.ceil(1 / rate) };
       }
       const caller = await deps.keys.verify(presented.trim());
-      return caller ? { ok: true, caller } : { ok: false, reason: 'invalid' };
+      if (!caller) return { ok: false, reason: 'invalid' };
+      const row = verifiedKey(caller);
+      if (row?.team_blocked_at) return { ok: false, reason: 'blocked', team: row.team_name };
+      return { ok: true, caller };
     },
   };
 }

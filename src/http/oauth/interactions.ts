@@ -123,6 +123,9 @@ export function mountInteractions(hono: Hono<HttpEnv>, deps: InteractionDeps): v
       const wait = String(outcome.retryAfterSeconds);
       return html(c, errorPage('Too many attempts', `Too many sign-in attempts. Try again in ${wait} seconds.`), 429, { 'retry-after': wait }); // prettier-ignore
     }
+    if (!outcome.ok && outcome.reason === 'blocked') {
+      return html(c, errorPage('Team blocked', `The team "${outcome.team}" of this key is blocked; ask your administrator.`), 403); // prettier-ignore
+    }
     if (!outcome.ok) return stepPage(c, provider, details, 'That is not an active API key. Paste a key of your team (trawl_…).'); // prettier-ignore
     return finish(c, provider, { login: { accountId: outcome.caller.keyId, remember: false } });
   });
