@@ -240,6 +240,34 @@ describe('the authorization server with registration on', () => {
   });
 });
 
+describe('the authorization server behind a TLS proxy', () => {
+  it('sets Secure cookies for an https public URL, and refuses a request that did not come through the proxy', async () => {
+    const t = await startTestServer({ oauth: 'on', oauthDcr: true, publicUrl: 'https://trawl.example.com' });
+    try {
+      const https = { 'x-forwarded-proto': 'https' };
+      const meta = (await (await fetch(`${t.url}/.well-known/oauth-authorization-server/oauth`, { headers: https })).json()) as Record<string, unknown>; // prettier-ignore
+      expect(meta.issuer).toBe('https://trawl.example.com/oauth');
+      const reg = await fetch(`${t.url}/oauth/reg`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...https },
+        body: JSON.stringify({ redirect_uris: [REDIRECT], application_type: 'native' }),
+      });
+      const clientId = ((await reg.json()) as { client_id: string }).client_id;
+      const url = authorizationUrl({ base: t.url, clientId, redirectUri: REDIRECT, key: '', challenge: pkcePair().challenge, resource: 'https://trawl.example.com/mcp' }); // prettier-ignore
+      const res = await fetch(url, { redirect: 'manual', headers: https });
+      expect(res.status).toBe(303);
+      const cookies = res.headers.getSetCookie();
+      expect(cookies.length).toBeGreaterThan(0);
+      for (const line of cookies) expect(line).toMatch(/; secure; httponly$/);
+      const plain = await fetch(url, { redirect: 'manual' });
+      expect(plain.status).toBe(400);
+      expect(((await plain.json()) as { error: string }).error).toContain('X-Forwarded-Proto');
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('the authorization server with registration off', () => {
   it('refuses registration, and answers 404 on every path when TRAWL_OAUTH is off', async () => {
     const on = await startTestServer({ oauth: 'on' });

@@ -40,6 +40,11 @@ export function mountOAuth(hono: Hono<HttpEnv>, app: Door): void {
     if (!base) {
       throw new ServiceError('NOT_FOUND', 'The authorization server needs TRAWL_PUBLIC_URL when Trawl does not listen on loopback.'); // prettier-ignore
     }
+    // an https public URL is served behind a TLS proxy: a request that did not come through it gets no cookies
+    const forwarded = c.req.header('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
+    if (base.startsWith('https:') && forwarded !== 'https') {
+      throw new ServiceError('INVALID_REQUEST', `The authorization server is ${base}/oauth: reach it over HTTPS through the TLS proxy, which must set X-Forwarded-Proto.`); // prettier-ignore
+    }
     let provider = providers.get(base);
     if (!provider) {
       // oidc-provider (and Koa) load on the first OAuth request, so start-up does not pay for them
