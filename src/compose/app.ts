@@ -138,6 +138,20 @@ function checkX402(config: Config): void {
   }
 }
 
+/** Signing in through an organisation's issuer needs Trawl's own authorization server and its client at the issuer. */
+function checkOidc(config: Config): void {
+  if (!config.oidcIssuer) return;
+  const missing = [
+    ...(config.oauth === 'on' ? [] : ['TRAWL_OAUTH=on']),
+    ...(config.oidcClientId ? [] : ['TRAWL_OIDC_CLIENT_ID']),
+    ...(config.oidcClientSecret ? [] : ['TRAWL_OIDC_CLIENT_SECRET']),
+  ];
+  if (missing.length === 0) return;
+  throw new ConfigError(
+    `TRAWL_OIDC_ISSUER (sign-in through your organisation's issuer) also needs ${missing.join(', ')}: Trawl's client id and secret at the issuer, registered with the redirect URI <TRAWL_PUBLIC_URL>/oauth/federated/callback.`,
+  );
+}
+
 /** The fetcher of the config: user agent, SSRF guard, size cap, robots.txt, and a browser if configured. */
 function createAppFetcher(config: Config, userAgent: string, logger: Logger, lookup: HostLookup | undefined): Fetcher {
   const guard = {
@@ -243,6 +257,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     throw new ConfigError('TRAWL_DATABASE_URL is set: open the app with openApp, which connects to PostgreSQL first.');
   }
   checkX402(config); // before anything is opened
+  checkOidc(config);
   const prices = pricesOf(config);
   configureCallerSchemas(config);
   const logger = options.logger ?? createLogger(config.logLevel);

@@ -12,7 +12,9 @@ import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/app.js';
+import { createApp } from '../../src/compose/app.js';
+import { loadConfig, type ConfigFlags } from '../../src/config/config.js';
+import { startTestServer, tempDir, type TestServer } from '../helpers/app.js';
 import { captureLogs } from '../helpers/log-capture.js';
 import { authorizationUrl, pkcePair, tokenCall } from '../helpers/oauth.js';
 
@@ -121,4 +123,20 @@ describe.skipIf(!available)('signing in through the organisation’s OpenID Conn
     expect(await page.textContent('body')).toMatch(/eve@elsewhere.org belongs to no Trawl team/);
     await context.close();
   }, 60_000);
+});
+
+describe('the organisation issuer’s settings', () => {
+  it('refuses to start with TRAWL_OIDC_ISSUER but without Trawl’s client at it, naming what is missing', () => {
+    const data = tempDir('trawl-oidc-settings-');
+    const open = (flags: ConfigFlags) => () =>
+      createApp(loadConfig({}, { dataDir: data.dir, logLevel: 'silent', ...flags }));
+    try {
+      expect(open({ oauth: 'on', oidcIssuer: 'https://idp.example.com' })).toThrow(
+        /TRAWL_OIDC_ISSUER .* also needs TRAWL_OIDC_CLIENT_ID, TRAWL_OIDC_CLIENT_SECRET/,
+      );
+      expect(open({ oidcIssuer: 'https://idp.example.com', oidcClientId: 'a', oidcClientSecret: 'b' })).toThrow(/needs TRAWL_OAUTH=on/); // prettier-ignore
+    } finally {
+      data.cleanup();
+    }
+  });
 });
