@@ -138,6 +138,17 @@ describe('the authorization server with registration on', () => {
     expect(refused.body.error).toBe('invalid_grant');
   });
 
+  it('keeps refresh tokens working after the browser session ends (30 days, not the session)', async () => {
+    const { verifier, challenge } = pkcePair();
+    const { redirect } = await authorize({ base: t.url, clientId, redirectUri: REDIRECT, key: teamKey, scope: 'search', challenge }); // prettier-ignore
+    const code = new URL(redirect).searchParams.get('code')!;
+    const tokens = (await tokenCall(t.url, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: clientId })).body; // prettier-ignore
+    expect(tokens.refresh_expires_in ?? 30 * 24 * 3600).toBeGreaterThan(24 * 3600);
+    t.app.db.prepare("DELETE FROM oauth_state WHERE kind = 'Session'").run();
+    const refreshed = await tokenCall(t.url, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId }); // prettier-ignore
+    expect(refreshed.status).toBe(200);
+  });
+
   it('refuses a wrong redirect URI, a bad PKCE verifier, a missing challenge and a form without its CSRF token', async () => {
     const { verifier, challenge } = pkcePair();
     const jar = new CookieJar();
@@ -198,21 +209,27 @@ describe('the authorization server with registration on', () => {
   });
 
   it('limits sign-in attempts per key prefix and answers 429 with Retry-After', async () => {
-    const { challenge } = pkcePair();
-    const jar = new CookieJar();
-    const page = await follow(jar, t.url, authorizationUrl({ base: t.url, clientId, redirectUri: REDIRECT, key: teamKey, challenge }), REDIRECT); // prettier-ignore
-    const html = await page.res.text();
-    const csrf = fieldOf(html, 'csrf')!;
-    const uid = /interaction\/([^/"]+)\/login/.exec(html)![1];
-    const wrongKey = `trawl_0123456789ab_${'x'.repeat(43)}`;
-    const statuses: number[] = [];
-    for (let i = 0; i < 7; i++) {
-      const res = await send(jar, `${t.url}/oauth/interaction/${uid}/login`, { csrf, key: wrongKey }, t.url);
-      statuses.push(res.status);
-      if (res.status === 429) expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    // a server of its own, so no attempt of the other tests counts
+    const fresh = await startTestServer({ oauth: 'on', oauthDcr: true });
+    try {
+      const client = (await register(fresh.url)).body.client_id!;
+      const { challenge } = pkcePair();
+      const jar = new CookieJar();
+      const page = await follow(jar, fresh.url, authorizationUrl({ base: fresh.url, clientId: client, redirectUri: REDIRECT, key: '', challenge }), REDIRECT); // prettier-ignore
+      const html = await page.res.text();
+      const csrf = fieldOf(html, 'csrf')!;
+      const uid = /interaction\/([^/"]+)\/login/.exec(html)![1];
+      const wrongKey = `trawl_0123456789ab_${'x'.repeat(43)}`;
+      const statuses: number[] = [];
+      for (let i = 0; i < 7; i++) {
+        const res = await send(jar, `${fresh.url}/oauth/interaction/${uid}/login`, { csrf, key: wrongKey }, fresh.url);
+        statuses.push(res.status);
+        if (res.status === 429) expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
+      expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
+    } finally {
+      await fresh.close();
     }
-    expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
-    expect(statuses.slice(5)).toEqual([429, 429]);
   });
 
   it('limits sign-in attempts per client address, whatever the keys tried', async () => {

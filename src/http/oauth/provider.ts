@@ -67,6 +67,8 @@ export async function createProvider(options: ProviderOptions): Promise<Provider
     ttl: { ...TTL },
     rotateRefreshToken: true,
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    // tokens outlive the browser's sign-in session: a client refreshes for 30 days without the person
+    expiresWithSession: async () => false,
     allowOmittingSingleRegisteredRedirectUri: false,
     conformIdTokenClaims: true,
     interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
