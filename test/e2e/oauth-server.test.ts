@@ -180,6 +180,25 @@ describe('the authorization server with registration on', () => {
     expect(foreign.status).toBe(403);
   });
 
+  it('answers a browser-based client of an allowed origin with CORS, and refuses another origin', async () => {
+    const call = (origin: string) =>
+      fetch(`${t.url}/oauth/token`, {
+        method: 'POST',
+        headers: { origin, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: 'unknown',
+          client_id: clientId,
+        }).toString(),
+      });
+    const local = await call('http://127.0.0.1:5173');
+    expect(local.status).toBe(400);
+    expect(local.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:5173');
+    const evil = await call('https://evil.example');
+    expect(evil.status).toBe(403);
+    expect(evil.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
   it('fetches a client metadata document only through the SSRF guard: a loopback client id is refused', async () => {
     const { challenge } = pkcePair();
     const jar = new CookieJar();

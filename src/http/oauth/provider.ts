@@ -104,7 +104,8 @@ export async function createProvider(options: ProviderOptions): Promise<Provider
       },
     } as Configuration['features'],
     fetch: (input, init) => options.fetch.fetch(String(input instanceof Request ? input.url : input), init as never),
-    clientBasedCORS: () => false,
+    // a browser-based client's origin was already checked by the door (loopback, TRAWL_ALLOWED_ORIGINS, the public URL)
+    clientBasedCORS: () => true,
     renderError: (ctx, out) => {
       const message = out.error_description ?? out.error;
       ctx.set(PAGE_HEADERS);
