@@ -8,7 +8,7 @@
  *
  * The second test connects the v2 client to /mcp itself: 401 → protected-resource metadata → the
  * authorization server's → the metadata document → Chromium → token → tools/call; then a token of one
- * team gets 404 for another team's monitor, a token for /mcp is refused by the REST API, and revoking
+ * team gets 404 for another team's monitor and no answer for its MCP task, a token for /mcp is refused by the REST API, and revoking
  * the key refuses its token at once.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -27,6 +27,9 @@ import {
   UnauthorizedError,
   type OAuthClientProvider,
 } from '@modelcontextprotocol/client';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/compose/app.js';
@@ -273,6 +276,20 @@ describe.skipIf(!available)('OAuth sign-in of the v2 MCP client through Chromium
     const restTokens = await exchangeAuthorization(issuer, { metadata, clientInformation: { client_id: cimdUrl }, authorizationCode: restSignIn.query.get('code')!, iss: restSignIn.query.get('iss') ?? undefined, codeVerifier: start.codeVerifier, redirectUri, resource: restResource }); // prettier-ignore
     expect((await rest(restTokens.access_token, '/monitors')).status).toBe(200);
     expect((await rest(restTokens.access_token, `/monitors/${monitorId}`)).status).toBe(404);
+
+    // and carol's MCP task (made with her API key, by the v1 client) is no task for bob's token
+    const v1 = new V1Client({ name: 'carol', version: '1' });
+    await v1.connect(new V1Transport(new URL(`${trawl.url}/mcp`), { requestInit: { headers: { 'x-api-key': keys.carol.key } } })); // prettier-ignore
+    const { task } = await v1.request({ method: 'tools/call', params: { name: 'search', arguments: { query: 'pooling' }, task: {} } }, CreateTaskResultSchema); // prettier-ignore
+    await v1.close();
+    const got = await fetch(`${trawl.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${mcpToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, // prettier-ignore
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { taskId: task.taskId } }),
+    });
+    const gotText = await got.text();
+    expect(gotText).toMatch(/"error"/);
+    expect(gotText).not.toMatch(/"status":"(working|completed)"/);
 
     // revoking bob's key refuses his access token at once
     await admin.keys.revoke(keys.bob.id, null);
