@@ -8,8 +8,8 @@
  *
  * The second test connects the v2 client to /mcp itself: 401 → protected-resource metadata → the
  * authorization server's → the metadata document → Chromium → token → tools/call; then a token of one
- * team gets 404 for another team's monitor and no answer for its MCP task, a token for /mcp is refused by the REST API, and revoking
- * the key refuses its token at once.
+ * team gets 404 for another team's monitor and no answer for its MCP task, a token for /mcp is refused
+ * by the REST API, and revoking the key refuses its token at once.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
