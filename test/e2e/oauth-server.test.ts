@@ -6,6 +6,7 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/app.js';
 import {
+  actionOf,
   authorize,
   authorizationUrl,
   CookieJar,
@@ -211,6 +212,21 @@ describe('the authorization server with registration on', () => {
     const page = await res.text();
     expect(page).toContain('client_id metadata document fetch failed');
     expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+  });
+
+  it('refuses a consent without its CSRF token, and sends the client access_denied when the person denies', async () => {
+    const { challenge } = pkcePair();
+    const jar = new CookieJar();
+    const first = await follow(jar, t.url, authorizationUrl({ base: t.url, clientId, redirectUri: REDIRECT, key: '', scope: 'search', challenge }), REDIRECT); // prettier-ignore
+    const login = await first.res.text();
+    const signed = await send(jar, new URL(actionOf(login, 'login')!, t.url).href, { csrf: fieldOf(login, 'csrf')!, key: teamKey }, t.url); // prettier-ignore
+    const consentStep = await follow(jar, t.url, new URL(signed.headers.get('location')!, t.url).href, REDIRECT);
+    const consent = await consentStep.res.text();
+    const action = new URL(actionOf(consent, 'consent')!, t.url).href;
+    expect((await send(jar, action, { csrf: 'forged', decision: 'allow' }, t.url)).status).toBe(403);
+    const denied = await send(jar, action, { csrf: fieldOf(consent, 'csrf')!, decision: 'deny' }, t.url);
+    const back = await follow(jar, t.url, new URL(denied.headers.get('location')!, t.url).href, REDIRECT);
+    expect(new URL(back.url).searchParams.get('error')).toBe('access_denied');
   });
 
   it('refuses to sign in with a key of a blocked team', async () => {
