@@ -7,7 +7,7 @@
  * keyless loopback mode; Host and Origin are checked against DNS rebinding.
  */
 import type { Context, Hono } from 'hono';
-import type { McpHttpHandler, McpRequestContext } from '@modelcontextprotocol/server';
+import type { McpRequestContext } from '@modelcontextprotocol/server';
 import type { Door } from '../compose/door.js';
 import { ServiceError } from '../errors.js';
 import { BETA_HEADERS, parseBetas } from '../ops/betas.js';
@@ -32,23 +32,8 @@ export function mountMcp(hono: Hono<HttpEnv>, app: Door, tools: readonly string[
     keyless: app.config.mcpKeyless,
   });
 
-  // What each POST's server is built for (its caller, betas and tools), found by the factory from the
-  // request the handler is given.
-  const doorOf = new WeakMap<Request, DoorRequest>();
-  let handler: Promise<McpHttpHandler> | undefined;
   // The MCP SDK loads on the first /mcp request, so `trawl serve` is ready sooner.
-  const sdk = () =>
-    (handler ??= Promise.all([import('../mcp/server.js'), import('@modelcontextprotocol/server')]).then(
-      ([{ buildMcpServer }, { createMcpHandler }]) =>
-        createMcpHandler(
-          (ctx: McpRequestContext) => {
-            const door = ctx.requestInfo && doorOf.get(ctx.requestInfo);
-            if (!door) throw new Error('an MCP request reached the SDK without the door');
-            return buildMcpServer(app, { ...door, era: ctx.era });
-          },
-          { legacy: 'stateless', maxRequestBodySize: app.config.maxBodyBytes },
-        ),
-    ));
+  const sdk = () => Promise.all([import('../mcp/server.js'), import('@modelcontextprotocol/server')]);
 
   hono.post('/mcp', async (c) => {
     const headers = c.req.raw.headers;
@@ -60,9 +45,14 @@ export function mountMcp(hono: Hono<HttpEnv>, app: Door, tools: readonly string[
       app.config.mcpBetas,
     );
     const chosen = toolsOf(c.req.queries('tools'), tools);
-    const mcp = await sdk();
+    const [{ buildMcpServer }, { createMcpHandler }] = await sdk();
     const { request, parsedBody } = await measuredMessage(c, app.config.maxBodyBytes);
-    doorOf.set(request, { caller, betas, tools: chosen });
+    // one handler per POST, its factory holding this request's caller, betas and tools: the SDK builds
+    // the server for the era the request is of (2026-07-28, or the stateless 2025-11-25 fallback)
+    const mcp = createMcpHandler(
+      ({ era }: McpRequestContext) => buildMcpServer(app, { caller, betas, tools: chosen, era }),
+      { legacy: 'stateless', maxRequestBodySize: app.config.maxBodyBytes },
+    );
     const res = await mcp.fetch(request, parsedBody === undefined ? {} : { parsedBody });
     // the SDK builds its own Response: carry over what the door set (the rate-limit headers)
     const out = new Response(res.body, { status: res.status, statusText: res.statusText, headers: res.headers });
@@ -71,13 +61,6 @@ export function mountMcp(hono: Hono<HttpEnv>, app: Door, tools: readonly string[
   });
 
   mountMcpRefusals(hono, guard);
-}
-
-/** What the door builds one POST's server for. */
-interface DoorRequest {
-  caller: Caller | null;
-  betas: ReadonlySet<string>;
-  tools: readonly string[];
 }
 
 /**

@@ -1,0 +1,131 @@
+/**
+ * Both protocol revisions on one door, through the SDK's real clients: the v1 client (2025-11-25,
+ * `initialize`) and the v2 client (2026-07-28, `server/discover`, `_meta` on every request), over
+ * streamable HTTP (`trawl serve`'s door on 127.0.0.1:0) and stdio (`trawl mcp`, the built CLI), on one
+ * data directory with stored pages and a loopback model server: tools/list (2026-07-28: deterministic
+ * order, `ttlMs`/`cacheScope`, no `execution`), a call cut by its budget and continued by cursor, and an
+ * agent run as a task started, polled and cancelled (2026-07-28: the `io.modelcontextprotocol/tasks`
+ * extension, a task the server chose to make; tasks/get with the result inline).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callJson, startTestServer, tempDir, type TestServer } from '../helpers/app.js';
+import { storedDoc } from '../helpers/documents.js';
+import { legacyClient, modernEraClient, pollTask, type EraClient, type Target } from '../helpers/mcp-eras.js';
+import { startModelServer, type ModelServer } from '../helpers/model-server.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const TOOLS = 'search,get_contents,agent_run';
+const PLAN = { json: { queries: ['undici pools per origin'] } };
+const LONG = Array.from({ length: 400 }, (_, i) => `Sentence ${i}: an undici Pool keeps sockets open to one origin.`).join(' '); // prettier-ignore
+const shared = tempDir('trawl-eras-');
+let model: ModelServer;
+let server: TestServer;
+const clients: EraClient[] = [];
+
+const targets = (): Record<'http' | 'stdio', Target> => ({
+  http: { kind: 'http', url: server.url, key: server.key },
+  stdio: {
+    kind: 'stdio',
+    dataDir: shared.dir,
+    args: ['--tools', TOOLS],
+    env: { TRAWL_MODEL_BASE_URL: model.baseUrl, TRAWL_MODEL: 'm' },
+  },
+});
+const connect = async (era: 'legacy' | 'modern', target: Target) => {
+  const c = era === 'legacy' ? await legacyClient(target) : await modernEraClient(target);
+  clients.push(c);
+  return c;
+};
+
+beforeAll(async () => {
+  model = await startModelServer({ reply: (body) => (/json/i.test(JSON.stringify(body)) ? PLAN : 'Pools are per origin [1].') }); // prettier-ignore
+  server = await startTestServer({ dataDir: shared.dir, tools: TOOLS, modelBaseUrl: model.baseUrl, model: 'm' });
+  await server.app.services.documents.upsertMany(
+    [storedDoc('https://docs.example.com/undici/pool', 'Connection pooling in undici', LONG)],
+    new Date().toISOString(),
+  );
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await server.app.services.agentRuns.engine.drain();
+  await server.close();
+  await model.close();
+  shared.cleanup();
+});
+
+describe.each(['http', 'stdio'] as const)('over %s', (transport) => {
+  describe.each(['legacy', 'modern'] as const)('a %s client', (era) => {
+    it('lists the tools in the catalog’s order, in its era’s shape', async () => {
+      const c = await connect(era, targets()[transport]);
+      const list = await c.listTools();
+      expect(list.tools.map((t: Json) => t.name)).toEqual(['search', 'get_contents', 'agent_run']);
+      if (era === 'modern') {
+        // the catalog is static per selection and the same for every caller
+        expect(list).toMatchObject({ ttlMs: 300_000, cacheScope: 'public' });
+        expect(list.tools.some((t: Json) => 'execution' in t)).toBe(false);
+      } else {
+        expect(list.tools[0].execution).toEqual({ taskSupport: 'optional' });
+      }
+    });
+
+    it('continues an answer cut by its budget with the cursor it gave', async () => {
+      const c = await connect(era, targets()[transport]);
+      const args = { query: 'undici pool sockets', type: 'instant', maxTokens: 500 };
+      const first = await c.callTool('search', args);
+      expect(first.isError, first.content[0].text).toBeFalsy();
+      const cursor = first.structuredContent?.nextCursor as string;
+      expect(cursor).toMatch(/^ans\./);
+      const second = await c.callTool('search', { ...args, cursor });
+      expect(second.isError, second.content[0].text).toBeFalsy();
+      expect(second.content[0].text).not.toEqual(first.content[0].text);
+      expect(second.content[0].text).toMatch(/Sentence \d+/);
+    });
+
+    it('starts an agent run as a task, polls it, and cancels it (the run ends cancelled)', async () => {
+      const c = await connect(era, targets()[transport]);
+      model.enqueue({ ...PLAN, delayMs: 20_000 });
+      const task = await c.startTask('agent_run', { query: `a slow question over ${transport}`, effort: 'low' });
+      expect(task).toMatchObject({ taskId: expect.any(String), status: 'working' });
+      if (era === 'modern') expect(task).toMatchObject({ resultType: 'task', ttlMs: expect.any(Number), pollIntervalMs: expect.any(Number) }); // prettier-ignore
+      const working = await pollTask(c, task.taskId, (t) => /is running/.test(t.statusMessage ?? ''));
+      expect(working).toMatchObject({ status: 'working', statusMessage: expect.stringMatching(/^agent run run_\w+ is running$/) }); // prettier-ignore
+      const runId = /run_\w+/.exec(working.statusMessage)![0];
+      const aborted = model.whenAborted();
+      const cancelled = await c.cancelTask(task.taskId);
+      if (era === 'legacy') expect(cancelled).toMatchObject({ taskId: task.taskId, status: 'cancelled' });
+      else expect(Object.keys(cancelled).filter((k) => k !== '_meta')).toEqual([]); // an acknowledgement
+      await aborted;
+      // the run's owner reads it: the key over HTTP, the local user over stdio
+      const run =
+        transport === 'http'
+          ? (await callJson(server.url, server.key, 'GET', `/agent/runs/${runId}`)).body
+          : await server.app.services.agentRuns.get(runId, null);
+      expect(run.status).toBe('cancelled');
+      expect(await c.getTask(task.taskId)).toMatchObject({ status: 'cancelled' });
+    });
+  });
+});
+
+describe('2026-07-28 tasks over HTTP', () => {
+  it('answers a finished task with its result inline; another key finds no task', async () => {
+    const c = await connect('modern', targets().http);
+    const task = await c.startTask('agent_run', { query: 'how do undici pools work', effort: 'low' });
+    const done = await pollTask(c, task.taskId, (t) => t.status !== 'working');
+    expect(done).toMatchObject({ status: 'completed', result: { content: [{ type: 'text' }] } });
+    expect(done.result.structuredContent).toMatchObject({ status: 'completed' });
+    const other = await connect('modern', {
+      kind: 'http',
+      url: server.url,
+      key: (await server.app.services.keys.create('other', {}, null)).key,
+    });
+    await expect(other.getTask(task.taskId)).rejects.toThrow(/Task not found/);
+    await expect(other.cancelTask(task.taskId)).rejects.toThrow(/Task not found/);
+  });
+
+  it('answers a call without a task to a client that does not declare the extension', async () => {
+    const c = await connect('legacy', targets().http);
+    const res = await c.callTool('agent_run', { query: 'undici pools', effort: 'low', waitSeconds: 5 });
+    expect(res.isError, res.content[0].text).toBeFalsy();
+  });
+});
