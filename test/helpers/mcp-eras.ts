@@ -8,7 +8,7 @@
  * refused by its typed API (UNSUPPORTED_RESULT_TYPE), so its transport is wrapped to keep the raw
  * results it receives, and the task methods are sent with explicit result schemas.
  */
-import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client';
+import { type Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client';
 import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
