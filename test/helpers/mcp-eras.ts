@@ -37,7 +37,7 @@ export interface EraClient {
 
 /** Where a client connects: an HTTP door (with a key), or `trawl mcp` spawned on a data directory. */
 export type Target =
-  | { kind: 'http'; url: string; key: string }
+  | { kind: 'http'; url: string; key: string; fetch?: typeof fetch }
   | { kind: 'stdio'; dataDir: string; env?: Record<string, string>; args?: string[] };
 
 const stdioParams = (t: Extract<Target, { kind: 'stdio' }>) => ({
@@ -51,7 +51,7 @@ const stdioParams = (t: Extract<Target, { kind: 'stdio' }>) => ({
 export async function legacyClient(target: Target): Promise<EraClient> {
   const transport =
     target.kind === 'http'
-      ? new StreamableHTTPClientTransport(new URL(`${target.url}/mcp`), { requestInit: { headers: { 'x-api-key': target.key } } }) // prettier-ignore
+      ? new StreamableHTTPClientTransport(new URL(`${target.url}/mcp`), { requestInit: { headers: { 'x-api-key': target.key } }, ...(target.fetch ? { fetch: target.fetch } : {}) }) // prettier-ignore
       : new StdioClientTransport(stdioParams(target));
   const client = new Client({ name: 'test-v1', version: '1.0.0' });
   await client.connect(transport);
@@ -104,7 +104,7 @@ const AnyResult = z.looseObject({});
 export async function modernEraClient(target: Target): Promise<EraClient & { raw: ModernClient; recorder: Recorder }> {
   const inner =
     target.kind === 'http'
-      ? new ModernHttp(new URL(`${target.url}/mcp`), { requestInit: { headers: { 'x-api-key': target.key } } })
+      ? new ModernHttp(new URL(`${target.url}/mcp`), { requestInit: { headers: { 'x-api-key': target.key } }, ...(target.fetch ? { fetch: target.fetch } : {}) }) // prettier-ignore
       : new ModernStdio(stdioParams(target));
   const { transport, recorder } = recorded(inner);
   const client = modernClient(true);
