@@ -129,3 +129,44 @@ describe('2026-07-28 tasks over HTTP', () => {
     expect(res.isError, res.content[0].text).toBeFalsy();
   });
 });
+
+describe('2026-07-28 requests at the HTTP door', () => {
+  /** A 2026-07-28 request as the v2 client sends it, with `headers` overriding. */
+  const postModern = async (method: string, params: Json, headers: Record<string, string> = {}, pad = '') => {
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} }; // prettier-ignore
+    const res = await fetch(`${server.url}/mcp?tools=search`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'x-api-key': server.key,
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': method,
+        ...headers,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params: { ...params, _meta: meta } }) + pad,
+    });
+    return { res, body: (await res.json()) as Json };
+  };
+
+  it('serves the ?tools= selection, with the request id', async () => {
+    const { res, body } = await postModern('tools/list', {});
+    expect(res.status).toBe(200);
+    expect(body.result.tools.map((t: Json) => t.name)).toEqual(['search']);
+    expect(body.result).toMatchObject({ resultType: 'complete', ttlMs: 300_000, cacheScope: 'public' });
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f]{32}$/);
+  });
+
+  it('refuses headers that disagree with the body, naming the request id and a tag', async () => {
+    const { res, body } = await postModern('tools/call', { name: 'search', arguments: { query: 'x' } }, { 'mcp-name': 'get_contents' }); // prettier-ignore
+    expect(res.status).toBe(400);
+    expect(body.error.data).toMatchObject({ requestId: res.headers.get('x-request-id'), tag: 'INVALID_REQUEST_BODY' });
+  });
+
+  it('refuses a body over TRAWL_MAX_BODY_BYTES with 413 before any server is built', async () => {
+    const over = ' '.repeat(4 * 1024 * 1024); // past the default 4 MiB (whitespace: the JSON stays valid)
+    const { res, body } = await postModern('tools/call', { name: 'search', arguments: { query: 'x' } }, { 'mcp-name': 'search' }, over); // prettier-ignore
+    expect(res.status).toBe(413);
+    expect(body).toMatchObject({ tag: 'PAYLOAD_TOO_LARGE', requestId: res.headers.get('x-request-id') });
+  });
+});
