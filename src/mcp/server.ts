@@ -34,6 +34,7 @@ import { CACHE_HINTS, INSTRUCTIONS, MODERN_PROTOCOL_VERSION, SERVER_INFO } from 
 import { createDoorTasks, TASKS_CAPABILITY, TASKS_EXTENSION } from './tasks/door.js';
 import { isTaskExtra } from './tasks/extra.js';
 import { installTaskHandlers, modernTask } from './tasks/handlers.js';
+import { roundStateCodec, samplingRound, withRound } from './input-required.js';
 import { registerToolReference } from './reference.js';
 import { clientModel } from './sampling.js';
 import { resolveTools } from './selection.js';
@@ -75,6 +76,8 @@ export function buildMcpServer(app: Door, options: McpDoorOptions): McpServer {
     instructions: INSTRUCTIONS,
     supportedProtocolVersions: PROTOCOL_VERSIONS,
     cacheHints: CACHE_HINTS,
+    // 2026-07-28: the signed state of the client's model's answers across input_required rounds
+    ...(era === 'modern' ? { requestState: { verify: (state, ctx) => roundStateCodec().verify(state, ctx) } } : {}),
     capabilities: {
       logging: {},
       ...(era === 'legacy' ? { tasks: TASKS_CAPABILITY } : { extensions: { [TASKS_EXTENSION]: {} } }),
@@ -98,7 +101,7 @@ export function buildMcpServer(app: Door, options: McpDoorOptions): McpServer {
       ...(capabilities ? { clientCapabilities: capabilities } : {}),
       ...(logLevel ? { logLevel } : {}),
       sendNotification: (n) => ctx.mcpReq.notify(n),
-      // 2026-07-28 has no server-sent requests: a modern request's work uses the configured model
+      // 2026-07-28 has no server-sent requests: a tool call may answer input_required instead (below)
       ...(era === 'legacy'
         ? { requestSampling: (params, opts) => ctx.mcpReq.requestSampling(params, opts) as Promise<never> }
         : {}),
@@ -153,7 +156,7 @@ export function buildMcpServer(app: Door, options: McpDoorOptions): McpServer {
   } as { tools: never[] };
   server.server.setRequestHandler('tools/list', () => list);
   server.server.setRequestHandler('tools/call', async (request, ctx) => {
-    const extra = toExtra(ctx);
+    let extra = toExtra(ctx);
     const tool: DoorTool | undefined = table.get(request.params.name);
     if (!tool) {
       throw new ProtocolError(
@@ -186,7 +189,14 @@ export function buildMcpServer(app: Door, options: McpDoorOptions): McpServer {
         const task = era === 'legacy' ? created : { resultType: 'task', ...modernTask(created.task) };
         return { content: [], ...task } as never;
       }
-      return (await tool.call(request.params.arguments ?? {}, extra)) as Result as CallToolResult;
+      // 2026-07-28, the local caller's client offering its model: asked by input_required (input-required.ts)
+      const round =
+        era === 'modern' && options.caller === null && extra.clientCapabilities?.sampling && tool.name !== 'agent_run'
+          ? samplingRound(ctx)
+          : undefined;
+      if (round) extra = withRound(extra, round);
+      const result = (await tool.call(request.params.arguments ?? {}, extra)) as Result as CallToolResult;
+      return round?.waiting() ? ((await round.ask(ctx)) ?? result) : result;
     } finally {
       slot?.();
     }

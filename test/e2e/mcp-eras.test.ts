@@ -8,7 +8,8 @@
  * extension, a task the server chose to make; tasks/get with the result inline).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callJson, startTestServer, tempDir, type TestServer } from '../helpers/app.js';
+import { callJson, makeTestApp, startTestServer, tempDir, type TestServer } from '../helpers/app.js';
+import { connectModernMcp } from '../helpers/mcp.js';
 import { storedDoc } from '../helpers/documents.js';
 import { legacyClient, modernEraClient, pollTask, type EraClient, type Target } from '../helpers/mcp-eras.js';
 import { startModelServer, type ModelServer } from '../helpers/model-server.js';
@@ -168,5 +169,67 @@ describe('2026-07-28 requests at the HTTP door', () => {
     const { res, body } = await postModern('tools/call', { name: 'search', arguments: { query: 'x' } }, { 'mcp-name': 'search' }, over); // prettier-ignore
     expect(res.status).toBe(413);
     expect(body).toMatchObject({ tag: 'PAYLOAD_TOO_LARGE', requestId: res.headers.get('x-request-id') });
+  });
+});
+
+describe('the client’s model in 2026-07-28 (input_required)', () => {
+  it('asks the local client’s model by input_required and answers with what it wrote', async () => {
+    const t = makeTestApp(); // no model configured: only the client's can write the answer
+    await t.app.services.documents.upsertMany(
+      [storedDoc('https://blog.example.com/undici-agent', 'The undici Agent', 'The undici Agent holds one Pool per origin and is the dispatcher of fetch.')], // prettier-ignore
+      new Date().toISOString(),
+    );
+    const asked: Json[] = [];
+    const client = await connectModernMcp(t.app, {
+      sample: (params) => (asked.push(params), 'The undici Agent keeps one Pool per origin [1].'),
+    });
+    try {
+      const res = (await client.callTool({
+        name: 'search',
+        arguments: { query: 'undici agent pool per origin', type: 'instant', outputSchema: { type: 'text' } },
+      })) as Json;
+      expect(res.isError, res.content[0].text).toBeFalsy();
+      expect(asked).toHaveLength(1);
+      expect(res.content[0].text).toMatch(/^Answer:\n.*\nThe undici Agent keeps one Pool per origin\./m);
+    } finally {
+      await client.close();
+      await t.close();
+    }
+  });
+
+  it('takes as many rounds as the work asks the model (a deep search plans, then answers)', async () => {
+    const t = makeTestApp();
+    await t.app.services.documents.upsertMany(
+      [storedDoc('https://docs.example.com/undici/pool', 'Pooling in undici', 'An undici Pool keeps sockets open to one origin.')], // prettier-ignore
+      new Date().toISOString(),
+    );
+    const asked: Json[] = [];
+    const client = await connectModernMcp(t.app, {
+      sample: (params) => {
+        asked.push(params);
+        return /json/i.test(String(params.systemPrompt)) ? JSON.stringify({ queries: ['undici pool sockets'] }) : 'A Pool keeps sockets open [1].'; // prettier-ignore
+      },
+    });
+    try {
+      const res = (await client.callTool({ name: 'search', arguments: { query: 'how do undici pools work', type: 'deep', outputSchema: { type: 'text' } } })) as Json; // prettier-ignore
+      expect(res.isError, res.content[0].text).toBeFalsy();
+      expect(asked.length).toBeGreaterThanOrEqual(2);
+      expect(res.content[0].text).toMatch(/A Pool keeps sockets open\./);
+    } finally {
+      await client.close();
+      await t.close();
+    }
+  });
+
+  it('uses no client model for a client that does not offer one: the answer is extractive', async () => {
+    const t = makeTestApp();
+    const client = await connectModernMcp(t.app);
+    try {
+      const res = (await client.callTool({ name: 'search', arguments: { query: 'undici', outputSchema: { type: 'text' } } })) as Json; // prettier-ignore
+      expect(res.isError, res.content[0].text).toBeFalsy();
+    } finally {
+      await client.close();
+      await t.close();
+    }
   });
 });

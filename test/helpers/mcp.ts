@@ -44,25 +44,38 @@ export async function connectMcp(app: App, options: ConnectOptions = {}): Promis
  */
 export async function connectModernMcp(
   app: App,
-  options: ConnectOptions & { tasks?: boolean } = {},
+  options: Omit<ConnectOptions, 'sampling'> & { tasks?: boolean; sample?: (params: Json) => string } = {},
 ): Promise<ModernClient> {
   const [clientSide, serverSide] = ModernMemory.createLinkedPair();
   const tools = options.tools ? { tools: options.tools } : {};
   serveStdio(({ era }) => buildMcpServer(app, { caller: null, betas: new Set(options.betas ?? []), era, ...tools }), {
     transport: serverSide,
   });
-  const client = modernClient(options.tasks !== false);
+  const client = modernClient(options.tasks !== false, options.sample !== undefined);
+  const sample = options.sample;
+  if (sample) {
+    // the client's model: the SDK's client answers the server's input_required sampling requests with it
+    client.setRequestHandler('sampling/createMessage', (request) => ({
+      model: 'client-model-2',
+      role: 'assistant',
+      content: { type: 'text', text: sample(request.params as Json) },
+      stopReason: 'endTurn',
+    }));
+  }
   await client.connect(clientSide);
   return client;
 }
 
-/** A v2 client that negotiates 2026-07-28 (and declares the Tasks extension when `tasks`). */
-export function modernClient(tasks = true): ModernClient {
+/** A v2 client that negotiates 2026-07-28 (declaring the Tasks extension when `tasks`, sampling when `sampling`). */
+export function modernClient(tasks = true, sampling = false): ModernClient {
   return new ModernClient(
     { name: 'test-v2', version: '1.0.0' },
     {
       versionNegotiation: { mode: { pin: '2026-07-28' } },
-      capabilities: tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {},
+      capabilities: {
+        ...(tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+        ...(sampling ? { sampling: {} } : {}),
+      },
     },
   );
 }
