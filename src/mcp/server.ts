@@ -165,17 +165,19 @@ export function buildMcpServer(app: Door, options: McpDoorOptions): McpServer {
       );
     }
     // 2025-11-25: the client asks for a task (`task`); 2026-07-28: the server decides (agent_run, when
-    // the client's capabilities name the Tasks extension)
+    // the client's capabilities name the Tasks extension and the caller's results may wait in the store)
     const asTask =
       era === 'legacy'
         ? request.params.task !== undefined
-        : tool.name === 'agent_run' && extra.clientCapabilities?.extensions?.[TASKS_EXTENSION] !== undefined;
+        : tool.name === 'agent_run' &&
+          extra.clientCapabilities?.extensions?.[TASKS_EXTENSION] !== undefined &&
+          !options.caller?.zeroRetention;
     // a tool call counts against the key's limits (protocol messages, tasks/* and resources do not)
     const entry = options.caller ? await app.accounts.enterRequest(options.caller) : null;
     if (entry && !entry.allowed) {
       const refusal = rateRefusal(entry.message, entry.retryAfterMs);
-      // a task-augmented call answers a task or a JSON-RPC error, never a tool result
-      if (asTask) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, refusal);
+      // a call that asked for a task answers a task or a JSON-RPC error, never a tool result
+      if (asTask && era === 'legacy') throw new ProtocolError(ProtocolErrorCode.InvalidRequest, refusal);
       return { isError: true, content: [{ type: 'text', text: refusal }] };
     }
     let slot = entry?.release;

@@ -124,6 +124,15 @@ describe('2026-07-28 tasks over HTTP', () => {
     await expect(other.cancelTask(task.taskId)).rejects.toThrow(/Task not found/);
   });
 
+  it('makes no task for a zero-retention key (its results may not wait in the store): agent_run answers in its call', async () => {
+    const team = await server.app.services.accounts.teams.create('private', { zeroRetention: true }, null);
+    const key = (await server.app.services.keys.create('zr', { teamId: team.id }, null)).key;
+    const c = await connect('modern', { kind: 'http', url: server.url, key });
+    const res = await c.callTool('agent_run', { query: 'undici pools, privately', effort: 'low', waitSeconds: 5 });
+    expect(res.isError, res.content[0].text).toBeFalsy();
+    expect(res.structuredContent).toMatchObject({ id: expect.stringMatching(/^run_/) });
+  });
+
   it('answers a call without a task to a client that does not declare the extension', async () => {
     const c = await connect('legacy', targets().http);
     const res = await c.callTool('agent_run', { query: 'undici pools', effort: 'low', waitSeconds: 5 });
