@@ -7,6 +7,8 @@
  * agent run as a task started, polled and cancelled (2026-07-28: the `io.modelcontextprotocol/tasks`
  * extension, a task the server chose to make; tasks/get with the result inline).
  */
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callJson, makeTestApp, startTestServer, tempDir, type TestServer } from '../helpers/app.js';
 import { connectModernMcp } from '../helpers/mcp.js';
@@ -241,4 +243,26 @@ describe('the client’s model in 2026-07-28 (input_required)', () => {
       await t.close();
     }
   });
+});
+
+describe('progress in both eras', () => {
+  it.each(['legacy', 'modern'] as const)(
+    'reports a deep search’s steps to a %s client that asks for progress',
+    async (era) => {
+      const messages: string[] = [];
+      const onprogress = (p: { message?: string }) => void (p.message && messages.push(p.message));
+      const args = { query: `undici pools in depth (${era})`, type: 'deep' };
+      if (era === 'modern') {
+        const c = await modernEraClient(targets().http);
+        clients.push(c);
+        await c.raw.callTool({ name: 'search', arguments: args }, { onprogress });
+      } else {
+        const c = new LegacyClient({ name: 'test-v1', version: '1.0.0' });
+        await c.connect(new LegacyHttp(new URL(`${server.url}/mcp`), { requestInit: { headers: { 'x-api-key': server.key } } })); // prettier-ignore
+        await c.callTool({ name: 'search', arguments: args }, undefined, { onprogress });
+        await c.close();
+      }
+      expect(messages.length).toBeGreaterThan(0);
+    },
+  );
 });
