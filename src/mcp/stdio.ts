@@ -3,7 +3,7 @@
  * go to stderr.
  *
  * The opening is answered before the door is loaded: `initialize` (2025-11-25) and `server/discover`
- * (2026-07-28) from src/mcp/handshake.ts, `ping`, and `tools/list` (either era's shape) from the
+ * (2026-07-28) from src/mcp/handshake.ts, `ping` (2025-11-25), and `tools/list` (either era's shape) from the
  * catalog, so a client connects as fast as to a bare SDK server. The door (the app with its database,
  * services and engines, and the SDK's `serveStdio`, which pins the connection to the era of its
  * opening) opens at the first other message, or once the client has been quiet for WARM_UP_MS after
@@ -140,8 +140,8 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
     } else if (message.method === 'server/discover' && isModern(message)) {
       opening ??= message;
       answer(message.id, answers.discover());
-    } else if (message.method === 'ping') {
-      answer(message.id, isModern(message) ? { resultType: 'complete' } : {});
+    } else if (message.method === 'ping' && !isModern(message)) {
+      answer(message.id, {}); // 2025-11-25 only: 2026-07-28 has no ping
     } else if (message.method === 'tools/list' && !message.params?.cursor) {
       answer(message.id, answers.toolsList(isModern(message)));
     } else {
