@@ -1,5 +1,5 @@
 // Start-up benchmarks: `trawl mcp` cold start (spawn → MCP initialize answered, then the first tools/list
-// and tools/call) side by side with a bare MCP SDK server, in alternating runs; `trawl serve` start →
+// and tools/call) side by side with a bare server of the same MCP SDK (v2), in alternating runs; `trawl serve` start →
 // first GET /health 200, and idle RSS of `trawl serve`, each next to a plain-Node baseline.
 // Goals (issue 19): initialize ≤ 1.1× the bare server's median, first tools/list ≤ 1.1× its + 2 ms.
 // Usage: npm run build && node bench/startup.mjs
@@ -37,13 +37,18 @@ const CONNECT_TIMEOUT_MS = 15000;
 const INIT_GOAL_RATIO = 1.1; // trawl mcp initialize median ≤ this × the bare server's
 const LIST_GOAL = { ratio: 1.1, plusMs: 2 }; // first tools/list median ≤ ratio × the bare server's + plusMs
 
-/** The smallest MCP stdio server the SDK allows (one tool), as a floor for `trawl mcp`. */
+/**
+ * The smallest MCP stdio server the SDK allows (one tool), as a floor for `trawl mcp`: the same SDK (v2,
+ * `@modelcontextprotocol/server`) and the same entry, `serveStdio`, which serves both protocol eras.
+ */
 const BARE_MCP_SERVER = `
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-const server = new McpServer({ name: 'bare', version: '0.0.0' });
-server.registerTool('ping', { description: 'ping' }, async () => ({ content: [{ type: 'text', text: 'pong' }] }));
-await server.connect(new StdioServerTransport());
+import { McpServer } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+serveStdio(() => {
+  const server = new McpServer({ name: 'bare', version: '0.0.0' });
+  server.registerTool('ping', { description: 'ping' }, async () => ({ content: [{ type: 'text', text: 'pong' }] }));
+  return server;
+});
 `;
 
 function withTimeout(promise, ms, what) {

@@ -2,6 +2,7 @@
  * `trawl mcp`: MCP over stdio, no key needed (the user's own process). The app and the door load after
  * the handshake (src/mcp/stdio.ts), so this module imports neither.
  */
+import type { Transport } from '@modelcontextprotocol/server';
 import type { Config } from '../config/config.js';
 import { checkToolsSetting, resolveTools } from '../mcp/selection.js';
 import { serveStdio, type StdioDoor } from '../mcp/stdio.js';
@@ -13,17 +14,24 @@ export async function runMcp(config: Config): Promise<void> {
 
 /** The app (database, services, background engines) and the door's server on it. */
 async function openDoor(config: Config): Promise<StdioDoor> {
-  const [{ openDoor: openOperatorDoor }, { buildMcpServer }] = await Promise.all([
+  const [{ openDoor: openOperatorDoor }, { buildMcpServer }, sdk] = await Promise.all([
     import('../compose/open.js'),
     import('../mcp/server.js'),
+    import('@modelcontextprotocol/server/stdio'),
   ]);
   const app = await openOperatorDoor(config);
   try {
     app.workers.startIndexing();
     app.workers.startEngines({ monitors: config.monitors });
-    const server = buildMcpServer(app, { caller: null, betas: new Set(config.mcpBetas) });
+    const betas = new Set(config.mcpBetas);
+    // the SDK pins the connection to the era of the client's opening, and builds its server for it
+    const serve = (transport: Transport) =>
+      sdk.serveStdio(({ era }) => buildMcpServer(app, { caller: null, betas, era }), {
+        transport,
+        onerror: (err) => app.logger.warn({ err }, 'mcp stdio'),
+      });
     app.logger.info({ tools: resolveTools(config.tools) }, 'mcp stdio ready');
-    return { server, close: () => app.close() };
+    return { serve, close: () => app.close() };
   } catch (err) {
     await app.close();
     throw err;

@@ -1,10 +1,13 @@
 /**
- * MCP streamable HTTP at /mcp, stateless: each POST gets a fresh server and transport, so a client that
- * keeps no session works and any instance behind a load balancer can answer. Same API keys as REST (a
- * 401 carries a Bearer challenge), or none in the keyless loopback mode; Host and Origin are checked
- * against DNS rebinding.
+ * MCP streamable HTTP at /mcp, stateless, both protocol revisions: the SDK's `createMcpHandler` serves
+ * 2026-07-28 requests (each carries its version and capabilities in `_meta`) and, by its stateless
+ * legacy fallback, 2025-11-25 clients that `initialize`; either way each POST gets a fresh server from
+ * one factory (`buildMcpServer`), so a client that keeps no session works and any instance behind a
+ * load balancer can answer. Same API keys as REST (a 401 carries a Bearer challenge), or none in the
+ * keyless loopback mode; Host and Origin are checked against DNS rebinding.
  */
 import type { Context, Hono } from 'hono';
+import type { McpRequestContext } from '@modelcontextprotocol/server';
 import type { Door, OAuthResource } from '../compose/door.js';
 import { hasScope } from '../core/access/scopes.js';
 import { grantOf } from '../core/accounts/oauth.js';
@@ -35,8 +38,7 @@ export function mountMcp(hono: Hono<HttpEnv>, app: Door, tools: readonly string[
   });
 
   // The MCP SDK loads on the first /mcp request, so `trawl serve` is ready sooner.
-  const sdk = () =>
-    Promise.all([import('../mcp/server.js'), import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]);
+  const sdk = () => Promise.all([import('../mcp/server.js'), import('@modelcontextprotocol/server')]);
 
   hono.post('/mcp', async (c) => {
     const headers = c.req.raw.headers;
@@ -48,22 +50,26 @@ export function mountMcp(hono: Hono<HttpEnv>, app: Door, tools: readonly string[
       app.config.mcpBetas,
     );
     const chosen = toolsOf(c.req.queries('tools'), tools);
-    const [{ buildMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await sdk();
-    const server = buildMcpServer(app, { caller, betas, tools: chosen });
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const [{ buildMcpServer }, { createMcpHandler }] = await sdk();
     const { request, parsedBody } = await measuredMessage(c, app.config.maxBodyBytes);
-    await server.connect(transport);
-    const res = await transport.handleRequest(request, { parsedBody });
-    // the transport builds its own Response: carry over what the door set (the rate-limit headers)
-    c.res.headers.forEach((value, name) => res.headers.set(name, value));
-    return withRequestId(res, c.get('requestId'));
+    // one handler per POST, its factory holding this request's caller, betas and tools: the SDK builds
+    // the server for the era the request is of (2026-07-28, or the stateless 2025-11-25 fallback)
+    const mcp = createMcpHandler(
+      ({ era }: McpRequestContext) => buildMcpServer(app, { caller, betas, tools: chosen, era }),
+      { legacy: 'stateless', maxRequestBodySize: app.config.maxBodyBytes },
+    );
+    const res = await mcp.fetch(request, parsedBody === undefined ? {} : { parsedBody });
+    // the SDK builds its own Response: carry over what the door set (the rate-limit headers)
+    const out = new Response(res.body, { status: res.status, statusText: res.statusText, headers: res.headers });
+    c.res.headers.forEach((value, name) => out.headers.set(name, value));
+    return withRequestId(out, c.get('requestId'));
   });
 
   mountMcpRefusals(hono, guard, app);
 }
 
 /**
- * The request for the SDK's transport with its body read here, so that /mcp has the REST door's limits:
+ * The request for the SDK's handler with its body read here, so that /mcp has the REST door's limits:
  * 413 past TRAWL_MAX_BODY_BYTES, 400 for a text over BODY_LIMITS (before it is parsed). A body that is
  * not JSON, or not sent as JSON, goes to the SDK as text, for its own JSON-RPC refusal.
  */

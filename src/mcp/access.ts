@@ -33,6 +33,10 @@ export const MCP_METHODS: readonly McpMethodAccess[] = [
   { name: 'tasks/result', access: { resource: 'mcpTask', verb: 'read' }, targets: true },
   { name: 'tasks/cancel', access: { resource: 'mcpTask', verb: 'change' }, targets: true },
   { name: 'tasks/list', access: { resource: 'mcpTask', verb: 'list' }, targets: false },
+  // the 2026-07-28 Tasks extension (io.modelcontextprotocol/tasks): no tasks/list, no tasks/result
+  { name: 'tasks/get (2026-07-28)', access: { resource: 'mcpTask', verb: 'read' }, targets: true },
+  { name: 'tasks/update (2026-07-28)', access: { resource: 'mcpTask', verb: 'change' }, targets: true },
+  { name: 'tasks/cancel (2026-07-28)', access: { resource: 'mcpTask', verb: 'change' }, targets: true },
   {
     name: 'resources/read trawl://agent-runs/{id}',
     capability: 'agent',

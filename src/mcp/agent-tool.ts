@@ -4,8 +4,15 @@
  * call window (within the call's token budget, continued by cursor), else with the run id to wait on
  * again, or the run's failure. docs/mcp.md.
  */
-import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, McpError, type CallToolResult, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceTemplate,
+  type CallToolResult,
+  type McpServer,
+  type ReadResourceResult,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import type { ServiceContext } from '../core/context.js';
 import { toServiceError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
@@ -28,8 +35,8 @@ export const AgentRunDoorInput = agentRunDef.input.safeExtend({ maxTokens: MaxTo
 export interface ResourceDeps {
   /** The operations (the list and get of agent runs, with their scope and owner checks). */
   ops: OpRunner;
-  /** The service context of one MCP request (caller, betas, logger, progress to the client's token). */
-  contextFor: (extra: Extra, tool: string) => ServiceContext;
+  /** The service context of one MCP request (caller, betas, logger). */
+  contextFor: (ctx: ServerContext, tool: string) => ServiceContext;
   /** A failure as a tool result (`TAG: message`, `isError: true`). */
   failure: (thrown: unknown, logger: Logger) => CallToolResult;
 }
@@ -169,13 +176,16 @@ function readResult(uri: string, run: Run): ReadResourceResult {
   };
 }
 
-/** A failed read as a JSON-RPC error: -32002 (resource not found) for a run the caller cannot see. */
-function toMcpError(thrown: unknown, logger: Logger): McpError {
+/**
+ * A failed read as a JSON-RPC error: -32002 (resource not found) for a run the caller cannot see (the
+ * SDK answers it as -32602 on the wire, as the 2026-07-28 spec has it).
+ */
+function toMcpError(thrown: unknown, logger: Logger): ProtocolError {
   const err = toServiceError(thrown);
   if (err.tag === 'INTERNAL_ERROR') {
     logger.error({ err: thrown }, 'agent run resource read failed');
-    return new McpError(ErrorCode.InternalError, `${err.tag}: ${err.message}`);
+    return new ProtocolError(ProtocolErrorCode.InternalError, `${err.tag}: ${err.message}`);
   }
-  const code = err.tag === 'NOT_FOUND' ? -32002 : ErrorCode.InvalidParams;
-  return new McpError(code, `${err.tag}: ${err.message}`);
+  const code = err.tag === 'NOT_FOUND' ? ProtocolErrorCode.ResourceNotFound : ProtocolErrorCode.InvalidParams;
+  return new ProtocolError(code, `${err.tag}: ${err.message}`);
 }

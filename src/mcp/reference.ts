@@ -2,8 +2,7 @@
  * The full reference of each served tool as an MCP resource, `trawl://tools/{name}`: its description
  * and every argument it accepts (the endpoint's whole schema), which tools/list leaves out.
  */
-import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, ResourceTemplate, type McpServer } from '@modelcontextprotocol/server';
 import { TOOL_SPECS } from './catalog.js';
 import { fullInputSchema } from './tools.js';
 
@@ -34,7 +33,10 @@ export function registerToolReference(server: McpServer, names: readonly string[
       const name = String([variables.name].flat()[0] ?? '');
       const spec = specs.find((t) => t.name === name);
       if (!spec)
-        throw new McpError(-32002, `NOT_FOUND: no tool ${name} on this server (it serves ${names.join(', ')})`);
+        throw new ProtocolError(
+          ProtocolErrorCode.ResourceNotFound,
+          `NOT_FOUND: no tool ${name} on this server (it serves ${names.join(', ')})`,
+        );
       const text =
         `# ${spec.name}: ${spec.title}\n\n${spec.description}\n\n` +
         'Answers fit `maxTokens` (default 6000); a cut answer ends with a `nextCursor` to pass as `cursor` ' +

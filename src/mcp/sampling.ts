@@ -2,7 +2,6 @@
  * The calling MCP client's own model as a `ChatModel`, through `sampling/createMessage`: answers work
  * inside an agent with no model configured on Trawl. The client (and its user) approve and pay for it.
  */
-import { CreateMessageResultSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { ServiceError } from '../errors.js';
 import type { ServiceContext } from '../core/context.js';
 import type { Extra } from './types.js';
@@ -18,9 +17,14 @@ export const SAMPLING_TIMEOUT_MS = 120_000;
 
 const estimate = (text: string) => Math.ceil(text.length / 4);
 
-/** The client's model, when its capabilities declare `sampling`; undefined otherwise. */
-export function clientModel(capabilities: ClientCapabilities | undefined, extra: Extra): ChatModel | undefined {
-  if (!capabilities?.sampling) return undefined;
+/**
+ * The client's model, when its capabilities declare `sampling` and the server can send it a request
+ * (2025-11-25; a 2026-07-28 request has no server-sent requests: `extra.requestSampling` is unset);
+ * undefined otherwise.
+ */
+export function clientModel(extra: Extra): ChatModel | undefined {
+  const requestSampling = extra.requestSampling;
+  if (!extra.clientCapabilities?.sampling || !requestSampling) return undefined;
   const complete = async (request: ChatRequest, signal?: AbortSignal): Promise<ChatResult> => {
     const system = request.messages.filter((m) => m.role === 'system').map((m) => m.content);
     // sampling has no JSON mode: the schema goes into the instructions
@@ -34,18 +38,14 @@ export function clientModel(capabilities: ClientCapabilities | undefined, extra:
       .map((m) => ({ role: m.role as 'user' | 'assistant', content: { type: 'text' as const, text: m.content } }));
     let result;
     try {
-      result = await extra.sendRequest(
+      result = await requestSampling(
         {
-          method: 'sampling/createMessage',
-          params: {
-            messages,
-            systemPrompt: system.join('\n\n'),
-            maxTokens: request.maxTokens,
-            temperature: request.temperature ?? 0.2,
-            includeContext: 'none',
-          },
+          messages,
+          systemPrompt: system.join('\n\n'),
+          maxTokens: request.maxTokens,
+          temperature: request.temperature ?? 0.2,
+          includeContext: 'none',
         },
-        CreateMessageResultSchema,
         { signal, timeout: request.timeoutMs ?? SAMPLING_TIMEOUT_MS },
       );
     } catch (err) {

@@ -5,14 +5,19 @@
  * `isError: true` whose text says what to change.
  */
 import { setMaxListeners } from 'node:events';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
+  CLIENT_CAPABILITIES_META_KEY,
+  LOG_LEVEL_META_KEY,
+  McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+  SUPPORTED_PROTOCOL_VERSIONS,
   type CallToolResult,
-} from '@modelcontextprotocol/sdk/types.js';
+  type ClientCapabilities,
+  type LoggingLevel,
+  type Result,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import type { Door } from '../compose/door.js';
 import { ownerKeyId } from '../core/access/access.js';
 import type { Caller, ServiceContext } from '../core/context.js';
@@ -23,11 +28,13 @@ import { advertised } from './catalog.js';
 import { agentRunTool, registerAgentRunResources } from './agent-tool.js';
 import { pagerFor } from './reply/store.js';
 import { buildToolTable } from './tools.js';
-import type { DoorTool, Extra, ToolDeps } from './types.js';
+import type { DoorTool, Era, Extra, ToolDeps } from './types.js';
 import { installLogging } from './logging.js';
-import { INSTRUCTIONS, SERVER_INFO } from './handshake.js';
-import { createDoorTasks, TASKS_CAPABILITY } from './tasks/door.js';
+import { CACHE_HINTS, INSTRUCTIONS, MODERN_PROTOCOL_VERSION, SERVER_INFO } from './handshake.js';
+import { createDoorTasks, TASKS_CAPABILITY, TASKS_EXTENSION } from './tasks/door.js';
 import { isTaskExtra } from './tasks/extra.js';
+import { installTaskHandlers, modernTask } from './tasks/handlers.js';
+import { roundStateCodec, samplingRound, withRound } from './input-required.js';
 import { registerToolReference } from './reference.js';
 import { clientModel } from './sampling.js';
 import { resolveTools } from './selection.js';
@@ -39,25 +46,67 @@ export interface McpDoorOptions {
   betas: ReadonlySet<string>;
   /** The tools to serve (names from the catalog); default: the configured selection. */
   tools?: readonly string[];
+  /**
+   * The protocol era the server serves (the SDK's serving entry says which: `createMcpHandler` per
+   * HTTP request, `serveStdio` per connection); default `legacy`, a server a 2025-11-25 client
+   * `initialize`s.
+   */
+  era?: Era;
 }
+
+/** The protocol versions the door serves: 2026-07-28, and every 2025-era one the SDK negotiates. */
+export const PROTOCOL_VERSIONS = [MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS];
 
 export type { Extra } from './types.js';
 
-/** Builds a server for one connection (stdio) or one HTTP request (stateless streamable HTTP). */
+/**
+ * Builds a server for one connection (stdio), or one HTTP request (stateless streamable HTTP), of
+ * either era: the same tools, budgets, fences, resources, logging and tasks, each in its era's shape.
+ */
 export function buildMcpServer(app: Door, options: McpDoorOptions): McpServer {
+  const era = options.era ?? 'legacy';
+  let capabilities: ClientCapabilities | undefined; // the last request's (2025-11-25: its initialize)
   // MCP tasks (src/mcp/tasks/): a store bound to this caller, so no key reads another's tasks
   const tasks = createDoorTasks(app, options.caller, {
     agentRun: () => table.get('agent_run') ?? agentRunTool(toolDeps),
-    clientSampling: () => server.server.getClientCapabilities()?.sampling !== undefined,
+    clientSampling: () => era === 'legacy' && capabilities?.sampling !== undefined,
   });
   // name and instructions as `trawl mcp` answers them before it loads this module (src/mcp/handshake.ts)
   const server = new McpServer(SERVER_INFO, {
     instructions: INSTRUCTIONS,
-    taskStore: tasks.store,
-    capabilities: { logging: {}, tasks: TASKS_CAPABILITY },
+    supportedProtocolVersions: PROTOCOL_VERSIONS,
+    cacheHints: CACHE_HINTS,
+    // 2026-07-28: the signed state of the client's model's answers across input_required rounds
+    ...(era === 'modern' ? { requestState: { verify: (state, ctx) => roundStateCodec().verify(state, ctx) } } : {}),
+    capabilities: {
+      logging: {},
+      ...(era === 'legacy' ? { tasks: TASKS_CAPABILITY } : { extensions: { [TASKS_EXTENSION]: {} } }),
+    },
   });
   const logging = installLogging(server.server);
   const owner = ownerKeyId(options.caller ?? null);
+
+  /** The door's view of one request (src/mcp/types.ts `Extra`). */
+  const toExtra = (ctx: ServerContext): Extra => {
+    const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
+    capabilities =
+      era === 'modern'
+        ? (envelope[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined)
+        : server.server.getClientCapabilities();
+    const logLevel = envelope[LOG_LEVEL_META_KEY] as LoggingLevel | undefined;
+    return {
+      era,
+      signal: ctx.mcpReq.signal,
+      ...(ctx.mcpReq._meta ? { _meta: ctx.mcpReq._meta } : {}),
+      ...(capabilities ? { clientCapabilities: capabilities } : {}),
+      ...(logLevel ? { logLevel } : {}),
+      sendNotification: (n) => ctx.mcpReq.notify(n),
+      // 2026-07-28 has no server-sent requests: a tool call may answer input_required instead (below)
+      ...(era === 'legacy'
+        ? { requestSampling: (params, opts) => ctx.mcpReq.requestSampling(params, opts) as Promise<never> }
+        : {}),
+    };
+  };
 
   /** The service context of one MCP request: caller, betas, a child logger, progress to the client's token. */
   const contextFor = (extra: Extra, tool: string): ServiceContext => {
@@ -75,7 +124,7 @@ export function buildMcpServer(app: Door, options: McpDoorOptions): McpServer {
       betas: options.betas,
       // the client's own model writes answers when it offers sampling (docs/synthesis.md); a task outlives
       // the request that could reach it, so work inside a task has none
-      clientModel: isTaskExtra(extra) ? undefined : clientModel(server.server.getClientCapabilities(), extra),
+      clientModel: isTaskExtra(extra) ? undefined : clientModel(extra),
       onWarning: logging.warner(extra),
       ...(progressToken !== undefined
         ? {
@@ -101,42 +150,71 @@ export function buildMcpServer(app: Door, options: McpDoorOptions): McpServer {
   const table = buildToolTable(names, toolDeps);
 
   server.server.registerCapabilities({ tools: { listChanged: false } });
-  const list = { tools: names.map(advertised) };
-  server.server.setRequestHandler(ListToolsRequestSchema, () => list);
-  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  // the catalog's order (deterministic); 2026-07-28 has no `execution` (a task is the server's choice)
+  const list = {
+    tools: names.map(advertised).map((t) => (era === 'modern' ? withoutExecution(t) : t)),
+  } as { tools: never[] };
+  server.server.setRequestHandler('tools/list', () => list);
+  server.server.setRequestHandler('tools/call', async (request, ctx) => {
+    let extra = toExtra(ctx);
     const tool: DoorTool | undefined = table.get(request.params.name);
     if (!tool) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
         `Tool ${request.params.name} not found; this server serves ${names.join(', ')}.`,
       );
     }
+    // 2025-11-25: the client asks for a task (`task`); 2026-07-28: the server decides (agent_run, when
+    // the client's capabilities name the Tasks extension and the caller's results may wait in the store)
+    const asTask =
+      era === 'legacy'
+        ? request.params.task !== undefined
+        : tool.name === 'agent_run' &&
+          extra.clientCapabilities?.extensions?.[TASKS_EXTENSION] !== undefined &&
+          !options.caller?.zeroRetention;
     // a tool call counts against the key's limits (protocol messages, tasks/* and resources do not)
     const entry = options.caller ? await app.accounts.enterRequest(options.caller) : null;
     if (entry && !entry.allowed) {
       const refusal = rateRefusal(entry.message, entry.retryAfterMs);
-      // a task-augmented call answers a task or a JSON-RPC error, never a tool result
-      if (request.params.task) throw new McpError(ErrorCode.InvalidRequest, refusal);
+      // a call that asked for a task answers a task or a JSON-RPC error, never a tool result
+      if (asTask && era === 'legacy') throw new ProtocolError(ProtocolErrorCode.InvalidRequest, refusal);
       return { isError: true, content: [{ type: 'text', text: refusal }] };
     }
     let slot = entry?.release;
     try {
       // a call with `task` answers the task at once; the work goes on (src/mcp/tasks/), holding the call's slot
-      if (request.params.task) {
+      if (asTask) {
         const created = await tasks.start(tool, request.params, extra, slot);
         slot = undefined; // the task's now: given back when its work ends
-        return created;
+        // `content: []`: the SDK validates every tools/call result as a tool result, and a task carries
+        // none (2025-11-25 clients read `task`, 2026-07-28 ones the flat task of `resultType: "task"`)
+        const task = era === 'legacy' ? created : { resultType: 'task', ...modernTask(created.task) };
+        return { content: [], ...task } as never;
       }
-      return await tool.call(request.params.arguments ?? {}, extra);
+      // 2026-07-28, the local caller's client offering its model: asked by input_required (input-required.ts)
+      const round =
+        era === 'modern' && options.caller === null && extra.clientCapabilities?.sampling && tool.name !== 'agent_run'
+          ? samplingRound(ctx)
+          : undefined;
+      if (round) extra = withRound(extra, round);
+      const result = (await tool.call(request.params.arguments ?? {}, extra)) as Result as CallToolResult;
+      return round?.waiting() ? ((await round.ask(ctx)) ?? result) : result;
     } finally {
       slot?.();
     }
   });
 
-  const deps = { ops: app.ops, contextFor, failure };
+  installTaskHandlers(server.server, era, tasks.store);
+  const deps = { ops: app.ops, contextFor: (ctx: ServerContext, tool: string) => contextFor(toExtra(ctx), tool), failure }; // prettier-ignore
   if (names.includes('agent_run') || names.includes('agent_runs')) registerAgentRunResources(server, deps);
   registerToolReference(server, names);
   return server;
+}
+
+/** A tools/list entry without the 2025-11-25 `execution` field. */
+function withoutExecution(tool: Record<string, unknown>): Record<string, unknown> {
+  const { execution: _execution, ...rest } = tool;
+  return rest;
 }
 
 /** Why a tool call over the key's limits is refused, and when to retry. */

@@ -1,30 +1,41 @@
 /**
- * `trawl mcp`: the MCP door over stdio. stdout carries only the protocol; logs go to stderr.
+ * `trawl mcp`: the MCP door over stdio, both protocol revisions. stdout carries only the protocol; logs
+ * go to stderr.
  *
- * The handshake is answered before the door is loaded: `initialize` from src/mcp/handshake.ts, `ping`,
- * and `tools/list` from the catalog, so a client connects as fast as to a bare SDK server. The door (the
- * app with its database, services and engines, and the McpServer) opens at the first other message, or
- * once the client has been quiet for WARM_UP_MS after the handshake, whichever comes first. It is handed
- * the client's `initialize` again (its answer dropped), then the messages that came meanwhile, in order.
+ * The opening is answered before the door is loaded: `initialize` (2025-11-25) and `server/discover`
+ * (2026-07-28) from src/mcp/handshake.ts, `ping` (2025-11-25), and `tools/list` (either era's shape) from the
+ * catalog, so a client connects as fast as to a bare SDK server. The door (the app with its database,
+ * services and engines, and the SDK's `serveStdio`, which pins the connection to the era of its
+ * opening) opens at the first other message, or once the client has been quiet for WARM_UP_MS after
+ * the opening, whichever comes first. It is handed the client's opening again (its answer dropped),
+ * then the messages that came meanwhile, in order.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  LATEST_PROTOCOL_VERSION,
+  PROTOCOL_VERSION_META_KEY,
+  SERVER_INFO_META_KEY,
   SUPPORTED_PROTOCOL_VERSIONS,
   type JSONRPCMessage,
   type JSONRPCRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+  type Transport,
+} from '@modelcontextprotocol/server';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { advertised } from './catalog.js';
-import { INSTRUCTIONS, SERVER_CAPABILITIES, SERVER_INFO } from './handshake.js';
+import {
+  CACHE_HINTS,
+  INSTRUCTIONS,
+  MODERN_CAPABILITIES,
+  MODERN_PROTOCOL_VERSION,
+  SERVER_CAPABILITIES,
+  SERVER_INFO,
+} from './handshake.js';
 
-/** How long the client must be quiet after a handshake message before the door opens unasked. */
+/** How long the client must be quiet after an opening message before the door opens unasked. */
 export const WARM_UP_MS = 200;
 
-/** The door behind the handshake: its server, and what to close once the client has gone. */
+/** The door behind the opening: it serves a connection on a transport, and closes once the client has gone. */
 export interface StdioDoor {
-  server: Pick<McpServer, 'connect' | 'close'>;
+  /** Serves the connection on `transport` (the SDK's `serveStdio` over the door's server factory). */
+  serve(transport: Transport): { close(): Promise<void> };
   close(): Promise<void>;
 }
 
@@ -35,13 +46,16 @@ export interface StdioOptions {
   openDoor(): Promise<StdioDoor>;
 }
 
-/** The id the replayed `initialize` carries, so that its answer (already given) is dropped. */
-const REPLAY_ID = 'trawl:replayed-initialize';
+/** The id the replayed opening carries, so that its answer (already given) is dropped. */
+const REPLAY_ID = 'trawl:replayed-opening';
 
-/** The transport the door's server is connected to: its messages go out on stdio. */
-function doorTransport(stdio: StdioServerTransport): Transport {
+/** The transport the door serves on: its messages go out on stdio; it resolves `started` once started. */
+function doorTransport(stdio: StdioServerTransport, started: () => void): Transport {
   const transport: Transport = {
-    start: () => Promise.resolve(),
+    start: () => {
+      started();
+      return Promise.resolve();
+    },
     send: (message) =>
       'id' in message && message.id === REPLAY_ID && !('method' in message) ? Promise.resolve() : stdio.send(message),
     close: () => {
@@ -52,15 +66,58 @@ function doorTransport(stdio: StdioServerTransport): Transport {
   return transport;
 }
 
+/** Whether a request is of the 2026-07-28 era (its `_meta` names its protocol version). */
+const isModern = (message: JSONRPCRequest) =>
+  typeof (message.params?._meta as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY] === 'string';
+
+/** The 2026-07-28 fields of a cacheable result: its kind, cache hint, and the server's identity. */
+const modernResult = (hint: { ttlMs: number; cacheScope: string }) => ({
+  resultType: 'complete',
+  ...hint,
+  _meta: { [SERVER_INFO_META_KEY]: SERVER_INFO },
+});
+
+/** The answers of the front: the opening messages, ping, and tools/list of either era. */
+function frontAnswers(tools: readonly string[]) {
+  let legacyList: { tools: unknown[] } | undefined;
+  let modernList: Record<string, unknown> | undefined;
+  return {
+    initialize(asked: unknown) {
+      const legacy = SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v < MODERN_PROTOCOL_VERSION);
+      const protocolVersion = typeof asked === 'string' && legacy.includes(asked) ? asked : legacy[0]!;
+      return {
+        protocolVersion,
+        capabilities: SERVER_CAPABILITIES,
+        serverInfo: SERVER_INFO,
+        instructions: INSTRUCTIONS,
+      };
+    },
+    discover: () => ({
+      supportedVersions: [MODERN_PROTOCOL_VERSION],
+      capabilities: MODERN_CAPABILITIES,
+      instructions: INSTRUCTIONS,
+      ...modernResult(CACHE_HINTS['server/discover']),
+    }),
+    toolsList(modern: boolean) {
+      if (!modern) return (legacyList ??= { tools: tools.map(advertised) });
+      modernList ??= {
+        tools: tools.map(advertised).map(({ execution: _execution, ...tool }) => tool),
+        ...modernResult(CACHE_HINTS['tools/list']),
+      };
+      return modernList;
+    },
+  };
+}
+
 /** Serves MCP on stdin/stdout until the client closes the stream; resolves when done, rejects if the door fails to open. */
 export async function serveStdio(options: StdioOptions): Promise<void> {
   const stdio = new StdioServerTransport();
-  let list: { tools: unknown[] } | undefined;
-  let initialize: JSONRPCRequest | undefined;
+  const answers = frontAnswers(options.tools);
+  let opening: JSONRPCRequest | undefined; // initialize, or server/discover
   let initialized: JSONRPCMessage | undefined;
   const queue: JSONRPCMessage[] = [];
   let inner: Transport | undefined; // set once the door is open: messages then go straight to it
-  let door: Promise<StdioDoor> | undefined;
+  let door: Promise<{ opened: StdioDoor; served: { close(): Promise<void> } }> | undefined;
   let warmUp: NodeJS.Timeout | undefined;
   let fail: (err: unknown) => void = () => undefined;
   const failed = new Promise<never>((_, reject) => (fail = reject));
@@ -69,7 +126,7 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
   const answer = (id: JSONRPCRequest['id'], result: Record<string, unknown>) =>
     void stdio.send({ jsonrpc: '2.0', id, result }).catch(fail);
 
-  /** Answers what the handshake needs without the door; false for anything else. */
+  /** Answers what the opening needs without the door; false for anything else. */
   const front = (message: JSONRPCMessage): boolean => {
     if (!('method' in message)) return false;
     if (!('id' in message)) {
@@ -77,38 +134,36 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
       initialized = message;
       return true;
     }
-    if (message.method === 'initialize') {
-      initialize = message;
-      const asked = message.params?.protocolVersion as string;
-      const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
-      answer(message.id, {
-        protocolVersion,
-        capabilities: SERVER_CAPABILITIES,
-        serverInfo: SERVER_INFO,
-        instructions: INSTRUCTIONS,
-      });
-    } else if (message.method === 'ping') {
-      answer(message.id, {});
-    } else if (message.method === 'tools/list') {
-      list ??= { tools: options.tools.map(advertised) };
-      answer(message.id, list);
+    if (message.method === 'initialize' && !opening) {
+      opening = message;
+      answer(message.id, answers.initialize(message.params?.protocolVersion));
+    } else if (message.method === 'server/discover' && isModern(message)) {
+      opening ??= message;
+      answer(message.id, answers.discover());
+    } else if (message.method === 'ping' && !isModern(message)) {
+      answer(message.id, {}); // 2025-11-25 only: 2026-07-28 has no ping
+    } else if (message.method === 'tools/list' && !message.params?.cursor) {
+      answer(message.id, answers.toolsList(isModern(message)));
     } else {
       return false;
     }
     return true;
   };
 
-  const open = (): Promise<StdioDoor> =>
+  const open = () =>
     (door ??= (async () => {
       clearTimeout(warmUp);
       const opened = await options.openDoor();
-      const transport = doorTransport(stdio);
-      await opened.server.connect(transport);
-      if (initialize) transport.onmessage?.({ ...initialize, id: REPLAY_ID });
+      let started!: () => void;
+      const ready = new Promise<void>((resolve) => (started = resolve));
+      const transport = doorTransport(stdio, started);
+      const served = opened.serve(transport);
+      await ready;
+      if (opening) transport.onmessage?.({ ...opening, id: REPLAY_ID });
       if (initialized) transport.onmessage?.(initialized);
       inner = transport;
       for (const message of queue.splice(0)) transport.onmessage?.(message);
-      return opened;
+      return { opened, served };
     })());
 
   stdio.onmessage = (message) => {
@@ -135,7 +190,7 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
   }
   await stdio.close();
   if (!door) return;
-  const opened = await door;
-  await opened.server.close();
+  const { opened, served } = await door;
+  await served.close();
   await opened.close();
 }

@@ -5,7 +5,7 @@
  * with the endpoint's full schema (so options not advertised still work), then answers through the
  * pager: within the call's token budget, continued by cursor.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { requireScope, type Scope } from '../core/access/scopes.js';
 import { ServiceError } from '../errors.js';

@@ -12,7 +12,10 @@ import type { AddressInfo, Socket } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateTaskResultSchema, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { type Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { modernClient } from '../helpers/mcp.js';
 import { accessMatrixSections } from '../../src/http/access-matrix.js';
 import { expectedOutcome, PRINCIPALS, scopesFor, type MatrixEntry, type Outcome, type Principal } from '../../src/ops/access-matrix.js'; // prettier-ignore
 import { OPERATIONS } from '../../src/ops/registry.js';
@@ -49,6 +52,7 @@ interface World {
   taskId: string;
   cursor: { tool: string; args: Json; cursor: string };
   mcp: Map<string, Client>;
+  modernMcp: Map<string, ModernClient>;
 }
 
 /** One request per registry operation, on team A's resources (fresh ones where the call changes them). */
@@ -173,6 +177,17 @@ async function mcpClient(w: World, key: string): Promise<Client> {
   return client;
 }
 
+/** A v2 client (2026-07-28, declaring the Tasks extension) of `key`. */
+async function modernMcpClient(w: World, key: string): Promise<ModernClient> {
+  let client = w.modernMcp.get(key);
+  if (!client) {
+    client = modernClient(true);
+    await client.connect(new ModernHttp(new URL(`${w.t.url}/mcp?tools=all`), { requestInit: { headers: { 'x-api-key': key } } })); // prettier-ignore
+    w.modernMcp.set(key, client);
+  }
+  return client;
+}
+
 /** A refused caller at /mcp: the HTTP answer to one JSON-RPC message, before any server is built. */
 async function rawMcp(w: World, who: Principal, method: string, params: Json): Promise<Outcome> {
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -256,6 +271,7 @@ async function buildWorld(t: TestServer, parts: Pick<World, 'facilitator' | 'mod
     taskId: '',
     cursor: { tool: 'search', args: {}, cursor: '' },
     mcp: new Map(),
+    modernMcp: new Map(),
   };
   await teams.block(c.id, null);
   await t.app.services.documents.upsertMany(
@@ -316,6 +332,19 @@ async function mcpCall(
       const params = { taskId: entry.name === 'tasks/cancel' ? await openTask(w) : w.taskId };
       return { method: entry.name, params, run: (k) => protocol(k, entry.name, params) };
     }
+    case 'tasks/get (2026-07-28)':
+    case 'tasks/update (2026-07-28)':
+    case 'tasks/cancel (2026-07-28)': {
+      // the v2 client: 2026-07-28, the Tasks extension's methods (an ended task: its cancel is acknowledged
+      // as a no-op, and opens no task that would hold one of the owner's requests in flight)
+      const method = entry.name.split(' ')[0]!;
+      const params = { taskId: w.taskId };
+      const run = (k: string) =>
+        modernMcpClient(w, k)
+          .then((c) => c.request({ method, params }, z.looseObject({})))
+          .catch((err: Error) => err) as Promise<Json | Error>;
+      return { method, params, run };
+    }
     case 'tasks/list': {
       const holdsA = (result: Json) => (result.tasks as Json[]).some((t) => t.taskId === w.taskId);
       return { method: 'tasks/list', params: {}, run: (k) => protocol(k, 'tasks/list', {}), holdsA };
@@ -357,7 +386,7 @@ describe.each(BACKENDS)('the authorization matrix on %s', (backend) => {
     w = await buildWorld(t, { facilitator, model, silent });
   }, 60_000);
   afterAll(async () => {
-    await Promise.all([...(w?.mcp.values() ?? [])].map((c) => c.close()));
+    await Promise.all([...(w?.mcp.values() ?? []), ...(w?.modernMcp.values() ?? [])].map((c) => c.close()));
     await w?.t.close();
     await Promise.all([w?.facilitator.close(), w?.model.close(), w?.silent.close()]);
   });

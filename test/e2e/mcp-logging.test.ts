@@ -6,6 +6,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { LOG_LEVEL_META_KEY } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -16,6 +17,7 @@ import { WARNINGS } from '../../src/core/warnings.js';
 import { buildMcpServer } from '../../src/mcp/server.js';
 import { makeTestApp, postJson, startTestServer, type TestApp, type TestServer } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';
+import { connectModernMcp } from '../helpers/mcp.js';
 
 type Logged = { level: string; logger?: string; data: { code: string; message: string } };
 
@@ -137,5 +139,25 @@ describe('warnings over stateless HTTP', () => {
     expect(rest.status).toBe(200);
     expect(Object.keys(rest.body).sort()).toEqual(['costDollars', 'requestId', 'resolvedSearchType', 'results', 'searchTime', 'warnings']); // prettier-ignore
     expect(rest.body.warnings).toEqual([{ code: 'INDEX_EMPTY', message: WARNINGS.INDEX_EMPTY }]);
+  });
+});
+
+describe('log levels of 2026-07-28 (in each request’s _meta)', () => {
+  it('sends the warning to a v2 client, and nothing below the level its requests name', async () => {
+    const t = makeTestApp();
+    closers.push(() => t.close());
+    const client = await connectModernMcp(t.app);
+    closers.push(() => client.close());
+    const logged: Logged[] = [];
+    client.setNotificationHandler('notifications/message', (n) => void logged.push(n.params as Logged));
+    await client.callTool({ name: 'search', arguments: { query: 'undici pool' } });
+    expect(logged.map((l) => l.data.code)).toEqual(['INDEX_EMPTY']);
+
+    logged.length = 0;
+    const quiet = { _meta: { [LOG_LEVEL_META_KEY]: 'error' } };
+    await client.callTool({ name: 'search', arguments: { query: 'undici pool' }, ...quiet });
+    expect(logged).toEqual([]);
+    await client.callTool({ name: 'search', arguments: { query: 'undici pool' }, _meta: { [LOG_LEVEL_META_KEY]: 'warning' } }); // prettier-ignore
+    expect(logged.map((l) => l.data.code)).toEqual(['INDEX_EMPTY']);
   });
 });

@@ -20,6 +20,8 @@ import { loadConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { buildMcpServer } from '../../src/mcp/server.js';
 import { CLI, makeTestApp, tempDir } from '../helpers/app.js';
+import { connectModernMcp } from '../helpers/mcp.js';
+import { modernEraClient } from '../helpers/mcp-eras.js';
 import { FETCHED_AT, storedDoc } from '../helpers/documents.js';
 
 type ToolResult = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: unknown };
@@ -108,6 +110,31 @@ describe('trawl mcp start-up', () => {
         expect(list.tools.length).toBeGreaterThanOrEqual(args.length ? 5 : 3);
         await client.ping();
       } finally {
+        await door.close();
+        await t.close();
+      }
+    },
+  );
+
+  it.each([[[]], [['--tools', 'all']]])(
+    'answers server/discover and tools/list of 2026-07-28 exactly as the door does (%j)',
+    async (args) => {
+      const front = await modernEraClient({ kind: 'stdio', dataDir, args });
+      const t = makeTestApp(args.length ? { tools: 'all' } : {});
+      const door = await connectModernMcp(t.app);
+      try {
+        expect(front.raw.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+        expect(front.raw.getServerCapabilities()).toEqual(door.getServerCapabilities());
+        expect(front.raw.getInstructions()).toEqual(door.getInstructions());
+        expect(await front.raw.listTools()).toEqual(await door.listTools());
+        const list = await front.listTools(); // the raw result: its cache fields
+        expect(list).toMatchObject({ ttlMs: 300_000, cacheScope: 'public' });
+        // then the door opens at the first call and answers it in the same era
+        const res = (await front.callTool('search', { query: 'undici pool', type: 'instant' })) as ToolResult;
+        expect(res.isError).toBeFalsy();
+        expect(res.content[0]!.text).toContain('Pooling in undici');
+      } finally {
+        await front.close();
         await door.close();
         await t.close();
       }

@@ -1,13 +1,21 @@
 /**
- * Test helpers: the MCP SDK's real client connected in memory to an app's MCP server, and readers of
- * its answers (the fenced pieces of the text, the tokens the budget counts, a result's entry).
+ * Test helpers: the MCP SDK's real clients connected in memory to an app's MCP server (the v1 client,
+ * `@modelcontextprotocol/sdk` 1.32, speaking 2025-11-25; the v2 client, `@modelcontextprotocol/client`,
+ * speaking 2026-07-28), and readers of their answers (the fenced pieces of the text, the tokens the
+ * budget counts, a result's entry).
  */
+import { Client as ModernClient, InMemoryTransport as ModernMemory } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Transport } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { expect } from 'vitest';
 import type { App } from '../../src/compose/app.js';
 import { buildMcpServer } from '../../src/mcp/server.js';
+
+/** The Tasks extension of 2026-07-28, as a v2 client declares it in its capabilities. */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 export interface ConnectOptions {
   /** Whether the client offers sampling (its own model). */
@@ -18,14 +26,58 @@ export interface ConnectOptions {
   tools?: readonly string[];
 }
 
-/** A connected client for `app` (the local caller: no key), optionally offering sampling. */
+/** A connected v1 client (2025-11-25) for `app` (the local caller: no key), optionally offering sampling. */
 export async function connectMcp(app: App, options: ConnectOptions = {}): Promise<Client> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const tools = options.tools ? { tools: options.tools } : {};
-  await buildMcpServer(app, { caller: null, betas: new Set(options.betas ?? []), ...tools }).connect(serverSide);
+  // the v1 in-memory transport is a Transport as the v2 server takes it (the same message interface)
+  await buildMcpServer(app, { caller: null, betas: new Set(options.betas ?? []), ...tools }).connect(serverSide as unknown as Transport); // prettier-ignore
   const client = new Client({ name: 'test', version: '1.0.0' }, { capabilities: options.sampling ? { sampling: {} } : {} }); // prettier-ignore
   await client.connect(clientSide);
   return client;
+}
+
+/**
+ * A connected v2 client for `app` (the local caller), served as `trawl mcp` serves one: the SDK's
+ * `serveStdio` over an in-memory pair picks the era from the client's opening (`server/discover`:
+ * 2026-07-28). It declares the Tasks extension unless `tasks: false`.
+ */
+export async function connectModernMcp(
+  app: App,
+  options: Omit<ConnectOptions, 'sampling'> & { tasks?: boolean; sample?: (params: Json) => string } = {},
+): Promise<ModernClient> {
+  const [clientSide, serverSide] = ModernMemory.createLinkedPair();
+  const tools = options.tools ? { tools: options.tools } : {};
+  serveStdio(({ era }) => buildMcpServer(app, { caller: null, betas: new Set(options.betas ?? []), era, ...tools }), {
+    transport: serverSide,
+  });
+  const client = modernClient(options.tasks !== false, options.sample !== undefined);
+  const sample = options.sample;
+  if (sample) {
+    // the client's model: the SDK's client answers the server's input_required sampling requests with it
+    client.setRequestHandler('sampling/createMessage', (request) => ({
+      model: 'client-model-2',
+      role: 'assistant',
+      content: { type: 'text', text: sample(request.params as Json) },
+      stopReason: 'endTurn',
+    }));
+  }
+  await client.connect(clientSide);
+  return client;
+}
+
+/** A v2 client that negotiates 2026-07-28 (declaring the Tasks extension when `tasks`, sampling when `sampling`). */
+export function modernClient(tasks = true, sampling = false): ModernClient {
+  return new ModernClient(
+    { name: 'test-v2', version: '1.0.0' },
+    {
+      versionNegotiation: { mode: { pin: '2026-07-28' } },
+      capabilities: {
+        ...(tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+        ...(sampling ? { sampling: {} } : {}),
+      },
+    },
+  );
 }
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -4,7 +4,7 @@
  * zero-retention keys) that `cursor` continues exactly, at no cost and without searching again.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { ServiceError } from '../../errors.js';
 import { tokenCounter } from '../../lib/tokens.js';
 import type { Answer } from '../../ops/reply.js';

@@ -3,7 +3,7 @@
  * recovery), so the task's status, message and result are read from it, and cancelling the task cancels
  * the run through the agent runs service.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { AgentRun, AgentRunsService } from '../../core/agent/agent-runs.types.js';
 import type { Caller } from '../../core/context.js';
 import { toServiceError } from '../../errors.js';

@@ -4,7 +4,12 @@
  * its run through its own handler (same checks, no wait window) and the task follows the run; the other
  * tools run their ordinary handler inside the task, in this process.
  */
-import { ErrorCode, McpError, type CallToolRequest, type CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  type CallToolRequest,
+  type CreateTaskResult,
+} from '@modelcontextprotocol/server';
 import type { Door } from '../../compose/door.js';
 import type { Release } from '../../core/accounts/in-flight.js';
 import type { Caller } from '../../core/context.js';
@@ -15,8 +20,11 @@ import { taskExtra } from './extra.js';
 import type { OwnedTaskStore } from './task-store.js';
 import { createMcpTasks, type RunStart } from './tasks.js';
 
-/** The `tasks` capability: list, cancel, and task-augmented tools/call. */
+/** The `tasks` capability of 2025-11-25: list, cancel, and task-augmented tools/call. */
 export const TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+
+/** The 2026-07-28 Tasks extension (SEP-2663): its id in `capabilities.extensions`. */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /** The tools that may run as tasks. */
 export const TASK_TOOLS: ReadonlySet<string> = new Set(TOOL_SPECS.filter((t) => t.execution).map((t) => t.name));
@@ -29,7 +37,7 @@ export interface DoorTasks {
    * Starts `tool` as a task (the call carried `task`); resolves with the task at once. Takes over `slot`,
    * the call's request in flight: in-process work holds it until it ends; an agent run (which has its own
    * limit) gives it back once started.
-   * @throws McpError MethodNotFound for a tool that does not run as a task; InvalidRequest for a
+   * @throws ProtocolError MethodNotFound for a tool that does not run as a task; InvalidRequest for a
    * zero-retention caller (a task's result waits in the store to be read), or over TRAWL_MCP_MAX_TASKS.
    */
   start(tool: DoorTool, params: CallToolRequest['params'], extra: Extra, slot?: Release): Promise<CreateTaskResult>;
@@ -52,14 +60,14 @@ export function createDoorTasks(app: Door, caller: Caller | null, deps: DoorTask
     store: tasks.store,
     async start(tool, params, extra, slot) {
       if (!TASK_TOOLS.has(tool.name)) {
-        throw new McpError(
-          ErrorCode.MethodNotFound,
+        throw new ProtocolError(
+          ProtocolErrorCode.MethodNotFound,
           `Tool ${tool.name} does not run as a task; call it without task (task-capable: ${[...TASK_TOOLS].join(', ')})`,
         );
       }
       if (caller?.zeroRetention) {
-        throw new McpError(
-          ErrorCode.InvalidRequest,
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidRequest,
           "FEATURE_DISABLED: a task keeps its result in the store until it is read, and this key's team has zero data retention; call the tool without task",
         );
       }

@@ -4,7 +4,6 @@
  * the task's status message, other notifications are dropped, and requests to the client (sampling)
  * are refused. The door asks `isTaskExtra` to leave the client's model out of the service context.
  */
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Extra } from '../types.js';
 
 const TASK_EXTRAS = new WeakSet<Extra>();
@@ -19,20 +18,15 @@ export function taskExtra(
   note: (message: string) => void = () => undefined,
   extra?: Extra,
 ): Extra {
+  // no requestSampling: a task cannot send requests to the client, it outlives the request
   const inner: Extra = {
-    ...(extra ?? { requestId: 0 }),
+    era: extra?.era ?? 'legacy',
+    ...(extra?.clientCapabilities ? { clientCapabilities: extra.clientCapabilities } : {}),
     signal,
     _meta: { progressToken: 'task' },
     sendNotification: async (notification) => {
-      if (notification.method === 'notifications/progress' && notification.params.message) {
-        note(notification.params.message);
-      }
-    },
-    sendRequest: async () => {
-      throw new McpError(
-        ErrorCode.InvalidRequest,
-        'a task cannot send requests to the client: it outlives the request',
-      );
+      const message = notification.params?.message;
+      if (notification.method === 'notifications/progress' && typeof message === 'string' && message) note(message);
     },
   };
   TASK_EXTRAS.add(inner);

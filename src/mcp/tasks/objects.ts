@@ -1,5 +1,5 @@
 /** MCP task objects made from stored rows, and the rules a new task gets: its owner, TTL and poll interval. */
-import type { CallToolResult, Task } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Task } from '@modelcontextprotocol/server';
 import { ownerKeyId } from '../../core/access/access.js';
 import type { Caller } from '../../core/context.js';
 import { textResult as oneText, type TaskEndStatus, type TaskRow } from '../../core/jobs/tasks.js';

@@ -1,24 +1,16 @@
 /**
- * The SDK's `TaskStore` over the core's tasks (core/jobs/tasks.ts), bound to one owner (an API key, or
+ * The door's task store over the core's tasks (core/jobs/tasks.ts), bound to one owner (an API key, or
  * the local stdio user): another owner's task is "not found" for every method, whatever session asks
  * (stateless HTTP has none). Every read settles an open task first: one that follows an agent run takes
  * the run's end; one worked in-process whose worker's lease lapsed (its process died) ends `failed`,
- * interrupted.
+ * interrupted. The protocol methods of both eras read it (tasks/handlers.ts).
  */
-import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
-import {
-  ErrorCode,
-  McpError,
-  type CallToolResult,
-  type Request,
-  type Result,
-  type Task,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, type Result, type Task } from '@modelcontextprotocol/server';
 import type { Caller } from '../../core/context.js';
 import { decodeCursor, encodeCursor } from '../../core/cursors.js';
 import type { TaskJobs, TaskRow, TaskStatus } from '../../core/jobs/tasks.js';
 import { followRuns, type RunResult, type RunsOfTasks } from './agent-run-task.js';
-import { endOf, LIST_PAGE, ownerOf, pollFor, textResult, toTask, ttlFor } from './objects.js';
+import { LIST_PAGE, ownerOf, textResult, toTask, ttlFor } from './objects.js';
 import type { TaskRules } from './objects.js';
 
 export { INTERRUPTED } from './objects.js';
@@ -34,16 +26,32 @@ export interface TaskStoreDeps {
   rules: TaskRules;
 }
 
-/** The SDK's task store for `caller`'s tasks, with its owner and the settling read the door uses. */
-export interface OwnedTaskStore extends TaskStore {
+/** The task store of `caller`'s tasks, with its owner and the settling read the door uses. */
+export interface OwnedTaskStore {
   readonly owner: string;
+  /** The owner's task as the wire shows it (2025-11-25 shape); undefined for another owner's or an unknown id. */
+  getTask(taskId: string): Promise<Task | undefined>;
+  /**
+   * The stored result of an ended task.
+   * @throws ProtocolError InvalidParams (not found), InvalidRequest (not ended yet).
+   */
+  getTaskResult(taskId: string): Promise<Result>;
+  /**
+   * Cancels an open task (its agent run, or its work wherever it runs); a task that has ended stays as it is.
+   * @throws ProtocolError InvalidParams for a task not found.
+   */
+  cancelTask(taskId: string, statusMessage: string): Promise<TaskRow>;
+  /** A page of the owner's tasks (newest first), continued by `nextCursor`. */
+  listTasks(cursor: string | undefined): Promise<{ tasks: Task[]; nextCursor?: string }>;
+  /** The wire task of a settled row (an open one's status message may be its agent run's). */
+  task(row: TaskRow): Task;
   /** The owner's task row, settled (see the module comment); undefined for another owner's or an unknown id. */
   read(taskId: string): Promise<TaskRow | undefined>;
   /** Deletes expired tasks of every owner (see TaskJobs.sweep). */
   sweep(): Promise<void>;
   /**
    * Checks that the owner may open one more task.
-   * @throws McpError InvalidRequest naming TRAWL_MCP_MAX_TASKS when `rules.maxOpen` of its tasks are open.
+   * @throws ProtocolError InvalidRequest naming TRAWL_MCP_MAX_TASKS when `rules.maxOpen` of its tasks are open.
    */
   requireRoom(): Promise<void>;
   /** The TTL a new task gets for the one asked (see `ttlFor`). */
@@ -51,7 +59,9 @@ export interface OwnedTaskStore extends TaskStore {
 }
 
 const isOpen = (status: TaskStatus) => status === 'working' || status === 'input_required';
-const notFound = (taskId: string) => new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId}`);
+/** The error for a task another owner's, expired, or never made. */
+export const notFound = (taskId: string) =>
+  new ProtocolError(ProtocolErrorCode.InvalidParams, `Task not found: ${taskId}`);
 
 /** The task store of `caller` (owner: its key id, or 'local'). */
 export function createTaskStore(deps: TaskStoreDeps, caller: Caller | null): OwnedTaskStore {
@@ -92,8 +102,8 @@ export function createTaskStore(deps: TaskStoreDeps, caller: Caller | null): Own
   const requireRoom = async () => {
     const open = await tasks.countOpen(owner);
     if (open < deps.rules.maxOpen) return;
-    throw new McpError(
-      ErrorCode.InvalidRequest,
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidRequest,
       `RATE_LIMIT_EXCEEDED: ${owner === 'local' ? 'this server' : `API key ${owner}`} has ${open} MCP tasks open, ` +
         `the most it may (TRAWL_MCP_MAX_TASKS=${deps.rules.maxOpen}); wait for one to end (tasks/result) or ` +
         'cancel one (tasks/cancel), or call the tool without task',
@@ -106,44 +116,24 @@ export function createTaskStore(deps: TaskStoreDeps, caller: Caller | null): Own
     sweep: () => tasks.sweep(),
     requireRoom,
     ttlFor: (asked) => ttlFor(asked, deps.rules),
-    async createTask(params: CreateTaskOptions, _requestId, request: Request): Promise<Task> {
-      await requireRoom();
-      const tool = String((request.params as { name?: unknown } | undefined)?.name ?? request.method);
-      const id = await tasks.open({
-        owner,
-        tool,
-        ttlMs: ttlFor(params.ttl, deps.rules),
-        pollIntervalMs: pollFor(params.pollInterval),
-        inProcess: false,
-      });
-      return task((await tasks.get(id, owner))!);
-    },
+    task,
     async getTask(taskId) {
       const row = await read(taskId);
-      return row ? task(row) : null;
-    },
-    async storeTaskResult(taskId, status, result: Result) {
-      if (!(await tasks.get(taskId, owner))) throw notFound(taskId);
-      const { statusMessage } = endOf(result as CallToolResult);
-      await tasks.end(taskId, { status, statusMessage, result: JSON.stringify(result) });
+      return row ? task(row) : undefined;
     },
     async getTaskResult(taskId) {
       const row = await read(taskId);
       if (!row) throw notFound(taskId);
-      if (!row.result) throw new McpError(ErrorCode.InvalidRequest, `Task ${taskId} is ${row.status}: no result yet`);
+      if (!row.result) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `Task ${taskId} is ${row.status}: no result yet`);
+      }
       return JSON.parse(row.result) as Result;
     },
-    async updateTaskStatus(taskId, status, statusMessage) {
+    async cancelTask(taskId, statusMessage) {
       const row = await read(taskId);
       if (!row) throw notFound(taskId);
-      if (!isOpen(row.status)) return;
-      if (status === 'cancelled') return cancel(row, statusMessage ?? 'cancelled by the client');
-      if (isOpen(status)) {
-        if (statusMessage) await tasks.note(taskId, statusMessage);
-        return;
-      }
-      const result = textResult(statusMessage ?? `the task ended ${status}`, status === 'failed');
-      await tasks.end(taskId, { status, statusMessage: statusMessage ?? null, result: JSON.stringify(result) });
+      if (isOpen(row.status)) await cancel(row, statusMessage);
+      return (await read(taskId)) ?? row;
     },
     async listTasks(cursor) {
       await tasks.sweep();

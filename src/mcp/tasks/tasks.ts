@@ -4,7 +4,7 @@
  * while the work goes on: in-process (a job of the app's tasks, core/jobs/tasks.ts), or as the agent run
  * the task follows.
  */
-import type { CallToolResult, CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, CreateTaskResult } from '@modelcontextprotocol/server';
 import type { Door } from '../../compose/door.js';
 import type { Caller } from '../../core/context.js';
 import { toServiceError } from '../../errors.js';
@@ -32,13 +32,13 @@ export interface McpTasks {
   /**
    * Starts `work` of `tool` as a task in this process; resolves with the task at once. `slot` (the
    * caller's request in flight, TRAWL_RATE_LIMIT_CONCURRENCY) is held until the work ends.
-   * @throws McpError InvalidRequest when the owner has TRAWL_MCP_MAX_TASKS tasks open.
+   * @throws ProtocolError InvalidRequest when the owner has TRAWL_MCP_MAX_TASKS tasks open.
    */
   startWork(tool: string, params: TaskParams, work: TaskWork, slot?: Release): Promise<CreateTaskResult>;
   /**
    * Starts a task that follows the agent run `start` creates or finds (its id linked at once); a `start`
    * that answers a result instead (a refusal) or throws ends the task with that result.
-   * @throws McpError InvalidRequest when the owner has TRAWL_MCP_MAX_TASKS tasks open.
+   * @throws ProtocolError InvalidRequest when the owner has TRAWL_MCP_MAX_TASKS tasks open.
    */
   startRun(tool: string, params: TaskParams, start: () => Promise<RunStart>): Promise<CreateTaskResult>;
 }

@@ -31,8 +31,15 @@ function storeFor(keyId: string | null): { store: OwnedTaskStore; engine: TaskEn
   const deps = { tasks: engine, agentRuns: t.app.services.agentRuns, runResult: render, rules };
   return { store: createTaskStore(deps, keyId === null ? null : caller(keyId)), engine };
 }
-const create = (store: OwnedTaskStore, ttl?: number) =>
-  store.createTask({ ttl }, 1, { method: 'tools/call', params: { name: 'search' } });
+/** Opens a task of `store`'s owner, as a task-augmented call does (its work is not run here). */
+async function create(store: OwnedTaskStore, ttl?: number) {
+  const engine = engines.at(-1)!;
+  const id = await engine.open({ owner: store.owner, tool: 'search', ttlMs: ttlFor(ttl, rules), pollIntervalMs: pollFor(undefined), inProcess: false }); // prettier-ignore
+  return (await store.getTask(id))!;
+}
+/** Ends an open task with `result`, as its work does. */
+const finish = (taskId: string, result: { content: { type: 'text'; text: string }[] }) =>
+  engines.at(-1)!.end(taskId, { ...endOf(result), result: JSON.stringify(result) });
 
 beforeAll(() => {
   t = makeTestApp({}, { clock: { now: () => new Date(nowMs) } });
@@ -49,14 +56,13 @@ describe('task store', () => {
     const b = storeFor('key_b').store;
     const task = await create(a);
     expect(task).toMatchObject({ status: 'working', ttl: rules.defaultTtlMs, pollInterval: 500 });
-    expect(await b.getTask(task.taskId)).toBeNull();
+    expect(await b.getTask(task.taskId)).toBeUndefined();
     await expect(b.getTaskResult(task.taskId)).rejects.toThrow(/Task not found/);
-    await expect(b.updateTaskStatus(task.taskId, 'cancelled')).rejects.toThrow(/Task not found/);
-    await expect(b.storeTaskResult(task.taskId, 'completed', { content: [] })).rejects.toThrow(/Task not found/);
-    expect((await b.listTasks()).tasks.map((x) => x.taskId)).not.toContain(task.taskId);
-    expect((await a.listTasks()).tasks.map((x) => x.taskId)).toContain(task.taskId);
-    expect(await storeFor(null).store.getTask(task.taskId)).toBeNull(); // the local stdio user is an owner too
-    await a.storeTaskResult(task.taskId, 'completed', { content: [{ type: 'text', text: 'done' }] });
+    await expect(b.cancelTask(task.taskId, 'cancelled')).rejects.toThrow(/Task not found/);
+    expect((await b.listTasks(undefined)).tasks.map((x) => x.taskId)).not.toContain(task.taskId);
+    expect((await a.listTasks(undefined)).tasks.map((x) => x.taskId)).toContain(task.taskId);
+    expect(await storeFor(null).store.getTask(task.taskId)).toBeUndefined(); // the local stdio user is an owner too
+    await finish(task.taskId, { content: [{ type: 'text', text: 'done' }] });
     expect(await a.getTaskResult(task.taskId)).toEqual({ content: [{ type: 'text', text: 'done' }] });
   });
 
@@ -82,7 +88,7 @@ describe('task store', () => {
     const aborted = new Promise<string>((resolve) => {
       worker.engine.run('task_far', (signal) => new Promise<void>((done) => signal.addEventListener('abort', () => (resolve(String(signal.reason)), done())))); // prettier-ignore
     });
-    await other.store.updateTaskStatus('task_far', 'cancelled', 'Client cancelled task execution.');
+    await other.store.cancelTask('task_far', 'Client cancelled task execution.');
     expect(other.engine.has('task_far')).toBe(false);
     expect(await aborted).toMatch(/cancelled/);
     expect(await worker.store.getTask('task_far')).toMatchObject({ status: 'cancelled', statusMessage: 'Client cancelled task execution.' }); // prettier-ignore
@@ -105,13 +111,13 @@ describe('task store', () => {
     const { store } = storeFor('key_e');
     const ended = await create(store, 1000);
     expect(ended.ttl).toBe(MIN_TTL_MS);
-    await store.storeTaskResult(ended.taskId, 'completed', { content: [] });
+    await finish(ended.taskId, { content: [] });
     nowMs += MIN_TTL_MS - 1000;
-    expect(await store.getTask(ended.taskId)).not.toBeNull();
+    expect(await store.getTask(ended.taskId)).toBeDefined();
     for (let i = 0; i < 22; i++) await create(store);
     nowMs += 2000;
-    const first = await store.listTasks();
-    expect(await store.getTask(ended.taskId)).toBeNull();
+    const first = await store.listTasks(undefined);
+    expect(await store.getTask(ended.taskId)).toBeUndefined();
     expect(first.tasks).toHaveLength(20);
     const second = await store.listTasks(first.nextCursor);
     expect(second.tasks).toHaveLength(2);
