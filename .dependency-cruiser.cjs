@@ -28,6 +28,7 @@ const CORE_AREAS = [
   { name: 'ports', path: '^src/core/ports\\.ts$', role: 'The service catalogue: every service the composition root builds, by name.' }, // prettier-ignore
   { name: 'agent', path: '^src/core/agent/', role: 'Asynchronous research runs, their events and their cost.' }, // prettier-ignore
   { name: 'migrate', path: '^src/core/migrate/', role: '`trawl migrate`’s core parts: webhook secrets re-sealed, embeddings keyed by text.' }, // prettier-ignore
+  { name: 'oauth', path: '^src/core/oauth/', role: 'Trawl’s own authorization server: its state in the store, sealed keys, key sign-in, consent scopes, revocation.' }, // prettier-ignore
   { name: 'monitors', path: '^src/core/monitors/', role: 'Scheduled searches, their runs, deduplication and signed webhooks.' }, // prettier-ignore
   { name: 'status', path: '^src/core/status/', role: '`GET /status` and `trawl doctor`: what works, what is missing, what to do next.' }, // prettier-ignore
   { name: 'crawl', path: '^src/core/crawl/', role: 'A site’s frontier walked politely into the documents, resumable.' }, // prettier-ignore

@@ -68,6 +68,7 @@ const load = {
   import: () => import('./import.command.js'),
   index: () => import('./index.command.js'),
   doctor: () => import('./doctor.command.js'),
+  secrets: () => import('./secrets.command.js'),
 };
 
 function fail(err: unknown): never {
@@ -180,6 +181,15 @@ program
       cmd.audit(config, flags),
     ),
   );
+
+program
+  .command('secrets')
+  .description('Stored secrets sealed with TRAWL_SECRET_KEY')
+  .command('reseal')
+  .description(
+    'After rotating TRAWL_SECRET_KEY (old key in TRAWL_SECRET_KEY_PREVIOUS): seal every stored secret under the new key',
+  )
+  .action(lazy(load.secrets, (cmd, config) => cmd.reseal(config)));
 
 const keys = program.command('keys').description('Manage API keys');
 keys

@@ -2,15 +2,17 @@
 import { createAccounts, type Accounts } from '../core/accounts/accounts.service.js';
 import { createAuditLog, type AuditLog } from '../core/accounts/audit.js';
 import { createKeysService, type KeysService } from '../core/accounts/keys.service.js';
+import { revokingOAuthGrants } from '../core/oauth/revocation.js';
 import type { ServiceDeps } from './service-deps.js';
 
 export function createAccountServices(deps: ServiceDeps): { keys: KeysService; accounts: Accounts; audit: AuditLog } {
   const { stores, settings } = deps;
-  const keys = createKeysService(stores.apiKeys, deps.clock, {
+  // revoking a key or blocking a team also revokes the OAuth grants made with it (core/oauth)
+  const plain = createKeysService(stores.apiKeys, deps.clock, {
     teams: stores.accounts,
     identityRule: settings.identityRule,
   });
-  const accounts = createAccounts({
+  const metered = createAccounts({
     accounts: stores.accounts,
     keys: stores.apiKeys,
     rateBuckets: stores.rateBuckets,
@@ -23,5 +25,6 @@ export function createAccountServices(deps: ServiceDeps): { keys: KeysService; a
     maxInFlight: settings.rateLimitConcurrency,
     metering: settings.metering,
   });
-  return { keys, accounts, audit: createAuditLog(stores.audit) };
+  const { keys, teams } = revokingOAuthGrants(plain, metered.teams, stores.oauth);
+  return { keys, accounts: { ...metered, teams }, audit: createAuditLog(stores.audit) };
 }

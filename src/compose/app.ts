@@ -22,7 +22,9 @@ import type { ChatModel } from '../providers/model/types.js';
 import { createWebSearchProviders, type GetJson, type WebSearchProvider } from '../providers/search/index.js';
 import { createLogger, type Logger } from '../lib/logger.js';
 import { createTaskJobs } from '../core/jobs/tasks.js';
-import { createSecretBox, loadOperatorKey } from '../core/monitors/secret-box.js';
+import { createSecretBox, loadOperatorKey, parsePreviousKey } from '../core/monitors/secret-box.js';
+import { resealAll } from '../core/migrate/reseal.js';
+import { createOAuthService } from '../core/oauth/oauth.service.js';
 import { createWebhookSender, type WebhookSender } from '../fetch/webhook-sender.js';
 import { createCacheStore } from '../store/sqlite/cache.js';
 import { setSchemaLimits } from '../schemas/json-schema.js';
@@ -136,6 +138,20 @@ function checkX402(config: Config): void {
   }
 }
 
+/** Signing in through an organisation's issuer needs Trawl's own authorization server and its client at the issuer. */
+function checkOidc(config: Config): void {
+  if (!config.oidcIssuer) return;
+  const missing = [
+    ...(config.oauth === 'on' ? [] : ['TRAWL_OAUTH=on']),
+    ...(config.oidcClientId ? [] : ['TRAWL_OIDC_CLIENT_ID']),
+    ...(config.oidcClientSecret ? [] : ['TRAWL_OIDC_CLIENT_SECRET']),
+  ];
+  if (missing.length === 0) return;
+  throw new ConfigError(
+    `TRAWL_OIDC_ISSUER (sign-in through your organisation's issuer) also needs ${missing.join(', ')}: Trawl's client id and secret at the issuer, registered with the redirect URI <TRAWL_PUBLIC_URL>/oauth/federated/callback.`,
+  );
+}
+
 /** The fetcher of the config: user agent, SSRF guard, size cap, robots.txt, and a browser if configured. */
 function createAppFetcher(config: Config, userAgent: string, logger: Logger, lookup: HostLookup | undefined): Fetcher {
   const guard = {
@@ -241,6 +257,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     throw new ConfigError('TRAWL_DATABASE_URL is set: open the app with openApp, which connects to PostgreSQL first.');
   }
   checkX402(config); // before anything is opened
+  checkOidc(config);
   const prices = pricesOf(config);
   configureCallerSchemas(config);
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -254,6 +271,11 @@ export function createApp(config: Config, options: AppOptions = {}): App {
   const fetcher = options.fetcher ?? createAppFetcher(config, userAgent, logger, options.lookup);
   const providers = createProviders(config, userAgent, logger);
   const webhookSender = createAppWebhookSender(config, userAgent, options);
+  // during a rotation, TRAWL_SECRET_KEY_PREVIOUS still opens what the old key sealed (`trawl secrets reseal`)
+  const secretBox = createSecretBox(
+    loadOperatorKey({ configured: config.secretKey, dataDir: config.dataDir }),
+    parsePreviousKey(config.secretKeyPrevious),
+  );
   const { services, lifecycle } = createServices({
     db,
     stores,
@@ -272,7 +294,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       maxTokens: config.modelMaxTokens,
     },
     prices,
-    secretBox: createSecretBox(loadOperatorKey({ configured: config.secretKey, dataDir: config.dataDir })),
+    secretBox,
     webhookSender,
     status: { settings: config, getJson: providers.getJson },
     analysisThreads: options.analysisThreads,
@@ -280,6 +302,16 @@ export function createApp(config: Config, options: AppOptions = {}): App {
   });
   const tasks = createTaskJobs({ repo: stores.mcpTasks, now: () => clock.now().getTime() });
   const auth = createDoorAuth({ config, keys: services.keys, clock, userAgent, lookup: options.lookup });
+  const oauth = createOAuthService({
+    repo: stores.oauth,
+    buckets: stores.rateBuckets,
+    box: secretBox,
+    keys: services.keys,
+    clock,
+    logger,
+  });
+  // Trawl's own authorization server (TRAWL_OAUTH=on): its tokens verified with its keys, named by the door's public URL
+  if (config.oauth === 'on') auth.useOwnIssuer(oauth.issuerAt(() => auth.publicUrl()));
   let closed = false;
   const stops: (() => void | Promise<void>)[] = [];
   return {
@@ -308,7 +340,9 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       code: services.code,
     },
     workers: workersOf(services, lifecycle, logger),
+    secrets: { reseal: () => resealAll(stores.sealed, secretBox) },
     tasks,
+    oauth,
     onClose: (stop) => void stops.push(stop),
     async close() {
       if (closed) return;

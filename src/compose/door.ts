@@ -12,6 +12,8 @@ import type { AgentRunsService } from '../core/agent/agent-runs.service.js';
 import type { OwnIssuer } from '../core/accounts/oauth.js';
 import type { Caller, Clock } from '../core/context.js';
 import type { TaskJobs } from '../core/jobs/tasks.js';
+import type { OAuthService } from '../core/oauth/oauth.service.js';
+import type { ResealReport } from '../core/migrate/reseal.js';
 import type { Services } from '../core/ports.js';
 import type { AnswerSnapshots } from '../core/snapshots/answer-snapshots.js';
 import type { ApiClient } from '../fetch/api-client.js';
@@ -65,6 +67,8 @@ export interface Door {
   answerSnapshots: AnswerSnapshots;
   /** Tool calls that run on after their request (the MCP door presents them as MCP tasks). */
   tasks: TaskJobs;
+  /** Trawl's own OAuth authorization server, its store-side half (the HTTP door mounts it under /oauth). */
+  oauth: OAuthService;
   /**
    * Runs `stop` first when the app closes, before its engines, fetcher and model clients: for work a
    * door started on the app (MCP tasks), which must end before the clients it uses wait for it.
@@ -99,4 +103,6 @@ export interface Workers {
 export interface OperatorDoor extends Door {
   operator: OperatorTools;
   workers: Workers;
+  /** The store's sealed values: `trawl secrets reseal` seals those the previous operator key sealed again. */
+  secrets: { reseal(): Promise<ResealReport> };
 }

@@ -24,6 +24,8 @@ const FLAGS: Record<string, string> = {
   allowedOrigins: '--allowed-origins <origins>',
   tools: '--tools <names>',
   mcpBetas: '--mcp-betas <tokens>',
+  oauth: '--oauth <off|on>',
+  oauthDcr: '--oauth-dcr <bool>',
   mcpKeyless: '--mcp-keyless <bool>',
   userAgent: '--user-agent <ua>',
   allowPrivateNetwork: '--allow-private-network <bool>',
@@ -73,6 +75,7 @@ const FLAGS: Record<string, string> = {
   monitorConcurrency: '--monitor-concurrency <n>',
   allowInsecureWebhooks: '--allow-insecure-webhooks <bool>',
   secretKey: '--secret-key <key>',
+  secretKeyPrevious: '--secret-key-previous <key>',
   webhookTimeoutMs: '--webhook-timeout-ms <ms>',
   webhookRetryHours: '--webhook-retry-hours <hours>',
   publicUrl: '--public-url <url>',
@@ -80,6 +83,9 @@ const FLAGS: Record<string, string> = {
   authAudience: '--auth-audience <audiences>',
   authTeamClaim: '--auth-team-claim <claim>',
   authEmailTeams: '--auth-email-teams <domain=team,...>',
+  oidcIssuer: '--oidc-issuer <url>',
+  oidcClientId: '--oidc-client-id <id>',
+  oidcClientSecret: '--oidc-client-secret <secret>',
 };
 
 /** Each setting's help line: what it does, its variable and its default. */
@@ -121,6 +127,10 @@ const HELP: Record<string, string> = {
     'MCP tools to serve: names and groups, comma-separated (default, web, code, monitors, agent, all; docs/mcp.md) (env TRAWL_TOOLS; default the default set)',
   mcpBetas:
     'Beta tokens (as in the Svc-Beta header) that MCP tool calls run with; stdio has no headers (env TRAWL_MCP_BETAS; default none)',
+  oauth:
+    "on: Trawl is its own OAuth 2.1 authorization server under /oauth (metadata at /.well-known/oauth-authorization-server/oauth): MCP clients sign a person in with an API key of their team on Trawl's sign-in page and get short-lived tokens for /mcp and the REST API (docs/accounts.md#signing-in-with-oauth) (env TRAWL_OAUTH; default off)",
+  oauthDcr:
+    'With TRAWL_OAUTH=on, also accept OAuth Dynamic Client Registration (POST /oauth/reg, RFC 7591) from clients that do not use Client ID Metadata Documents (env TRAWL_OAUTH_DCR; default false)',
   mcpKeyless:
     'Let POST /mcp answer without an API key, for one local user: only on a loopback TRAWL_HOST (refused at start otherwise), with Host and Origin still checked and Origin: null refused (env TRAWL_MCP_KEYLESS; default false)',
   userAgent: 'User-Agent of every fetch (env TRAWL_USER_AGENT; default Trawl/<version> (+https://github.com/trawl))',
@@ -213,6 +223,8 @@ const HELP: Record<string, string> = {
     'Let monitor webhooks use HTTP and loopback or private addresses (env TRAWL_ALLOW_INSECURE_WEBHOOKS; default false)',
   secretKey:
     'Operator key sealing webhook secrets at rest (AES-256-GCM): 32 bytes as base64 or 64 hex characters (env TRAWL_SECRET_KEY; default a key made in <data dir>/secret.key)',
+  secretKeyPrevious:
+    'The operator key before a rotation, same form as TRAWL_SECRET_KEY: what it sealed (webhook secrets, the OAuth keys) still opens, while new seals use TRAWL_SECRET_KEY (env TRAWL_SECRET_KEY_PREVIOUS; default none)',
   webhookTimeoutMs:
     'Time a webhook receiver has to answer one delivery attempt, in ms; slower is a failed attempt, retried (env TRAWL_WEBHOOK_TIMEOUT_MS; default 10000)',
   webhookRetryHours:
@@ -227,6 +239,11 @@ const HELP: Record<string, string> = {
     "The token claim naming a person's team (its id or name); without it, TRAWL_AUTH_EMAIL_TEAMS decides by the email domain (docs/accounts.md, 'People signed in with OAuth') (env TRAWL_AUTH_TEAM_CLAIM; default trawl_team)",
   authEmailTeams:
     'Teams by verified email domain, for people whose token names no team: example.com=TEAM,other.org=TEAM2 (team ids or names) (env TRAWL_AUTH_EMAIL_TEAMS; default none)',
+  oidcIssuer:
+    'With TRAWL_OAUTH=on: an OpenID Connect issuer (your organisation\'s identity provider) people may sign in through on Trawl\'s sign-in page ("Sign in with your organisation"), mapped to a team by TRAWL_AUTH_TEAM_CLAIM or TRAWL_AUTH_EMAIL_TEAMS (env TRAWL_OIDC_ISSUER; default none)',
+  oidcClientId: "Trawl's client id at TRAWL_OIDC_ISSUER (env TRAWL_OIDC_CLIENT_ID; default none)",
+  oidcClientSecret:
+    "Trawl's client secret at TRAWL_OIDC_ISSUER (HTTP Basic at its token endpoint) (env TRAWL_OIDC_CLIENT_SECRET; default none)",
 };
 
 /** Flags of the settings, with the commands that take each (settings-doc.ts decides which). */

@@ -16,7 +16,7 @@ export interface SettingRow {
 /** Every command that builds an app (and takes the app's settings). */
 export const APP_COMMANDS = ['serve', 'mcp', 'crawl', 'import', 'index', 'doctor'] as const;
 /** The admin commands, which only open the data directory. */
-export const ADMIN_COMMANDS = ['keys', 'teams', 'credits', 'usage', 'audit', 'monitors'] as const;
+export const ADMIN_COMMANDS = ['keys', 'teams', 'credits', 'usage', 'audit', 'monitors', 'secrets'] as const;
 
 /** Settings of the HTTP listener: `trawl serve` uses them, `trawl doctor` checks them. */
 const LISTENER_SETTINGS = [
@@ -28,14 +28,26 @@ const LISTENER_SETTINGS = [
   'allowedOrigins',
   'createFirstKey',
   'mcpKeyless',
+  'oauth',
+  'oauthDcr',
   'publicUrl',
   'authIssuer',
+  'oidcIssuer',
+  'oidcClientId',
+  'oidcClientSecret',
   'authAudience',
   'authTeamClaim',
   'authEmailTeams',
 ];
 /** Where the durable state is: every command opens it. */
-const STORE_SETTINGS = ['dataDir', 'databaseUrl', 'databaseSchema', 'databasePoolSize', 'secretKey'];
+const STORE_SETTINGS = [
+  'dataDir',
+  'databaseUrl',
+  'databaseSchema',
+  'databasePoolSize',
+  'secretKey',
+  'secretKeyPrevious',
+];
 /** Settings of the MCP door, over HTTP (`serve`) and stdio (`mcp`). */
 const MCP_SETTINGS = ['tools', 'mcpBetas', 'mcpMaxTokens', 'mcpMaxTasks', 'mcpTaskTtlMs', 'mcpTaskMaxTtlMs'];
 
@@ -58,7 +70,7 @@ const DEFAULT_WORDS: Record<string, string> = {
 /** The commands a setting applies to, in the order of `trawl --help`. */
 export function commandsOf(key: string): readonly string[] {
   // `trawl migrate` seals secrets under the replicas' key, and takes its store from its own flags
-  if (key === 'secretKey') return [...APP_COMMANDS, ...ADMIN_COMMANDS, 'migrate'];
+  if (key === 'secretKey' || key === 'secretKeyPrevious') return [...APP_COMMANDS, ...ADMIN_COMMANDS, 'migrate'];
   if (STORE_SETTINGS.includes(key)) return [...APP_COMMANDS, ...ADMIN_COMMANDS];
   if (LISTENER_SETTINGS.includes(key)) return ['serve', 'doctor'];
   if (MCP_SETTINGS.includes(key)) return ['serve', 'mcp', 'doctor'];
@@ -91,6 +103,11 @@ const PLACEHOLDERS: Record<string, string> = {
   model: '<name>',
   embeddingsModel: '<name>',
   modelPrefer: '<server|client>',
+  oauth: '<off|on>',
+  oidcIssuer: '<url>',
+  oidcClientId: '<id>',
+  oidcClientSecret: '<secret>',
+  secretKeyPrevious: '<key>',
   prices: '<json>',
   x402Rails: '<json>',
   privateAllowlist: '<cidrs>',

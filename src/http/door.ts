@@ -5,7 +5,7 @@
  */
 import type { Door } from '../compose/door.js';
 
-export type HttpDoor = Omit<Door, 'tasks' | 'answerSnapshots'>;
+export type HttpDoor = Omit<Door, 'tasks' | 'answerSnapshots' | 'oauth'>;
 
 /** The HTTP door's view of an app. */
 export function httpDoorOf(app: Door): HttpDoor {

@@ -18,6 +18,7 @@ import { VERSION } from '../version.js';
 import { errorBodyFor, errorResponse } from './errors.js';
 import type { HttpEnv } from './env.js';
 import { mountMcp } from './mcp.route.js';
+import { mountOAuth } from './oauth/routes.js';
 import { buildOpenApi } from './openapi.js';
 import { mountOperations } from './rest.js';
 import { mountResponses } from './responses/routes.js';
@@ -64,6 +65,7 @@ export function createHttpApp(app: Door, operations: readonly Operation[] = OPER
     openApi ??= JSON.stringify(buildOpenApi(operations, VERSION));
     return c.body(openApi, 200, { 'content-type': 'application/json' });
   });
+  mountOAuth(hono, app); // Trawl's own OAuth authorization server, when TRAWL_OAUTH=on
   mountMcp(hono, app, resolveTools(app.config.tools));
   // keyless requests paid with x402, when the operator configured rails and a facilitator
   const door = httpDoorOf(app);

@@ -36,6 +36,7 @@ const SQLITE_RELEASED = [
   [18, 'owners and the audit log', '636dd69ed019049c'],
   [19, 'crawl leases', '0c039e6cdd4a4c76'],
   [20, 'identity keys', 'a6e30686d06fd67e'],
+  [21, 'oauth state', '69e9ed6c5f2038cf'],
 ];
 const PG_RELEASED = [
   [1, 'teams and API keys', '1003cfc57372ccd3'],
@@ -55,6 +56,7 @@ const PG_RELEASED = [
   [15, 'owners and the audit log', '7adf63d2c83a9821'],
   [16, 'crawl leases', 'c854c936385d8a2d'],
   [17, 'identity keys', 'a6e30686d06fd67e'],
+  [18, 'oauth state', '635f2535612ef006'],
 ];
 
 describe('the migration list', () => {

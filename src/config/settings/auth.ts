@@ -69,4 +69,25 @@ export const AUTH_SETTINGS = {
     default: {} as Record<string, string>,
     doc: 'Teams by verified email domain, for people whose token names no team: `example.com=TEAM,other.org=TEAM2` (team ids or names). A person matched by neither is refused (403).',
   },
+  oidcIssuer: {
+    env: 'TRAWL_OIDC_ISSUER',
+    flag: '--oidc-issuer',
+    schema: httpUrl,
+    default: undefined,
+    doc: 'With `TRAWL_OAUTH=on`: an OpenID Connect issuer (your organisation\'s identity provider) people may sign in through on Trawl\'s sign-in page ("Sign in with your organisation"), mapped to a team by `TRAWL_AUTH_TEAM_CLAIM` or `TRAWL_AUTH_EMAIL_TEAMS`. Register Trawl there as a confidential client with the redirect URI `<TRAWL_PUBLIC_URL>/oauth/federated/callback`.',
+  },
+  oidcClientId: {
+    env: 'TRAWL_OIDC_CLIENT_ID',
+    flag: '--oidc-client-id',
+    schema: z.string().min(1).max(500),
+    default: undefined,
+    doc: "Trawl's client id at `TRAWL_OIDC_ISSUER`.",
+  },
+  oidcClientSecret: {
+    env: 'TRAWL_OIDC_CLIENT_SECRET',
+    flag: '--oidc-client-secret',
+    schema: z.string().min(1).max(2000),
+    default: undefined,
+    doc: "Trawl's client secret at `TRAWL_OIDC_ISSUER` (HTTP Basic at its token endpoint). Never logged; prefer the variable to the flag.",
+  },
 } as const;

@@ -147,6 +147,20 @@ export const SERVER_SETTINGS = {
     default: [] as string[],
     doc: 'Beta tokens (as in the `Svc-Beta` header) that MCP tool calls run with; stdio has no headers. Over HTTP the request header adds to these.',
   },
+  oauth: {
+    env: 'TRAWL_OAUTH',
+    flag: '--oauth',
+    schema: z.enum(['off', 'on']),
+    default: 'off',
+    doc: "`on`: Trawl is its own OAuth 2.1 authorization server under `/oauth` (metadata at `/.well-known/oauth-authorization-server/oauth`): MCP clients sign a person in with an API key of their team on Trawl's sign-in page and get short-lived tokens for `/mcp` and the REST API (docs/accounts.md#signing-in-with-oauth). `off`: those paths answer 404. Outside loopback, set `TRAWL_PUBLIC_URL` and serve over TLS.",
+  },
+  oauthDcr: {
+    env: 'TRAWL_OAUTH_DCR',
+    flag: '--oauth-dcr',
+    schema: booleanish,
+    default: false,
+    doc: 'With `TRAWL_OAUTH=on`, also accept OAuth Dynamic Client Registration (`POST /oauth/reg`, RFC 7591) from clients that do not use Client ID Metadata Documents. Off by default: registration is open to anyone who reaches the server.',
+  },
   mcpKeyless: {
     env: 'TRAWL_MCP_KEYLESS',
     flag: '--mcp-keyless',

@@ -153,6 +153,13 @@ export const SERVICE_SETTINGS = {
     default: undefined,
     doc: 'Operator key sealing webhook secrets at rest (AES-256-GCM): 32 bytes as base64 or 64 hex characters. Default: a key made once in `<data dir>/secret.key` (mode 0600). Required with `TRAWL_DATABASE_URL`: every replica must hold the same key. Never logged; prefer the variable to the flag.',
   },
+  secretKeyPrevious: {
+    env: 'TRAWL_SECRET_KEY_PREVIOUS',
+    flag: '--secret-key-previous',
+    schema: z.string().min(1),
+    default: undefined,
+    doc: 'The operator key before a rotation, same form as `TRAWL_SECRET_KEY`: what it sealed (webhook secrets, the OAuth keys) still opens, while new seals use `TRAWL_SECRET_KEY`. Run `trawl secrets reseal`, then remove it (docs/operations.md#rotating-the-secret-key). Never logged.',
+  },
   webhookTimeoutMs: {
     env: 'TRAWL_WEBHOOK_TIMEOUT_MS',
     flag: '--webhook-timeout-ms',

@@ -1,6 +1,8 @@
 /**
- * Webhook secrets at rest: sealed with AES-256-GCM under the operator key, which comes from
- * `TRAWL_SECRET_KEY` or, when that is not set, from `<dataDir>/secret.key` (created on first use).
+ * Secrets at rest (webhook secrets, the authorization server's keys): sealed with AES-256-GCM under the
+ * operator key, which comes from `TRAWL_SECRET_KEY` or, when that is not set, from `<dataDir>/secret.key`
+ * (created on first use). During a rotation the previous key (`TRAWL_SECRET_KEY_PREVIOUS`) still opens
+ * what it sealed; new seals use the current key, and `trawl secrets reseal` moves the rest over.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -12,6 +14,8 @@ export interface SecretBox {
   seal(plain: string): string;
   /** The sealed text's plaintext; throws an Error (without secret material) when it was altered, sealed under another key, or is not a sealed value. */
   open(sealed: string): string;
+  /** Whether the current key (not the previous one) opens `sealed`. */
+  isCurrent(sealed: string): boolean;
 }
 
 const KEY_BYTES = 32;
@@ -25,13 +29,45 @@ function fromB64url(text: string): Buffer | undefined {
   return B64URL.test(text) ? Buffer.from(text, 'base64url') : undefined;
 }
 
-/** Creates the box; throws when `key` is not 32 bytes. */
-export function createSecretBox(key: Buffer): SecretBox {
+/**
+ * Creates the box; throws when `key` (or `previous`) is not 32 bytes. With `previous`, what it sealed
+ * still opens; seals always use `key`.
+ */
+export function createSecretBox(key: Buffer, previous?: Buffer): SecretBox {
+  const current = createOneKeyBox(key);
+  if (!previous) return current;
+  const old = createOneKeyBox(previous);
+  return {
+    seal: current.seal,
+    isCurrent: current.isCurrent,
+    open(sealed) {
+      try {
+        return current.open(sealed);
+      } catch (err) {
+        try {
+          return old.open(sealed);
+        } catch {
+          throw err;
+        }
+      }
+    },
+  };
+}
+
+function createOneKeyBox(key: Buffer): SecretBox {
   if (!Buffer.isBuffer(key) || key.length !== KEY_BYTES) {
     throw new Error(`the secret box needs a ${KEY_BYTES}-byte key`);
   }
   const box = Buffer.from(key);
-  return {
+  const self: SecretBox = {
+    isCurrent(sealed) {
+      try {
+        self.open(sealed);
+        return true;
+      } catch {
+        return false;
+      }
+    },
     seal(plain) {
       const iv = randomBytes(IV_BYTES);
       const cipher = createCipheriv('aes-256-gcm', box, iv);
@@ -57,6 +93,7 @@ export function createSecretBox(key: Buffer): SecretBox {
       }
     },
   };
+  return self;
 }
 
 /** 32 bytes from 64 hex characters or canonical base64 (standard or URL-safe, padding optional); else undefined. */
@@ -112,6 +149,14 @@ function createKeyFile(file: string): void {
   } finally {
     fs.rmSync(temp, { force: true });
   }
+}
+
+/** The key of `TRAWL_SECRET_KEY_PREVIOUS` (blank: none); throws, naming the setting, for another form. */
+export function parsePreviousKey(configured: string | undefined): Buffer | undefined {
+  if (configured === undefined || configured.trim() === '') return undefined;
+  const key = parseKey(configured);
+  if (!key) throw new Error(`TRAWL_SECRET_KEY_PREVIOUS must be ${KEY_FORM}: the key TRAWL_SECRET_KEY held before`);
+  return key;
 }
 
 /**

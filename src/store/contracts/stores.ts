@@ -11,6 +11,8 @@ import type { CrawlRepo } from './crawl.js';
 import type { McpSnapshotsRepo } from './mcp-snapshots.js';
 import type { McpTasksRepo } from './mcp-tasks.js';
 import type { MonitorsRepo } from './monitors.js';
+import type { OAuthRepo } from './oauth.js';
+import type { SealedValuesRepo } from './sealed-values.js';
 import type { RateBucketsRepo } from './rate-buckets.js';
 
 export interface Stores {
@@ -29,4 +31,8 @@ export interface Stores {
   mcpSnapshots: McpSnapshotsRepo;
   /** Crawl jobs and their frontiers. */
   crawl: CrawlRepo;
+  /** The state of Trawl's own OAuth authorization server and the sealed secrets replicas share. */
+  oauth: OAuthRepo;
+  /** Every value sealed with the operator key, for re-sealing after a rotation. */
+  sealed: SealedValuesRepo;
 }

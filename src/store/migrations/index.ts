@@ -11,6 +11,7 @@ import { IDENTITY_KEYS } from './identity-keys.js';
 import { INDEXES_AND_LOGS } from './indexes-and-logs.js';
 import { JOBS_AND_ACCOUNTS } from './jobs-and-accounts.js';
 import { KEYS_AND_PAGES } from './keys-and-pages.js';
+import { OAUTH } from './oauth.js';
 import { migrationsOf, type Migration, type MigrationEntry } from './migration.js';
 
 export type { Migration, MigrationEntry } from './migration.js';
@@ -23,6 +24,7 @@ export const MIGRATION_ENTRIES: readonly MigrationEntry[] = [
   ...FORMATS_AND_OWNERS,
   ...CRAWL_LEASES,
   ...IDENTITY_KEYS,
+  ...OAUTH,
 ];
 
 /** The SQLite migrations, derived from the list (`PRAGMA user_version` records the last applied). */

@@ -240,6 +240,10 @@ export const SKIPPED_TABLES: Readonly<Record<string, string>> = {
   code_vec_chunks: CODE_VECTORS,
   code_embedded: CODE_VECTORS,
   'code_vectors*': CODE_VECTORS,
+  oauth_state:
+    "the authorization server's sign-ins, grants and tokens: people sign in again after the move (short-lived by design)",
+  sealed_secrets:
+    "the authorization server keys, sealed under one machine's key: made anew in the shared store on first start",
   'sqlite_*': "SQLite's own bookkeeping",
 };
 

@@ -28,6 +28,8 @@ import { redactUrl } from '../../lib/redact.js';
 import { createPgSharedEmbeddings } from './embeddings.js';
 import { createPgApiKeysRepo } from './api-keys.js';
 import { createPgCrawlRepo } from './crawl.js';
+import { createPgOAuthRepo } from './oauth.js';
+import { createPgSealedValuesRepo } from './sealed-values.js';
 import { createPgDocumentLog } from './document-log.js';
 import { createPgDocumentsRepo } from './documents.js';
 import { createPgMcpSnapshotsRepo, createPgMcpTasksRepo } from './mcp.js';
@@ -77,6 +79,8 @@ export function createSharedStore(pg: PgStore): SharedStore {
       mcpTasks: createPgMcpTasksRepo(pool),
       mcpSnapshots: createPgMcpSnapshotsRepo(pool),
       crawl: createPgCrawlRepo(pool),
+      oauth: createPgOAuthRepo(pool),
+      sealed: createPgSealedValuesRepo(pool),
     },
     documents: createPgDocumentsRepo(pool),
     documentLog,

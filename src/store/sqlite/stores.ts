@@ -13,6 +13,8 @@ import { createMcpSnapshotsRepo } from './mcp-snapshots.js';
 
 import { createMcpTasksRepo } from './mcp-tasks.js';
 import { createMonitorsRepo } from './monitors.js';
+import { createOAuthRepo } from './oauth.js';
+import { createSealedValuesRepo } from './sealed-values.js';
 
 import { createRateBucketsRepo } from './rate-buckets.js';
 import type { Stores } from '../contracts/stores.js';
@@ -30,5 +32,7 @@ export function sqliteStores(db: Db): Stores {
     mcpTasks: createMcpTasksRepo(db),
     mcpSnapshots: createMcpSnapshotsRepo(db),
     crawl: createCrawlRepo(db),
+    oauth: createOAuthRepo(db),
+    sealed: createSealedValuesRepo(db),
   };
 }

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { transform } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSecretBox, loadOperatorKey } from '../../../src/core/monitors/secret-box.js';
+import { createSecretBox, loadOperatorKey, parsePreviousKey } from '../../../src/core/monitors/secret-box.js';
 
 const run = promisify(execFile);
 const dirs: string[] = [];
@@ -150,5 +150,33 @@ describe('operator key', () => {
     expect(new Set(keys).size).toBe(1);
     expect(loadOperatorKey({ dataDir }).toString('hex')).toBe(keys[0]);
     expect(fs.readdirSync(dataDir)).toEqual(['secret.key']);
+  });
+});
+
+describe('the secret box during a key rotation', () => {
+  const oldKey = randomBytes(32);
+  const newKey = randomBytes(32);
+
+  it('opens what the previous key sealed, seals under the current key, and tells which key a value is under', () => {
+    const old = createSecretBox(oldKey);
+    const rotating = createSecretBox(newKey, oldKey);
+    const sealedBefore = old.seal('whsec_before');
+    expect(rotating.open(sealedBefore)).toBe('whsec_before');
+    expect(rotating.isCurrent(sealedBefore)).toBe(false);
+    const sealedNow = rotating.seal('whsec_now');
+    expect(rotating.isCurrent(sealedNow)).toBe(true);
+    expect(() => old.open(sealedNow)).toThrow(/sealed under another key/);
+    expect(createSecretBox(newKey).open(sealedNow)).toBe('whsec_now');
+    // a value sealed under neither fails with the current key's message, no secret in it
+    const stranger = createSecretBox(randomBytes(32)).seal('whsec_other');
+    expect(() => rotating.open(stranger)).toThrow(/sealed under another key/);
+  });
+
+  it('reads TRAWL_SECRET_KEY_PREVIOUS in the forms of TRAWL_SECRET_KEY, blank as none, and names it when wrong', () => {
+    expect(parsePreviousKey(undefined)).toBeUndefined();
+    expect(parsePreviousKey('  ')).toBeUndefined();
+    expect(parsePreviousKey(oldKey.toString('base64'))?.equals(oldKey)).toBe(true);
+    expect(parsePreviousKey(oldKey.toString('hex'))?.equals(oldKey)).toBe(true);
+    expect(() => parsePreviousKey('not-a-key')).toThrow(/TRAWL_SECRET_KEY_PREVIOUS must be a 32-byte key/);
   });
 });
