@@ -102,6 +102,10 @@ export function renderReport(r: StatusReport): string {
     section('Code model', [checkLine(p.codeModel)]),
     section('API keys', [keys, adminLine(r)]),
     section('Listener', [checkLine(r.listener)]),
+    section(
+      'Sign-in',
+      r.signIn.map((c) => checkLine(c, true)),
+    ),
   ];
   const steps = r.nextSteps.map(
     (s) => `${s.level === 'broken' ? 'BROKEN ' : ''}${s.message}${s.fix ? `\n    → ${s.fix}` : ''}`,

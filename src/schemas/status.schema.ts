@@ -4,7 +4,11 @@ import { z } from 'zod';
 const Count = z.number().int().min(0);
 
 const Check = z.object({
-  name: z.string().describe('searxng, brave, upstream, model, embeddings, browser, codeModel or listener.'),
+  name: z
+    .string()
+    .describe(
+      'searxng, brave, upstream, model, embeddings, browser, codeModel or listener; sign-in: server, issuer or oidc.',
+    ),
   configured: z.boolean(),
   state: z
     .enum(['ok', 'failed', 'unverified', 'skipped', 'off'])
@@ -86,6 +90,11 @@ export const StatusReport = z.object({
     codeModel: Check.describe("Trawl's code model (TRAWL_CODE_MODEL): loaded or ready, missing, or off."),
   }),
   listener: Check.extend({ host: z.string(), port: Count }),
+  signIn: z
+    .array(Check)
+    .describe(
+      "How people sign in besides API keys: server (Trawl's own authorization server, TRAWL_OAUTH), issuer (an external one, TRAWL_AUTH_ISSUER), oidc (the organisation's identity provider, TRAWL_OIDC_ISSUER).",
+    ),
   nextSteps: z.array(
     z.object({
       level: z.enum(['broken', 'note']),

@@ -17,6 +17,7 @@ import { createLogger } from '../../src/lib/logger.js';
 import { StatusReport as StatusReportSchema } from '../../src/schemas/status.schema.js';
 import { CLI, startTestServer, tempDir, type TestServer } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';
+import { startExternalIssuer } from '../helpers/external-issuer.js';
 import { startModelServer, type ModelServer } from '../helpers/model-server.js';
 import { freshPgStore, pgReachable, TEST_DATABASE_URL } from '../helpers/postgres.js';
 import { PG_MIGRATIONS } from '../../src/store/migrations/index.js';
@@ -165,9 +166,46 @@ describe('trawl doctor', () => {
     expect(report.listener).toMatchObject({ state: 'off', port: nowhere, url: `http://127.0.0.1:${nowhere}` });
     expect(report.listener.detail).toMatch(/connection refused/);
     expect(report.nextSteps.map((s) => s.level)).not.toContain('broken');
+    expect(report.signIn.map((c) => [c.name, c.state])).toEqual([['server', 'off'], ['issuer', 'off'], ['oidc', 'off']]); // prettier-ignore
     expect(report.nextSteps.find((s) => /index is empty/.test(s.message))?.fix).toMatch(
       /trawl crawl URL.*trawl import FILE/,
     );
+  });
+
+  it('checks sign-in: the own authorization server named by its public URL, an external issuer by its metadata', async () => {
+    const issuer = await startExternalIssuer([]);
+    try {
+      const on = ['doctor', '--json', '--data-dir', scratch(), '--port', String(nowhere), '--oauth', 'on'];
+      const [named, external, unnamed, silent] = await Promise.all([
+        trawl([...on, '--public-url', 'https://trawl.example.com'], scratch()),
+        trawl(['doctor', '--json', '--data-dir', scratch(), '--port', String(nowhere), '--auth-issuer', issuer.issuer], scratch()), // prettier-ignore
+        trawl([...on, '--host', '0.0.0.0'], scratch()),
+        trawl(['doctor', '--data-dir', scratch(), '--port', String(nowhere), '--auth-issuer', `http://127.0.0.1:${nowhere}/realms/acme`], scratch()), // prettier-ignore
+      ]);
+      expect(named.code, named.stderr).toBe(0);
+      const own = (JSON.parse(named.stdout) as StatusReport).signIn;
+      expect(own[0]).toMatchObject({ name: 'server', state: 'ok', url: 'https://trawl.example.com/oauth' });
+      expect(own[0]!.detail).toMatch(/Client ID Metadata Documents \(registration off\)/);
+
+      expect(external.code, external.stderr).toBe(0);
+      const ext = (JSON.parse(external.stdout) as StatusReport).signIn;
+      expect(ext[0]).toMatchObject({ name: 'server', state: 'off' });
+      expect(ext[1]).toMatchObject({ name: 'issuer', state: 'ok', url: expect.stringContaining(issuer.issuer) });
+      expect(ext[1]!.detail).toMatch(/its keys at http:\/\/127\.0\.0\.1:\d+/);
+
+      expect(unnamed.code).toBe(1);
+      const broken = JSON.parse(unnamed.stdout) as StatusReport;
+      expect(broken.signIn[0]).toMatchObject({ name: 'server', state: 'failed' });
+      expect(broken.nextSteps[0]).toMatchObject({ level: 'broken' });
+      expect(broken.nextSteps[0]!.fix).toContain('TRAWL_PUBLIC_URL');
+
+      expect(silent.code).toBe(1);
+      expect(silent.stdout).toMatch(/Sign-in\s+server\s+off/);
+      expect(silent.stdout).toMatch(/issuer\s+FAILED\s+http:\/\/127\.0\.0\.1:\d+\/realms\/acme: no usable metadata/);
+      expect(silent.stdout).toContain('TRAWL_AUTH_ISSUER');
+    } finally {
+      await issuer.close();
+    }
   });
 
   it('a model that answers is ok; a SearXNG that does not is broken (exit 1); no secret is printed', async () => {

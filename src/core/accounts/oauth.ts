@@ -152,7 +152,7 @@ export function metadataUrls(issuer: string): string[] {
 }
 
 /** The JWKS URI of an external issuer, discovered from its metadata (whose `issuer` must be the one configured). */
-async function discoverJwksUri(external: ExternalIssuer): Promise<string> {
+export async function discoverJwksUri(external: ExternalIssuer): Promise<string> {
   const failures: string[] = [];
   for (const url of metadataUrls(external.issuer)) {
     try {

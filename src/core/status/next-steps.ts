@@ -5,7 +5,7 @@
 import type { Check, NextStep, StatusReport } from './report.js';
 
 /** The facts of a report that steps are drawn from. */
-export type Facts = Pick<StatusReport, 'dataDir' | 'store' | 'index' | 'keys' | 'providers' | 'listener'>;
+export type Facts = Pick<StatusReport, 'dataDir' | 'store' | 'index' | 'keys' | 'providers' | 'listener' | 'signIn'>;
 
 /** A replica this far behind the shared document log is worth a note (ms). */
 const LAGGING_MS = 30_000;
@@ -59,6 +59,11 @@ const FIX_OF: Record<string, string> = {
     'Start the embeddings server, or correct --embeddings-url and --embeddings-api-key (TRAWL_EMBEDDINGS_URL, TRAWL_EMBEDDINGS_API_KEY); unset them to rank by words only.',
   codeModel:
     'Reinstall Trawl (the package carries models/code-retriever.bin), or set --code-model to a model file (TRAWL_CODE_MODEL); `off` ranks code by words on purpose.',
+  server:
+    'Set --public-url (TRAWL_PUBLIC_URL) to the URL clients reach this server at, or TRAWL_OAUTH=off (docs/operations.md#trawl-as-its-own-oauth-authorization-server).',
+  issuer:
+    'Check that the authorization server answers from this machine, and that --auth-issuer (TRAWL_AUTH_ISSUER) is written exactly as its tokens’ `iss` (docs/install.md#deployment-with-an-external-authorization-server).',
+  oidc: 'Check that the identity provider answers from this machine, and that --oidc-issuer (TRAWL_OIDC_ISSUER) is its issuer exactly (docs/accounts.md).',
   browser:
     'Install Chromium (Debian: apt-get install chromium) or correct --browser (TRAWL_BROWSER); unset it to do without.',
 };
@@ -70,6 +75,9 @@ const LABEL: Record<string, string> = {
   embeddings: 'The embeddings API',
   browser: 'The browser',
   codeModel: 'The code model',
+  server: 'Trawl’s authorization server',
+  issuer: 'The external authorization server',
+  oidc: 'The organisation’s identity provider',
 };
 
 function brokenChecks(checks: Check[]): NextStep[] {
@@ -229,7 +237,7 @@ export function nextSteps(f: Facts): NextStep[] {
   return [
     ...dataDirSteps(f),
     ...storeSteps(f),
-    ...brokenChecks([...webSearch, model, embeddings, browser, codeModel]),
+    ...brokenChecks([...webSearch, model, embeddings, browser, codeModel, ...f.signIn]),
     ...indexSteps(f),
     ...providerSteps(f),
     ...accessSteps(f),

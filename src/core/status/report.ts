@@ -12,7 +12,7 @@ export type CheckState = 'ok' | 'failed' | 'unverified' | 'skipped' | 'off';
 
 /** One provider or listener check. */
 export interface Check {
-  /** `searxng`, `brave`, `upstream`, `model`, `embeddings`, `browser`, `codeModel`, `listener`. */
+  /** `searxng`, `brave`, `upstream`, `model`, `embeddings`, `browser`, `codeModel`, `listener`; sign-in: `server`, `issuer`, `oidc`. */
   name: string;
   configured: boolean;
   state: CheckState;
@@ -98,5 +98,10 @@ export interface StatusReport {
     codeModel: Check;
   };
   listener: Check & { host: string; port: number };
+  /**
+   * How people sign in besides API keys: `server` (Trawl's own authorization server, TRAWL_OAUTH),
+   * `issuer` (an external one, TRAWL_AUTH_ISSUER), `oidc` (the organisation's, TRAWL_OIDC_ISSUER).
+   */
+  signIn: Check[];
   nextSteps: NextStep[];
 }

@@ -13,6 +13,7 @@ import type { CodeModelState } from '../code/model/shipped-model.js';
 import { codeModelCheck } from './code-model-check.js';
 import { dataDirStatus } from './data-dir.js';
 import { nextSteps } from './next-steps.js';
+import { oauthChecks, type OAuthSettings } from './oauth-check.js';
 import { braveCheck, probeListener, probeModels, probeSearxng, probeUpstream, type ProbeDeps } from './probes.js';
 import { urlSecrets } from './redact.js';
 import type { Check, StatusReport } from './report.js';
@@ -20,7 +21,7 @@ import type { Check, StatusReport } from './report.js';
 export type { StatusReport } from './report.js';
 
 /** The settings a report reads (a `Config` passes as it is). Secrets are used for the checks, never shown. */
-export interface StatusSettings {
+export interface StatusSettings extends OAuthSettings {
   dataDir: string;
   host: string;
   port: number;
@@ -185,9 +186,10 @@ export function createStatusService(deps: StatusDeps): StatusService {
   return {
     async report(signal) {
       const probe: ProbeDeps = { getJson: deps.getJson, timeoutMs: s.providerTimeoutMs, secrets, signal };
-      const [providers, listener] = await Promise.all([
+      const [providers, listener, signIn] = await Promise.all([
         providerChecks(s, probe, deps.codeModel?.()),
         probeListener(s.host, s.port, { ...probe, timeoutMs: Math.min(LISTENER_TIMEOUT_MS, s.providerTimeoutMs) }),
+        oauthChecks(s, probe),
       ]);
       const [{ counts, problem }, store] = await Promise.all([
         readCounts(deps.store),
@@ -207,6 +209,7 @@ export function createStatusService(deps: StatusDeps): StatusService {
         },
         providers,
         listener,
+        signIn,
       };
       const steps = nextSteps(facts);
       const checkedAt = (deps.now?.() ?? new Date()).toISOString();
