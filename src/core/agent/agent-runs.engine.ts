@@ -35,15 +35,26 @@ export interface RunEngine {
   abort(id: string, reason: string): void;
 }
 
+/**
+ * How often a running run's row is looked at between renewals: a cancel made through another replica
+ * (the row ended there) aborts the work here within this time. In one process a cancel aborts at once.
+ */
+export const RUN_CHECK_MS = 1000;
+
 /** The engine of one process; `clientModels` holds the MCP client's model of runs created here. */
 export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: Map<string, ChatModel>): RunEngine {
   const { repo } = deps;
   const { leaseMs } = deps;
   const iso = (ms: number) => new Date(ms).toISOString();
   const leases = createLeaseEngine({
-    store: { renew: (id, _owner, untilMs) => repo.renewLease(id, untilMs) },
+    store: {
+      renew: (id, _owner, untilMs) => repo.renewLease(id, untilMs),
+      // a cancel written by another replica stops the work within RUN_CHECK_MS, not at the next renewal
+      isOpen: async (id) => (await repo.get(id))?.status === 'running',
+    },
     now: deps.now,
     leaseMs,
+    checkMs: RUN_CHECK_MS,
     concurrency: deps.processConcurrency,
     lostReason: 'run ended elsewhere',
     busy: () => queue.pumping,
