@@ -1,7 +1,9 @@
 /**
  * An external authorization server for the tests: oidc-provider run as a separate process on loopback
  * (test/fixtures/oauth/external-issuer.mjs), the stand-in for Keycloak, Entra or Auth0. Tokens come from
- * its token endpoint by the client_credentials grant, for a resource (RFC 8707) and scopes.
+ * its token endpoint by the client_credentials grant, for a resource (RFC 8707) and scopes; or by the
+ * authorization code flow of a client identified by a Client ID Metadata Document, a person signing in
+ * on its development pages (test/e2e/oauth-external-flow.test.ts).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -30,10 +32,17 @@ export interface ExternalIssuer {
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/oauth/external-issuer.mjs');
 
-/** Starts the issuer process with `clients`; `ttlSeconds` is its access tokens' lifetime. */
-export async function startExternalIssuer(clients: IssuerClient[], ttlSeconds = 600): Promise<ExternalIssuer> {
+/**
+ * Starts the issuer process with `clients`; `ttlSeconds` is its access tokens' lifetime; `env` is added
+ * to its environment (NODE_EXTRA_CA_CERTS: to fetch a metadata document served with a test certificate).
+ */
+export async function startExternalIssuer(
+  clients: IssuerClient[],
+  ttlSeconds = 600,
+  env: Record<string, string> = {},
+): Promise<ExternalIssuer> {
   const child: ChildProcess = fork(FIXTURE, [], {
-    env: { ...process.env, ISSUER_CLIENTS: JSON.stringify(clients), ISSUER_TOKEN_TTL: String(ttlSeconds) },
+    env: { ...process.env, ...env, ISSUER_CLIENTS: JSON.stringify(clients), ISSUER_TOKEN_TTL: String(ttlSeconds) },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
   const issuer = await new Promise<string>((resolve, reject) => {

@@ -8,7 +8,11 @@
  * refused by its typed API (UNSUPPORTED_RESULT_TYPE), so its transport is wrapped to keep the raw
  * results it receives, and the task methods are sent with explicit result schemas.
  */
-import { type Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client';
+import {
+  type Client as ModernClient,
+  type OAuthClientProvider,
+  StreamableHTTPClientTransport as ModernHttp,
+} from '@modelcontextprotocol/client';
 import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -35,9 +39,12 @@ export interface EraClient {
   close(): Promise<void>;
 }
 
-/** Where a client connects: an HTTP door (with a key), or `trawl mcp` spawned on a data directory. */
+/**
+ * Where a client connects: an HTTP door (with a key; or, key empty, the v2 client signed in by an OAuth
+ * provider holding its tokens), or `trawl mcp` spawned on a data directory.
+ */
 export type Target =
-  | { kind: 'http'; url: string; key: string; fetch?: typeof fetch }
+  | { kind: 'http'; url: string; key: string; fetch?: typeof fetch; authProvider?: OAuthClientProvider }
   | { kind: 'stdio'; dataDir: string; env?: Record<string, string>; args?: string[] };
 
 const stdioParams = (t: Extract<Target, { kind: 'stdio' }>) => ({
@@ -104,7 +111,7 @@ const AnyResult = z.looseObject({});
 export async function modernEraClient(target: Target): Promise<EraClient & { raw: ModernClient; recorder: Recorder }> {
   const inner =
     target.kind === 'http'
-      ? new ModernHttp(new URL(`${target.url}/mcp`), { requestInit: { headers: { 'x-api-key': target.key } }, ...(target.fetch ? { fetch: target.fetch } : {}) }) // prettier-ignore
+      ? new ModernHttp(new URL(`${target.url}/mcp`), { ...(target.key ? { requestInit: { headers: { 'x-api-key': target.key } } } : {}), ...(target.fetch ? { fetch: target.fetch } : {}), ...(target.authProvider ? { authProvider: target.authProvider } : {}) }) // prettier-ignore
       : new ModernStdio(stdioParams(target));
   const { transport, recorder } = recorded(inner);
   const client = modernClient(true);
