@@ -85,33 +85,38 @@ describe.each(['http', 'stdio'] as const)('over %s', (transport) => {
       expect(second.content[0].text).toMatch(/Sentence \d+/);
     });
 
-    it('starts an agent run as a task, polls it, and cancels it (the run ends cancelled)', async () => {
-      const c = await connect(era, targets()[transport]);
-      model.enqueue({ ...PLAN, delayMs: 20_000 });
-      const task = await c.startTask('agent_run', { query: `a slow question over ${transport}`, effort: 'low' });
-      expect(task).toMatchObject({ taskId: expect.any(String), status: 'working' });
-      if (era === 'modern') expect(task).toMatchObject({ resultType: 'task', ttlMs: expect.any(Number), pollIntervalMs: expect.any(Number) }); // prettier-ignore
-      const working = await pollTask(c, task.taskId, (t) => /is running/.test(t.statusMessage ?? ''));
-      expect(working).toMatchObject({ status: 'working', statusMessage: expect.stringMatching(/^agent run run_\w+ is running$/) }); // prettier-ignore
-      const runId = /run_\w+/.exec(working.statusMessage)![0];
-      const aborted = model.whenAborted();
-      const cancelled = await c.cancelTask(task.taskId);
-      if (era === 'legacy') expect(cancelled).toMatchObject({ taskId: task.taskId, status: 'cancelled' });
-      else expect(Object.keys(cancelled).filter((k) => k !== '_meta')).toEqual([]); // an acknowledgement
-      await aborted;
-      // the run's owner reads it: the key over HTTP, the local user over stdio
-      const run =
-        transport === 'http'
-          ? (await callJson(server.url, server.key, 'GET', `/agent/runs/${runId}`)).body
-          : await server.app.services.agentRuns.get(runId, null);
-      expect(run.status).toBe('cancelled');
-      expect(await c.getTask(task.taskId)).toMatchObject({ status: 'cancelled' });
-    });
+    // a busy machine slows the run: the poll waits for it (pollTask), within a timeout load does not reach
+    it(
+      'starts an agent run as a task, polls it, and cancels it (the run ends cancelled)',
+      { timeout: 90_000 },
+      async () => {
+        const c = await connect(era, targets()[transport]);
+        model.enqueue({ ...PLAN, delayMs: 20_000 });
+        const task = await c.startTask('agent_run', { query: `a slow question over ${transport}`, effort: 'low' });
+        expect(task).toMatchObject({ taskId: expect.any(String), status: 'working' });
+        if (era === 'modern') expect(task).toMatchObject({ resultType: 'task', ttlMs: expect.any(Number), pollIntervalMs: expect.any(Number) }); // prettier-ignore
+        const working = await pollTask(c, task.taskId, (t) => /is running/.test(t.statusMessage ?? ''));
+        expect(working).toMatchObject({ status: 'working', statusMessage: expect.stringMatching(/^agent run run_\w+ is running$/) }); // prettier-ignore
+        const runId = /run_\w+/.exec(working.statusMessage)![0];
+        const aborted = model.whenAborted();
+        const cancelled = await c.cancelTask(task.taskId);
+        if (era === 'legacy') expect(cancelled).toMatchObject({ taskId: task.taskId, status: 'cancelled' });
+        else expect(Object.keys(cancelled).filter((k) => k !== '_meta')).toEqual([]); // an acknowledgement
+        await aborted;
+        // the run's owner reads it: the key over HTTP, the local user over stdio
+        const run =
+          transport === 'http'
+            ? (await callJson(server.url, server.key, 'GET', `/agent/runs/${runId}`)).body
+            : await server.app.services.agentRuns.get(runId, null);
+        expect(run.status).toBe('cancelled');
+        expect(await c.getTask(task.taskId)).toMatchObject({ status: 'cancelled' });
+      },
+    );
   });
 });
 
 describe('2026-07-28 tasks over HTTP', () => {
-  it('answers a finished task with its result inline; another key finds no task', async () => {
+  it('answers a finished task with its result inline; another key finds no task', { timeout: 90_000 }, async () => {
     const c = await connect('modern', targets().http);
     const task = await c.startTask('agent_run', { query: 'how do undici pools work', effort: 'low' });
     const done = await pollTask(c, task.taskId, (t) => t.status !== 'working');

@@ -346,5 +346,5 @@ describe.skipIf(!available)('OAuth sign-in of the v2 MCP client at an external a
     // the run ends for its owner (so the server stops with nothing running)
     const done = await pollTask(carol.client, task.taskId, (t) => t.status !== 'working');
     expect(done.status).not.toBe('working');
-  }, 60_000);
+  }, 90_000);
 });

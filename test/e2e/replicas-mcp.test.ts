@@ -111,7 +111,7 @@ describe.skipIf(!pgReachable).each(['modern', 'legacy'] as const)(
       expect(new Set(calls.map((s) => s.replica)).size).toBe(2);
     });
 
-    it('starts a task on one replica, and polls and cancels it through the other', { timeout: 30_000 }, async () => {
+    it('starts a task on one replica, and polls and cancels it through the other', { timeout: 90_000 }, async () => {
       const from = served.length;
       model.enqueue({ ...PLAN, delayMs: 20_000 });
       const task = await c.startTask('agent_run', { query: `a slow question (${era})`, effort: 'low' });

@@ -147,7 +147,7 @@ export async function pollTask(
   c: EraClient,
   taskId: string,
   done: (task: Json) => boolean,
-  ms = 15_000,
+  ms = 75_000,
 ): Promise<Json> {
   const deadline = Date.now() + ms;
   for (;;) {
