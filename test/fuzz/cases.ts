@@ -301,6 +301,9 @@ function versionCase(tasks: TaskIds): fc.Arbitrary<EnvelopeCase> {
     const c = mirrored('version', 'any', `_meta ${JSON.stringify(meta)?.slice(0, 80)} header ${h}`, message);
     if (h === undefined) delete c.headers['mcp-protocol-version'];
     else if (h !== 'mirror') c.headers['mcp-protocol-version'] = h;
+    // an envelope naming a version that is not 2026-07-28 (or not a string) is refused, whatever the header
+    const version = isObject(meta) ? (meta as Message)[VERSION_KEY] : undefined;
+    if (isObject(meta) && VERSION_KEY in (meta as Message) && version !== MODERN) c.expect = 'refusal';
     return c;
   });
 }
@@ -334,7 +337,9 @@ function capabilitiesCase(tasks: TaskIds): fc.Arbitrary<EnvelopeCase> {
     .map(([base, caps, clientInfo]) => {
       const { _meta, ...params } = base.params as Message;
       const meta = metaWith({ [CAPABILITIES_KEY]: caps, ...(clientInfo === undefined ? {} : { [CLIENT_INFO_KEY]: clientInfo }) }); // prettier-ignore
-      return mirrored('capabilities', 'any', `${base.method as string} capabilities ${JSON.stringify(caps)?.slice(0, 80)}`, rpc(base.method as string, params, meta)); // prettier-ignore
+      // capabilities that are not an object are refused
+      const expect = isObject(caps) ? 'any' : 'refusal';
+      return mirrored('capabilities', expect, `${base.method as string} capabilities ${JSON.stringify(caps)?.slice(0, 80)}`, rpc(base.method as string, params, meta)); // prettier-ignore
     });
 }
 
