@@ -29,9 +29,15 @@ function reply(body: ChatCompletionRequestBody): string {
   return `An answer [1]. ${String(last?.content ?? '').slice(0, 200)}`;
 }
 
-/** The loopback model server of the fuzz environment. */
-export function startFuzzModel(): Promise<ModelServer> {
-  return startModelServer({ reply });
+/**
+ * The loopback model server of the fuzz environment. `hold` may keep a request waiting (until the promise
+ * it returns settles): a task that must stay working while the fuzz runs.
+ */
+export function startFuzzModel(
+  hold?: (body: ChatCompletionRequestBody) => Promise<unknown> | undefined,
+): Promise<ModelServer> {
+  if (!hold) return startModelServer({ reply });
+  return startModelServer({ reply: async (body) => (await hold(body), reply(body)) });
 }
 
 /** Server settings of the fuzz environment for a model at `modelBaseUrl`. */

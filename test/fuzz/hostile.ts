@@ -222,3 +222,26 @@ export function plantAt(value: unknown, path: string[], replacement: unknown, ne
   copy[head] = plantAt(copy[head], rest, replacement, newKey);
   return copy;
 }
+
+/**
+ * The classes of raw 2026-07-28 requests to POST /mcp (`mcp-envelope.fuzz.test.ts`): the `_meta`
+ * envelope's protocol version, client capabilities and log level; `Mcp-Method`/`Mcp-Name`/
+ * `MCP-Protocol-Version` headers against the body; the Tasks extension's methods with hostile or
+ * another key's task ids; `server/discover` with junk params; oversized or deep JSON; batches; and
+ * messages JSON-RPC itself refuses.
+ */
+export type EnvelopeClass =
+  'version' | 'capabilities' | 'log-level' | 'headers' | 'tasks' | 'discover' | 'oversized' | 'batch' | 'malformed'; // prettier-ignore
+
+/** How often each envelope class is drawn: the tasks (another key's above all) and headers most. */
+export const ENVELOPE_WEIGHTS: Readonly<Record<EnvelopeClass, number>> = {
+  version: 3,
+  capabilities: 3,
+  'log-level': 2,
+  headers: 4,
+  tasks: 5,
+  discover: 2,
+  oversized: 1,
+  batch: 2,
+  malformed: 3,
+};

@@ -2,7 +2,15 @@
 import { describe, expect, it } from 'vitest';
 import type { FuzzCase } from './cases.js';
 import { Deep, expandDeep, toJsonText } from './hostile.js';
-import { envelopeProblem, judge, MAX_CASE_MS, slowness, type Outcome } from './oracle.js';
+import {
+  envelopeProblem,
+  judge,
+  leakProblem,
+  MAX_CASE_MS,
+  rpcAnswerProblem,
+  slowness,
+  type Outcome,
+} from './oracle.js';
 import { fuzzEndpoint, type Target } from './runner.js';
 
 const endpoint = { name: 'POST /search', method: 'POST', path: '/search', pathParams: [], query: [], body: {}, simpleErrors: false }; // prettier-ignore
@@ -71,5 +79,39 @@ describe('fuzz oracle', () => {
     const twice = await run(slowPath);
     expect(twice.failure).toMatch(/took 1900 ms .*again when sent alone/);
     expect(twice.violations).toBe(1);
+  });
+
+  it('holds raw /mcp answers to JSON-RPC: clear errors, no 5xx, no result where a refusal is due', () => {
+    const json = 'application/json';
+    const error = (data?: object) => JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'Task not found: t', ...(data ? { data } : {}) } }); // prettier-ignore
+    const result = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { taskId: 't', status: 'working' } });
+    expect(rpcAnswerProblem(200, json, result, 'any')).toBeUndefined();
+    expect(rpcAnswerProblem(200, json, error(), 'refusal')).toBeUndefined();
+    expect(rpcAnswerProblem(200, json, result, 'refusal')).toMatch(/a result where a refusal was due/);
+    expect(rpcAnswerProblem(200, 'text/event-stream', `event: message\ndata: ${result}\n\n`, 'refusal')).toMatch(/refusal was due/); // prettier-ignore
+    expect(rpcAnswerProblem(200, json, JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: 'x', message: '' } }), 'any')).toMatch(/integer code/); // prettier-ignore
+    expect(rpcAnswerProblem(200, json, 'Internal', 'any')).toMatch(/not JSON-RPC/);
+    expect(
+      rpcAnswerProblem(400, json, error({ requestId: 'r1', tag: 'INVALID_REQUEST_BODY' }), 'refusal'),
+    ).toBeUndefined();
+    expect(rpcAnswerProblem(400, json, error(), 'refusal')).toMatch(/without the request id and a known tag/);
+    expect(rpcAnswerProblem(413, json, JSON.stringify(envelope('PAYLOAD_TOO_LARGE')), 'any')).toBeUndefined();
+    expect(rpcAnswerProblem(400, json, JSON.stringify(envelope('PAYLOAD_TOO_LARGE')), 'any')).toMatch(
+      /with status 400/,
+    );
+    expect(rpcAnswerProblem(500, json, error({ requestId: 'r1', tag: 'INTERNAL_ERROR' }), 'any')).toMatch(
+      /answered 500/,
+    );
+    expect(rpcAnswerProblem(202, 'text/plain', '', 'any')).toBeUndefined();
+    expect(rpcAnswerProblem(202, 'text/plain', '', 'refusal')).toMatch(/taken \(202\)/);
+  });
+
+  it('flags an answer that shows a secret, a stack trace or the server’s paths', () => {
+    const key = 'trawl_0123456789abcdef';
+    expect(leakProblem('INVALID_REQUEST_BODY: query: expected a string', [key])).toBeUndefined();
+    expect(leakProblem(`the key ${key} is wrong`, [key])).toMatch(/a secret \(trawl_…\)/);
+    expect(leakProblem(JSON.stringify({ message: new Error('boom').stack }), [])).toMatch(/stack trace/);
+    expect(leakProblem(`cannot open ${process.cwd()}/data/trawl.db`, [])).toMatch(/server's files/);
+    expect(leakProblem('look at this: 1:2', [])).toBeUndefined();
   });
 });
