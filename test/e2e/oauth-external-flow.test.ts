@@ -13,7 +13,6 @@
  * revoking the person's key at Trawl (their access token refused at once); a token the issuer made
  * for another resource refused; a task of a person of team alpha is no task for one of team beta.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -35,6 +34,7 @@ import { createApp, type App } from '../../src/compose/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { CLI, ROOT, tempDir } from '../helpers/app.js';
+import { serve, type ServeProcess } from '../helpers/crash.js';
 import { startExternalIssuer, type ExternalIssuer } from '../helpers/external-issuer.js';
 import { modernEraClient, pollTask, type EraClient } from '../helpers/mcp-eras.js';
 import { startModelServer, type ModelServer } from '../helpers/model-server.js';
@@ -73,32 +73,6 @@ function callbackServer() {
   return { server, next: () => new Promise<URLSearchParams>((resolve) => waiting.push(resolve)) };
 }
 
-/** `trawl serve` on `port` with `env`; resolves once it listens; its stderr kept. */
-async function serve(
-  dataDir: string,
-  port: number,
-  env: Record<string, string>,
-): Promise<{ url: string; child: ChildProcess; log: () => string }> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', String(port), '--log-level', 'debug'], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-  }); // prettier-ignore
-  let log = '';
-  child.stdout!.resume();
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${log}`)), 20_000);
-    child.stderr!.on('data', (chunk: Buffer) => {
-      log += chunk.toString();
-      const found = /listening on (http:\/\/[\d.:]+)/.exec(log);
-      if (found) {
-        clearTimeout(timer);
-        resolve(found[1]!);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited (${code}):\n${log}`)));
-  });
-  return { url, child, log: () => log };
-}
-
 const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()) as Json;
 
 describe.skipIf(!available)('OAuth sign-in of the v2 MCP client at an external authorization server', () => {
@@ -110,7 +84,7 @@ describe.skipIf(!available)('OAuth sign-in of the v2 MCP client at an external a
   let redirectUri: string;
   let issuer: ExternalIssuer;
   let model: ModelServer;
-  let trawl: Awaited<ReturnType<typeof serve>>;
+  let trawl: ServeProcess;
   let admin: App;
   let browser: Browser;
   const teams = { alpha: '', beta: '' };
@@ -141,13 +115,17 @@ describe.skipIf(!available)('OAuth sign-in of the v2 MCP client at an external a
     teams.alpha = (await admin.services.accounts.teams.create('alpha', {}, null)).id;
     teams.beta = (await admin.services.accounts.teams.create('beta', {}, null)).id;
     const port = await freePort();
-    trawl = await serve(data.dir, port, {
-      TRAWL_AUTH_ISSUER: issuer.issuer,
-      TRAWL_PUBLIC_URL: `http://127.0.0.1:${port}`,
-      TRAWL_TOOLS: 'search,get_contents,agent_run',
-      TRAWL_MODEL_BASE_URL: model.baseUrl,
-      TRAWL_MODEL: 'm',
-      TRAWL_PRIVATE_ALLOWLIST: '127.0.0.1',
+    trawl = await serve(data.dir, [], {
+      port,
+      logLevel: 'debug',
+      env: {
+        TRAWL_AUTH_ISSUER: issuer.issuer,
+        TRAWL_PUBLIC_URL: `http://127.0.0.1:${port}`,
+        TRAWL_TOOLS: 'search,get_contents,agent_run',
+        TRAWL_MODEL_BASE_URL: model.baseUrl,
+        TRAWL_MODEL: 'm',
+        TRAWL_PRIVATE_ALLOWLIST: '127.0.0.1',
+      },
     });
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
   }, 60_000);
@@ -155,10 +133,7 @@ describe.skipIf(!available)('OAuth sign-in of the v2 MCP client at an external a
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close()));
     await browser?.close();
-    trawl?.child.kill('SIGTERM');
-    await new Promise((resolve) =>
-      trawl?.child.exitCode === null ? trawl.child.once('exit', resolve) : resolve(null),
-    );
+    await trawl?.stop();
     await admin?.close();
     await issuer?.close();
     await model?.close();

@@ -11,7 +11,6 @@
  * team gets 404 for another team's monitor and no answer for its MCP task, a token for /mcp is refused
  * by the REST API, and revoking the key refuses its token at once.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -36,6 +35,7 @@ import { createApp, type App } from '../../src/compose/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { CLI, ROOT, tempDir } from '../helpers/app.js';
+import { serve, type ServeProcess } from '../helpers/crash.js';
 
 const CHROMIUM = process.env.TRAWL_TEST_BROWSER ?? '/usr/bin/chromium';
 const available = fs.existsSync(CHROMIUM) && fs.existsSync(CLI);
@@ -60,38 +60,13 @@ function callbackServer() {
   return { server, next: () => new Promise<URLSearchParams>((resolve) => waiting.push(resolve)) };
 }
 
-/** `trawl serve` with OAuth on; resolves with its URL once it listens; its stderr kept. */
-async function serve(
-  dataDir: string,
-  env: Record<string, string>,
-): Promise<{ url: string; child: ChildProcess; log: () => string }> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', '0', '--log-level', 'debug'], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-  }); // prettier-ignore
-  let log = '';
-  child.stdout!.resume();
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${log}`)), 20_000);
-    child.stderr!.on('data', (chunk: Buffer) => {
-      log += chunk.toString();
-      const found = /listening on (http:\/\/[\d.:]+)/.exec(log);
-      if (found) {
-        clearTimeout(timer);
-        resolve(found[1]!);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited (${code}):\n${log}`)));
-  });
-  return { url, child, log: () => log };
-}
-
 describe.skipIf(!available)('OAuth sign-in of the v2 MCP client through Chromium', () => {
   const data = tempDir('trawl-oauth-flow-');
   const callback = callbackServer();
   let cimd: https.Server;
   let cimdUrl: string;
   let redirectUri: string;
-  let trawl: Awaited<ReturnType<typeof serve>>;
+  let trawl: ServeProcess;
   let admin: App;
   let browser: Browser;
   const keys = { alice: { id: '', key: '' }, bob: { id: '', key: '' }, carol: { id: '', key: '' } };
@@ -122,21 +97,21 @@ describe.skipIf(!available)('OAuth sign-in of the v2 MCP client through Chromium
     keys.bob = { id: bob.id, key: bob.key };
     const carol = await admin.services.keys.create('carol', { scopes: ['search', 'monitors'] }, null);
     keys.carol = { id: carol.id, key: carol.key };
-    trawl = await serve(data.dir, {
-      TRAWL_OAUTH: 'on',
-      TRAWL_ALLOW_INSECURE_WEBHOOKS: 'true',
-      TRAWL_PRIVATE_ALLOWLIST: '127.0.0.1',
-      NODE_EXTRA_CA_CERTS: path.join(TLS, 'self-signed.crt'),
+    trawl = await serve(data.dir, [], {
+      logLevel: 'debug',
+      env: {
+        TRAWL_OAUTH: 'on',
+        TRAWL_ALLOW_INSECURE_WEBHOOKS: 'true',
+        TRAWL_PRIVATE_ALLOWLIST: '127.0.0.1',
+        NODE_EXTRA_CA_CERTS: path.join(TLS, 'self-signed.crt'),
+      },
     });
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
   }, 60_000);
 
   afterAll(async () => {
     await browser?.close();
-    trawl?.child.kill('SIGTERM');
-    await new Promise((resolve) =>
-      trawl?.child.exitCode === null ? trawl.child.once('exit', resolve) : resolve(null),
-    );
+    await trawl?.stop();
     await admin?.close();
     cimd?.close();
     callback.server.close();

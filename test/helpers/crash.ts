@@ -17,30 +17,59 @@ export interface ServeProcess {
   /** The first API key, as serve wrote it to the data directory ('' when another process made it). */
   key: string;
   pid: number;
+  child: ChildProcess;
+  /** What it wrote to stderr so far (its log). */
+  log(): string;
   /** `kill -9`, resolved once the process is gone. */
   kill(): Promise<void>;
+  /** SIGTERM (a clean shutdown), resolved once the process is gone. */
+  stop(): Promise<void>;
 }
 
-/** Starts `trawl serve` on 127.0.0.1 (a free port) and resolves once it listens. */
-export async function serve(dataDir: string, args: string[] = []): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', '0', '--log-level', 'info', ...args], { env: ENV }); // prettier-ignore
+/** How `serve` starts the process, besides its flags. */
+export interface ServeOptions {
+  /** Variables added to the environment (settings, NODE_EXTRA_CA_CERTS). */
+  env?: Record<string, string>;
+  /** The port to listen on (default: a free one). */
+  port?: number;
+  logLevel?: string;
+}
+
+/** Starts `trawl serve` on 127.0.0.1 and resolves once it listens; its stderr is kept (`log`). */
+export async function serve(dataDir: string, args: string[] = [], options: ServeOptions = {}): Promise<ServeProcess> {
+  const flags = ['--data-dir', dataDir, '--host', '127.0.0.1', '--port', String(options.port ?? 0), '--log-level', options.logLevel ?? 'info']; // prettier-ignore
+  const child = spawn(process.execPath, [CLI, 'serve', ...flags, ...args], { env: { ...ENV, ...options.env } });
+  let log = '';
+  child.stdout.resume();
+  child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    let log = '';
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${log}`)), 10_000);
-    child.stdout.resume();
-    child.stderr.on('data', (chunk: Buffer) => {
-      log += chunk.toString();
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${log}`)), 20_000);
+    const listening = () => {
       const found = /listening on (http:\/\/[\d.:]+)/.exec(log);
-      if (found) {
-        clearTimeout(timer);
-        resolve(found[1]!);
-      }
-    });
+      if (!found) return;
+      clearTimeout(timer);
+      child.stderr.off('data', listening);
+      resolve(found[1]!);
+    };
+    child.stderr.on('data', listening);
     child.once('exit', (code) => reject(new Error(`serve exited (${code}):\n${log}`)));
   });
   const keyFile = path.join(dataDir, 'first-api-key');
   const key = fs.existsSync(keyFile) ? fs.readFileSync(keyFile, 'utf8').trim() : '';
-  return { url, key, pid: child.pid!, kill: () => killHard(child) };
+  return {
+    url,
+    key,
+    pid: child.pid!,
+    child,
+    log: () => log,
+    kill: () => killHard(child),
+    stop: () => {
+      if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+      const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      return gone;
+    },
+  };
 }
 
 /** SIGKILL: no shutdown code runs, as when the machine or the OOM killer stops a process. */
