@@ -6,7 +6,7 @@
  */
 import { discoverJwksUri, metadataUrls } from '../accounts/oauth.js';
 import { isLoopbackHostname } from '../../lib/loopback.js';
-import type { ProbeDeps } from './probes.js';
+import { off, type ProbeDeps } from './probes.js';
 import { publicUrl, scrub } from './redact.js';
 import type { Check } from './report.js';
 
@@ -54,12 +54,10 @@ async function probeIssuer(name: string, issuer: string, setting: string, deps: 
 function ownServerCheck(s: OAuthSettings): Check {
   const name = 'server';
   if (s.oauth !== 'on') {
-    return {
+    return off(
       name,
-      configured: false,
-      state: 'off',
-      detail: 'off: /mcp and the REST API take API keys (TRAWL_OAUTH=on makes Trawl its own authorization server)',
-    };
+      'off: /mcp and the REST API take API keys (TRAWL_OAUTH=on makes Trawl its own authorization server)',
+    );
   }
   if (!s.publicUrl && !isLoopbackHostname(s.host)) {
     return {
@@ -87,20 +85,10 @@ export async function oauthChecks(s: OAuthSettings, deps: ProbeDeps): Promise<Ch
   const [issuer, organisation] = await Promise.all([
     s.authIssuer
       ? probeIssuer('issuer', s.authIssuer, 'TRAWL_AUTH_ISSUER', deps)
-      : Promise.resolve<Check>({
-          name: 'issuer',
-          configured: false,
-          state: 'off',
-          detail: 'no external authorization server (TRAWL_AUTH_ISSUER)',
-        }),
+      : off('issuer', 'no external authorization server (TRAWL_AUTH_ISSUER)'),
     s.oidcIssuer && s.oauth === 'on'
       ? probeIssuer('oidc', s.oidcIssuer, 'TRAWL_OIDC_ISSUER', deps)
-      : Promise.resolve<Check>({
-          name: 'oidc',
-          configured: false,
-          state: 'off',
-          detail: 'no organisation sign-in (TRAWL_OIDC_ISSUER, with TRAWL_OAUTH=on)',
-        }),
+      : off('oidc', 'no organisation sign-in (TRAWL_OIDC_ISSUER, with TRAWL_OAUTH=on)'),
   ]);
   return [ownServerCheck(s), issuer, organisation];
 }

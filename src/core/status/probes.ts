@@ -20,6 +20,9 @@ export interface ProbeDeps {
 type Answer =
   { ok: true; body: unknown; ms: number } | { ok: false; status: number | null; message: string; ms: number };
 
+/** A part that is not configured. */
+export const off = (name: string, detail: string): Check => ({ name, configured: false, state: 'off', detail });
+
 const trimmed = (base: string) => base.replace(/\/+$/, '');
 
 /** One GET; a failure (no answer, non-2xx, non-JSON) is returned in words, never thrown. */

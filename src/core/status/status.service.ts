@@ -14,7 +14,7 @@ import { codeModelCheck } from './code-model-check.js';
 import { dataDirStatus } from './data-dir.js';
 import { nextSteps } from './next-steps.js';
 import { oauthChecks, type OAuthSettings } from './oauth-check.js';
-import { braveCheck, probeListener, probeModels, probeSearxng, probeUpstream, type ProbeDeps } from './probes.js';
+import { braveCheck, off, probeListener, probeModels, probeSearxng, probeUpstream, type ProbeDeps } from './probes.js';
 import { urlSecrets } from './redact.js';
 import type { Check, StatusReport } from './report.js';
 
@@ -83,8 +83,6 @@ const NO_COUNTS: StoreCounts = {
   activeKeys: 0,
   revokedKeys: 0,
 };
-
-const off = (name: string, detail: string): Check => ({ name, configured: false, state: 'off', detail });
 
 /** A configured browser must be an executable file; checking it starts nothing. */
 function browserCheck(executable: string | undefined): Check {
