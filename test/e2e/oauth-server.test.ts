@@ -243,17 +243,21 @@ describe('the authorization server with registration on', () => {
     expect(await res.text()).toContain('is blocked');
   });
 
+  /** A new client's sign-in page on `base`: its cookies, the form's CSRF token and the interaction's id. */
+  async function signInPage(base: string) {
+    const client = (await register(base)).body.client_id!;
+    const { challenge } = pkcePair();
+    const jar = new CookieJar();
+    const page = await follow(jar, base, authorizationUrl({ base, clientId: client, redirectUri: REDIRECT, key: '', challenge }), REDIRECT); // prettier-ignore
+    const html = await page.res.text();
+    return { jar, csrf: fieldOf(html, 'csrf')!, uid: /interaction\/([^/"]+)\/login/.exec(html)![1] };
+  }
+
   it('limits sign-in attempts per key prefix and answers 429 with Retry-After', async () => {
     // a server of its own, so no attempt of the other tests counts
     const fresh = await startTestServer({ oauth: 'on', oauthDcr: true });
     try {
-      const client = (await register(fresh.url)).body.client_id!;
-      const { challenge } = pkcePair();
-      const jar = new CookieJar();
-      const page = await follow(jar, fresh.url, authorizationUrl({ base: fresh.url, clientId: client, redirectUri: REDIRECT, key: '', challenge }), REDIRECT); // prettier-ignore
-      const html = await page.res.text();
-      const csrf = fieldOf(html, 'csrf')!;
-      const uid = /interaction\/([^/"]+)\/login/.exec(html)![1];
+      const { jar, csrf, uid } = await signInPage(fresh.url);
       const wrongKey = `trawl_0123456789ab_${'x'.repeat(43)}`;
       const statuses: number[] = [];
       for (let i = 0; i < 7; i++) {
@@ -271,13 +275,7 @@ describe('the authorization server with registration on', () => {
     // a server of its own, so no attempt of the other tests counts
     const fresh = await startTestServer({ oauth: 'on', oauthDcr: true });
     try {
-      const client = (await register(fresh.url)).body.client_id!;
-      const { challenge } = pkcePair();
-      const jar = new CookieJar();
-      const page = await follow(jar, fresh.url, authorizationUrl({ base: fresh.url, clientId: client, redirectUri: REDIRECT, key: '', challenge }), REDIRECT); // prettier-ignore
-      const html = await page.res.text();
-      const csrf = fieldOf(html, 'csrf')!;
-      const uid = /interaction\/([^/"]+)\/login/.exec(html)![1];
+      const { jar, csrf, uid } = await signInPage(fresh.url);
       const statuses: number[] = [];
       for (let i = 0; i < 12; i++) {
         const key = `trawl_${String(i).padStart(12, 'a')}_${'y'.repeat(43)}`; // a new key prefix each time
