@@ -92,10 +92,19 @@ async function supervise(config: Config): Promise<void> {
 /**
  * With OAuth on and no TRAWL_PUBLIC_URL, resources are named by the listener's address: right for a
  * loopback test, wrong behind a proxy or on 0.0.0.0, where tokens minted for the public URL would not
- * match. Said once at start, with the setting that fixes it.
+ * match. Said once at start, with the setting that fixes it. On loopback the name is still exact: a
+ * client that connects to `localhost` is refused by its own check of the resource (it names
+ * 127.0.0.1), so the line says which URL to give clients.
  */
 function warnOfResourceUrl(app: Door, config: Config): void {
-  if (!app.auth.enabled() || config.publicUrl || isLoopbackHostname(config.host)) return;
+  if (!app.auth.enabled() || config.publicUrl) return;
+  if (isLoopbackHostname(config.host)) {
+    app.logger.info(
+      { resource: app.auth.resource('mcp') },
+      `OAuth names this server ${app.auth.publicUrl()}: give MCP clients ${app.auth.resource('mcp')} exactly (another name of this machine, such as localhost, is another resource to them), or set TRAWL_PUBLIC_URL to the name they use`,
+    );
+    return;
+  }
   app.logger.warn(
     { resource: app.auth.resource('mcp') },
     `OAuth resources are named by the listener, ${app.auth.publicUrl()}: set TRAWL_PUBLIC_URL to the URL clients reach Trawl at, or their tokens' audience will not match`,

@@ -45,4 +45,21 @@ describe('trawl serve --auth-issuer --public-url', () => {
     const local = await call(await issuer.token(APP, `${trawl.url}/mcp`, 'search'));
     expect(local.status).toBe(401);
   });
+
+  it('on loopback without a public URL, says at start which URL names the server to MCP clients', async () => {
+    const own = tempDir('trawl-oauth-serve-loopback-');
+    const local = await serve(own.dir, ['--oauth', 'on']);
+    try {
+      const said = local
+        .log()
+        .split('\n')
+        .find((line) => line.includes('OAuth names this server'));
+      expect(said, local.log()).toBeDefined();
+      expect(JSON.parse(said!)).toMatchObject({ level: 30, resource: `${local.url}/mcp` });
+      expect(said).toContain('TRAWL_PUBLIC_URL');
+    } finally {
+      await local.kill();
+      own.cleanup();
+    }
+  });
 });
