@@ -50,10 +50,14 @@ describe('trawl serve --auth-issuer --public-url', () => {
     const own = tempDir('trawl-oauth-serve-loopback-');
     const local = await serve(own.dir, ['--oauth', 'on']);
     try {
-      const said = local
-        .log()
-        .split('\n')
-        .find((line) => line.includes('OAuth names this server'));
+      const line = () =>
+        local
+          .log()
+          .split('\n')
+          .find((l) => l.includes('OAuth names this server'));
+      // written just after the "listening" line, which may reach us first
+      for (let i = 0; i < 100 && !line(); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      const said = line();
       expect(said, local.log()).toBeDefined();
       expect(JSON.parse(said!)).toMatchObject({ level: 30, resource: `${local.url}/mcp` });
       expect(said).toContain('TRAWL_PUBLIC_URL');
