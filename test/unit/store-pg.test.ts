@@ -99,4 +99,26 @@ describe.runIf(pgReachable)('PostgreSQL store', () => {
     expect(last.docs.map((d) => [d.url, d.text])).toEqual([['https://a.example/1', 'one, again']]);
     expect(urls(await log.changesSince(last.next, 10))).toEqual([]);
   });
+
+  it(
+    'misses no write made before its first wait listened: that wait returns at once, later ones on a commit',
+    { timeout: 30_000 },
+    async () => {
+      const store = await freshPgStore();
+      drops.push(store.drop);
+      const docs = createPgDocumentsRepo(store.pool);
+      const log = createPgDocumentLog(store.pool);
+      drops.push(() => log.close());
+      const doc = (url: string): DocumentRecord => ({ url, title: url, text: url, author: null, publishedDate: null, kind: 'html', metadata: {}, origin: 'fetch', collection: null, contentHash: url, fetchedAt: 'T' }); // prettier-ignore
+      // a follower read the log, then a write committed before its LISTEN was made: no one heard it, so the
+      // first wait (a timeout longer than this test's) must return at once for the follower to read again
+      expect((await log.changesSince(null, 10)).docs).toEqual([]);
+      await docs.upsert(doc('https://a.example/before-listen'), 'T1');
+      await log.changed(600_000);
+      // from here a commit is what wakes a wait
+      const waiting = log.changed(600_000);
+      await docs.upsert(doc('https://a.example/after-listen'), 'T2');
+      await waiting;
+    },
+  );
 });

@@ -4,8 +4,9 @@
  * sequence) order, so no later write lands behind a position already read (document-log.ts says
  * why). Writers `pg_notify` a channel when they commit, and a follower waits on it with a connection of
  * its own (LISTEN needs one outside the pool, and outside PgBouncer's transaction pooling): a
- * notification that comes while nobody waits makes the next wait return at once; a lost connection is
- * made again at the next wait (the follower's polling covers the gap).
+ * notification that comes while nobody waits makes the next wait return at once; so does the first wait
+ * on a new connection (a write between the follower's read and the LISTEN would otherwise wake nobody
+ * until the next poll); a lost connection is made again at the next wait.
  */
 import pg from 'pg';
 import type { LogPosition } from '../contracts/change-log.js';
@@ -69,12 +70,15 @@ export function createLogListener(pool: pg.Pool, channel: string): LogListener {
   };
   return {
     async changed(timeoutMs, signal) {
+      const fresh = listener === null;
       listener ??= listen().catch((err: unknown) => {
         listener = null; // tried again at the next wait
         throw err;
       });
       await listener;
-      if (pending) {
+      // a LISTEN just made: a write committed after the caller's last read but before it was active
+      // notified nobody, so the caller reads again now (and from here on every commit wakes it)
+      if (fresh || pending) {
         pending = false;
         return;
       }
