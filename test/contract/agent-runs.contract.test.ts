@@ -47,6 +47,8 @@ describe.each(backends)('agent runs on %s', (_name, available, open) => {
     expect(await repo.claim('r_a2', 2, AT, 'p1', 1000)).toBe(true);
     expect(await repo.claim('r_nope', 2, AT, 'p1', 1000)).toBe(false);
     expect(await repo.get('r_a1')).toMatchObject({ status: 'running', owner: 'p1', lease_until_ms: 1000, started_at: AT, zero_retention: 0 }); // prettier-ignore
+    expect(await repo.statusOf('r_a1')).toBe('running');
+    expect(await repo.statusOf('r_nope')).toBeUndefined();
     expect((await repo.page('key_a', Number.MAX_SAFE_INTEGER, 10)).map((r) => r.id)).toEqual(['r_a2', 'r_a1']);
   });
 
@@ -76,6 +78,7 @@ describe.each(backends)('agent runs on %s', (_name, available, open) => {
       expect(events[3]!.data).toBe('{"id":"r_b1"}');
       expect((await repo.events('r_b1', 2, 1)).map((e) => e.seq)).toEqual([3]);
       expect(await repo.get('r_b1')).toMatchObject({ status: 'cancelled', progress: null, lease_until_ms: null, completed_at: AT }); // prettier-ignore
+      expect(await repo.statusOf('r_b1')).toBe('cancelled');
       await repo.delete('r_b1');
       expect(await repo.get('r_b1')).toBeUndefined();
       expect(await repo.events('r_b1', 0, 100)).toEqual([]);

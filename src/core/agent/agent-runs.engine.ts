@@ -50,7 +50,7 @@ export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: 
     store: {
       renew: (id, _owner, untilMs) => repo.renewLease(id, untilMs),
       // a cancel written by another replica stops the work within RUN_CHECK_MS, not at the next renewal
-      isOpen: async (id) => (await repo.get(id))?.status === 'running',
+      isOpen: async (id) => (await repo.statusOf(id)) === 'running',
     },
     now: deps.now,
     leaseMs,

@@ -69,6 +69,8 @@ export interface AgentRunsRepo {
   /** Inserts a queued run, with its first event when given. */
   insert(row: NewAgentRun, first?: NewAgentEvent): Promise<void>;
   get(id: string): Promise<AgentRunRow | undefined>;
+  /** A run's status alone (the engine looks at its running runs every second). */
+  statusOf(id: string): Promise<AgentRunStatus | undefined>;
   /** A key's runs with `seq < before`, newest first. */
   page(keyId: string, before: number, limit: number): Promise<AgentRunRow[]>;
   /**

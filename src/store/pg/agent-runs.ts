@@ -11,6 +11,7 @@ import {
   agentRunClaim,
   type AgentEventRow,
   type AgentRunRow,
+  type AgentRunStatus,
   type AgentRunsRepo,
   type NewAgentEvent,
 } from '../contracts/agent-runs.js';
@@ -54,6 +55,12 @@ export function createPgAgentRunsRepo(pool: pg.Pool): AgentRunsRepo {
       });
     },
     get: (id) => get(pool, id),
+    async statusOf(id) {
+      const { rows } = await pool.query<{ status: AgentRunStatus }>('SELECT status FROM agent_runs WHERE id = $1', [
+        id,
+      ]);
+      return rows[0]?.status;
+    },
     async page(keyId, before, limit) {
       const sql = 'SELECT * FROM agent_runs WHERE key_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3';
       return (await pool.query<AgentRunRow>(sql, [keyId, before, limit])).rows;

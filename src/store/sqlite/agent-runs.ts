@@ -11,6 +11,7 @@ import {
   type AgentRunRow,
   type AgentEventRow,
   type NewAgentEvent,
+  type AgentRunStatus,
   type AgentRunsRepo,
 } from '../contracts/agent-runs.js';
 import { sqliteLeases } from './leases.js';
@@ -27,6 +28,7 @@ export function createAgentRunsRepo(db: Db): AgentRunsRepo {
          @created_at)`,
     ),
     get: db.prepare('SELECT * FROM agent_runs WHERE id = ?'),
+    status: db.prepare('SELECT status FROM agent_runs WHERE id = ?').pluck(),
     page: db.prepare('SELECT * FROM agent_runs WHERE key_id = @key AND seq < @before ORDER BY seq DESC LIMIT @limit'),
     end: db.prepare(
       `UPDATE agent_runs SET status = @status, output = @output, cost = @cost, usage = @usage, error = @error,
@@ -75,6 +77,7 @@ export function createAgentRunsRepo(db: Db): AgentRunsRepo {
     async get(id) {
       return get(id);
     },
+    statusOf: async (id) => s.status.get(id) as AgentRunStatus | undefined,
     async page(keyId, before, limit) {
       return s.page.all({ key: keyId, before, limit }) as AgentRunRow[];
     },
