@@ -5,6 +5,7 @@
  * below, oldest first; test/unit/store-migrations.test.ts holds every released migration's version,
  * name and SQL digest, so an existing database upgrades as before.
  */
+import { CONSOLE } from './console.js';
 import { CRAWL_LEASES } from './crawl-leases.js';
 import { FORMATS_AND_OWNERS } from './formats-and-owners.js';
 import { IDENTITY_KEYS } from './identity-keys.js';
@@ -25,6 +26,7 @@ export const MIGRATION_ENTRIES: readonly MigrationEntry[] = [
   ...CRAWL_LEASES,
   ...IDENTITY_KEYS,
   ...OAUTH,
+  ...CONSOLE,
 ];
 
 /** The SQLite migrations, derived from the list (`PRAGMA user_version` records the last applied). */
