@@ -7,7 +7,7 @@ import type { ServiceDeps } from './service-deps.js';
 
 export function createAccountServices(deps: ServiceDeps): { keys: KeysService; accounts: Accounts; audit: AuditLog } {
   const { stores, settings } = deps;
-  // revoking a key or blocking a team also revokes the OAuth grants made with it (core/oauth)
+  // revoking a key or blocking a team also revokes the OAuth grants made with it (core/oauth) ...
   const plain = createKeysService(stores.apiKeys, deps.clock, {
     teams: stores.accounts,
     identityRule: settings.identityRule,
@@ -25,6 +25,24 @@ export function createAccountServices(deps: ServiceDeps): { keys: KeysService; a
     maxInFlight: settings.rateLimitConcurrency,
     metering: settings.metering,
   });
-  const { keys, teams } = revokingOAuthGrants(plain, metered.teams, stores.oauth);
+  const granted = revokingOAuthGrants(plain, metered.teams, stores.oauth);
+  // ... and ends the console's sessions of that key or team at once (each request checks again anyway)
+  const sessions = stores.consoleSessions;
+  const keys: KeysService = {
+    ...granted.keys,
+    async revoke(idOrKey, actor) {
+      const info = await granted.keys.revoke(idOrKey, actor);
+      await sessions.deleteForKey(info.id);
+      return info;
+    },
+  };
+  const teams = {
+    ...granted.teams,
+    async block(ref: string, actor: Parameters<typeof granted.teams.block>[1]) {
+      const team = await granted.teams.block(ref, actor);
+      await sessions.deleteForTeam(team.id);
+      return team;
+    },
+  };
   return { keys, accounts: { ...metered, teams }, audit: createAuditLog(stores.audit) };
 }

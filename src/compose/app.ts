@@ -5,6 +5,7 @@
 import { ConfigError, type Config } from '../config/config.js';
 import { createPrices, DEFAULT_PRICES, type Prices } from '../core/pricing.js';
 import { systemClock, type Clock } from '../core/context.js';
+import { createConsoleSessions } from '../core/accounts/console-sessions.js';
 import { coreSettingsOf } from './core-settings.js';
 import { createServices } from './services.js';
 import type { OperatorDoor, Workers } from './door.js';
@@ -343,6 +344,9 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     secrets: { reseal: () => resealAll(stores.sealed, secretBox) },
     tasks,
     oauth,
+    consoleSessions: createConsoleSessions(stores.consoleSessions, services.keys, clock, {
+      idleMs: config.consoleSessionIdleMinutes * 60_000,
+    }),
     onClose: (stop) => void stops.push(stop),
     async close() {
       if (closed) return;

@@ -73,6 +73,7 @@ export function createDoorAuth(deps: DoorAuthDeps): DoorAuth & { close(): Promis
     listening(url) {
       listenerUrl = url.replace(/\/+$/, '');
     },
+    localUrl: () => listenerUrl,
     resource,
     authorizationServers: () => tokens.issuers(),
     verifyToken: (token: string, kind: OAuthResource): Promise<Caller> => tokens.verify(token, resource(kind)),

@@ -8,6 +8,7 @@
 import type { Config } from '../config/config.js';
 import type { Accounts } from '../core/accounts/accounts.service.js';
 import type { KeysService } from '../core/accounts/keys.service.js';
+import type { ConsoleSessions } from '../core/accounts/console-sessions.js';
 import type { AgentRunsService } from '../core/agent/agent-runs.service.js';
 import type { OwnIssuer } from '../core/accounts/oauth.js';
 import type { Caller, Clock } from '../core/context.js';
@@ -31,6 +32,8 @@ export interface DoorAuth {
   publicUrl(): string;
   /** The listener's URL, told once it is bound (the default public URL, with the port it bound). */
   listening(url: string): void;
+  /** The listener's own URL (the server calling itself, as the console's sign-in does), once bound. */
+  localUrl(): string | undefined;
   /** The URL naming a resource: `<public url>/mcp` or `<public url>/` (RFC 8707, RFC 9728). */
   resource(kind: OAuthResource): string;
   /** The issuers whose tokens are accepted, for the protected-resource metadata. */
@@ -67,6 +70,8 @@ export interface Door {
   answerSnapshots: AnswerSnapshots;
   /** Tool calls that run on after their request (the MCP door presents them as MCP tasks). */
   tasks: TaskJobs;
+  /** The web console's sign-in sessions (the HTTP door's cookie, src/http/console/). */
+  consoleSessions: ConsoleSessions;
   /** Trawl's own OAuth authorization server, its store-side half (the HTTP door mounts it under /oauth). */
   oauth: OAuthService;
   /**

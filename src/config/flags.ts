@@ -26,6 +26,8 @@ const FLAGS: Record<string, string> = {
   mcpBetas: '--mcp-betas <tokens>',
   oauth: '--oauth <off|on>',
   oauthDcr: '--oauth-dcr <bool>',
+  console: '--console <value>',
+  consoleSessionIdleMinutes: '--console-session-idle-minutes <n>',
   mcpKeyless: '--mcp-keyless <bool>',
   userAgent: '--user-agent <ua>',
   allowPrivateNetwork: '--allow-private-network <bool>',
@@ -131,6 +133,10 @@ const HELP: Record<string, string> = {
     "on: Trawl is its own OAuth 2.1 authorization server under /oauth (metadata at /.well-known/oauth-authorization-server/oauth): MCP clients sign a person in with an API key of their team on Trawl's sign-in page and get short-lived tokens for /mcp and the REST API (docs/accounts.md#signing-in-with-oauth) (env TRAWL_OAUTH; default off)",
   oauthDcr:
     'With TRAWL_OAUTH=on, also accept OAuth Dynamic Client Registration (POST /oauth/reg, RFC 7591) from clients that do not use Client ID Metadata Documents (env TRAWL_OAUTH_DCR; default false)',
+  console:
+    'The web console at /console (docs/console.md): auto serves it when TRAWL_HOST is a loopback address, on on any address (put TLS in front: its session cookie is Secure when TRAWL_PUBLIC_URL is https), off never (404) (env TRAWL_CONSOLE; default auto)',
+  consoleSessionIdleMinutes:
+    'A console session ends after this long without a request (and after at most 24 hours, or this if longer); it also ends on sign-out, when its key is revoked, or when its team is blocked (env TRAWL_CONSOLE_SESSION_IDLE_MINUTES; default 480)',
   mcpKeyless:
     'Let POST /mcp answer without an API key, for one local user: only on a loopback TRAWL_HOST (refused at start otherwise), with Host and Origin still checked and Origin: null refused (env TRAWL_MCP_KEYLESS; default false)',
   userAgent: 'User-Agent of every fetch (env TRAWL_USER_AGENT; default Trawl/<version> (+https://github.com/trawl))',

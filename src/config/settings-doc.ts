@@ -28,6 +28,8 @@ const LISTENER_SETTINGS = [
   'allowedOrigins',
   'createFirstKey',
   'mcpKeyless',
+  'console',
+  'consoleSessionIdleMinutes',
   'oauth',
   'oauthDcr',
   'publicUrl',

@@ -1,8 +1,9 @@
 /**
  * Authentication of the HTTP door: an API key (`x-api-key: KEY`, or `Authorization: Bearer KEY` for a
  * `trawl_…` key), or, with OAuth on, an access token (`Authorization: Bearer TOKEN`) of a trusted issuer
- * for this resource (core/accounts/oauth.ts). Either way the caller is the key's: metered, limited and
- * owned as the key.
+ * for this resource (core/accounts/oauth.ts), or, from the web console's own pages, its session cookie
+ * with the session's CSRF token (./console/session-cookie.ts). Whichever, the caller is the key's:
+ * metered, limited and owned as the key.
  */
 import { HttpError } from './http-error.js';
 import type { Caller } from '../core/context.js';
@@ -11,6 +12,9 @@ import type { KeysService } from '../core/accounts/keys.service.js';
 import { requireActiveTeam } from '../core/accounts/accounts.service.js';
 import { ServiceError } from '../errors.js';
 import { unauthorizedChallenge } from './oauth/challenge.js';
+import type { ConsoleSessions } from '../core/accounts/console-sessions.js';
+import { sameCsrf } from '../core/accounts/console-sessions.js';
+import { CSRF_HEADER, SESSION_COOKIE, cookieOf, requireSameOrigin } from './console/session-cookie.js';
 
 /** What a Trawl API key looks like; any other Bearer value is taken for an access token when OAuth is on. */
 const KEY_SHAPE = /^trawl_/;
@@ -35,6 +39,8 @@ export function presentsToken(headers: Headers, auth: DoorAuth | undefined): boo
 export interface Authenticator {
   keys: KeysService;
   auth?: DoorAuth;
+  /** The console's sessions: a request without a key may present one's cookie (REST routes only). */
+  consoleSessions?: ConsoleSessions;
 }
 
 /**
@@ -57,6 +63,13 @@ export async function authenticate(
         ? { headers: { 'www-authenticate': unauthorizedChallenge(door.auth, kind, key !== undefined) } }
         : {}),
     });
+  if (!key && door.consoleSessions && kind === 'rest' && !options.challenge) {
+    const caller = await sessionCaller(headers, door.consoleSessions, door.auth, refuse);
+    if (caller) {
+      requireActiveTeam(caller);
+      return caller;
+    }
+  }
   if (!key) {
     const token = door.auth?.enabled()
       ? ', or sign in with OAuth (an access token as "Authorization: Bearer TOKEN")'
@@ -71,6 +84,27 @@ export async function authenticate(
   if (!caller) throw refuse('Invalid API key: it is unknown or has been revoked.');
   requireActiveTeam(caller);
   return caller;
+}
+
+/**
+ * The caller of the console session whose cookie the request carries (undefined without the cookie):
+ * refused unless the request echoes the session's CSRF token and comes from this server's own pages.
+ */
+async function sessionCaller(
+  headers: Headers,
+  sessions: ConsoleSessions,
+  auth: DoorAuth | undefined,
+  refuse: (message: string) => HttpError,
+): Promise<Caller | undefined> {
+  const token = cookieOf(headers, SESSION_COOKIE);
+  if (!token) return undefined;
+  requireSameOrigin(headers, auth?.publicUrl());
+  const session = await sessions.resolve(token);
+  if (!session) throw refuse('Your console session has ended (signed out, expired, or its key was revoked); sign in again.');
+  if (!sameCsrf(session.csrf, headers.get(CSRF_HEADER))) {
+    throw refuse(`A console session's request must carry its CSRF token in the ${CSRF_HEADER} header.`);
+  }
+  return session.caller;
 }
 
 /** The caller of an access token; its refusal (INVALID_API_KEY) carries the door's challenge. */

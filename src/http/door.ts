@@ -21,5 +21,6 @@ export function httpDoorOf(app: Door): HttpDoor {
     auth: app.auth,
     accounts: app.accounts,
     agentRuns: app.agentRuns,
+    consoleSessions: app.consoleSessions,
   };
 }

@@ -21,6 +21,7 @@ import { mountMcp } from './mcp.route.js';
 import { mountOAuth } from './oauth/routes.js';
 import { buildOpenApi } from './openapi.js';
 import { mountOperations } from './rest.js';
+import { mountConsole } from './console/routes.js';
 import { mountResponses } from './responses/routes.js';
 import { createX402Setup } from './x402/payment.js';
 
@@ -71,6 +72,7 @@ export function createHttpApp(app: Door, operations: readonly Operation[] = OPER
   const door = httpDoorOf(app);
   mountOperations(hono, door, operations, createX402Setup(app.config, app.postJson));
   mountResponses(hono, door);
+  mountConsole(hono, door); // the web console, on loopback by default (TRAWL_CONSOLE)
 
   hono.notFound((c) => {
     const err = new ServiceError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}. See GET /openapi.json.`);

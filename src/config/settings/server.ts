@@ -161,6 +161,20 @@ export const SERVER_SETTINGS = {
     default: false,
     doc: 'With `TRAWL_OAUTH=on`, also accept OAuth Dynamic Client Registration (`POST /oauth/reg`, RFC 7591) from clients that do not use Client ID Metadata Documents. Off by default: registration is open to anyone who reaches the server.',
   },
+  console: {
+    env: 'TRAWL_CONSOLE',
+    flag: '--console',
+    schema: z.enum(['auto', 'on', 'off']),
+    default: 'auto',
+    doc: 'The web console at `/console` (docs/console.md): `auto` serves it when `TRAWL_HOST` is a loopback address, `on` on any address (put TLS in front: its session cookie is `Secure` when `TRAWL_PUBLIC_URL` is https), `off` never (404).',
+  },
+  consoleSessionIdleMinutes: {
+    env: 'TRAWL_CONSOLE_SESSION_IDLE_MINUTES',
+    flag: '--console-session-idle-minutes',
+    schema: integer(5, 7 * 24 * 60),
+    default: 480,
+    doc: 'A console session ends after this long without a request (and after at most 24 hours, or this if longer); it also ends on sign-out, when its key is revoked, or when its team is blocked.',
+  },
   mcpKeyless: {
     env: 'TRAWL_MCP_KEYLESS',
     flag: '--mcp-keyless',

@@ -5,6 +5,7 @@
  * Documents fetched through the SSRF guard, Dynamic Client Registration behind TRAWL_OAUTH_DCR. Its
  * state lives in Trawl's store (core/oauth), its keys are sealed there; the account is the API key id.
  */
+import { consoleClient } from './console-client.js';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { OAuthService } from '../../core/oauth/oauth.service.js';
 import { DEFAULT_SCOPES, SCOPES } from '../../core/access/scopes.js';
@@ -54,6 +55,8 @@ export async function createProvider(options: ProviderOptions): Promise<Provider
       const caller = await oauth.account(sub);
       return caller ? { accountId: caller.keyId, claims: () => ({ sub: caller.keyId }) } : undefined;
     },
+    // the web console (TRAWL_CONSOLE), a public client whose back end is this server
+    clients: [consoleClient(base)],
     clientDefaults: {
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],

@@ -7,6 +7,7 @@ import type { AccountsRepo } from './accounts.js';
 import type { AgentRunsRepo } from './agent-runs.js';
 import type { ApiKeysRepo } from './api-keys.js';
 import type { AuditRepo } from './audit.js';
+import type { ConsoleSessionsRepo } from './console-sessions.js';
 import type { CrawlRepo } from './crawl.js';
 import type { McpSnapshotsRepo } from './mcp-snapshots.js';
 import type { McpTasksRepo } from './mcp-tasks.js';
@@ -35,4 +36,6 @@ export interface Stores {
   oauth: OAuthRepo;
   /** Every value sealed with the operator key, for re-sealing after a rotation. */
   sealed: SealedValuesRepo;
+  /** The web console's sign-in sessions (the door's, src/http/console/). */
+  consoleSessions: ConsoleSessionsRepo;
 }

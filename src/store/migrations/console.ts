@@ -11,13 +11,15 @@ const consoleTables = (version: number, integer: 'INTEGER' | 'BIGINT', strict: s
   name: 'console sessions, request latency and operator jobs',
   sql: `
       -- a console sign-in: the SHA-256 of the cookie's value (never the value), the key it acts as, and
-      -- the CSRF token every request of the session must echo; it ends at expires_at_ms, on sign-out,
+      -- the CSRF token every request of the session must echo; it ends at expires_ms, on sign-out,
       -- or when its key is revoked or its team blocked (checked on every request)
       CREATE TABLE console_sessions (
         id_hash       TEXT PRIMARY KEY,
         key_id        TEXT NOT NULL,
         team_id       TEXT NOT NULL,
         csrf          TEXT NOT NULL,
+        -- the scopes of the sign-in when narrower than the key's (an OAuth grant's), comma-separated
+        scopes        TEXT,
         created_ms    ${integer} NOT NULL,
         expires_ms    ${integer} NOT NULL,
         last_seen_ms  ${integer} NOT NULL

@@ -28,6 +28,7 @@ import { redactUrl } from '../../lib/redact.js';
 import { createPgSharedEmbeddings } from './embeddings.js';
 import { createPgApiKeysRepo } from './api-keys.js';
 import { createPgCrawlRepo } from './crawl.js';
+import { createPgConsoleSessionsRepo } from './console-sessions.js';
 import { createPgOAuthRepo } from './oauth.js';
 import { createPgSealedValuesRepo } from './sealed-values.js';
 import { createPgDocumentLog } from './document-log.js';
@@ -81,6 +82,7 @@ export function createSharedStore(pg: PgStore): SharedStore {
       crawl: createPgCrawlRepo(pool),
       oauth: createPgOAuthRepo(pool),
       sealed: createPgSealedValuesRepo(pool),
+      consoleSessions: createPgConsoleSessionsRepo(pool),
     },
     documents: createPgDocumentsRepo(pool),
     documentLog,

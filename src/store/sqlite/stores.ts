@@ -6,6 +6,7 @@ import { createApiKeysRepo } from './api-keys.js';
 
 import { createAuditRepo } from './audit.js';
 
+import { createConsoleSessionsRepo } from './console-sessions.js';
 import { createCrawlRepo } from './crawl.js';
 import type { Db } from './database.js';
 
@@ -34,5 +35,6 @@ export function sqliteStores(db: Db): Stores {
     crawl: createCrawlRepo(db),
     oauth: createOAuthRepo(db),
     sealed: createSealedValuesRepo(db),
+    consoleSessions: createConsoleSessionsRepo(db),
   };
 }
