@@ -160,7 +160,7 @@ try {
       }
     });
 
-    await check('npx trawl serve: GET /health', async () => {
+    await check('npx trawl serve: GET /health and the console', async () => {
       const { url, body } = await checkServe({
         command: NPX,
         args: ['--no', '--', 'trawl', 'serve', '--port', '0'],

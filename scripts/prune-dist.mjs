@@ -23,6 +23,8 @@ let removed = 0;
 for (const entry of fs.readdirSync(DIST, { withFileTypes: true, recursive: true })) {
   if (!entry.isFile()) continue;
   const file = path.join(entry.parentPath ?? entry.path, entry.name);
+  // dist/console is scripts/build-console.mjs's, which writes it whole on every build
+  if (file.startsWith(path.join(DIST, 'console') + path.sep)) continue;
   const stale = file.startsWith(BIN + path.sep) ? !written.has(file) : !hasSource(file);
   if (stale) {
     fs.rmSync(file);

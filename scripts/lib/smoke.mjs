@@ -153,7 +153,15 @@ export async function checkServe({ command, args, cwd, env, timeoutMs = 60_000 }
     const res = await fetch(`${url}/health`);
     const body = await res.text();
     assert(res.status === 200, `GET /health answered ${res.status}: ${body}`);
-    return { url, body };
+    // the web console travels with the package: its page, and the script that page names
+    const page = await fetch(`${url}/console`);
+    const html = await page.text();
+    assert(page.status === 200, `GET /console answered ${page.status}: ${html.slice(0, 300)}`);
+    const script = /<script[^>]* src="([^"]+)"/.exec(html)?.[1];
+    assert(script, `the console's page names no script:\n${html.slice(0, 500)}`);
+    const asset = await fetch(new URL(script, url));
+    assert(asset.status === 200, `GET ${script} answered ${asset.status}`);
+    return { url, body: `${body}; /console and ${script} served` };
   } catch (err) {
     err.message += stderr ? `\n--- server stderr ---\n${stderr.slice(-4000)}` : '';
     throw err;

@@ -2,6 +2,7 @@
  * `trawl serve`: the HTTP door on the configured address, until SIGINT/SIGTERM; with `--workers N`, N
  * worker processes share the port (node:cluster) and the primary only supervises them.
  */
+import { consoleEnabled } from '../http/console/routes.js';
 import cluster from 'node:cluster';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -47,6 +48,9 @@ export async function runServe(config: Config): Promise<void> {
   // every worker runs the job engines: a slot, a run and a delivery are claimed by exactly one process
   app.workers.startEngines({ monitors: config.monitors });
   app.logger.info({ url: server.url, dataDir: config.dataDir }, `listening on ${server.url}`);
+  if (consoleEnabled(config)) {
+    app.logger.info({ url: `${server.url}/console` }, `web console at ${server.url}/console (sign in with an API key)`);
+  }
   warnOfResourceUrl(app, config);
   const stop = async (signal: string) => {
     app.logger.info({ signal }, 'shutting down');
