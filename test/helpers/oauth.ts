@@ -108,7 +108,22 @@ export async function authorize(
   o: AuthorizeOptions,
 ): Promise<{ redirect: string; jar: CookieJar; consentScopes: string[] }> {
   const jar = o.jar ?? new CookieJar();
-  let step = await follow(jar, o.base, authorizationUrl(o), o.redirectUri);
+  return walkSignIn(jar, o.base, authorizationUrl(o), o.redirectUri, o.key);
+}
+
+/**
+ * From `start` (an authorization URL, or a client's own route that redirects to one), through the
+ * sign-in with `key` and the consent, to the first URL under `stopAt`.
+ */
+export async function walkSignIn(
+  jar: CookieJar,
+  base: string,
+  start: string,
+  stopAt: string,
+  key: string,
+): Promise<{ redirect: string; jar: CookieJar; consentScopes: string[] }> {
+  const o = { base, redirectUri: stopAt, key };
+  let step = await follow(jar, o.base, start, o.redirectUri);
   let consentScopes: string[] = [];
   for (let pages = 0; pages < 4 && !step.url.startsWith(o.redirectUri); pages++) {
     const html = await step.res.text();
