@@ -25,6 +25,15 @@ export function App() {
   }, []);
 
   useEffect(() => {
+    if (!session?.signedIn) return;
+    // when the session is due to end, ask the server (a session it renewed carries on)
+    const left = Date.parse(session.expiresAt) - Date.now();
+    if (!(left < 2 ** 31 - 1)) return;
+    const timer = window.setTimeout(() => loadSession().then(setSession, setError), Math.max(0, left) + 1000);
+    return () => clearTimeout(timer);
+  }, [session]);
+
+  useEffect(() => {
     if (session && !session.signedIn && route.page !== 'signin') {
       returnTo.current = signedOutByHand.current ? null : location.hash;
       signedOutByHand.current = false;

@@ -14,30 +14,39 @@ import { Badge, Card, ConfirmButton, ErrorNote, Loading, PageHeader } from '../c
 
 const runPath = (id: string, rest = '') => `/agent/runs/${encodeURIComponent(id)}${rest}`;
 
-/** The run's events: replayed from the start, then followed until the run ends. */
+/**
+ * The run's events: replayed from the start, then followed until the run ends. A stream that closes
+ * while the run is still queued or running (a restart, a proxy's time-out) is opened again from the last
+ * event it gave (`Last-Event-ID`).
+ */
 function useRunEvents(id: string, onEnd: () => void) {
   const [events, setEvents] = useState<RunEvent[]>([]);
   const [state, setState] = useState<'connecting' | 'open' | 'ended'>('connecting');
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
     const abort = new AbortController();
+    let lastId: string | null = null;
     setEvents([]);
     setState('connecting');
-    const follow = async () => {
+    const once = async () => {
       const response = await send(`/console/api/agent/runs/${encodeURIComponent(id)}/events`, {
         accept: 'text/event-stream',
+        headers: lastId ? { 'last-event-id': lastId } : {},
         signal: abort.signal,
       });
       setState('open');
       await readEventStream(response, (e) => {
-        let data: Record<string, unknown>;
-        try {
-          data = JSON.parse(e.data) as Record<string, unknown>;
-        } catch {
-          data = { message: e.data };
-        }
-        setEvents((list) => [...list, { id: e.id, event: e.event, data }]);
+        lastId = e.id ?? lastId;
+        setEvents((list) => [...list, { id: e.id, event: e.event, data: parseData(e.data) }]);
       });
+    };
+    const follow = async () => {
+      for (let attempt = 0; attempt < 20 && !abort.signal.aborted; attempt++) {
+        await once();
+        const run = await api<AgentRun>(runPath(id), { signal: abort.signal });
+        if (!isLive(run)) break;
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
       setState('ended');
       onEnd();
     };
@@ -49,6 +58,16 @@ function useRunEvents(id: string, onEnd: () => void) {
     return () => abort.abort();
   }, [id]);
   return { events, state, error };
+}
+
+/** An event's data: JSON as the server sends it, else the text itself. */
+function parseData(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : { message: text };
+  } catch {
+    return { message: text };
+  }
 }
 
 export function RunDetail(props: { id: string }) {

@@ -15,6 +15,7 @@ import {
   perDay,
   totals,
   usageCsv,
+  type GroupTotal,
   type UsageRow,
   type UsageSeries,
 } from '../lib/usage';
@@ -150,34 +151,7 @@ function UsageView({ series }: { series: UsageSeries }) {
           testid="chart-latency"
         />
       </Card>
-      <div class="grid-2">
-        <Card title="By key" testid="usage-by-key">
-          {keys.length === 0 ? (
-            <p class="muted">No requests.</p>
-          ) : (
-            <BarChart
-              title="Requests by key"
-              labels={keys.map((k) => k.label)}
-              values={keys.map((k) => k.requests)}
-              format={count}
-              testid="chart-by-key"
-            />
-          )}
-        </Card>
-        <Card title="By operation" testid="usage-by-operation">
-          {operations.length === 0 ? (
-            <p class="muted">No requests.</p>
-          ) : (
-            <BarChart
-              title="Requests by operation"
-              labels={operations.map((o) => o.label)}
-              values={operations.map((o) => o.requests)}
-              format={count}
-              testid="chart-by-operation"
-            />
-          )}
-        </Card>
-      </div>
+      <Breakdown keys={keys} operations={operations} />
       <Card
         title="Every row"
         testid="usage-table-card"
@@ -191,6 +165,48 @@ function UsageView({ series }: { series: UsageSeries }) {
         <UsageTable rows={rows} />
       </Card>
     </>
+  );
+}
+
+/** Requests or spend by key and by operation, the measure chosen by the reader. */
+function Breakdown(props: { keys: GroupTotal[]; operations: GroupTotal[] }) {
+  const [measure, setMeasure] = useState<'requests' | 'spent'>('requests');
+  const word = measure === 'requests' ? 'Requests' : 'Spend';
+  const format = measure === 'requests' ? count : dollars;
+  const chart = (title: string, groups: GroupTotal[], testid: string) =>
+    groups.length === 0 ? (
+      <p class="muted">No requests.</p>
+    ) : (
+      <BarChart
+        title={title}
+        labels={groups.map((g) => g.label)}
+        values={groups.map((g) => g[measure])}
+        format={format}
+        testid={testid}
+      />
+    );
+  return (
+    <Card
+      title="By key and by operation"
+      testid="usage-breakdown"
+      actions={
+        <SelectField
+          label="Measure"
+          value={measure}
+          onValue={(v) => setMeasure(v === 'spent' ? 'spent' : 'requests')}
+          options={[
+            ['requests', 'requests'],
+            ['spent', 'spend'],
+          ]}
+          testid="usage-measure"
+        />
+      }
+    >
+      <div class="grid-2">
+        {chart(`${word} by key`, props.keys, 'chart-by-key')}
+        {chart(`${word} by operation`, props.operations, 'chart-by-operation')}
+      </div>
+    </Card>
   );
 }
 
