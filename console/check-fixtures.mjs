@@ -205,12 +205,14 @@ export function fakeApi() {
       /^\/admin\/keys$/,
       (body) => ({ ...keys[1], id: 'key_new', name: body.name, key: 'trawl_new_secret_shown_once' }),
     ],
+    ['DELETE', /^\/admin\/keys\/key_member$/, () => Object.assign(keys[1], { revokedAt: iso() })],
     ['GET', /^\/admin\/teams$/, () => ({ data: teams })],
     ['GET', /^\/console\/api\/usage\/series$/, (_b, url) => ({ from: url.searchParams.get('from'), to: url.searchParams.get('to'), data: series })], // prettier-ignore
     ['GET', /^\/monitors$/, () => page([monitor])],
     ['GET', /^\/monitors\/mon_1$/, () => monitor],
     ['GET', /^\/monitors\/mon_1\/runs$/, () => page(runs)],
     ['GET', /^\/monitors\/mon_1\/deliveries$/, () => page(deliveries)],
+    ['POST', /^\/console\/api\/monitors\/mon_1\/deliveries\/evt_1\/retry$/, () => Object.assign(deliveries[0], { status: 'pending', nextAttemptAt: iso() })], // prettier-ignore
     ['GET', /^\/agent\/runs$/, () => page([agentRun])],
     ['GET', /^\/agent\/runs\/run_1$/, () => agentRun],
     ['GET', /^\/console\/api\/tasks$/, () => page([{ taskId: 'task_1', status: 'completed', tool: 'agent_run', statusMessage: 'done', createdAt: iso(DAY), lastUpdatedAt: iso(DAY), runId: 'run_1' }])], // prettier-ignore

@@ -133,12 +133,18 @@ try {
   await page.getByTestId('create-key-submit').click();
   await page.getByTestId('created-key').waitFor();
   await page.screenshot({ path: path.join(SHOTS, 'keys.png'), fullPage: true });
+  const member = page.locator('[data-testid="key-row"][data-key-id="key_member"]');
+  await member.getByTestId('key-revoke').click();
+  await member.getByTestId('key-revoke-confirm').click();
+  await member.waitFor({ state: 'detached' });
   await visit(page, 'usage', '#/usage', '[data-testid="usage-table"]');
   const total = await page.getByTestId('usage-total-requests').textContent();
   if (total !== api.usageTotal) note('usage', `total requests ${total}, expected ${api.usageTotal}`);
   await visit(page, 'monitors', '#/monitors', '[data-testid="monitor-row"]');
   await visit(page, 'monitors', '#/monitors/mon_1', '[data-testid="delivery-row"]');
   await page.getByTestId('monitor-run').first().locator('summary').click();
+  await page.getByTestId('delivery-retry').click();
+  await page.locator('[data-testid="delivery-row"][data-status="pending"]').waitFor();
   await checkInert(page, 'monitor');
   await visit(page, 'runs', '#/runs', '[data-testid="run-row"]');
   await visit(page, 'runs', '#/runs/run_1', '[data-testid="run-output"]');

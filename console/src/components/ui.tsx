@@ -175,6 +175,11 @@ export function ConfirmButton(props: {
 }) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
+  const confirmButton = useRef<HTMLButtonElement>(null);
+  // the first button is gone once clicked: the focus moves to the one that replaces it
+  useEffect(() => {
+    if (asking) confirmButton.current?.focus();
+  }, [asking]);
   if (!asking) {
     return (
       <button type="button" class="danger small" onClick={() => setAsking(true)} data-testid={props.testid}>
@@ -196,6 +201,7 @@ export function ConfirmButton(props: {
       <button
         type="button"
         class="danger small"
+        ref={confirmButton}
         disabled={busy}
         onClick={() => void confirm()}
         data-testid={props.testid ? `${props.testid}-confirm` : undefined}
