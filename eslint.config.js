@@ -24,6 +24,31 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-floating-promises': 'error' },
   },
   {
+    // the console (console/src, a browser program): typed with its own tsconfig (DOM, Preact's JSX); a
+    // request whose promise nobody handles would fail silently in the page
+    files: ['console/src/**/*.{ts,tsx}'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: { '@typescript-eslint/no-floating-promises': 'error' },
+  },
+  {
+    // the console's smoke check and build script run on Node; the check's page.evaluate callbacks in the page
+    files: ['console/*.mjs', 'scripts/build-console.mjs'],
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        setTimeout: 'readonly',
+        URL: 'readonly',
+        Buffer: 'readonly',
+        location: 'readonly',
+        document: 'readonly',
+        window: 'readonly',
+        localStorage: 'readonly',
+        sessionStorage: 'readonly',
+      },
+    },
+  },
+  {
     // who may import which folder of src/ is dependency-cruiser's table (.dependency-cruiser.cjs, run by
     // `npm run lint`); here, what a folder below the doors may not touch: node:http and the environment
     files: [
