@@ -87,7 +87,7 @@ export function consoleAssets(dir = path.join(packageRoot(), 'dist', 'console'))
     asset(name) {
       if (!ASSET_NAME.test(name) || !TYPES[path.extname(name)]) return undefined;
       // content-hashed names (app-3f2a….js) never change: cache them; anything else for a minute
-      const hashed = /-[0-9a-f]{8,}\./i.test(name);
+      const hashed = /-[A-Za-z0-9]{8,}\.[a-z]+$/.test(name);
       return read(
         path.join(dir, 'assets', name),
         hashed ? 'public, max-age=31536000, immutable' : 'public, max-age=60',
