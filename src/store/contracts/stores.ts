@@ -12,6 +12,7 @@ import type { McpSnapshotsRepo } from './mcp-snapshots.js';
 import type { McpTasksRepo } from './mcp-tasks.js';
 import type { MonitorsRepo } from './monitors.js';
 import type { OAuthRepo } from './oauth.js';
+import type { OperatorJobsRepo } from './operator-jobs.js';
 import type { SealedValuesRepo } from './sealed-values.js';
 import type { RateBucketsRepo } from './rate-buckets.js';
 
@@ -35,4 +36,6 @@ export interface Stores {
   oauth: OAuthRepo;
   /** Every value sealed with the operator key, for re-sealing after a rotation. */
   sealed: SealedValuesRepo;
+  /** The crawls, imports and code indexes operators started from the console. */
+  operatorJobs: OperatorJobsRepo;
 }

@@ -29,6 +29,7 @@ import { createPgSharedEmbeddings } from './embeddings.js';
 import { createPgApiKeysRepo } from './api-keys.js';
 import { createPgCrawlRepo } from './crawl.js';
 import { createPgOAuthRepo } from './oauth.js';
+import { createPgOperatorJobsRepo } from './operator-jobs.js';
 import { createPgSealedValuesRepo } from './sealed-values.js';
 import { createPgDocumentLog } from './document-log.js';
 import { createPgDocumentsRepo } from './documents.js';
@@ -81,6 +82,7 @@ export function createSharedStore(pg: PgStore): SharedStore {
       crawl: createPgCrawlRepo(pool),
       oauth: createPgOAuthRepo(pool),
       sealed: createPgSealedValuesRepo(pool),
+      operatorJobs: createPgOperatorJobsRepo(pool),
     },
     documents: createPgDocumentsRepo(pool),
     documentLog,

@@ -14,6 +14,7 @@ import { createMcpSnapshotsRepo } from './mcp-snapshots.js';
 import { createMcpTasksRepo } from './mcp-tasks.js';
 import { createMonitorsRepo } from './monitors.js';
 import { createOAuthRepo } from './oauth.js';
+import { createOperatorJobsRepo } from './operator-jobs.js';
 import { createSealedValuesRepo } from './sealed-values.js';
 
 import { createRateBucketsRepo } from './rate-buckets.js';
@@ -34,5 +35,6 @@ export function sqliteStores(db: Db): Stores {
     crawl: createCrawlRepo(db),
     oauth: createOAuthRepo(db),
     sealed: createSealedValuesRepo(db),
+    operatorJobs: createOperatorJobsRepo(db),
   };
 }
