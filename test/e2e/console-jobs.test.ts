@@ -101,8 +101,10 @@ describe.each(BACKENDS)('operator jobs on %s', (backend) => {
     expect(job).toMatchObject({ state: 'completed', error: null, result: { status: 'finished', done: 4, failed: 1, queued: 0 } }); // prettier-ignore
     expect(job.progress).toMatchObject({ done: 4, failed: 1, total: 5 });
     expect(job.crawl.counts).toEqual({ queued: 0, done: 4, failed: 1 });
-    expect(Object.values(job.crawl.failuresByTag)).toEqual([1]);
-    expect(job.crawl.failures).toEqual([expect.objectContaining({ url: `${site.url}/missing`, httpStatusCode: 404 })]);
+    expect(job.crawl.failuresByTag).toEqual({ CRAWL_NOT_FOUND: 1 });
+    expect(job.crawl.failures).toEqual([
+      expect.objectContaining({ url: `${site.url}/missing`, tag: 'CRAWL_NOT_FOUND', httpStatusCode: 404 }),
+    ]);
     expect(job.crawl.frontier).toEqual([]);
     const found = await api('POST', '/search', { query: 'wharfinger ledger', numResults: 10 });
     expect((found.body.results as Json[]).map((r) => r.url)).toEqual(expect.arrayContaining([`${site.url}/c`]));
