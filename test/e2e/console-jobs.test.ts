@@ -173,6 +173,7 @@ describe.each(BACKENDS)('operator jobs on %s', (backend) => {
       ['/console/api/crawls', { urls: [`${site.url}/`], maxPages: 0 }, 'INVALID_REQUEST_BODY', 'maxPages'],
       ['/console/api/crawls', { urls: [`${site.url}/`], depth: 2 }, 'INVALID_REQUEST_BODY', 'depth'],
       ['/console/api/code', { path: 'relative/src' }, 'INVALID_REQUEST', 'path'],
+      ['/console/api/code', { path: '//' }, 'INVALID_REQUEST', 'path'],
       ['/console/api/code', { path: path.join(code.dir, 'nothing-here') }, 'INVALID_REQUEST', 'path'],
       ['/console/api/code', { path: path.join(code.dir, 'src', 'ledger.ts') }, 'INVALID_REQUEST', 'path'],
       ['/console/api/code', {}, 'INVALID_REQUEST_BODY', 'path'],

@@ -30,6 +30,14 @@ import { spoolUpload } from './upload.js';
 const FRONTIER = { failures: 50, queued: 20 };
 const STARTING: JobProgress = { done: 0, total: null, failed: 0, message: 'starting' };
 
+/** Why `folder` cannot be indexed: not absolute, the file system's root (never meant), or not a folder. */
+function folderProblem(folder: string): string | undefined {
+  if (!path.isAbsolute(folder)) return 'is not an absolute path';
+  const resolved = path.resolve(folder);
+  if (resolved === path.parse(resolved).root) return 'is the root of the file system';
+  return isFolder(resolved) ? undefined : 'is not a folder on the server';
+}
+
 const newJobId = () => `job_${randomBytes(12).toString('hex')}`;
 const parse = <T>(json: string | null): T | null => (json === null ? null : (JSON.parse(json) as T));
 
@@ -121,10 +129,11 @@ export function createOperatorJobs(deps: OperatorJobsDeps): OperatorJobsService 
     },
 
     async startCode(request, caller) {
-      if (!path.isAbsolute(request.path) || !isFolder(request.path)) {
+      const problem = folderProblem(request.path);
+      if (problem) {
         throw new ServiceError(
           'INVALID_REQUEST',
-          `path: ${JSON.stringify(request.path)} is not ${path.isAbsolute(request.path) ? 'a folder on the server' : 'an absolute path'}; give the absolute path of a folder the server can read`,
+          `path: ${JSON.stringify(request.path.slice(0, 200))} ${problem}; give the absolute path of a folder the server can read`,
           { field: 'path' },
         );
       }
