@@ -3,14 +3,18 @@
  * site goes from running to completed with its counts and frontier (failures by reason); an uploaded JSONL
  * file is imported and searchable; a code index of a temporary folder shows in /status's code counts. Bad
  * input is 400 naming the field (413 past the upload limit, 415 for another media type), a key without
- * `admin` is 403, an unknown job 404; a job whose process died reads interrupted, and the server's
- * shutdown interrupts the jobs it runs.
+ * `admin` is 403, an unknown job 404; another replica of a PostgreSQL store reads a job the same; a job
+ * whose process died reads interrupted, and the server's shutdown interrupts the jobs it runs.
  */
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { openApp } from '../../src/compose/app.js';
+import { loadConfig } from '../../src/config/config.js';
+import { startHttpServer } from '../../src/http/server.js';
+import { createLogger } from '../../src/lib/logger.js';
 import { BACKENDS, startServerOn } from '../helpers/backend-server.js';
 import { callJson, tempDir, type TestServer } from '../helpers/app.js';
 
@@ -55,11 +59,24 @@ async function startSite(): Promise<{ url: string; close(): Promise<void> }> {
   };
 }
 
+/** The settings of another replica of `t`'s PostgreSQL store: the same schema and operator key. */
+const replicaFlags = (t: TestServer) => ({
+  port: 0,
+  host: '127.0.0.1',
+  logLevel: 'silent',
+  rateLimitQps: 0,
+  databaseUrl: t.app.config.databaseUrl,
+  databaseSchema: t.app.config.databaseSchema,
+  secretKey: t.app.config.secretKey,
+  privateAllowlist: '127.0.0.1/32',
+});
+
 describe.each(BACKENDS)('operator jobs on %s', (backend) => {
   let t: TestServer;
   let site: { url: string; close(): Promise<void> };
   let code: { dir: string; cleanup(): void };
   let teamAdmin = '';
+  let crawlId = '';
   const api = (method: string, p: string, body?: unknown, key = t.key) => callJson(t.url, key, method, p, body);
   const upload = (text: string, query = '?collection=ledger', type = 'application/x-ndjson') =>
     fetch(`${t.url}/console/api/imports${query}`, {
@@ -97,6 +114,7 @@ describe.each(BACKENDS)('operator jobs on %s', (backend) => {
     const started = await api('POST', '/console/api/crawls', { urls: [`${site.url}/`], maxDepth: 3, maxPages: 50 });
     expect(started.status).toBe(202);
     expect(started.body).toMatchObject({ kind: 'crawl', state: 'running', input: { urls: [`${site.url}/`] } });
+    crawlId = started.body.id;
     const job = await ended(started.body.id);
     expect(job).toMatchObject({ state: 'completed', error: null, result: { status: 'finished', done: 4, failed: 1, queued: 0 } }); // prettier-ignore
     expect(job.progress).toMatchObject({ done: 4, failed: 1, total: 5 });
@@ -108,6 +126,24 @@ describe.each(BACKENDS)('operator jobs on %s', (backend) => {
     expect(job.crawl.frontier).toEqual([]);
     const found = await api('POST', '/search', { query: 'wharfinger ledger', numResults: 10 });
     expect((found.body.results as Json[]).map((r) => r.url)).toEqual(expect.arrayContaining([`${site.url}/c`]));
+  });
+
+  it.runIf(backend === 'postgres')('is read the same from another replica of the shared store', async () => {
+    const dir = tempDir('trawl-console-replica-');
+    const config = loadConfig({}, { ...replicaFlags(t), dataDir: dir.dir });
+    const other = await openApp(config, { logger: createLogger('silent') });
+    const server = await startHttpServer(other, '127.0.0.1', 0);
+    try {
+      const here = await api('GET', `/console/api/jobs/${crawlId}`);
+      const there = await callJson(server.url, t.key, 'GET', `/console/api/jobs/${crawlId}`);
+      expect(there.status).toBe(200);
+      expect(there.body).toEqual(here.body);
+      expect(there.body.crawl.counts).toEqual({ queued: 0, done: 4, failed: 1 });
+    } finally {
+      await server.close();
+      await other.close();
+      dir.cleanup();
+    }
   });
 
   it('imports an uploaded JSONL file, reporting the bad lines, and makes its documents searchable', async () => {
