@@ -31,6 +31,7 @@ const CORE_AREAS = [
   { name: 'oauth', path: '^src/core/oauth/', role: 'Trawl’s own authorization server: its state in the store, sealed keys, key sign-in, consent scopes, revocation.' }, // prettier-ignore
   { name: 'monitors', path: '^src/core/monitors/', role: 'Scheduled searches, their runs, deduplication and signed webhooks.' }, // prettier-ignore
   { name: 'status', path: '^src/core/status/', role: '`GET /status` and `trawl doctor`: what works, what is missing, what to do next.' }, // prettier-ignore
+  { name: 'operator', path: '^src/core/operator/', role: 'The operator’s background jobs from the console: a crawl, an import of an uploaded file, a code index.' }, // prettier-ignore
   { name: 'crawl', path: '^src/core/crawl/', role: 'A site’s frontier walked politely into the documents, resumable.' }, // prettier-ignore
   { name: 'replica', path: '^src/core/replica/', role: 'With PostgreSQL: writes to the shared store, follows its logs into this machine’s copy.' }, // prettier-ignore
   { name: 'code', path: '^src/core/code/', role: 'Folders, repositories, packages and pages’ examples → code chunks → `/context`.' }, // prettier-ignore

@@ -4,7 +4,13 @@
  */
 import { openDoor } from '../compose/open.js';
 import type { Config } from '../config/config.js';
-import type { CrawlProgress, CrawlRunOptions, CrawlScope, CrawlSummary } from '../core/crawl/crawl.types.js';
+import {
+  CRAWL_BOUNDS,
+  type CrawlProgress,
+  type CrawlRunOptions,
+  type CrawlScope,
+  type CrawlSummary,
+} from '../core/crawl/crawl.types.js';
 import { ServiceError } from '../errors.js';
 import { createProgress, parseProgressMode, type ProgressMode, type ProgressReporter } from './progress.js';
 
@@ -25,14 +31,14 @@ export interface CrawlFlags {
   progress?: string;
 }
 
-/** Defaults and bounds of the numeric flags. */
+/** Defaults and bounds of the numeric flags: the crawl's own (core/crawl), under their flags' names. */
 export const CRAWL_NUMBERS = {
-  depth: { flag: '--depth', min: 0, max: 100, default: 3 },
-  limit: { flag: '--limit', min: 1, max: 10_000_000, default: 1000 },
-  concurrency: { flag: '--concurrency', min: 1, max: 256, default: 8 },
-  perHost: { flag: '--per-host', min: 1, max: 64, default: 2 },
-  delay: { flag: '--delay', min: 0, max: 60_000, default: 250 },
-  timeout: { flag: '--timeout', min: 1, max: 90_000, default: 10_000 },
+  depth: { flag: '--depth', ...CRAWL_BOUNDS.depth },
+  limit: { flag: '--limit', ...CRAWL_BOUNDS.limit },
+  concurrency: { flag: '--concurrency', ...CRAWL_BOUNDS.concurrency },
+  perHost: { flag: '--per-host', ...CRAWL_BOUNDS.perHost },
+  delay: { flag: '--delay', ...CRAWL_BOUNDS.delay },
+  timeout: { flag: '--timeout', ...CRAWL_BOUNDS.timeout },
 } as const;
 
 /** Bad command-line input: reported without a stack, exit code 2. */

@@ -22,7 +22,6 @@ import { createOpenAiChatModel } from '../providers/model/openai-chat.js';
 import type { ChatModel } from '../providers/model/types.js';
 import { createWebSearchProviders, type GetJson, type WebSearchProvider } from '../providers/search/index.js';
 import { createLogger, type Logger } from '../lib/logger.js';
-import { createTaskJobs } from '../core/jobs/tasks.js';
 import { createSecretBox, loadOperatorKey, parsePreviousKey } from '../core/monitors/secret-box.js';
 import { resealAll } from '../core/migrate/reseal.js';
 import { createOAuthService } from '../core/oauth/oauth.service.js';
@@ -301,7 +300,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     analysisThreads: options.analysisThreads,
     settings: coreSettingsOf(config),
   });
-  const tasks = createTaskJobs({ repo: stores.mcpTasks, now: () => clock.now().getTime() });
+  const { tasks } = services;
   const auth = createDoorAuth({ config, keys: services.keys, clock, userAgent, lookup: options.lookup });
   const oauth = createOAuthService({
     repo: stores.oauth,
@@ -353,6 +352,8 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       closed = true;
       // in-process tasks end first (interrupted), before the clients their work uses wait for it
       await tasks.stop();
+      // the console's crawls, imports and code indexes stop (interrupted) while their store and fetcher are open
+      await services.operatorJobs.stop();
       for (const stop of stops) await stop();
       await services.monitors.engine.stop();
       await services.agentRuns.engine.stop();

@@ -2,6 +2,7 @@
  * The core's settings from the config: each value as the config resolved it (its default is the SETTINGS
  * row's, src/config/settings/), in the units and groups the services take.
  */
+import path from 'node:path';
 import type { Config } from '../config/config.js';
 import type { CoreSettings } from './service-deps.js';
 
@@ -26,6 +27,7 @@ export function coreSettingsOf(config: Config): CoreSettings {
     agentRuns: { leaseMs: config.leaseMs, pollMs: config.pollMs },
     codeModel: config.codeModel,
     identityRule: { teamClaim: config.authTeamClaim, emailTeams: config.authEmailTeams },
+    operatorJobs: { uploadDir: path.join(config.dataDir, 'uploads'), importMaxBytes: config.importMaxBytes },
     documents: {
       maxInflatedBytes: config.documentMaxInflatedBytes,
       timeoutMs: config.documentParseTimeoutMs,

@@ -54,6 +54,8 @@ export interface CoreSettings {
   codeModel: string | undefined;
   /** How people signed in through an OAuth issuer are mapped to teams (TRAWL_AUTH_TEAM_CLAIM, TRAWL_AUTH_EMAIL_TEAMS). */
   identityRule: IdentityRule;
+  /** The console's operator jobs: where uploads are written, and the largest one (TRAWL_IMPORT_MAX_BYTES). */
+  operatorJobs: { uploadDir: string; importMaxBytes: number };
 }
 
 export interface ServiceDeps {

@@ -22,6 +22,8 @@ import { createStatusRepo } from '../store/sqlite/status.js';
 import { startSegmentMerger } from '../store/search-index/segment-merger.js';
 import { createSynthesis } from '../core/synthesis/synthesis.service.js';
 import { createAnswerSnapshots } from '../core/snapshots/answer-snapshots.js';
+import { createTaskJobs } from '../core/jobs/tasks.js';
+import { createOperatorJobs } from '../core/operator/operator-jobs.service.js';
 import { createAccountServices } from './accounts.js';
 import { createCodeParts, createCodeServices } from './code.js';
 import { createEngines } from './engines.js';
@@ -91,6 +93,16 @@ export function createServices(deps: ServiceDeps): { services: Services; lifecyc
   const { semantic, search, similar } = createSearchServices(deps, { searchIndex, indexed, documents, contents, synthesis }); // prettier-ignore
   const codeServices = createCodeServices(deps, codeParts, { indexed, files: replica?.codeFiles ?? localCode, prices });
   const engines = createEngines(deps, { indexed, keys, accounts, search, contents, synthesis });
+  const crawl = createCrawlService({
+    pages,
+    fetcher: deps.fetcher,
+    repo: stores.crawl,
+    clock: deps.clock,
+    logger: deps.logger,
+    robots: deps.settings.robots,
+    leaseMs: deps.settings.agentRuns.leaseMs, // TRAWL_LEASE_MS, every job's lease
+  });
+  const imports = createImportService({ documents, clock: deps.clock, logger: deps.logger });
   const services: Services = {
     keys,
     accounts,
@@ -108,16 +120,8 @@ export function createServices(deps: ServiceDeps): { services: Services; lifecyc
     code,
     ...codeServices,
     codeModel: { loader: codeParts.loader, vectors: codeParts.vectors },
-    crawl: createCrawlService({
-      pages,
-      fetcher: deps.fetcher,
-      repo: stores.crawl,
-      clock: deps.clock,
-      logger: deps.logger,
-      robots: deps.settings.robots,
-      leaseMs: deps.settings.agentRuns.leaseMs, // TRAWL_LEASE_MS, every job's lease
-    }),
-    imports: createImportService({ documents, clock: deps.clock, logger: deps.logger }),
+    crawl,
+    imports,
     ...engines,
     answerSnapshots: createAnswerSnapshots(stores.mcpSnapshots, () => deps.clock.now().getTime()),
     status: createStatusService({
@@ -125,6 +129,17 @@ export function createServices(deps: ServiceDeps): { services: Services; lifecyc
       codeModel: () => codeParts.loader.state(),
       store: deps.replica ? deps.replica.shared.status(createStatusRepo(deps.db)) : createStatusRepo(deps.db),
       now: () => deps.clock.now(),
+    }),
+    tasks: createTaskJobs({ repo: stores.mcpTasks, now: () => deps.clock.now().getTime() }),
+    operatorJobs: createOperatorJobs({
+      repo: stores.operatorJobs,
+      crawl,
+      imports,
+      indexer: codeServices.indexer,
+      clock: deps.clock,
+      logger: deps.logger,
+      leaseMs: deps.settings.agentRuns.leaseMs,
+      ...deps.settings.operatorJobs,
     }),
   };
   const lifecycle = lifecycleOf({ searchIndex, code: codeParts, replica, merges, analysis, pdf }, deps.logger);

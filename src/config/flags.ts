@@ -14,6 +14,7 @@ const FLAGS: Record<string, string> = {
   pollMs: '--poll-ms <ms>',
   logLevel: '--log-level <level>',
   maxBodyBytes: '--max-body-bytes <n>',
+  importMaxBytes: '--import-max-bytes <n>',
   maxSchemaBytes: '--max-schema-bytes <n>',
   maxSchemaDepth: '--max-schema-depth <n>',
   maxSchemaEnumValues: '--max-schema-enum-values <n>',
@@ -109,6 +110,8 @@ const HELP: Record<string, string> = {
     'Log level of the JSON logs on stderr: fatal, error, warn, info, debug, trace, silent (env TRAWL_LOG_LEVEL; default info)',
   maxBodyBytes:
     'Largest request body the REST and MCP HTTP doors accept, in bytes (413 above it) (env TRAWL_MAX_BODY_BYTES; default 4194304 (4 MiB))',
+  importMaxBytes:
+    "Largest JSONL file the console's import (POST /console/api/imports) accepts, in bytes (413 above it) (env TRAWL_IMPORT_MAX_BYTES; default 67108864 (64 MiB))",
   maxSchemaBytes:
     'Largest caller JSON Schema (outputSchema, summary.schema, agent-run and monitor schemas), in bytes of JSON (422 INVALID_JSON_SCHEMA above it) (env TRAWL_MAX_SCHEMA_BYTES; default 65536)',
   maxSchemaDepth:

@@ -28,6 +28,8 @@ import type { SimilarService } from './search/similar.service.js';
 import type { StatusService } from './status/status.service.js';
 import type { Synthesis } from './synthesis/synthesis.service.js';
 import type { AnswerSnapshots } from './snapshots/answer-snapshots.js';
+import type { TaskJobs } from './jobs/tasks.js';
+import type { OperatorJobsService } from './operator/operator-jobs.types.js';
 
 export interface Services {
   keys: KeysService;
@@ -70,4 +72,8 @@ export interface Services {
   answerSnapshots: AnswerSnapshots;
   /** GET /status and `trawl doctor`: the data directory, the store, the providers and what to do next. */
   status: StatusService;
+  /** Tool calls that run on after their request: the MCP door's tasks, which the console lists too. */
+  tasks: TaskJobs;
+  /** The crawls, imports and code indexes an operator starts from the console, run in the background. */
+  operatorJobs: OperatorJobsService;
 }

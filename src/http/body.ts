@@ -5,6 +5,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { Context } from 'hono';
+import type { ByteUpload } from '../core/operator/upload.js';
 import { ServiceError } from '../errors.js';
 import { markMeasured } from '../lib/json-depth.js';
 import { shapeBreachInText } from '../lib/json-shape.js';
@@ -49,6 +50,36 @@ async function readBodyOnce(c: Context<HttpEnv>, maxBytes: number): Promise<stri
     throw err;
   }
   return Buffer.concat(chunks, size).toString('utf8');
+}
+
+/**
+ * The body of an upload route as the core's `ByteUpload`: its bytes as they arrive, and its declared
+ * length. 415 unless its content type is `mediaType`. A client that disconnects mid-body is a 499, as
+ * for JSON bodies; the size limit is the service's.
+ */
+export function requestUpload(c: Context<HttpEnv>, mediaType: string): ByteUpload {
+  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== mediaType) {
+    throw new ServiceError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `Content-Type must be ${mediaType}${type ? ` (got ${type})` : ''}.`,
+    );
+  }
+  const length = c.req.header('content-length');
+  const declaredBytes = length !== undefined && /^\d+$/.test(length) ? Number(length) : null;
+  const incoming = c.env?.incoming;
+  const source =
+    (incoming as AsyncIterable<Buffer> | undefined) ?? (c.req.raw.body as AsyncIterable<Uint8Array> | null);
+  async function* chunks(): AsyncIterable<Uint8Array> {
+    try {
+      if (source) yield* source;
+    } catch (err) {
+      if (!(err instanceof ServiceError) && incoming?.destroyed)
+        throw new ClientClosedError(String(err), { cause: err });
+      throw err;
+    }
+  }
+  return { declaredBytes, chunks: chunks() };
 }
 
 /** Listeners a request's signal may have at once (its concurrent fetches and model calls). */

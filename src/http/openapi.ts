@@ -21,6 +21,12 @@ const pascal = (name: string) =>
     .map((p) => p[0]!.toUpperCase() + p.slice(1))
     .join('');
 
+/** A stream of named events: each an `id:`, an `event:` name and a `data:` line of JSON. */
+const NAMED_EVENTS: Json = {
+  type: 'string',
+  description: 'Server-sent events: `id: <n>`, `event: <name>`, `data: <JSON>`; resume with `Last-Event-ID`.',
+};
+
 /** `/monitors/:id` → `/monitors/{id}`. */
 export const toOpenApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 
@@ -59,6 +65,10 @@ function errorResponses(op: Operation): Json {
   if (op.body) {
     out['413'] = res('Body larger than the configured limit.');
     out['415'] = res('Body is not application/json.');
+  }
+  if (op.upload) {
+    out['413'] = res('File larger than the configured limit.');
+    out['415'] = res(`Body is not ${op.upload.mediaType}.`);
   }
   return out;
 }
@@ -100,18 +110,20 @@ export function buildOpenApi(ops: readonly Operation[], version: string): Json {
       operationId: op.name,
       summary: op.title,
       description: op.description,
-      tags: [op.capability],
+      tags: [op.capability ?? 'service'], // no scope: any key may call it
       parameters: parameters(op),
       responses: {
         [String(op.successStatus)]: {
           description: 'Success.',
           headers: { 'x-request-id': { schema: { type: 'string' }, description: 'Id of this request.' } },
           content: {
-            'application/json': { schema: { $ref: `#/components/schemas/${name}Response` } },
+            ...(op.events?.only ? {} : { 'application/json': { schema: { $ref: `#/components/schemas/${name}Response` } } }), // prettier-ignore
             // with the stream flag: `data: <frame>` events, then `data: [DONE]` (docs/synthesis.md)
             ...(op.stream
               ? { 'text/event-stream': { schema: { $ref: `#/components/schemas/${name}StreamFrame` } } }
               : {}),
+            // named events (`id:`, `event:`, `data: <JSON>`), when asked for or, for some routes, always
+            ...(op.events ? { 'text/event-stream': { schema: NAMED_EVENTS } } : {}),
           },
         },
         ...errorResponses(op),
@@ -119,6 +131,13 @@ export function buildOpenApi(ops: readonly Operation[], version: string): Json {
     };
     schemas[`${name}Response`] = jsonSchema(op.output, 'output');
     if (op.stream) schemas[`${name}StreamFrame`] = jsonSchema(op.stream.frame, 'output');
+    if (op.upload) {
+      operation.requestBody = {
+        required: true,
+        description: op.upload.description,
+        content: { [op.upload.mediaType]: { schema: { type: 'string' } } },
+      };
+    }
     if (op.body) {
       schemas[`${name}Request`] = jsonSchema(op.body, 'input');
       operation.requestBody = {

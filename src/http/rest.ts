@@ -6,7 +6,7 @@ import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { HttpDoor } from './door.js';
 import type { ServiceContext } from '../core/context.js';
-import { requireScope, type Scope } from '../core/access/scopes.js';
+import { requireScope } from '../core/access/scopes.js';
 import { ServiceError } from '../errors.js';
 import type { Operation, StreamEvent } from '../ops/define-op.js';
 import { notesOf } from '../ops/reply-notes.js';
@@ -15,16 +15,20 @@ import { authenticate, presentedKey } from './auth.js';
 import { HttpError } from './http-error.js';
 import { requirePayment, type X402Setup } from './x402/payment.js';
 import { enforceRate } from './rate-limit.js';
-import { readJsonBody } from './body.js';
+import { readJsonBody, requestUpload } from './body.js';
 import { serviceContext } from './context.js';
 import type { HttpEnv } from './env.js';
 
-/** Parses path, query and body with the op's schemas and merges them into the op's input. */
+/**
+ * Parses path, query and body with the op's schemas and merges them into the op's input; an upload op's
+ * body is handed on unread, as `upload` (its service streams it, within its own limit).
+ */
 async function readInput(op: Operation, c: Context<HttpEnv>, maxBytes: number): Promise<Record<string, unknown>> {
   const params = op.params ? parseOrThrow(op.params, c.req.param(), 'path') : {};
   const query = op.query ? parseOrThrow(op.query, c.req.query(), 'query') : {};
   const body = op.body ? parseOrThrow(op.body, await readJsonBody(c, maxBytes), 'body') : {};
-  return { ...(body as object), ...(query as object), ...(params as object) };
+  const upload = op.upload ? { upload: requestUpload(c, op.upload.mediaType) } : {};
+  return { ...(body as object), ...(query as object), ...(params as object), ...upload };
 }
 
 /**
@@ -104,7 +108,7 @@ export function mountOperations(hono: Hono<HttpEnv>, app: HttpDoor, ops: readonl
       const caller = await authenticate(c.req.raw.headers, app);
       await enforceRate(c, app, caller);
       // a key that may not call this op hears so before its body is read (money is checked after)
-      requireScope(caller.scopes, op.capability as Scope, caller.keyId);
+      if (op.capability) requireScope(caller.scopes, op.capability, caller.keyId);
       const input = await readInput(op, c, app.config.maxBodyBytes);
       const ctx = serviceContext(app, c, caller);
       if (op.stream?.when(input)) return eventStream(c, app.ops.stream(op, input, ctx), ctx);

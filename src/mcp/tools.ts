@@ -7,7 +7,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { requireScope, type Scope } from '../core/access/scopes.js';
+import { requireScope } from '../core/access/scopes.js';
 import { ServiceError } from '../errors.js';
 import type { Operation } from '../ops/define-op.js';
 import { MCP_TOOLS, groupOperations, mcpToolName, type McpTool } from '../ops/registry.js';
@@ -83,7 +83,7 @@ async function callOp(
   const ctx = deps.contextFor(extra, tool);
   try {
     // the key's scope first, before its arguments are read (money comes after, in invoke)
-    if (ctx.caller) requireScope(ctx.caller.scopes, op.capability as Scope, ctx.caller.keyId);
+    if (ctx.caller && op.capability) requireScope(ctx.caller.scopes, op.capability, ctx.caller.keyId);
     const { maxTokens, cursor, ...input } = parseOrThrow(doorInput(op), args, 'body') as Record<string, unknown>;
     const budget = (maxTokens as number | undefined) ?? deps.app.config.mcpMaxTokens;
     const { cursor: _c, maxTokens: _m, ...same } = key;

@@ -9,6 +9,7 @@ import type { Pricing } from '../core/accounts/bounds.js';
 import type { Scope } from '../core/access/scopes.js';
 import type { ResourceKind } from '../core/access/access.js';
 import type { Services } from '../core/ports.js';
+import type { ByteUpload } from '../core/operator/upload.js';
 import type { Answer } from './reply.js';
 import type { ReplyNotes } from './reply-notes.js';
 import type { ToolHints, ToolText } from './tool-text.js';
@@ -57,7 +58,18 @@ export interface RenderInfo {
   notes: ReplyNotes;
 }
 type Out<T> = T extends z.ZodType ? z.output<T> : unknown;
-export type OpInput<P, Q, B> = Out<P> & Out<Q> & Out<B>;
+/** An operation's input: its path, query and body fields, and the file an `upload` operation was sent. */
+export type OpInput<P, Q, B> = Out<P> & Out<Q> & Out<B> & { upload?: ByteUpload };
+
+/**
+ * REST only: the body is a file of `mediaType`, handed to the operation unread as `input.upload` (the
+ * service streams it, with its own size limit) rather than parsed as JSON.
+ */
+export interface UploadSpec {
+  mediaType: string;
+  /** What the file is (the OpenAPI document's request body). */
+  description: string;
+}
 
 export interface OpSpec<
   P extends AnyObject | undefined,
@@ -75,13 +87,15 @@ export interface OpSpec<
   toolGroup?: { tool: string; action: string };
   title: string;
   description: string;
-  capability: Capability;
+  /** The scope a key needs; undefined for a REST-only operation any key may call (its own MCP tasks). */
+  capability: Capability | undefined;
   /** The resource the operation acts on (required: an operation cannot skip the ownership rule). */
   access: OpAccess;
   route: { method: HttpMethod; path: string };
   params?: P;
   query?: Q;
   body?: B;
+  upload?: UploadSpec;
   output: O;
   /** Monitor routes answer errors as `{error}`; the others use the standard envelope. */
   errorBody?: 'envelope' | 'simple';
@@ -129,6 +143,8 @@ export interface StreamEvent {
  * are sent from `Last-Event-ID` on, with `: keep-alive` comments while idle, until they end.
  */
 export interface EventStreamSpec<I, O, S = Services> {
+  /** The answer is always the event stream (`when` is then true for every call): the OpenAPI document says so. */
+  only?: boolean;
   when(input: I, acceptsEventStream: boolean): boolean;
   events(services: S, input: I, output: O, ctx: ServiceContext, lastEventId: number): AsyncIterable<StreamEvent>;
 }
@@ -148,12 +164,13 @@ export interface Operation {
   toolGroup: { tool: string; action: string } | undefined;
   title: string;
   description: string;
-  capability: Capability;
+  capability: Capability | undefined;
   access: OpAccess;
   route: { method: HttpMethod; path: string };
   params: AnyObject | undefined;
   query: AnyObject | undefined;
   body: AnyObject | undefined;
+  upload: UploadSpec | undefined;
   output: z.ZodType;
   errorBody: 'envelope' | 'simple';
   successStatus: number;
@@ -200,6 +217,7 @@ export function defineOp<
     params: spec.params,
     query: spec.query,
     body: spec.body,
+    upload: spec.upload,
     output: spec.output,
     errorBody: spec.errorBody ?? 'envelope',
     successStatus: spec.successStatus ?? 200,

@@ -7,7 +7,6 @@ import { randomUUID } from 'node:crypto';
 import type { Services } from '../core/ports.js';
 import type { ServiceContext } from '../core/context.js';
 import type { Charge } from '../core/accounts/meter.js';
-import type { Scope } from '../core/access/scopes.js';
 import { collectWarnings } from '../core/warnings.js';
 import { checkBetas, servicesFor, type Operation, type StreamEvent } from './define-op.js';
 import { compileCallerSchemas } from './validation.js';
@@ -48,7 +47,7 @@ function admit(op: Operation, services: Services, input: unknown, ctx: ServiceCo
   const { accounts } = services;
   return accounts.admit(
     {
-      scope: op.capability as Scope,
+      scope: op.capability,
       operation: op.name,
       maxDollars: op.maxCost(input, accounts.pricing),
       compliance: (input as { compliance?: string | null }).compliance,

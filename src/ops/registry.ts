@@ -32,6 +32,7 @@ import {
   agentRunsTool,
 } from './agent-runs.ops.js';
 import { ADMIN_OPERATIONS } from './admin.ops.js';
+import { CONSOLE_OPERATIONS } from './console.ops.js';
 // Installs the validation messages (zod's error map) used by every parse.
 import '../lib/zod-messages.js';
 
@@ -57,6 +58,7 @@ export const OPERATIONS: readonly Operation[] = [
   cancelAgentRunOp,
   deleteAgentRunOp,
   ...ADMIN_OPERATIONS,
+  ...CONSOLE_OPERATIONS,
 ];
 
 /**

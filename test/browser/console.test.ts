@@ -79,7 +79,8 @@ async function axe(page: Page): Promise<string[]> {
 
 /** Opens a page of the console by its hash and waits for its main region. */
 async function open(page: Page, hash: string, dataPage: string): Promise<void> {
-  await page.evaluate((h) => (location.hash = h), hash);
+  // runs in the page (the suite's types have no DOM)
+  await page.evaluate((h) => ((globalThis as unknown as { location: { hash: string } }).location.hash = h), hash);
   await page.locator(`main[data-page="${dataPage}"]`).waitFor();
 }
 
@@ -92,15 +93,15 @@ async function visited(page: Page, name: string): Promise<void> {
 
 /** Nothing hostile ran or became markup, and every link out is http(s) with noopener noreferrer. */
 async function inert(page: Page): Promise<void> {
-  const found = await page.evaluate(() => ({
-    pwned: (window as unknown as { __pwned?: unknown }).__pwned ?? null,
+  const found = await page.evaluate(`(() => ({
+    pwned: window.__pwned ?? null,
     images: document.querySelectorAll('img[src="x"]').length,
     scripts: [...document.scripts].filter((s) => !s.src).length,
     links: [...document.querySelectorAll('a[href]')].map((a) => ({
       href: a.getAttribute('href') ?? '',
       rel: a.getAttribute('rel') ?? '',
     })),
-  }));
+  }))()`) as { pwned: unknown; images: number; scripts: number; links: { href: string; rel: string }[] };
   expect(found.pwned).toBeNull();
   expect(found.images).toBe(0);
   expect(found.scripts).toBe(0);
@@ -186,11 +187,9 @@ describe.skipIf(!available)('the console in Chromium', () => {
       await page.locator('main[data-page="overview"]').waitFor();
       const cookie = (await context.cookies()).find((c) => c.name === 'trawl_session')!;
       expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
-      const readable = await page.evaluate(() => ({
-        cookie: document.cookie,
-        local: JSON.stringify({ ...localStorage }),
-        session: JSON.stringify({ ...sessionStorage }),
-      }));
+      const readable = (await page.evaluate(
+        '({ cookie: document.cookie, local: JSON.stringify({ ...localStorage }), session: JSON.stringify({ ...sessionStorage }) })',
+      )) as { cookie: string; local: string; session: string };
       expect(readable.cookie).not.toContain('trawl_session');
       expect(`${readable.local}${readable.session}`).not.toContain(server.key);
       expect(`${readable.local}${readable.session}`).toBe('{}{}');

@@ -59,6 +59,43 @@ describe.each(backends)('accounts repository on %s', (_name, available, open) =>
     },
   );
 
+  it.runIf(available)(
+    'counts a charged request in its latency bucket with its spend, and reads both back by days and team',
+    async () => {
+      const backend = await each.open();
+      const [a, b] = [backend.repo, backend.second()];
+      const spend = (day: string, key = 'k1', team = 'team_default') => ({ key_id: key, team_id: team, day, operation: 'search', micros: 5_000 }); // prettier-ignore
+      await a.settle({ spend: spend('2026-03-14'), latencyBucket: 7 });
+      await b.settle({ spend: spend('2026-03-15'), latencyBucket: 7 });
+      await a.settle({ spend: spend('2026-03-15'), latencyBucket: 7 });
+      await b.settle({ spend: spend('2026-03-15'), latencyBucket: 20 });
+      await a.settle({ spend: spend('2026-03-15', 'k9', 'team_x'), latencyBucket: 3 });
+      await a.settle({ spend: { ...spend('2026-03-15'), micros: 0 }, latencyBucket: 1 }); // free: neither is counted
+      await a.settle({ spend: spend('2026-03-16') }); // no bucket: the spend alone
+      const latency = await b.latencyBetween('2026-03-15', '2026-03-15', 'team_default');
+      expect(latency).toEqual([
+        { key_id: 'k1', team_id: 'team_default', day: '2026-03-15', operation: 'search', bucket: 7, requests: 2 },
+        { key_id: 'k1', team_id: 'team_default', day: '2026-03-15', operation: 'search', bucket: 20, requests: 1 },
+      ]);
+      expect((await a.latencyBetween('2026-03-14', '2026-03-16')).map((r) => [r.day, r.key_id, r.bucket, r.requests])).toEqual([
+        ['2026-03-14', 'k1', 7, 1],
+        ['2026-03-15', 'k1', 7, 2],
+        ['2026-03-15', 'k1', 20, 1],
+        ['2026-03-15', 'k9', 3, 1],
+      ]); // prettier-ignore
+      const between = await b.spendBetween('2026-03-15', '2026-03-16', 'team_default');
+      expect(between.map((r) => [r.day, r.key_id, r.requests, r.micros])).toEqual([
+        ['2026-03-15', 'k1', 3, 15_000],
+        ['2026-03-16', 'k1', 1, 5_000],
+      ]);
+      expect(await a.spendBetween('2026-03-17', '2026-03-20')).toEqual([]);
+      expect((await a.spendBetween('2026-03-15', '2026-03-15')).map((r) => r.team_id)).toEqual([
+        'team_default',
+        'team_x',
+      ]);
+    },
+  );
+
   it.runIf(available)('adds teams, and edits one found by id or name, saying when there is none', async () => {
     const backend = await each.open();
     const accounts = backend.repo;

@@ -195,6 +195,37 @@ describe.each(backends)('monitors repository on %s', (_name, available, open) =>
     expect(await a.attempts(claimed.seq)).toEqual([]);
   });
 
+  it.runIf(available)('queues a failed delivery again for an attempt now, and never a delivered one', async () => {
+    const [a, b] = await pair();
+    await a.createMonitor(newMonitor('mon_1'), (row) => [
+      event(row, 'evt_1'),
+      event(row, 'evt_2'),
+      event(row, 'evt_3'),
+    ]);
+    const attempt = async (eventId: string, status: 'delivered' | 'failed' | 'pending') => {
+      const row = (await a.delivery('mon_1', eventId))!;
+      const claimed = (await b.claimDelivery(row.seq, T, T + 60_000))!;
+      await a.recordAttempt(
+        { delivery_seq: claimed.seq, attempt: 1, at: iso(T), status: 500, error: 'HTTP 500', duration_ms: 3 },
+        { seq: claimed.seq, status, attempts: 1, next_attempt_ms: status === 'pending' ? T + 30_000 : null, last_error: status === 'delivered' ? null : 'HTTP 500', delivered_at: status === 'delivered' ? iso(T) : null }, // prettier-ignore
+      );
+    };
+    await attempt('evt_1', 'failed'); // given up
+    await attempt('evt_2', 'delivered');
+    await attempt('evt_3', 'pending'); // waiting for its next attempt, 30 s on
+    const later = T + 5_000;
+    expect(await b.retryDelivery('mon_1', 'evt_1', later)).toMatchObject({ status: 'pending', next_attempt_ms: later, attempts: 1 }); // prettier-ignore
+    expect(await b.retryDelivery('mon_1', 'evt_3', later)).toMatchObject({ status: 'pending', next_attempt_ms: later }); // prettier-ignore
+    expect(await b.retryDelivery('mon_1', 'evt_2', later)).toBeUndefined();
+    expect(await a.delivery('mon_1', 'evt_2')).toMatchObject({ status: 'delivered' });
+    expect(await b.retryDelivery('mon_other', 'evt_1', later)).toBeUndefined(); // the event is another monitor's
+    expect(await a.delivery('mon_1', 'evt_unknown')).toBeUndefined();
+    // both are due now and free to claim: a lease taken before does not hold them back
+    expect((await a.dueDeliveries(later, 10)).map((d) => d.seq).sort()).toEqual(
+      [(await a.delivery('mon_1', 'evt_1'))!.seq, (await a.delivery('mon_1', 'evt_3'))!.seq].sort(),
+    );
+  });
+
   it.runIf(available)(
     'starts, renews and lists runs, keeps the newest ended ones, and finds lapsed leases',
     async () => {

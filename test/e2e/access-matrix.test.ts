@@ -7,7 +7,9 @@
  * documents (docs/accounts.md#who-may-do-what); a list must hold team A's resource exactly when the caller
  * reaches it. A route or tool added to the registry without a request here fails the first test.
  */
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo, Socket } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -21,7 +23,7 @@ import { expectedOutcome, PRINCIPALS, scopesFor, type MatrixEntry, type Outcome,
 import { OPERATIONS } from '../../src/ops/registry.js';
 import { storedDoc } from '../helpers/documents.js';
 import { BACKENDS, startServerOn } from '../helpers/backend-server.js';
-import type { TestServer } from '../helpers/app.js';
+import { tempDir, type TestServer } from '../helpers/app.js';
 import { startModelServer, type ModelServer } from '../helpers/model-server.js';
 import { makePayment, startFacilitator, TEST_RAIL, type Facilitator } from '../helpers/x402-facilitator.js';
 
@@ -35,6 +37,18 @@ interface Call {
   params?: Record<string, string>;
   query?: Record<string, string>;
   body?: Json;
+  /** A body that is a file, not JSON (an upload route): its media type and text. */
+  file?: { type: string; text: string };
+}
+
+/** Small folders the operator's code index jobs read, removed after the suite. */
+const folders: { dir: string; cleanup(): void }[] = [];
+/** A folder of one source file, for a code index job. */
+function smallFolder(): string {
+  const folder = tempDir('trawl-matrix-code-');
+  fs.writeFileSync(path.join(folder.dir, 'pool.ts'), 'export const poolSize = (n: number) => Math.max(1, n);\n');
+  folders.push(folder);
+  return folder.dir;
 }
 
 /** The world of one backend: its server, a key per caller, and team A's resources made by the owner. */
@@ -50,6 +64,12 @@ interface World {
   runId: string;
   agentRunId: string;
   taskId: string;
+  /** A webhook delivery of team A's monitor (its `monitor.created` event, pending: no engine runs here). */
+  deliveryId: string;
+  /** An operator job (a code index of a small folder), the installation's. */
+  jobId: string;
+  /** An agent run of team A's owner that has ended (made on first use). */
+  endedRunId: string;
   cursor: { tool: string; args: Json; cursor: string };
   mcp: Map<string, Client>;
   modernMcp: Map<string, ModernClient>;
@@ -88,6 +108,20 @@ const REQUESTS: Record<string, (w: World) => Promise<Call>> = {
   'admin.usage': async () => ({}),
   'admin.audit': async () => ({}),
   'admin.status': async () => ({}),
+  'console.usage.series': async () => ({}),
+  // a crawl of a closed port: it fails at once, and holds nothing at the suite's end
+  'console.crawls.create': async () => ({ body: { urls: ['http://127.0.0.1:9/'], maxPages: 1 } }),
+  'console.imports.create': async () => ({
+    query: { collection: 'matrix' },
+    file: { type: 'application/x-ndjson', text: '{"_id": "m1", "title": "Matrix", "text": "An imported record."}\n' },
+  }),
+  'console.code.create': async () => ({ body: { path: smallFolder() } }),
+  'console.jobs.list': async () => ({}),
+  'console.jobs.get': async (w) => ({ params: { id: w.jobId } }),
+  'console.deliveries.retry': async (w) => ({ params: { id: w.monitorId, deliveryId: w.deliveryId } }),
+  'console.tasks.list': async () => ({}),
+  // an ended run (cancelled, if it had not finished): its followed stream ends with it
+  'console.agent.events': async (w) => ({ params: { id: (w.endedRunId ||= await endedAgentRun(w)) } }),
 };
 
 /** Whether a list answer holds team A's resource, per list operation. */
@@ -98,6 +132,8 @@ const HOLDS_A: Record<string, (body: Json, w: World) => boolean> = {
   'admin.keys.list': (b, w) => b.data.some((k: Json) => k.teamId === w.teamA.id),
   'admin.usage': (b, w) => b.data.some((l: Json) => l.teamId === w.teamA.id),
   'admin.audit': (b, w) => b.data.some((r: Json) => r.teamId === w.teamA.id),
+  'console.usage.series': (b, w) => b.data.some((p: Json) => p.teamId === w.teamA.id),
+  'console.tasks.list': (b, w) => b.data.some((task: Json) => task.taskId === w.taskId),
 };
 
 /** A loopback host that takes requests and never answers them (until closed). */
@@ -151,15 +187,18 @@ async function callRest(w: World, op: (typeof OPERATIONS)[number], entry: Matrix
   const url = `${w.t.url}${path}${call.query ? `?${new URLSearchParams(call.query)}` : ''}`;
   const headers: Record<string, string> = { ...keyHeader(keyOf(w, who, entry)) };
   if (call.body) headers['content-type'] = 'application/json';
+  if (call.file) headers['content-type'] = call.file.type;
   const init: RequestInit = {
     method: op.route.method,
     headers,
-    body: call.body ? JSON.stringify(call.body) : undefined,
+    body: call.body ? JSON.stringify(call.body) : call.file?.text,
   };
   if (who === 'x402') Object.assign(headers, await paidHeaders(w, url, init));
   const res = await fetch(url, init);
   const text = await res.text();
-  const body = (text ? JSON.parse(text) : {}) as Json;
+  // an event stream (a followed agent run) is an answer too: its events are not JSON
+  const json = /json/.test(res.headers.get('content-type') ?? '');
+  const body = (text && json ? JSON.parse(text) : {}) as Json;
   return { outcome: outcomeOf(res.status, body), body };
 }
 
@@ -239,6 +278,13 @@ async function newAgentRun(w: World): Promise<string> {
   return ((await res.json()) as Json).id;
 }
 
+/** A run of team A's owner that has ended. */
+async function endedAgentRun(w: World): Promise<string> {
+  const id = await newAgentRun(w);
+  await fetch(`${w.t.url}/agent/runs/${id}/cancel`, { method: 'POST', headers: { 'x-api-key': w.keys.owner } });
+  return id;
+}
+
 const newKeyOfA = async (w: World) =>
   (await w.t.app.services.keys.create('of team A', { teamId: w.teamA.id }, null)).id;
 
@@ -269,6 +315,9 @@ async function buildWorld(t: TestServer, parts: Pick<World, 'facilitator' | 'mod
     runId: '',
     agentRunId: '',
     taskId: '',
+    deliveryId: '',
+    jobId: '',
+    endedRunId: '',
     cursor: { tool: 'search', args: {}, cursor: '' },
     mcp: new Map(),
     modernMcp: new Map(),
@@ -292,6 +341,15 @@ async function buildWorld(t: TestServer, parts: Pick<World, 'facilitator' | 'mod
   const runs = (await (await fetch(`${t.url}/monitors/${w.monitorId}/runs`, { headers: { 'x-api-key': w.keys.owner } })).json()) as Json; // prettier-ignore
   w.runId = runs.data[0].id;
   w.agentRunId = await newAgentRun(w);
+  const deliveries = (await (await fetch(`${t.url}/monitors/${w.monitorId}/deliveries`, { headers: { 'x-api-key': w.keys.owner } })).json()) as Json; // prettier-ignore
+  w.deliveryId = deliveries.data[0].eventId;
+  const job = await fetch(`${t.url}/console/api/code`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': w.keys.operator },
+    body: JSON.stringify({ path: smallFolder() }),
+  });
+  expect(job.status, 'the operator starts a job').toBe(202);
+  w.jobId = ((await job.json()) as Json).id;
   const owner = await mcpClient(w, w.keys.owner);
   const started = await owner.request({ method: 'tools/call', params: { name: 'search', arguments: { query: 'pooling' }, task: {} } }, CreateTaskResultSchema); // prettier-ignore
   w.taskId = started.task.taskId;
@@ -389,6 +447,7 @@ describe.each(BACKENDS)('the authorization matrix on %s', (backend) => {
     await Promise.all([...(w?.mcp.values() ?? []), ...(w?.modernMcp.values() ?? [])].map((c) => c.close()));
     await w?.t.close();
     await Promise.all([w?.facilitator.close(), w?.model.close(), w?.silent.close()]);
+    for (const folder of folders.splice(0)) folder.cleanup();
   });
 
   it('has a request for every operation of the registry', () => {

@@ -77,6 +77,13 @@ export const SERVER_SETTINGS = {
     default: 4 * 1024 * 1024,
     doc: 'Largest request body the REST and MCP HTTP doors accept, in bytes (413 above it). Its shape is limited too, whatever this is: 64 levels, 10,000 keys per object, 200,000 values, 20,000 objects and arrays (docs/api.md).',
   },
+  importMaxBytes: {
+    env: 'TRAWL_IMPORT_MAX_BYTES',
+    flag: '--import-max-bytes',
+    schema: integer(1024, 16 * 1024 * 1024 * 1024),
+    default: 64 * 1024 * 1024,
+    doc: "Largest JSONL file the console's import (`POST /console/api/imports`) accepts, in bytes (413 above it). It is written to `<data dir>/uploads/` as it arrives and imported in the background, then deleted; `trawl import` reads files of any size.",
+  },
   maxSchemaBytes: {
     env: 'TRAWL_MAX_SCHEMA_BYTES',
     flag: '--max-schema-bytes',

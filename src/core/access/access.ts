@@ -39,6 +39,7 @@ export const RESOURCES = {
   team: { sharing: 'teamAdmin', what: 'a team as it is shown (flags, credits, budget)' },
   installation: { sharing: 'operator', what: 'teams, their flags, credits and budgets; the status report' },
   crawlJob: { sharing: 'operator', what: 'a crawl (the CLI only)' },
+  operatorJob: { sharing: 'operator', what: 'a crawl, import or code index started from the console' },
 } as const satisfies Record<string, { sharing: Sharing; what: string }>;
 
 /** One kind of stored resource. */

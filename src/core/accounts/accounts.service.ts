@@ -23,8 +23,8 @@ import { createTeamsService, type TeamsService } from './teams.service.js';
 
 /** What `admit` needs to know of an operation and its input. */
 export interface AdmitRequest {
-  /** The scope the operation needs. */
-  scope: Scope;
+  /** The scope the operation needs; undefined: any key (a list of the caller's own MCP tasks). */
+  scope: Scope | undefined;
   /** Operation name, as usage reports show it (`search`, `contents`, `monitors.create`, …). */
   operation: string;
   /** The most the request can cost, in dollars (0: free). */
@@ -66,7 +66,7 @@ const FREE: Charge = { settle: () => Promise.resolve() };
 
 /** INSUFFICIENT_SCOPE, or FEATURE_DISABLED for a mode the key's team lacks (hipaa) or forbids (keeping content). */
 function requireAllowed(request: AdmitRequest, caller: Caller): void {
-  requireScope(caller.scopes, request.scope, caller.keyId);
+  if (request.scope) requireScope(caller.scopes, request.scope, caller.keyId);
   if (request.compliance === 'hipaa' && !caller.enterprise) {
     throw new ServiceError(
       'FEATURE_DISABLED',

@@ -1,6 +1,6 @@
 /**
  * Metering: every priced request records what it cost, per key, UTC day and operation, in the
- * transaction that ends it. When the key's team has credits, or the key or team a budget, a request
+ * transaction that ends it, with how long it took (its latency bucket, ./latency.ts) beside it. When the key's team has credits, or the key or team a budget, a request
  * first holds the most it can cost (in the same IMMEDIATE transaction that checks what is left), and
  * is charged what it really cost (never more than it held) when it ends; so concurrent requests can
  * never spend the same credit twice. Without credits or budgets (the self-hosted default) nothing is
@@ -12,6 +12,7 @@ import type { Logger } from '../../lib/logger.js';
 import type { AccountsRepo, Standing } from '../../store/contracts/accounts.js';
 import type { ApiKeysRepo, KeyWithTeam } from '../../store/contracts/api-keys.js';
 
+import { latencyBucket } from './latency.js';
 import { formatDollars, toMicros } from './money.js';
 
 /** Budget periods: UTC calendar days and months. */
@@ -108,6 +109,8 @@ function createCharge(
   who: { keyId: string; teamId: string; operation: string },
   held?: { id: string; micros: number },
 ): Charge {
+  // how long the request took, from its admission to its end, is counted with its spend (latency.ts)
+  const started = deps.now();
   let done = false;
   return {
     async settle(cost) {
@@ -123,10 +126,12 @@ function createCharge(
         micros = held.micros;
       }
       if (micros === 0 && !held) return; // a free call, or one that failed: nothing to record
-      const day = periodStart('day', deps.now());
+      const ended = deps.now();
+      const day = periodStart('day', ended);
       await deps.accounts.settle({
         holdId: held?.id,
         spend: { key_id: who.keyId, team_id: who.teamId, day, operation: who.operation, micros },
+        latencyBucket: latencyBucket(ended - started),
       });
     },
   };

@@ -15,6 +15,7 @@ import { auditEntry } from './audit.js';
 import { requireScope } from '../access/scopes.js';
 import { BUDGET_PERIODS, type BudgetPeriod, LOCAL, periodStart } from './meter.js';
 import { toDollars } from './money.js';
+import { usageSeries, type SeriesQuery, type UsageSeries } from './usage-series.js';
 
 /** A team as the admin routes and the CLI show it; money in dollars. */
 export interface TeamInfo {
@@ -94,6 +95,11 @@ export interface TeamsService {
   addCredits(ref: string, micros: number, actor: Caller | null): Promise<TeamInfo>;
   /** Spend per key and per team (a line with `keyId` null) since `fromMs`, UTC days, of the teams the actor sees. */
   usage(fromMs: number, actor: Caller | null): Promise<UsageLine[]>;
+  /**
+   * What each key spent per day and operation, with latency percentiles (./usage-series.ts), of the teams
+   * the actor sees; INVALID_REQUEST_QUERY for a range that is not one, NOT_FOUND for a team out of reach.
+   */
+  series(query: SeriesQuery, actor: Caller | null): Promise<UsageSeries>;
 }
 
 const noTeam = (ref: string) => new ServiceError('NOT_FOUND', `no team named or with id "${ref}"`);
@@ -227,5 +233,17 @@ export function createTeamsService(deps: { accounts: AccountsRepo; keys: ApiKeys
       const spend = (await accounts.spendSince(periodStart('day', fromMs))).filter((r) => teams.has(r.team_id));
       return usageLines(spend, teams, keyName);
     },
+    series: (query, actor) =>
+      usageSeries(
+        {
+          accounts,
+          keys: deps.keys,
+          now: () => now().getTime(),
+          teamIdOf: async (ref, who) => (await byRef(ref, who)).id,
+          unkeyedNames: UNKEYED,
+        },
+        query,
+        actor,
+      ),
   };
 }

@@ -87,6 +87,17 @@ export function createCrawlService(deps: CrawlDeps): CrawlService {
   const finished = (id: string) => deps.repo.updateJob(id, { state: 'finished', sitemapsDone: true }, now());
 
   return {
+    jobIdOf: (scope) => jobIdOf(normalizeSeeds(scope.seeds), scope),
+    async frontier(jobId, limits) {
+      if (!(await deps.repo.getJob(jobId))) return undefined;
+      const [counts, failuresByTag, failures, queued] = await Promise.all([
+        deps.repo.counts(jobId),
+        deps.repo.failuresByTag(jobId),
+        deps.repo.failures(jobId, limits.failures),
+        deps.repo.next(jobId, limits.queued, new Set()),
+      ]);
+      return { counts, failuresByTag, failures, queued: queued.map(({ url, depth }) => ({ url, depth })) };
+    },
     async run(scope, options) {
       const started = performance.now();
       const seeds = normalizeSeeds(scope.seeds);

@@ -4,9 +4,23 @@
  */
 import type { Fetcher } from '../../fetch/types.js';
 import type { Logger } from '../../lib/logger.js';
-import type { CrawlRepo, FrontierFailure } from '../../store/contracts/crawl.js';
+import type { CrawlRepo, FrontierCounts, FrontierFailure } from '../../store/contracts/crawl.js';
 import type { Clock } from '../context.js';
 import type { PagesService } from '../contents/pages.service.js';
+
+/**
+ * The bounds and defaults of a crawl's numbers, for every door that starts one (`trawl crawl`'s flags,
+ * the console's crawls): link depth, page limit, concurrency, pages at once per host, delay between a
+ * host's pages and a page's time-out (ms).
+ */
+export const CRAWL_BOUNDS = {
+  depth: { min: 0, max: 100, default: 3 },
+  limit: { min: 1, max: 10_000_000, default: 1000 },
+  concurrency: { min: 1, max: 256, default: 8 },
+  perHost: { min: 1, max: 64, default: 2 },
+  delay: { min: 0, max: 60_000, default: 250 },
+  timeout: { min: 1, max: 90_000, default: 10_000 },
+} as const;
 
 /** What belongs to a crawl; the same scope over the same seeds is the same job (and resumes). */
 export interface CrawlScope {
@@ -84,4 +98,19 @@ export interface CrawlService {
    * Throws `INVALID_URLS`, `NOT_FOUND`, and `SERVICE_UNAVAILABLE` while another process walks the crawl.
    */
   run(scope: CrawlScope, options: CrawlRunOptions): Promise<CrawlSummary>;
+  /** The crawl `scope` makes (the job a run of it walks): its id; INVALID_URLS for a bad seed. */
+  jobIdOf(scope: CrawlScope): string;
+  /**
+   * What a crawl's frontier holds now: its counts, failures by tag, the first `failures` failed URLs and
+   * the next `queued` URLs to visit (breadth-first); undefined for an unknown crawl.
+   */
+  frontier(jobId: string, limits: { failures: number; queued: number }): Promise<CrawlFrontier | undefined>;
+}
+
+/** A crawl's frontier as it stands (`CrawlService.frontier`). */
+export interface CrawlFrontier {
+  counts: FrontierCounts;
+  failuresByTag: Record<string, number>;
+  failures: FrontierFailure[];
+  queued: { url: string; depth: number }[];
 }

@@ -55,6 +55,11 @@ export interface ImportOptions {
   batch: number;
   onIssue(issue: ImportIssue): void;
   onProgress?(p: ImportProgress): void;
+  /**
+   * When aborted: no more records are read; what was read is written, then the import rejects with the
+   * signal's reason (a console job stopped by its server's shutdown).
+   */
+  signal?: AbortSignal;
 }
 
 /** Imports JSONL files and folders into the documents store. */
@@ -165,6 +170,7 @@ export function createImportService(deps: ImportDeps): ImportService {
       options.onProgress?.({ ...result, imported: out.written, fraction: Math.min(1, source.bytesRead / size) });
     let line = 0;
     for await (const raw of lines) {
+      if (options.signal?.aborted) break;
       line++;
       const text = line === 1 ? raw.replace(/^\uFEFF/, '') : raw;
       if (text.trim() === '') continue;
@@ -175,8 +181,10 @@ export function createImportService(deps: ImportDeps): ImportService {
       } else await out.add(doc);
       if (line % 1000 === 0) progress();
     }
+    if (options.signal?.aborted) source.destroy(); // the lines stopped; the file is read no further
     await out.flush();
     result.imported = out.written;
+    options.signal?.throwIfAborted();
     if (streamError) {
       result.errors++;
       options.onIssue({ input, line: line + 1, message: `cannot read further: ${streamError.message}` });
@@ -191,6 +199,7 @@ export function createImportService(deps: ImportDeps): ImportService {
     const out = batcher(deps.documents, deps.clock, options.batch);
     const result: ImportResult = { input, format: 'folder', collection, imported: 0, skipped: 0, errors: 0 };
     for (const [i, file] of files.entries()) {
+      if (options.signal?.aborted) break;
       if (!kindOfFile(file)) {
         result.skipped++;
         options.onIssue({ input, file, message: skipReason(file), skipped: true });
@@ -206,6 +215,7 @@ export function createImportService(deps: ImportDeps): ImportService {
     }
     await out.flush();
     result.imported = out.written;
+    options.signal?.throwIfAborted();
     deps.logger.debug(result, 'folder imported');
     return result;
   };

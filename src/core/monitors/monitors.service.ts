@@ -54,6 +54,12 @@ export interface MonitorsService {
   runs(id: string, query: PageQuery, caller: Caller | null): Promise<Page<MonitorRun>>;
   run(id: string, runId: string, caller: Caller | null): Promise<MonitorRun>;
   deliveries(id: string, query: PageQuery, caller: Caller | null): Promise<Page<DeliveryView>>;
+  /**
+   * Queues a failed (or given-up) delivery of the monitor's event `eventId` again for an attempt now
+   * (one attempt: a given-up delivery that fails again is given up again); a pending one is made due now.
+   * NOT_FOUND for another team's; INVALID_REQUEST for one already delivered.
+   */
+  retryDelivery(id: string, eventId: string, caller: Caller | null): Promise<DeliveryView>;
   /** The background half: scheduled runs, run execution and webhook delivery. */
   engine: MonitorEngine;
 }
@@ -181,6 +187,20 @@ export function createMonitorsService(deps: MonitorsDeps): MonitorsService {
       if (rows.length === 0 && query.cursor === undefined) await monitorRow(id, caller);
       const page = toPage('d', rows, query.limit, (row) => row);
       return { ...page, data: await Promise.all(page.data.map((row) => deliveryView(row, repo))) };
+    },
+
+    async retryDelivery(id, eventId, caller) {
+      // the delivery's own team decides, as in the list: a deleted monitor's event stays its team's
+      const what = `delivery ${eventId} of monitor ${id}`;
+      owned(caller, 'monitor', await repo.delivery(id, eventId), (d) => ({ teamId: d.team_id, keyId: null }), what);
+      const row = await repo.retryDelivery(id, eventId, deps.now());
+      if (!row) {
+        throw new ServiceError('INVALID_REQUEST', `${what} was delivered already; only a failed delivery is retried`, {
+          field: 'deliveryId',
+        });
+      }
+      onEvents();
+      return deliveryView(row, repo);
     },
 
     engine,

@@ -11,11 +11,11 @@ import { groupOperations, MCP_TOOLS, mcpToolName } from '../../ops/registry.js';
 export function scopeOfTool(name: string, args: unknown): Scope | undefined {
   const tool = MCP_TOOLS.find((t) => mcpToolName(t) === name);
   if (!tool) return undefined;
-  if (tool.kind === 'operation') return tool.op.capability as Scope;
+  if (tool.kind === 'operation') return tool.op.capability;
   if (tool.kind === 'doorOnly') return 'agent'; // agent_run starts and follows agent runs
   const action = (args as { action?: unknown } | null)?.action;
   const op = groupOperations(name).find((o) => o.toolGroup?.action === action);
-  return op?.capability as Scope | undefined;
+  return op?.capability;
 }
 
 /** The scopes the messages of a /mcp body need (a batch's each): the tools' of its `tools/call`s. */

@@ -30,6 +30,19 @@ export interface SpendRow {
   micros: number;
 }
 
+/**
+ * A row of `request_latency`: how many of a key's requests of one operation on one UTC day took a
+ * duration in log bucket `bucket` (core/accounts/latency.ts: durations in (1.2^(b-1), 1.2^b] ms).
+ */
+export interface LatencyRow {
+  key_id: string;
+  team_id: string;
+  day: string;
+  operation: string;
+  bucket: number;
+  requests: number;
+}
+
 /** A hold: money a live request may still spend, until it settles or `expires_ms` passes. */
 export interface HoldRow {
   id: string;
@@ -61,10 +74,15 @@ export interface HoldRequest {
   periodStarts: Record<string, string>;
 }
 
-/** The end of a request: its hold released, what it cost recorded and taken from its team's credits. */
+/**
+ * The end of a request: its hold released, what it cost recorded and taken from its team's credits, and
+ * (when its spend is recorded) its duration counted in its latency bucket, beside it.
+ */
 export interface ChargeRecord {
   holdId?: string;
   spend: Omit<SpendRow, 'requests'>;
+  /** The request's latency bucket (counted once, with the spend, when the spend is recorded). */
+  latencyBucket?: number;
 }
 
 /** Teams, spend and holds. */
@@ -91,10 +109,17 @@ export interface AccountsRepo {
    * (it throws), and inserts the hold. Concurrent requests never hold the same money twice.
    */
   holdIfAllowed(request: HoldRequest, allow: (standing: Standing) => void): Promise<void>;
-  /** In one transaction: releases the hold (if any), records the spend and takes it from the credits. */
+  /**
+   * In one transaction (one statement on PostgreSQL): releases the hold (if any) and, when the charge
+   * costs something, records the spend, takes it from the credits and counts the latency bucket.
+   */
   settle(charge: ChargeRecord): Promise<void>;
   /** Spend rows on days `fromDay` (YYYY-MM-DD) and later. */
   spendSince(fromDay: string): Promise<SpendRow[]>;
+  /** Spend rows on days `fromDay` to `toDay` (YYYY-MM-DD, both included), of one team when given. */
+  spendBetween(fromDay: string, toDay: string, teamId?: string): Promise<SpendRow[]>;
+  /** Latency rows on days `fromDay` to `toDay` (both included), of one team when given. */
+  latencyBetween(fromDay: string, toDay: string, teamId?: string): Promise<LatencyRow[]>;
   /** Forgets holds of requests whose process died; how many. */
   dropExpiredHolds(nowMs: number): Promise<number>;
 }

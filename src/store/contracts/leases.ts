@@ -100,6 +100,7 @@ export const LEASED = {
     renewsOwn: true,
   },
   crawlJobs: { table: 'crawl_jobs', key: 'id', open: "state = 'active'", owner: 'owner', renewsOwn: true },
+  operatorJobs: { table: 'operator_jobs', key: 'id', open: "state = 'running'", owner: 'owner', renewsOwn: true },
 } as const satisfies Record<string, LeaseTable>;
 
 /** The SQL of a rule's statements, with `@name` parameters (each dialect binds them its own way). */

@@ -230,6 +230,14 @@ export interface MonitorsRepo {
   /** A monitor's deliveries with `seq < before`, newest first; of one team when `teamId` is given. */
   deliveries(monitorId: string, options: { teamId?: string; before: number; limit: number }): Promise<DeliveryRow[]>;
   attempts(deliverySeq: number): Promise<AttemptRow[]>;
+  /** The delivery of event `eventId` of monitor `monitorId`, if any. */
+  delivery(monitorId: string, eventId: string): Promise<DeliveryRow | undefined>;
+  /**
+   * Queues a delivery that is not delivered for an attempt at `nowMs`: a failed (given-up) one pending
+   * again, a pending one due now (an attempt in flight keeps its lease). The row after, or undefined when
+   * it is delivered or does not exist.
+   */
+  retryDelivery(monitorId: string, eventId: string, nowMs: number): Promise<DeliveryRow | undefined>;
   /** Forgets settled deliveries (and their attempts) created before `beforeIso`. */
   pruneDeliveries(beforeIso: string): Promise<number>;
 }

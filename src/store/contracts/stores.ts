@@ -13,6 +13,7 @@ import type { McpSnapshotsRepo } from './mcp-snapshots.js';
 import type { McpTasksRepo } from './mcp-tasks.js';
 import type { MonitorsRepo } from './monitors.js';
 import type { OAuthRepo } from './oauth.js';
+import type { OperatorJobsRepo } from './operator-jobs.js';
 import type { SealedValuesRepo } from './sealed-values.js';
 import type { RateBucketsRepo } from './rate-buckets.js';
 
@@ -38,4 +39,6 @@ export interface Stores {
   sealed: SealedValuesRepo;
   /** The web console's sign-in sessions (the door's, src/http/console/). */
   consoleSessions: ConsoleSessionsRepo;
+  /** The crawls, imports and code indexes operators started from the console. */
+  operatorJobs: OperatorJobsRepo;
 }

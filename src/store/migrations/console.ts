@@ -6,7 +6,14 @@
  */
 import type { Migration, MigrationEntry } from './migration.js';
 
-const consoleTables = (version: number, integer: 'INTEGER' | 'BIGINT', strict: string): Migration => ({
+/** What differs between the dialects: the integer type, STRICT tables, and an auto-numbered key. */
+interface Dialect {
+  integer: 'INTEGER' | 'BIGINT';
+  strict: string;
+  serial: string;
+}
+
+const consoleTables = (version: number, { integer, strict, serial }: Dialect): Migration => ({
   version,
   name: 'console sessions, request latency and operator jobs',
   sql: `
@@ -38,9 +45,12 @@ const consoleTables = (version: number, integer: 'INTEGER' | 'BIGINT', strict: s
         PRIMARY KEY (key_id, day, operation, bucket)
       )${strict};
       CREATE INDEX request_latency_team ON request_latency (team_id, day);
-      -- a job an operator started from the console: kind crawl, import or code; progress and result JSON
+      -- a job an operator started from the console: kind crawl, import or code; progress and result JSON;
+      -- state running, completed, failed or interrupted; owner and lease_until_ms: the process running it
+      -- (a lapsed lease reads interrupted); seq orders the list and its cursor
       CREATE TABLE operator_jobs (
-        id           TEXT PRIMARY KEY,
+        seq          ${serial},
+        id           TEXT NOT NULL UNIQUE,
         kind         TEXT NOT NULL,
         key_id       TEXT NOT NULL,
         team_id      TEXT NOT NULL,
@@ -54,10 +64,13 @@ const consoleTables = (version: number, integer: 'INTEGER' | 'BIGINT', strict: s
         created_at   TEXT NOT NULL,
         updated_at   TEXT NOT NULL
       )${strict};
-      CREATE INDEX operator_jobs_created ON operator_jobs (created_at);
     `,
 });
 
 export const CONSOLE: readonly MigrationEntry[] = [
-  { id: 'console', sqlite: consoleTables(22, 'INTEGER', ' STRICT'), pg: consoleTables(19, 'BIGINT', '') },
+  {
+    id: 'console',
+    sqlite: consoleTables(22, { integer: 'INTEGER', strict: ' STRICT', serial: 'INTEGER PRIMARY KEY AUTOINCREMENT' }),
+    pg: consoleTables(19, { integer: 'BIGINT', strict: '', serial: 'BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY' }),
+  },
 ];

@@ -5,9 +5,9 @@
  * wait on each other.
  */
 import type pg from 'pg';
-import type { AccountsRepo, HoldRequest, SpendRow, Standing, TeamRow } from '../contracts/accounts.js';
+import type { AccountsRepo, HoldRequest, LatencyRow, SpendRow, Standing, TeamRow } from '../contracts/accounts.js';
 import { insertAuditPg } from './audit.js';
-import { first, inTransaction, rowCountOf, type Run } from './sql.js';
+import { first, inTransaction, rowCountOf, rowsOf, type Run } from './sql.js';
 
 /** The team with id or name `ref`, its row locked until the transaction ends. */
 const lockTeam = (db: Run, ref: string) =>
@@ -49,7 +49,11 @@ const SETTLE = `
        spent AS (
          INSERT INTO spend (key_id, team_id, day, operation, requests, micros) VALUES ($2, $3, $4, $5, 1, $6)
          ON CONFLICT (key_id, day, operation) DO UPDATE SET requests = spend.requests + 1,
-           micros = spend.micros + excluded.micros)
+           micros = spend.micros + excluded.micros),
+       timed AS (
+         INSERT INTO request_latency (key_id, team_id, day, operation, bucket, requests)
+         SELECT $2, $3, $4, $5, $7::bigint, 1 WHERE $7::bigint IS NOT NULL
+         ON CONFLICT (key_id, day, operation, bucket) DO UPDATE SET requests = request_latency.requests + 1)
   UPDATE teams SET credits_micros = credits_micros - $6 WHERE id = $3 AND credits_micros IS NOT NULL`;
 
 export function createPgAccountsRepo(pool: pg.Pool): AccountsRepo {
@@ -102,15 +106,20 @@ export function createPgAccountsRepo(pool: pg.Pool): AccountsRepo {
         );
       });
     },
-    async settle({ holdId, spend }) {
+    async settle({ holdId, spend, latencyBucket }) {
       if (spend.micros === 0) {
         if (holdId) await pool.query('DELETE FROM holds WHERE id = $1', [holdId]);
         return;
       }
-      await pool.query(SETTLE, [holdId ?? null, spend.key_id, spend.team_id, spend.day, spend.operation, spend.micros]);
+      const { key_id, team_id, day, operation, micros } = spend;
+      await pool.query(SETTLE, [holdId ?? null, key_id, team_id, day, operation, micros, latencyBucket ?? null]);
     },
     spendSince: async (fromDay) =>
       (await pool.query<SpendRow>('SELECT * FROM spend WHERE day >= $1 ORDER BY team_id, key_id, day, operation', [fromDay])).rows, // prettier-ignore
+    spendBetween: (fromDay, toDay, teamId) =>
+      rowsOf<SpendRow>(pool, 'SELECT * FROM spend WHERE day >= $1 AND day <= $2 AND ($3::text IS NULL OR team_id = $3) ORDER BY day, team_id, key_id, operation', [fromDay, toDay, teamId ?? null]), // prettier-ignore
+    latencyBetween: (fromDay, toDay, teamId) =>
+      rowsOf<LatencyRow>(pool, 'SELECT * FROM request_latency WHERE day >= $1 AND day <= $2 AND ($3::text IS NULL OR team_id = $3) ORDER BY day, key_id, operation, bucket', [fromDay, toDay, teamId ?? null]), // prettier-ignore
     async dropExpiredHolds(nowMs) {
       return rowCountOf(await pool.query('DELETE FROM holds WHERE expires_ms <= $1', [nowMs]));
     },

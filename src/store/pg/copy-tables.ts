@@ -80,6 +80,20 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
     columns: ['key_id', 'team_id', 'day', 'operation', 'requests', 'micros'],
   },
   {
+    name: 'request_latency',
+    key: ['key_id', 'day', 'operation', 'bucket'],
+    columns: ['key_id', 'team_id', 'day', 'operation', 'bucket', 'requests'],
+  },
+  {
+    // a job running in the copied directory's process is copied running: its lease lapses, it reads interrupted
+    name: 'operator_jobs',
+    key: ['seq'],
+    match: ['id'],
+    identity: 'seq',
+    columns: ['seq', 'id', 'kind', 'key_id', 'team_id', 'input', 'state', 'progress', 'result', 'error', 'owner',
+      'lease_until_ms', 'created_at', 'updated_at'], // prettier-ignore
+  },
+  {
     name: 'holds',
     key: ['id'],
     columns: ['id', 'key_id', 'team_id', 'amount_micros', 'expires_ms'],
@@ -244,6 +258,7 @@ export const SKIPPED_TABLES: Readonly<Record<string, string>> = {
     "the authorization server's sign-ins, grants and tokens: people sign in again after the move (short-lived by design)",
   sealed_secrets:
     "the authorization server keys, sealed under one machine's key: made anew in the shared store on first start",
+  console_sessions: "the web console's sign-ins: people sign in again after the move (they end within a day anyway)",
   'sqlite_*': "SQLite's own bookkeeping",
 };
 

@@ -256,6 +256,15 @@ export function createPgMonitorsRepo(pool: pg.Pool): MonitorsRepo {
       rowsOf<DeliveryRow>(pool, 'SELECT * FROM webhook_deliveries WHERE monitor_id = $1 AND ($4::text IS NULL OR team_id = $4) AND seq < $2 ORDER BY seq DESC LIMIT $3', [monitorId, before, limit, teamId ?? null]), // prettier-ignore
     attempts: (deliverySeq) =>
       rowsOf<AttemptRow>(pool, 'SELECT * FROM webhook_attempts WHERE delivery_seq = $1 ORDER BY attempt', [deliverySeq]), // prettier-ignore
+    delivery: (monitorId, eventId) =>
+      first<DeliveryRow>(pool, 'SELECT * FROM webhook_deliveries WHERE monitor_id = $1 AND event_id = $2', [monitorId, eventId]), // prettier-ignore
+    retryDelivery: (monitorId, eventId, nowMs) =>
+      first<DeliveryRow>(
+        pool,
+        `UPDATE webhook_deliveries SET status = 'pending', next_attempt_ms = $3
+         WHERE monitor_id = $1 AND event_id = $2 AND status <> 'delivered' RETURNING *`,
+        [monitorId, eventId, nowMs],
+      ),
     pruneDeliveries: (beforeIso) =>
       inTransaction(pool, async (db) => {
         await db.query(

@@ -30,6 +30,7 @@ import { createPgApiKeysRepo } from './api-keys.js';
 import { createPgCrawlRepo } from './crawl.js';
 import { createPgConsoleSessionsRepo } from './console-sessions.js';
 import { createPgOAuthRepo } from './oauth.js';
+import { createPgOperatorJobsRepo } from './operator-jobs.js';
 import { createPgSealedValuesRepo } from './sealed-values.js';
 import { createPgDocumentLog } from './document-log.js';
 import { createPgDocumentsRepo } from './documents.js';
@@ -83,6 +84,7 @@ export function createSharedStore(pg: PgStore): SharedStore {
       oauth: createPgOAuthRepo(pool),
       sealed: createPgSealedValuesRepo(pool),
       consoleSessions: createPgConsoleSessionsRepo(pool),
+      operatorJobs: createPgOperatorJobsRepo(pool),
     },
     documents: createPgDocumentsRepo(pool),
     documentLog,

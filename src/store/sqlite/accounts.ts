@@ -5,7 +5,7 @@
  */
 import { insertAudit } from './audit.js';
 import type { Db } from './database.js';
-import type { TeamRow, SpendRow, Standing, HoldRequest, AccountsRepo } from '../contracts/accounts.js';
+import type { TeamRow, SpendRow, Standing, HoldRequest, AccountsRepo, LatencyRow } from '../contracts/accounts.js';
 
 /** The accounts repository over SQLite. */
 export function createAccountsRepo(db: Db): AccountsRepo {
@@ -46,15 +46,20 @@ export function createAccountsRepo(db: Db): AccountsRepo {
         s.insertHold.run(request.hold);
       });
     },
-    async settle({ holdId, spend }) {
+    async settle({ holdId, spend, latencyBucket }) {
       immediate(() => {
         if (holdId) s.deleteHold.run(holdId);
         if (spend.micros === 0) return;
         s.addSpend.run(spend);
         s.takeCredits.run(spend.micros, spend.team_id);
+        if (latencyBucket !== undefined) s.addLatency.run({ ...spend, bucket: latencyBucket });
       });
     },
     spendSince: async (fromDay) => s.spendSince.all(fromDay) as SpendRow[],
+    spendBetween: async (fromDay, toDay, teamId) =>
+      s.spendBetween.all({ from: fromDay, to: toDay, team: teamId ?? null }) as SpendRow[],
+    latencyBetween: async (fromDay, toDay, teamId) =>
+      s.latencyBetween.all({ from: fromDay, to: toDay, team: teamId ?? null }) as LatencyRow[],
     dropExpiredHolds: async (nowMs) => s.expiredHolds.run(nowMs).changes,
   };
 }
@@ -103,6 +108,19 @@ function statements(db: Db) {
        ON CONFLICT (key_id, day, operation) DO UPDATE SET requests = requests + 1, micros = micros + excluded.micros`,
     ),
     spendSince: db.prepare('SELECT * FROM spend WHERE day >= ? ORDER BY team_id, key_id, day, operation'),
+    spendBetween: db.prepare(
+      `SELECT * FROM spend WHERE day >= @from AND day <= @to AND (@team IS NULL OR team_id = @team)
+       ORDER BY day, team_id, key_id, operation`,
+    ),
+    addLatency: db.prepare(
+      `INSERT INTO request_latency (key_id, team_id, day, operation, bucket, requests)
+       VALUES (@key_id, @team_id, @day, @operation, @bucket, 1)
+       ON CONFLICT (key_id, day, operation, bucket) DO UPDATE SET requests = requests + 1`,
+    ),
+    latencyBetween: db.prepare(
+      `SELECT * FROM request_latency WHERE day >= @from AND day <= @to AND (@team IS NULL OR team_id = @team)
+       ORDER BY day, key_id, operation, bucket`,
+    ),
     keyHolds: db.prepare('SELECT COALESCE(SUM(amount_micros), 0) AS m FROM holds WHERE key_id = ? AND expires_ms > ?'),
     teamHolds: db.prepare(
       'SELECT COALESCE(SUM(amount_micros), 0) AS m FROM holds WHERE team_id = ? AND expires_ms > ?',

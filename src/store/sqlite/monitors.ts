@@ -112,6 +112,11 @@ function statements(db: Db) {
          AND seq < @before ORDER BY seq DESC LIMIT @limit`,
     ),
     attemptsOf: db.prepare('SELECT * FROM webhook_attempts WHERE delivery_seq = ? ORDER BY attempt'),
+    deliveryOf: db.prepare('SELECT * FROM webhook_deliveries WHERE monitor_id = ? AND event_id = ?'),
+    retryDelivery: db.prepare(
+      `UPDATE webhook_deliveries SET status = 'pending', next_attempt_ms = @now
+       WHERE monitor_id = @monitor AND event_id = @event AND status <> 'delivered' RETURNING *`,
+    ),
     pruneAttempts: db.prepare(
       `DELETE FROM webhook_attempts WHERE delivery_seq IN (SELECT seq FROM webhook_deliveries
          WHERE status <> 'pending' AND created_at < ?)`,
@@ -278,6 +283,9 @@ export function createMonitorsRepo(db: Db): MonitorsRepo {
     async attempts(deliverySeq) {
       return s.attemptsOf.all(deliverySeq) as AttemptRow[];
     },
+    delivery: async (monitorId, eventId) => s.deliveryOf.get(monitorId, eventId) as DeliveryRow | undefined,
+    retryDelivery: async (monitorId, eventId, nowMs) =>
+      s.retryDelivery.get({ monitor: monitorId, event: eventId, now: nowMs }) as DeliveryRow | undefined,
     async pruneDeliveries(beforeIso) {
       return writeTransaction(db, () => {
         s.pruneAttempts.run(beforeIso);

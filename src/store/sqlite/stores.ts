@@ -15,6 +15,7 @@ import { createMcpSnapshotsRepo } from './mcp-snapshots.js';
 import { createMcpTasksRepo } from './mcp-tasks.js';
 import { createMonitorsRepo } from './monitors.js';
 import { createOAuthRepo } from './oauth.js';
+import { createOperatorJobsRepo } from './operator-jobs.js';
 import { createSealedValuesRepo } from './sealed-values.js';
 
 import { createRateBucketsRepo } from './rate-buckets.js';
@@ -36,5 +37,6 @@ export function sqliteStores(db: Db): Stores {
     oauth: createOAuthRepo(db),
     sealed: createSealedValuesRepo(db),
     consoleSessions: createConsoleSessionsRepo(db),
+    operatorJobs: createOperatorJobsRepo(db),
   };
 }

@@ -25,7 +25,7 @@ describe('the access every operation declares', () => {
       if (!['create', 'read', 'list', 'change', 'delete'].includes(op.access.verb)) wrong.push(`${op.name}: verb ${op.access.verb}`); // prettier-ignore
       const admin = { teamAdmin: 'admin:team', operator: 'admin' }[resource.sharing as string];
       if (admin && op.capability !== admin) wrong.push(`${op.name}: ${resource.sharing} resource needs scope ${admin}, not ${op.capability}`); // prettier-ignore
-      if (!admin && op.capability.startsWith('admin')) wrong.push(`${op.name}: an admin scope on a ${resource.sharing} resource`); // prettier-ignore
+      if (!admin && op.capability?.startsWith('admin')) wrong.push(`${op.name}: an admin scope on a ${resource.sharing} resource`); // prettier-ignore
       if (admin && !op.restOnly) wrong.push(`${op.name}: administration is not an MCP tool`);
     }
     expect(wrong).toEqual([]);

@@ -14,7 +14,7 @@ const answer = (out: Record<string, unknown>) => plainAnswer('probe', out);
 
 describe('the services an operation declares', () => {
   it('are named by every operation, and are services of the composition root', () => {
-    const names: readonly (keyof Services)[] = ['keys', 'accounts', 'audit', 'agentRuns', 'monitors', 'search', 'similar', 'contents', 'synthesis', 'context', 'status']; // prettier-ignore
+    const names: readonly (keyof Services)[] = ['keys', 'accounts', 'audit', 'agentRuns', 'monitors', 'search', 'similar', 'contents', 'synthesis', 'context', 'status', 'operatorJobs', 'tasks']; // prettier-ignore
     for (const op of OPERATIONS) {
       expect(op.uses.length, `${op.name} declares what it uses`).toBeGreaterThan(0);
       for (const name of op.uses) expect(names, `${op.name} uses ${name}`).toContain(name);
