@@ -185,7 +185,8 @@ export function stageBundle(installDir, stageDir, target) {
   fs.chmodSync(path.join(stageDir, manifest.server.entry_point), 0o755);
   // the web console's built page and assets (served at /console by `trawl serve`, docs/console.md)
   const consoleDir = path.join(pkgDir, 'dist', 'console');
-  if (!fs.existsSync(path.join(consoleDir, 'index.html'))) throw new Error('dist/console is missing from the installed package');
+  if (!fs.existsSync(path.join(consoleDir, 'index.html')))
+    throw new Error('dist/console is missing from the installed package');
   fs.cpSync(consoleDir, path.join(stageDir, 'dist', 'console'), { recursive: true });
   fs.copyFileSync(path.join(pkgDir, 'README.md'), path.join(stageDir, 'README.md'));
   for (const file of MODEL_FILES) {

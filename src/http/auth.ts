@@ -100,7 +100,8 @@ async function sessionCaller(
   if (!token) return undefined;
   requireSameOrigin(headers, auth?.publicUrl());
   const session = await sessions.resolve(token);
-  if (!session) throw refuse('Your console session has ended (signed out, expired, or its key was revoked); sign in again.');
+  if (!session)
+    throw refuse('Your console session has ended (signed out, expired, or its key was revoked); sign in again.');
   if (!sameCsrf(session.csrf, headers.get(CSRF_HEADER))) {
     throw refuse(`A console session's request must carry its CSRF token in the ${CSRF_HEADER} header.`);
   }

@@ -37,6 +37,7 @@ const SQLITE_RELEASED = [
   [19, 'crawl leases', '0c039e6cdd4a4c76'],
   [20, 'identity keys', 'a6e30686d06fd67e'],
   [21, 'oauth state', '69e9ed6c5f2038cf'],
+  [22, 'console sessions, request latency and operator jobs', 'adf6355cae888178'],
 ];
 const PG_RELEASED = [
   [1, 'teams and API keys', '1003cfc57372ccd3'],
@@ -57,6 +58,7 @@ const PG_RELEASED = [
   [16, 'crawl leases', 'c854c936385d8a2d'],
   [17, 'identity keys', 'a6e30686d06fd67e'],
   [18, 'oauth state', '635f2535612ef006'],
+  [19, 'console sessions, request latency and operator jobs', '53bf556770610f89'],
 ];
 
 describe('the migration list', () => {

@@ -17,13 +17,18 @@ function niceStep(max: number, parts = 4): number {
   return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
 }
 
-/** Gridline values from 0 to at least `max`. */
-function ticksOf(max: number): number[] {
-  const step = niceStep(max);
-  const ticks = [0];
-  while (ticks[ticks.length - 1]! < max) ticks.push(Number((ticks.length * step).toPrecision(12)));
-  if (ticks.length === 1) ticks.push(step);
-  return ticks;
+/**
+ * Gridline values from 0 to at least `max`, at a round step whose labels all differ once formatted (whole
+ * counts up to 2 get 0, 1, 2, not 0, 0.5, 1, 1.5, 2 shown as 0, 1, 1, 2, 2).
+ */
+function ticksOf(max: number, format: (v: number) => string): number[] {
+  for (let step = niceStep(max); ; step = niceStep(step * 1.5, 1)) {
+    const ticks = [0];
+    while (ticks[ticks.length - 1]! < max) ticks.push(Number((ticks.length * step).toPrecision(12)));
+    if (ticks.length === 1) ticks.push(step);
+    const labels = ticks.map(format);
+    if (new Set(labels).size === labels.length || ticks.length <= 2) return ticks;
+  }
 }
 
 /**
@@ -134,7 +139,7 @@ export function ColumnChart(props: {
 }) {
   const H = 220;
   const bottom = H - PAD.bottom;
-  const ticks = ticksOf(Math.max(0, ...props.values));
+  const ticks = ticksOf(Math.max(0, ...props.values), props.format);
   const top = ticks[ticks.length - 1]!;
   const y = (v: number) => bottom - (v / top) * (bottom - PAD.top);
   const short = props.shortLabel ?? ((l: string) => l);
@@ -182,7 +187,7 @@ export function BarChart(props: {
 }) {
   const row = 28;
   const H = PAD.top + row * Math.max(1, props.labels.length) + 24;
-  const ticks = ticksOf(Math.max(0, ...props.values));
+  const ticks = ticksOf(Math.max(0, ...props.values), props.format);
   const top = ticks[ticks.length - 1]!;
   const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
   return (
@@ -243,7 +248,7 @@ export function LineChart(props: {
   const H = 240;
   const bottom = H - PAD.bottom;
   const all = props.series.flatMap((s) => s.values.filter((v): v is number => v !== null));
-  const ticks = ticksOf(Math.max(0, ...all));
+  const ticks = ticksOf(Math.max(0, ...all), props.format);
   const top = ticks[ticks.length - 1]!;
   const y = (v: number) => bottom - (v / top) * (bottom - PAD.top);
   const cell = (v: number | null | undefined) => (v == null ? '—' : props.format(v));
