@@ -25,6 +25,7 @@ import { createMcpSnapshotsRepo } from '../../src/store/sqlite/mcp-snapshots.js'
 import { createMcpTasksRepo } from '../../src/store/sqlite/mcp-tasks.js';
 import { DATABASE_FILE } from '../../src/store/sqlite/database.js';
 import { embeddedDocs } from '../../src/store/sqlite/embedded-chunks.js';
+import { createOperatorJobsRepo } from '../../src/store/sqlite/operator-jobs.js';
 import { COPIED_TABLES, sourceOf, targetOf, type CopiedTable } from '../../src/store/pg/copy-tables.js';
 import { createPgCodeLog } from '../../src/store/pg/code-log.js';
 import { createPgDocumentLog } from '../../src/store/pg/document-log.js';
@@ -78,7 +79,7 @@ async function buildDataDir(): Promise<{ dir: string; cleanup: () => void }> {
   const periodStarts = { day: now.slice(0, 10), month: `${now.slice(0, 7)}-01` };
   const hold = (id: string) => ({ id, key_id: ci.id, team_id: acme.id, amount_micros: 1500, expires_ms: Date.now() + 60_000 }); // prettier-ignore
   await accounts.holdIfAllowed({ hold: hold('hold_a'), nowMs: Date.now(), keyPeriod: null, periodStarts }, () => undefined); // prettier-ignore
-  await accounts.settle({ holdId: 'hold_a', spend: { key_id: ci.id, team_id: acme.id, day: periodStarts.day, operation: 'search', micros: 700 } }); // prettier-ignore
+  await accounts.settle({ holdId: 'hold_a', spend: { key_id: ci.id, team_id: acme.id, day: periodStarts.day, operation: 'search', micros: 700 }, latencyBucket: 21 }); // prettier-ignore
   await accounts.holdIfAllowed({ hold: hold('hold_b'), nowMs: Date.now(), keyPeriod: null, periodStarts }, () => undefined); // prettier-ignore
 
   const docs = Array.from({ length: DOCS }, (_, i) => storedDoc(`https://docs.example.com/p${String(i).padStart(3, '0')}`, `Page ${i}`, `Text of page ${i} about undici pools.`)); // prettier-ignore
@@ -101,6 +102,9 @@ async function buildDataDir(): Promise<{ dir: string; cleanup: () => void }> {
   await createMcpTasksRepo(app.db).insert({ id: 'task_a', ...task });
   await createMcpTasksRepo(app.db).linkRun('task_a', 'run_a', Date.now());
   await createMcpSnapshotsRepo(app.db).insert({ id: 'snap_a', owner: ci.id, tool: 'web_search', argsHash: 'h', body: '{"results":[]}', createdMs: Date.now(), expiresMs: Date.now() + 600_000 }); // prettier-ignore
+
+  // a crawl the console started, whose process stopped with it (its lease lapses: it reads interrupted)
+  await createOperatorJobsRepo(app.db).insert({ id: 'opjob_a', kind: 'crawl', key_id: ci.id, team_id: acme.id, input: '{"urls":["https://docs.example.com/"]}', progress: null, owner: 'gone', lease_until_ms: Date.now() + 60_000, created_at: now, updated_at: now }); // prettier-ignore
 
   const crawl = createCrawlRepo(app.db);
   await crawl.createJob({ id: 'job_a', seeds: ['https://docs.example.com/'], scope: { depth: 2 } }, now);
@@ -243,8 +247,8 @@ describe.skipIf(!pgReachable)('trawl migrate', () => {
 
   it('goes on from where an interrupted copy stopped, to the same rows', async () => {
     const schema = schemaName();
-    // 12 batches (one for each smaller table) come before the documents: this stops 3 batches into them
-    await expect(migrate(schema, { batchSize: 50, stopAfterBatches: 15 })).rejects.toThrow(/stopped after 15 batches/);
+    // 15 batches (one for each smaller table) come before the documents: this stops 3 batches into them
+    await expect(migrate(schema, { batchSize: 50, stopAfterBatches: 18 })).rejects.toThrow(/stopped after 18 batches/);
     const pool = await poolOf(schema);
     const whole = await poolOf(copied);
     try {
