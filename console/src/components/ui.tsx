@@ -3,6 +3,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { messageOf } from '../lib/api';
 import { when } from '../lib/format';
+import type { Paged } from '../lib/hooks';
 
 let navigated = false;
 
@@ -105,23 +106,18 @@ export function Badge(props: { status: string; testid?: string }) {
 }
 
 /** "Next page" (and back to the first) for a cursor-paged list. */
-export function Pager(props: {
-  hasMore: boolean;
-  first: boolean;
-  next: () => void;
-  restart: () => void;
-  label: string;
-}) {
-  if (!props.hasMore && props.first) return null;
+export function Pager(props: { of: Paged<unknown>; label: string }) {
+  const { data, first, next, restart } = props.of;
+  if (!data || (!data.hasMore && first)) return null;
   return (
     <nav class="pager" aria-label={`${props.label} pages`}>
-      {!props.first && (
-        <button type="button" class="secondary" onClick={props.restart}>
+      {!first && (
+        <button type="button" class="secondary" onClick={restart}>
           First page
         </button>
       )}
-      {props.hasMore && (
-        <button type="button" class="secondary" onClick={props.next} data-testid="next-page">
+      {data.hasMore && (
+        <button type="button" class="secondary" onClick={next} data-testid="next-page">
           Next page
         </button>
       )}

@@ -67,9 +67,7 @@ export function JobList(props: { version: number; onFinished: () => void }) {
           </table>
         </TableWrap>
       )}
-      {page.data && (
-        <Pager label="Jobs" hasMore={page.data.hasMore} first={page.first} next={page.next} restart={page.restart} />
-      )}
+      <Pager label="Jobs" of={page} />
     </Card>
   );
 }

@@ -68,24 +68,14 @@ export function MonitorDetail(props: { id: string }) {
         {triggered instanceof Error && <ErrorNote error={triggered} />}
         <ErrorNote error={runs.error} />
         {runs.data && <RunList runs={runs.data.data} />}
-        {runs.data && (
-          <Pager label="Runs" hasMore={runs.data.hasMore} first={runs.first} next={runs.next} restart={runs.restart} />
-        )}
+        <Pager label="Runs" of={runs} />
       </Card>
       <Card title="Webhook deliveries" testid="monitor-deliveries">
         <ErrorNote error={deliveries.error} />
         {deliveries.data && (
           <DeliveryTable monitorId={m.id} deliveries={deliveries.data.data} onRetried={deliveries.reload} />
         )}
-        {deliveries.data && (
-          <Pager
-            label="Deliveries"
-            hasMore={deliveries.data.hasMore}
-            first={deliveries.first}
-            next={deliveries.next}
-            restart={deliveries.restart}
-          />
-        )}
+        <Pager label="Deliveries" of={deliveries} />
       </Card>
       <Card title="Edit" testid="edit-monitor">
         <MonitorForm monitor={m} onSaved={monitor.reload} />

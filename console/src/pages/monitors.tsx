@@ -56,15 +56,7 @@ function MonitorList() {
             </table>
           </TableWrap>
         )}
-        {page.data && (
-          <Pager
-            label="Monitors"
-            hasMore={page.data.hasMore}
-            first={page.first}
-            next={page.next}
-            restart={page.restart}
-          />
-        )}
+        <Pager label="Monitors" of={page} />
       </Card>
       <Card title="Create a monitor" testid="create-monitor">
         <MonitorForm onSaved={() => page.restart()} />

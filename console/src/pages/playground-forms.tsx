@@ -30,6 +30,39 @@ function useExchange<T>(path: string) {
   return { ...state, run };
 }
 
+/** What every playground answer carries: its cost and the request's id. */
+interface Priced {
+  costDollars: { total: number };
+  requestId: string;
+}
+
+/** An exchange's error, or its answer in a card headed by its cost and latency, then what `children` draws. */
+function Answered<T extends Priced>(props: {
+  ex: Exchange<T>;
+  kind: PlaygroundKind;
+  title: (output: T) => string;
+  extra?: (output: T) => [string, string | number][];
+  children: (output: T) => ComponentChildren;
+}) {
+  const { ex } = props;
+  return (
+    <>
+      <ErrorNote error={ex.error} />
+      {ex.output && (
+        <Card title={props.title(ex.output)} testid={`${props.kind}-results`}>
+          <Measures
+            latencyMs={ex.latencyMs}
+            cost={ex.output.costDollars.total}
+            requestId={ex.output.requestId}
+            {...(props.extra && { extra: props.extra(ex.output) })}
+          />
+          {props.children(ex.output)}
+        </Card>
+      )}
+    </>
+  );
+}
+
 /** A form, its submit button, and "Copy as" for the request it would send. */
 export function PlaygroundForm(props: {
   kind: PlaygroundKind;
@@ -113,16 +146,14 @@ export function SearchForm() {
         busy={ex.busy}
         onSend={() => void ex.run(body)}
         output={
-          <>
-            <ErrorNote error={ex.error} />
-            {ex.output && (
-              <Card title={`${ex.output.results.length} results`} testid="search-results">
-                <Measures latencyMs={ex.latencyMs} cost={ex.output.costDollars.total} requestId={ex.output.requestId} />
-                <Warnings warnings={ex.output.warnings} />
-                <ResultList results={ex.output.results} />
-              </Card>
+          <Answered ex={ex} kind="search" title={(o) => `${o.results.length} results`}>
+            {(o) => (
+              <>
+                <Warnings warnings={o.warnings} />
+                <ResultList results={o.results} />
+              </>
             )}
-          </>
+          </Answered>
         }
       >
         <TextField label="Query" value={query} onValue={setQuery} required type="search" testid="search-query" wide />
@@ -195,16 +226,14 @@ export function ContentsForm() {
         busy={ex.busy}
         onSend={() => void ex.run(body)}
         output={
-          <>
-            <ErrorNote error={ex.error} />
-            {ex.output && (
-              <Card title={`${ex.output.results.length} pages`} testid="contents-results">
-                <Measures latencyMs={ex.latencyMs} cost={ex.output.costDollars.total} requestId={ex.output.requestId} />
-                <Statuses statuses={ex.output.statuses} />
-                <ResultList results={ex.output.results} />
-              </Card>
+          <Answered ex={ex} kind="contents" title={(o) => `${o.results.length} pages`}>
+            {(o) => (
+              <>
+                <Statuses statuses={o.statuses} />
+                <ResultList results={o.results} />
+              </>
             )}
-          </>
+          </Answered>
         }
       >
         <TextArea
@@ -278,19 +307,17 @@ export function ContextForm() {
         busy={ex.busy}
         onSend={() => void ex.run(body)}
         output={
-          <>
-            <ErrorNote error={ex.error} />
-            {ex.output && (
-              <Card title={`${ex.output.resultsCount} snippets`} testid="context-results">
-                <Measures
-                  latencyMs={ex.latencyMs}
-                  cost={ex.output.costDollars.total}
-                  requestId={ex.output.requestId}
-                  extra={[['Tokens', ex.output.outputTokens]]}
-                />
-                {ex.output.sources && ex.output.sources.length > 0 && (
+          <Answered
+            ex={ex}
+            kind="context"
+            title={(o) => `${o.resultsCount} snippets`}
+            extra={(o) => [['Tokens', o.outputTokens]]}
+          >
+            {(o) => (
+              <>
+                {o.sources && o.sources.length > 0 && (
                   <ul class="sources">
-                    {ex.output.sources.map((s, i) => (
+                    {o.sources.map((s, i) => (
                       <li key={i}>
                         <code>{s.location}</code> {s.symbol && <span>{s.symbol}</span>}{' '}
                         <span class="muted">({s.language})</span>
@@ -298,10 +325,10 @@ export function ContextForm() {
                     ))}
                   </ul>
                 )}
-                <pre class="page-text">{ex.output.response}</pre>
-              </Card>
+                <pre class="page-text">{o.response}</pre>
+              </>
             )}
-          </>
+          </Answered>
         }
       >
         <TextField label="Question" value={query} onValue={setQuery} required testid="context-query" wide />

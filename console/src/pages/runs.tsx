@@ -118,9 +118,7 @@ function RunList() {
           </table>
         </TableWrap>
       )}
-      {page.data && (
-        <Pager label="Runs" hasMore={page.data.hasMore} first={page.first} next={page.next} restart={page.restart} />
-      )}
+      <Pager label="Runs" of={page} />
     </Card>
   );
 }
@@ -167,15 +165,7 @@ function TaskList() {
           </table>
         </TableWrap>
       )}
-      {page.data && (
-        <Pager
-          label="MCP tasks"
-          hasMore={page.data.hasMore}
-          first={page.first}
-          next={page.next}
-          restart={page.restart}
-        />
-      )}
+      <Pager label="MCP tasks" of={page} />
     </Card>
   );
 }

@@ -221,18 +221,7 @@ function DayTotals({ daily }: { daily: ReturnType<typeof perDay> }) {
         <thead>
           <tr>
             <th scope="col">Day</th>
-            <th scope="col" class="num">
-              Requests
-            </th>
-            <th scope="col" class="num">
-              Spent
-            </th>
-            <th scope="col" class="num">
-              p50
-            </th>
-            <th scope="col" class="num">
-              p95
-            </th>
+            <MeasureHeads />
           </tr>
         </thead>
         <tbody>
@@ -255,6 +244,19 @@ function DayTotals({ daily }: { daily: ReturnType<typeof perDay> }) {
   );
 }
 
+/** The header cells of the four measures every usage table shows, in this order. */
+function MeasureHeads() {
+  return (
+    <>
+      {['Requests', 'Spent', 'p50', 'p95'].map((name) => (
+        <th key={name} scope="col" class="num">
+          {name}
+        </th>
+      ))}
+    </>
+  );
+}
+
 function UsageTable({ rows }: { rows: UsageRow[] }) {
   if (rows.length === 0) return null;
   return (
@@ -266,18 +268,7 @@ function UsageTable({ rows }: { rows: UsageRow[] }) {
             <th scope="col">Team</th>
             <th scope="col">Key</th>
             <th scope="col">Operation</th>
-            <th scope="col" class="num">
-              Requests
-            </th>
-            <th scope="col" class="num">
-              Spent
-            </th>
-            <th scope="col" class="num">
-              p50
-            </th>
-            <th scope="col" class="num">
-              p95
-            </th>
+            <MeasureHeads />
           </tr>
         </thead>
         <tbody>
