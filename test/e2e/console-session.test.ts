@@ -5,7 +5,7 @@
  * acting as its key (scopes, team, tenancy); and its end: sign-out, a revoked key, a blocked team.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson } from '../helpers/app.js';
+import { postJson, teamWithKey as makeTeamWithKey } from '../helpers/app.js';
 import { BACKENDS, startServerOn } from '../helpers/backend-server.js';
 import type { TestServer } from '../helpers/app.js';
 
@@ -62,17 +62,7 @@ describe.each(BACKENDS)('console sessions on %s', (backend) => {
     });
   }
 
-  async function teamWithKey(name: string, scopes: string[]): Promise<string> {
-    expect((await postJson(t.url, '/admin/teams', { name }, { 'x-api-key': t.key })).status).toBe(201);
-    const made = await postJson(
-      t.url,
-      '/admin/keys',
-      { name: `${name} key`, team: name, scopes },
-      { 'x-api-key': t.key },
-    );
-    expect(made.status).toBe(201);
-    return String(made.body.key);
-  }
+  const teamWithKey = (name: string, scopes: string[]) => makeTeamWithKey(t.url, t.key, name, scopes);
 
   it('exchanges a key for an HttpOnly, SameSite=Strict cookie that never holds the key', async () => {
     const s = await signIn(t.key);

@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callJson, CLI, postJson, startTestServer, type TestServer } from '../helpers/app.js';
+import { callJson, CLI, startTestServer, teamWithKey as makeTeamWithKey, type TestServer } from '../helpers/app.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -29,17 +29,7 @@ afterAll(async () => {
 const call = (key: string, method: string, path: string, body?: unknown) => callJson(t.url, key, method, path, body);
 
 /** A team made with the operator's key, and a key of it with `scopes`. */
-async function teamWithKey(name: string, scopes: string[]): Promise<string> {
-  expect((await postJson(t.url, '/admin/teams', { name }, { 'x-api-key': t.key })).status).toBe(201);
-  const made = await postJson(
-    t.url,
-    '/admin/keys',
-    { name: `${name} key`, team: name, scopes },
-    { 'x-api-key': t.key },
-  );
-  expect(made.status).toBe(201);
-  return String(made.body.key);
-}
+const teamWithKey = (name: string, scopes: string[]) => makeTeamWithKey(t.url, t.key, name, scopes);
 
 async function mcp(key: string): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {

@@ -99,3 +99,13 @@ export async function postJson(
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
+
+/** A team made with the operator's key `adminKey`, and a key of it with `scopes` (its value). */
+export async function teamWithKey(base: string, adminKey: string, name: string, scopes: string[]): Promise<string> {
+  const headers = { 'x-api-key': adminKey };
+  const team = await postJson(base, '/admin/teams', { name }, headers);
+  if (team.status !== 201) throw new Error(`team ${name}: ${team.status} ${JSON.stringify(team.body)}`);
+  const made = await postJson(base, '/admin/keys', { name: `${name} key`, team: name, scopes }, headers);
+  if (made.status !== 201) throw new Error(`key of ${name}: ${made.status} ${JSON.stringify(made.body)}`);
+  return String(made.body.key);
+}

@@ -57,8 +57,6 @@ export interface ConsoleSessions {
   closeForKey(keyId: string): Promise<number>;
   /** Ends every session of a team (it was blocked); how many ended. */
   closeForTeam(teamId: string): Promise<number>;
-  /** Drops sessions that are over; how many (each sign-in does so too). */
-  prune(): Promise<number>;
 }
 
 const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -122,6 +120,5 @@ export function createConsoleSessions(
     },
     closeForKey: (keyId) => repo.deleteForKey(keyId),
     closeForTeam: (teamId) => repo.deleteForTeam(teamId),
-    prune: () => repo.deleteExpired(now()),
   };
 }
