@@ -13,6 +13,7 @@ import type { MigrateFlags } from './migrate.command.js';
 import type { ConfigFlags } from '../config/config.js';
 import type { Config } from '../config/settings.js';
 import { SETTING_FLAGS } from '../config/flags.js';
+import { booleanFlagArgs } from '../config/settings-doc.js';
 import { VERSION } from '../version.js';
 
 const SETTINGS_HEADING = 'Settings (each also a TRAWL_* variable; table: docs/configuration.md):';
@@ -23,10 +24,18 @@ const SETTINGS_HEADING = 'Settings (each also a TRAWL_* variable; table: docs/co
  */
 function withSettings(cmd: Command, command: string): Command {
   for (const s of SETTING_FLAGS) {
-    if (s.commands.includes(command)) cmd.addOption(new Option(s.flags, s.help).helpGroup(SETTINGS_HEADING));
+    if (!s.commands.includes(command)) continue;
+    cmd.addOption(new Option(s.flags, s.help).helpGroup(SETTINGS_HEADING));
+    // a boolean setting is a flag alone; `--no-…` sets it false (and leaves it unset when neither is given)
+    if (BOOLEAN_FLAGS.has(s.flags)) cmd.addOption(new Option(s.flags.replace(/^--/, '--no-')).hideHelp());
   }
   return cmd;
 }
+
+/** The flags of the boolean settings: those that take no value. */
+const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(
+  SETTING_FLAGS.filter((s) => !s.flags.includes(' ')).map((s) => s.flags),
+);
 
 /** The settings among a command's parsed flags; its own options (crawl's `--concurrency`, ...) stay out. */
 function settingsOf(flags: object): ConfigFlags {
@@ -312,4 +321,11 @@ for (const top of program.commands) {
   for (const cmd of top.commands.length > 0 ? top.commands : [top]) withSettings(cmd, top.name());
 }
 
-program.parseAsync(process.argv).catch(fail);
+// `--robots false`, as written before boolean flags stood alone, still works: it is read as `--no-robots`
+let argv: string[];
+try {
+  argv = booleanFlagArgs(process.argv, BOOLEAN_FLAGS);
+} catch (err) {
+  fail(err);
+}
+program.parseAsync(argv!).catch(fail);

@@ -122,10 +122,13 @@ const PLACEHOLDERS: Record<string, string> = {
   authEmailTeams: '<domain=team,...>',
 };
 
-/** The value placeholder of a flag: `<bool>`, `<n>`, `<url>`, ... from the setting's name and default. */
+/**
+ * The value placeholder of a flag: `<n>`, `<url>`, ... from the setting's name and default; none for a
+ * boolean, which is a flag alone (`--robots`) or negated (`--no-robots`), as booleanFlagArgs reads it.
+ */
 export function placeholderOf(key: string, row: SettingRow): string {
   if (PLACEHOLDERS[key]) return PLACEHOLDERS[key];
-  if (typeof row.default === 'boolean') return '<bool>';
+  if (typeof row.default === 'boolean') return '';
   if (Array.isArray(row.default)) return '<list>';
   if (/Url$/.test(key)) return '<url>';
   if (/Ms$/.test(key)) return '<ms>';
@@ -165,7 +168,10 @@ function commandsText(key: string): string {
 export function settingsMarkdownTable(settings: Record<string, SettingRow>): string {
   const rows = Object.entries(settings).map(([key, row]) => {
     const names = [`\`${row.env}\``, ...(row.aliases ?? []).map((a) => `(or \`${a}\`)`)].join(' ');
-    const flag = `\`${row.flag} ${placeholderOf(key, row)}\``;
+    const placeholder = placeholderOf(key, row);
+    const flag = placeholder
+      ? `\`${row.flag} ${placeholder}\``
+      : `\`${row.flag}\`, \`${row.flag.replace(/^--/, '--no-')}\``;
     return `| ${cell(names)} | ${cell(flag)} | ${cell(defaultText(key, row))} | ${commandsText(key)} | ${cell(row.doc)} |`;
   });
   return ['| Variable | Flag | Default | Commands | Meaning |', '| --- | --- | --- | --- | --- |', ...rows].join('\n');
@@ -183,7 +189,7 @@ export interface SettingFlag {
 export function settingFlags(settings: Record<string, SettingRow>): SettingFlag[] {
   return Object.entries(settings).map(([key, row]) => ({
     key,
-    flags: `${row.flag} ${placeholderOf(key, row)}`,
+    flags: `${row.flag} ${placeholderOf(key, row)}`.trim(),
     help: `${firstSentence(row.doc).replace(/\.$/, '')} (env ${row.env}; default ${defaultText(key, row).replaceAll('`', '')})`,
     commands: commandsOf(key),
   }));
@@ -229,4 +235,40 @@ export function withTable(doc: string, table: string): string {
   if (start < 0 || end < start)
     throw new Error(`docs/configuration.md lacks the markers ${TABLE_START} … ${TABLE_END}`);
   return `${doc.slice(0, start + TABLE_START.length)}\n\n${table.trim()}\n\n${doc.slice(end)}`;
+}
+
+/** The words a boolean flag may be given as a value, for the command lines written before flags were bare. */
+const BOOLEAN_WORDS: Readonly<Record<string, boolean>> = { true: true, false: false, '1': true, '0': false, yes: true, no: false }; // prettier-ignore
+
+/**
+ * The command line with each boolean setting flag written as the CLI declares it: `--robots false` and
+ * `--robots=false` become `--no-robots`, `--robots true` becomes `--robots`; a bare `--robots` stays (the
+ * next word is then an argument or another flag, not the flag's value). `--robots=maybe` is refused with
+ * the words it may take. `booleans` are the flags (`--robots`) of the boolean settings.
+ */
+export function booleanFlagArgs(argv: readonly string[], booleans: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const eq = arg.indexOf('=');
+    const name = eq > 0 ? arg.slice(0, eq) : arg;
+    if (!booleans.has(name)) {
+      out.push(arg);
+      continue;
+    }
+    const given = eq > 0 ? arg.slice(eq + 1) : argv[i + 1];
+    const value = given === undefined ? undefined : BOOLEAN_WORDS[given.toLowerCase()];
+    if (eq > 0 && value === undefined) {
+      const err = new Error(`Invalid flag ${arg}: write ${name} alone, --no-${name.slice(2)}, or ${name}=true|false`);
+      err.name = 'ConfigError'; // a usage error, as the config's own (exit 2)
+      throw err;
+    }
+    if (value !== undefined && eq < 0) i++; // the word after it was its value
+    out.push(value === false ? `--no-${name.slice(2)}` : name);
+  }
+  return out;
 }

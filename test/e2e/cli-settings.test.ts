@@ -131,12 +131,14 @@ describe('settings as flags', () => {
   });
 
   it('trawl crawl takes --allow-private-network as the variable does, and without either refuses loopback', async () => {
+    // the flag alone, before another flag (`--allow-private-network --data-dir D` once read "--data-dir" as its value)
     const crawl = async (extra: string[], env: Record<string, string> = {}) => {
       const { dir, cleanup } = tempDir();
       cleanups.push(cleanup);
       const args = [
         'crawl',
         `${site.url}/`,
+        ...extra,
         '--data-dir',
         dir,
         '--depth',
@@ -147,21 +149,34 @@ describe('settings as flags', () => {
         '0',
         '--json',
       ];
-      const run = await trawl([...args, ...extra], { TRAWL_LOG_LEVEL: 'silent', ...env });
+      const run = await trawl(args, { TRAWL_LOG_LEVEL: 'silent', ...env });
       return {
         run,
         summary: JSON.parse(run.stdout || '{}') as { done?: number; failedByTag?: Record<string, number> },
       };
     };
-    const [flag, variable, neither] = await Promise.all([
+    const [bare, word, equals, variable, neither, negated] = await Promise.all([
+      crawl(['--allow-private-network']),
       crawl(['--allow-private-network', 'true']),
+      crawl(['--allow-private-network=yes']),
       crawl([], { TRAWL_ALLOW_PRIVATE_NETWORK: 'true' }),
       crawl([]),
+      // the flag wins over the variable, in either direction
+      crawl(['--no-allow-private-network'], { TRAWL_ALLOW_PRIVATE_NETWORK: 'true' }),
     ]);
-    expect(flag.summary.done, flag.run.stderr).toBe(1);
-    expect(variable.summary.done, variable.run.stderr).toBe(1);
-    expect(neither.summary.done ?? 0).toBe(0);
-    expect(neither.run.stdout + neither.run.stderr).toMatch(/CRAWL_PRIVATE_ADDRESS/);
+    for (const allowed of [bare, word, equals, variable]) expect(allowed.summary.done, allowed.run.stderr).toBe(1);
+    for (const refused of [neither, negated]) {
+      expect(refused.summary.done ?? 0, refused.run.stderr).toBe(0);
+      expect(refused.run.stdout + refused.run.stderr).toMatch(/CRAWL_PRIVATE_ADDRESS/);
+    }
+  });
+
+  it('a boolean flag given a word that is not true or false stops the command (exit 2), saying how to write it', async () => {
+    const run = await trawl(['crawl', `${site.url}/`, '--robots=maybe']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      'Invalid flag --robots=maybe: write --robots alone, --no-robots, or --robots=true|false',
+    );
   });
 
   it('a bad flag value stops the command at once (exit 2), naming the flag', async () => {

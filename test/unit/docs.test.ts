@@ -101,7 +101,9 @@ describe('the settings table and the flags', () => {
     expect(doc, 'stale: run node scripts/settings-table.mjs').toBe(expected);
     const table = doc.slice(doc.indexOf(TABLE_START), doc.indexOf(TABLE_END));
     for (const s of Object.values(SETTINGS)) {
-      expect(table).toMatch(new RegExp(`^\\|\\s*\`${s.env}\`[^|]*\\|\\s*\`${s.flag} <[^\`]*>\`\\s*\\|`, 'm'));
+      // a flag with its value's placeholder, or a boolean's flag and its negation
+      const flag = typeof s.default === 'boolean' ? `\`${s.flag}\`, \`${s.flag.replace(/^--/, '--no-')}\`` : `\`${s.flag} <[^\`]*>\``; // prettier-ignore
+      expect(table).toMatch(new RegExp(`^\\|\\s*\`${s.env}\`[^|]*\\|\\s*${flag}\\s*\\|`, 'm'));
     }
   });
 
