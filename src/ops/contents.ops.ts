@@ -11,7 +11,7 @@ import { dynamicHighlightsRule } from './betas.js';
 import { strings } from './tool-text.js';
 import { notesOf, replyOf, withNotes, type ReplyNotes } from './reply-notes.js';
 
-/** Hints per failure tag: what the agent can do about it. */
+/** Hints per failure tag: what the agent can do about it (failureHint picks by the cause where one tag has two). */
 const HINTS: Record<string, string> = {
   CRAWL_NOT_FOUND: 'the page does not exist; check the URL',
   CRAWL_TIMEOUT: 'the site is slow; retry later or raise livecrawlTimeout',
@@ -56,6 +56,21 @@ function contentsAnswer(out: ContentsResponse, input: Record<string, unknown>, n
 }
 
 /** One line per failed target: its tag and status, the cause (the status `message`), what to do. */
+/** A host name that did not resolve: a typo, or this server cannot resolve any name at all. */
+const UNRESOLVED_HINT =
+  'the host name did not resolve: check its spelling; if every site fails so, this server has no working DNS (offline, or behind a firewall)';
+
+/**
+ * What the agent can do about a failed page, from its cause: CRAWL_NOT_FOUND is the site's answer (HTTP
+ * 404 or 410: the page does not exist) or a name that did not resolve (no HTTP status: the host may be
+ * misspelled, or the server offline), and the two call for different actions.
+ */
+function failureHint(status: ContentsResponse['statuses'][number]): string | undefined {
+  const tag = status.error?.tag ?? 'CRAWL_UNKNOWN_ERROR';
+  if (tag === 'CRAWL_NOT_FOUND' && !status.error?.httpStatusCode) return UNRESOLVED_HINT;
+  return HINTS[tag];
+}
+
 function failures(statuses: ContentsResponse['statuses']): string {
   const failed = statuses.filter((s) => s.status === 'error');
   if (failed.length === 0) return '';
@@ -63,7 +78,8 @@ function failures(statuses: ContentsResponse['statuses']): string {
     const tag = s.error?.tag ?? 'CRAWL_UNKNOWN_ERROR';
     const http = s.error?.httpStatusCode ? ` (HTTP ${s.error.httpStatusCode})` : '';
     const why = s.message ? `: ${s.message}` : '';
-    return `- ${s.id}: ${tag}${http}${why}${HINTS[tag] ? ` — ${HINTS[tag]}` : ''}`;
+    const hint = failureHint(s);
+    return `- ${s.id}: ${tag}${http}${why}${hint ? ` — ${hint}` : ''}`;
   });
   return `Could not read ${failed.length} of ${statuses.length}:\n${lines.join('\n')}`;
 }

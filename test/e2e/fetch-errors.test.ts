@@ -144,10 +144,17 @@ describe('a failed URL says why, beside the spec’s error', () => {
       expect(res.isError ?? false).toBe(false);
       const text = outsideFences(textOf(res));
       expect(text).toContain(`Could not read ${urls.length} of ${urls.length}:`);
+      const lineOf = (id: string) => text.split('\n').find((l) => l.startsWith(`- ${id}: `))!;
       for (const s of res.structuredContent?.statuses as Status[]) {
-        const line = text.split('\n').find((l) => l.startsWith(`- ${s.id}: ${s.error!.tag}`));
-        expect(line, s.id).toContain(`: ${s.message!} — `);
+        expect(lineOf(s.id), s.id).toContain(`${s.error!.tag}`);
+        expect(lineOf(s.id), s.id).toContain(`: ${s.message!} — `);
       }
+      // one tag, two causes, two remedies: a 404 is a missing page; a name that does not resolve is a
+      // misspelled host or a server without DNS (offline, firewalled), never "the page does not exist"
+      expect(lineOf(`${site}/missing`)).toMatch(/— the page does not exist; check the URL$/);
+      const dns = lineOf('http://no-such-host.trawl-test.invalid/docs');
+      expect(dns).toMatch(/— the host name did not resolve: check its spelling; if every site fails so, this server has no working DNS \(offline, or behind a firewall\)$/); // prettier-ignore
+      expect(dns).not.toContain('does not exist');
     } finally {
       await client.close();
     }
