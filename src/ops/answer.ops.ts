@@ -55,7 +55,11 @@ export async function* answerStreamFrames(events: AsyncIterable<AnswerEvent>): A
       yield frame({ content: event.text }, null);
     } else {
       const { requestId, costDollars } = event.output;
-      yield frame({}, 'stop', { requestId, costDollars });
+      yield frame({}, 'stop', {
+        requestId,
+        costDollars,
+        ...(event.warnings.length > 0 && { warnings: event.warnings }),
+      });
     }
   }
 }
@@ -68,7 +72,8 @@ export const answerOp = defineOp({
   title: 'Answer a question',
   description:
     'Answer a question from search results, with the results it was written from as citations; text, or ' +
-    'an object following `outputSchema`. Needs a language model (TRAWL_MODEL_BASE_URL, TRAWL_MODEL).',
+    'an object following `outputSchema`. Written by a language model (TRAWL_MODEL_BASE_URL, TRAWL_MODEL); without one, ' +
+    'a text answer is sentences extracted from the sources (warning MODEL_MISSING) and an object answer is refused.',
   capability: 'search',
   route: { method: 'POST', path: '/answer' },
   body: AnswerRequest,

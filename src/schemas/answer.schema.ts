@@ -68,5 +68,8 @@ export const AnswerStreamChunk = SearchStreamChunk.extend({
   citations: z.array(AnswerCitation).optional(),
   requestId: z.string().optional(),
   costDollars: CostDollars.optional(),
+  warnings: AnswerWarnings.describe(
+    "Trawl's, on the last frame: what the answer lacks (MODEL_MISSING: extracted from the sources, not written).",
+  ),
 });
 export type AnswerStreamChunk = z.infer<typeof AnswerStreamChunk>;

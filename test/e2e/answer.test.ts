@@ -1,8 +1,9 @@
 /**
  * POST /answer on the wire, through the real REST door with a model on a loopback server: the JSON
  * answer's exact fields, the SSE frames of a streamed answer, the search scope, the charge held up
- * front (a search with an answer), request validation, the OpenAPI document, and 403 FEATURE_DISABLED
- * (plain JSON, also when streaming) from a server without a model.
+ * front (a search with an answer), request validation, the OpenAPI document, and, from a server without
+ * a model, an answer extracted from the sources that says so (MODEL_MISSING), whole or streamed, and 403
+ * FEATURE_DISABLED for an answer shaped by an outputSchema.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -149,13 +150,39 @@ describe('POST /answer with nothing to answer from', () => {
 });
 
 describe('POST /answer without a model', () => {
-  it.each([false, true])('answers 403 FEATURE_DISABLED naming the model settings (stream: %s)', async (stream) => {
-    const res = await answer(plain, { query: 'undici pool', stream });
-    expect(res.status).toBe(403);
-    expect(res.headers.get('content-type')).toContain('application/json');
-    expect(res.body.tag).toBe('FEATURE_DISABLED');
-    expect(res.body.error).toMatch(/TRAWL_MODEL_BASE_URL and TRAWL_MODEL/);
-    const usage = await plain.app.services.accounts.teams.usage(Date.now(), null);
-    expect(usage.reduce((sum, line) => sum + (line.byOperation.answer ?? 0), 0)).toBe(0);
+  it('answers with sentences extracted from the sources, and a warning that says so', async () => {
+    const res = await answer(plain, { query: 'how does an undici pool keep sockets', text: true });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.answer).toContain('An undici Pool keeps sockets open to one origin');
+    expect((res.body.citations as Json[]).map((c) => c.url)).toContain('https://docs.example.com/undici/pool');
+    expect(res.body.warnings).toEqual([{ code: 'MODEL_MISSING', message: expect.stringMatching(/extractive/) }]);
   });
+
+  it('streams the extracted answer, the warning on its last frame', async () => {
+    const res = await fetch(`${plain.url}/answer`, {
+      method: 'POST',
+      headers: { 'x-api-key': plain.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'how does an undici pool keep sockets', stream: true }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const data = await frames(res);
+    expect(data.at(-1)).toBe('[DONE]');
+    const chunks = data.slice(0, -1).map((d) => JSON.parse(d) as Json);
+    expect(chunks.map((c) => c.choices[0].delta.content ?? '').join('')).toContain('An undici Pool keeps sockets open');
+    expect(chunks.at(-1)!.warnings).toEqual([{ code: 'MODEL_MISSING', message: expect.stringMatching(/extractive/) }]); // prettier-ignore
+    expect(chunks.slice(0, -1).every((c) => c.warnings === undefined)).toBe(true);
+  });
+
+  it.each([false, true])(
+    'refuses an outputSchema answer: 403 FEATURE_DISABLED naming the field (stream: %s)',
+    async (stream) => {
+      const outputSchema = { type: 'object', properties: { summary: { type: 'string' } } };
+      const res = await answer(plain, { query: 'undici pool', stream, outputSchema });
+      expect(res.status).toBe(403);
+      expect(res.headers.get('content-type')).toContain('application/json');
+      expect(res.body.tag).toBe('FEATURE_DISABLED');
+      expect(res.body.error).toMatch(/^outputSchema: .*TRAWL_MODEL_BASE_URL and TRAWL_MODEL/);
+    },
+  );
 });

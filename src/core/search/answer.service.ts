@@ -1,9 +1,12 @@
 /**
  * /answer: a question answered by a language model (the operator's, or an MCP client's) from the first
- * results of an `auto` search, which are returned as the answer's citations; whole or streamed.
- * Search, sources and synthesis are the ones /search uses for `outputSchema` (docs/api.md).
+ * results of an `auto` search, which are returned as the answer's citations; whole or streamed. Without
+ * a model a text answer is extracted from the sources (sentences picked from them), with the warning
+ * MODEL_MISSING saying so; an object answer (`outputSchema`) needs a model. Search, sources and synthesis
+ * are the ones /search uses for `outputSchema` (docs/api.md).
  */
 import { ServiceError } from '../../errors.js';
+import { warning, type Warning } from '../warnings.js';
 import type { ServiceContext } from '../context.js';
 import type { ContentsService } from '../contents/contents.service.js';
 import { roundDollars } from '../pricing.js';
@@ -38,7 +41,8 @@ export interface AnswerOutput {
 export type AnswerEvent =
   | { type: 'citations'; citations: ResultObject[] }
   | { type: 'text'; text: string }
-  | { type: 'done'; output: AnswerOutput };
+  /** `warnings`: what the answer lacks (MODEL_MISSING: it was extracted, not written), for the stream's last frame. */
+  | { type: 'done'; output: AnswerOutput; warnings: Warning[] };
 
 export interface AnswerDeps {
   search: SearchService;
@@ -47,7 +51,7 @@ export interface AnswerDeps {
 }
 
 export interface AnswerService {
-  /** The whole answer. Throws FEATURE_DISABLED without a model; UNABLE_TO_GENERATE_RESPONSE. */
+  /** The whole answer. Throws FEATURE_DISABLED for an object answer without a model; UNABLE_TO_GENERATE_RESPONSE. */
   run(plan: AnswerPlan, ctx: ServiceContext): Promise<AnswerOutput>;
   /** The answer streamed; the same errors, before the first event. */
   stream(plan: AnswerPlan, ctx: ServiceContext): AsyncIterable<AnswerEvent>;
@@ -67,10 +71,11 @@ const noSources = (): SynthesisResult => ({
   costDollars: 0,
 });
 
-const noModel = () =>
+const noModelForObject = () =>
   new ServiceError(
     'FEATURE_DISABLED',
-    '/answer needs a language model: set TRAWL_MODEL_BASE_URL and TRAWL_MODEL (and TRAWL_MODEL_API_KEY if the server needs one). Without a model, POST /search with outputSchema {"type": "text"} gives an answer extracted from the results.',
+    'outputSchema: an answer shaped by a JSON Schema needs a language model: set TRAWL_MODEL_BASE_URL and TRAWL_MODEL (and TRAWL_MODEL_API_KEY if the server needs one). Without a model, /answer without outputSchema answers with sentences extracted from the sources.',
+    { field: 'outputSchema' },
   );
 
 /** The search an /answer runs: `auto`, its first `MAX_SOURCES` results, their text when citations carry it. */
@@ -86,9 +91,15 @@ export function answerSearchPlan(plan: Pick<AnswerPlan, 'query' | 'withText' | '
 
 /** The /answer service over search, sources and synthesis; its methods' errors are `AnswerService`'s. */
 export function createAnswerService(deps: AnswerDeps): AnswerService {
-  /** The search and what the model reads of it; refused before anything runs when there is no model. */
+  /**
+   * The search and what the model reads of it; an object answer without a model is refused before
+   * anything runs, a text answer without one is extracted (and says so).
+   */
   const prepare = async (plan: AnswerPlan, ctx: ServiceContext) => {
-    if (!deps.synthesis.modelFor(ctx)) throw noModel();
+    const extracted = !deps.synthesis.modelFor(ctx);
+    if (extracted && answerShape(plan.outputSchema).type === 'object') throw noModelForObject();
+    const warnings = extracted ? [warning('MODEL_MISSING')] : [];
+    for (const w of warnings) ctx.onWarning?.(w);
     const found = await deps.search.run(answerSearchPlan(plan), ctx);
     const sources = await sourcesOf(deps.contents, found.results, plan.query, { mode: 'fallback' }, ctx, found.facts);
     const request: SynthesisRequest = {
@@ -99,7 +110,7 @@ export function createAnswerService(deps: AnswerDeps): AnswerService {
     };
     // with nothing to read, a text answer is known without asking the model (and costs nothing)
     const unanswerable = sources.length === 0 && request.shape.type === 'text';
-    return { found, request, unanswerable };
+    return { found, request, unanswerable, warnings };
   };
   const output = (found: SearchOutput, answer: SynthesisResult, ctx: ServiceContext): AnswerOutput => ({
     requestId: ctx.requestId,
@@ -114,16 +125,16 @@ export function createAnswerService(deps: AnswerDeps): AnswerService {
       return output(found, unanswerable ? noSources() : await deps.synthesis.answer(request, ctx), ctx);
     },
     async *stream(plan, ctx) {
-      const { found, request, unanswerable } = await prepare(plan, ctx);
+      const { found, request, unanswerable, warnings } = await prepare(plan, ctx);
       yield { type: 'citations', citations: found.results };
       if (unanswerable) {
         yield { type: 'text', text: NO_SOURCES_ANSWER };
-        yield { type: 'done', output: output(found, noSources(), ctx) };
+        yield { type: 'done', output: output(found, noSources(), ctx), warnings };
         return;
       }
       for await (const chunk of deps.synthesis.stream(request, ctx)) {
         if (chunk.type === 'text') yield chunk;
-        else yield { type: 'done', output: output(found, chunk.result, ctx) };
+        else yield { type: 'done', output: output(found, chunk.result, ctx), warnings };
       }
     },
   };
