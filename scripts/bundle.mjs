@@ -24,10 +24,8 @@ const result = await build({
   sourcemap: true,
   external: [
     'better-sqlite3',
-    'sqlite3',
     'sqlite-vec',
     'keyv',
-    '@keyv/sqlite',
     'ajv',
     'ajv-formats',
     'pdfjs-dist',

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCacheStore } from '../../src/store/sqlite/cache.js';
+import { CACHE_FILE, createCacheStore } from '../../src/store/sqlite/cache.js';
 import { migrate, openDatabase, writeTransaction } from '../../src/store/sqlite/database.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { tempDir } from '../helpers/app.js';
@@ -74,7 +74,7 @@ describe('database', () => {
   });
 });
 
-describe('cache store (keyv + @keyv/sqlite)', () => {
+describe('cache store (keyv over better-sqlite3)', () => {
   it('round-trips values, keeps namespaces and versions apart, and is shared across stores', async () => {
     const d = dir();
     const a = createCacheStore(d);
@@ -86,6 +86,39 @@ describe('cache store (keyv + @keyv/sqlite)', () => {
     expect(await b.namespace<{ n: number }>('page', 1).get('https://x.example/')).toEqual({ n: 1 });
     await a.close();
     await b.close();
+  });
+
+  it('reads a cache file written by @keyv/sqlite before, and clears one namespace only', async () => {
+    const d = dir();
+    // the table and row as @keyv/sqlite 4 wrote them: keyv's serialized entry under the namespaced key
+    const old = new Database(path.join(d, CACHE_FILE));
+    old.exec('CREATE TABLE IF NOT EXISTS cache(key VARCHAR(4096) PRIMARY KEY, value TEXT )');
+    old.prepare('INSERT INTO cache (key, value) VALUES (?, ?)').run('v1:page:https://x.example/', JSON.stringify({ value: { n: 7 }, expires: null })); // prettier-ignore
+    old.close();
+    const store = createCacheStore(d);
+    expect(await store.namespace<{ n: number }>('page', 1).get('https://x.example/')).toEqual({ n: 7 });
+    await store.namespace('raw', 1).set('https://x.example/', 'kept');
+    await store.namespace('page', 1).clear();
+    expect(await store.namespace('page', 1).get('https://x.example/')).toBeUndefined();
+    expect(await store.namespace('raw', 1).get('https://x.example/')).toBe('kept');
+    await store.close();
+  });
+
+  it('sweeps expired rows on a write, leaving live ones and those without an expiry', async () => {
+    const d = dir();
+    const store = createCacheStore(d);
+    const kv = store.namespace<string>('t', 1);
+    await kv.set('gone', 'v', 1);
+    await kv.set('forever', 'v');
+    await new Promise((r) => setTimeout(r, 20));
+    const other = createCacheStore(d); // a fresh process: its first write sweeps
+    await other.namespace<string>('t', 1).set('live', 'v', 60_000);
+    const keys = new Database(path.join(d, CACHE_FILE), { readonly: true });
+    const rows = (keys.prepare('SELECT key FROM cache ORDER BY key').all() as { key: string }[]).map((r) => r.key);
+    keys.close();
+    expect(rows).toEqual(['v1:t:forever', 'v1:t:live']);
+    await store.close();
+    await other.close();
   });
 
   it('expires entries after their ttl', async () => {
