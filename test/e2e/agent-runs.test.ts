@@ -277,18 +277,22 @@ describe('agent runs with a model', () => {
 
 describe('agent run engine', () => {
   it('runs a fifth of a key’s request rate at once; the rest wait queued', async () => {
-    const key = await plain.app.services.keys.create('slow lane', { qps: 5 }, null); // one run at a time
+    const key = await withModel.app.services.keys.create('slow lane', { qps: 5 }, null); // one run at a time
+    // the first run waits on a slow model, so it is still running when the second comes (a run without
+    // one can end before the next request arrives, and the second would rightly start at once)
+    for (let i = 0; i < 2; i++) model.enqueue({ delayMs: 400, content: 'late answer [1]' });
     const post = () =>
-      fetch(`${plain.url}/agent/runs`, {
+      fetch(`${withModel.url}/agent/runs`, {
         method: 'POST',
         headers: { 'x-api-key': key.key, 'content-type': 'application/json' },
-        body: JSON.stringify({ query: 'undici agent', effort: 'minimal' }),
+        body: JSON.stringify({ query: 'undici agent', effort: 'low' }),
       }).then(async (r) => (await r.json()) as Json);
     const [a, b] = [await post(), await post()];
     expect(a.status).toBe('running');
     expect(b.status).toBe('queued');
-    await plain.app.services.agentRuns.engine.drain();
-    const repo = createAgentRunsRepo(plain.app.db);
+    await withModel.app.services.agentRuns.engine.drain();
+    model.reset();
+    const repo = createAgentRunsRepo(withModel.app.db);
     expect((await repo.get(a.id as string))!.status).toBe('completed');
     expect((await repo.get(b.id as string))!.status).toBe('completed');
     expect(Date.parse((await repo.get(b.id as string))!.started_at!)).toBeGreaterThanOrEqual(Date.parse((await repo.get(a.id as string))!.completed_at!)); // prettier-ignore
