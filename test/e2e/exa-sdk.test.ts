@@ -2,7 +2,7 @@
  * The official Exa TypeScript SDK against Trawl, by changing only the base URL: its request bodies pass
  * validation (so real programs are not rejected for their shape), older clients' options (`type:
  * "keyword" | "hybrid"`, deprecated highlight options) are served, a result of an imported collection
- * seeds findSimilar, its error handling reads ours, and answers without a model say what to configure.
+ * seeds findSimilar, its error handling reads ours, and answers without a model are extracted and say so.
  * With a model: exa-sdk-answer.test.ts; agent runs and monitors: exa-sdk-runs.test.ts.
  */
 import fs from 'node:fs';
@@ -200,17 +200,19 @@ describe('older clients and imported results', () => {
     expect((await failure(exa.research.list())).statusCode).toBe(404);
   });
 
-  it('answers answer and streamAnswer without a model with 403, naming the model settings', async () => {
-    const err = await failure(exa.answer('what is white matter'));
+  it('answers answer and streamAnswer without a model by extraction, saying so, and refuses an outputSchema answer', async () => {
+    const res = (await exa.answer('what happens to white matter in preterm infants')) as unknown as Record<
+      string,
+      unknown
+    >;
+    expect(String(res.answer)).toMatch(/white matter/i);
+    expect(res.warnings).toEqual([{ code: 'MODEL_MISSING', message: expect.stringMatching(/extractive/) }]);
+    let streamed = '';
+    for await (const chunk of exa.streamAnswer('what happens to white matter in preterm infants')) streamed += chunk.content ?? ''; // prettier-ignore
+    expect(streamed).toBe(res.answer);
+    const outputSchema = { type: 'object', properties: { finding: { type: 'string' } } };
+    const err = await failure(exa.answer('what is white matter', { outputSchema }));
     expect(err.statusCode).toBe(403);
-    expect(err.message).toMatch(/TRAWL_MODEL_BASE_URL and TRAWL_MODEL/);
-    const streamed = await failure(
-      (async () => {
-        for await (const _chunk of exa.streamAnswer('what is white matter'));
-      })(),
-    );
-    expect(streamed.statusCode).toBe(403);
-    // streamAnswer's error message is the response body as it came
-    expect(JSON.parse(streamed.message)).toMatchObject({ tag: 'FEATURE_DISABLED', error: err.message });
+    expect(err.message).toMatch(/^outputSchema: .*TRAWL_MODEL_BASE_URL and TRAWL_MODEL/);
   });
 });
