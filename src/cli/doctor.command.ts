@@ -3,14 +3,15 @@
  * or as JSON. It opens the database only if there is one, so checking a new installation creates nothing.
  * Exit code 1 when something configured is broken; a missing optional part is only a note.
  */
-import type { Config } from '../config/config.js';
+import { defaultDataDir, type Config } from '../config/config.js';
 import { offlineReport } from '../compose/offline-report.js';
 import type { Check } from '../core/status/report.js';
 import type { StatusReport } from '../core/status/status.service.js';
 
 /** The report of this configuration: the same service `GET /status` runs, on this process's own client. */
 export function doctorReport(config: Config): Promise<StatusReport> {
-  return offlineReport(config);
+  // the default data directory is named when the listener serves it and this report reads another
+  return offlineReport({ ...config, defaultDataDir: defaultDataDir() });
 }
 
 const MARK: Record<Check['state'], string> = { ok: 'ok', failed: 'FAILED', unverified: 'unverified', skipped: 'skipped', off: 'off' }; // prettier-ignore

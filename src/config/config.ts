@@ -61,7 +61,8 @@ export function loadConfig(env: Record<string, string | undefined> = {}, flags: 
   return Object.freeze(out) as Config;
 }
 
-function defaultDataDir(env: Record<string, string | undefined>): string {
+/** The per-user data directory, used when `TRAWL_DATA_DIR` is unset. */
+export function defaultDataDir(env: Record<string, string | undefined> = process.env): string {
   // env-paths reads XDG_DATA_HOME / LOCALAPPDATA from process.env; honour an injected env the same way.
   if (process.platform === 'linux' && env.XDG_DATA_HOME) return path.join(env.XDG_DATA_HOME, 'trawl');
   return envPaths('trawl', { suffix: '' }).data;

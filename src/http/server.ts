@@ -15,6 +15,7 @@ import { withoutContent } from '../lib/logger.js';
 import { resolveTools } from '../mcp/selection.js';
 import { releaseRequests } from './rate-limit.js';
 import { VERSION } from '../version.js';
+import { storeIdentity } from '../core/status/store-identity.js';
 import { errorBodyFor, errorResponse } from './errors.js';
 import type { HttpEnv } from './env.js';
 import { mountMcp } from './mcp.route.js';
@@ -61,7 +62,9 @@ export function createHttpApp(app: Door, operations: readonly Operation[] = OPER
   });
   hono.use(releaseRequests);
 
-  hono.get('/health', (c) => c.json({ status: 'ok', version: VERSION }));
+  // `store` names the data directory or database served (a hash), for `trawl doctor` run beside it
+  const health = { status: 'ok', version: VERSION, store: storeIdentity(app.config) };
+  hono.get('/health', (c) => c.json(health));
   hono.get('/openapi.json', (c) => {
     openApi ??= JSON.stringify(buildOpenApi(operations, VERSION));
     return c.body(openApi, 200, { 'content-type': 'application/json' });

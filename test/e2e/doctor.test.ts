@@ -21,6 +21,7 @@ import { startExternalIssuer } from '../helpers/external-issuer.js';
 import { startModelServer, type ModelServer } from '../helpers/model-server.js';
 import { freshPgStore, pgReachable, TEST_DATABASE_URL } from '../helpers/postgres.js';
 import { PG_MIGRATIONS } from '../../src/store/migrations/index.js';
+import { VERSION } from '../../src/version.js';
 
 const SECRETS = {
   model: 'sk-model-secret-1234',
@@ -267,7 +268,7 @@ describe('trawl doctor', () => {
     await app.services.keys.revoke((await app.services.keys.create('old', {}, null)).id, null);
     fs.writeFileSync(path.join(dir, FIRST_KEY_FILE), `${key}\n`, { mode: 0o600 }); // as trawl serve writes it
     await app.close();
-    const server = await startTestServer();
+    const server = await startTestServer({ dataDir: dir });
     try {
       const run = await trawl(['doctor', '--json', '--data-dir', dir, '--port', String(server.server.port)], scratch());
       expect(run.code, run.stderr).toBe(0);
@@ -279,11 +280,48 @@ describe('trawl doctor', () => {
       ]);
       expect(report.dataDir.database).toBe(true);
       expect(report.dataDir.bytes).toBeGreaterThan(0);
-      expect(report.keys).toEqual({ active: 1, revoked: 1, admins: [], firstKeyFile: path.join(dir, 'first-api-key') });
+      // the test server made its own admin key `test` in the same directory
+      expect(report.keys).toMatchObject({ active: 2, revoked: 1, firstKeyFile: path.join(dir, 'first-api-key') });
+      expect(report.keys.admins.map((a) => a.name)).toEqual(['test']);
       expect(report.listener).toMatchObject({ state: 'ok' });
       expect(report.listener.detail).toMatch(/a Trawl \S+ answers/);
       expect(run.stdout).not.toContain(key);
       expect(report.nextSteps.map((s) => s.message).join('\n')).not.toMatch(/index is empty|No API key/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('says when the listener serves another data directory, and names the default one when it is that', async () => {
+    const home = scratch();
+    const defaultDir = path.join(home, '.local', 'share', 'trawl'); // env-paths' data directory on Linux
+    const elsewhere = scratch();
+    const server = await startTestServer({ dataDir: defaultDir });
+    try {
+      const port = String(server.server.port);
+      const run = await trawl(['doctor', '--json', '--data-dir', elsewhere, '--port', port], home);
+      expect(run.code, run.stderr).toBe(0); // a note, not a broken part
+      const report = JSON.parse(run.stdout) as StatusReport;
+      expect(report.listener).toMatchObject({ state: 'unverified', otherStore: true });
+      expect(report.listener.detail).toBe(
+        `a Trawl ${VERSION} answers, but it serves the default data directory ${defaultDir}, not the data directory ${elsewhere}`,
+      );
+      const step = report.nextSteps.find((s) => s.message.includes(report.listener.url!));
+      expect(step?.fix).toMatch(/--data-dir/);
+      // the same directory as the server's: the listener is simply ok
+      const same = JSON.parse((await trawl(['doctor', '--json', '--port', port], home)).stdout) as StatusReport;
+      expect(same.listener).toMatchObject({ state: 'ok' });
+      expect(same.listener.otherStore).toBeUndefined();
+      // a directory that is neither: not named, but said
+      const other = await startTestServer({ dataDir: scratch() });
+      try {
+        const run2 = await trawl(['doctor', '--json', '--data-dir', elsewhere, '--port', String(other.server.port)], home); // prettier-ignore
+        const text = (JSON.parse(run2.stdout) as StatusReport).listener.detail;
+        expect(text).toMatch(/serves another data directory or database, not the data directory /);
+        expect(text).not.toContain(other.dataDir);
+      } finally {
+        await other.close();
+      }
     } finally {
       await server.close();
     }
@@ -343,10 +381,14 @@ describe('GET /status', () => {
     expect(((await refused.json()) as { tag: string }).tag).toBe('INSUFFICIENT_SCOPE');
   });
 
-  it('leaves /health cheap: no key, no checks, the same two fields', async () => {
+  it('leaves /health cheap: no key, no checks, its version and which store it serves (a hash, not the path)', async () => {
     const before = standIn.seen.length;
     const res = await fetch(`${t.url}/health`);
-    expect(await res.json()).toEqual({ status: 'ok', version: expect.any(String) });
+    expect(await res.json()).toEqual({
+      status: 'ok',
+      version: expect.any(String),
+      store: expect.stringMatching(/^[0-9a-f]{12}$/),
+    });
     expect(standIn.seen.length).toBe(before);
   });
 });

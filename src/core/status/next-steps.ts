@@ -225,6 +225,13 @@ function accessSteps(f: Facts): NextStep[] {
     steps.push(
       note(`Nothing answers at ${f.listener.url}.`, 'trawl serve (or trawl mcp, run by an MCP client over stdio).'),
     );
+  } else if (f.listener.otherStore) {
+    steps.push(
+      note(
+        `At ${f.listener.url}, ${f.listener.detail}: what this report says of the index and keys is not that server's.`,
+        'trawl doctor with the --data-dir (or TRAWL_DATABASE_URL) the server was started with; its "listening on" log line names its data directory.',
+      ),
+    );
   } else if (f.listener.state === 'unverified') {
     steps.push(note(`At ${f.listener.url}, ${f.listener.detail}.`, '--port N (TRAWL_PORT).'));
   }

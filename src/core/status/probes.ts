@@ -166,19 +166,44 @@ export function reachableHost(host: string): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }
 
-/** The listener of `trawl serve`: whether a Trawl answers `GET /health` on its host and port. */
+/** The store the doctor reads, to compare with the one the listener serves (./store-identity.ts). */
+export interface ListenerStores {
+  /** The identity of the store this report reads. */
+  mine: string;
+  /** Where that is, in words (the data directory, or the database). */
+  mineShown: string;
+  /** Other stores to name when the listener serves one of them (the default data directory). */
+  known?: { id: string; shown: string }[];
+}
+
+/**
+ * The listener of `trawl serve`: whether a Trawl answers `GET /health` on its host and port, and whether
+ * it serves the store this report reads (`otherStore` when not).
+ */
 export async function probeListener(
   host: string,
   port: number,
   deps: ProbeDeps,
-): Promise<Check & { host: string; port: number }> {
+  stores?: ListenerStores,
+): Promise<Check & { host: string; port: number; otherStore?: boolean }> {
   const url = `http://${reachableHost(host)}:${port}`;
   const base = { name: 'listener', configured: true, host, port, url };
   if (port === 0) return { ...base, state: 'skipped', detail: 'port 0: trawl serve picks a free port at each start' };
   const answer = await get(deps, `${url}/health`);
-  const health = answer.ok ? (answer.body as { status?: unknown; version?: unknown } | null) : null;
+  const health = answer.ok ? (answer.body as { status?: unknown; version?: unknown; store?: unknown } | null) : null;
   if (health?.status === 'ok') {
     const version = typeof health.version === 'string' ? ` ${health.version}` : '';
+    const served = typeof health.store === 'string' ? health.store : undefined;
+    if (stores && served && served !== stores.mine) {
+      const named = stores.known?.find((k) => k.id === served);
+      return {
+        ...base,
+        ms: answer.ms,
+        state: 'unverified',
+        otherStore: true,
+        detail: `a Trawl${version} answers, but it serves ${named ? named.shown : 'another data directory or database'}, not ${stores.mineShown}`,
+      };
+    }
     return { ...base, ms: answer.ms, state: 'ok', detail: `a Trawl${version} answers` };
   }
   if (!answer.ok && answer.status === null)

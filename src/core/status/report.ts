@@ -97,7 +97,8 @@ export interface StatusReport {
     /** Trawl's code model: loaded or ready (ok), missing (/context ranks by words), or off. */
     codeModel: Check;
   };
-  listener: Check & { host: string; port: number };
+  /** `otherStore`: a Trawl answers there, but it serves another data directory or database than this report reads. */
+  listener: Check & { host: string; port: number; otherStore?: boolean };
   /**
    * How people sign in besides API keys: `server` (Trawl's own authorization server, TRAWL_OAUTH),
    * `issuer` (an external one, TRAWL_AUTH_ISSUER), `oidc` (the organisation's, TRAWL_OIDC_ISSUER).

@@ -14,8 +14,18 @@ import { codeModelCheck } from './code-model-check.js';
 import { dataDirStatus } from './data-dir.js';
 import { nextSteps } from './next-steps.js';
 import { oauthChecks, type OAuthSettings } from './oauth-check.js';
-import { braveCheck, off, probeListener, probeModels, probeSearxng, probeUpstream, type ProbeDeps } from './probes.js';
-import { urlSecrets } from './redact.js';
+import {
+  braveCheck,
+  off,
+  probeListener,
+  type ListenerStores,
+  probeModels,
+  probeSearxng,
+  probeUpstream,
+  type ProbeDeps,
+} from './probes.js';
+import { publicUrl, urlSecrets } from './redact.js';
+import { storeIdentity } from './store-identity.js';
 import type { Check, StatusReport } from './report.js';
 
 export type { StatusReport } from './report.js';
@@ -41,6 +51,9 @@ export interface StatusSettings extends OAuthSettings {
   x402FacilitatorApiKey?: string;
   /** The shared store's URL: only its password is read, to keep it out of the report. */
   databaseUrl?: string;
+  databaseSchema?: string;
+  /** The per-user data directory, named when the listener serves it and this report reads another. */
+  defaultDataDir?: string;
   /** `TRAWL_CODE_MODEL`: a model file, `off`, or unset for the shipped one. */
   codeModel?: string;
 }
@@ -186,7 +199,12 @@ export function createStatusService(deps: StatusDeps): StatusService {
       const probe: ProbeDeps = { getJson: deps.getJson, timeoutMs: s.providerTimeoutMs, secrets, signal };
       const [providers, listener, signIn] = await Promise.all([
         providerChecks(s, probe, deps.codeModel?.()),
-        probeListener(s.host, s.port, { ...probe, timeoutMs: Math.min(LISTENER_TIMEOUT_MS, s.providerTimeoutMs) }),
+        probeListener(
+          s.host,
+          s.port,
+          { ...probe, timeoutMs: Math.min(LISTENER_TIMEOUT_MS, s.providerTimeoutMs) },
+          listenerStores(s),
+        ),
         oauthChecks(s, probe),
       ]);
       const [{ counts, problem }, store] = await Promise.all([
@@ -220,4 +238,16 @@ export function createStatusService(deps: StatusDeps): StatusService {
       };
     },
   };
+}
+
+/** The store this report reads, and the default data directory, to compare with the listener's. */
+function listenerStores(s: StatusSettings): ListenerStores {
+  const mine = s.databaseUrl
+    ? `the database ${publicUrl(s.databaseUrl)} (schema ${s.databaseSchema ?? 'public'})`
+    : `the data directory ${s.dataDir}`;
+  const known =
+    s.defaultDataDir && !s.databaseUrl && s.defaultDataDir !== s.dataDir
+      ? [{ id: storeIdentity({ dataDir: s.defaultDataDir }), shown: `the default data directory ${s.defaultDataDir}` }]
+      : [];
+  return { mine: storeIdentity(s), mineShown: mine, known };
 }
