@@ -42,7 +42,7 @@ export async function runServe(config: Config): Promise<void> {
   if (config.workers > 1 && cluster.isPrimary) return supervise(config);
   const app = await openDoor(config);
   if (cluster.isPrimary) await ensureFirstKey(app);
-  const server = await startHttpServer(app);
+  const server = await listenOrExplain(app, config);
   // the index workers run in one process of the machine (the primary, or the first worker)
   if (cluster.isPrimary || cluster.worker?.id === 1) app.workers.startIndexing();
   // every worker runs the job engines: a slot, a run and a delivery are claimed by exactly one process
@@ -62,6 +62,29 @@ export async function runServe(config: Config): Promise<void> {
   process.once('SIGTERM', () => void stop('SIGTERM'));
 }
 
+/** A worker's exit code when its port is taken (Linux's errno of EADDRINUSE), so the primary stops. */
+const EXIT_PORT_TAKEN = 98;
+
+/** What to do when the port is taken: the cause, and the settings that pick another. */
+function portTakenMessage(config: Config): string {
+  return (
+    `port ${config.port} on ${config.host} is taken by another program (another trawl serve? trawl doctor says what ` +
+    `answers there): stop it, or listen elsewhere with --port N (TRAWL_PORT), or --port 0 for any free port.`
+  );
+}
+
+/** Starts the HTTP door; a taken port closes the app and ends the process with a hint of `--port`. */
+async function listenOrExplain(app: Door, config: Config) {
+  try {
+    return await startHttpServer(app);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    await app.close();
+    if (cluster.isWorker) process.exit(EXIT_PORT_TAKEN);
+    throw new Error(portTakenMessage(config));
+  }
+}
+
 /**
  * The primary of `--workers N`: migrates the database and makes the first key once, forks the workers
  * (which share the port), replaces a worker that dies, and stops them all on SIGINT/SIGTERM.
@@ -75,6 +98,14 @@ async function supervise(config: Config): Promise<void> {
   for (let i = 0; i < config.workers; i++) cluster.fork();
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
+    if (code === EXIT_PORT_TAKEN) {
+      // every worker would meet the same taken port: stop rather than fork workers that die at once
+      stopping = true;
+      process.stderr.write(`trawl: ${portTakenMessage(config)}\n`);
+      for (const other of Object.values(cluster.workers ?? {})) other?.process.kill('SIGTERM');
+      process.exitCode = 1;
+      return;
+    }
     logger.error({ worker: worker.id, code, signal }, 'a worker died; starting another');
     cluster.fork();
   });

@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SETTING_FLAGS } from '../../src/config/flags.js';
@@ -186,5 +187,24 @@ describe('settings as flags', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/Invalid flag --fetch-max-bytes="12"/);
     expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it('trawl serve on a taken port ends at once with a hint of --port, with --workers too (no worker forked again and again)', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((done) => taken.listen(0, '127.0.0.1', done));
+    const port = String((taken.address() as AddressInfo).port);
+    try {
+      for (const extra of [[], ['--workers', '2']]) {
+        const { dir, cleanup } = tempDir();
+        cleanups.push(cleanup);
+        const run = await trawl(['serve', '--port', port, '--data-dir', dir, ...extra], { HOME: dir });
+        expect(run.code, run.stderr).toBe(1);
+        expect(run.stderr).toContain(`trawl: port ${port} on 127.0.0.1 is taken by another program`);
+        expect(run.stderr).toContain('--port N (TRAWL_PORT), or --port 0 for any free port');
+        expect(run.stderr.match(/is taken/g)).toHaveLength(1);
+      }
+    } finally {
+      taken.close();
+    }
   });
 });
