@@ -45,7 +45,7 @@ function summary(r: IndexReport): string {
 
 /** Indexes each target; a failing target (a clone without network) is reported and the others go on. */
 export async function indexCode(config: Config, targets: string[], flags: IndexFlags): Promise<void> {
-  const app = await openDoor(config, { logger: createLogger(config.logLevel), follow: false });
+  const app = await openDoor(config, { follow: false }); // the logger of the settings (level, format)
   const reports: IndexReport[] = [];
   let failed = 0;
   try {

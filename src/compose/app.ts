@@ -21,7 +21,7 @@ import { createOpenAiEmbedder, type Embedder } from '../providers/embeddings.js'
 import { createOpenAiChatModel } from '../providers/model/openai-chat.js';
 import type { ChatModel } from '../providers/model/types.js';
 import { createWebSearchProviders, type GetJson, type WebSearchProvider } from '../providers/search/index.js';
-import { createLogger, type Logger } from '../lib/logger.js';
+import { createLogger, logFormatOf, type Logger } from '../lib/logger.js';
 import { createSecretBox, loadOperatorKey, parsePreviousKey } from '../core/monitors/secret-box.js';
 import { resealAll } from '../core/migrate/reseal.js';
 import { createOAuthService } from '../core/oauth/oauth.service.js';
@@ -248,6 +248,12 @@ function checkSharedSecret(config: Config): void {
   );
 }
 
+/** The process's logger for `config`: its level, and JSON or readable lines (`TRAWL_LOG_FORMAT`; colours on a terminal unless NO_COLOR). */
+export function loggerOf(config: Pick<Config, 'logLevel' | 'logFormat'>): Logger {
+  const format = logFormatOf(config.logFormat);
+  return createLogger(config.logLevel, 2, format, process.stderr.isTTY === true && !process.env.NO_COLOR);
+}
+
 /**
  * The app of `config` over stores already open: `options.shared` (from `openApp`) or the data
  * directory's SQLite. Synchronous, for tests and tools that build apps directly on SQLite.
@@ -260,7 +266,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
   checkOidc(config);
   const prices = pricesOf(config);
   configureCallerSchemas(config);
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const logger = options.logger ?? loggerOf(config);
   const clock = options.clock ?? systemClock;
   const db = openDatabase(config.dataDir);
   const { shared } = options;

@@ -13,6 +13,7 @@ const FLAGS: Record<string, string> = {
   leaseMs: '--lease-ms <ms>',
   pollMs: '--poll-ms <ms>',
   logLevel: '--log-level <level>',
+  logFormat: '--log-format <auto|json|pretty>',
   maxBodyBytes: '--max-body-bytes <n>',
   importMaxBytes: '--import-max-bytes <n>',
   maxSchemaBytes: '--max-schema-bytes <n>',
@@ -107,7 +108,9 @@ const HELP: Record<string, string> = {
   pollMs:
     'How often a process looks for work other processes left or gave up (due monitors, queued agent runs, webhook retries) and, with PostgreSQL, for documents another replica wrote whose notification it missed (env TRAWL_POLL_MS; default 5000)',
   logLevel:
-    'Log level of the JSON logs on stderr: fatal, error, warn, info, debug, trace, silent (env TRAWL_LOG_LEVEL; default info)',
+    'Log level of the logs on stderr: fatal, error, warn, info, debug, trace, silent (env TRAWL_LOG_LEVEL; default info)',
+  logFormat:
+    'How log lines on stderr are written: json (one JSON object per line, for collectors), pretty (short 12:04:05 INFO  message key=value lines; colours unless NO_COLOR), or auto: pretty when stderr is a terminal, JSON when not (env TRAWL_LOG_FORMAT; default auto)',
   maxBodyBytes:
     'Largest request body the REST and MCP HTTP doors accept, in bytes (413 above it) (env TRAWL_MAX_BODY_BYTES; default 4194304 (4 MiB))',
   importMaxBytes:

@@ -99,6 +99,7 @@ const PLACEHOLDERS: Record<string, string> = {
   databaseSchema: '<name>',
   databasePoolSize: '<n>',
   logLevel: '<level>',
+  logFormat: '<auto|json|pretty>',
   userAgent: '<ua>',
   browser: '<path>',
   codeModel: '<path|off>',

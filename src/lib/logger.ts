@@ -5,6 +5,7 @@
 import { pino, stdSerializers, type Bindings, type ChildLoggerOptions, type Logger, type LevelWithSilent } from 'pino';
 import { contentFreeArgs, contentFreeFields } from './content-free.js';
 import { redactText } from './redact.js';
+import { prettyStream } from './pretty-log.js';
 
 export type { Logger };
 
@@ -79,9 +80,32 @@ function redactMessages(this: Logger, args: unknown[], method: (...a: unknown[])
   );
 }
 
-/** A logger writing JSON lines to stderr (fd 2) at `level`. */
-export function createLogger(level: LevelWithSilent, destination: number | NodeJS.WritableStream = 2): Logger {
-  const stream = typeof destination === 'number' ? pino.destination({ fd: destination, sync: false }) : destination;
+/** How log lines are written: JSON lines, or short readable lines for a person at a terminal. */
+export type LogFormat = 'json' | 'pretty';
+/** `TRAWL_LOG_FORMAT`: `auto` is readable lines when stderr is a terminal, JSON when not. */
+export type LogFormatSetting = LogFormat | 'auto';
+
+/** The format `setting` gives on this process's stderr. */
+export function logFormatOf(setting: LogFormatSetting, stderr: { isTTY?: boolean } = process.stderr): LogFormat {
+  if (setting !== 'auto') return setting;
+  return stderr.isTTY ? 'pretty' : 'json';
+}
+
+const jsonLines = (destination: number | NodeJS.WritableStream) =>
+  typeof destination === 'number' ? pino.destination({ fd: destination, sync: false }) : destination;
+
+/** A logger writing to stderr (fd 2) at `level`: JSON lines, or readable ones (`pretty`, for a terminal). */
+export function createLogger(
+  level: LevelWithSilent,
+  destination: number | NodeJS.WritableStream = 2,
+  format: LogFormat = 'json',
+  /** Colour the levels of readable lines (a terminal, and no NO_COLOR). */
+  color = false,
+): Logger {
+  const stream =
+    format === 'pretty'
+      ? prettyStream(typeof destination === 'number' ? process.stderr : destination, color)
+      : jsonLines(destination);
   return pino(
     {
       name: 'trawl',

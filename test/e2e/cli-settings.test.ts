@@ -3,7 +3,7 @@
  * exactly its settings' flags, every `trawl <command> --flag` the docs show is accepted, and
  * `trawl crawl --allow-private-network true` reads a loopback site as the variable does.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -207,4 +207,35 @@ describe('settings as flags', () => {
       taken.close();
     }
   });
+
+  it.skipIf(!fs.existsSync('/usr/bin/script'))(
+    'trawl serve logs short readable lines on a terminal and JSON lines when stderr is not one',
+    async () => {
+      const { dir, cleanup } = tempDir();
+      cleanups.push(cleanup);
+      const serve = `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} serve --port 0 --data-dir ${JSON.stringify(dir)}`;
+      // util-linux `script` gives the command a terminal; its output is what the terminal showed
+      const onTerminal = await untilListening(spawn('script', ['-qec', serve, '/dev/null'], { env: { PATH: process.env.PATH ?? '', HOME: dir } }), 'stdout'); // prettier-ignore
+      const notice = onTerminal.split(/\r?\n/).find((l) => l.includes('No API key existed'));
+      expect(notice).toMatch(/^\d\d:\d\d:\d\d (\u001b\[\d+m)?WARN/); // eslint-disable-line no-control-regex
+      expect(onTerminal).not.toContain('{"level"');
+      const piped = await untilListening(spawn(process.execPath, [CLI, 'serve', '--port', '0', '--data-dir', dir], { env: { PATH: process.env.PATH ?? '', HOME: dir } }), 'stderr'); // prettier-ignore
+      const listening = piped.split('\n').find((l) => l.includes('listening on'));
+      expect(JSON.parse(listening!)).toMatchObject({ level: 30, msg: expect.stringMatching(/^listening on http/) });
+    },
+  );
 });
+
+/** What a `trawl serve` child wrote on `stream` until it logged that it listens; then it is stopped. */
+function untilListening(child: ChildProcess, stream: 'stdout' | 'stderr'): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    child[stream]!.on('data', (c: Buffer) => {
+      text += c.toString();
+      if (text.includes('listening on')) child.kill('SIGTERM');
+    });
+    child.on('close', () =>
+      text.includes('listening on') ? resolve(text) : reject(new Error(`no listening line: ${text}`)),
+    );
+  });
+}

@@ -68,7 +68,14 @@ export const SERVER_SETTINGS = {
     flag: '--log-level',
     schema: z.enum(LOG_LEVELS),
     default: 'info',
-    doc: 'Log level of the JSON logs on stderr: `fatal`, `error`, `warn`, `info`, `debug`, `trace`, `silent`.',
+    doc: 'Log level of the logs on stderr: `fatal`, `error`, `warn`, `info`, `debug`, `trace`, `silent`.',
+  },
+  logFormat: {
+    env: 'TRAWL_LOG_FORMAT',
+    flag: '--log-format',
+    schema: z.enum(['auto', 'json', 'pretty']),
+    default: 'auto',
+    doc: 'How log lines on stderr are written: `json` (one JSON object per line, for collectors), `pretty` (short `12:04:05 INFO  message key=value` lines; colours unless `NO_COLOR`), or `auto`: pretty when stderr is a terminal, JSON when not.',
   },
   maxBodyBytes: {
     env: 'TRAWL_MAX_BODY_BYTES',
