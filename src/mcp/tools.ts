@@ -16,6 +16,7 @@ import { safeHost } from '../lib/safe-text.js';
 import type { Answer } from '../ops/reply.js';
 import { notesOf } from '../ops/reply-notes.js';
 import { parseOrThrow } from '../ops/validation.js';
+import { coerceSpelledArgs } from './coerce-args.js';
 import { AgentRunDoorInput, agentRunTool } from './agent-tool.js';
 import { AnswerCursor, MaxTokens } from './reply/args.js';
 import { isAnswerCursor, type CallKey } from './reply/pager.js';
@@ -84,7 +85,9 @@ async function callOp(
   try {
     // the key's scope first, before its arguments are read (money comes after, in invoke)
     if (ctx.caller && op.capability) requireScope(ctx.caller.scopes, op.capability, ctx.caller.keyId);
-    const { maxTokens, cursor, ...input } = parseOrThrow(doorInput(op), args, 'body') as Record<string, unknown>;
+    const schema = doorInput(op);
+    const parsed = parseOrThrow(schema, coerceSpelledArgs(schema, args), 'body') as Record<string, unknown>;
+    const { maxTokens, cursor, ...input } = parsed;
     const budget = (maxTokens as number | undefined) ?? deps.app.config.mcpMaxTokens;
     const { cursor: _c, maxTokens: _m, ...same } = key;
     const call: CallKey = { tool, owner: deps.owner, args: same, memoryOnly: deps.memoryOnly };

@@ -113,4 +113,27 @@ describe('get_code_context tool', () => {
     const { response: _response, sources: _sources, requestId: _id, searchTime: _time, ...fields } = rest;
     expect(recordOf(res)).toEqual({ ...fields, requestId: expect.stringMatching(/^[0-9a-f]{32}$/), searchTime: expect.any(Number) }); // prettier-ignore
   });
+
+  it("reads numbers sent as strings (as MCP Inspector's CLI sends them) as the numbers they spell; REST keeps the spec's types", async () => {
+    const client = await connectMcp(t.app);
+    try {
+      const asText = (await client.callTool({ name: 'get_code_context', arguments: { query: 'pooled connection request', tokensNum: '300' } })) as ToolResult; // prettier-ignore
+      const asNumber = (await client.callTool({ name: 'get_code_context', arguments: { query: 'pooled connection request', tokensNum: 300 } })) as ToolResult; // prettier-ignore
+      expect(asText.isError).toBeFalsy();
+      expect(fenced(textOf(asText))).toEqual(fenced(textOf(asNumber)));
+      expect(recordOf(asText).outputTokens as number).toBeLessThanOrEqual(300);
+      // "dynamic" stays the word; a number out of range, or a word, is still refused naming the field
+      expect(((await client.callTool({ name: 'get_code_context', arguments: { query: 'x', tokensNum: 'dynamic' } })) as ToolResult).isError).toBeFalsy(); // prettier-ignore
+      for (const tokensNum of ['49', '3e5', 'auto', ' 300', '0x12c']) {
+        const refused = (await client.callTool({ name: 'get_code_context', arguments: { query: 'x', tokensNum } })) as ToolResult; // prettier-ignore
+        expect(refused.isError, tokensNum).toBe(true);
+        expect(textOf(refused)).toMatch(/tokensNum/);
+      }
+    } finally {
+      await client.close();
+    }
+    const rest = await context({ query: 'x', tokensNum: '300' });
+    expect(rest.status).toBe(400);
+    expect(String(rest.body.error)).toMatch(/tokensNum/);
+  });
 });
