@@ -78,6 +78,29 @@ async function check(name, fn) {
   }
 }
 
+/** How far the README's and docs/install.md's tarball figures may be from the tarball made here. */
+const DOCUMENTED_SIZE_TOLERANCE = 0.15;
+
+/**
+ * The tarball's name, size and file count as README.md (`trawl-X.tgz, N MB (N files)`) and docs/install.md
+ * (its first table row) state them: the version exact, the size and count within the tolerance.
+ */
+function checkDocumentedSize(name, bytes, files) {
+  const documents = {
+    'README.md': /(trawl-[\w.-]+\.tgz), ([\d.]+) MB \(([\d,]+) files\)/,
+    'docs/install.md': /`(trawl-[\w.-]+\.tgz)`:[^|]*\| ([\d.]+) MB, ([\d,]+) files/,
+  };
+  for (const [file, pattern] of Object.entries(documents)) {
+    const found = fs.readFileSync(path.join(ROOT, file), 'utf8').match(pattern);
+    assert(found, `${file} states no tarball size`);
+    const [, docName, docMb, docFiles] = found;
+    const near = (stated, actual) => Math.abs(stated - actual) <= DOCUMENTED_SIZE_TOLERANCE * actual;
+    assert(docName === name, `${file} names ${docName}; npm pack made ${name}`);
+    assert(near(Number(docMb) * 1e6, bytes), `${file} says ${docMb} MB; the tarball is ${mb(bytes)}`);
+    assert(near(Number(docFiles.replace(/,/g, '')), files), `${file} says ${docFiles} files; the tarball holds ${files}`); // prettier-ignore
+  }
+}
+
 function assert(condition, message) {
   if (!condition) throw new Error(message);
 }
@@ -116,6 +139,7 @@ try {
       /^package\/(src|test|scripts|bench|\.ci)\/|\.map$|tsconfig|meta\.json$/.test(f),
     );
     assert(unwanted.length === 0, `the tarball holds ${unwanted.slice(0, 5).join(', ')}`);
+    checkDocumentedSize(path.basename(tarball), fs.statSync(tarball).size, listing.length);
     return `${listing.length} files in ${seconds(Date.now() - t0)}`;
   });
 

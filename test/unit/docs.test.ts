@@ -183,6 +183,31 @@ describe('README', () => {
     expect(lines[1]).toMatch(/^npm ci && npm test\b/);
   });
 
+  it('says on its first screen what Trawl is, the two commands, and where to go next', () => {
+    const firstScreen = readme.split('\n## ')[0]!;
+    expect(firstScreen).toMatch(/^# Trawl\n\nTrawl is a search and web-contents service for coding agents/);
+    expect(firstScreen).toMatch(/\*\*Where next\*\*/);
+    for (const doc of ['docs/getting-started.md', 'docs/install.md', 'docs/api.md', 'docs/operations.md'])
+      expect(firstScreen).toContain(`](${doc})`);
+    expect(firstScreen).toMatch(/PostgreSQL store against the server at\s+`127\.0\.0\.1:5432`/);
+    expect(readme).not.toMatch(/in\s+progress/);
+  });
+
+  it('states the search quality docs/search.md measured (the auto row of its SciFact table, to 3 places)', () => {
+    const auto = /^\| `auto`\s*\|\s*([\d.]+)\s*\|/m.exec(read('docs/search.md'));
+    expect(auto, 'docs/search.md has the SciFact table').not.toBeNull();
+    const stated = /nDCG@10 ([\d.]+) on BEIR SciFact/.exec(readme);
+    expect(stated?.[1]).toBe(Number(auto![1]).toFixed(3));
+  });
+
+  it('asks /contents for text in every curl example, since it returns only what a request asks for', () => {
+    for (const file of ['README.md', 'docs/getting-started.md']) {
+      const examples = [...read(file).matchAll(/\/contents [^\n]*\\\n\s*-d '([^']*)'/g)].map((m) => m[1]!);
+      expect(examples.length, file).toBeGreaterThan(0);
+      for (const body of examples) expect(body, `${file}: ${body}`).toMatch(/"(text|highlights|summary)"/);
+    }
+  });
+
   it('counts and names the default MCP tools and the opt-in ones as the catalog has them', () => {
     const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
     const m = /serves (\w+) tools, ((?:`\w+`(?:, | and )?)+)/.exec(readme);
