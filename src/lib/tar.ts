@@ -113,7 +113,8 @@ export async function listTar(input: FileHandle, length: number): Promise<TarEnt
   const h = Buffer.alloc(BLOCK);
   for (let at = 0; ;) {
     if (at + BLOCK > length) throw new Error('tar: the archive is truncated (no end marker)');
-    await input.read(h, 0, BLOCK, at);
+    const { bytesRead } = await input.read(h, 0, BLOCK, at);
+    if (bytesRead !== BLOCK) throw new Error('tar: the archive is truncated (no end marker)');
     if (h.every((b) => b === 0)) return entries;
     if (!checksumOk(h)) throw new Error(`tar: the header at byte ${at} is damaged (checksum mismatch)`);
     const type = String.fromCharCode(h[156]!);
