@@ -166,12 +166,12 @@ module.exports = {
       comment:
         'A door is built on a Door (src/compose/door.ts; the CLI opens one with src/compose/open.ts): the ' +
         "operations and the few services it answers with itself, never the app, its services' record or its " +
-        'lifecycle. The CLI also runs two tools of the composition root that need no app: migrate and the offline doctor.',
+        'lifecycle. The CLI also runs tools of the composition root that need no app: migrate, backup and restore, and the offline doctor.',
       severity: 'error',
       from: { path: [pathOf.http, pathOf.mcp, pathOf.cli] },
       to: {
         path: ['^src/compose/', '^src/core/ports\\.ts$'],
-        pathNot: '^src/compose/(door|open|migrate|offline-report)\\.ts$',
+        pathNot: '^src/compose/(door|open|migrate|backup|offline-report)\\.ts$',
       },
     },
     {

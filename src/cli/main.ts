@@ -10,6 +10,7 @@ import type { IndexFlags } from './index.command.js';
 import type { ImportFlags } from './import.command.js';
 import type { KeyFlags } from './keys.command.js';
 import type { MigrateFlags } from './migrate.command.js';
+import type { BackupFlags, RestoreFlags } from './backup.command.js';
 import type { ConfigFlags } from '../config/config.js';
 import type { Config } from '../config/settings.js';
 import { SETTING_FLAGS } from '../config/flags.js';
@@ -78,6 +79,7 @@ const load = {
   index: () => import('./index.command.js'),
   doctor: () => import('./doctor.command.js'),
   secrets: () => import('./secrets.command.js'),
+  backup: () => import('./backup.command.js'),
 };
 
 function fail(err: unknown): never {
@@ -298,6 +300,32 @@ program
     const { runMigrate } = await import('./migrate.command.js');
     await runMigrate(flags, process.env);
   });
+
+program
+  .command('backup')
+  .description(
+    "Copy the data directory's databases (documents, keys, monitors, search and code indexes) into one file, " +
+      'consistent while a server writes; never secret.key (docs/operations.md#backups-and-restore)',
+  )
+  .requiredOption('--to <file>', 'the backup file to write (a tar holding the databases and a manifest; mode 0600)')
+  .option('--with-cache', 'also copy the page cache (cache.sqlite)')
+  .option('--force', 'replace the file if it exists')
+  .option('--progress <mode>', 'progress lines on stderr for long copies: auto or off')
+  .action(lazy(load.backup, (cmd, config, flags: BackupFlags) => cmd.runBackup(config, flags)));
+
+program
+  .command('restore')
+  .description(
+    "Restore a backup into a data directory: checks checksums, integrity, schema and the webhook secrets' key " +
+      'before replacing anything; refuses while a process uses the directory (docs/operations.md#backups-and-restore)',
+  )
+  .requiredOption('--from <file>', 'the backup file (made by trawl backup)')
+  .option(
+    '--force',
+    'replace the databases of a directory that holds some, or restore although the key opens no webhook secret',
+  ) // prettier-ignore
+  .option('--progress <mode>', 'progress lines on stderr for long copies: auto or off')
+  .action(lazy(load.backup, (cmd, config, flags: RestoreFlags) => cmd.runRestore(config, flags, process.env)));
 
 program
   .command('openapi')

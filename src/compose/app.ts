@@ -36,6 +36,8 @@ import { sqliteStores } from '../store/sqlite/stores.js';
 import type { Stores } from '../store/contracts/stores.js';
 import { redactUrl } from '../lib/redact.js';
 import { createDoorAuth } from './auth.js';
+import { checkReplicaCopy } from './replica-copy.js';
+import { recordCopyEpoch } from '../store/sqlite/replica-copy.js';
 
 /**
  * The app: what its doors use (./door.ts), and, for the composition root and tests, the services' record
@@ -228,7 +230,17 @@ export async function openApp(config: Config, options: AppOptions = {}): Promise
   });
   const shared = createSharedStore(pg);
   try {
-    return createApp(config, { ...options, shared });
+    // a copy built from another incarnation of the store (a pg_restore since) is removed before it is opened
+    const copy = await checkReplicaCopy(pg.pool, config.dataDir);
+    const app = createApp(config, { ...options, shared });
+    recordCopyEpoch(app.db, copy.epoch);
+    if (copy.rebuilt) {
+      app.logger.warn({ dataDir: config.dataDir }, `${copy.rebuilt}: this machine's copy was removed and is built again from the shared store`); // prettier-ignore
+    }
+    if (copy.rebased > 0) {
+      app.logger.warn({ rows: copy.rebased }, "log rows restored from a server ahead of this one were moved to this server's transaction ids"); // prettier-ignore
+    }
+    return app;
   } catch (err) {
     await shared.close();
     throw err;

@@ -16,7 +16,17 @@ export interface SettingRow {
 /** Every command that builds an app (and takes the app's settings). */
 export const APP_COMMANDS = ['serve', 'mcp', 'crawl', 'import', 'index', 'doctor'] as const;
 /** The admin commands, which only open the data directory. */
-export const ADMIN_COMMANDS = ['keys', 'teams', 'credits', 'usage', 'audit', 'monitors', 'secrets'] as const;
+export const ADMIN_COMMANDS = [
+  'keys',
+  'teams',
+  'credits',
+  'usage',
+  'audit',
+  'monitors',
+  'secrets',
+  'backup',
+  'restore',
+] as const;
 
 /** Settings of the HTTP listener: `trawl serve` uses them, `trawl doctor` checks them. */
 const LISTENER_SETTINGS = [

@@ -43,7 +43,7 @@ export async function serve(dataDir: string, args: string[] = [], options: Serve
   child.stdout.resume();
   child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${log}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${log}`)), 60_000); // a loaded machine (2 shared cores) can take 20 s
     const listening = () => {
       const found = /listening on (http:\/\/[\d.:]+)/.exec(log);
       if (!found) return;
