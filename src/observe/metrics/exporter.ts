@@ -27,7 +27,9 @@ export interface MetricsExporter {
 type PromClient = typeof PromClientModule;
 let loading: Promise<PromClient> | undefined;
 /** prom-client, loaded once per process when first needed. */
-export const loadPromClient = (): Promise<PromClient> => (loading ??= import('prom-client'));
+export const loadPromClient = (): Promise<PromClient> =>
+  // a CommonJS module: bundled, its exports are the namespace's default
+  (loading ??= import('prom-client').then((m) => ('Registry' in m ? m : (m as { default: PromClient }).default)));
 
 /** What prom-client's registry reads of a metric: its head and `get()` (its values now). */
 interface Exported {
@@ -76,11 +78,12 @@ function exported(
 }
 
 /**
- * The readings of every source, read at most once per second (prom-client reads each metric on its own;
- * they share one read of the store); a source that fails is logged and reported by `trawl_metrics_source_up`.
+ * The readings of every source: prom-client reads each metric on its own, all at once, so the reads of
+ * one scrape share one read of the sources (the one in flight); a source that fails is logged and
+ * reported by `trawl_metrics_source_up`.
  */
 function readingsOf(sources: readonly GaugeSource[], logger: Logger): () => Promise<Reading[]> {
-  let last: { at: number; readings: Promise<Reading[]> } | undefined;
+  let pending: Promise<Reading[]> | undefined;
   const readAll = async (): Promise<Reading[]> => {
     const parts = await Promise.all(
       sources.map(async (source) => {
@@ -95,11 +98,7 @@ function readingsOf(sources: readonly GaugeSource[], logger: Logger): () => Prom
     );
     return parts.flat();
   };
-  return () => {
-    const now = Date.now();
-    if (!last || now - last.at > 1000) last = { at: now, readings: readAll() };
-    return last.readings;
-  };
+  return () => (pending ??= readAll().finally(() => (pending = undefined)));
 }
 
 /** The registry: process metrics, the port's families and the scrape-time ones. */
