@@ -73,55 +73,62 @@ describe.each(BACKENDS)('GET /metrics on %s', (backend) => {
     }
   });
 
-  it('counts requests, errors, stages, cache lookups, provider calls and spend exactly', async () => {
-    const before = await scrape();
-    let spent = 0;
-    for (let i = 0; i < 3; i++) {
-      const res = await search({ query: QUERY, numResults: 3 });
-      expect(res.status).toBe(200);
-      spent += (res.body as { costDollars: { total: number } }).costDollars.total;
-    }
-    expect((await search({ query: QUERY, numResults: 500 })).status).toBe(400);
-    const url = `${site.url}${PAGE_PATH}?q=${encodeURIComponent(QUERY)}`;
-    const first = await postJson(t.url, '/contents', { urls: [url], text: true }, { 'x-api-key': t.key });
-    expect(first.status).toBe(200);
-    const again = await postJson(t.url, '/contents', { urls: [url], text: true }, { 'x-api-key': t.key });
-    expect((again.body as { statuses: { source: string }[] }).statuses[0]!.source).toBe('cached');
-    for (const r of [first, again]) spent += (r.body as { costDollars: { total: number } }).costDollars.total;
-    const mcp = new Client({ name: 'metrics-test', version: '1.0.0' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { 'x-api-key': t.key } } })); // prettier-ignore
-    const tool = (await mcp.callTool({ name: 'search', arguments: { query: QUERY, numResults: 2 } })) as { structuredContent?: { costDollars?: { total: number } } }; // prettier-ignore
-    spent += tool.structuredContent?.costDollars?.total ?? 0;
-    await mcp.close();
-    const after = await scrape();
+  it(
+    'counts requests, errors, stages, cache lookups, provider calls and spend exactly',
+    { timeout: 90_000 },
+    async () => {
+      const before = await scrape();
+      let spent = 0;
+      for (let i = 0; i < 3; i++) {
+        const res = await search({ query: QUERY, numResults: 3 });
+        expect(res.status).toBe(200);
+        spent += (res.body as { costDollars: { total: number } }).costDollars.total;
+      }
+      expect((await search({ query: QUERY, numResults: 500 })).status).toBe(400);
+      const mcp = new Client({ name: 'metrics-test', version: '1.0.0' });
+      await mcp.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { 'x-api-key': t.key } } })); // prettier-ignore
+      const tool = (await mcp.callTool({ name: 'search', arguments: { query: QUERY, numResults: 2 } })) as { structuredContent?: { costDollars?: { total: number } } }; // prettier-ignore
+      spent += tool.structuredContent?.costDollars?.total ?? 0;
+      await mcp.close();
+      // the page cache and live fetches, on their own: a miss that fetches, then a hit
+      const mid = await scrape();
+      const url = `${site.url}${PAGE_PATH}?q=${encodeURIComponent(QUERY)}`;
+      const first = await postJson(t.url, '/contents', { urls: [url], text: true }, { 'x-api-key': t.key });
+      expect(first.status).toBe(200);
+      const again = await postJson(t.url, '/contents', { urls: [url], text: true }, { 'x-api-key': t.key });
+      expect((again.body as { statuses: { source: string }[] }).statuses[0]!.source).toBe('cached');
+      for (const r of [first, again]) spent += (r.body as { costDollars: { total: number } }).costDollars.total;
+      const after = await scrape();
 
-    const rest = { door: 'rest', operation: 'search' };
-    expect(delta(before, after, 'trawl_requests_total', { ...rest, code: '200' })).toBe(3);
-    expect(delta(before, after, 'trawl_requests_total', { ...rest, code: '400' })).toBe(1);
-    expect(delta(before, after, 'trawl_request_duration_seconds_count', rest)).toBe(4);
-    expect(delta(before, after, 'trawl_requests_total', { door: 'rest', operation: 'contents', code: '200' })).toBe(2); // prettier-ignore
-    expect(delta(before, after, 'trawl_requests_total', { door: 'mcp', operation: 'tool:search', code: '200' })).toBe(1); // prettier-ignore
-    // the scrape before this one is counted in this one
-    expect(delta(before, after, 'trawl_requests_total', { door: 'system', operation: 'metrics', code: '200' })).toBe(1); // prettier-ignore
-    // 3 REST searches and the tool's ran every stage of a local search; SearXNG was asked each time
-    expect(delta(before, after, 'trawl_search_stage_duration_seconds_count', { stage: 'local' })).toBe(4);
-    expect(delta(before, after, 'trawl_search_stage_duration_seconds_count', { stage: 'rank' })).toBe(4);
-    expect(delta(before, after, 'trawl_provider_calls_total', { kind: 'search', provider: 'searxng', outcome: 'ok' })).toBe(4); // prettier-ignore
-    expect(delta(before, after, 'trawl_provider_call_duration_seconds_count', { kind: 'search', provider: 'searxng' })).toBe(4); // prettier-ignore
-    // one live fetch (missed the cache), then a hit
-    expect(delta(before, after, 'trawl_page_cache_requests_total', { result: 'miss' })).toBeGreaterThanOrEqual(1);
-    expect(delta(before, after, 'trawl_page_cache_requests_total', { result: 'hit' })).toBeGreaterThanOrEqual(1);
-    expect(delta(before, after, 'trawl_fetch_stage_duration_seconds_count', { stage: 'fetch' })).toBe(1);
-    expect(delta(before, after, 'trawl_fetch_stage_duration_seconds_count', { stage: 'extract' })).toBe(1);
-    expect(delta(before, after, 'trawl_operation_errors_total')).toBe(0);
-    expect(spent).toBeGreaterThan(0);
-    expect(delta(before, after, 'trawl_spent_dollars_total')).toBeCloseTo(spent, 9);
-    // the fetched page is in this machine's index
-    expect(valueOf(after, 'trawl_index_documents', { index: 'search' })).toBe(t.app.services.searchIndex.count());
-    expect(valueOf(after, 'trawl_index_documents', { index: 'search' })).toBeGreaterThanOrEqual(1);
-  });
+      const rest = { door: 'rest', operation: 'search' };
+      expect(delta(before, after, 'trawl_requests_total', { ...rest, code: '200' })).toBe(3);
+      expect(delta(before, after, 'trawl_requests_total', { ...rest, code: '400' })).toBe(1);
+      expect(delta(before, after, 'trawl_request_duration_seconds_count', rest)).toBe(4);
+      expect(delta(before, after, 'trawl_requests_total', { door: 'rest', operation: 'contents', code: '200' })).toBe(2); // prettier-ignore
+      expect(delta(before, after, 'trawl_requests_total', { door: 'mcp', operation: 'tool:search', code: '200' })).toBe(1); // prettier-ignore
+      // the scrapes before this one are counted in this one
+      expect(delta(before, after, 'trawl_requests_total', { door: 'system', operation: 'metrics', code: '200' })).toBe(2); // prettier-ignore
+      // 3 REST searches and the tool's ran every stage of a local search; SearXNG was asked each time
+      expect(delta(before, after, 'trawl_search_stage_duration_seconds_count', { stage: 'local' })).toBe(4);
+      expect(delta(before, after, 'trawl_search_stage_duration_seconds_count', { stage: 'rank' })).toBe(4);
+      expect(delta(before, after, 'trawl_provider_calls_total', { kind: 'search', provider: 'searxng', outcome: 'ok' })).toBe(4); // prettier-ignore
+      expect(delta(before, after, 'trawl_provider_call_duration_seconds_count', { kind: 'search', provider: 'searxng' })).toBe(4); // prettier-ignore
+      // one live fetch (it missed the cache), then a hit
+      expect(delta(mid, after, 'trawl_page_cache_requests_total', { result: 'miss' })).toBe(1);
+      expect(delta(mid, after, 'trawl_page_cache_requests_total', { result: 'hit' })).toBe(1);
+      expect(delta(before, after, 'trawl_fetch_stage_duration_seconds_count', { stage: 'fetch' })).toBe(1);
+      expect(delta(before, after, 'trawl_fetch_stage_duration_seconds_count', { stage: 'extract' })).toBe(1);
+      expect(delta(before, after, 'trawl_fetch_stage_duration_seconds_count', { stage: 'store' })).toBe(1);
+      expect(delta(before, after, 'trawl_operation_errors_total')).toBe(0);
+      expect(spent).toBeGreaterThan(0);
+      expect(delta(before, after, 'trawl_spent_dollars_total')).toBeCloseTo(spent, 9);
+      // the fetched page is in this machine's index
+      expect(valueOf(after, 'trawl_index_documents', { index: 'search' })).toBe(t.app.services.searchIndex.count());
+      expect(valueOf(after, 'trawl_index_documents', { index: 'search' })).toBeGreaterThanOrEqual(1);
+    },
+  );
 
-  it('reads the queues from the store at scrape time', async () => {
+  it('reads the queues from the store at scrape time', { timeout: 60_000 }, async () => {
     const before = await scrape();
     expect(valueOf(before, 'trawl_metrics_source_up', { source: 'queues' })).toBe(1);
     // a monitor's creation puts its `monitor.created` event in the outbox; no engine runs here to send it
