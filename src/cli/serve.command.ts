@@ -13,6 +13,8 @@ import { startHttpServer } from '../http/server.js';
 import { checkToolsSetting } from '../mcp/selection.js';
 import { restrictFile } from '../lib/private-files.js';
 import { isLoopbackHostname } from '../lib/loopback.js';
+import type { Logger } from '../lib/logger.js';
+import { checkMetricsHost, clusterScrape, startMetricsListener, type MetricsListener } from '../observe/metrics/listener.js'; // prettier-ignore
 
 export const FIRST_KEY_FILE = 'first-api-key';
 
@@ -39,9 +41,13 @@ export async function ensureFirstKey(app: Door): Promise<void> {
 
 export async function runServe(config: Config): Promise<void> {
   checkToolsSetting(config.tools); // fail fast on unknown tool names
+  if (config.metricsListen) checkMetricsHost(config.metricsListen.host, config.metricsPublic);
   if (config.workers > 1 && cluster.isPrimary) return supervise(config);
   const app = await openDoor(config);
   if (cluster.isPrimary) await ensureFirstKey(app);
+  // a worker of --workers N answers the primary's metrics listener; a lone process serves its own
+  if (config.metricsListen && cluster.isWorker) await app.metrics.joinCluster();
+  const metrics = config.metricsListen && cluster.isPrimary ? await listenForMetrics(config, app.metrics.scrape, app.logger) : undefined; // prettier-ignore
   const server = await listenOrExplain(app, config);
   // the index workers run in one process of the machine (the primary, or the first worker)
   if (cluster.isPrimary || cluster.worker?.id === 1) app.workers.startIndexing();
@@ -54,6 +60,7 @@ export async function runServe(config: Config): Promise<void> {
   warnOfResourceUrl(app, config);
   const stop = async (signal: string) => {
     app.logger.info({ signal }, 'shutting down');
+    await metrics?.close();
     await server.close();
     await app.close();
     process.exit(0);
@@ -94,6 +101,8 @@ async function supervise(config: Config): Promise<void> {
   await ensureFirstKey(app);
   const logger = app.logger;
   await app.close();
+  // the workers' metrics, summed, on the metrics listener (each worker joins the aggregation)
+  if (config.metricsListen) await listenForMetrics(config, await clusterScrape(), logger);
   let stopping = false;
   for (let i = 0; i < config.workers; i++) cluster.fork();
   cluster.on('exit', (worker, code, signal) => {
@@ -122,6 +131,17 @@ async function supervise(config: Config): Promise<void> {
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
+}
+
+/** The metrics listener of `TRAWL_METRICS_LISTEN`, serving `scrape`; logs where it is. */
+async function listenForMetrics(
+  config: Config,
+  scrape: () => Promise<{ contentType: string; text: string }>,
+  logger: Logger,
+): Promise<MetricsListener> {
+  const listener = await startMetricsListener({ ...config.metricsListen!, allowPublic: config.metricsPublic }, scrape, logger); // prettier-ignore
+  logger.info({ url: listener.url }, `metrics at ${listener.url}`);
+  return listener;
 }
 
 /**

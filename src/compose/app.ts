@@ -38,6 +38,9 @@ import { redactUrl } from '../lib/redact.js';
 import { createDoorAuth } from './auth.js';
 import { checkReplicaCopy } from './replica-copy.js';
 import { recordCopyEpoch } from '../store/sqlite/replica-copy.js';
+import { metricsSources } from './metrics.js';
+import { observedEmbedder, observedModel, observedSearch } from './observed-providers.js';
+import { createMetricsExporter } from '../observe/metrics/exporter.js';
 
 /**
  * The app: what its doors use (./door.ts), and, for the composition root and tests, the services' record
@@ -97,25 +100,30 @@ function createProviders(
     bodyTimeoutMs: patience,
   });
   const model = config.modelBaseUrl
-    ? createOpenAiChatModel({
-        baseUrl: config.modelBaseUrl,
-        apiKey: config.modelApiKey,
-        model: config.model,
-        post: client.postJson,
-        postStream: client.postStream,
-        timeoutMs: config.modelTimeoutMs,
-        logger,
-      })
+    ? observedModel(
+        createOpenAiChatModel({
+          baseUrl: config.modelBaseUrl,
+          apiKey: config.modelApiKey,
+          model: config.model,
+          post: client.postJson,
+          postStream: client.postStream,
+          timeoutMs: config.modelTimeoutMs,
+          logger,
+        }),
+      )
     : undefined;
   const embedder = config.embeddingsUrl
-    ? createOpenAiEmbedder({
-        baseUrl: config.embeddingsUrl,
-        apiKey: config.embeddingsApiKey,
-        model: config.embeddingsModel,
-        post: client.postJson,
-      })
+    ? observedEmbedder(
+        createOpenAiEmbedder({
+          baseUrl: config.embeddingsUrl,
+          apiKey: config.embeddingsApiKey,
+          model: config.embeddingsModel,
+          post: client.postJson,
+        }),
+      )
     : undefined;
-  const webSearch = createWebSearchProviders(config, { getJson: client.getJson, postJson: client.postJson });
+  // every provider call is counted and timed (trawl_provider_calls_total)
+  const webSearch = createWebSearchProviders(config, { getJson: client.getJson, postJson: client.postJson }).map(observedSearch); // prettier-ignore
   return {
     embedder,
     model,
@@ -332,8 +340,14 @@ export function createApp(config: Config, options: AppOptions = {}): App {
   if (config.oauth === 'on') auth.useOwnIssuer(oauth.issuerAt(() => auth.publicUrl()));
   let closed = false;
   const stops: (() => void | Promise<void>)[] = [];
+  // GET /metrics: prom-client loads on the first scrape; the store-backed gauges are read then
+  const metrics = createMetricsExporter({
+    sources: metricsSources({ db, stores, services, lifecycle, replica: Boolean(shared), now: () => clock.now().getTime() }), // prettier-ignore
+    logger,
+  });
   return {
     config,
+    metrics,
     postJson: providers.postJson,
     logger,
     clock,

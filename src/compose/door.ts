@@ -20,6 +20,7 @@ import type { AnswerSnapshots } from '../core/snapshots/answer-snapshots.js';
 import type { ApiClient } from '../fetch/api-client.js';
 import type { Logger } from '../lib/logger.js';
 import type { OpRunner } from '../ops/invoke.js';
+import type { MetricsExporter } from '../observe/metrics/exporter.js';
 
 /** The two resources a token may be for: `/mcp`, and the REST API (`/`). */
 export type OAuthResource = 'mcp' | 'rest';
@@ -74,6 +75,11 @@ export interface Door {
   consoleSessions: ConsoleSessions;
   /** Trawl's own OAuth authorization server, its store-side half (the HTTP door mounts it under /oauth). */
   oauth: OAuthService;
+  /**
+   * This process's metrics in the Prometheus text format (src/observe/metrics/): `GET /metrics`, or the
+   * metrics listener; a worker of `--workers N` joins the primary's aggregation.
+   */
+  metrics: MetricsExporter;
   /**
    * Runs `stop` first when the app closes, before its engines, fetcher and model clients: for work a
    * door started on the app (MCP tasks), which must end before the clients it uses wait for it.

@@ -6,7 +6,7 @@ import type { Logger } from '../lib/logger.js';
 import type { SearchIndex } from '../core/search/search-index.js';
 import type { AnalysisPool } from '../core/search/analysis-pool.js';
 import type { PdfReader } from '../core/contents/formats/pdf-reader.js';
-import type { Replica } from '../core/replica/replica.js';
+import type { Replica, ReplicaLag } from '../core/replica/replica.js';
 import type { MergeScheduler } from '../store/search-index/segment-merger.js';
 import type { CodeParts } from './code.js';
 
@@ -35,12 +35,15 @@ export interface Lifecycle {
   rebuildMarkedIndexes(): Promise<void>;
   /** Stops the worker threads (the index's merges and analysis, the PDF readers) and the document follower. */
   stopIndexWorkers(): Promise<void>;
+  /** A following replica's lag as its last heartbeat found it (for the metrics); undefined otherwise. */
+  replicaLag(): ReplicaLag | undefined;
 }
 
 export function lifecycleOf(workers: Workers, logger: Logger): Lifecycle {
   const { searchIndex, code, replica, merges, analysis, pdf } = workers;
   return {
     followShared: () => replica?.start(),
+    replicaLag: () => replica?.lag(),
     async stopIndexWorkers() {
       await replica?.stop();
       await code.vectors.stop();

@@ -12,6 +12,8 @@ const FLAGS: Record<string, string> = {
   databasePoolSize: '--database-pool-size <n>',
   leaseMs: '--lease-ms <ms>',
   pollMs: '--poll-ms <ms>',
+  metricsListen: '--metrics-listen <host:port>',
+  metricsPublic: '--metrics-public',
   logLevel: '--log-level <level>',
   logFormat: '--log-format <auto|json|pretty>',
   maxBodyBytes: '--max-body-bytes <n>',
@@ -107,6 +109,10 @@ const HELP: Record<string, string> = {
     'How long a process holds a monitor run, an agent run or a crawl it claimed without renewing it (renewed every third of it); after a crash, another process takes the work over once the lease has run out (env TRAWL_LEASE_MS; default 60000)',
   pollMs:
     'How often a process looks for work other processes left or gave up (due monitors, queued agent runs, webhook retries) and, with PostgreSQL, for documents another replica wrote whose notification it missed (env TRAWL_POLL_MS; default 5000)',
+  metricsListen:
+    'Serve Prometheus metrics at GET /metrics on a listener of their own, without a key: HOST:PORT (127.0.0.1:9464, [::1]:9464) or a port alone (on 127.0.0.1) (env TRAWL_METRICS_LISTEN; default none: /metrics on the main listener, for admin keys)',
+  metricsPublic:
+    'Allow TRAWL_METRICS_LISTEN on a non-loopback address (0.0.0.0:9464 for a scraper on another machine) (env TRAWL_METRICS_PUBLIC; default false)',
   logLevel:
     'Log level of the logs on stderr: fatal, error, warn, info, debug, trace, silent (env TRAWL_LOG_LEVEL; default info)',
   logFormat:

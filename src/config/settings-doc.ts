@@ -34,6 +34,8 @@ const LISTENER_SETTINGS = [
   'port',
   'workers',
   'maxBodyBytes',
+  'metricsListen',
+  'metricsPublic',
   'allowedHosts',
   'allowedOrigins',
   'createFirstKey',
@@ -66,6 +68,7 @@ const MCP_SETTINGS = ['tools', 'mcpBetas', 'mcpMaxTokens', 'mcpMaxTasks', 'mcpTa
 /** Defaults that are computed, or read better in words than as a value. */
 const DEFAULT_WORDS: Record<string, string> = {
   dataDir: 'the per-user data directory',
+  metricsListen: 'none: `/metrics` on the main listener, for `admin` keys',
   userAgent: '`Trawl/<version> (+https://github.com/trawl)`',
   allowedHosts: 'the loopback names, on a loopback host',
   publicUrl: 'the listener, `http://<host>:<port>`',
@@ -105,6 +108,7 @@ export function unknownKeys(settings: Record<string, SettingRow>): string[] {
 const PLACEHOLDERS: Record<string, string> = {
   host: '<host>',
   port: '<port>',
+  metricsListen: '<host:port>',
   dataDir: '<dir>',
   databaseSchema: '<name>',
   databasePoolSize: '<n>',

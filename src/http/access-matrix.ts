@@ -46,7 +46,23 @@ export function toolEntry(op: Operation): MatrixEntry {
 
 const methodEntry = (m: McpMethodAccess, priced = false): MatrixEntry => ({ ...m, door: 'mcp', priced });
 
-/** The sections of the matrix: REST routes, MCP tools, MCP methods. */
+/**
+ * The door's own routes that need a key (not in the registry): `GET /metrics` (./metrics.route.ts), the
+ * installation's, for `admin` keys; absent when TRAWL_METRICS_LISTEN gives the metrics their own listener.
+ */
+export const DOOR_ROUTES: MatrixEntry[] = [
+  {
+    name: 'GET /metrics',
+    door: 'rest',
+    capability: 'admin',
+    access: { resource: 'installation', verb: 'read' },
+    priced: false,
+    okStatus: 200,
+    targets: false,
+  },
+];
+
+/** The sections of the matrix: REST routes, MCP tools, MCP methods, the door's own routes. */
 export function accessMatrixSections(): { title: string; entries: MatrixEntry[] }[] {
   return [
     { title: 'REST routes', entries: OPERATIONS.map(restEntry) },
@@ -55,5 +71,6 @@ export function accessMatrixSections(): { title: string; entries: MatrixEntry[] 
       entries: [...OPERATIONS.filter((op) => !op.restOnly).map(toolEntry), methodEntry(AGENT_RUN_TOOL, true)],
     },
     { title: 'MCP methods', entries: MCP_METHODS.map((m) => methodEntry(m)) },
+    { title: 'Door routes (not in the spec)', entries: DOOR_ROUTES },
   ];
 }

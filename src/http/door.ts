@@ -22,5 +22,6 @@ export function httpDoorOf(app: Door): HttpDoor {
     accounts: app.accounts,
     agentRuns: app.agentRuns,
     consoleSessions: app.consoleSessions,
+    metrics: app.metrics,
   };
 }

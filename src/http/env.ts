@@ -9,7 +9,8 @@ export interface HttpEnv {
   /**
    * `releaseRequest`: the caller's in-flight slot, given back when the answer is made (rate-limit.ts);
    * `zeroRetention`: the caller is a zero-retention team's, so the door's lines about it are content-free;
-   * `bodyText`: the body once read (body.ts `readBodyText`), for a second reader of the same request.
+   * `bodyText`: the body once read (body.ts `readBodyText`), for a second reader of the same request;
+   * `operation`: what the request is counted under in the metrics (request-metrics.ts), set by its route.
    */
   Variables: {
     requestId: string;
@@ -17,5 +18,6 @@ export interface HttpEnv {
     releaseRequest?: Release;
     zeroRetention?: boolean;
     bodyText?: string;
+    operation?: string;
   };
 }

@@ -24,6 +24,7 @@ import { insufficientScopeChallenge, metadataPath } from './oauth/challenge.js';
 import { metadataResponse } from './oauth/metadata.js';
 import { scopesOfMessage } from './oauth/tool-scope.js';
 import type { HttpEnv } from './env.js';
+import { mcpOperationOf } from './request-metrics.js';
 
 /**
  * Mounts /mcp serving `tools` (the configured selection); a request's `?tools=` (names or groups)
@@ -52,6 +53,7 @@ export function mountMcp(hono: Hono<HttpEnv>, app: Door, tools: readonly string[
     const chosen = toolsOf(c.req.queries('tools'), tools);
     const [{ buildMcpServer }, { createMcpHandler }] = await sdk();
     const { request, parsedBody } = await measuredMessage(c, app.config.maxBodyBytes);
+    c.set('operation', mcpOperationOf(parsedBody));
     // one handler per POST, its factory holding this request's caller, betas and tools: the SDK builds
     // the server for the era the request is of (2026-07-28, or the stateless 2025-11-25 fallback)
     const mcp = createMcpHandler(

@@ -104,6 +104,7 @@ export function mountOperations(hono: Hono<HttpEnv>, app: HttpDoor, ops: readonl
     methodsByPath.set(op.route.path, [...(methodsByPath.get(op.route.path) ?? []), op.route.method]);
     hono.on(op.route.method, op.route.path, async (c) => {
       c.set('errorBody', op.errorBody);
+      c.set('operation', op.name);
       if (x402 && op.priced && !presentedKey(c.req.raw.headers)) return paidWithX402(c, app, x402, op);
       const caller = await authenticate(c.req.raw.headers, app);
       await enforceRate(c, app, caller);

@@ -24,6 +24,8 @@ import { buildOpenApi } from './openapi.js';
 import { mountOperations } from './rest.js';
 import { mountConsole } from './console/routes.js';
 import { mountResponses } from './responses/routes.js';
+import { mountMetrics } from './metrics.route.js';
+import { observeRequests } from './request-metrics.js';
 import { createX402Setup } from './x402/payment.js';
 
 /** An incoming `x-request-id` is kept when it is a sane token (tracing through a proxy); else a new one. */
@@ -61,6 +63,7 @@ export function createHttpApp(app: Door, operations: readonly Operation[] = OPER
     );
   });
   hono.use(releaseRequests);
+  hono.use(observeRequests); // trawl_requests_total and its latencies, by door and operation
 
   // `store` names the data directory or database served (a hash), for `trawl doctor` run beside it
   const health = { status: 'ok', version: VERSION, store: storeIdentity(app.config) };
@@ -76,6 +79,7 @@ export function createHttpApp(app: Door, operations: readonly Operation[] = OPER
   mountOperations(hono, door, operations, createX402Setup(app.config, app.postJson));
   mountResponses(hono, door);
   mountConsole(hono, door); // the web console, on loopback by default (TRAWL_CONSOLE)
+  mountMetrics(hono, door); // GET /metrics for admin keys, unless the metrics have their own listener
 
   hono.notFound((c) => {
     const err = new ServiceError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}. See GET /openapi.json.`);

@@ -8,6 +8,8 @@ import type { Services } from '../core/ports.js';
 import type { ServiceContext } from '../core/context.js';
 import type { Charge } from '../core/accounts/meter.js';
 import { collectWarnings } from '../core/warnings.js';
+import { ServiceError } from '../errors.js';
+import { observe } from '../lib/observe.js';
 import { checkBetas, servicesFor, type Operation, type StreamEvent } from './define-op.js';
 import { compileCallerSchemas } from './validation.js';
 import { notesOf, withNotes } from './reply-notes.js';
@@ -84,6 +86,7 @@ export async function invoke(
     output = (await op.run(servicesFor(op, services), input, collected.ctx)) as Record<string, unknown>;
   } catch (err) {
     await charge.settle(0);
+    observe.operationError(op.name, err instanceof ServiceError ? err.tag : 'INTERNAL_ERROR');
     throw err;
   }
   await charge.settle(costOf(output) ?? 0);

@@ -428,7 +428,7 @@ async function mcpCall(
 describe.each(BACKENDS)('the authorization matrix on %s', (backend) => {
   let w: World;
   const sections = accessMatrixSections();
-  const [rest, tools, methods] = sections.map((s) => s.entries) as [MatrixEntry[], MatrixEntry[], MatrixEntry[]];
+  const [rest, tools, methods, doorRoutes] = sections.map((s) => s.entries) as [MatrixEntry[], MatrixEntry[], MatrixEntry[], MatrixEntry[]]; // prettier-ignore
 
   beforeAll(async () => {
     const [facilitator, model, silent] = await Promise.all([startFacilitator(), startModelServer({ reply: () => 'An answer [1].' }), startSilentHost()]); // prettier-ignore
@@ -486,6 +486,22 @@ describe.each(BACKENDS)('the authorization matrix on %s', (backend) => {
           const holds = op && HOLDS_A[op.name];
           got = outcome === 'ok' && holds ? (holds(structured, w) ? 'ok' : 'own') : outcome;
         }
+        if (got !== expected) wrong.push(`${entry.name} as ${who}: ${got}, not ${expected}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('answers the door’s own routes (GET /metrics) as the matrix says, for every caller', async () => {
+    expect(doorRoutes.map((e) => e.name)).toEqual(['GET /metrics']);
+    const wrong: string[] = [];
+    for (const entry of doorRoutes) {
+      const [method, path] = entry.name.split(' ') as [string, string];
+      for (const who of PRINCIPALS) {
+        const expected = expectedOutcome(entry, who, { x402: true });
+        const res = await fetch(`${w.t.url}${path}`, { method, headers: keyHeader(keyOf(w, who, entry)) });
+        const json = /json/.test(res.headers.get('content-type') ?? '');
+        const got = outcomeOf(res.status, json ? ((await res.json()) as Json) : (await res.text(), {}));
         if (got !== expected) wrong.push(`${entry.name} as ${who}: ${got}, not ${expected}`);
       }
     }

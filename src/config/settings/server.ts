@@ -2,6 +2,18 @@
 import { z } from 'zod';
 import { LOG_LEVELS, list, booleanish, integer } from './fields.js';
 
+/** `HOST:PORT`, `[IPv6]:PORT` or a port alone (on 127.0.0.1), as `{host, port}`. */
+const listenAddress = z.string().transform((text, ctx) => {
+  const match = /^(?:(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):)?(\d{1,5})$/.exec(text.trim());
+  const port = Number(match?.[2]);
+  if (!match || port > 65535) {
+    ctx.addIssue({ code: 'custom', message: 'must be HOST:PORT, [IPv6]:PORT or a port (0-65535)' });
+    return z.NEVER;
+  }
+  const host = match[1] ?? '127.0.0.1';
+  return { host: host.startsWith('[') ? host.slice(1, -1) : host, port };
+});
+
 /** Rows of SETTINGS (../settings.ts): env var, CLI flag, schema, default and the line docs/configuration.md shows. */
 export const SERVER_SETTINGS = {
   host: {
@@ -62,6 +74,20 @@ export const SERVER_SETTINGS = {
     schema: integer(100, 600_000),
     default: 5000,
     doc: 'How often a process looks for work other processes left or gave up (due monitors, queued agent runs, webhook retries) and, with PostgreSQL, for documents another replica wrote whose notification it missed.',
+  },
+  metricsListen: {
+    env: 'TRAWL_METRICS_LISTEN',
+    flag: '--metrics-listen',
+    schema: listenAddress,
+    default: undefined,
+    doc: "Serve Prometheus metrics at `GET /metrics` on a listener of their own, without a key: `HOST:PORT` (`127.0.0.1:9464`, `[::1]:9464`) or a port alone (on 127.0.0.1). A non-loopback host is refused unless `TRAWL_METRICS_PUBLIC` is true. While it is set, the main listener's `/metrics` answers 404. Unset: `/metrics` on the main listener, for `admin` keys only (docs/operations.md#metrics). With `--workers N` the primary serves it, summing the workers'.",
+  },
+  metricsPublic: {
+    env: 'TRAWL_METRICS_PUBLIC',
+    flag: '--metrics-public',
+    schema: booleanish,
+    default: false,
+    doc: 'Allow `TRAWL_METRICS_LISTEN` on a non-loopback address (`0.0.0.0:9464` for a scraper on another machine). The metrics listener asks no key: keep it behind a firewall or a private network.',
   },
   logLevel: {
     env: 'TRAWL_LOG_LEVEL',

@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { ServiceError } from '../../errors.js';
 import type { Logger } from '../../lib/logger.js';
+import { observe } from '../../lib/observe.js';
 import type { AccountsRepo, Standing } from '../../store/contracts/accounts.js';
 import type { ApiKeysRepo, KeyWithTeam } from '../../store/contracts/api-keys.js';
 
@@ -133,6 +134,7 @@ function createCharge(
         spend: { key_id: who.keyId, team_id: who.teamId, day, operation: who.operation, micros },
         latencyBucket: latencyBucket(ended - started),
       });
+      observe.spent(who.operation, micros / 1e6); // once recorded: what credits and budgets were charged
     },
   };
 }

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '../../lib/logger.js';
 import { createLru } from '../../lib/lru.js';
+import { observe, since, timed } from '../../lib/observe.js';
 import { quotedUrl } from '../../lib/safe-text.js';
 import type { PageStore } from '../documents/documents.types.js';
 import { FetchError, type Fetcher, type FetchRequest, type RawResponse } from '../../fetch/types.js';
@@ -115,6 +116,7 @@ export function createPagesService(deps: PagesDeps): PagesService {
         `${quotedUrl(raw.url)} builds its content with JavaScript and no browser is configured (set TRAWL_BROWSER to a Chromium executable)`,
       );
     }
+    const rendering = performance.now();
     const rendered = await deps.fetcher.fetch({
       url: raw.url,
       timeoutMs: Math.max(1, options.timeoutMs - (Date.now() - started)),
@@ -126,6 +128,7 @@ export function createPagesService(deps: PagesDeps): PagesService {
       onQueued: options.onQueued,
       logger: options.logger,
     });
+    observe.fetchStage('render', since(rendering));
     return { raw: rendered, page: { ...(await parseRaw(rendered, deps.pdf)), needsBrowser: false } };
   };
 
@@ -136,10 +139,12 @@ export function createPagesService(deps: PagesDeps): PagesService {
       const entry = hot.get(key) ?? (await pages.get(key));
       if (entry) {
         hot.set(key, entry);
+        observe.pageCache(true);
         return { page: entry.page, fetchedAt: entry.fetchedAt, source: 'cached' };
       }
       // The page model changed since this URL was cached: re-extract from the kept raw response.
       const raw = await raws.get(key);
+      observe.pageCache(raw !== undefined);
       if (!raw) return undefined;
       const page = await parseRaw(raw, deps.pdf);
       hot.set(key, { page, fetchedAt: raw.fetchedAt });
@@ -155,6 +160,7 @@ export function createPagesService(deps: PagesDeps): PagesService {
         previous && !previous.rendered && (previous.etag || previous.lastModified)
           ? { etag: previous.etag, lastModified: previous.lastModified }
           : undefined;
+      const fetching = performance.now();
       const response = await deps.fetcher.fetch({
         url,
         timeoutMs: options.timeoutMs,
@@ -167,15 +173,18 @@ export function createPagesService(deps: PagesDeps): PagesService {
         logger: options.logger,
       });
       // Ages are measured with the app's clock (injected), so the fetch is stamped with it too.
+      observe.fetchStage('fetch', since(fetching));
       const fetchedAt = deps.clock.now().toISOString();
       const fresh: RawResponse =
         response.notModified && previous ? { ...previous, fetchedAt } : { ...response, fetchedAt };
-      const parsed = await parseRaw(fresh, deps.pdf);
+      const parsed = await timed('fetchStageSeconds', ['extract'], () => parseRaw(fresh, deps.pdf));
       const done = await renderIfNeeded(fresh, parsed, options, started);
       const raw: RawResponse = { ...done.raw, fetchedAt };
       const page = done.page;
       const finalKey = normalizeUrl(raw.url);
-      await remember(finalKey && finalKey !== key ? [key, finalKey] : [key], raw, page);
+      await timed('fetchStageSeconds', ['store'], () =>
+        remember(finalKey && finalKey !== key ? [key, finalKey] : [key], raw, page),
+      );
       (options.logger ?? deps.logger).debug(
         { url: page.url, kind: page.kind, ms: Date.now() - started },
         'page fetched',

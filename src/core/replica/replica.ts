@@ -36,7 +36,17 @@ export interface ReplicaDeps {
   logger: Logger;
 }
 
+/** How far this replica's copy is behind the shared store, as its last heartbeat found. */
+export interface ReplicaLag {
+  /** Documents in the shared store its copy does not hold yet (counted up to a million). */
+  behindDocuments: number;
+  /** Seconds since it last read the document log to its end, while it is behind (0 when it is not). */
+  seconds: number;
+}
+
 export interface Replica {
+  /** How far behind the last heartbeat found this replica (undefined before the first, or when it does not follow). */
+  lag(): ReplicaLag | undefined;
   /** The documents services write and read. */
   documents: PageStore;
   /** The code files the indexer writes and reads. */
@@ -52,7 +62,7 @@ const BEAT_MS = { min: 1000, max: 10_000, soon: 250 };
 export function createReplica(deps: ReplicaDeps): Replica {
   const { shared, local, logger } = deps;
   if (!deps.follow) {
-    return { documents: shared.documents, codeFiles: shared.codeFiles, start() {}, stop: async () => {} };
+    return { lag: () => undefined, documents: shared.documents, codeFiles: shared.codeFiles, start() {}, stop: async () => {} }; // prettier-ignore
   }
   // a round that applied documents beats soon, so the status report's `behind` is not left stale
   let wake: (() => void) | undefined;
@@ -77,8 +87,9 @@ export function createReplica(deps: ReplicaDeps): Replica {
   const startedAt = new Date();
   const stopping = new AbortController();
   let running: Promise<unknown> | undefined;
-  const beat = () =>
-    shared.replicas.beat({
+  let behind: number | undefined;
+  const beat = async () => {
+    behind = await shared.replicas.beat({
       id,
       host: hostname(),
       pid: process.pid,
@@ -87,6 +98,7 @@ export function createReplica(deps: ReplicaDeps): Replica {
       position: follower.position(),
       caughtUpAt: follower.caughtUpAt(),
     });
+  };
   const beating = async (signal: AbortSignal) => {
     const every = Math.min(BEAT_MS.max, Math.max(BEAT_MS.min, deps.pollMs));
     while (!signal.aborted) {
@@ -111,6 +123,11 @@ export function createReplica(deps: ReplicaDeps): Replica {
     }
   };
   return {
+    lag() {
+      if (behind === undefined) return undefined;
+      const since = (follower.caughtUpAt() ?? startedAt).getTime();
+      return { behindDocuments: behind, seconds: behind > 0 ? Math.max(0, (Date.now() - since) / 1000) : 0 };
+    },
     documents: replicaDocuments(shared.documents, local.documents, follower),
     codeFiles,
     start() {

@@ -49,7 +49,7 @@ export interface SharedParts {
   documentLog: DocumentLog;
   codeFiles: CodeFilesRepo;
   codeLog: CodeLog;
-  replicas: { beat(b: ReplicaBeat): Promise<void> };
+  replicas: { beat(b: ReplicaBeat): Promise<number> };
   /** The status report's store: the shared store's counts and facts beside `local` (this machine's copy). */
   status(local: StatusRepo): StatusRepo;
 }

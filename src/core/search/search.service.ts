@@ -5,6 +5,7 @@
  */
 import { ServiceError } from '../../errors.js';
 import type { Logger } from '../../lib/logger.js';
+import { observe, since, timed } from '../../lib/observe.js';
 import type { WebSearchProvider } from '../../providers/search/types.js';
 import type { DocumentsRepo } from '../../store/contracts/documents.js';
 import type { ServiceContext } from '../context.js';
@@ -96,7 +97,8 @@ export function createSearchService(deps: SearchDeps): SearchService {
     let asked = plan;
     const widen = async (max: number, seen?: string[]) => {
       step(seen ? 'reading the results for what is missing' : 'planning searches');
-      const planned = await deps.synthesis.plan({ query: plan.query, max, systemPrompt: plan.systemPrompt, seen }, ctx);
+      const asking = { query: plan.query, max, systemPrompt: plan.systemPrompt, seen };
+      const planned = await timed('searchStageSeconds', ['plan'], () => deps.synthesis.plan(asking, ctx));
       cost += planned.costDollars;
       asked = withQueries(asked, planned.queries);
       return planned.queries.length > 0;
@@ -126,7 +128,8 @@ export function createSearchService(deps: SearchDeps): SearchService {
       // `stream` through a door that cannot stream (an MCP tool) still gets its answer, whole
       if (!plan.answer) return found.response;
       try {
-        const answer = await deps.synthesis.answer(await synthesisRequest(plan, found, ctx), ctx);
+        const request = await synthesisRequest(plan, found, ctx);
+        const answer = await timed('searchStageSeconds', ['answer'], () => deps.synthesis.answer(request, ctx));
         return withAnswer(found, answer, started);
       } catch (err) {
         // the results stand without the answer the model failed to write; the warning says so
@@ -201,8 +204,8 @@ async function find(deps: SearchDeps, plan: SearchPlan, ctx: ServiceContext, fac
     : deps.providers;
   const useIndex = plan.sources?.index ?? true;
   const asking = pipeline.providers && !ctx.federated && providers.length > 0;
-  const providerHits = asking ? askProviders({ ...deps, providers }, plan, ctx) : null;
-  const semantic = useIndex && pipeline.semantic && deps.semantic ? nearestIds(deps, plan.query, ctx) : null;
+  const providerHits = asking ? timed('searchStageSeconds', ['providers'], () => askProviders({ ...deps, providers }, plan, ctx)) : null; // prettier-ignore
+  const semantic = useIndex && pipeline.semantic && deps.semantic ? timed('searchStageSeconds', ['semantic'], () => nearestIds(deps, plan.query, ctx)) : null; // prettier-ignore
   // a lone local list (nothing fused with it, no location boost) is the answer as ranked: its first
   // numResults are all that is needed; anything fused needs the deeper lists
   const alone =
@@ -212,7 +215,9 @@ async function find(deps: SearchDeps, plan: SearchPlan, ctx: ServiceContext, fac
     pipeline.feedbackRounds === 0 &&
     !(pipeline.additionalQueries && plan.additionalQueries.length);
   const depth = alone ? plan.numResults : LOCAL_DEPTH;
+  let stage = performance.now();
   const local = useIndex ? localLists(deps.index, plan, filter, depth) : [];
+  if (useIndex) observe.searchStage('local', since(stage));
   if (semantic) local.push(acceptable(deps.index, filter, await semantic));
   const asked = providerHits ? await providerHits : { hits: [], failed: [] };
   facts.providerFailures.push(...asked.failed);
@@ -220,10 +225,13 @@ async function find(deps: SearchDeps, plan: SearchPlan, ctx: ServiceContext, fac
   // provider pages are read (and so indexed) by the deep types, and whenever a filter needs the page
   const read = Math.max(pipeline.readProviderPages, filter.needsPage ? plan.numResults : 0);
   if (read > 0 && remote.some((l) => l.length > 0)) {
-    await readProviderPages(deps, remote, read, ctx, facts);
+    await timed('searchStageSeconds', ['read_pages'], () => readProviderPages(deps, remote, read, ctx, facts));
     if (filter.needsPage) filter = createRequestFilter(deps.index, plan.filters);
   }
+  stage = performance.now();
   const candidates = rankCandidates(deps.index, plan, local, remote, filter);
+  observe.searchStage('rank', since(stage));
+  stage = performance.now();
   const spent = { dollars: 0 }; // model-written summaries
   const results = await buildResults(
     { documents: deps.documents, contents: deps.contents, index: deps.index },
@@ -233,6 +241,7 @@ async function find(deps: SearchDeps, plan: SearchPlan, ctx: ServiceContext, fac
     spent,
     facts,
   );
+  observe.searchStage('results', since(stage));
   const response: SearchOutput = {
     requestId: ctx.requestId,
     results,

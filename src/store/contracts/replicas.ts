@@ -25,7 +25,8 @@ export interface ReplicaBeat {
 export type ReplicaSeen = ReplicaStatus;
 
 export interface ReplicasRepo {
-  beat(b: ReplicaBeat): Promise<void>;
+  /** Records the heartbeat; resolves to the documents it counted the replica behind (up to a million). */
+  beat(b: ReplicaBeat): Promise<number>;
   /** Replicas whose last beat is at most `withinMs` old, newest first. */
   seen(withinMs: number): Promise<ReplicaSeen[]>;
 }

@@ -14,6 +14,7 @@ import type { McpTasksRepo } from './mcp-tasks.js';
 import type { MonitorsRepo } from './monitors.js';
 import type { OAuthRepo } from './oauth.js';
 import type { OperatorJobsRepo } from './operator-jobs.js';
+import type { QueuesRepo } from './queues.js';
 import type { SealedValuesRepo } from './sealed-values.js';
 import type { RateBucketsRepo } from './rate-buckets.js';
 
@@ -41,4 +42,6 @@ export interface Stores {
   consoleSessions: ConsoleSessionsRepo;
   /** The crawls, imports and code indexes operators started from the console. */
   operatorJobs: OperatorJobsRepo;
+  /** The queues' depths and oldest items, for the metrics (read at scrape time). */
+  queues: QueuesRepo;
 }

@@ -12,16 +12,18 @@ const MAX_BEHIND = 1_000_000;
 export function createPgReplicasRepo(pool: pg.Pool): ReplicasRepo {
   return {
     async beat(b) {
-      await pool.query(
+      const { rows } = await pool.query<{ behind: number }>(
         `INSERT INTO replicas (id, host, pid, version, started_at, seen_at, behind, caught_up_at)
          VALUES ($1, $2, $3, $4, $5, now(),
                  (SELECT COUNT(*) FROM (SELECT 1 FROM documents
                    WHERE (change_xid, change_seq) > ($6::xid8, $7::bigint) LIMIT ${MAX_BEHIND}) AS after),
                  $8)
          ON CONFLICT (id) DO UPDATE SET seen_at = now(), behind = excluded.behind,
-                                        caught_up_at = excluded.caught_up_at, version = excluded.version`,
+                                        caught_up_at = excluded.caught_up_at, version = excluded.version
+         RETURNING behind`,
         [b.id, b.host, b.pid, b.version, b.startedAt, b.position?.xid ?? '0', b.position?.seq ?? -1, b.caughtUpAt],
       );
+      return Number(rows[0]?.behind ?? 0);
     },
     async seen(withinMs) {
       const { rows } = await pool.query<{

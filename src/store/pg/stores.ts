@@ -23,6 +23,7 @@ import { createPgCodeFilesRepo } from './code-files.js';
 import { createPgCodeLog } from './code-log.js';
 import { createPgReplicasRepo } from './replicas.js';
 import { createPgStatusRepo } from './status.js';
+import { createPgQueuesRepo } from './queues.js';
 
 import { redactUrl } from '../../lib/redact.js';
 import { createPgSharedEmbeddings } from './embeddings.js';
@@ -85,6 +86,7 @@ export function createSharedStore(pg: PgStore): SharedStore {
       sealed: createPgSealedValuesRepo(pool),
       consoleSessions: createPgConsoleSessionsRepo(pool),
       operatorJobs: createPgOperatorJobsRepo(pool),
+      queues: createPgQueuesRepo(pool),
     },
     documents: createPgDocumentsRepo(pool),
     documentLog,

@@ -28,6 +28,9 @@ export const SEGMENT = { open: 0, sealed: 1, building: 2, retired: 3, merging: 4
  */
 export const MERGE_FACTOR = 8;
 
+/** The key of `<index>_stats` counting the merges published since the index was made (or rebuilt). */
+export const MERGES_STAT = 'merges';
+
 /** Free pages returned to the file system per step. */
 const VACUUM_PAGES = 2048;
 
@@ -106,6 +109,9 @@ export function createSegmentMerger(db: Db, t: IndexTables, options: MergeOption
     deleted: db.prepare(`SELECT id FROM ${t}_deleted`).pluck(),
     others: db.prepare(`SELECT COUNT(*) FROM ${t}_segments WHERE state IN (0, 1, 2, 4) AND id != ?`).pluck(),
     clearDeleted: db.prepare(`DELETE FROM ${t}_deleted`),
+    // merges published, kept with the index (its metrics read it: trawl_index_merges_total)
+    countMerge: db.prepare(`INSERT INTO ${t}_stats (key, value) VALUES ('${MERGES_STAT}', 1)
+      ON CONFLICT (key) DO UPDATE SET value = value + 1`),
     freePages: db.prepare('PRAGMA freelist_count').pluck(),
     autoVacuum: db.prepare('PRAGMA auto_vacuum').pluck(),
   };
@@ -155,6 +161,7 @@ export function createSegmentMerger(db: Db, t: IndexTables, options: MergeOption
     q.setState.run(SEGMENT.sealed, target);
     for (const id of sources) q.setState.run(SEGMENT.retired, id);
     if ((q.others.get(target) as number) === 0) q.clearDeleted.run();
+    q.countMerge.run();
   });
 
   /** Merges `sources` (claimed) into `target`: a k-way merge of their lists in term order. */

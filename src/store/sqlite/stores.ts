@@ -16,6 +16,7 @@ import { createMcpTasksRepo } from './mcp-tasks.js';
 import { createMonitorsRepo } from './monitors.js';
 import { createOAuthRepo } from './oauth.js';
 import { createOperatorJobsRepo } from './operator-jobs.js';
+import { createQueuesRepo } from './queues.js';
 import { createSealedValuesRepo } from './sealed-values.js';
 
 import { createRateBucketsRepo } from './rate-buckets.js';
@@ -38,5 +39,6 @@ export function sqliteStores(db: Db): Stores {
     sealed: createSealedValuesRepo(db),
     consoleSessions: createConsoleSessionsRepo(db),
     operatorJobs: createOperatorJobsRepo(db),
+    queues: createQueuesRepo(db),
   };
 }
