@@ -16,6 +16,7 @@ import type { OAuthRepo } from './oauth.js';
 import type { OperatorJobsRepo } from './operator-jobs.js';
 import type { SealedValuesRepo } from './sealed-values.js';
 import type { RateBucketsRepo } from './rate-buckets.js';
+import type { RetentionRepo } from './retention.js';
 
 export interface Stores {
   /** Which engine holds them: `sqlite` (this machine's data directory) or `postgres` (shared). */
@@ -41,4 +42,6 @@ export interface Stores {
   consoleSessions: ConsoleSessionsRepo;
   /** The crawls, imports and code indexes operators started from the console. */
   operatorJobs: OperatorJobsRepo;
+  /** What retention prunes, kind by kind, and the lease of its sweep. */
+  retention: RetentionRepo;
 }
