@@ -18,7 +18,9 @@ import { pgReachable, TEST_DATABASE_URL } from '../helpers/postgres.js';
 const T = Date.parse('2026-06-15T12:00:00.000Z');
 
 /** A schema migrated up to the migration before `retention`, then populated, then opened (migrated) again. */
-async function populatedThenMigrated(seed: (store: PgStore) => Promise<void>): Promise<PgStore & { drop(): Promise<void> }> {
+async function populatedThenMigrated(
+  seed: (store: PgStore) => Promise<void>,
+): Promise<PgStore & { drop(): Promise<void> }> {
   const schema = `t_part_${process.pid}_${Date.now().toString(36)}`;
   const old = await openPgStore(TEST_DATABASE_URL, { schema, max: 2, migrations: PG_MIGRATIONS.slice(0, -1) });
   try {
@@ -126,7 +128,9 @@ describe.runIf(pgReachable)('PostgreSQL monthly partitions', () => {
       expect(await partitions(store, 'agent_events')).toContain('agent_events_y2026m03');
       expect(Number((await store.pool.query("SELECT COUNT(*) AS n FROM agent_events WHERE run_id = 'run_long'")).rows[0].n)).toBe(1); // prettier-ignore
       // the coming months (June to August of the sweep's clock) have partitions; July's row moved out of the default
-      expect(report.created).toEqual(expect.arrayContaining(['spend_y2026m07', 'spend_y2026m08', 'agent_events_y2026m08']));
+      expect(report.created).toEqual(
+        expect.arrayContaining(['spend_y2026m07', 'spend_y2026m08', 'agent_events_y2026m08']),
+      );
       expect((await store.pool.query("SELECT tableoid::regclass::text AS p FROM spend WHERE key_id = 'key_9'")).rows[0].p).toBe('spend_y2026m07'); // prettier-ignore
       expect(Number((await store.pool.query('SELECT COUNT(*) AS n FROM spend_default')).rows[0].n)).toBe(0);
       // a second sweep has nothing left to drop or make

@@ -113,7 +113,11 @@ async function seed(h: Handle): Promise<void> {
       ('job_done_new', '[]', '{}', 'finished', '2026-06-10T00:00:00.000Z', '2026-06-10T00:00:00.000Z'),
       ('job_active', '[]', '{}', 'active', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
   `);
-  for (const [job, n] of [['job_done_old', 3], ['job_done_new', 2], ['job_active', 2]] as const) {
+  for (const [job, n] of [
+    ['job_done_old', 3],
+    ['job_done_new', 2],
+    ['job_active', 2],
+  ] as const) {
     for (let i = 0; i < n; i++) {
       await h.exec(`INSERT INTO crawl_frontier (job_id, url, depth, state, updated_at)
         VALUES ('${job}', 'https://site.example.com/${i}', 0, 'done', '2026-01-01T00:00:00.000Z')`);
@@ -124,7 +128,8 @@ async function seed(h: Handle): Promise<void> {
 /** Every seeded table's rows, to compare before and after. */
 const TABLES = ['spend', 'request_latency', 'usage_months', 'latency_months', 'agent_events', 'agent_runs', 'monitor_runs',
   'webhook_deliveries', 'webhook_attempts', 'mcp_tasks', 'mcp_snapshots', 'crawl_jobs', 'crawl_frontier']; // prettier-ignore
-const counts = async (h: Handle) => Object.fromEntries(await Promise.all(TABLES.map(async (t) => [t, await h.count(t)])));
+const counts = async (h: Handle) =>
+  Object.fromEntries(await Promise.all(TABLES.map(async (t) => [t, await h.count(t)])));
 
 /** Spend and latency as every reader sums them: per team and key, over all days and from May. */
 async function totals(h: Handle) {
@@ -152,38 +157,41 @@ const service = (repo: RetentionRepo, now = () => T, intervalMs = 3_600_000) =>
 describe.each(backendsFor(sqliteHandle, pgHandle))('retention on %s', (_name, available, open) => {
   const backend = perTest(open);
 
-  it.runIf(available)('prunes exactly what is past each line, keeps open items, and usage sums stay the same', async () => {
-    const { repo: h } = await backend.open();
-    await seed(h);
-    const before = await totals(h);
-    const report = await service(h.repo).sweep();
-    const rows = Object.fromEntries(report.kinds.map((k) => [k.kind, k.rows]));
-    // usage: the 4 spend and 3 latency rows of March and April are folded; May's and June's stay daily
-    expect(rows).toEqual({ usage: 7, agentEvents: 2, monitorRuns: 4, deliveries: 2, mcpTasks: 1, mcpSnapshots: 1, crawlFrontier: 3 }); // prettier-ignore
-    expect(await h.column('SELECT day FROM spend ORDER BY day')).toEqual(['2026-05-02', '2026-06-15']);
-    expect(await h.column("SELECT month || ':' || key_id || ':' || requests || ':' || micros FROM usage_months ORDER BY month, key_id")).toEqual(['2026-03:key_a:5:550', '2026-04:key_a:1:100', '2026-04:key_b:5:5000']); // prettier-ignore
-    expect(await h.column("SELECT month || ':' || bucket || ':' || requests FROM latency_months ORDER BY bucket")).toEqual(['2026-03:20:3', '2026-03:25:1']); // prettier-ignore
-    expect(await totals(h)).toEqual(before);
-    expect(await h.column("SELECT run_id || ':' || seq FROM agent_events ORDER BY run_id, seq")).toEqual(['run_new:1', 'run_open:1', 'run_open:2']); // prettier-ignore
-    expect(await h.count('agent_runs')).toBe(3); // the runs stay; only their events go
-    // the monitor's five newest completed runs stay whatever their age, and the running one
-    expect(await h.column('SELECT id FROM monitor_runs ORDER BY id')).toEqual(['mr_c4', 'mr_c5', 'mr_c6', 'mr_c7', 'mr_new', 'mr_running']); // prettier-ignore
-    expect(await h.column('SELECT event_id FROM webhook_deliveries ORDER BY event_id')).toEqual(['evt_new_delivered', 'evt_old_pending']); // prettier-ignore
-    expect(await h.count('webhook_attempts')).toBe(2); // the attempts of the deliveries that went, went with them
-    expect(await h.column('SELECT id FROM mcp_tasks ORDER BY id')).toEqual(['task_new_done', 'task_old_working']);
-    expect(await h.column('SELECT id FROM mcp_snapshots ORDER BY id')).toEqual(['snap_new']);
-    expect(await h.column('SELECT job_id FROM crawl_frontier ORDER BY job_id')).toEqual(['job_active', 'job_active', 'job_done_new', 'job_done_new']); // prettier-ignore
-    expect(await h.count('crawl_jobs')).toBe(3);
+  it.runIf(available)(
+    'prunes exactly what is past each line, keeps open items, and usage sums stay the same',
+    async () => {
+      const { repo: h } = await backend.open();
+      await seed(h);
+      const before = await totals(h);
+      const report = await service(h.repo).sweep();
+      const rows = Object.fromEntries(report.kinds.map((k) => [k.kind, k.rows]));
+      // usage: the 4 spend and 3 latency rows of March and April are folded; May's and June's stay daily
+      expect(rows).toEqual({ usage: 7, agentEvents: 2, monitorRuns: 4, deliveries: 2, mcpTasks: 1, mcpSnapshots: 1, crawlFrontier: 3 }); // prettier-ignore
+      expect(await h.column('SELECT day FROM spend ORDER BY day')).toEqual(['2026-05-02', '2026-06-15']);
+      expect(await h.column("SELECT month || ':' || key_id || ':' || requests || ':' || micros FROM usage_months ORDER BY month, key_id")).toEqual(['2026-03:key_a:5:550', '2026-04:key_a:1:100', '2026-04:key_b:5:5000']); // prettier-ignore
+      expect(await h.column("SELECT month || ':' || bucket || ':' || requests FROM latency_months ORDER BY bucket")).toEqual(['2026-03:20:3', '2026-03:25:1']); // prettier-ignore
+      expect(await totals(h)).toEqual(before);
+      expect(await h.column("SELECT run_id || ':' || seq FROM agent_events ORDER BY run_id, seq")).toEqual(['run_new:1', 'run_open:1', 'run_open:2']); // prettier-ignore
+      expect(await h.count('agent_runs')).toBe(3); // the runs stay; only their events go
+      // the monitor's five newest completed runs stay whatever their age, and the running one
+      expect(await h.column('SELECT id FROM monitor_runs ORDER BY id')).toEqual(['mr_c4', 'mr_c5', 'mr_c6', 'mr_c7', 'mr_new', 'mr_running']); // prettier-ignore
+      expect(await h.column('SELECT event_id FROM webhook_deliveries ORDER BY event_id')).toEqual(['evt_new_delivered', 'evt_old_pending']); // prettier-ignore
+      expect(await h.count('webhook_attempts')).toBe(2); // the attempts of the deliveries that went, went with them
+      expect(await h.column('SELECT id FROM mcp_tasks ORDER BY id')).toEqual(['task_new_done', 'task_old_working']);
+      expect(await h.column('SELECT id FROM mcp_snapshots ORDER BY id')).toEqual(['snap_new']);
+      expect(await h.column('SELECT job_id FROM crawl_frontier ORDER BY job_id')).toEqual(['job_active', 'job_active', 'job_done_new', 'job_done_new']); // prettier-ignore
+      expect(await h.count('crawl_jobs')).toBe(3);
 
-    // a second sweep finds nothing more, and totals still agree
-    const again = await service(h.repo).sweep();
-    expect(again.kinds.every((k) => k.rows === 0)).toBe(true);
-    expect(await totals(h)).toEqual(before);
-    // a later day's spend on a folded month (a late settle) is folded on top, the sums still exact
-    await h.accounts.settle({ spend: { key_id: 'key_a', team_id: 'team_a', day: '2026-04-29', operation: 'search', micros: 9 } }); // prettier-ignore
-    await service(h.repo).sweep();
-    expect(await h.column("SELECT requests || ':' || micros FROM usage_months WHERE month = '2026-04' AND key_id = 'key_a'")).toEqual(['2:109']); // prettier-ignore
-  });
+      // a second sweep finds nothing more, and totals still agree
+      const again = await service(h.repo).sweep();
+      expect(again.kinds.every((k) => k.rows === 0)).toBe(true);
+      expect(await totals(h)).toEqual(before);
+      // a later day's spend on a folded month (a late settle) is folded on top, the sums still exact
+      await h.accounts.settle({ spend: { key_id: 'key_a', team_id: 'team_a', day: '2026-04-29', operation: 'search', micros: 9 } }); // prettier-ignore
+      await service(h.repo).sweep();
+      expect(await h.column("SELECT requests || ':' || micros FROM usage_months WHERE month = '2026-04' AND key_id = 'key_a'")).toEqual(['2:109']); // prettier-ignore
+    },
+  );
 
   it.runIf(available)('a dry run counts what a sweep deletes and changes nothing, the lease included', async () => {
     const { repo: h } = await backend.open();
@@ -209,30 +217,33 @@ describe.each(backendsFor(sqliteHandle, pgHandle))('retention on %s', (_name, av
     expect(await h.count('mcp_snapshots')).toBe(1);
   });
 
-  it.runIf(available)('two processes racing for the periodic sweep make one sweep; a held sweep refuses trawl prune', async () => {
-    const { repo: h, second } = await backend.open();
-    await seed(h);
-    const a = service(h.repo);
-    const b = service(second().repo);
-    const [ra, rb] = await Promise.all([a.tick(), b.tick()]);
-    expect([ra, rb].filter((r) => r !== undefined)).toHaveLength(1);
-    expect((ra ?? rb)!.kinds.find((k) => k.kind === 'mcpSnapshots')!.rows).toBe(1);
-    // the next is due an interval after the end of this one, whoever asks
-    const row = await h.repo.lease.row();
-    expect(row.next_run_ms).toBe(T + 3_600_000);
-    expect(row.owner).toBeNull();
-    expect(JSON.parse(row.last_report!)).toMatchObject({ dryRun: false });
-    expect(await a.tick()).toBeUndefined();
-    const later = service(second().repo, () => T + 3_600_000);
-    expect(await later.tick()).toBeDefined();
+  it.runIf(available)(
+    'two processes racing for the periodic sweep make one sweep; a held sweep refuses trawl prune',
+    async () => {
+      const { repo: h, second } = await backend.open();
+      await seed(h);
+      const a = service(h.repo);
+      const b = service(second().repo);
+      const [ra, rb] = await Promise.all([a.tick(), b.tick()]);
+      expect([ra, rb].filter((r) => r !== undefined)).toHaveLength(1);
+      expect((ra ?? rb)!.kinds.find((k) => k.kind === 'mcpSnapshots')!.rows).toBe(1);
+      // the next is due an interval after the end of this one, whoever asks
+      const row = await h.repo.lease.row();
+      expect(row.next_run_ms).toBe(T + 3_600_000);
+      expect(row.owner).toBeNull();
+      expect(JSON.parse(row.last_report!)).toMatchObject({ dryRun: false });
+      expect(await a.tick()).toBeUndefined();
+      const later = service(second().repo, () => T + 3_600_000);
+      expect(await later.tick()).toBeDefined();
 
-    // another process holds the sweep: trawl prune is refused and deletes nothing
-    await h.exec("INSERT INTO mcp_snapshots (id, owner, tool, args_hash, body, created_ms, expires_ms) VALUES ('snap_x', 'k', 't', 'h', '{}', 0, 0)"); // prettier-ignore
-    expect(await h.repo.lease.claim('someone-else', T, T + 60_000, true)).toBe(true);
-    await expect(b.sweep()).rejects.toMatchObject({ tag: 'SERVICE_UNAVAILABLE' });
-    expect(await h.count('mcp_snapshots', "id = 'snap_x'")).toBe(1);
-    // its lease lapsed (its process died): the sweep is free again
-    const afterLapse = service(second().repo, () => T + 120_000);
-    expect((await afterLapse.sweep()).kinds.find((k) => k.kind === 'mcpSnapshots')!.rows).toBe(1);
-  });
+      // another process holds the sweep: trawl prune is refused and deletes nothing
+      await h.exec("INSERT INTO mcp_snapshots (id, owner, tool, args_hash, body, created_ms, expires_ms) VALUES ('snap_x', 'k', 't', 'h', '{}', 0, 0)"); // prettier-ignore
+      expect(await h.repo.lease.claim('someone-else', T, T + 60_000, true)).toBe(true);
+      await expect(b.sweep()).rejects.toMatchObject({ tag: 'SERVICE_UNAVAILABLE' });
+      expect(await h.count('mcp_snapshots', "id = 'snap_x'")).toBe(1);
+      // its lease lapsed (its process died): the sweep is free again
+      const afterLapse = service(second().repo, () => T + 120_000);
+      expect((await afterLapse.sweep()).kinds.find((k) => k.kind === 'mcpSnapshots')!.rows).toBe(1);
+    },
+  );
 });

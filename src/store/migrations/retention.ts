@@ -107,4 +107,6 @@ const pgRetention = (version: number): Migration => ({
     `,
 });
 
-export const RETENTION: readonly MigrationEntry[] = [{ id: 'retention', sqlite: sqliteRetention(23), pg: pgRetention(20) }];
+export const RETENTION: readonly MigrationEntry[] = [
+  { id: 'retention', sqlite: sqliteRetention(23), pg: pgRetention(20) },
+];

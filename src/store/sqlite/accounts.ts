@@ -108,7 +108,9 @@ function statements(db: Db) {
       `INSERT INTO spend (key_id, team_id, day, operation, requests, micros) VALUES (@key_id, @team_id, @day, @operation, 1, @micros)
        ON CONFLICT (key_id, day, operation) DO UPDATE SET requests = requests + 1, micros = micros + excluded.micros`,
     ),
-    spendSince: db.prepare(`SELECT * FROM ${SPEND_READ} AS spend WHERE day >= ? ORDER BY team_id, key_id, day, operation`),
+    spendSince: db.prepare(
+      `SELECT * FROM ${SPEND_READ} AS spend WHERE day >= ? ORDER BY team_id, key_id, day, operation`,
+    ),
     spendBetween: db.prepare(
       `SELECT * FROM ${SPEND_READ} AS spend WHERE day >= @from AND day <= @to AND (@team IS NULL OR team_id = @team)
        ORDER BY day, team_id, key_id, operation`,
