@@ -135,7 +135,7 @@ const counts = async (h: Handle) =>
 async function totals(h: Handle) {
   const all = await h.accounts.spendBetween('2000-01-01', '2100-12-31');
   const sum = (rows: { requests: number; micros?: number }[]) =>
-    rows.reduce((t, r) => ({ requests: t.requests + r.requests, micros: t.micros + (r.micros ?? 0) }), { requests: 0, micros: 0 }); // prettier-ignore
+    rows.reduce<{ requests: number; micros: number }>((t, r) => ({ requests: t.requests + r.requests, micros: t.micros + (r.micros ?? 0) }), { requests: 0, micros: 0 }); // prettier-ignore
   const byKey = (key: string) => sum(all.filter((r) => r.key_id === key));
   const latency = await h.accounts.latencyBetween('2000-01-01', '2100-12-31');
   const buckets = new Map<string, number>();
