@@ -27,6 +27,7 @@ const LAYERS = [
  */
 const CORE_AREAS = [
   { name: 'ports', path: '^src/core/ports\\.ts$', role: 'The service catalogue: every service the composition root builds, by name.' }, // prettier-ignore
+  { name: 'retention', path: '^src/core/retention/', role: 'How long records are kept: the pruning sweep, leased across processes.' }, // prettier-ignore
   { name: 'agent', path: '^src/core/agent/', role: 'Asynchronous research runs, their events and their cost.' }, // prettier-ignore
   { name: 'migrate', path: '^src/core/migrate/', role: '`trawl migrate`’s core parts: webhook secrets re-sealed, embeddings keyed by text.' }, // prettier-ignore
   { name: 'oauth', path: '^src/core/oauth/', role: 'Trawl’s own authorization server: its state in the store, sealed keys, key sign-in, consent scopes, revocation.' }, // prettier-ignore

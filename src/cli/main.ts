@@ -11,6 +11,7 @@ import type { ImportFlags } from './import.command.js';
 import type { KeyFlags } from './keys.command.js';
 import type { MigrateFlags } from './migrate.command.js';
 import type { BackupFlags, RestoreFlags } from './backup.command.js';
+import type { PruneFlags } from './prune.command.js';
 import type { ConfigFlags } from '../config/config.js';
 import type { Config } from '../config/settings.js';
 import { SETTING_FLAGS } from '../config/flags.js';
@@ -80,6 +81,7 @@ const load = {
   doctor: () => import('./doctor.command.js'),
   secrets: () => import('./secrets.command.js'),
   backup: () => import('./backup.command.js'),
+  prune: () => import('./prune.command.js'),
 };
 
 function fail(err: unknown): never {
@@ -201,6 +203,15 @@ program
     'After rotating TRAWL_SECRET_KEY (old key in TRAWL_SECRET_KEY_PREVIOUS): seal every stored secret under the new key',
   )
   .action(lazy(load.secrets, (cmd, config) => cmd.reseal(config)));
+
+program
+  .command('prune')
+  .description(
+    'Delete what is past its retention now (usage folded into monthly totals first); one process at a time (docs/operations.md#retention)',
+  )
+  .option('--dry-run', 'only count what would be deleted; change nothing')
+  .option('--json', 'print JSON')
+  .action(lazy(load.prune, (cmd, config, flags: PruneFlags) => cmd.prune(config, flags)));
 
 const keys = program.command('keys').description('Manage API keys');
 keys

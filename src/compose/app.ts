@@ -370,6 +370,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       searchIndex: services.searchIndex,
       documents: services.documents,
       code: services.code,
+      retention: services.retention,
     },
     workers: workersOf(services, lifecycle, logger),
     secrets: { reseal: () => resealAll(stores.sealed, secretBox) },
@@ -389,6 +390,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       for (const stop of stops) await stop();
       await services.monitors.engine.stop();
       await services.agentRuns.engine.stop();
+      await services.retention.stop();
       await services.semantic?.stop();
       await services.codeSemantic?.stop();
       await fetcher.close();
@@ -420,6 +422,7 @@ function workersOf(services: Services, lifecycle: Lifecycle, logger: Logger): Wo
       // a slot, a run and a delivery are claimed by exactly one process, so every process may run them
       if (monitors) services.monitors.engine.start();
       services.agentRuns.engine.start(); // queued runs, and runs of a stopped process
+      services.retention.start(); // the periodic sweep: one process of those sharing the store at a time
     },
   };
 }

@@ -26,6 +26,19 @@ export function coreSettingsOf(config: Config): CoreSettings {
     },
     agentRuns: { leaseMs: config.leaseMs, pollMs: config.pollMs },
     codeModel: config.codeModel,
+    retention: {
+      policy: {
+        usage: config.retainUsageDays,
+        agentEvents: config.retainAgentEventsDays,
+        monitorRuns: config.retainMonitorRunsDays,
+        deliveries: config.retainDeliveriesDays,
+        mcpTasks: config.retainMcpDays,
+        mcpSnapshots: config.retainMcpDays,
+        crawlFrontier: config.retainCrawlFrontierDays,
+      },
+      intervalMs: config.pruneIntervalMinutes * 60_000,
+      leaseMs: config.leaseMs,
+    },
     identityRule: { teamClaim: config.authTeamClaim, emailTeams: config.authEmailTeams },
     operatorJobs: { uploadDir: path.join(config.dataDir, 'uploads'), importMaxBytes: config.importMaxBytes },
     documents: {

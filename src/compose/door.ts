@@ -95,7 +95,7 @@ export interface Door {
  */
 export type OperatorTools = Pick<
   Services,
-  'audit' | 'monitors' | 'crawl' | 'imports' | 'indexer' | 'searchIndex' | 'documents' | 'code'
+  'audit' | 'monitors' | 'crawl' | 'imports' | 'indexer' | 'searchIndex' | 'documents' | 'code' | 'retention'
 >;
 
 /** The background work of a serving process (`trawl serve`, `trawl mcp`), started by its command. */
@@ -106,7 +106,10 @@ export interface Workers {
    * emptied are rebuilt in the background (progress and failures in the log).
    */
   startIndexing(): void;
-  /** The job engines: agent runs (queued ones, and those of a stopped process), and monitors when `monitors`. */
+  /**
+   * The job engines: agent runs (queued ones, and those of a stopped process), monitors when `monitors`,
+   * and the periodic retention sweep.
+   */
   startEngines(options: { monitors: boolean }): void;
 }
 

@@ -21,6 +21,7 @@ import type { ReplicaDeps } from '../core/replica/replica.js';
 import type { StatusDeps } from '../core/status/status.service.js';
 import type { ModelPrice } from '../core/synthesis/pricing.js';
 import type { Stores } from '../store/contracts/stores.js';
+import type { RetentionPolicy } from '../core/retention/retention.service.js';
 import type { CacheStore } from '../store/contracts/cache.js';
 
 /** What a replica on PostgreSQL is given (core/replica/replica.ts): the shared parts, and whether it follows. */
@@ -56,6 +57,8 @@ export interface CoreSettings {
   identityRule: IdentityRule;
   /** The console's operator jobs: where uploads are written, and the largest one (TRAWL_IMPORT_MAX_BYTES). */
   operatorJobs: { uploadDir: string; importMaxBytes: number };
+  /** Retention: days per kind (null: for ever), the periodic sweep's interval (0: none) and its lease. */
+  retention: { policy: RetentionPolicy; intervalMs: number; leaseMs: number };
 }
 
 export interface ServiceDeps {

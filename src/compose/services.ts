@@ -24,6 +24,7 @@ import { createSynthesis } from '../core/synthesis/synthesis.service.js';
 import { createAnswerSnapshots } from '../core/snapshots/answer-snapshots.js';
 import { createTaskJobs } from '../core/jobs/tasks.js';
 import { createOperatorJobs } from '../core/operator/operator-jobs.service.js';
+import { createRetention } from '../core/retention/retention.service.js';
 import { createAccountServices } from './accounts.js';
 import { createCodeParts, createCodeServices } from './code.js';
 import { createEngines } from './engines.js';
@@ -140,6 +141,12 @@ export function createServices(deps: ServiceDeps): { services: Services; lifecyc
       logger: deps.logger,
       leaseMs: deps.settings.agentRuns.leaseMs,
       ...deps.settings.operatorJobs,
+    }),
+    retention: createRetention({
+      repo: stores.retention,
+      now: () => deps.clock.now().getTime(),
+      logger: deps.logger,
+      ...deps.settings.retention,
     }),
   };
   const lifecycle = lifecycleOf({ searchIndex, code: codeParts, replica, merges, analysis, pdf }, deps.logger);

@@ -92,6 +92,13 @@ const FLAGS: Record<string, string> = {
   oidcIssuer: '--oidc-issuer <url>',
   oidcClientId: '--oidc-client-id <id>',
   oidcClientSecret: '--oidc-client-secret <secret>',
+  retainUsageDays: '--retain-usage-days <n>',
+  retainAgentEventsDays: '--retain-agent-events-days <n>',
+  retainMonitorRunsDays: '--retain-monitor-runs-days <n>',
+  retainDeliveriesDays: '--retain-deliveries-days <n>',
+  retainMcpDays: '--retain-mcp-days <n>',
+  retainCrawlFrontierDays: '--retain-crawl-frontier-days <n>',
+  pruneIntervalMinutes: '--prune-interval-minutes <n>',
 };
 
 /** Each setting's help line: what it does, its variable and its default. */
@@ -262,6 +269,20 @@ const HELP: Record<string, string> = {
   oidcClientId: "Trawl's client id at TRAWL_OIDC_ISSUER (env TRAWL_OIDC_CLIENT_ID; default none)",
   oidcClientSecret:
     "Trawl's client secret at TRAWL_OIDC_ISSUER (HTTP Basic at its token endpoint) (env TRAWL_OIDC_CLIENT_SECRET; default none)",
+  retainUsageDays:
+    'Days the daily usage rows (spend and latency per key, day and operation) are kept; whole months past it are folded into monthly totals (usage_months), so spend, credits and trawl usage stay exact (docs/operations.md#retention) (env TRAWL_RETAIN_USAGE_DAYS; default 400)',
+  retainAgentEventsDays:
+    "Days an agent run's events (its stream and replay) are kept after the run ended; the run and its output stay (env TRAWL_RETAIN_AGENT_EVENTS_DAYS; default 30)",
+  retainMonitorRunsDays:
+    "Days a monitor's ended runs are kept; its five newest completed runs stay whatever their age (its next run deduplicates against them) (env TRAWL_RETAIN_MONITOR_RUNS_DAYS; default 90)",
+  retainDeliveriesDays:
+    'Days a webhook delivery that is settled (delivered or given up) is kept, with its attempts, after it was made; a pending delivery is never pruned (env TRAWL_RETAIN_DELIVERIES_DAYS; default 30)',
+  retainMcpDays:
+    'Days an ended MCP task and an MCP answer snapshot stay after they expired (they cannot be read after; a new one written also sweeps expired ones) (env TRAWL_RETAIN_MCP_DAYS; default 7)',
+  retainCrawlFrontierDays:
+    "Days the frontier (the URLs walked) of a finished crawl is kept after it finished; the crawl's pages stay in the documents (env TRAWL_RETAIN_CRAWL_FRONTIER_DAYS; default 14)",
+  pruneIntervalMinutes:
+    'How often a serving process runs the retention sweep (one process of all those sharing the store at a time, under a lease); 0: only trawl prune sweeps (env TRAWL_PRUNE_INTERVAL_MINUTES; default 60)',
 };
 
 /** Flags of the settings, with the commands that take each (settings-doc.ts decides which). */

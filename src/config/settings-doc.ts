@@ -26,6 +26,7 @@ export const ADMIN_COMMANDS = [
   'secrets',
   'backup',
   'restore',
+  'prune',
 ] as const;
 
 /** Settings of the HTTP listener: `trawl serve` uses them, `trawl doctor` checks them. */
@@ -65,6 +66,17 @@ const STORE_SETTINGS = [
 /** Settings of the MCP door, over HTTP (`serve`) and stdio (`mcp`). */
 const MCP_SETTINGS = ['tools', 'mcpBetas', 'mcpMaxTokens', 'mcpMaxTasks', 'mcpTaskTtlMs', 'mcpTaskMaxTtlMs'];
 
+/** How long each kind of record is kept: the serving processes' sweep and `trawl prune` read them. */
+const RETENTION_SETTINGS = [
+  'retainUsageDays',
+  'retainAgentEventsDays',
+  'retainMonitorRunsDays',
+  'retainDeliveriesDays',
+  'retainMcpDays',
+  'retainCrawlFrontierDays',
+  'pruneIntervalMinutes',
+];
+
 /** Defaults that are computed, or read better in words than as a value. */
 const DEFAULT_WORDS: Record<string, string> = {
   dataDir: 'the per-user data directory',
@@ -89,6 +101,7 @@ export function commandsOf(key: string): readonly string[] {
   if (STORE_SETTINGS.includes(key)) return [...APP_COMMANDS, ...ADMIN_COMMANDS];
   if (LISTENER_SETTINGS.includes(key)) return ['serve', 'doctor'];
   if (MCP_SETTINGS.includes(key)) return ['serve', 'mcp', 'doctor'];
+  if (RETENTION_SETTINGS.includes(key)) return ['serve', 'mcp', 'prune'];
   return APP_COMMANDS;
 }
 

@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import { AUTH_SETTINGS } from './settings/auth.js';
 import { FETCH_SETTINGS } from './settings/fetch.js';
 import { PROVIDER_SETTINGS } from './settings/providers.js';
+import { RETENTION_SETTINGS } from './settings/retention.js';
 import { SERVER_SETTINGS } from './settings/server.js';
 import { SERVICE_SETTINGS } from './settings/service.js';
 
@@ -16,6 +17,7 @@ export const SETTINGS = {
   ...PROVIDER_SETTINGS,
   ...SERVICE_SETTINGS,
   ...AUTH_SETTINGS,
+  ...RETENTION_SETTINGS,
 } as const;
 
 export type Settings = typeof SETTINGS;

@@ -18,6 +18,7 @@ import type { CodeVectors } from './code/index/code-vectors.js';
 import type { CodeModelLoader } from './code/model/shipped-model.js';
 import type { CrawlService } from './crawl/crawl.types.js';
 import type { ImportService } from './import/import.service.js';
+import type { Retention } from './retention/retention.service.js';
 import type { ContentsService } from './contents/contents.service.js';
 import type { PagesService } from './contents/pages.service.js';
 import type { MonitorsService } from './monitors/monitors.service.js';
@@ -76,4 +77,6 @@ export interface Services {
   tasks: TaskJobs;
   /** The crawls, imports and code indexes an operator starts from the console, run in the background. */
   operatorJobs: OperatorJobsService;
+  /** How long records are kept: the periodic sweep, and `trawl prune`. */
+  retention: Retention;
 }

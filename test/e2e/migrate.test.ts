@@ -81,6 +81,9 @@ async function buildDataDir(): Promise<{ dir: string; cleanup: () => void }> {
   await accounts.holdIfAllowed({ hold: hold('hold_a'), nowMs: Date.now(), keyPeriod: null, periodStarts }, () => undefined); // prettier-ignore
   await accounts.settle({ holdId: 'hold_a', spend: { key_id: ci.id, team_id: acme.id, day: periodStarts.day, operation: 'search', micros: 700 }, latencyBucket: 21 }); // prettier-ignore
   await accounts.holdIfAllowed({ hold: hold('hold_b'), nowMs: Date.now(), keyPeriod: null, periodStarts }, () => undefined); // prettier-ignore
+  // spend of a month past retention, folded into the monthly totals by a sweep
+  await accounts.settle({ spend: { key_id: ci.id, team_id: acme.id, day: '2020-01-15', operation: 'search', micros: 300 }, latencyBucket: 9 }); // prettier-ignore
+  await app.services.retention.sweep();
 
   const docs = Array.from({ length: DOCS }, (_, i) => storedDoc(`https://docs.example.com/p${String(i).padStart(3, '0')}`, `Page ${i}`, `Text of page ${i} about undici pools.`)); // prettier-ignore
   await app.services.documents.upsertMany(docs, now);

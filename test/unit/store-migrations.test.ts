@@ -38,6 +38,7 @@ const SQLITE_RELEASED = [
   [20, 'identity keys', 'a6e30686d06fd67e'],
   [21, 'oauth state', '69e9ed6c5f2038cf'],
   [22, 'console sessions, request latency and operator jobs', 'adf6355cae888178'],
+  [23, 'retention', '05f796a97cf597a4'],
 ];
 const PG_RELEASED = [
   [1, 'teams and API keys', '1003cfc57372ccd3'],
@@ -59,6 +60,7 @@ const PG_RELEASED = [
   [17, 'identity keys', 'a6e30686d06fd67e'],
   [18, 'oauth state', '635f2535612ef006'],
   [19, 'console sessions, request latency and operator jobs', '53bf556770610f89'],
+  [20, 'retention, and the growing tables partitioned by month', 'f9633e57c73dd2f9'],
 ];
 
 describe('the migration list', () => {

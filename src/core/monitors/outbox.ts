@@ -15,8 +15,6 @@ import type { WebhookSender } from '../../fetch/webhook-sender.js';
 import { deliveryLeaseMs, hostOf, retryDelayMs } from './delivery-policy.js';
 import { createWakeup } from './wakeup.js';
 
-/** Settled deliveries are kept this long, for `trawl monitors deliveries`. */
-const KEEP_SETTLED_MS = 30 * 24 * 3_600_000;
 /** Due deliveries read per query while looking for ones whose host has a free slot. */
 const SCAN_PAGE = 200;
 /** Due deliveries one scan notes as waiting for a slot (a bound on memory; the rest are found later). */
@@ -245,7 +243,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     return attempted - from;
   };
 
-  let lastPrune = 0;
+  // settled deliveries are pruned by the retention sweep (core/retention, TRAWL_RETAIN_DELIVERIES_DAYS)
   const wakeup = createWakeup(
     async () => {
       if (stopped) return;
@@ -253,10 +251,6 @@ export function createOutbox(deps: OutboxDeps): Outbox {
         await dispatch();
         await scheduleNext();
       });
-      if (deps.now() - lastPrune > 3_600_000) {
-        lastPrune = deps.now();
-        await repo.pruneDeliveries(new Date(lastPrune - KEEP_SETTLED_MS).toISOString());
-      }
     },
     { pollMs: deps.pollMs, name: 'webhook outbox', logger: deps.logger, now: deps.now },
   );

@@ -85,6 +85,18 @@ export interface ChargeRecord {
   latencyBucket?: number;
 }
 
+/**
+ * What usage reads: the daily spend rows, and the months retention folded (`usage_months`, each as a
+ * row on its month's first day), so sums over whole months are the same before and after a fold
+ * (store/contracts/retention.ts). Both backends read `FROM <SPEND_READ> AS spend`.
+ */
+export const SPEND_READ = `(SELECT key_id, team_id, day, operation, requests, micros FROM spend
+  UNION ALL SELECT key_id, team_id, month || '-01', operation, requests, micros FROM usage_months)`;
+
+/** What latency reads: the daily buckets and the folded months, as `SPEND_READ`. */
+export const LATENCY_READ = `(SELECT key_id, team_id, day, operation, bucket, requests FROM request_latency
+  UNION ALL SELECT key_id, team_id, month || '-01', operation, bucket, requests FROM latency_months)`;
+
 /** Teams, spend and holds. */
 export interface AccountsRepo {
   /** Inserts a team, and the audit record of its making when given, at once. */
@@ -114,7 +126,7 @@ export interface AccountsRepo {
    * costs something, records the spend, takes it from the credits and counts the latency bucket.
    */
   settle(charge: ChargeRecord): Promise<void>;
-  /** Spend rows on days `fromDay` (YYYY-MM-DD) and later. */
+  /** Spend rows on days `fromDay` (YYYY-MM-DD) and later (a folded month: one row on its first day). */
   spendSince(fromDay: string): Promise<SpendRow[]>;
   /** Spend rows on days `fromDay` to `toDay` (YYYY-MM-DD, both included), of one team when given. */
   spendBetween(fromDay: string, toDay: string, teamId?: string): Promise<SpendRow[]>;

@@ -101,6 +101,8 @@ export const LEASED = {
   },
   crawlJobs: { table: 'crawl_jobs', key: 'id', open: "state = 'active'", owner: 'owner', renewsOwn: true },
   operatorJobs: { table: 'operator_jobs', key: 'id', open: "state = 'running'", owner: 'owner', renewsOwn: true },
+  // a maintenance row (the retention sweep) is always there to be claimed: its claim rules say when
+  maintenance: { table: 'maintenance', key: 'name', open: '1 = 1', owner: 'owner', renewsOwn: true },
 } as const satisfies Record<string, LeaseTable>;
 
 /** The SQL of a rule's statements, with `@name` parameters (each dialect binds them its own way). */

@@ -238,6 +238,4 @@ export interface MonitorsRepo {
    * it is delivered or does not exist.
    */
   retryDelivery(monitorId: string, eventId: string, nowMs: number): Promise<DeliveryRow | undefined>;
-  /** Forgets settled deliveries (and their attempts) created before `beforeIso`. */
-  pruneDeliveries(beforeIso: string): Promise<number>;
 }

@@ -17,6 +17,7 @@ import type { OperatorJobsRepo } from './operator-jobs.js';
 import type { QueuesRepo } from './queues.js';
 import type { SealedValuesRepo } from './sealed-values.js';
 import type { RateBucketsRepo } from './rate-buckets.js';
+import type { RetentionRepo } from './retention.js';
 
 export interface Stores {
   /** Which engine holds them: `sqlite` (this machine's data directory) or `postgres` (shared). */
@@ -44,4 +45,6 @@ export interface Stores {
   operatorJobs: OperatorJobsRepo;
   /** The queues' depths and oldest items, for the metrics (read at scrape time). */
   queues: QueuesRepo;
+  /** What retention prunes, kind by kind, and the lease of its sweep. */
+  retention: RetentionRepo;
 }

@@ -13,6 +13,7 @@ import { INDEXES_AND_LOGS } from './indexes-and-logs.js';
 import { JOBS_AND_ACCOUNTS } from './jobs-and-accounts.js';
 import { KEYS_AND_PAGES } from './keys-and-pages.js';
 import { OAUTH } from './oauth.js';
+import { RETENTION } from './retention.js';
 import { migrationsOf, type Migration, type MigrationEntry } from './migration.js';
 
 export type { Migration, MigrationEntry } from './migration.js';
@@ -27,6 +28,7 @@ export const MIGRATION_ENTRIES: readonly MigrationEntry[] = [
   ...IDENTITY_KEYS,
   ...OAUTH,
   ...CONSOLE,
+  ...RETENTION,
 ];
 
 /** The SQLite migrations, derived from the list (`PRAGMA user_version` records the last applied). */

@@ -5,6 +5,7 @@
  * wait on each other.
  */
 import type pg from 'pg';
+import { LATENCY_READ, SPEND_READ } from '../contracts/accounts.js';
 import type { AccountsRepo, HoldRequest, LatencyRow, SpendRow, Standing, TeamRow } from '../contracts/accounts.js';
 import { insertAuditPg } from './audit.js';
 import { first, inTransaction, rowCountOf, rowsOf, type Run } from './sql.js';
@@ -115,11 +116,11 @@ export function createPgAccountsRepo(pool: pg.Pool): AccountsRepo {
       await pool.query(SETTLE, [holdId ?? null, key_id, team_id, day, operation, micros, latencyBucket ?? null]);
     },
     spendSince: async (fromDay) =>
-      (await pool.query<SpendRow>('SELECT * FROM spend WHERE day >= $1 ORDER BY team_id, key_id, day, operation', [fromDay])).rows, // prettier-ignore
+      (await pool.query<SpendRow>(`SELECT * FROM ${SPEND_READ} AS spend WHERE day >= $1 ORDER BY team_id, key_id, day, operation`, [fromDay])).rows, // prettier-ignore
     spendBetween: (fromDay, toDay, teamId) =>
-      rowsOf<SpendRow>(pool, 'SELECT * FROM spend WHERE day >= $1 AND day <= $2 AND ($3::text IS NULL OR team_id = $3) ORDER BY day, team_id, key_id, operation', [fromDay, toDay, teamId ?? null]), // prettier-ignore
+      rowsOf<SpendRow>(pool, `SELECT * FROM ${SPEND_READ} AS spend WHERE day >= $1 AND day <= $2 AND ($3::text IS NULL OR team_id = $3) ORDER BY day, team_id, key_id, operation`, [fromDay, toDay, teamId ?? null]), // prettier-ignore
     latencyBetween: (fromDay, toDay, teamId) =>
-      rowsOf<LatencyRow>(pool, 'SELECT * FROM request_latency WHERE day >= $1 AND day <= $2 AND ($3::text IS NULL OR team_id = $3) ORDER BY day, key_id, operation, bucket', [fromDay, toDay, teamId ?? null]), // prettier-ignore
+      rowsOf<LatencyRow>(pool, `SELECT * FROM ${LATENCY_READ} AS request_latency WHERE day >= $1 AND day <= $2 AND ($3::text IS NULL OR team_id = $3) ORDER BY day, key_id, operation, bucket`, [fromDay, toDay, teamId ?? null]), // prettier-ignore
     async dropExpiredHolds(nowMs) {
       return rowCountOf(await pool.query('DELETE FROM holds WHERE expires_ms <= $1', [nowMs]));
     },

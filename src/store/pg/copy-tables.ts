@@ -85,6 +85,16 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
     columns: ['key_id', 'team_id', 'day', 'operation', 'bucket', 'requests'],
   },
   {
+    name: 'usage_months',
+    key: ['team_id', 'key_id', 'month', 'operation'],
+    columns: ['team_id', 'key_id', 'month', 'operation', 'requests', 'micros'],
+  },
+  {
+    name: 'latency_months',
+    key: ['team_id', 'key_id', 'month', 'operation', 'bucket'],
+    columns: ['team_id', 'key_id', 'month', 'operation', 'bucket', 'requests'],
+  },
+  {
     // a job running in the copied directory's process is copied running: its lease lapses, it reads interrupted
     name: 'operator_jobs',
     key: ['seq'],
@@ -140,6 +150,8 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   {
     name: 'agent_events',
     key: ['run_id', 'seq'],
+    // PostgreSQL partitions events by month: its unique key holds the partition key (migration retention)
+    match: ['run_id', 'seq', 'created_at'],
     columns: ['run_id', 'seq', 'event', 'data', 'created_at'],
   },
   {
@@ -236,6 +248,7 @@ const CODE_VECTORS =
 /** SQLite tables not copied, and why. Names ending in `*` are prefixes (sqlite-vec's tables per model). */
 export const SKIPPED_TABLES: Readonly<Record<string, string>> = {
   rate_buckets: 'ephemeral: request-rate token buckets refill within seconds',
+  maintenance: "the retention sweep's lease and when it is next due: the target's own, made by its migration",
   replica_state: "this machine's place in a shared database's logs, not data",
   search_docs: DERIVED_SEARCH,
   search_blocks: DERIVED_SEARCH,

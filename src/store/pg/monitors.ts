@@ -265,15 +265,5 @@ export function createPgMonitorsRepo(pool: pg.Pool): MonitorsRepo {
          WHERE monitor_id = $1 AND event_id = $2 AND status <> 'delivered' RETURNING *`,
         [monitorId, eventId, nowMs],
       ),
-    pruneDeliveries: (beforeIso) =>
-      inTransaction(pool, async (db) => {
-        await db.query(
-          `DELETE FROM webhook_attempts WHERE delivery_seq IN (SELECT seq FROM webhook_deliveries
-             WHERE status <> 'pending' AND created_at < $1)`,
-          [beforeIso],
-        );
-        const r = await db.query("DELETE FROM webhook_deliveries WHERE status <> 'pending' AND created_at < $1", [beforeIso]); // prettier-ignore
-        return r.rowCount ?? 0;
-      }),
   };
 }

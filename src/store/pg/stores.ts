@@ -37,6 +37,7 @@ import { createPgDocumentLog } from './document-log.js';
 import { createPgDocumentsRepo } from './documents.js';
 import { createPgMcpSnapshotsRepo, createPgMcpTasksRepo } from './mcp.js';
 import { createPgMonitorsRepo } from './monitors.js';
+import { createPgRetentionRepo } from './retention.js';
 import type { PgStore } from './database.js';
 import { createPgRateBucketsRepo } from './rate-buckets.js';
 
@@ -79,6 +80,7 @@ export function createSharedStore(pg: PgStore): SharedStore {
       rateBuckets: createPgRateBucketsRepo(pool),
       monitors: createPgMonitorsRepo(pool),
       agentRuns: createPgAgentRunsRepo(pool),
+      retention: createPgRetentionRepo(pool),
       mcpTasks: createPgMcpTasksRepo(pool),
       mcpSnapshots: createPgMcpSnapshotsRepo(pool),
       crawl: createPgCrawlRepo(pool),

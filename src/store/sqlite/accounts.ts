@@ -5,6 +5,7 @@
  */
 import { insertAudit } from './audit.js';
 import type { Db } from './database.js';
+import { LATENCY_READ, SPEND_READ } from '../contracts/accounts.js';
 import type { TeamRow, SpendRow, Standing, HoldRequest, AccountsRepo, LatencyRow } from '../contracts/accounts.js';
 
 /** The accounts repository over SQLite. */
@@ -107,9 +108,11 @@ function statements(db: Db) {
       `INSERT INTO spend (key_id, team_id, day, operation, requests, micros) VALUES (@key_id, @team_id, @day, @operation, 1, @micros)
        ON CONFLICT (key_id, day, operation) DO UPDATE SET requests = requests + 1, micros = micros + excluded.micros`,
     ),
-    spendSince: db.prepare('SELECT * FROM spend WHERE day >= ? ORDER BY team_id, key_id, day, operation'),
+    spendSince: db.prepare(
+      `SELECT * FROM ${SPEND_READ} AS spend WHERE day >= ? ORDER BY team_id, key_id, day, operation`,
+    ),
     spendBetween: db.prepare(
-      `SELECT * FROM spend WHERE day >= @from AND day <= @to AND (@team IS NULL OR team_id = @team)
+      `SELECT * FROM ${SPEND_READ} AS spend WHERE day >= @from AND day <= @to AND (@team IS NULL OR team_id = @team)
        ORDER BY day, team_id, key_id, operation`,
     ),
     addLatency: db.prepare(
@@ -118,7 +121,7 @@ function statements(db: Db) {
        ON CONFLICT (key_id, day, operation, bucket) DO UPDATE SET requests = requests + 1`,
     ),
     latencyBetween: db.prepare(
-      `SELECT * FROM request_latency WHERE day >= @from AND day <= @to AND (@team IS NULL OR team_id = @team)
+      `SELECT * FROM ${LATENCY_READ} AS request_latency WHERE day >= @from AND day <= @to AND (@team IS NULL OR team_id = @team)
        ORDER BY day, key_id, operation, bucket`,
     ),
     keyHolds: db.prepare('SELECT COALESCE(SUM(amount_micros), 0) AS m FROM holds WHERE key_id = ? AND expires_ms > ?'),

@@ -117,11 +117,6 @@ function statements(db: Db) {
       `UPDATE webhook_deliveries SET status = 'pending', next_attempt_ms = @now
        WHERE monitor_id = @monitor AND event_id = @event AND status <> 'delivered' RETURNING *`,
     ),
-    pruneAttempts: db.prepare(
-      `DELETE FROM webhook_attempts WHERE delivery_seq IN (SELECT seq FROM webhook_deliveries
-         WHERE status <> 'pending' AND created_at < ?)`,
-    ),
-    pruneDeliveries: db.prepare("DELETE FROM webhook_deliveries WHERE status <> 'pending' AND created_at < ?"),
   };
 }
 
@@ -286,11 +281,5 @@ export function createMonitorsRepo(db: Db): MonitorsRepo {
     delivery: async (monitorId, eventId) => s.deliveryOf.get(monitorId, eventId) as DeliveryRow | undefined,
     retryDelivery: async (monitorId, eventId, nowMs) =>
       s.retryDelivery.get({ monitor: monitorId, event: eventId, now: nowMs }) as DeliveryRow | undefined,
-    async pruneDeliveries(beforeIso) {
-      return writeTransaction(db, () => {
-        s.pruneAttempts.run(beforeIso);
-        return s.pruneDeliveries.run(beforeIso).changes;
-      })();
-    },
   };
 }

@@ -14,6 +14,7 @@ import { createMcpSnapshotsRepo } from './mcp-snapshots.js';
 
 import { createMcpTasksRepo } from './mcp-tasks.js';
 import { createMonitorsRepo } from './monitors.js';
+import { createRetentionRepo } from './retention.js';
 import { createOAuthRepo } from './oauth.js';
 import { createOperatorJobsRepo } from './operator-jobs.js';
 import { createQueuesRepo } from './queues.js';
@@ -32,6 +33,7 @@ export function sqliteStores(db: Db): Stores {
     rateBuckets: createRateBucketsRepo(db),
     monitors: createMonitorsRepo(db),
     agentRuns: createAgentRunsRepo(db),
+    retention: createRetentionRepo(db),
     mcpTasks: createMcpTasksRepo(db),
     mcpSnapshots: createMcpSnapshotsRepo(db),
     crawl: createCrawlRepo(db),
