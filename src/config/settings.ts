@@ -9,6 +9,7 @@ import { FETCH_SETTINGS } from './settings/fetch.js';
 import { PROVIDER_SETTINGS } from './settings/providers.js';
 import { SERVER_SETTINGS } from './settings/server.js';
 import { SERVICE_SETTINGS } from './settings/service.js';
+import { TRACING_SETTINGS } from './settings/tracing.js';
 
 export const SETTINGS = {
   ...SERVER_SETTINGS,
@@ -16,6 +17,7 @@ export const SETTINGS = {
   ...PROVIDER_SETTINGS,
   ...SERVICE_SETTINGS,
   ...AUTH_SETTINGS,
+  ...TRACING_SETTINGS,
 } as const;
 
 export type Settings = typeof SETTINGS;
