@@ -138,9 +138,9 @@ export function createOtelTracing(settings: TracingSettings): Tracing {
   const provider = new NodeTracerProvider({ resource, spanProcessors: [processor] });
   provider.register({ propagator: new GatedPropagator() });
   // undici's requests (page fetches, provider and webhook calls) as client spans, inside a trace only
-  const undici = new UndiciInstrumentation({ enabled: false, requireParentforSpans: true });
+  // (enabled on construction: its `enabled` setting is also read on every request, so it stays true)
+  const undici = new UndiciInstrumentation({ requireParentforSpans: true });
   undici.setTracerProvider(provider);
-  undici.enable();
   const tracer = provider.getTracer('trawl', settings.serviceVersion);
   const allowed = (target: PropagationTarget) => settings.propagate === 'all' || settings.propagate === target;
 
