@@ -89,6 +89,10 @@ const FLAGS: Record<string, string> = {
   oidcIssuer: '--oidc-issuer <url>',
   oidcClientId: '--oidc-client-id <id>',
   oidcClientSecret: '--oidc-client-secret <secret>',
+  otlpEndpoint: '--otlp-endpoint <url>',
+  otlpTracesEndpoint: '--otlp-traces-endpoint <url>',
+  otelSdkDisabled: '--otel-sdk-disabled',
+  tracePropagate: '--trace-propagate <none|providers|webhooks|all>',
 };
 
 /** Each setting's help line: what it does, its variable and its default. */
@@ -253,6 +257,14 @@ const HELP: Record<string, string> = {
   oidcClientId: "Trawl's client id at TRAWL_OIDC_ISSUER (env TRAWL_OIDC_CLIENT_ID; default none)",
   oidcClientSecret:
     "Trawl's client secret at TRAWL_OIDC_ISSUER (HTTP Basic at its token endpoint) (env TRAWL_OIDC_CLIENT_SECRET; default none)",
+  otlpEndpoint:
+    'The standard OpenTelemetry variable: the OTLP/HTTP collector spans are exported to (/v1/traces is added), e.g. http://127.0.0.1:4318 (env OTEL_EXPORTER_OTLP_ENDPOINT; default none)',
+  otlpTracesEndpoint:
+    'The standard OpenTelemetry variable: the full URL spans are exported to (nothing added); wins over OTEL_EXPORTER_OTLP_ENDPOINT (env OTEL_EXPORTER_OTLP_TRACES_ENDPOINT; default none)',
+  otelSdkDisabled:
+    'The standard OpenTelemetry variable: true keeps traces off whatever the endpoints say (the SDK is not even loaded) (env OTEL_SDK_DISABLED; default false)',
+  tracePropagate:
+    'Which outgoing calls carry the trace context (traceparent, tracestate): none, providers (the model, embeddings and web-search APIs), webhooks (monitors’ receivers) or all (env TRAWL_TRACE_PROPAGATE; default none)',
 };
 
 /** Flags of the settings, with the commands that take each (settings-doc.ts decides which). */

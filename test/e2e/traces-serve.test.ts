@@ -2,7 +2,7 @@
  * Traces in the real process: `trawl serve` (dist/bin/cli.js) with the standard OTEL variables exports
  * its spans over OTLP/HTTP protobuf (the default protocol) to a loopback receiver, continuing a caller's
  * trace; without them, no OpenTelemetry module is loaded at all (the start-up budgets hold). A preload
- * (test/fixtures/preload/loaded-modules.cjs) lists what the process loaded when it exits.
+ * (test/fixtures/preload/loaded-modules.mjs) lists what the process loaded when it exits.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,7 +12,7 @@ import { ROOT, postJson, tempDir } from '../helpers/app.js';
 import { serve } from '../helpers/crash.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
 
-const PRELOAD = path.join(ROOT, 'test/fixtures/preload/loaded-modules.cjs');
+const PRELOAD = path.join(ROOT, 'test/fixtures/preload/loaded-modules.mjs');
 
 let otlp: OtlpReceiver;
 const dirs: (() => void)[] = [];
@@ -26,20 +26,27 @@ afterAll(async () => {
 });
 
 /** Runs `trawl serve` with `env`, calls /search once with a caller's traceparent, stops it: what it loaded. */
-async function serveOnce(env: Record<string, string>): Promise<{ traceId: string; parentId: string; loaded: string[] }> {
+async function serveOnce(
+  env: Record<string, string>,
+): Promise<{ traceId: string; parentId: string; loaded: string[] }> {
   const { dir, cleanup } = tempDir();
   dirs.push(cleanup);
   const list = path.join(dir, 'loaded.json');
   const server = await serve(path.join(dir, 'data'), [], {
-    env: { NODE_OPTIONS: `--require ${PRELOAD}`, TRAWL_TEST_LOADED_MODULES: list, ...env },
+    env: { NODE_OPTIONS: `--import ${PRELOAD}`, TRAWL_TEST_LOADED_MODULES: list, ...env },
   });
   const traceId = randomBytes(16).toString('hex');
   const parentId = randomBytes(8).toString('hex');
   try {
-    const res = await postJson(server.url, '/search', { query: 'connection pooling', numResults: 3 }, {
-      'x-api-key': server.key,
-      traceparent: `00-${traceId}-${parentId}-01`,
-    });
+    const res = await postJson(
+      server.url,
+      '/search',
+      { query: 'connection pooling', numResults: 3 },
+      {
+        'x-api-key': server.key,
+        traceparent: `00-${traceId}-${parentId}-01`,
+      },
+    );
     expect(res.status).toBe(200);
   } finally {
     await server.stop(); // SIGTERM: the app closes, exporting the spans it still holds

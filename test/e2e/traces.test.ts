@@ -65,7 +65,10 @@ async function tracedServer(propagate: 'none' | 'all'): Promise<{ t: TestServer;
 }
 
 const byName = (spans: ReceivedSpan[], name: string) => spans.find((s) => s.name === name);
-const has = (...names: string[]) => (spans: ReceivedSpan[]) => names.every((n) => spans.some((s) => s.name === n));
+const has =
+  (...names: string[]) =>
+  (spans: ReceivedSpan[]) =>
+    names.every((n) => spans.some((s) => s.name === n));
 
 /** The MCP tools/call of a JSON-RPC POST to /mcp (stateless, 2025-06-18). */
 function mcpCall(t: TestServer, key: string, params: Json): Promise<Response> {
@@ -93,10 +96,15 @@ describe('with TRAWL_TRACE_PROPAGATE=none (the default)', () => {
   it('continues a REST caller’s trace: door, operation, store and fetch spans, parent to child', async () => {
     const caller = callerTrace();
     site.requests.length = 0;
-    const res = await postJson(t.url, '/contents', { urls: [`${site.url}/articles/rust-async`], text: true }, {
-      'x-api-key': t.key,
-      traceparent: caller.traceparent,
-    });
+    const res = await postJson(
+      t.url,
+      '/contents',
+      { urls: [`${site.url}/articles/rust-async`], text: true },
+      {
+        'x-api-key': t.key,
+        traceparent: caller.traceparent,
+      },
+    );
     expect(res.status).toBe(200);
     const spans = await otlp.trace(caller.traceId, has('POST /contents', 'op contents', 'GET'));
     const door = byName(spans, 'POST /contents')!;
@@ -110,7 +118,9 @@ describe('with TRAWL_TRACE_PROPAGATE=none (the default)', () => {
     expect(op.parentSpanId).toBe(door.spanId);
     expect(op.attributes).toMatchObject({ 'trawl.operation': 'contents' });
     // the page fetch: undici's client span, under the operation's
-    const fetchSpan = spans.find((s) => s.name === 'GET' && String(s.attributes['url.full']).includes('/articles/rust-async'))!;
+    const fetchSpan = spans.find(
+      (s) => s.name === 'GET' && String(s.attributes['url.full']).includes('/articles/rust-async'),
+    )!;
     expect(fetchSpan.kind).toBe(3);
     const ancestors = (s: ReceivedSpan): string[] => {
       const parent = spans.find((p) => p.spanId === s.parentSpanId);
@@ -180,12 +190,21 @@ describe('with TRAWL_TRACE_PROPAGATE=none (the default)', () => {
     expect((await postJson(t.url, '/search', { query: 'private words here', numResults: 3 }, headers)).status).toBe(200); // prettier-ignore
     const mcp = await mcpCall(t, key, { name: 'get_contents', arguments: { urls: [url] }, _meta: { traceparent: caller.traceparent } }); // prettier-ignore
     await mcp.text();
-    const spans = await otlp.trace(caller.traceId, (found) =>
-      has('POST /contents', 'POST /search', 'tools/call get_contents', 'web_search searxng', 'GET')(found) &&
-      found.some((s) => s.name.startsWith('chat ')),
+    const spans = await otlp.trace(
+      caller.traceId,
+      (found) =>
+        has('POST /contents', 'POST /search', 'tools/call get_contents', 'web_search searxng', 'GET')(found) &&
+        found.some((s) => s.name.startsWith('chat ')),
     );
     const text = JSON.stringify(spans.map((s) => s.attributes));
-    for (const content of ['url.full', 'url.path', 'url.query', 'server.address', 'trawl.search.query', 'user_agent.original']) {
+    for (const content of [
+      'url.full',
+      'url.path',
+      'url.query',
+      'server.address',
+      'trawl.search.query',
+      'user_agent.original',
+    ]) {
       expect(text).not.toContain(content);
     }
     expect(text).not.toContain('private');

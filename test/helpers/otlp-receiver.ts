@@ -96,10 +96,13 @@ function fields(buf: Buffer): Field[] {
     const key = Number(varint());
     const no = key >> 3;
     const wire = key & 7;
-    if (wire === 0) out.push({ no, wire, int: varint() });
-    else if (wire === 1) (out.push({ no, wire, bytes: buf.subarray(at, at + 8) }), (at += 8));
-    else if (wire === 5) (out.push({ no, wire, bytes: buf.subarray(at, at + 4) }), (at += 4));
-    else if (wire === 2) {
+    if (wire === 0) {
+      out.push({ no, wire, int: varint() });
+    } else if (wire === 1 || wire === 5) {
+      const size = wire === 1 ? 8 : 4;
+      out.push({ no, wire, bytes: buf.subarray(at, at + size) });
+      at += size;
+    } else if (wire === 2) {
       const length = Number(varint());
       out.push({ no, wire, bytes: buf.subarray(at, at + length) });
       at += length;

@@ -199,7 +199,9 @@ export function createOtelTracing(settings: TracingSettings): Tracing {
             if (!iterator) {
               opened = open(name, options);
               const ctx = opened?.ctx ?? context.active();
-              iterator = context.with(ctx, () => source(opened ? handleOf(opened.span) : NO_SPAN)[Symbol.asyncIterator]());
+              iterator = context.with(ctx, () =>
+                source(opened ? handleOf(opened.span) : NO_SPAN)[Symbol.asyncIterator](),
+              );
             }
             return { ctx: opened?.ctx ?? context.active(), it: iterator };
           };
