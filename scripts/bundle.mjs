@@ -23,7 +23,16 @@ const result = await build({
   platform: 'node',
   target: 'node20',
   sourcemap: true,
-  external: ['better-sqlite3', 'sqlite-vec', 'keyv', 'ajv', 'ajv-formats', 'pdfjs-dist', 'playwright-core', '@opentelemetry/*'],
+  external: [
+    'better-sqlite3',
+    'sqlite-vec',
+    'keyv',
+    'ajv',
+    'ajv-formats',
+    'pdfjs-dist',
+    'playwright-core',
+    '@opentelemetry/*',
+  ],
   // Bundled CommonJS dependencies (pino, commander) call require(); give them one.
   banner: {
     js: "import { createRequire as __trawlCreateRequire } from 'node:module'; const require = __trawlCreateRequire(import.meta.url);",
