@@ -8,7 +8,7 @@ const LAYERS = [
   { name: 'cli', path: '^src/cli/', role: 'The `trawl` command line: parses flags, builds the app, prints.', may: ['app', 'http', 'mcp', 'ops', 'core', 'config', 'metrics'] }, // prettier-ignore
   { name: 'http', path: '^src/http/', role: 'The REST door, MCP over streamable HTTP, the Responses door, x402 payments; the tag → status table.', may: ['mcp', 'ops', 'app', 'core', 'schemas', 'config', 'fetch', 'providers'] }, // prettier-ignore
   { name: 'mcp', path: '^src/mcp/', role: 'The MCP door: tools, tasks, cursors over the ops; stdio transport.', may: ['ops', 'app', 'core', 'schemas', 'config', 'providers'] }, // prettier-ignore
-  { name: 'app', path: '^src/compose/', role: 'The composition root: config → store, fetcher, providers → core services; the wire limits of the process.', may: ['config', 'ops', 'core', 'schemas', 'store', 'fetch', 'providers', 'metrics'] }, // prettier-ignore
+  { name: 'app', path: '^src/compose/', role: 'The composition root: config → store, fetcher, providers → core services; the wire limits of the process.', may: ['config', 'ops', 'core', 'schemas', 'store', 'fetch', 'providers', 'metrics', 'tracing'] }, // prettier-ignore
   { name: 'ops', path: '^src/ops/', role: 'Each operation described once (schemas, route, tool) and run; maps wire objects to domain types.', may: ['core', 'schemas'] }, // prettier-ignore
   { name: 'schemas', path: '^src/schemas/', role: 'The wire format: zod schemas of the spec, word for word.', may: ['core'] }, // prettier-ignore
   { name: 'core', path: '^src/core/', role: 'Transport-free services and their rules, speaking domain types.', may: ['store', 'fetch', 'providers'] }, // prettier-ignore
@@ -16,6 +16,7 @@ const LAYERS = [
   { name: 'store', path: '^src/store/', role: 'Named repositories over SQLite and over PostgreSQL (pg/), migrations, the page cache; the search index’s byte format and its merge worker thread.', may: [] }, // prettier-ignore
   { name: 'fetch', path: '^src/fetch/', role: 'The one network edge: undici, SSRF guard, robots.txt, limits, webhooks.', may: [] }, // prettier-ignore
   { name: 'metrics', path: '^src/observe/metrics/', role: 'Prometheus metrics: prom-client loaded on the first scrape, what src/lib/observe.ts recorded, scrape-time gauges, the metrics listener.', may: [] }, // prettier-ignore
+  { name: 'tracing', path: '^src/observe/tracing/', role: 'OpenTelemetry traces: the tracing port (src/lib/tracing.ts) over the SDK, loaded only when an OTLP endpoint is set.', may: [] }, // prettier-ignore
   { name: 'config', path: '^src/config/', role: 'Settings read once from flags and environment, validated, frozen.', may: [] }, // prettier-ignore
   { name: 'lib', path: '^src/(lib/|errors\\.ts$|version\\.ts$)', role: 'Leaves any layer may use: the domain error, logger, tokens, redaction, small helpers.', may: [] }, // prettier-ignore
 ];
@@ -133,6 +134,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/', pathNot: [pathOf.mcp, pathOf.http, pathOf.cli] },
       to: { path: 'node_modules/@modelcontextprotocol/' },
+    },
+    {
+      name: 'only-tracing-uses-opentelemetry',
+      comment:
+        'OpenTelemetry loads only when traces are on: src/observe/tracing/ imports it (its SDK by a dynamic import); everything else calls the tracing port, src/lib/tracing.ts.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/observe/tracing/' },
+      to: { path: 'node_modules/@opentelemetry/' },
     },
     {
       name: 'imports-resolve',

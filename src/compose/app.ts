@@ -35,12 +35,16 @@ import { createSharedStore, type SharedStore } from '../store/pg/stores.js';
 import { sqliteStores } from '../store/sqlite/stores.js';
 import type { Stores } from '../store/contracts/stores.js';
 import { redactUrl } from '../lib/redact.js';
+import { noTracing, type Tracing } from '../lib/tracing.js';
+import { startTracing } from '../observe/tracing/start.js';
+import { VERSION } from '../version.js';
 import { createDoorAuth } from './auth.js';
 import { checkReplicaCopy } from './replica-copy.js';
 import { recordCopyEpoch } from '../store/sqlite/replica-copy.js';
 import { metricsSources } from './metrics.js';
 import { observedEmbedder, observedModel, observedSearch } from './observed-providers.js';
 import { createMetricsExporter } from '../observe/metrics/exporter.js';
+import { tracedProviders, tracedStores, tracedWebhookSender } from './traced.js';
 
 /**
  * The app: what its doors use (./door.ts), and, for the composition root and tests, the services' record
@@ -76,6 +80,8 @@ export interface AppOptions {
    * following the shared log (default: yes; a bulk command that answers no searches says no).
    */
   follow?: boolean;
+  /** The process's tracing port (`openApp` starts it from the OTEL settings); default: traces off. */
+  tracing?: Tracing;
 }
 
 /** Providers the operator configured: embeddings, a language model and web-search APIs, over one JSON client. */
@@ -226,6 +232,8 @@ function pricesOf(config: Config): Prices {
  * data directory's SQLite. Every command builds its app here.
  */
 export async function openApp(config: Config, options: AppOptions = {}): Promise<App> {
+  // traces, when an OTLP endpoint is set: the SDK is imported here, and only then (docs/operations.md#traces)
+  options = { ...options, tracing: options.tracing ?? (await startTracingOf(config)) };
   if (!config.databaseUrl || options.shared) return createApp(config, options);
   checkSharedSecret(config);
   const where = redactUrl(config.databaseUrl);
@@ -253,6 +261,17 @@ export async function openApp(config: Config, options: AppOptions = {}): Promise
     await shared.close();
     throw err;
   }
+}
+
+/** The tracing port of the OTEL settings: traces off (no SDK loaded) unless an OTLP endpoint is set. */
+function startTracingOf(config: Config): Promise<Tracing> {
+  return startTracing({
+    endpoint: config.otlpEndpoint,
+    tracesEndpoint: config.otlpTracesEndpoint,
+    disabled: config.otelSdkDisabled,
+    propagate: config.tracePropagate,
+    serviceVersion: VERSION,
+  });
 }
 
 /**
@@ -290,13 +309,14 @@ export function createApp(config: Config, options: AppOptions = {}): App {
   const clock = options.clock ?? systemClock;
   const db = openDatabase(config.dataDir);
   const { shared } = options;
-  const stores = shared?.stores ?? sqliteStores(db);
+  const tracing = options.tracing ?? noTracing;
+  const stores = tracedStores(tracing, shared?.stores ?? sqliteStores(db));
   const cache = shared?.cache ?? createCacheStore(config.dataDir);
   // TRAWL_USER_AGENT, else the fetcher's own (it names this version), for every request the app makes
   const userAgent = config.userAgent ?? DEFAULT_USER_AGENT;
   const fetcher = options.fetcher ?? createAppFetcher(config, userAgent, logger, options.lookup);
-  const providers = createProviders(config, userAgent, logger);
-  const webhookSender = createAppWebhookSender(config, userAgent, options);
+  const providers = tracedProviders(tracing, createProviders(config, userAgent, logger));
+  const webhookSender = tracedWebhookSender(tracing, createAppWebhookSender(config, userAgent, options));
   // during a rotation, TRAWL_SECRET_KEY_PREVIOUS still opens what the old key sealed (`trawl secrets reseal`)
   const secretBox = createSecretBox(
     loadOperatorKey({ configured: config.secretKey, dataDir: config.dataDir }),
@@ -355,7 +375,8 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     stores,
     shared,
     services,
-    ops: createOpRunner(services),
+    ops: createOpRunner(services, tracing),
+    tracing,
     keys: services.keys,
     auth,
     accounts: services.accounts,
@@ -401,6 +422,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       await lifecycle.stopIndexWorkers();
       db.close();
       await shared?.close();
+      await tracing.shutdown(); // the spans still buffered are exported
       logger.flush();
     },
   };

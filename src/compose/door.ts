@@ -19,6 +19,7 @@ import type { Services } from '../core/ports.js';
 import type { AnswerSnapshots } from '../core/snapshots/answer-snapshots.js';
 import type { ApiClient } from '../fetch/api-client.js';
 import type { Logger } from '../lib/logger.js';
+import type { Tracing } from '../lib/tracing.js';
 import type { OpRunner } from '../ops/invoke.js';
 import type { MetricsExporter } from '../observe/metrics/exporter.js';
 
@@ -57,6 +58,8 @@ export interface Door {
   postJson: ApiClient['postJson'];
   logger: Logger;
   clock: Clock;
+  /** Spans of the door's requests and tool calls (src/lib/tracing.ts; recording nothing when traces are off). */
+  tracing: Tracing;
   /** The registry's operations, each run with only the services it declares (src/ops/invoke.ts). */
   ops: OpRunner;
   /** API keys: who a request's key is (authentication), and the first key of a new installation. */

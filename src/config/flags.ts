@@ -99,6 +99,10 @@ const FLAGS: Record<string, string> = {
   retainMcpDays: '--retain-mcp-days <n>',
   retainCrawlFrontierDays: '--retain-crawl-frontier-days <n>',
   pruneIntervalMinutes: '--prune-interval-minutes <n>',
+  otlpEndpoint: '--otlp-endpoint <url>',
+  otlpTracesEndpoint: '--otlp-traces-endpoint <url>',
+  otelSdkDisabled: '--otel-sdk-disabled',
+  tracePropagate: '--trace-propagate <none|providers|webhooks|all>',
 };
 
 /** Each setting's help line: what it does, its variable and its default. */
@@ -283,6 +287,14 @@ const HELP: Record<string, string> = {
     "Days the frontier (the URLs walked) of a finished crawl is kept after it finished; the crawl's pages stay in the documents (env TRAWL_RETAIN_CRAWL_FRONTIER_DAYS; default 14)",
   pruneIntervalMinutes:
     'How often a serving process runs the retention sweep (one process of all those sharing the store at a time, under a lease); 0: only trawl prune sweeps (env TRAWL_PRUNE_INTERVAL_MINUTES; default 60)',
+  otlpEndpoint:
+    'The standard OpenTelemetry variable: the OTLP/HTTP collector spans are exported to (/v1/traces is added), e.g. http://127.0.0.1:4318 (env OTEL_EXPORTER_OTLP_ENDPOINT; default none)',
+  otlpTracesEndpoint:
+    'The standard OpenTelemetry variable: the full URL spans are exported to (nothing added); wins over OTEL_EXPORTER_OTLP_ENDPOINT (env OTEL_EXPORTER_OTLP_TRACES_ENDPOINT; default none)',
+  otelSdkDisabled:
+    'The standard OpenTelemetry variable: true keeps traces off whatever the endpoints say (the SDK is not even loaded) (env OTEL_SDK_DISABLED; default false)',
+  tracePropagate:
+    'Which outgoing calls carry the trace context (traceparent, tracestate): none, providers (the model, embeddings and web-search APIs), webhooks (monitors’ receivers) or all (env TRAWL_TRACE_PROPAGATE; default none)',
 };
 
 /** Flags of the settings, with the commands that take each (settings-doc.ts decides which). */

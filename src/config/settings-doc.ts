@@ -148,6 +148,9 @@ const PLACEHOLDERS: Record<string, string> = {
   authAudience: '<audiences>',
   authTeamClaim: '<claim>',
   authEmailTeams: '<domain=team,...>',
+  otlpEndpoint: '<url>',
+  otlpTracesEndpoint: '<url>',
+  tracePropagate: '<none|providers|webhooks|all>',
 };
 
 /**

@@ -10,6 +10,7 @@ import { PROVIDER_SETTINGS } from './settings/providers.js';
 import { RETENTION_SETTINGS } from './settings/retention.js';
 import { SERVER_SETTINGS } from './settings/server.js';
 import { SERVICE_SETTINGS } from './settings/service.js';
+import { TRACING_SETTINGS } from './settings/tracing.js';
 
 export const SETTINGS = {
   ...SERVER_SETTINGS,
@@ -18,6 +19,7 @@ export const SETTINGS = {
   ...SERVICE_SETTINGS,
   ...AUTH_SETTINGS,
   ...RETENTION_SETTINGS,
+  ...TRACING_SETTINGS,
 } as const;
 
 export type Settings = typeof SETTINGS;

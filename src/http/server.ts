@@ -22,6 +22,7 @@ import { mountMcp } from './mcp.route.js';
 import { mountOAuth } from './oauth/routes.js';
 import { buildOpenApi } from './openapi.js';
 import { mountOperations } from './rest.js';
+import { traceRequests } from './trace.js';
 import { mountConsole } from './console/routes.js';
 import { mountResponses } from './responses/routes.js';
 import { mountMetrics } from './metrics.route.js';
@@ -40,6 +41,7 @@ export function createHttpApp(app: Door, operations: readonly Operation[] = OPER
   const hono = new Hono<HttpEnv>();
   let openApi: string | undefined;
 
+  hono.use(traceRequests(app.tracing)); // a span per request, when traces are on
   hono.use(async (c, next) => {
     const incoming = c.req.header('x-request-id');
     const requestId = incoming && SANE_ID.test(incoming) ? incoming : newRequestId();

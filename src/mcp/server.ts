@@ -38,6 +38,7 @@ import { roundStateCodec, samplingRound, withRound } from './input-required.js';
 import { registerToolReference } from './reference.js';
 import { clientModel } from './sampling.js';
 import { resolveTools } from './selection.js';
+import { tracedTools } from './trace.js';
 
 export interface McpDoorOptions {
   /** The authenticated caller (HTTP), or null for the user's own stdio process. */
@@ -147,7 +148,8 @@ export function buildMcpServer(app: Door, options: McpDoorOptions): McpServer {
     owner,
     memoryOnly: options.caller?.zeroRetention === true,
   };
-  const table = buildToolTable(names, toolDeps);
+  // each call in its span, continuing the client's trace when its `_meta` carries a traceparent
+  const table = tracedTools(app.tracing, options.caller, buildToolTable(names, toolDeps));
 
   server.server.registerCapabilities({ tools: { listChanged: false } });
   // the catalog's order (deterministic); 2026-07-28 has no `execution` (a task is the server's choice)

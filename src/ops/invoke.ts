@@ -10,6 +10,7 @@ import type { Charge } from '../core/accounts/meter.js';
 import { collectWarnings } from '../core/warnings.js';
 import { ServiceError } from '../errors.js';
 import { observe } from '../lib/observe.js';
+import { noTracing, type SpanOptions, type Tracing } from '../lib/tracing.js';
 import { checkBetas, servicesFor, type Operation, type StreamEvent } from './define-op.js';
 import { compileCallerSchemas } from './validation.js';
 import { notesOf, withNotes } from './reply-notes.js';
@@ -24,11 +25,21 @@ export interface OpRunner {
   events(op: Operation, input: unknown, output: unknown, ctx: ServiceContext, lastEventId: number): AsyncIterable<StreamEvent>; // prettier-ignore
 }
 
-/** The runner of the operations over `services` (the composition root's record). */
-export function createOpRunner(services: Services): OpRunner {
+/**
+ * The runner of the operations over `services` (the composition root's record), each call in a span
+ * named after its operation; a zero-retention team's call makes its trace content-free.
+ */
+export function createOpRunner(services: Services, tracing: Tracing = noTracing): OpRunner {
+  const traced = (op: Operation, ctx: ServiceContext): SpanOptions => {
+    const contentFree = ctx.caller?.zeroRetention === true;
+    if (contentFree) tracing.markContentFree(); // the door's trace, started before the caller was known
+    const attributes = { 'trawl.operation': op.name, 'trawl.request_id': ctx.requestId, 'trawl.team_id': ctx.caller?.teamId }; // prettier-ignore
+    return { attributes, contentFree };
+  };
   return {
-    invoke: (op, input, ctx) => invoke(op, services, input, ctx),
-    stream: (op, input, ctx) => invokeStream(op, services, input, ctx),
+    invoke: (op, input, ctx) => tracing.span(`op ${op.name}`, traced(op, ctx), () => invoke(op, services, input, ctx)),
+    stream: (op, input, ctx) =>
+      tracing.iterate(`op ${op.name}`, traced(op, ctx), () => invokeStream(op, services, input, ctx)),
     events: (op, input, output, ctx, lastEventId) => invokeEvents(op, services, input, output, ctx, lastEventId),
   };
 }

@@ -125,7 +125,8 @@ describe('loadConfig', () => {
 
   it('documents every setting with an env var and a flag', () => {
     for (const s of Object.values(SETTINGS)) {
-      expect(s.env).toMatch(/^TRAWL_[A-Z0-9_]+$/);
+      // Trawl's own, or OpenTelemetry's standard variables, which Trawl reads as the SDK does
+      expect(s.env).toMatch(/^(TRAWL|OTEL)_[A-Z0-9_]+$/);
       expect(s.flag).toMatch(/^--[a-z0-9-]+$/);
       expect(s.doc.length).toBeGreaterThan(10);
     }
