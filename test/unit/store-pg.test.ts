@@ -5,7 +5,7 @@ import pg from 'pg';
 import type { DocumentRecord } from '../../src/store/contracts/documents.js';
 import { createPgDocumentLog } from '../../src/store/pg/document-log.js';
 import { createPgDocumentsRepo } from '../../src/store/pg/documents.js';
-import { migratePg, openPgStore } from '../../src/store/pg/database.js';
+import { connectPg, migratePg, openPgStore } from '../../src/store/pg/database.js';
 import { PG_MIGRATIONS } from '../../src/store/migrations/index.js';
 import { TEST_DATABASE_URL, freshPgStore, pgReachable } from '../helpers/postgres.js';
 
@@ -15,6 +15,21 @@ afterEach(async () => {
 });
 
 describe.runIf(pgReachable)('PostgreSQL store', () => {
+  it('outlives the server ending its idle connections (as a restart does): the next query opens a new one', async () => {
+    const pool = connectPg(TEST_DATABASE_URL, { schema: 'public', max: 1 });
+    drops.push(() => pool.end());
+    const { rows } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    expect(pool.idleCount).toBe(1);
+    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await admin.connect();
+    await admin.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+    await admin.end();
+    // the idle connection hears the termination and leaves the pool; unheard, its 'error' ends the process
+    while (pool.idleCount > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const again = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    expect(again.rows[0]!.pid).not.toBe(rows[0]!.pid);
+  });
+
   it('applies each migration once when replicas start together, and again as a no-op', async () => {
     const first = await freshPgStore();
     drops.push(first.drop);
