@@ -572,7 +572,7 @@ const traffic = { start: 0, stopped: false, inFlight: new Set() };
 async function runTraffic(cluster, store) {
   const durationMs = MINUTES * 60_000;
   traffic.start = now();
-  const timers = [];
+  const timers = new Map(); // kind → its next tick
   for (const [kind, perSecond] of Object.entries(KINDS)) {
     const period = 1000 / (perSecond * RATE);
     let n = 0;
@@ -590,9 +590,9 @@ async function runTraffic(cluster, store) {
       }
       // the next tick on the schedule, not after this one: no drift, no catching up in bursts
       const next = traffic.start + Math.ceil((now() - traffic.start + 1) / period) * period;
-      timers.push(setTimeout(tick, Math.max(0, next - now())));
+      timers.set(kind, setTimeout(tick, Math.max(0, next - now())));
     };
-    timers.push(setTimeout(tick, Math.random() * period));
+    timers.set(kind, setTimeout(tick, Math.random() * period));
   }
   const probeTimer = setInterval(() => replicas.forEach((r) => probeHealth(r)), HEALTH_MS);
   const pullTimer = setInterval(() => pullSchedule(store), PULL_S * 1000);
@@ -608,7 +608,7 @@ async function runTraffic(cluster, store) {
     from = to;
   }
   traffic.stopped = true;
-  timers.forEach(clearTimeout);
+  for (const timer of timers.values()) clearTimeout(timer);
   await Promise.all(replicas.map((r) => r.restarting));
   clearInterval(probeTimer);
   clearInterval(pullTimer);

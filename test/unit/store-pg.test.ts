@@ -7,6 +7,7 @@ import { createPgDocumentLog } from '../../src/store/pg/document-log.js';
 import { createPgDocumentsRepo } from '../../src/store/pg/documents.js';
 import { connectPg, migratePg, openPgStore } from '../../src/store/pg/database.js';
 import { PG_MIGRATIONS } from '../../src/store/migrations/index.js';
+import { inTransaction } from '../../src/store/pg/sql.js';
 import { TEST_DATABASE_URL, freshPgStore, pgReachable } from '../helpers/postgres.js';
 
 const drops: (() => Promise<void>)[] = [];
@@ -28,6 +29,24 @@ describe.runIf(pgReachable)('PostgreSQL store', () => {
     while (pool.idleCount > 0) await new Promise((resolve) => setTimeout(resolve, 10));
     const again = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
     expect(again.rows[0]!.pid).not.toBe(rows[0]!.pid);
+  });
+
+  it('outlives the server ending a connection inside a transaction, between two statements', async () => {
+    const pool = connectPg(TEST_DATABASE_URL, { schema: 'public', max: 1 });
+    drops.push(() => pool.end());
+    const done = inTransaction(pool, async (client) => {
+      const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await admin.connect();
+      await admin.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+      await admin.end();
+      // until the client has read the server's goodbye (no statement running: it is an 'error' event)
+      const state = client as unknown as { _queryable: boolean };
+      while (state._queryable) await new Promise((resolve) => setTimeout(resolve, 10));
+      await client.query('SELECT 1');
+    });
+    await expect(done).rejects.toThrow();
+    expect((await pool.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
   });
 
   it('applies each migration once when replicas start together, and again as a no-op', async () => {
