@@ -8,6 +8,7 @@ import { createPgDocumentsRepo } from '../../src/store/pg/documents.js';
 import { connectPg, migratePg, openPgStore } from '../../src/store/pg/database.js';
 import { PG_MIGRATIONS } from '../../src/store/migrations/index.js';
 import { inTransaction } from '../../src/store/pg/sql.js';
+import { channelSql, createLogListener } from '../../src/store/pg/change-log.js';
 import { TEST_DATABASE_URL, freshPgStore, pgReachable } from '../helpers/postgres.js';
 
 const drops: (() => Promise<void>)[] = [];
@@ -155,4 +156,30 @@ describe.runIf(pgReachable)('PostgreSQL store', () => {
       await waiting;
     },
   );
+});
+
+describe.runIf(pgReachable)('PostgreSQL log listener', () => {
+  it('outlives the server ending its LISTEN connection, and listens again on a new one at the next wait', async () => {
+    const store = await freshPgStore();
+    drops.push(() => store.drop());
+    const listener = createLogListener(store.pool, channelSql('documents'));
+    drops.push(() => listener.close());
+    const channel = `trawl_documents_${store.schema}`;
+    const listening = async () =>
+      (await store.pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE query = $1', [`LISTEN "${channel}"`])).rows; // prettier-ignore
+    await listener.changed(10); // the first wait makes the connection and returns at once
+    const [before] = await listening();
+    expect(before).toBeDefined();
+    await store.pool.query('SELECT pg_terminate_backend($1)', [before!.pid]);
+    // unheard, the connection's 'error' (57P01) ends the process; heard, the next wait listens anew
+    while ((await listening()).length > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await listener.changed(10);
+    const after = await listening();
+    expect(after).toHaveLength(1);
+    expect(after[0]!.pid).not.toBe(before!.pid);
+    // and a commit's notification wakes a wait on the new connection
+    const woken = listener.changed(60_000);
+    await store.pool.query(`SELECT pg_notify($1, '')`, [channel]);
+    await woken;
+  });
 });
