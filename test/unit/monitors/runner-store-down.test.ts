@@ -50,7 +50,8 @@ describe.runIf(pgReachable)('monitor runner, the store failing', () => {
     runner.enqueue('run_a');
     runner.enqueue('run_b'); // waits for the one slot: the first run's failure must free it
     await runner.drain();
-    const failed = () => lines.filter((l) => l.msg === 'monitor run not recorded; it ends failed once its lease lapses');
+    const failed = () =>
+      lines.filter((l) => l.msg === 'monitor run not recorded; it ends failed once its lease lapses');
     // the log line follows the run's end by a tick or two (pino writes asynchronously); bounded by a hang
     for (let i = 0; i < 200 && failed().length < 2; i++) await new Promise((r) => setTimeout(r, 10));
     expect(failed().map((l) => l.runId)).toEqual(['run_a', 'run_b']);
