@@ -84,9 +84,48 @@ export class ServiceError extends Error {
   }
 }
 
-/** Turns anything thrown into a ServiceError; unexpected errors become INTERNAL_ERROR without internals. */
+/**
+ * The database unreachable for the moment: refused or ended by the server (a restart, a failover, a
+ * server starting up), not a fault of the request or of the code. `SERVICE_UNAVAILABLE`; the HTTP door
+ * answers it 503 with `Retry-After` (src/http/status.ts), so that clients try again.
+ */
+export class StoreUnavailableError extends ServiceError {
+  constructor(cause: unknown) {
+    super('SERVICE_UNAVAILABLE', 'The database is unreachable for the moment (restarting or failing over); try again shortly.', { cause }); // prettier-ignore
+  }
+}
+
+/** SQLSTATEs of a lost or refused database connection besides class 08: admin shutdown, crash shutdown, cannot connect now. */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03']);
+/** Socket errors of a connection refused or cut (as the PostgreSQL client surfaces them, unwrapped). */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']); // prettier-ignore
+/** What the `pg` client throws, as plain errors, for a connection the server ended (under a statement, or before the next) or that did not open in time. */
+const UNREACHABLE_MESSAGES = /^(Connection terminated unexpectedly|Connection terminated due to connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable)$/; // prettier-ignore
+
+/**
+ * Whether `err` says the database cannot be reached right now: a server error of SQLSTATE class 08
+ * (connection exception) or 57P01-57P03, a refused or cut socket, or the `pg` client's own words for a
+ * connection ended under it. Only the error itself is read, not its causes: a fetch or a provider wraps
+ * its socket errors in its own.
+ */
+export function isStoreUnreachable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    const sqlState = 'severity' in err && /^[0-9A-Z]{5}$/.test(code);
+    if (sqlState) return code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code);
+    if (UNREACHABLE_CODES.has(code)) return true;
+  }
+  return UNREACHABLE_MESSAGES.test(err.message);
+}
+
+/**
+ * Turns anything thrown into a ServiceError; the database unreachable becomes `StoreUnavailableError`;
+ * other unexpected errors become INTERNAL_ERROR without internals.
+ */
 export function toServiceError(err: unknown): ServiceError {
   if (err instanceof ServiceError) return err;
+  if (isStoreUnreachable(err)) return new StoreUnavailableError(err);
   return new ServiceError('INTERNAL_ERROR', 'Internal error; the server log has the details.', {
     cause: err,
   });

@@ -1,12 +1,13 @@
 /**
  * Error rendering of the REST door: the standard envelope `{requestId, error, tag}`, or `{error}` on
- * monitor routes; the status comes from the one tag table (./status.ts).
+ * monitor routes; the status comes from the one tag table (./status.ts), 503 with Retry-After for the
+ * database unreachable.
  */
 import type { Context } from 'hono';
-import { ServiceError, toServiceError } from '../errors.js';
+import { ServiceError, StoreUnavailableError, toServiceError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
 import { bodyOf, headersOf } from './http-error.js';
-import { statusOf } from './status.js';
+import { answerOf } from './status.js';
 
 /** The shape of an error answer: the standard envelope, or `{error}` (monitor routes). */
 export type ErrorBody = 'envelope' | 'simple';
@@ -43,8 +44,12 @@ export function errorResponse(
   if (err.tag === 'INTERNAL_ERROR' && !(thrown instanceof ServiceError)) {
     logger.error({ requestId, err: thrown }, 'unexpected error');
   }
-  for (const [name, value] of Object.entries(headersOf(err))) c.header(name, value);
+  if (err instanceof StoreUnavailableError) {
+    logger.warn({ requestId, err: err.cause }, 'the database is unreachable; answered 503');
+  }
+  const answer = answerOf(err);
+  for (const [name, value] of Object.entries({ ...answer.headers, ...headersOf(err) })) c.header(name, value);
   const body =
     style === 'simple' ? { error: err.message } : { requestId, error: err.message, tag: err.tag, ...bodyOf(err) };
-  return c.json(body, statusOf(err.tag) as 400);
+  return c.json(body, answer.status as 400);
 }

@@ -3,9 +3,11 @@
  * the tags and an open-ended set; where it does not say which status goes with a tag, the choice is
  * recorded here and in docs/api.md. Nothing else maps tags to statuses. Server-side failures answer with
  * the spec's one server status, 500 (a failed provider is a server's failure, whoever's server it was);
- * 405, 413 and 415 are the HTTP door's protocol-level answers.
+ * 405, 413 and 415 are the HTTP door's protocol-level answers. One exception, by error rather than tag:
+ * the database unreachable for a moment (`StoreUnavailableError`: a restart, a failover) is 503 with
+ * `Retry-After`, so that clients and load balancers try again (another replica, or a moment later).
  */
-import type { ErrorTag } from '../errors.js';
+import { StoreUnavailableError, type ErrorTag, type ServiceError } from '../errors.js';
 
 /** The status of each tag. */
 export const TAG_STATUS = {
@@ -50,4 +52,16 @@ export const TAG_STATUS = {
 /** The status for a tag; unknown tags are generic server errors, as the spec tells clients to assume. */
 export function statusOf(tag: string): number {
   return (TAG_STATUS as Record<string, number>)[tag] ?? 500;
+}
+
+/** The status of a store outage: the one 503. */
+export const STORE_UNAVAILABLE_STATUS = 503;
+/** Seconds a client waits before trying again after a store outage (a PostgreSQL restart takes about that). */
+export const STORE_RETRY_AFTER_S = 2;
+
+/** The status and extra headers of `err`'s answer: its tag's status, or 503 with Retry-After for a store outage. */
+export function answerOf(err: ServiceError): { status: number; headers: Record<string, string> } {
+  if (err instanceof StoreUnavailableError)
+    return { status: STORE_UNAVAILABLE_STATUS, headers: { 'retry-after': String(STORE_RETRY_AFTER_S) } };
+  return { status: statusOf(err.tag), headers: {} };
 }

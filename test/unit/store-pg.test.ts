@@ -5,8 +5,10 @@ import pg from 'pg';
 import type { DocumentRecord } from '../../src/store/contracts/documents.js';
 import { createPgDocumentLog } from '../../src/store/pg/document-log.js';
 import { createPgDocumentsRepo } from '../../src/store/pg/documents.js';
-import { migratePg, openPgStore } from '../../src/store/pg/database.js';
+import { connectPg, migratePg, openPgStore } from '../../src/store/pg/database.js';
 import { PG_MIGRATIONS } from '../../src/store/migrations/index.js';
+import { inTransaction } from '../../src/store/pg/sql.js';
+import { channelSql, createLogListener } from '../../src/store/pg/change-log.js';
 import { TEST_DATABASE_URL, freshPgStore, pgReachable } from '../helpers/postgres.js';
 
 const drops: (() => Promise<void>)[] = [];
@@ -15,6 +17,39 @@ afterEach(async () => {
 });
 
 describe.runIf(pgReachable)('PostgreSQL store', () => {
+  it('outlives the server ending its idle connections (as a restart does): the next query opens a new one', async () => {
+    const pool = connectPg(TEST_DATABASE_URL, { schema: 'public', max: 1 });
+    drops.push(() => pool.end());
+    const { rows } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    expect(pool.idleCount).toBe(1);
+    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await admin.connect();
+    await admin.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+    await admin.end();
+    // the idle connection hears the termination and leaves the pool; unheard, its 'error' ends the process
+    while (pool.idleCount > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const again = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    expect(again.rows[0]!.pid).not.toBe(rows[0]!.pid);
+  });
+
+  it('outlives the server ending a connection inside a transaction, between two statements', async () => {
+    const pool = connectPg(TEST_DATABASE_URL, { schema: 'public', max: 1 });
+    drops.push(() => pool.end());
+    const done = inTransaction(pool, async (client) => {
+      const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await admin.connect();
+      await admin.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+      await admin.end();
+      // until the client has read the server's goodbye (no statement running: it is an 'error' event)
+      const state = client as unknown as { _queryable: boolean };
+      while (state._queryable) await new Promise((resolve) => setTimeout(resolve, 10));
+      await client.query('SELECT 1');
+    });
+    await expect(done).rejects.toThrow();
+    expect((await pool.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  });
+
   it('applies each migration once when replicas start together, and again as a no-op', async () => {
     const first = await freshPgStore();
     drops.push(first.drop);
@@ -121,4 +156,30 @@ describe.runIf(pgReachable)('PostgreSQL store', () => {
       await waiting;
     },
   );
+});
+
+describe.runIf(pgReachable)('PostgreSQL log listener', () => {
+  it('outlives the server ending its LISTEN connection, and listens again on a new one at the next wait', async () => {
+    const store = await freshPgStore();
+    drops.push(() => store.drop());
+    const listener = createLogListener(store.pool, channelSql('documents'));
+    drops.push(() => listener.close());
+    const channel = `trawl_documents_${store.schema}`;
+    const listening = async () =>
+      (await store.pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE query = $1', [`LISTEN "${channel}"`])).rows; // prettier-ignore
+    await listener.changed(10); // the first wait makes the connection and returns at once
+    const [before] = await listening();
+    expect(before).toBeDefined();
+    await store.pool.query('SELECT pg_terminate_backend($1)', [before!.pid]);
+    // unheard, the connection's 'error' (57P01) ends the process; heard, the next wait listens anew
+    while ((await listening()).length > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await listener.changed(10);
+    const after = await listening();
+    expect(after).toHaveLength(1);
+    expect(after[0]!.pid).not.toBe(before!.pid);
+    // and a commit's notification wakes a wait on the new connection
+    const woken = listener.changed(60_000);
+    await store.pool.query(`SELECT pg_notify($1, '')`, [channel]);
+    await woken;
+  });
 });

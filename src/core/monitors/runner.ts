@@ -173,7 +173,15 @@ export function createRunner(deps: RunnerDeps): Runner {
   };
 
   const pump = () => {
-    while (!stopped && leases.room() && queue.length > 0) void execute(queue.shift()!);
+    while (!stopped && leases.room() && queue.length > 0) {
+      const runId = queue.shift()!;
+      // the store failing (a PostgreSQL restart) rejects a run's reads and writes: heard here, not as an
+      // unhandled rejection that ends the process; the run keeps its lease, which lapses, and recovery
+      // (this process's or another's) ends it failed with its events
+      void execute(runId).catch((err: unknown) =>
+        deps.logger.error({ err, runId }, 'monitor run not recorded; it ends failed once its lease lapses'),
+      );
+    }
   };
 
   return {

@@ -13,7 +13,7 @@ import { ResponsesRequest, RetrieveResponseQuery, asResponsesError, toAgentRunRe
 import { toResponse, toResponseEvents, type ResponseStreamEvent, type RunView } from './events.js';
 import { ServiceError, toServiceError } from '../../errors.js';
 import { HttpError, headersOf } from '../http-error.js';
-import { statusOf } from '../status.js';
+import { answerOf } from '../status.js';
 import { cancelAgentRunOp, createAgentRunOp, deleteAgentRunOp, getAgentRunOp } from '../../ops/agent-runs.ops.js';
 import { parseOrThrow } from '../../ops/validation.js';
 import { AgentRunIdParams } from '../../schemas/agent-runs.schema.js';
@@ -41,9 +41,10 @@ function openAiError(c: Context<HttpEnv>, app: HttpDoor, thrown: unknown): Respo
   if (err.tag === 'INTERNAL_ERROR' && !(thrown instanceof ServiceError)) {
     app.logger.error({ requestId: c.get('requestId'), err: thrown }, 'unexpected error');
   }
-  for (const [name, value] of Object.entries(headersOf(err))) c.header(name, value);
-  const error = { message: err.message, type: errorType(statusOf(err.tag)), code: err.tag, param: err.field ?? null };
-  return c.json({ error }, statusOf(err.tag) as 400);
+  const answer = answerOf(err);
+  for (const [name, value] of Object.entries({ ...answer.headers, ...headersOf(err) })) c.header(name, value);
+  const error = { message: err.message, type: errorType(answer.status), code: err.tag, param: err.field ?? null };
+  return c.json({ error }, answer.status as 400);
 }
 
 async function collect(events: AsyncIterable<AgentEvent>): Promise<AgentEvent[]> {

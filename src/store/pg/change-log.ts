@@ -49,8 +49,16 @@ export function createLogListener(pool: pg.Pool, channel: string): LogListener {
   let wake: (() => void) | null = null;
   let pending = false; // a notification came while nobody waited: the next wait returns at once
   let listener: Promise<pg.Client> | null = null;
+  let current: pg.Client | null = null; // the client `listener` resolved to
   const listen = async () => {
     const client = new pg.Client({ connectionString: pool.options.connectionString, options: pool.options.options });
+    // heard from the start, and for the client's whole life: the server ending the connection (a restart)
+    // is an 'error' event, which ends the process when nobody listens. A lost connection is made again at
+    // the next wait; polling covers the gap.
+    client.on('error', () => {
+      if (current === client) [current, listener] = [null, null];
+      void client.end().catch(() => undefined);
+    });
     await client.connect();
     try {
       const { rows } = await client.query<{ channel: string }>(`SELECT ${channel} AS channel`);
@@ -58,10 +66,8 @@ export function createLogListener(pool: pg.Pool, channel: string): LogListener {
         if (wake) wake();
         else pending = true;
       });
-      client.on('error', () => {
-        listener = null; // a lost connection is made again at the next wait; polling covers the gap
-      });
       await client.query(`LISTEN "${rows[0]!.channel}"`);
+      current = client;
       return client;
     } catch (err) {
       await client.end().catch(() => undefined);
@@ -97,7 +103,7 @@ export function createLogListener(pool: pg.Pool, channel: string): LogListener {
     },
     async close() {
       const client = await listener?.catch(() => null);
-      listener = null;
+      [current, listener] = [null, null];
       await client?.end();
     },
   };

@@ -55,12 +55,17 @@ export async function openPgStore(
 export function connectPg(url: string, options: { schema: string; max: number }): pg.Pool {
   if (!SCHEMA_NAME.test(options.schema))
     throw new Error(`Invalid PostgreSQL schema name: ${JSON.stringify(options.schema)}`);
-  return new pg.Pool({
+  const pool = new pg.Pool({
     connectionString: url,
     max: options.max,
     options: `-c search_path=${options.schema}`,
     types: { getTypeParser: typeParser },
   });
+  // The server ending an idle connection (a restart, a failover, an idle timeout) is the pool's 'error'
+  // event, which ends the process when nobody listens (bench/soak.mjs found both replicas gone after
+  // `pg_ctl restart`). The pool has already dropped that connection and opens a new one when next asked.
+  pool.on('error', () => undefined);
+  return pool;
 }
 
 /**

@@ -33,6 +33,12 @@ export function pgText<T extends string | null | undefined>(text: T): T {
 /** Runs `work` in one transaction on one connection of `pool`. */
 export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  // A checked-out connection has no 'error' listener of the pool's: the server ending it between two
+  // statements (a restart) would end the process unheard. Heard here, the next statement fails instead,
+  // and the connection is destroyed on release rather than handed back to the pool.
+  let lost: Error | undefined;
+  const onError = (err: Error) => (lost = err);
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const result = await work(client);
@@ -42,6 +48,7 @@ export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClie
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;
   } finally {
-    client.release();
+    client.off('error', onError);
+    client.release(lost);
   }
 }
