@@ -56,7 +56,7 @@ describe.skipIf(!pgReachable)('serve on PostgreSQL, its connections ended by the
     async () => {
       const headers = { 'x-api-key': server.key, 'content-type': 'application/json' };
       const call = async (method: string, route: string, body?: unknown) => {
-        const res = await fetch(server.url + route, { method, headers, body: body && JSON.stringify(body) });
+        const res = await fetch(server.url + route, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }); // prettier-ignore
         return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.text() };
       };
       // a monitor whose runs (triggered below) read and write the store while connections are cut
