@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { count, countSoFar, run, serve, start, until, type ServeProcess } from '../helpers/crash.js';
 import { createTarWriter, listTar, extractTarEntry } from '../../src/lib/tar.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
+import { closedPort } from '../helpers/ports.js';
 
 const DOCS = 20_000;
 const WORDS = ['undici', 'pooling', 'sqlite', 'backup', 'replica', 'postings', 'segment', 'merge', 'webhook', 'monitor', 'cursor', 'lease', 'index', 'restore', 'archive', 'checksum']; // prettier-ignore
@@ -37,14 +38,6 @@ function writeRecords(file: string, n: number): void {
 const sha = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 const modeOf = (file: string) => fs.statSync(file).mode & 0o777;
 const dir = (name: string) => path.join(root, name);
-
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function call(base: string, key: string, route: string, body?: unknown) {
   const res = await fetch(`${base}${route}`, {

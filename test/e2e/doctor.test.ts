@@ -22,6 +22,7 @@ import { startModelServer, type ModelServer } from '../helpers/model-server.js';
 import { freshPgStore, pgReachable, TEST_DATABASE_URL } from '../helpers/postgres.js';
 import { PG_MIGRATIONS } from '../../src/store/migrations/index.js';
 import { VERSION } from '../../src/version.js';
+import { closedPort } from '../helpers/ports.js';
 
 const SECRETS = {
   model: 'sk-model-secret-1234',
@@ -59,15 +60,6 @@ async function startStandIn(): Promise<StandIn> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return { base, seen, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
-/** A loopback port where nothing listens (it listened a moment ago). */
-async function closedPort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 interface Run {

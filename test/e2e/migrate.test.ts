@@ -8,7 +8,6 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { build } from 'esbuild';
@@ -36,6 +35,7 @@ import { ROOT, makeTestApp, tempDir } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';
 import { startEmbeddingsServer } from '../helpers/embeddings-server.js';
 import { TEST_DATABASE_URL, pgReachable } from '../helpers/postgres.js';
+import { closedPort } from '../helpers/ports.js';
 
 const NEW_KEY = Buffer.alloc(32, 7).toString('base64');
 const DOCS = 230;
@@ -54,14 +54,6 @@ function schemaName(): string {
 
 const migrate = (schema: string, extra: Partial<MigrateOptions> = {}) =>
   migrateToPg({ dataDir, url: TEST_DATABASE_URL, schema, secretKey: NEW_KEY, ...extra });
-
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** A data directory written by the app as it runs, closed before it is copied. */
 async function buildDataDir(): Promise<{ dir: string; cleanup: () => void }> {

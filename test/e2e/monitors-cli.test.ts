@@ -1,20 +1,12 @@
 /** `trawl monitors list | runs | deliveries`: the built CLI reading a data directory another process wrote. */
 import { spawnSync } from 'node:child_process';
-import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { CLI, makeTestApp } from '../helpers/app.js';
+import { closedPort } from '../helpers/ports.js';
 
 function trawl(args: string[]) {
   const res = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, TRAWL_DATA_DIR: '' } }); // prettier-ignore
   return { code: res.status, stdout: res.stdout, stderr: res.stderr };
-}
-
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 describe('trawl monitors', () => {

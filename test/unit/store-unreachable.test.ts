@@ -4,21 +4,12 @@
  * `StoreUnavailableError` (SERVICE_UNAVAILABLE), which the HTTP door answers 503 with Retry-After; a
  * statement the server refuses for its own reasons stays an internal error (500).
  */
-import net from 'node:net';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { StoreUnavailableError, isStoreUnreachable, toServiceError } from '../../src/errors.js';
 import { answerOf } from '../../src/http/status.js';
 import { TEST_DATABASE_URL, pgReachable } from '../helpers/postgres.js';
-
-/** A loopback port nothing listens on (bound, then closed). */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { closedPort } from '../helpers/ports.js';
 
 const thrownBy = async (work: () => Promise<unknown>): Promise<unknown> => {
   try {
