@@ -20,8 +20,11 @@ describe('health and request ids', () => {
     const res = await fetch(`${t.url}/health`);
     expect(res.status).toBe(200);
     const body = (await res.json()) as Record<string, unknown>;
-    expect(Object.keys(body).sort()).toEqual(['status', 'version']);
+    expect(Object.keys(body).sort()).toEqual(['status', 'store', 'version']);
     expect(body.status).toBe('ok');
+    // which store it serves, as a hash: not the data directory's path
+    expect(body.store).toMatch(/^[0-9a-f]{12}$/);
+    expect(JSON.stringify(body)).not.toContain(t.dataDir);
     expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f]{32}$/);
   });
 
