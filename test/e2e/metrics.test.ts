@@ -148,6 +148,26 @@ describe.each(BACKENDS)('GET /metrics on %s', (backend) => {
     expect(after.get('nodejs_eventloop_lag_seconds')?.type).toBe('gauge');
   });
 
+  it.runIf(backend === 'postgres')(
+    'reports a following replica’s lag from its heartbeat',
+    { timeout: 60_000 },
+    async () => {
+      const before = await scrape();
+      expect(before.get('trawl_replica_lag_seconds')!.samples).toEqual([]); // not following yet
+      t.app.workers.startIndexing(); // follows the shared logs and beats, as `trawl serve` does
+      let families = before;
+      const deadline = Date.now() + 30_000;
+      while (families.get('trawl_replica_behind_documents')!.samples.length === 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        families = await scrape();
+      }
+      expect(valueOf(families, 'trawl_metrics_source_up', { source: 'replica' })).toBe(1);
+      // every document in the shared store is in this replica's index: nothing behind, no lag
+      expect(families.get('trawl_replica_behind_documents')!.samples.map((s) => s.value)).toEqual([0]);
+      expect(families.get('trawl_replica_lag_seconds')!.samples.map((s) => s.value)).toEqual([0]);
+    },
+  );
+
   it('carries no URL, query or key in any label or value', () => {
     expect(texts.length).toBeGreaterThan(2);
     for (const text of texts) {
