@@ -97,40 +97,4 @@ describe.skipIf(!pgReachable)('serve on PostgreSQL, its connections ended by the
       }
     },
   );
-
-  it(
-    'does not answer a page stored when its document write failed, even when asked again',
-    { timeout: 90_000 },
-    async () => {
-      const page = `${site.url}/articles/rust-async`;
-      const contents = async () => {
-        const res = await fetch(server.url + '/contents', {
-          method: 'POST',
-          headers: { 'x-api-key': server.key, 'content-type': 'application/json' },
-          body: JSON.stringify({ urls: [page], text: true }),
-        });
-        const body = (await res.json()) as { statuses?: { status: string }[] };
-        return { status: res.status, page: body.statuses?.[0]?.status };
-      };
-      const stored = async () =>
-      Number((await admin.query(`SELECT COUNT(*) AS n FROM ${schema}.documents WHERE url LIKE $1`, [`${site.url}/%`])).rows[0]!.n); // prettier-ignore
-      // the document write is held on a lock, and its connection ended while it waits: the write fails
-      const locker = await admin.connect();
-      await locker.query('BEGIN');
-      await locker.query(`LOCK TABLE ${schema}.documents IN ACCESS EXCLUSIVE MODE`);
-      const first = contents();
-      const waiting = `SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`;
-      const blocked = await until(async () => (await admin.query(waiting, [appName])).rows[0]?.pid as number | undefined, 20_000, 'the document write waiting'); // prettier-ignore
-      await admin.query('SELECT pg_terminate_backend($1)', [blocked]);
-      await locker.query('ROLLBACK');
-      locker.release();
-      const failed = await first;
-      expect(failed.status === 503 || failed.page === 'error', JSON.stringify(failed)).toBe(true);
-      expect(await stored()).toBe(0);
-      // asked again: a success only once the page is a document (not answered from a cache of the failed write)
-      const again = await contents();
-      expect(again).toEqual({ status: 200, page: 'success' });
-      expect(await stored()).toBe(1);
-    },
-  );
 });
