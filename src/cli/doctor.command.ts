@@ -79,6 +79,12 @@ function indexLines(r: StatusReport): string[] {
   return lines;
 }
 
+function runtimeLine(r: StatusReport): string {
+  const { node, supported, endOfLife, ended } = r.runtime;
+  if (!supported) return `${node}: not a supported line (20.19+, 22.12+, 24+)`;
+  return `${node}: ${ended ? 'end of life since' : 'supported, maintained until'} ${endOfLife}`;
+}
+
 function section(label: string, lines: string[]): string {
   return lines.map((line, n) => `${(n === 0 ? label : '').padEnd(16)}${line}`).join('\n');
 }
@@ -107,6 +113,7 @@ export function renderReport(r: StatusReport): string {
       'Sign-in',
       r.signIn.map((c) => checkLine(c, true)),
     ),
+    section('Node.js', [runtimeLine(r)]),
   ];
   const steps = r.nextSteps.map(
     (s) => `${s.level === 'broken' ? 'BROKEN ' : ''}${s.message}${s.fix ? `\n    → ${s.fix}` : ''}`,

@@ -95,6 +95,14 @@ export const StatusReport = z.object({
     .describe(
       "How people sign in besides API keys: server (Trawl's own authorization server, TRAWL_OAUTH), issuer (an external one, TRAWL_AUTH_ISSUER), oidc (the organisation's identity provider, TRAWL_OIDC_ISSUER).",
     ),
+  runtime: z
+    .object({
+      node: z.string().describe('The Node.js version this process runs on (`v20.20.2`).'),
+      supported: z.boolean().describe("Whether package.json's `engines` names this line (20.19+, 22.12+, 24+)."),
+      endOfLife: z.string().optional().describe("The line's end-of-life date (YYYY-MM-DD), for a supported line."),
+      ended: z.boolean().describe('Whether that date has passed: the line gets no more security fixes.'),
+    })
+    .describe('The Node.js line Trawl runs on.'),
   nextSteps: z.array(
     z.object({
       level: z.enum(['broken', 'note']),

@@ -144,6 +144,10 @@ describe('trawl doctor', () => {
       expect(run.stdout, fix).toContain(fix);
     } // prettier-ignore
     expect(run.stdout).not.toMatch(/BROKEN/);
+    // the Node line it runs on, with its end-of-life date
+    expect(run.stdout).toMatch(
+      new RegExp(`^Node\\.js\\s+${process.version.replace(/\./g, '\\.')}: .*\\d{4}-\\d\\d-\\d\\d`, 'm'),
+    );
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 
@@ -160,6 +164,7 @@ describe('trawl doctor', () => {
     expect(report.listener.detail).toMatch(/connection refused/);
     expect(report.nextSteps.map((s) => s.level)).not.toContain('broken');
     expect(report.signIn.map((c) => [c.name, c.state])).toEqual([['server', 'off'], ['issuer', 'off'], ['oidc', 'off']]); // prettier-ignore
+    expect(report.runtime).toMatchObject({ node: process.version, supported: true });
     expect(report.nextSteps.find((s) => /index is empty/.test(s.message))?.fix).toMatch(
       /trawl crawl URL.*trawl import FILE/,
     );

@@ -3,9 +3,13 @@
  * worth adding, with the command or settings that fix it. Broken steps first; the order is stable.
  */
 import type { Check, NextStep, StatusReport } from './report.js';
+import { livingLines } from './node-line.js';
 
 /** The facts of a report that steps are drawn from. */
-export type Facts = Pick<StatusReport, 'dataDir' | 'store' | 'index' | 'keys' | 'providers' | 'listener' | 'signIn'>;
+export type Facts = Pick<
+  StatusReport,
+  'dataDir' | 'store' | 'index' | 'keys' | 'providers' | 'listener' | 'signIn' | 'runtime'
+>;
 
 /** A replica this far behind the shared document log is worth a note (ms). */
 const LAGGING_MS = 30_000;
@@ -238,8 +242,19 @@ function accessSteps(f: Facts): NextStep[] {
   return steps;
 }
 
+/** A Node.js line past its end of life, or one that `engines` does not name. */
+function runtimeSteps(f: Facts, now: Date): NextStep[] {
+  const { node, supported, endOfLife, ended } = f.runtime;
+  const line = node.replace(/^v(\d+)\..*$/, '$1');
+  const install = `Install Node.js ${livingLines(now)}, then install Trawl again on it (npm ci in a checkout; npm install -g for the package), so that better-sqlite3 is built for that line.`; // prettier-ignore
+  if (!supported)
+    return [note(`Node.js ${node} is not a line Trawl supports (engines: 20.19+, 22.12+, 24+).`, install)];
+  if (ended) return [note(`Node.js ${line} reached its end of life on ${endOfLife}: it gets no more security fixes.`, install)]; // prettier-ignore
+  return [];
+}
+
 /** The steps of a report: broken parts first (data directory, providers, browser), then the notes. */
-export function nextSteps(f: Facts): NextStep[] {
+export function nextSteps(f: Facts, now = new Date()): NextStep[] {
   const { webSearch, model, embeddings, browser, codeModel } = f.providers;
   return [
     ...dataDirSteps(f),
@@ -248,5 +263,6 @@ export function nextSteps(f: Facts): NextStep[] {
     ...indexSteps(f),
     ...providerSteps(f),
     ...accessSteps(f),
+    ...runtimeSteps(f, now),
   ];
 }

@@ -2,6 +2,7 @@
  * The status report of one Trawl installation, as `trawl doctor` prints it and `GET /status` answers it:
  * plain data, free of secrets (URLs pass through `publicUrl`, texts through `scrub`).
  */
+import type { RuntimeStatus } from './node-line.js';
 
 /**
  * How a check came out: `ok`; `failed` (configured, and broken: the exit code of `trawl doctor` is 1);
@@ -104,5 +105,7 @@ export interface StatusReport {
    * `issuer` (an external one, TRAWL_AUTH_ISSUER), `oidc` (the organisation's, TRAWL_OIDC_ISSUER).
    */
   signIn: Check[];
+  /** The Node.js line this process runs on, and whether it is supported and still maintained. */
+  runtime: RuntimeStatus;
   nextSteps: NextStep[];
 }

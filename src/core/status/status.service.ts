@@ -26,6 +26,7 @@ import {
 } from './probes.js';
 import { publicUrl, urlSecrets } from './redact.js';
 import { storeIdentity } from './store-identity.js';
+import { nodeLineStatus } from './node-line.js';
 import type { Check, StatusReport } from './report.js';
 
 export type { StatusReport } from './report.js';
@@ -70,6 +71,8 @@ export interface StatusDeps {
   now?: () => Date;
   /** The code model's state in a running app (else the report reads the model file itself). */
   codeModel?: () => CodeModelState;
+  /** The Node.js version to report (default: this process's). */
+  nodeVersion?: string;
 }
 
 /** Reports the status of the installation. */
@@ -212,6 +215,7 @@ export function createStatusService(deps: StatusDeps): StatusService {
         readStore(deps.store, deps.backend ?? { backend: 'sqlite', version: sqliteVersion() }),
       ]);
       const firstKey = path.join(s.dataDir, FIRST_KEY_FILE);
+      const now = deps.now?.() ?? new Date();
       const facts = {
         // a shared store that cannot be read is the store's problem (below), not the data directory's
         dataDir: { ...dataDirStatus(s.dataDir), ...(problem && !store.problem ? { databaseProblem: problem } : {}) },
@@ -226,9 +230,10 @@ export function createStatusService(deps: StatusDeps): StatusService {
         providers,
         listener,
         signIn,
+        runtime: nodeLineStatus(deps.nodeVersion ?? process.version, now),
       };
-      const steps = nextSteps(facts);
-      const checkedAt = (deps.now?.() ?? new Date()).toISOString();
+      const steps = nextSteps(facts, now);
+      const checkedAt = now.toISOString();
       return {
         version: VERSION,
         checkedAt,
