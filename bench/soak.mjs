@@ -191,7 +191,9 @@ async function perform(kind, op, start = now()) {
     try {
       out = await op(replica);
     } catch (err) {
-      out = { ok: false, retry: RETRY_ERROR.test(`${err?.code ?? ''} ${err?.cause?.code ?? ''} ${err?.message ?? ''}`), why: errorName(err) }; // prettier-ignore
+      // the MCP SDK's transport throws an HTTP answer it refuses with the status as `code`
+      const retry = RETRY_STATUS.has(Number(err?.code)) || RETRY_ERROR.test(`${err?.code ?? ''} ${err?.cause?.code ?? ''} ${err?.message ?? ''}`); // prettier-ignore
+      out = { ok: false, retry, why: errorName(err) };
     }
     stats.attempts.push({ kind, replica: replica.index, start: a0, end: now(), ok: out.ok, why: out.ok ? undefined : out.why }); // prettier-ignore
     if (out.ok) {

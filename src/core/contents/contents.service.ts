@@ -4,7 +4,7 @@
  * never fail the request. Live fetches pass the admission queue; summaries are model-written when a
  * model is available for the call (model-summary.ts), else extractive.
  */
-import { ServiceError } from '../../errors.js';
+import { isStoreUnreachable, ServiceError, StoreUnavailableError, toServiceError } from '../../errors.js';
 import { FetchError } from '../../fetch/types.js';
 import { quotedUrl } from '../../lib/safe-text.js';
 import type { Embedder } from '../../providers/embeddings.js';
@@ -244,7 +244,12 @@ function noteDegraded(
 /** The message of a page that failed past the fetch: the cause is logged, not answered (it may be internal). */
 const UNREADABLE = 'The page was fetched but could not be read (the server log has the cause for this requestId).';
 
-/** A load's outcome as a status; a `FetchError`'s message is the status `message`. */
+/**
+ * A load's outcome as a status; a `FetchError`'s message is the status `message`. The database unreachable
+ * (a restart, a failover) is the service's outage, not the page's: it fails the whole request
+ * (`SERVICE_UNAVAILABLE`, 503 with Retry-After) so that the caller retries, instead of an error status
+ * that reads as final.
+ */
 async function settle(
   loading: Promise<LoadedPage>,
   id: string,
@@ -254,6 +259,7 @@ async function settle(
     const loaded = await loading;
     return { status: { id, status: 'success', source: loaded.source }, loaded };
   } catch (err) {
+    if (err instanceof StoreUnavailableError || isStoreUnreachable(err)) throw toServiceError(err);
     if (err instanceof FetchError) {
       ctx.logger.debug({ id, tag: err.tag, reason: err.message }, 'content fetch failed');
       if (REFUSALS.has(err.tag)) ctx.onWarning?.(warning('FETCH_REFUSED', `${quotedUrl(id)}: ${err.message}`));
