@@ -207,8 +207,10 @@ export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: 
   });
 
   const stop = async () => {
-    // it starts no more runs (those it gives back are for the next process)
-    queue.stop();
+    // it starts no more runs (those it gives back are for the next process); a run claimed by the pass
+    // under way is held by the time this resolves, so it is given back below rather than left running
+    // under a lease nobody renews once the store closes (it would wait out TRAWL_LEASE_MS elsewhere)
+    await queue.stop();
     await wakeup.stop();
     leases.abortAll('shutting down');
     // this process's runs go back to the queue, to resume in the next process that claims them
