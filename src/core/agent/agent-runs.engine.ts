@@ -215,11 +215,13 @@ export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: 
     leases.abortAll('shutting down');
     // this process's runs go back to the queue, to resume in the next process that claims them
     const now = deps.now();
+    let handedBack = 0;
     for (const id of leases.ids()) {
       if (clientModels.has(id))
         await log.interrupted(id, 'it used the MCP client’s model, which only this process could reach');
-      else await repo.requeue(id, owner, now, iso(now));
+      else if (await repo.requeue(id, owner, now, iso(now))) handedBack += 1;
     }
+    if (handedBack > 0) deps.logger.info({ handedBack }, 'agent runs handed back to the queue for another process');
     // every run has written its last row (or the wait ran out) before the store closes
     await leases.idle(STOP_WAIT_MS);
   };
