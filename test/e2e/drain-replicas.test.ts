@@ -84,7 +84,13 @@ async function restart(i: number): Promise<{ code: number | null; handedBack: nu
 }
 
 /** What a client does, per docs/operations.md: the next replica at once on a refused or reset connection. */
-async function send(key: string, start: number, route: string, body: Json): Promise<{ status: number; body: Json; tries: number }> { // prettier-ignore
+async function send(
+  key: string,
+  start: number,
+  route: string,
+  body: Json,
+): Promise<{ status: number; body: Json; tries: number }> {
+  // prettier-ignore
   for (let attempt = 0; attempt < 60; attempt++) {
     const target = replicas[(start + attempt) % replicas.length]!;
     try {
@@ -110,55 +116,59 @@ async function send(key: string, start: number, route: string, body: Json): Prom
 }
 
 describe.skipIf(!pgReachable)('a rolling restart of two replicas under load', () => {
-  it('loses no request that is retried, and every agent run ends completed exactly once', { timeout: 180_000 }, async () => {
-    const a = await startReplica(0);
-    const key = a.key;
-    await startReplica(1);
-    const answers: { route: string; status: number }[] = [];
-    const runIds = new Set<string>();
-    let stop = false;
-    let n = 0;
-    const client = async (c: number) => {
-      while (!stop) {
-        const i = n++;
-        const kind = i % 3;
-        if (kind === 0) {
-          const r = await send(key, i, '/search', { query: 'undici connection pool', numResults: 3 });
-          answers.push({ route: '/search', status: r.status });
-        } else if (kind === 1) {
-          const r = await send(key, i, '/contents', { urls: [`${site.url}/counter?c=${c}&i=${i}`], text: true });
-          answers.push({ route: '/contents', status: r.status });
-        } else {
-          const r = await send(key, i, '/agent/runs', { query: `how do undici pools work (${i})`, effort: 'low' });
-          answers.push({ route: '/agent/runs', status: r.status });
-          if (typeof r.body.id === 'string') runIds.add(r.body.id);
+  it(
+    'loses no request that is retried, and every agent run ends completed exactly once',
+    { timeout: 180_000 },
+    async () => {
+      const a = await startReplica(0);
+      const key = a.key;
+      await startReplica(1);
+      const answers: { route: string; status: number }[] = [];
+      const runIds = new Set<string>();
+      let stop = false;
+      let n = 0;
+      const client = async (c: number) => {
+        while (!stop) {
+          const i = n++;
+          const kind = i % 3;
+          if (kind === 0) {
+            const r = await send(key, i, '/search', { query: 'undici connection pool', numResults: 3 });
+            answers.push({ route: '/search', status: r.status });
+          } else if (kind === 1) {
+            const r = await send(key, i, '/contents', { urls: [`${site.url}/counter?c=${c}&i=${i}`], text: true });
+            answers.push({ route: '/contents', status: r.status });
+          } else {
+            const r = await send(key, i, '/agent/runs', { query: `how do undici pools work (${i})`, effort: 'low' });
+            answers.push({ route: '/agent/runs', status: r.status });
+            if (typeof r.body.id === 'string') runIds.add(r.body.id);
+          }
         }
-      }
-    };
-    const clients = [0, 1, 2].map(client);
-    await until(() => runIds.size >= 3, 60_000, 'load under way');
-    const codes = [await restart(0)];
-    await until(() => runIds.size >= 6, 60_000, 'load on the restarted replica');
-    codes.push(await restart(1));
-    await until(() => runIds.size >= 9, 60_000, 'load after both restarts');
-    stop = true;
-    await Promise.all(clients);
+      };
+      const clients = [0, 1, 2].map(client);
+      await until(() => runIds.size >= 3, 60_000, 'load under way');
+      const codes = [await restart(0)];
+      await until(() => runIds.size >= 6, 60_000, 'load on the restarted replica');
+      codes.push(await restart(1));
+      await until(() => runIds.size >= 9, 60_000, 'load after both restarts');
+      stop = true;
+      await Promise.all(clients);
 
-    expect(codes.map((c) => c.code)).toEqual([0, 0]);
-    // the restarts met runs in flight (so the hand-back was exercised), and each stopped with exit 0
-    expect(codes[0]!.handedBack + codes[1]!.handedBack).toBeGreaterThan(0);
-    const unexpected = answers.filter((x) => x.status !== 200 && x.status !== 201);
-    expect(unexpected).toEqual([]);
-    // every run (those whose answer a reset lost too) ends; none waits for a 10-minute lease
-    const open = async () =>
+      expect(codes.map((c) => c.code)).toEqual([0, 0]);
+      // the restarts met runs in flight (so the hand-back was exercised), and each stopped with exit 0
+      expect(codes[0]!.handedBack + codes[1]!.handedBack).toBeGreaterThan(0);
+      const unexpected = answers.filter((x) => x.status !== 200 && x.status !== 201);
+      expect(unexpected).toEqual([]);
+      // every run (those whose answer a reset lost too) ends; none waits for a 10-minute lease
+      const open = async () =>
       (await admin.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM ${schema}.agent_runs WHERE status IN ('queued', 'running')`)).rows[0]!.n; // prettier-ignore
-    await until(async () => (await open()) === 0, 90_000, 'every agent run to end');
-    const { rows } = await admin.query<{ id: string; status: string; completed: number }>(
-      `SELECT r.id, r.status, (SELECT COUNT(*)::int FROM ${schema}.agent_events e WHERE e.run_id = r.id AND e.event = 'agent_run.completed') AS completed
+      await until(async () => (await open()) === 0, 90_000, 'every agent run to end');
+      const { rows } = await admin.query<{ id: string; status: string; completed: number }>(
+        `SELECT r.id, r.status, (SELECT COUNT(*)::int FROM ${schema}.agent_events e WHERE e.run_id = r.id AND e.event = 'agent_run.completed') AS completed
          FROM ${schema}.agent_runs r`,
-    );
-    expect(rows.length).toBeGreaterThanOrEqual(runIds.size);
-    for (const id of runIds) expect(rows.some((r) => r.id === id)).toBe(true);
-    expect(rows.filter((r) => r.status !== 'completed' || r.completed !== 1)).toEqual([]);
-  });
+      );
+      expect(rows.length).toBeGreaterThanOrEqual(runIds.size);
+      for (const id of runIds) expect(rows.some((r) => r.id === id)).toBe(true);
+      expect(rows.filter((r) => r.status !== 'completed' || r.completed !== 1)).toEqual([]);
+    },
+  );
 });

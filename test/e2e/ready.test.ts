@@ -43,7 +43,10 @@ describe('GET /ready on SQLite', () => {
     try {
       const r = await ready(t.url);
       expect(r.status).toBe(503);
-      expect(r.body.checks.schema).toMatchObject({ ok: false, detail: expect.stringContaining(`version ${version - 1}`) });
+      expect(r.body.checks.schema).toMatchObject({
+        ok: false,
+        detail: expect.stringContaining(`version ${version - 1}`),
+      });
       expect(r.body.checks.store.ok).toBe(true);
     } finally {
       db.pragma(`user_version = ${version}`);
