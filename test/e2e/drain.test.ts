@@ -13,6 +13,7 @@ import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
 import { tempDir } from '../helpers/app.js';
 import { cli, serve, until, type ServeProcess } from '../helpers/crash.js';
 import { startModelServer, type ModelServer } from '../helpers/model-server.js';
+import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -29,6 +30,7 @@ const isPlan = (body: unknown) => /"queries"/.test(JSON.stringify(body));
 
 let model: ModelServer;
 let site: FixtureSite;
+let receiver: Receiver;
 let data: { dir: string; cleanup: () => void };
 /** While set, the model takes 30 s to answer anything but a plan: the process is stopped meanwhile. */
 let slow = true;
@@ -42,6 +44,7 @@ beforeAll(async () => {
     },
   });
   site = await startFixtureSite();
+  receiver = await startReceiver();
   // the page arrives 2.5 s after it was asked for
   site.setPage('/slow-page', (_req, res) => {
     setTimeout(() => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(SLOW_PAGE), 2500);
@@ -56,12 +59,13 @@ afterAll(async () => {
   for (const s of servers) await s.kill();
   await model.close();
   await site.close();
+  await receiver.close();
   data.cleanup();
 });
 
 async function start(): Promise<ServeProcess> {
   // prettier-ignore
-  const s = await serve(data.dir, ['--model-base-url', model.baseUrl, '--model', 'test-model', '--lease-ms', String(LEASE_MS)], { env: { TRAWL_DRAIN_MS: '20000' } });
+  const s = await serve(data.dir, ['--model-base-url', model.baseUrl, '--model', 'test-model', '--lease-ms', String(LEASE_MS), '--allow-insecure-webhooks', 'true'], { env: { TRAWL_DRAIN_MS: '20000' } });
   servers.push(s);
   return s;
 }
@@ -88,11 +92,11 @@ async function readAll(res: Response): Promise<string> {
   return new TextDecoder().decode(await res.arrayBuffer());
 }
 
-/** The run's row as stored (read-only, beside the process). */
-function runRow(id: string): Json {
+/** A run's row as stored in `table` (read-only, beside the process). */
+function runRow(table: 'agent_runs' | 'monitor_runs', id: string): Json {
   const db = new Database(path.join(data.dir, 'trawl.sqlite'), { readonly: true });
   try {
-    return db.prepare('SELECT status, owner, lease_until_ms FROM agent_runs WHERE id = ?').get(id) as Json;
+    return db.prepare(`SELECT status, owner, lease_until_ms FROM ${table} WHERE id = ?`).get(id) as Json;
   } finally {
     db.close();
   }
@@ -109,6 +113,13 @@ describe('SIGTERM drains trawl serve', () => {
       expect(stream.headers.get('content-type')).toMatch(/text\/event-stream/);
       const streamed = readAll(stream);
       await until(() => model.requests.some((r) => !isPlan(r.body)), 20_000, 'the run to ask for its answer');
+      // a monitor run in progress too (its answer is as slow)
+      const monitor = (await (await call(first, 'POST', '/monitors', { search: { query: 'undici pool' }, webhook: { url: receiver.url } })).json()) as Json; // prettier-ignore
+      const asked = model.requests.filter((r) => !isPlan(r.body)).length;
+      expect((await call(first, 'POST', `/monitors/${monitor.id}/trigger`)).status).toBeLessThan(300);
+      await until(() => model.requests.filter((r) => !isPlan(r.body)).length > asked, 20_000, 'the monitor run’s answer'); // prettier-ignore
+      const listed = (await (await call(first, 'GET', `/monitors/${monitor.id}/runs`)).json()) as Json;
+      const monitorRunId = listed.data[0].id as string;
       // a slow page fetched through /contents, in flight when the signal comes
       const contents = call(first, 'POST', '/contents', { urls: [`${site.url}/slow-page`], text: true });
       await until(() => site.hits('/slow-page') > 0, 20_000, 'the slow page to be asked for');
@@ -129,7 +140,8 @@ describe('SIGTERM drains trawl serve', () => {
 
       // handed back: queued again, no owner, no lease (not left to lapse in 10 minutes)
       const runId = /"id":"(run_[^"]+)"/.exec(text)?.[1] ?? /"id":"([^"]+)"/.exec(text)![1]!;
-      expect(runRow(runId)).toMatchObject({ status: 'queued', owner: null, lease_until_ms: null });
+      expect(runRow('agent_runs', runId)).toMatchObject({ status: 'queued', owner: null, lease_until_ms: null });
+      expect(runRow('monitor_runs', monitorRunId)).toMatchObject({ status: 'pending', owner: null, lease_until_ms: null }); // prettier-ignore
 
       slow = false;
       const second = await start();
@@ -146,6 +158,16 @@ describe('SIGTERM drains trawl serve', () => {
       const kinds = events.map((e) => e.event as string);
       for (const once of ['agent_run.started', 'agent_run.completed']) expect(kinds.filter((k) => k === once)).toHaveLength(1); // prettier-ignore
       expect(events.map((e) => e.id)).toEqual(events.map((_e, i) => i + 1));
+      // the monitor run, handed back, is taken over and completed by the next process
+      const monitorRun = await until(
+        async () => {
+          const page = (await (await call(second, 'GET', `/monitors/${monitor.id}/runs`)).json()) as Json;
+          return (page.data as Json[]).find((r) => r.id === monitorRunId && r.status !== 'pending' && r.status !== 'running'); // prettier-ignore
+        },
+        30_000,
+        'the monitor run to finish in the next process',
+      );
+      expect(monitorRun.status).toBe('completed');
       await second.stop();
     },
   );
