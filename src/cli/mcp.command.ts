@@ -7,9 +7,24 @@ import type { Config } from '../config/config.js';
 import { checkToolsSetting, resolveTools } from '../mcp/selection.js';
 import { serveStdio, type StdioDoor } from '../mcp/stdio.js';
 
+/**
+ * Serves MCP on stdio until the client closes it, or a SIGTERM/SIGINT arrives: the app then closes as
+ * for a client that left (MCP tasks end interrupted, agent runs go back to the queue) and the process exits.
+ */
 export async function runMcp(config: Config): Promise<void> {
   checkToolsSetting(config.tools);
-  await serveStdio({ tools: resolveTools(config.tools), openDoor: () => openDoor(config) });
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  try {
+    await serveStdio({ tools: resolveTools(config.tools), openDoor: () => openDoor(config), stop: stop.signal });
+  } finally {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+  }
+  // stdin may still be open (the client did not close it): nothing else is left to wait for
+  if (stop.signal.aborted) process.exit(0);
 }
 
 /** The app (database, services, background engines) and the door's server on it. */

@@ -7,9 +7,9 @@ import cluster from 'node:cluster';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openDoor } from '../compose/open.js';
-import type { Door } from '../compose/door.js';
+import type { Door, OperatorDoor } from '../compose/door.js';
 import type { Config } from '../config/config.js';
-import { startHttpServer } from '../http/server.js';
+import { startHttpServer, type RunningServer } from '../http/server.js';
 import { checkToolsSetting } from '../mcp/selection.js';
 import { restrictFile } from '../lib/private-files.js';
 import { isLoopbackHostname } from '../lib/loopback.js';
@@ -58,15 +58,53 @@ export async function runServe(config: Config): Promise<void> {
     app.logger.info({ url: `${server.url}/console` }, `web console at ${server.url}/console (sign in with an API key)`);
   }
   warnOfResourceUrl(app, config);
-  const stop = async (signal: string) => {
-    app.logger.info({ signal }, 'shutting down');
-    await metrics?.close();
-    await server.close();
-    await app.close();
-    process.exit(0);
+  onStopSignals((signal) => drainAndStop(app, server, metrics, config.drainMs, signal));
+}
+
+/**
+ * Calls `stop` on the first SIGINT or SIGTERM. A second signal to a lone process stops it at once (a
+ * second Ctrl-C); a worker of `--workers N` ignores it (Ctrl-C reaches it beside the primary's SIGTERM).
+ */
+function onStopSignals(stop: (signal: NodeJS.Signals) => Promise<void>): void {
+  let stopping = false;
+  const on = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      if (!cluster.isWorker) process.exit(1);
+      return;
+    }
+    stopping = true;
+    void stop(signal).then(
+      () => process.exit(0),
+      (err: unknown) => {
+        process.stderr.write(`trawl: stopping failed: ${err instanceof Error ? err.message : String(err)}\n`);
+        process.exit(1);
+      },
+    );
   };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', on);
+  process.on('SIGTERM', on);
+}
+
+/**
+ * The graceful stop (docs/operations.md#readiness-and-graceful-restarts): `/ready` answers 503 at once;
+ * the listener refuses new connections and lets requests in flight finish for up to `drainMs`; at the
+ * same time the job engines hand back what they hold (agent runs are queued again for another process
+ * at once); then the app closes.
+ */
+async function drainAndStop(
+  app: OperatorDoor,
+  server: RunningServer,
+  metrics: MetricsListener | undefined,
+  drainMs: number,
+  signal: NodeJS.Signals,
+): Promise<void> {
+  app.readiness.startDraining();
+  app.logger.info({ signal, drainMs }, 'draining: no new connections; requests in flight may finish');
+  const [drained] = await Promise.all([server.drain(drainMs), app.workers.stopEngines()]);
+  if (drained.cut > 0) app.logger.warn({ cut: drained.cut }, `requests still in flight after ${drainMs} ms were cut`);
+  app.logger.info('shutting down');
+  await metrics?.close();
+  await app.close();
 }
 
 /** A worker's exit code when its port is taken (Linux's errno of EADDRINUSE), so the primary stops. */
@@ -119,8 +157,9 @@ async function supervise(config: Config): Promise<void> {
     cluster.fork();
   });
   const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return; // the workers are draining (each within TRAWL_DRAIN_MS)
     stopping = true;
-    logger.info({ signal }, 'shutting down the workers');
+    logger.info({ signal }, 'shutting down the workers (each drains its requests)');
     for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
     const exited = () => Object.keys(cluster.workers ?? {}).length === 0;
     const wait = setInterval(() => {
@@ -129,8 +168,8 @@ async function supervise(config: Config): Promise<void> {
       process.exit(0);
     }, 50);
   };
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
 /** The metrics listener of `TRAWL_METRICS_LISTEN`, serving `scrape`; logs where it is. */

@@ -42,6 +42,7 @@ import { createDoorAuth } from './auth.js';
 import { checkReplicaCopy } from './replica-copy.js';
 import { recordCopyEpoch } from '../store/sqlite/replica-copy.js';
 import { metricsSources } from './metrics.js';
+import { readinessOf } from './readiness.js';
 import { observedEmbedder, observedModel, observedSearch } from './observed-providers.js';
 import { createMetricsExporter } from '../observe/metrics/exporter.js';
 import { tracedProviders, tracedStores, tracedWebhookSender } from './traced.js';
@@ -368,6 +369,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
   return {
     config,
     metrics,
+    readiness: readinessOf(config, db, shared, lifecycle),
     postJson: providers.postJson,
     logger,
     clock,
@@ -445,6 +447,12 @@ function workersOf(services: Services, lifecycle: Lifecycle, logger: Logger): Wo
       if (monitors) services.monitors.engine.start();
       services.agentRuns.engine.start(); // queued runs, and runs of a stopped process
       services.retention.start(); // the periodic sweep: one process of those sharing the store at a time
+    },
+    async stopEngines() {
+      // agent runs first: another replica resumes them while the rest stops
+      await services.agentRuns.engine.stop();
+      await services.monitors.engine.stop();
+      await services.retention.stop();
     },
   };
 }

@@ -21,6 +21,7 @@ import type { ApiClient } from '../fetch/api-client.js';
 import type { Logger } from '../lib/logger.js';
 import type { Tracing } from '../lib/tracing.js';
 import type { OpRunner } from '../ops/invoke.js';
+import type { Readiness } from '../core/status/readiness.js';
 import type { MetricsExporter } from '../observe/metrics/exporter.js';
 
 /** The two resources a token may be for: `/mcp`, and the REST API (`/`). */
@@ -83,6 +84,8 @@ export interface Door {
    * metrics listener; a worker of `--workers N` joins the primary's aggregation.
    */
   metrics: MetricsExporter;
+  /** Whether this process can serve (`GET /ready`), and the switch a SIGTERM flips (core/status/readiness.ts). */
+  readiness: Readiness;
   /**
    * Runs `stop` first when the app closes, before its engines, fetcher and model clients: for work a
    * door started on the app (MCP tasks), which must end before the clients it uses wait for it.
@@ -114,6 +117,12 @@ export interface Workers {
    * and the periodic retention sweep.
    */
   startEngines(options: { monitors: boolean }): void;
+  /**
+   * Stops the job engines at once, handing back what this process holds (a SIGTERM's drain): its agent
+   * runs go back to the queue for another process, monitor runs end interrupted, deliveries in flight
+   * finish. The app's `close` stops them too; calling this first is for a process that drains requests.
+   */
+  stopEngines(): Promise<void>;
 }
 
 /** The CLI's door: a door, the operator's tools and the serving process's workers. */

@@ -37,13 +37,17 @@ export interface Lifecycle {
   stopIndexWorkers(): Promise<void>;
   /** A following replica's lag as its last heartbeat found it (for the metrics); undefined otherwise. */
   replicaLag(): ReplicaLag | undefined;
+  /** Whether `rebuildMarkedIndexes` is under way (`GET /ready` answers 503 meanwhile). */
+  rebuilding(): boolean;
 }
 
 export function lifecycleOf(workers: Workers, logger: Logger): Lifecycle {
   const { searchIndex, code, replica, merges, analysis, pdf } = workers;
+  let rebuilding = false;
   return {
     followShared: () => replica?.start(),
     replicaLag: () => replica?.lag(),
+    rebuilding: () => rebuilding,
     async stopIndexWorkers() {
       await replica?.stop();
       await code.vectors.stop();
@@ -52,15 +56,25 @@ export function lifecycleOf(workers: Workers, logger: Logger): Lifecycle {
       await pdf.close();
     },
     async rebuildMarkedIndexes() {
-      const started = Date.now();
-      const docs = await searchIndex.rebuildIfMarked((done) =>
-        logger.info({ done }, 'rebuilding the search index after an upgrade'),
-      );
-      if (docs !== null) logger.info({ docs, ms: Date.now() - started }, 'search index rebuilt');
-      const chunks = await code.code.rebuildIfMarked();
-      if (chunks !== null) logger.info({ chunks }, 'code index rebuilt');
-      // segments a bulk load left (a CLI import that ended) are merged from the start, not at the next write
-      searchIndex.settle();
+      rebuilding = true;
+      try {
+        await rebuild();
+      } finally {
+        rebuilding = false;
+      }
     },
   };
+
+  /** The rebuilds an upgrade asked for, then the merges of segments left by earlier writers. */
+  async function rebuild() {
+    const started = Date.now();
+    const docs = await searchIndex.rebuildIfMarked((done) =>
+      logger.info({ done }, 'rebuilding the search index after an upgrade'),
+    );
+    if (docs !== null) logger.info({ docs, ms: Date.now() - started }, 'search index rebuilt');
+    const chunks = await code.code.rebuildIfMarked();
+    if (chunks !== null) logger.info({ chunks }, 'code index rebuilt');
+    // segments a bulk load left (a CLI import that ended) are merged from the start, not at the next write
+    searchIndex.settle();
+  }
 }

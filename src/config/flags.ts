@@ -12,6 +12,8 @@ const FLAGS: Record<string, string> = {
   databasePoolSize: '--database-pool-size <n>',
   leaseMs: '--lease-ms <ms>',
   pollMs: '--poll-ms <ms>',
+  drainMs: '--drain-ms <ms>',
+  readyMaxLagSeconds: '--ready-max-lag-seconds <n>',
   metricsListen: '--metrics-listen <host:port>',
   metricsPublic: '--metrics-public',
   logLevel: '--log-level <level>',
@@ -120,6 +122,10 @@ const HELP: Record<string, string> = {
     'How long a process holds a monitor run, an agent run or a crawl it claimed without renewing it (renewed every third of it); after a crash, another process takes the work over once the lease has run out (env TRAWL_LEASE_MS; default 60000)',
   pollMs:
     'How often a process looks for work other processes left or gave up (due monitors, queued agent runs, webhook retries) and, with PostgreSQL, for documents another replica wrote whose notification it missed (env TRAWL_POLL_MS; default 5000)',
+  drainMs:
+    'On SIGTERM or SIGINT, how long trawl serve lets requests in flight finish before it cuts their connections (docs/operations.md#readiness-and-graceful-restarts) (env TRAWL_DRAIN_MS; default 10000)',
+  readyMaxLagSeconds:
+    "With PostgreSQL, how far this machine's copy of the documents may lag behind the shared store (its last heartbeat's lag) before GET /ready answers 503 (env TRAWL_READY_MAX_LAG_SECONDS; default 60)",
   metricsListen:
     'Serve Prometheus metrics at GET /metrics on a listener of their own, without a key: HOST:PORT (127.0.0.1:9464, [::1]:9464) or a port alone (on 127.0.0.1) (env TRAWL_METRICS_LISTEN; default none: /metrics on the main listener, for admin keys)',
   metricsPublic:

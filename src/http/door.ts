@@ -5,7 +5,7 @@
  */
 import type { Door } from '../compose/door.js';
 
-export type HttpDoor = Omit<Door, 'tasks' | 'answerSnapshots' | 'oauth' | 'tracing'>;
+export type HttpDoor = Omit<Door, 'tasks' | 'answerSnapshots' | 'oauth' | 'tracing' | 'readiness'>;
 
 /** The HTTP door's view of an app. */
 export function httpDoorOf(app: Door): HttpDoor {

@@ -10,7 +10,8 @@ export interface HttpEnv {
    * `releaseRequest`: the caller's in-flight slot, given back when the answer is made (rate-limit.ts);
    * `zeroRetention`: the caller is a zero-retention team's, so the door's lines about it are content-free;
    * `bodyText`: the body once read (body.ts `readBodyText`), for a second reader of the same request;
-   * `operation`: what the request is counted under in the metrics (request-metrics.ts), set by its route.
+   * `operation`: what the request is counted under in the metrics (request-metrics.ts), set by its route;
+   * `drain`: aborted when the server begins to drain (drain.ts): long event streams end with a retry hint.
    */
   Variables: {
     requestId: string;
@@ -19,5 +20,6 @@ export interface HttpEnv {
     zeroRetention?: boolean;
     bodyText?: string;
     operation?: string;
+    drain: AbortSignal;
   };
 }

@@ -73,6 +73,49 @@ function errorResponses(op: Operation): Json {
   return out;
 }
 
+/** One check of `GET /ready`: passed, or failed with why. */
+const READY_CHECK = {
+  type: 'object',
+  properties: { ok: { type: 'boolean' }, detail: { type: 'string' } },
+  required: ['ok'],
+};
+
+/** `GET /ready`: whether this process can serve now (src/core/status/readiness.ts). */
+const READY: Json = {
+  operationId: 'ready',
+  summary: 'Readiness check',
+  description:
+    'Whether this process can serve now: the store answers, its schema is this version\'s, no index rebuild is under way, a replica is not too far behind, and it is not stopping. Needs no key. 503 (with Retry-After) names the failing check.', // prettier-ignore
+  security: [],
+  tags: ['service'],
+  responses: Object.fromEntries(
+    [
+      ['200', 'Ready.'],
+      ['503', 'Not ready: route requests to another replica.'],
+    ].map(([status, description]) => [
+      status,
+      {
+        description,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: {
+                ready: { type: 'boolean' },
+                checks: {
+                  type: 'object',
+                  properties: Object.fromEntries(['draining', 'store', 'schema', 'index', 'replica'].map((c) => [c, READY_CHECK])), // prettier-ignore
+                },
+              },
+              required: ['ready', 'checks'],
+            },
+          },
+        },
+      },
+    ]),
+  ),
+};
+
 /** The whole document for `ops`. */
 export function buildOpenApi(ops: readonly Operation[], version: string): Json {
   const schemas: Json = {
@@ -83,8 +126,9 @@ export function buildOpenApi(ops: readonly Operation[], version: string): Json {
     '/health': {
       get: {
         operationId: 'health',
-        summary: 'Readiness check',
-        description: 'Answers 200 once the server is ready. Needs no key and reveals nothing private.',
+        summary: 'Liveness check',
+        description:
+          'Answers 200 while the process runs (GET /ready says whether it can serve). Needs no key and reveals nothing private.',
         security: [],
         tags: ['service'],
         responses: {
@@ -103,6 +147,7 @@ export function buildOpenApi(ops: readonly Operation[], version: string): Json {
         },
       },
     },
+    '/ready': { get: READY },
   };
   for (const op of ops) {
     const name = pascal(op.name);

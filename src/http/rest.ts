@@ -18,6 +18,7 @@ import { enforceRate } from './rate-limit.js';
 import { readJsonBody, requestUpload } from './body.js';
 import { serviceContext } from './context.js';
 import type { HttpEnv } from './env.js';
+import { drainedRetry, untilDrained } from './drain.js';
 
 /**
  * Parses path, query and body with the op's schemas and merges them into the op's input; an upload op's
@@ -77,15 +78,18 @@ const KEEP_ALIVE_MS = 15_000;
 
 /**
  * A stream of named events (`id:`, `event:`, `data:` lines), with `: keep-alive` comments while idle,
- * until the events end. The caller going away stops the stream, not what it reports on.
+ * until the events end. The caller going away stops the stream, not what it reports on. A drain (the
+ * server stopping) ends it with a `retry:` hint: the client reconnects with `Last-Event-ID` elsewhere.
  */
 function namedEventStream(c: Context<HttpEnv>, events: AsyncIterable<StreamEvent>, ctx: ServiceContext) {
+  const drain = c.get('drain');
   return streamSSE(c, async (sse) => {
     const keepAlive = setInterval(() => void sse.write(': keep-alive\n\n').catch(() => undefined), KEEP_ALIVE_MS);
     try {
-      for await (const e of events) {
+      for await (const e of untilDrained(events, drain)) {
         await sse.writeSSE({ id: String(e.id), event: e.event, data: JSON.stringify(e.data) });
       }
+      if (drain.aborted) await sse.write(drainedRetry());
     } catch (err) {
       if (!ctx.signal.aborted) ctx.logger.error({ err }, 'event stream failed after it started');
     } finally {

@@ -2,6 +2,7 @@
  * The HTTP door (Hono on Node's http server): REST at the spec's paths, MCP streamable HTTP at /mcp,
  * /health and /openapi.json, on one listener. Every response carries `x-request-id`.
  */
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
@@ -28,6 +29,7 @@ import { mountResponses } from './responses/routes.js';
 import { mountMetrics } from './metrics.route.js';
 import { observeRequests } from './request-metrics.js';
 import { createX402Setup } from './x402/payment.js';
+import { createDrain, type Drain, type DrainOutcome } from './drain.js';
 
 /** An incoming `x-request-id` is kept when it is a sane token (tracing through a proxy); else a new one. */
 const SANE_ID = /^[A-Za-z0-9._-]{8,64}$/;
@@ -36,8 +38,20 @@ const SANE_ID = /^[A-Za-z0-9._-]{8,64}$/;
 const requestLogger = (app: Door, c: Context<HttpEnv>) =>
   c.get('zeroRetention') ? withoutContent(app.logger) : app.logger;
 
-/** The Hono app of the HTTP door (all operations, or those given); `fetch` is its whole interface. */
-export function createHttpApp(app: Door, operations: readonly Operation[] = OPERATIONS): Hono<HttpEnv> {
+/** Probes that come every few seconds from load balancers: kept out of the info log. */
+const PROBES = new Set(['/health', '/ready']);
+/** The `Retry-After` of a `/ready` that answers 503, in seconds. */
+const READY_RETRY_S = '5';
+
+/**
+ * The Hono app of the HTTP door (all operations, or those given); `fetch` is its whole interface. Its
+ * long event streams end when `drain` begins (./drain.ts).
+ */
+export function createHttpApp(
+  app: Door,
+  operations: readonly Operation[] = OPERATIONS,
+  drain: Pick<Drain, 'signal'> = createDrain(),
+): Hono<HttpEnv> {
   const hono = new Hono<HttpEnv>();
   let openApi: string | undefined;
 
@@ -46,11 +60,11 @@ export function createHttpApp(app: Door, operations: readonly Operation[] = OPER
     const incoming = c.req.header('x-request-id');
     const requestId = incoming && SANE_ID.test(incoming) ? incoming : newRequestId();
     c.set('requestId', requestId);
+    c.set('drain', drain.signal);
     const started = performance.now();
     await next();
     c.res.headers.set('x-request-id', requestId);
-    // Health checks come every few seconds from load balancers: keep them out of the info log.
-    const level = c.req.path === '/health' ? 'debug' : 'info';
+    const level = PROBES.has(c.req.path) ? 'debug' : 'info';
     // a zero-retention team's request line keeps the route's template, not its path
     requestLogger(app, c)[level](
       {
@@ -70,6 +84,11 @@ export function createHttpApp(app: Door, operations: readonly Operation[] = OPER
   // `store` names the data directory or database served (a hash), for `trawl doctor` run beside it
   const health = { status: 'ok', version: VERSION, store: storeIdentity(app.config) };
   hono.get('/health', (c) => c.json(health));
+  // whether this process can serve now: 503 (with the failing check) while draining, or the store is gone
+  hono.get('/ready', async (c) => {
+    const report = await app.readiness.report();
+    return report.ready ? c.json(report) : c.json(report, 503, { 'retry-after': READY_RETRY_S });
+  });
   hono.get('/openapi.json', (c) => {
     openApi ??= JSON.stringify(buildOpenApi(operations, VERSION));
     return c.body(openApi, 200, { 'content-type': 'application/json' });
@@ -93,10 +112,15 @@ export function createHttpApp(app: Door, operations: readonly Operation[] = OPER
   return hono;
 }
 
-/** A listening HTTP door: its URL and port, and how to close it. */
+/** A listening HTTP door: its URL and port, and how to drain or close it. */
 export interface RunningServer {
   url: string;
   port: number;
+  /**
+   * Drains the listener (./drain.ts): refuses new connections, ends event streams with a retry hint,
+   * lets requests in flight finish for up to `ms`, then cuts the rest. `/ready` is the caller's to flip.
+   */
+  drain(ms: number): Promise<DrainOutcome>;
   close(): Promise<void>;
 }
 
@@ -107,7 +131,8 @@ export function startHttpServer(
   port = app.config.port,
   operations: readonly Operation[] = OPERATIONS,
 ): Promise<RunningServer> {
-  const hono = createHttpApp(app, operations);
+  const drain = createDrain();
+  const hono = createHttpApp(app, operations, drain);
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: hono.fetch, hostname: host, port }, (info: AddressInfo) => {
       const shownHost = info.family === 'IPv6' ? `[${info.address}]` : info.address;
@@ -116,6 +141,7 @@ export function startHttpServer(
       resolve({
         url,
         port: info.port,
+        drain: (ms) => drain.run(ms),
         close: () =>
           new Promise<void>((done) => {
             server.close(() => done());
@@ -123,6 +149,7 @@ export function startHttpServer(
           }),
       });
     });
+    drain.attach(server as Server);
     server.once('error', reject);
   });
 }

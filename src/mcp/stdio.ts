@@ -50,6 +50,8 @@ export interface StdioOptions {
   tools: readonly string[];
   /** Opens the door (loads and builds everything a call needs). */
   openDoor(): Promise<StdioDoor>;
+  /** Ends the session as the client closing it would (SIGTERM): the door closes, handing back its work. */
+  stop?: AbortSignal;
 }
 
 /** The id the replayed opening carries, so that its answer (already given) is dropped. */
@@ -218,6 +220,7 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
   const closed = new Promise<void>((resolve) => {
     stdio.onclose = () => resolve();
     process.stdin.once('end', () => resolve());
+    options.stop?.addEventListener('abort', () => resolve(), { once: true });
   });
   stdio.start();
   try {

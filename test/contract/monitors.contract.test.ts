@@ -256,4 +256,24 @@ describe.each(backends)('monitors repository on %s', (_name, available, open) =>
       expect((await a.dueDeliveries(T, 10)).length).toBeGreaterThan(0);
     },
   );
+
+  it.runIf(available)(
+    'hands a run back as its process stops, and lets one other process take it over at once',
+    async () => {
+      const [a, b] = await pair();
+      await a.createMonitor(newMonitor('mon_1', null), () => []);
+      const run = (await a.createRun('mon_1', (m) => plan('a').run(m)))!;
+      expect(await a.startRun(run.id, iso(T), T + 60_000)).toBe(true);
+      expect(await b.handBackRun(run.id, 'b', T, iso(T))).toBe(false); // not b's, and its lease is alive
+      expect(await a.handBackRun(run.id, 'a', T, iso(T))).toBe(true);
+      expect(await a.runById(run.id)).toMatchObject({ status: 'pending', owner: null, lease_until_ms: null, started_at: null }); // prettier-ignore
+      expect(await a.lapsedRuns(T + 10_000_000)).toEqual([]); // handed back is not lapsed: it is not failed
+      expect((await b.handedBackRuns()).map((r) => r.id)).toEqual([run.id]);
+      const [first, second] = await Promise.all([a.takeOverRun(run.id, 'a2', T, T + 60_000), b.takeOverRun(run.id, 'b', T, T + 60_000)]); // prettier-ignore
+      expect([first, second].filter(Boolean)).toHaveLength(1);
+      expect(await a.handedBackRuns()).toEqual([]);
+      expect((await a.runById(run.id))!.owner).toBe(first ? 'a2' : 'b');
+      expect(await a.startRun(run.id, iso(T), T + 60_000)).toBe(true);
+    },
+  );
 });

@@ -28,11 +28,11 @@ export interface FuzzCase {
   body?: FuzzBody;
 }
 
-/** The endpoints of an OpenAPI document (`/health` and `/openapi.json` aside). */
+/** The endpoints of an OpenAPI document (the probes `/health` and `/ready`, and `/openapi.json`, aside). */
 export function endpointsOf(doc: Schema): Endpoint[] {
   const out: Endpoint[] = [];
   for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, Schema>>)) {
-    if (path === '/health') continue;
+    if (path === '/health' || path === '/ready') continue;
     for (const [method, op] of Object.entries(item)) {
       const params = (op.parameters ?? []) as { name: string; in: string; schema: Schema }[];
       const content = (op.requestBody as Schema | undefined)?.content as Record<string, { schema: Schema }> | undefined; // prettier-ignore

@@ -75,6 +75,20 @@ export const SERVER_SETTINGS = {
     default: 5000,
     doc: 'How often a process looks for work other processes left or gave up (due monitors, queued agent runs, webhook retries) and, with PostgreSQL, for documents another replica wrote whose notification it missed.',
   },
+  drainMs: {
+    env: 'TRAWL_DRAIN_MS',
+    flag: '--drain-ms',
+    schema: integer(0, 600_000),
+    default: 10_000,
+    doc: 'On SIGTERM or SIGINT, how long `trawl serve` lets requests in flight finish before it cuts their connections (docs/operations.md#readiness-and-graceful-restarts). New connections are refused at once, `/ready` answers 503, and agent runs go back to the queue at once.',
+  },
+  readyMaxLagSeconds: {
+    env: 'TRAWL_READY_MAX_LAG_SECONDS',
+    flag: '--ready-max-lag-seconds',
+    schema: integer(1, 86_400),
+    default: 60,
+    doc: "With PostgreSQL, how far this machine's copy of the documents may lag behind the shared store (its last heartbeat's lag) before `GET /ready` answers 503.",
+  },
   metricsListen: {
     env: 'TRAWL_METRICS_LISTEN',
     flag: '--metrics-listen',

@@ -207,17 +207,21 @@ export function createRunEngine(deps: AgentRunsDeps, log: RunLog, clientModels: 
   });
 
   const stop = async () => {
-    // it starts no more runs (those it gives back are for the next process)
-    queue.stop();
+    // it starts no more runs (those it gives back are for the next process); a run claimed by the pass
+    // under way is held by the time this resolves, so it is given back below rather than left running
+    // under a lease nobody renews once the store closes (it would wait out TRAWL_LEASE_MS elsewhere)
+    await queue.stop();
     await wakeup.stop();
     leases.abortAll('shutting down');
     // this process's runs go back to the queue, to resume in the next process that claims them
     const now = deps.now();
+    let handedBack = 0;
     for (const id of leases.ids()) {
       if (clientModels.has(id))
         await log.interrupted(id, 'it used the MCP client’s model, which only this process could reach');
-      else await repo.requeue(id, owner, now, iso(now));
+      else if (await repo.requeue(id, owner, now, iso(now))) handedBack += 1;
     }
+    if (handedBack > 0) deps.logger.info({ handedBack }, 'agent runs handed back to the queue for another process');
     // every run has written its last row (or the wait ran out) before the store closes
     await leases.idle(STOP_WAIT_MS);
   };

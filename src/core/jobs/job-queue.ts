@@ -27,8 +27,11 @@ export interface JobQueue {
   pump(): Promise<void>;
   /** Whether a pass is under way (the lease engine is not idle meanwhile). */
   readonly pumping: boolean;
-  /** Claims no more (the process is stopping: what it gave back is for the next process). */
-  stop(): void;
+  /**
+   * Claims no more (the process is stopping: what it gave back is for the next process); resolves once
+   * the pass under way, if any, has ended, so every job it claimed is started (and held) by then.
+   */
+  stop(): Promise<void>;
 }
 
 export function createJobQueue<R extends { id: string }>(
@@ -74,6 +77,10 @@ export function createJobQueue<R extends { id: string }>(
     get pumping() {
       return pass !== null;
     },
-    stop: () => void (stopped = true),
+    async stop() {
+      stopped = true;
+      // a claim in flight when the process stops still starts its job: the caller gives it back after this
+      await pass?.catch(() => undefined);
+    },
   };
 }

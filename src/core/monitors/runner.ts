@@ -2,9 +2,10 @@
  * The life of a run: created `pending` (with the `monitor.run.created` event), `running` once one of
  * this process's run slots is free, then `completed` or `failed` (with `monitor.run.completed`), or
  * `cancelled` when the next scheduled slot comes first. The process that creates a run executes it and
- * holds a lease on it, renewed while it works; a run whose lease lapses belonged to a process that
- * died, and is finished as `failed` with `internal_error` (runs are not resumed: a run is a search of
- * seconds, and the next slot searches the same window again). The leases are held through the one
+ * holds a lease on it, renewed while it works; a process that stops hands its runs back (pending, no
+ * owner) and the next process that recovers takes them over and runs them from the start; a run whose
+ * lease lapses belonged to a process that died, and is finished as `failed` with `internal_error` (the
+ * next slot searches the same window again). The leases are held through the one
  * lease engine (core/jobs/lease-engine.ts).
  */
 import type { Logger } from '../../lib/logger.js';
@@ -124,8 +125,8 @@ export function createRunner(deps: RunnerDeps): Runner {
         held.stopRenewing();
       }
       if (held.signal.aborted) {
-        // cancelled: the canceller wrote its end; shutting down: say so now rather than at the next start
-        if (stopped) await failStopped(runId);
+        // cancelled: the canceller wrote its end; shutting down: handed back for another process
+        if (stopped) await handBack(runId);
         return;
       }
       const at = deps.now();
@@ -159,17 +160,23 @@ export function createRunner(deps: RunnerDeps): Runner {
     }
   };
 
-  const failStopped = async (runId: string) => {
+  /** A run this process stops before it ended: pending again, without owner or lease, for another process. */
+  const handBack = async (runId: string) => {
     const at = deps.now();
-    const detail = 'interrupted: the server stopped before the run finished';
-    const end: RunEnd = {
-      ...NO_END,
-      status: 'failed',
-      fail_reason: 'internal_error',
-      fail_detail: detail,
-      failed_at: iso(at),
-    };
-    if (await finish(runId, end, at)) deps.onEvents();
+    if (await repo.handBackRun(runId, deps.owner, at, iso(at)))
+      deps.logger.info({ runId }, 'monitor run handed back for another process');
+  };
+
+  /** Takes over the runs other processes handed back as they stopped, and queues them here. */
+  const takeOver = async () => {
+    for (const run of await repo.handedBackRuns()) {
+      if (stopped) return;
+      const now = deps.now();
+      if (await repo.takeOverRun(run.id, deps.owner, now, now + deps.leaseMs)) {
+        queue.push(run.id);
+        pump();
+      }
+    }
   };
 
   const pump = () => {
@@ -237,6 +244,7 @@ export function createRunner(deps: RunnerDeps): Runner {
         },
       );
       if (wrote) deps.onEvents();
+      await takeOver();
     },
     drain: () => leases.idle(),
     get load() {
@@ -244,8 +252,9 @@ export function createRunner(deps: RunnerDeps): Runner {
     },
     async stop() {
       stopped = true;
-      for (const runId of queue.splice(0)) await failStopped(runId);
       leases.abortAll('shutting down');
+      // queued here and not started, or aborted above: handed back (those running, once their work returns)
+      for (const runId of queue.splice(0)) await handBack(runId);
       await leases.idle();
     },
   };

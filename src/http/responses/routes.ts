@@ -6,6 +6,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
+import { drainedRetry, untilDrained } from '../drain.js';
 import type { HttpDoor } from '../door.js';
 import type { Caller, ServiceContext } from '../../core/context.js';
 import type { AgentEvent } from '../../core/agent/agent-runs.service.js';
@@ -55,14 +56,17 @@ async function collect(events: AsyncIterable<AgentEvent>): Promise<AgentEvent[]>
 
 /** Named SSE events (`event: <type>`, `data: <JSON>`) until the events end; a late failure is an `error` event. */
 function responseStream(c: Context<HttpEnv>, ctx: ServiceContext, events: AsyncIterable<ResponseStreamEvent>) {
+  const drain = c.get('drain');
   return streamSSE(c, async (sse) => {
     const keepAlive = setInterval(() => void sse.write(': keep-alive\n\n').catch(() => undefined), KEEP_ALIVE_MS);
     let last = -1;
     try {
-      for await (const e of events) {
+      // the server stopping ends the stream with a retry hint (the run goes on: GET /v1/responses/{id})
+      for await (const e of untilDrained(events, drain)) {
         last = e.sequence_number;
         await sse.writeSSE({ event: e.type, data: JSON.stringify(e) });
       }
+      if (drain.aborted) await sse.write(drainedRetry());
     } catch (thrown) {
       if (ctx.signal.aborted) return;
       const known = thrown instanceof ServiceError;

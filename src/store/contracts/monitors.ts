@@ -4,13 +4,25 @@
  * each unit that must be atomic is one method, and the decisions inside it are pure callbacks of the
  * rows it read.
  */
-import type { ClaimRule } from './leases.js';
+import type { ClaimRule, ReleaseRule } from './leases.js';
 
 /** The start of a run (through the leases of LEASED.monitorRuns): pending → running, at `@at`. */
 export const MONITOR_RUN_START: ClaimRule = {
   from: "status = 'pending'",
   set: "status = 'running', started_at = @at, updated_at = @at",
 };
+
+/**
+ * A run handed back by its stopping process (pending or running → pending, owner and lease cleared), for
+ * another process, or the restarted one, to take over at once rather than when its lease lapses.
+ */
+export const MONITOR_RUN_HAND_BACK: ReleaseRule = {
+  from: "status IN ('pending', 'running')",
+  set: "status = 'pending', started_at = NULL, updated_at = @at",
+};
+
+/** The take-over of a handed-back run: pending, no owner, no lease. */
+export const MONITOR_RUN_TAKE_OVER: ClaimRule = { from: "status = 'pending' AND owner IS NULL", free: true };
 
 /** A stored monitor. */
 export interface MonitorRow {
@@ -214,6 +226,12 @@ export interface MonitorsRepo {
   renewLease(id: string, untilMs: number): Promise<boolean>;
   /** Open runs whose process stopped answering for them. */
   lapsedRuns(nowMs: number): Promise<RunRow[]>;
+  /** Hands run `id` back (MONITOR_RUN_HAND_BACK) as its `owner` stops; false when it ended or is another's. */
+  handBackRun(id: string, owner: string, nowMs: number, at: string): Promise<boolean>;
+  /** Runs handed back and not taken over yet, oldest first (at most 100). */
+  handedBackRuns(): Promise<RunRow[]>;
+  /** Takes a handed-back run for `owner` until `leaseUntilMs`; false when another process took it first. */
+  takeOverRun(id: string, owner: string, nowMs: number, leaseUntilMs: number): Promise<boolean>;
   /** The `output` JSON of the monitor's last `n` completed runs, newest first. */
   recentOutputs(monitorId: string, n: number): Promise<string[]>;
   /** Forgets the monitor's ended runs older than its newest `keep` runs. */

@@ -98,3 +98,12 @@ export async function migratePg(pool: pg.Pool, migrations: readonly Migration[])
     if (done) return;
   }
 }
+
+/**
+ * The schema version the shared store is at and the one this code migrates to (`GET /ready`): one
+ * trivial query, so a store that does not answer throws (the caller bounds the wait).
+ */
+export async function pgSchemaVersions(pool: pg.Pool): Promise<{ stored: number; expected: number }> {
+  const { rows } = await pool.query<{ version: number }>('SELECT version FROM trawl_schema');
+  return { stored: rows[0]?.version ?? 0, expected: PG_MIGRATIONS.at(-1)?.version ?? 0 };
+}

@@ -7,7 +7,9 @@
  */
 import type pg from 'pg';
 import {
+  MONITOR_RUN_HAND_BACK,
   MONITOR_RUN_START,
+  MONITOR_RUN_TAKE_OVER,
   type AttemptRow,
   type DeliveryRow,
   type DueDelivery,
@@ -101,6 +103,8 @@ async function pruneRuns(db: Run, monitorId: string, keep: number): Promise<numb
 export function createPgMonitorsRepo(pool: pg.Pool): MonitorsRepo {
   const runLeases = pgLeases<RunRow>(pool, LEASED.monitorRuns);
   const startRun = runLeases.claim(MONITOR_RUN_START);
+  const handBack = runLeases.release(MONITOR_RUN_HAND_BACK);
+  const takeOver = runLeases.claim(MONITOR_RUN_TAKE_OVER);
   const deliveryLeases = pgLeases<DeliveryRow>(pool, LEASED.deliveries);
   return {
     createMonitor: (row, events) =>
@@ -199,6 +203,13 @@ export function createPgMonitorsRepo(pool: pg.Pool): MonitorsRepo {
       }),
     renewLease: (id, untilMs) => runLeases.renew(id, null, untilMs),
     lapsedRuns: (nowMs) => runLeases.lapsed(nowMs),
+    handBackRun: (id, owner, nowMs, at) => handBack(id, { owner, nowMs }, { at }),
+    handedBackRuns: () =>
+      rowsOf<RunRow>(
+        pool,
+        "SELECT * FROM monitor_runs WHERE status = 'pending' AND owner IS NULL AND lease_until_ms IS NULL ORDER BY seq LIMIT 100",
+      ),
+    takeOverRun: async (id, owner, nowMs, untilMs) => (await takeOver(id, { owner, nowMs, untilMs })) !== undefined,
     async recentOutputs(monitorId, n) {
       const rows = await rowsOf<{ output: string | null }>(
         pool,

@@ -63,3 +63,8 @@ export function migrate(db: Db, migrations: readonly Migration[]): void {
     }).immediate();
   }
 }
+
+/** The schema version `db` is at and the one this code migrates to (`GET /ready`). */
+export function schemaVersions(db: Db): { stored: number; expected: number } {
+  return { stored: db.pragma('user_version', { simple: true }) as number, expected: MIGRATIONS.at(-1)?.version ?? 0 };
+}

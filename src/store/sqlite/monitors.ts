@@ -8,7 +8,9 @@ import { LEASED } from '../contracts/leases.js';
 import { writeTransaction, type Db } from './database.js';
 import { sqliteLeases } from './leases.js';
 import {
+  MONITOR_RUN_HAND_BACK,
   MONITOR_RUN_START,
+  MONITOR_RUN_TAKE_OVER,
   type AttemptRow,
   type DeliveryRow,
   type DueDelivery,
@@ -125,6 +127,11 @@ export function createMonitorsRepo(db: Db): MonitorsRepo {
   const s = statements(db);
   const runLeases = sqliteLeases<RunRow>(db, LEASED.monitorRuns);
   const startRun = runLeases.claim(MONITOR_RUN_START);
+  const handBack = runLeases.release(MONITOR_RUN_HAND_BACK);
+  const takeOver = runLeases.claim(MONITOR_RUN_TAKE_OVER);
+  const handedBack = db.prepare(
+    "SELECT * FROM monitor_runs WHERE status = 'pending' AND owner IS NULL AND lease_until_ms IS NULL ORDER BY seq LIMIT 100",
+  );
   const deliveryLeases = sqliteLeases<DeliveryRow>(db, LEASED.deliveries);
   /** One `BEGIN IMMEDIATE` transaction: the write lock is taken first, so a claim never waits mid-way. */
   const atomic = <T>(work: () => T): T => writeTransaction(db, work)();
@@ -246,6 +253,9 @@ export function createMonitorsRepo(db: Db): MonitorsRepo {
     },
     renewLease: (id, untilMs) => runLeases.renew(id, null, untilMs),
     lapsedRuns: (nowMs) => runLeases.lapsed(nowMs),
+    handBackRun: (id, owner, nowMs, at) => handBack(id, { owner, nowMs }, { at }),
+    handedBackRuns: async () => handedBack.all() as RunRow[],
+    takeOverRun: async (id, owner, nowMs, untilMs) => (await takeOver(id, { owner, nowMs, untilMs })) !== undefined,
     async recentOutputs(monitorId, n) {
       const rows = s.recentOutputs.all(monitorId, n) as { output: string | null }[];
       return rows.flatMap((r) => (r.output ? [r.output] : []));

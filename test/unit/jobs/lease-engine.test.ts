@@ -151,9 +151,36 @@ describe('job queue', () => {
     await queue.pump();
     expect(started).toEqual(['a1', 'b1']); // a2 over its group's limit; b2 over the process's room
     expect(queue.pumping).toBe(false);
-    queue.stop();
+    await queue.stop();
     for (const id of leases.ids()) leases.abort(id, 'stop');
     await queue.pump();
     expect(started).toEqual(['a1', 'b1']);
+  });
+
+  it('stops only once the claim under way has started its job, so the job is held when stop resolves', async () => {
+    const leases = createLeaseEngine({ store: memoryStore(), now, leaseMs: 3000, lostReason: 'x' }, 'me');
+    let answerClaim!: () => void;
+    const claimed = new Promise<void>((resolve) => (answerClaim = resolve));
+    const queue = createJobQueue(
+      {
+        ready: async () => [{ id: 'j1' }, { id: 'j2' }],
+        limitOf: async () => Infinity,
+        // the store answers the claim of j1 only after the process began to stop
+        claim: async (row) => (row.id === 'j1' ? (await claimed, row) : row),
+        run: (row) => void leases.hold(row.id),
+      },
+      leases,
+    );
+    const pumped = queue.pump();
+    await flush();
+    let stopped = false;
+    const stopping = queue.stop().then(() => (stopped = true));
+    await flush();
+    expect(stopped).toBe(false); // the claim of j1 is still under way
+    answerClaim();
+    await stopping;
+    await pumped;
+    // j1, claimed in the store, is held (the engine gives it back); j2 was never claimed
+    expect(leases.ids()).toEqual(['j1']);
   });
 });
