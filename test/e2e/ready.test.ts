@@ -4,7 +4,6 @@
  * does not answer, through a loopback proxy the test cuts; ready again once it answers. `/health` stays
  * 200 throughout: it is liveness only.
  */
-import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -13,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer, tempDir, type TestServer } from '../helpers/app.js';
 import { serve, until, type ServeProcess } from '../helpers/crash.js';
 import { pgReachable, TEST_DATABASE_URL } from '../helpers/postgres.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -66,40 +66,13 @@ describe('GET /ready on SQLite', () => {
   });
 });
 
-/** A TCP proxy on loopback to PostgreSQL that the test can cut (every connection ended, new ones refused). */
-async function startProxy(target: URL) {
-  const sockets = new Set<net.Socket>();
-  let open = true;
-  const server = net.createServer((client) => {
-    if (!open) return client.destroy();
-    const upstream = net.connect(Number(target.port || 5432), target.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => undefined);
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as net.AddressInfo).port,
-    cut() {
-      open = false;
-      for (const s of sockets) s.destroy();
-    },
-    restore: () => void (open = true),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
 describe.skipIf(!pgReachable)('GET /ready on PostgreSQL', () => {
   const schema = `ready_${process.pid}_${Date.now().toString(36)}`;
   const dir = tempDir('trawl-ready-');
   let server: ServeProcess | undefined;
-  let proxy: Awaited<ReturnType<typeof startProxy>> | undefined;
+  let proxy: TcpProxy | undefined;
   afterAll(async () => {
     await server?.kill();
-    proxy?.cut();
     await proxy?.close();
     const admin = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 1 });
     await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
@@ -112,7 +85,7 @@ describe.skipIf(!pgReachable)('GET /ready on PostgreSQL', () => {
     { timeout: 90_000 },
     async () => {
       const target = new URL(TEST_DATABASE_URL);
-      proxy = await startProxy(target);
+      proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
       const viaProxy = new URL(TEST_DATABASE_URL);
       viaProxy.hostname = '127.0.0.1';
       viaProxy.port = String(proxy.port);
@@ -121,7 +94,7 @@ describe.skipIf(!pgReachable)('GET /ready on PostgreSQL', () => {
       const base = server.url;
       await until(async () => (await ready(base)).status === 200, 30_000, 'the replica to be ready');
 
-      proxy.cut();
+      await proxy.cut();
       const down = await until(
         async () => {
           const r = await ready(base);
@@ -134,7 +107,7 @@ describe.skipIf(!pgReachable)('GET /ready on PostgreSQL', () => {
       expect(down.body.checks.store).toMatchObject({ ok: false, detail: expect.stringContaining('does not answer') });
       expect(await healthStatus(base)).toBe(200);
 
-      proxy.restore();
+      await proxy.open();
       await until(async () => (await ready(base)).status === 200, 30_000, 'ready again once the store answers');
       expect(server.child.exitCode).toBeNull();
     },
