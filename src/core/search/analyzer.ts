@@ -152,7 +152,8 @@ function termsOfWord(text: string, start: number, end: number, hash: number): In
   }
   const raw = text.slice(start, end);
   const terms = wordTerms(raw)?.map(internTerm) ?? null;
-  if (cached.length >= WORD_CACHE_SIZE * 2) clearWordCache(); // bounded: an open vocabulary
+  if (cached.length >= WORD_CACHE_SIZE * 2)
+    clearWordCache(); // bounded: an open vocabulary
   else if (cached.length / 2 >= (mask + 1) / 4 && mask + 1 < MAX_SLOTS) growSlots();
   else {
     slots[slot * 2] = cached.length / 2;
@@ -160,7 +161,7 @@ function termsOfWord(text: string, start: number, end: number, hash: number): In
     cached.push(raw, terms);
     return terms;
   }
-  for (slot = hash & mask; slots[slot * 2]! >= 0; ) slot = (slot + 1) & mask;
+  for (slot = hash & mask; slots[slot * 2]! >= 0;) slot = (slot + 1) & mask;
   slots[slot * 2] = cached.length / 2;
   slots[slot * 2 + 1] = hash;
   cached.push(raw, terms);

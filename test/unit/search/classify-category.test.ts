@@ -162,7 +162,7 @@ describe('assignedCategories', () => {
     const texts = [
       'Founded in 1999, headquartered in Ohio, our customers and our team are trusted by many.',
       'Abstract\nWe study cells.\nReferences\n1. Doe J. doi:10.1234/abc',
-      'Hi, I\'m Jane. Welcome to my blog.',
+      "Hi, I'm Jane. Welcome to my blog.",
       'Consolidated balance sheets, net income, earnings per share and total revenue for the fiscal year.',
       'SECURITIES AND EXCHANGE COMMISSION\nForm 10-K annual report',
       'LONDON (Reuters) - Markets fell.',
