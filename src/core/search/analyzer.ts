@@ -4,6 +4,7 @@
  */
 import { isStopword } from '../text/stopwords.js';
 import { ASCII_WORD_CHAR, nextCompound, nextWordStart, splitIdentifier, stem, wordEnd } from '../text/tokenize.js';
+import { createWordTable, hashOf } from './word-table.js';
 
 /** A term at a position of its field; extra forms of one word share the word's position. */
 export interface Posting {
@@ -87,39 +88,13 @@ function internTerm(term: string): IndexTerm {
   return t;
 }
 
-// Words repeat (a few thousand make most of any text): each is folded, checked and stemmed once. The cache
-// is an open-addressing table looked up by the word's place in the text, so a word that is in it costs no
-// string of its own (a Map keyed by each word's substring was a quarter of indexing time).
+// Words repeat (a few thousand make most of any text): each is folded, checked and stemmed once.
 const WORD_CACHE_SIZE = 200_000;
-// The table starts small and doubles as words come (a quarter full at most), so that a corpus's few tens of
-// thousands of words are looked up in a table that stays in the CPU's cache; at most MAX_SLOTS, over twice
-// WORD_CACHE_SIZE (short probes). Sizes are powers of two.
-const MIN_SLOTS = 1 << 16;
-const MAX_SLOTS = 1 << 19;
-let mask = MIN_SLOTS - 1;
-// per slot: the entry's index (-1: empty) and its word's hash, side by side (one cache line to look at)
-let slots = new Int32Array(MIN_SLOTS * 2).fill(-1);
-// per entry: the word and its terms (null: not counted), side by side
-let cached: (string | IndexTerm[] | null)[] = [];
+const words = createWordTable((raw) => wordTerms(raw)?.map(internTerm) ?? null, WORD_CACHE_SIZE);
 
 function clearWordCache(): void {
-  slots.fill(-1);
-  cached = [];
+  words.clear();
   compoundCache = new Map();
-}
-
-/** Doubles the table, each entry moved to the slot its hash gives in the larger one. */
-function growSlots(): void {
-  const old = slots;
-  mask = mask * 2 + 1;
-  slots = new Int32Array((mask + 1) * 2).fill(-1);
-  for (let s = 0; s < old.length; s += 2) {
-    if (old[s]! < 0) continue;
-    let slot = old[s + 1]! & mask;
-    while (slots[slot * 2]! >= 0) slot = (slot + 1) & mask;
-    slots[slot * 2] = old[s]!;
-    slots[slot * 2 + 1] = old[s + 1]!;
-  }
 }
 
 /** Bounds the terms' table, between fields (an entry of the word cache never holds terms of two epochs). */
@@ -128,44 +103,6 @@ function boundTerms(): void {
   clearWordCache();
   termTable = new Map();
   epoch++;
-}
-
-/** The FNV-1a hash of `text[start, end)`. */
-function hashOf(text: string, start: number, end: number): number {
-  let h = 0x811c9dc5;
-  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return h;
-}
-
-function sameWord(word: string, text: string, start: number, end: number): boolean {
-  return word.length === end - start && text.startsWith(word, start);
-}
-
-/** The terms of the word `text[start, end)` whose hash (`hashOf`) is `hash`, from the cache. */
-function termsOfWord(text: string, start: number, end: number, hash: number): IndexTerm[] | null {
-  let slot = hash & mask;
-  for (let e = slots[slot * 2]!; e >= 0; e = slots[slot * 2]!) {
-    if (slots[slot * 2 + 1] === hash && sameWord(cached[e * 2] as string, text, start, end)) {
-      return cached[e * 2 + 1] as IndexTerm[] | null;
-    }
-    slot = (slot + 1) & mask;
-  }
-  const raw = text.slice(start, end);
-  const terms = wordTerms(raw)?.map(internTerm) ?? null;
-  if (cached.length >= WORD_CACHE_SIZE * 2)
-    clearWordCache(); // bounded: an open vocabulary
-  else if (cached.length / 2 >= (mask + 1) / 4 && mask + 1 < MAX_SLOTS) growSlots();
-  else {
-    slots[slot * 2] = cached.length / 2;
-    slots[slot * 2 + 1] = hash;
-    cached.push(raw, terms);
-    return terms;
-  }
-  for (slot = hash & mask; slots[slot * 2]! >= 0;) slot = (slot + 1) & mask;
-  slots[slot * 2] = cached.length / 2;
-  slots[slot * 2 + 1] = hash;
-  cached.push(raw, terms);
-  return terms;
 }
 
 /**
@@ -234,7 +171,7 @@ export function analyzePacked(text: string): PackedAnalysis {
         continue;
       }
     }
-    const forms = termsOfWord(text, start, end, hash);
+    const forms = words.get(text, start, end, hash);
     if (forms) {
       for (const term of forms) {
         terms.push(term);
