@@ -205,22 +205,57 @@ function writeJsonl(file, copies) {
   return n;
 }
 
-/** Runs `node ARGS` as its own process: wall seconds (spawn to exit), stdout, and its VmHWM polled. */
+/** Clock ticks per second of /proc's CPU times (USER_HZ: 100 on Linux). */
+const TICKS = 100;
+
+/**
+ * Each thread's CPU seconds (user + system) of a running process, by thread id, read from
+ * /proc/PID/task/TID/stat into `seen` (the last reading of a thread that has ended stays there).
+ */
+function readThreadCpu(pid, seen) {
+  let tids;
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      seen.set(tid, (Number(f[11]) + Number(f[12])) / TICKS);
+    } catch {
+      // the thread ended between the listing and the read: its last reading stands
+    }
+  }
+}
+
+/**
+ * Runs `node ARGS` as its own process: wall seconds (spawn to exit), stdout, its VmHWM and each thread's
+ * CPU seconds, polled every 25 ms (`cpu.main`: the main thread; `cpu.others`: the other threads, most
+ * first; a thread's last 25 ms can be missed).
+ */
 async function timedNode(argv) {
   const t = performance.now();
   const child = spawnTracked(process.execPath, argv, { cwd: ROOT, env: childEnv(), stdio: ['ignore', 'pipe', 'inherit'] }); // prettier-ignore
   let stdout = '';
   child.stdout.setEncoding('utf8').on('data', (c) => (stdout += c));
   let peakMB = NaN;
+  const threads = new Map();
   const poll = setInterval(() => {
     const hwm = memoryMB(child.pid).hwm;
     if (Number.isFinite(hwm)) peakMB = Number.isFinite(peakMB) ? Math.max(peakMB, hwm) : hwm;
+    readThreadCpu(child.pid, threads);
   }, 25);
   const { code } = await child.exited;
   clearInterval(poll);
   const seconds = (performance.now() - t) / 1000;
   if (code !== 0) throw new Error(`node ${argv.join(' ')} exited with ${code}`);
-  return { seconds, stdout, peakMB };
+  const main = threads.get(String(child.pid)) ?? NaN;
+  threads.delete(String(child.pid));
+  const others = [...threads.values()].filter((s) => s >= 0.01).sort((a, b) => b - a);
+  const total = others.reduce((n, s) => n + s, main);
+  return { seconds, stdout, peakMB, cpu: { total, main, others } };
 }
 
 /** `trawl import FILE` into a fresh data directory against `node bench/fts5.mjs import FILE`. */
@@ -244,8 +279,9 @@ async function importPath(tmp) {
   return {
     docs,
     fileBytes: fs.statSync(file).size,
-    trawl: { docs: imported, seconds: trawl.seconds, inner: summary.elapsedMs / 1000, bytes: trawlBytes, peakMB: trawl.peakMB }, // prettier-ignore
-    fts5: { docs: ftsOut.docs, seconds: fts.seconds, inner: ftsOut.seconds, bytes: ftsOut.bytes, peakMB: fts.peakMB },
+    trawl: { docs: imported, seconds: trawl.seconds, inner: summary.elapsedMs / 1000, bytes: trawlBytes, peakMB: trawl.peakMB, cpu: trawl.cpu }, // prettier-ignore
+    fts5: { docs: ftsOut.docs, seconds: fts.seconds, inner: ftsOut.seconds, bytes: ftsOut.bytes, peakMB: fts.peakMB, cpu: fts.cpu }, // prettier-ignore
+    machine: machineLine(),
   };
 }
 
@@ -685,6 +721,9 @@ function comparisonSection(m) {
   ];
 }
 
+/** A process's CPU seconds as `main X s + others [a, b, …]`. */
+const threadList = (cpu) => `${fmt(cpu.main, 2)} s, others [${cpu.others.map((x) => fmt(x, 2)).join(', ')}] s`;
+
 /** The `### Import of a JSONL file` section. */
 function importSection(im) {
   const rate = (s) => s.docs / s.seconds;
@@ -700,6 +739,8 @@ function importSection(im) {
         ['wall s, spawn to exit', fmt(trawl.seconds, 2), fmt(fts5.seconds, 2), ratio(trawl.seconds, fts5.seconds), ''],
         ['docs/s (wall)', fmt(rate(trawl), 0), fmt(rate(fts5), 0), ratio(rate(trawl), rate(fts5)), goal(rate(trawl) / rate(fts5) >= 0.5, '≥ 0.50×')], // prettier-ignore
         ['s inside the process (import summary / build)', fmt(trawl.inner, 2), fmt(fts5.inner, 2), ratio(trawl.inner, fts5.inner), ''], // prettier-ignore
+        ['CPU s, every thread (user + system)', fmt(trawl.cpu.total, 2), fmt(fts5.cpu.total, 2), ratio(trawl.cpu.total, fts5.cpu.total), ''], // prettier-ignore
+        ['docs per CPU s', fmt(trawl.docs / trawl.cpu.total, 0), fmt(fts5.docs / fts5.cpu.total, 0), ratio(trawl.docs / trawl.cpu.total, fts5.docs / fts5.cpu.total), ''], // prettier-ignore
         ['bytes per document, every file of the data dir', fmt(perDoc(trawl), 0), fmt(perDoc(fts5), 0), ratio(perDoc(trawl), perDoc(fts5)), goal(perDoc(trawl) / perDoc(fts5) <= 1.2, '≤ 1.20×')], // prettier-ignore
         ['process peak RSS MB (VmHWM, polled)', fmt(trawl.peakMB, 0), fmt(fts5.peakMB, 0), ratio(trawl.peakMB, fts5.peakMB), ''], // prettier-ignore
       ],
@@ -711,6 +752,11 @@ function importSection(im) {
       'transaction, checkpoint). Each in its own process, timed from spawn to exit. Trawl’s data directory ' +
       '(trawl.sqlite, cache.sqlite, secret.key, all of it) measured after opening it and ' +
       '`PRAGMA wal_checkpoint(TRUNCATE)`, as the FTS5 side is measured.',
+    '',
+    `CPU seconds per thread (/proc/PID/task/*/stat, polled every 25 ms): trawl import main ${threadList(trawl.cpu)}; ` +
+      `FTS5 main ${threadList(fts5.cpu)}. In \`trawl import\` the largest others are the analysis threads (one ` +
+      'per core), then the segment-merge thread, then V8’s helper threads (garbage collection, compilation). ' +
+      `Machine at the end of the import runs: ${im.machine}.`,
   ];
 }
 
@@ -796,6 +842,8 @@ async function main() {
     fts5_peak_rss_mb: fmt(m.peaks.fts5.peak, 0),
     import_docs_per_s: fmt(imported ? imported.trawl.docs / imported.trawl.seconds : NaN, 0),
     fts5_import_docs_per_s: fmt(imported ? imported.fts5.docs / imported.fts5.seconds : NaN, 0),
+    import_cpu_s: fmt(imported ? imported.trawl.cpu.total : NaN, 2),
+    fts5_import_cpu_s: fmt(imported ? imported.fts5.cpu.total : NaN, 2),
     import_bytes_per_doc: fmt(imported ? imported.trawl.bytes / imported.trawl.docs : NaN, 0),
     fts5_import_bytes_per_doc: fmt(imported ? imported.fts5.bytes / imported.fts5.docs : NaN, 0),
     incremental_add_s: fmt(m.inc.addSeconds, 2),

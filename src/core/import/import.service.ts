@@ -5,12 +5,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import readline from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import type { Logger } from '../../lib/logger.js';
 import type { PageStore, StoredPage } from '../documents/documents.types.js';
 import type { Clock } from '../context.js';
 import { fileToDocument, kindOfFile, listFiles, skipReason } from './folder.js';
+import { forEachLine } from './lines.js';
 import { checkCollection, recordToDocument } from './records.js';
 import type { DocumentRecord } from '../../store/contracts/documents.js';
 
@@ -77,21 +77,27 @@ export function defaultCollection(input: string): string {
 }
 
 /**
+ * Batches in flight at once: one being written, one being analyzed (in the search index's worker
+ * threads), one being read. With two, reading the next batch waited for the last one's write, so the
+ * analysis threads stood idle while the file was read (20,732 SciFact documents: ~1.1 of 2 cores busy).
+ */
+const IN_FLIGHT = 3;
+
+/**
  * Collects documents and writes them `size` at a time, each batch in one transaction. A full batch is
- * handed on at once: it is analyzed (in the search index's worker threads) while the previous batch is
- * written, and the next batch fills meanwhile; batches are written in order, at most two in flight.
+ * handed on at once: it is analyzed while earlier batches are written and the next one fills; batches
+ * are written in order, at most `IN_FLIGHT` handed on and not yet written.
  */
 function batcher(documents: PageStore, clock: Clock, size: number) {
   let pending: StoredPage[] = [];
   let queued = 0;
-  // the last batch handed on: the next waits for it before its write, so writes keep their order
+  // the batches handed on and not yet written, oldest first: each waits for the one before its write
+  const inFlight: Promise<void>[] = [];
   let last: Promise<void> = Promise.resolve();
-  let inFlight = 0;
   const handOn = () => {
     const batch = pending;
     pending = [];
     queued += batch.length;
-    inFlight++;
     const previous = last;
     const { writeNow } = documents;
     const analyzed = (writeNow && documents.prepare?.(batch)) ?? Promise.resolve();
@@ -101,19 +107,22 @@ function batcher(documents: PageStore, clock: Clock, size: number) {
       const now = clock.now().toISOString();
       if (writeNow) writeNow(batch, now);
       else await documents.upsertMany(batch, now); // a replica: one transaction in the shared store
-    })().finally(() => inFlight--);
+    })();
     // a failure surfaces at the next add or the flush; marked handled here so it is not reported twice
     last.catch(() => {});
+    inFlight.push(last);
   };
   return {
-    async add(doc: StoredPage) {
+    /** Takes a document; returns a promise (to wait for) only when `IN_FLIGHT` batches are handed on. */
+    add(doc: StoredPage): Promise<void> | undefined {
       pending.push(doc);
-      if (pending.length < size) return;
+      if (pending.length < size) return undefined;
       handOn();
-      if (inFlight >= 2) await last;
+      return inFlight.length >= IN_FLIGHT ? inFlight.shift() : undefined;
     },
     async flush() {
       if (pending.length > 0) handOn();
+      inFlight.length = 0;
       await last;
     },
     /** Documents taken so far (the written ones, those in flight and those waiting for a batch). */
@@ -122,6 +131,9 @@ function batcher(documents: PageStore, clock: Clock, size: number) {
     },
   };
 }
+
+/** Bytes read from a file at a time (the stream's default, 64 KiB, costs more rounds per file). */
+const READ_CHUNK = 1 << 20;
 
 function isGzip(file: string): boolean {
   const fd = fs.openSync(file, 'r');
@@ -153,41 +165,36 @@ export function createImportService(deps: ImportDeps): ImportService {
   const importJsonl = async (input: string, options: ImportOptions): Promise<ImportResult> => {
     const collection = collectionFor(input, options);
     const size = fs.statSync(input).size || 1;
-    const source = fs.createReadStream(input);
+    const source = fs.createReadStream(input, { highWaterMark: READ_CHUNK });
     const gunzip = isGzip(input) ? createGunzip() : undefined;
-    let streamError: Error | undefined;
-    const lines = readline.createInterface({ input: gunzip ? source.pipe(gunzip) : source, crlfDelay: Infinity });
-    for (const s of [source, gunzip]) {
-      s?.on('error', (err: Error) => {
-        streamError ??= err;
-        source.destroy();
-        lines.close();
-      });
-    }
+    // pipe() does not pass the file's error on: the gunzip stream fails with it, so the lines end
+    if (gunzip) source.on('error', (err) => gunzip.destroy(err)).pipe(gunzip);
     const out = batcher(deps.documents, deps.clock, options.batch);
     const result: ImportResult = { input, format: 'jsonl', collection, imported: 0, skipped: 0, errors: 0 };
     const progress = () =>
       options.onProgress?.({ ...result, imported: out.written, fraction: Math.min(1, source.bytesRead / size) });
-    let line = 0;
-    for await (const raw of lines) {
-      if (options.signal?.aborted) break;
-      line++;
+    const take = (raw: string, line: number) => {
       const text = line === 1 ? raw.replace(/^\uFEFF/, '') : raw;
-      if (text.trim() === '') continue;
+      if (text.trim() === '') return undefined;
       const doc = parseLine(text, collection, deps.clock.now().toISOString());
-      if (doc instanceof Error) {
-        result.errors++;
-        options.onIssue({ input, line, message: doc.message });
-      } else await out.add(doc);
+      if (!(doc instanceof Error)) return out.add(doc);
+      result.errors++;
+      options.onIssue({ input, line, message: doc.message });
+      return undefined;
+    };
+    const visit = (raw: string, line: number) => {
+      const wait = take(raw, line);
       if (line % 1000 === 0) progress();
-    }
+      return wait;
+    };
+    const read = await forEachLine(gunzip ?? source, options.signal, visit);
     if (options.signal?.aborted) source.destroy(); // the lines stopped; the file is read no further
     await out.flush();
     result.imported = out.written;
     options.signal?.throwIfAborted();
-    if (streamError) {
+    if (read.error) {
       result.errors++;
-      options.onIssue({ input, line: line + 1, message: `cannot read further: ${streamError.message}` });
+      options.onIssue({ input, line: read.lines + 1, message: `cannot read further: ${read.error.message}` });
     }
     progress();
     return result;

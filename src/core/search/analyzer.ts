@@ -3,7 +3,8 @@
  * query term matches exactly the document terms it should. Measured on BEIR SciFact (bench/retrieval.mjs).
  */
 import { isStopword } from '../text/stopwords.js';
-import { nextCompound, nextWordStart, splitIdentifier, stem, wordEnd } from '../text/tokenize.js';
+import { ASCII_WORD_CHAR, nextCompound, nextWordStart, splitIdentifier, stem, wordEnd } from '../text/tokenize.js';
+import { createWordTable, hashOf } from './word-table.js';
 
 /** A term at a position of its field; extra forms of one word share the word's position. */
 export interface Posting {
@@ -87,19 +88,12 @@ function internTerm(term: string): IndexTerm {
   return t;
 }
 
-// Words repeat (a few thousand make most of any text): each is folded, checked and stemmed once. The cache
-// is an open-addressing table looked up by the word's place in the text, so a word that is in it costs no
-// string of its own (a Map keyed by each word's substring was a quarter of indexing time).
+// Words repeat (a few thousand make most of any text): each is folded, checked and stemmed once.
 const WORD_CACHE_SIZE = 200_000;
-const SLOTS = 1 << 19; // a power of two, over twice the size: short probes
-// per slot: the entry's index (-1: empty) and its word's hash, side by side (one cache line to look at)
-const slots = new Int32Array(SLOTS * 2).fill(-1);
-// per entry: the word and its terms (null: not counted), side by side
-let cached: (string | IndexTerm[] | null)[] = [];
+const words = createWordTable((raw) => wordTerms(raw)?.map(internTerm) ?? null, WORD_CACHE_SIZE);
 
 function clearWordCache(): void {
-  slots.fill(-1);
-  cached = [];
+  words.clear();
   compoundCache = new Map();
 }
 
@@ -109,38 +103,6 @@ function boundTerms(): void {
   clearWordCache();
   termTable = new Map();
   epoch++;
-}
-
-function hashOf(text: string, start: number, end: number): number {
-  let h = 0x811c9dc5;
-  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return h;
-}
-
-function sameWord(word: string, text: string, start: number, end: number): boolean {
-  return word.length === end - start && text.startsWith(word, start);
-}
-
-/** The terms of the word `text[start, end)`, from the cache. */
-function termsOfWord(text: string, start: number, end: number): IndexTerm[] | null {
-  const hash = hashOf(text, start, end);
-  let slot = hash & (SLOTS - 1);
-  for (let e = slots[slot * 2]!; e >= 0; e = slots[slot * 2]!) {
-    if (slots[slot * 2 + 1] === hash && sameWord(cached[e * 2] as string, text, start, end)) {
-      return cached[e * 2 + 1] as IndexTerm[] | null;
-    }
-    slot = (slot + 1) & (SLOTS - 1);
-  }
-  const raw = text.slice(start, end);
-  const terms = wordTerms(raw)?.map(internTerm) ?? null;
-  if (cached.length >= WORD_CACHE_SIZE * 2) {
-    clearWordCache(); // bounded: an open vocabulary
-    slot = hash & (SLOTS - 1);
-  }
-  slots[slot * 2] = cached.length / 2;
-  slots[slot * 2 + 1] = hash;
-  cached.push(raw, terms);
-  return terms;
 }
 
 /**
@@ -185,8 +147,20 @@ export function analyzePacked(text: string): PackedAnalysis {
   let next = 0;
   let pos = 0;
   let length = 0;
+  const n = text.length;
   for (let start = nextWordStart(text, 0), end = 0; start >= 0; start = nextWordStart(text, end)) {
-    end = wordEnd(text, start);
+    // the word's end and hash in one pass while it is ASCII (most words); else as wordEnd finds it
+    let hash = 0x811c9dc5;
+    let c = 0;
+    for (end = start; end < n; end++) {
+      c = text.charCodeAt(end);
+      if (c >= 128 || ASCII_WORD_CHAR[c] === 0) break;
+      hash = Math.imul(hash ^ c, 0x01000193);
+    }
+    if (end < n && (c >= 128 || c === 39)) {
+      end = wordEnd(text, start);
+      hash = hashOf(text, start, end);
+    }
     starts?.push(start, pos);
     if (cjk) {
       const raw = text.slice(start, end);
@@ -197,7 +171,7 @@ export function analyzePacked(text: string): PackedAnalysis {
         continue;
       }
     }
-    const forms = termsOfWord(text, start, end);
+    const forms = words.get(text, start, end, hash);
     if (forms) {
       for (const term of forms) {
         terms.push(term);

@@ -117,6 +117,9 @@ function classify(char: string): number {
 }
 for (let c = 0; c < 128; c++) bmpClasses[c] = classify(String.fromCharCode(c));
 
+/** 1 for the ASCII characters of a word (letters, digits, `_`), by char code: a scanner's fast path. */
+export const ASCII_WORD_CHAR = Uint8Array.from({ length: 128 }, (_, c) => bmpClasses[c]! & WORD_CHAR);
+
 /** The class of the code point at `i` (a surrogate pair is one code point; a lone surrogate is neither class). */
 function classAt(text: string, i: number): number {
   const c = text.charCodeAt(i);

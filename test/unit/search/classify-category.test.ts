@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { extractHtml } from '../../../src/core/contents/html/extract.js';
 import { evidenceOf } from '../../../src/core/contents/page.js';
 import { mainText } from '../../../src/core/contents/render.js';
-import { classifyCategories } from '../../../src/core/search/classify/category.js';
+import {
+  assignedCategories,
+  CATEGORY_THRESHOLD,
+  categoryEvidence,
+  classifyCategories,
+} from '../../../src/core/search/classify/category.js';
+import { signalsOf } from '../../../src/core/search/classify/signals.js';
 import { classifyDocument } from '../../../src/core/search/classify/index.js';
 
 /** A page as pages.service stores it (through JSON, like the documents table), then classified. */
@@ -135,5 +141,43 @@ describe('classifyCategories', () => {
     expect(classifyCategories(doc)).toEqual([]);
     const stored = { ...doc, metadata: { ldSubjectTypes: ['NewsArticle'] } };
     expect(classifyCategories(stored)).toEqual([{ category: 'news', score: 1, reasons: ["schema.org NewsArticle is the page's subject"] }]); // prettier-ignore
+  });
+});
+
+describe('assignedCategories', () => {
+  it('assigns what categoryEvidence assigns, with the same reasons, on documents that fire many rules', () => {
+    const urls = [
+      'https://acme.example/',
+      'https://acme.example/about-us',
+      'https://news.example.com/2024/05/12/story',
+      'https://ir.acme.example/news/q1',
+      'https://www.sec.gov/Archives/edgar/data/1/x.htm',
+      'https://jane.github.io/',
+      'https://example.org/~jane/',
+      'https://example.org/people/jane-doe',
+      'https://doi.example/10.1234/abc',
+      'https://acme.example/annual-report-2023',
+    ];
+    const titles = ['Acme Inc.', 'Annual report 2023', 'Jane Doe: biography', "Jane's blog", 'Live updates: storm', ''];
+    const texts = [
+      'Founded in 1999, headquartered in Ohio, our customers and our team are trusted by many.',
+      'Abstract\nWe study cells.\nReferences\n1. Doe J. doi:10.1234/abc',
+      "Hi, I'm Jane. Welcome to my blog.",
+      'Consolidated balance sheets, net income, earnings per share and total revenue for the fiscal year.',
+      'SECURITIES AND EXCHANGE COMMISSION\nForm 10-K annual report',
+      'LONDON (Reuters) - Markets fell.',
+    ];
+    let assigned = 0;
+    for (const url of urls)
+      for (const title of titles)
+        for (const text of texts) {
+          for (const metadata of [{}, { ogType: 'article', publisherType: 'Person' }]) {
+            const s = signalsOf({ url, title, text, metadata, publishedDate: '2024-05-12T00:00:00.000Z' });
+            const expected = categoryEvidence(s).filter((v) => v.score >= CATEGORY_THRESHOLD);
+            expect(assignedCategories(s), `${url} ${title} ${text.slice(0, 20)}`).toEqual(expected);
+            assigned += expected.length;
+          }
+        }
+    expect(assigned).toBeGreaterThan(100); // the cases do reach the threshold, so the comparison means something
   });
 });

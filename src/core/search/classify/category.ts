@@ -31,7 +31,34 @@ export function categoryEvidence(s: Signals): CategoryVerdict[] {
   return [...verdicts.values()];
 }
 
+// Per rule: the weight its category's later rules can still add (with a margin for the rounding of scores).
+const WEIGHT_AFTER = CATEGORY_RULES.map(
+  (rule, i) =>
+    CATEGORY_RULES.slice(i + 1)
+      .filter((r) => r.category === rule.category)
+      .reduce((sum, r) => sum + r.weight, 0) + 0.001,
+);
+
+/**
+ * The assigned categories (score at least `CATEGORY_THRESHOLD`), each with its reasons: what
+ * `categoryEvidence` gives, filtered, without testing a rule whose category can no longer reach the
+ * threshold (the text rules are most of classification's cost, and most documents fire no rule).
+ */
+export function assignedCategories(s: Signals): CategoryVerdict[] {
+  const verdicts = new Map<DocumentCategory, CategoryVerdict>();
+  for (const category of CATEGORIES) verdicts.set(category, { category, score: 0, reasons: [] });
+  CATEGORY_RULES.forEach((rule, i) => {
+    const v = verdicts.get(rule.category)!;
+    if (v.score + rule.weight + WEIGHT_AFTER[i]! < CATEGORY_THRESHOLD) return;
+    const reason = rule.test(s);
+    if (!reason) return;
+    v.score = Math.round((v.score + rule.weight) * 100) / 100;
+    v.reasons.push(reason);
+  });
+  return [...verdicts.values()].filter((v) => v.score >= CATEGORY_THRESHOLD);
+}
+
 /** The categories a document belongs to (zero or more, in the spec's order), each with its reasons. */
 export function classifyCategories(doc: ClassifiableDocument): CategoryVerdict[] {
-  return categoryEvidence(signalsOf(doc)).filter((v) => v.score >= CATEGORY_THRESHOLD);
+  return assignedCategories(signalsOf(doc));
 }

@@ -2,12 +2,13 @@
  * The classifiers' one entry point for the search indexer: a stored document → its categories, its
  * moderation verdict and its entities. Pure; run at indexing time (documents change only when re-fetched).
  */
-import { CATEGORY_THRESHOLD, categoryEvidence, type DocumentCategory } from './category.js';
+import { assignedCategories, type DocumentCategory } from './category.js';
 import { companyEntity, type CompanyEntity } from './entities.js';
 import { moderationOf } from './moderation.js';
 import { signalsOf, type ClassifiableDocument } from './signals.js';
 
 export {
+  assignedCategories,
   CATEGORIES,
   CATEGORY_THRESHOLD,
   categoryEvidence,
@@ -38,7 +39,7 @@ export interface DocumentClassification {
 /** Classifies a stored document (a `DocumentRecord` fits): categories, moderation and entities. */
 export function classifyDocument(doc: ClassifiableDocument): DocumentClassification {
   const s = signalsOf(doc);
-  const assigned = categoryEvidence(s).filter((v) => v.score >= CATEGORY_THRESHOLD);
+  const assigned = assignedCategories(s);
   const categoryReasons: DocumentClassification['categoryReasons'] = {};
   for (const v of assigned) categoryReasons[v.category] = v.reasons;
   const moderation = moderationOf(s);
