@@ -33,6 +33,12 @@ export interface SearchIndex {
    * entries ready (a batch of a crawl or an import; without a pool, nothing to do).
    */
   prepare(docs: DocumentRecord[]): Promise<void>;
+  /** The entries `prepare` made for `docs` (those still current), taken out: they go with a write to the writer thread. */
+  take(docs: DocumentRecord[]): IndexedDoc[];
+  /** Entries analyzed on another thread (the serving one's pool), for `index` to use instead of analyzing again. */
+  offer(entries: IndexedDoc[]): void;
+  /** Another connection (the writer thread) committed to the index: the in-memory table looks again. */
+  noteWrite(): void;
   /**
    * After a write has committed: merges segments if they piled up (pokes the merge worker, or merges
    * inline without one). `index` does it itself outside a transaction; a caller that indexed inside its
@@ -137,10 +143,23 @@ export function createSearchIndex(
       if (!options.analysis) return;
       const indexed = repo.hashesOf(docs.map((d) => d.url));
       const changed = docs.filter((d) => indexed.get(d.url) !== entryHash(d));
-      const entries = await options.analysis.entries(changed);
+      api.offer(await options.analysis.entries(changed));
+    },
+    take(docs) {
+      const out: IndexedDoc[] = [];
+      for (const doc of docs) {
+        const entry = ready.get(doc.url);
+        if (!entry) continue;
+        ready.delete(doc.url);
+        if (entry.contentHash === entryHash(doc)) out.push(entry);
+      }
+      return out;
+    },
+    offer(entries) {
       if (ready.size > 20_000) ready.clear();
       for (const e of entries) ready.set(e.url, e);
     },
+    noteWrite: () => table.noteWrite(),
     settle() {
       if (options.merges) options.merges.poke();
       else if (repo.maybeMerge()) table.noteWrite();

@@ -63,6 +63,9 @@ describe('the documents write path', () => {
       index: () => {
         throw new Error('index full');
       },
+      take: () => [],
+      offer: () => {},
+      noteWrite: () => {},
       settle: () => {},
     };
     const { documents } = createWritePath({ db, stored, index: failing, examples: codeExamples(code) });
