@@ -1,13 +1,13 @@
 /**
  * The serving process's document writer: a worker thread (document-writer-worker.ts) with its own
- * connection that runs every document write's transaction (core/documents/write-path.ts, steps 1-3),
- * so the thread that answers requests never waits on one. It shares the database file as the merge
+ * connection and analysis pool that analyzes every document write and runs its transaction
+ * (core/documents/write-path.ts, steps 1-3), so the thread that answers requests never waits on either:
+ * it hands a batch over (a structured clone of the pages) and learns of the commit. It shares the database file as the merge
  * worker does (WAL; each write an IMMEDIATE transaction; busy_timeout for the lock).
  */
 import { Worker } from 'node:worker_threads';
 import { workerScript } from '../lib/worker-script.js';
 import type { AlsoStatement, DocumentWriter, WriteBatch } from '../core/documents/write-path.js';
-import type { IndexedDoc } from '../store/search-index/search-index.types.js';
 
 /** What the writer thread is started with. */
 export interface WriterOptions {
@@ -17,13 +17,14 @@ export interface WriterOptions {
   codeModel: string | undefined;
   /** An embeddings provider ranks code instead of the code model. */
   codeProvider: boolean;
+  /** Threads of the writer's analysis pool (default: the cores less one). */
+  analysisThreads?: number;
 }
 
 /** A write sent to the thread. */
 export interface WriterRequest {
   id: number;
   batches: WriteBatch[];
-  entries: IndexedDoc[];
   also?: AlsoStatement[];
 }
 
@@ -92,13 +93,13 @@ export function startDocumentWriter(
     return w;
   };
   const api: DocumentWriterThread = {
-    write(batches, entries, also) {
+    write(batches, also) {
       const id = ++seq;
       const w = (worker ??= start());
       w.ref(); // a write in flight keeps the process alive until it is confirmed
       return new Promise<void>((resolve, reject) => {
         pending.set(id, { worker: w, resolve, reject });
-        w.postMessage({ id, batches, entries, also } satisfies WriterRequest);
+        w.postMessage({ id, batches, also } satisfies WriterRequest);
       });
     },
     async terminate() {

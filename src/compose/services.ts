@@ -55,11 +55,12 @@ export function createServices(deps: ServiceDeps): { services: Services; lifecyc
   // and its examples are in the code index as soon as it is stored; on a replica, the shared store and
   // its log in front (a replica that follows its logs applies them here, its own writes included).
   // Every service writes and reads pages through `documents`; readers of a local index hit read `indexed`.
-  // a file database: the writes' transactions run on the document writer's thread, never on this one
+  // a file database: writes are analyzed and their transactions run on the document writer's thread
+  // (its own connection and analysis pool), never on this one
   const writer = deps.db.memory
     ? undefined
     : startDocumentWriter(
-        { file: deps.db.name, codeModel: deps.settings.codeModel, codeProvider: Boolean(deps.embedder) },
+        { file: deps.db.name, codeModel: deps.settings.codeModel, codeProvider: Boolean(deps.embedder), analysisThreads: deps.analysisThreads }, // prettier-ignore
         {
           onLog: ({ level, msg, ...fields }) => deps.logger[level >= 50 ? 'error' : level >= 40 ? 'warn' : 'info']({ ...fields, thread: 'document writer' }, msg ?? ''), // prettier-ignore
           onError: (error) => deps.logger.error({ error }, 'document writer failed'),

@@ -14,7 +14,6 @@
  * so this module stays below the areas that own them.
  */
 import { writeTransaction, type Db } from '../../store/sqlite/database.js';
-import type { IndexedDoc } from '../../store/search-index/search-index.types.js';
 import type { AlsoStatement, IndexedDocuments, PageDocuments, PageStore, StoredPage, WriteBatch } from './documents.types.js';
 import type { SqliteDocumentsRepo, DocumentRecord } from '../../store/contracts/documents.js';
 
@@ -26,10 +25,6 @@ export interface IndexStage {
   prepare(docs: DocumentRecord[]): Promise<void>;
   /** In the write's transaction. */
   index(docs: DocumentRecord[]): unknown;
-  /** The entries `prepare` made for `docs`, taken out (to go with the write to the writer thread). */
-  take(docs: DocumentRecord[]): IndexedDoc[];
-  /** Entries analyzed elsewhere (the serving thread's pool), for `index` to use (on the writer thread). */
-  offer(entries: IndexedDoc[]): void;
   /** After another connection (the writer thread) committed a write: this thread's readers see it. */
   noteWrite(): void;
   /** After the commit: background work the write left (segment merges). */
@@ -48,12 +43,13 @@ export interface ExamplesStage {
 
 /**
  * The thread that performs the serving process's writes on a connection of its own (compose/
- * document-writer.ts): `write` runs steps 1-3 of `batches`, and `also`, in one transaction there and
- * resolves after its commit; writes commit in call order. A write whose thread stopped (a crash) rejects
- * with an error saying so, and the next write starts a new thread.
+ * document-writer.ts): `write` analyzes `batches` there (its own analysis pool), then runs steps 1-3 of
+ * them, and `also`, in one transaction and resolves after its commit; writes commit in call order (a
+ * write's analysis overlaps the previous one's transaction). A write whose thread stopped (a crash)
+ * rejects with an error saying so, and the next write starts a new thread.
  */
 export interface DocumentWriter {
-  write(batches: WriteBatch[], entries: IndexedDoc[], also?: AlsoStatement[]): Promise<void>;
+  write(batches: WriteBatch[], also?: AlsoStatement[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -157,9 +153,8 @@ export function localWrites(
       settle();
       return;
     }
-    const entries = index.take(batches.flatMap((b) => withoutMarkdown(b.pages)));
     try {
-      await writer.write(batches, entries, also);
+      await writer.write(batches, also);
     } finally {
       // a failed write may still have been followed by others' commits: readers look again either way
       index.noteWrite();
@@ -167,7 +162,10 @@ export function localWrites(
     }
     settle();
   };
-  const prepare = (pages: StoredPage[]) => index.prepare(withoutMarkdown(pages));
+  // with a writer thread, it analyzes each write itself, overlapping the previous write's transaction
+  const prepare = async (pages: StoredPage[]) => {
+    if (!writer) await index.prepare(withoutMarkdown(pages));
+  };
   return {
     get: stored.get,
     heads: stored.heads,

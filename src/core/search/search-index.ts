@@ -33,10 +33,6 @@ export interface SearchIndex {
    * entries ready (a batch of a crawl or an import; without a pool, nothing to do).
    */
   prepare(docs: DocumentRecord[]): Promise<void>;
-  /** The entries `prepare` made for `docs` (those still current), taken out: they go with a write to the writer thread. */
-  take(docs: DocumentRecord[]): IndexedDoc[];
-  /** Entries analyzed on another thread (the serving one's pool), for `index` to use instead of analyzing again. */
-  offer(entries: IndexedDoc[]): void;
   /** Another connection (the writer thread) committed to the index: the in-memory table looks again. */
   noteWrite(): void;
   /**
@@ -143,19 +139,7 @@ export function createSearchIndex(
       if (!options.analysis) return;
       const indexed = repo.hashesOf(docs.map((d) => d.url));
       const changed = docs.filter((d) => indexed.get(d.url) !== entryHash(d));
-      api.offer(await options.analysis.entries(changed));
-    },
-    take(docs) {
-      const out: IndexedDoc[] = [];
-      for (const doc of docs) {
-        const entry = ready.get(doc.url);
-        if (!entry) continue;
-        ready.delete(doc.url);
-        if (entry.contentHash === entryHash(doc)) out.push(entry);
-      }
-      return out;
-    },
-    offer(entries) {
+      const entries = await options.analysis.entries(changed);
       if (ready.size > 20_000) ready.clear();
       for (const e of entries) ready.set(e.url, e);
     },

@@ -63,8 +63,6 @@ describe('the documents write path', () => {
       index: () => {
         throw new Error('index full');
       },
-      take: () => [],
-      offer: () => {},
       noteWrite: () => {},
       settle: () => {},
     };
