@@ -30,10 +30,7 @@ export interface WriterRequest {
 
 /** What the thread answers: a write begun (on which thread), committed, failed; a log line. */
 export type WriterReply =
-  | { begin: number; threadId: number }
-  | { done: number }
-  | { failed: number; error: string }
-  | { log: string };
+  { begin: number; threadId: number } | { done: number } | { failed: number; error: string } | { log: string };
 
 /** A log line of the writer thread (pino's JSON), for the serving thread's logger. */
 export type WriterLog = { level: number; msg?: string } & Record<string, unknown>;

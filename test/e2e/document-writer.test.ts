@@ -57,7 +57,11 @@ describe('writes in a serving app', () => {
     expect(first.status).toBe(200);
     expect((first.body.results as { url: string }[]).map((r) => r.url)).toContain('https://first.example/');
     expect(locked).toBeGreaterThan(0);
-    const res = await callJson(t.url, t.key, 'POST', '/search', { query: marker(2499), type: 'instant', numResults: 3 });
+    const res = await callJson(t.url, t.key, 'POST', '/search', {
+      query: marker(2499),
+      type: 'instant',
+      numResults: 3,
+    });
     expect(res.status).toBe(200);
     expect((res.body.results as { url: string }[]).map((r) => r.url)).toEqual(['https://batch.example/2499']);
   });

@@ -14,7 +14,14 @@
  * so this module stays below the areas that own them.
  */
 import { writeTransaction, type Db } from '../../store/sqlite/database.js';
-import type { AlsoStatement, IndexedDocuments, PageDocuments, PageStore, StoredPage, WriteBatch } from './documents.types.js';
+import type {
+  AlsoStatement,
+  IndexedDocuments,
+  PageDocuments,
+  PageStore,
+  StoredPage,
+  WriteBatch,
+} from './documents.types.js';
 import type { SqliteDocumentsRepo, DocumentRecord } from '../../store/contracts/documents.js';
 
 export type { AlsoStatement, WriteBatch };

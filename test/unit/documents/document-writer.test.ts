@@ -20,7 +20,8 @@ import { storedDoc } from '../../helpers/documents.js';
 const NOW = '2026-11-29T05:00:00.000Z';
 const WORDS = 'undici pooling sockets retries backoff timeouts keepalive pipelining origin dispatcher'.split(' ');
 /** A word of its own for page `i` of `tag` (letters only: the analyzer splits letters from digits). */
-const marker = (tag: string, i: number) => `zq${tag}${[...i.toString(10)].map((d) => 'abcdefghij'[Number(d)]).join('')}`;
+const marker = (tag: string, i: number) =>
+  `zq${tag}${[...i.toString(10)].map((d) => 'abcdefghij'[Number(d)]).join('')}`;
 const batch = (tag: string, n: number) =>
   Array.from({ length: n }, (_, i) =>
     storedDoc(
@@ -113,7 +114,10 @@ describe('the document writer thread', () => {
   it('fails a write whose transaction failed with its error, and writes nothing of it', async () => {
     const bad = batch('bad', 3);
     await expect(
-      documents.writeBatches([{ pages: bad, now: NOW }], [{ sql: 'INSERT INTO no_such_table VALUES (?)', params: [1] }]),
+      documents.writeBatches(
+        [{ pages: bad, now: NOW }],
+        [{ sql: 'INSERT INTO no_such_table VALUES (?)', params: [1] }],
+      ),
     ).rejects.toThrow(/no such table/);
     expect(rows('documents')).toBe(0);
     expect(rows('search_docs')).toBe(0);
