@@ -157,7 +157,7 @@ export function localWrites(
   const write = async (batches: WriteBatch[], also?: AlsoStatement[]) => {
     if (!writer) {
       inline(batches, also);
-      settle();
+      if (!db.inTransaction) settle(); // inside a caller's transaction, merges wait for its commit
       return;
     }
     try {
