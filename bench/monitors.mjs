@@ -58,7 +58,7 @@ function openApp(dataDir) {
   return createApp(config, { logger: createLogger('silent') });
 }
 
-function seedPages(app, n = 200) {
+async function seedPages(app, n = 200) {
   const now = new Date().toISOString();
   for (let i = 0; i < n; i++) {
     const doc = fetchedDocument({
@@ -68,7 +68,7 @@ function seedPages(app, n = 200) {
       contentHash: `h${i}`,
       fetchedAt: now,
     });
-    app.services.documents.writeNow([doc], now);
+    await app.services.documents.writeBatches([{ pages: [doc], now }]);
   }
 }
 
@@ -96,7 +96,7 @@ async function schedulerAccuracy() {
   const dir = makeTmpDir();
   const app = openApp(dir);
   try {
-    seedPages(app);
+    await seedPages(app);
     const ids = await create(app, DUE);
     const dueAt = Date.now() + 3000;
     app.db.prepare('UPDATE monitors SET next_run_ms = ?').run(dueAt);
@@ -148,7 +148,7 @@ async function delivery() {
   const dir = makeTmpDir();
   const app = openApp(dir);
   try {
-    seedPages(app);
+    await seedPages(app);
     // latency: runs triggered one at a time with the engine running; completion time from the event
     const ids = await create(app, 50, { webhook: { url: hook, events: ['monitor.run.completed'] } });
     app.services.monitors.engine.start();

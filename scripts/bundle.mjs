@@ -13,6 +13,7 @@ const result = await build({
   entryPoints: {
     cli: 'src/cli/main.ts',
     'merge-worker': 'src/store/search-index/merge-worker.ts',
+    'document-writer-worker': 'src/compose/document-writer-worker.ts',
     'analysis-worker': 'src/core/search/analysis-worker.ts',
     'pdf-worker': 'src/core/contents/formats/pdf-worker.ts',
   },

@@ -9,6 +9,7 @@ import type { PdfReader } from '../core/contents/formats/pdf-reader.js';
 import type { Replica, ReplicaLag } from '../core/replica/replica.js';
 import type { MergeScheduler } from '../store/search-index/segment-merger.js';
 import type { CodeParts } from './code.js';
+import type { DocumentWriter } from '../core/documents/write-path.js';
 
 /** The workers a set of services started. */
 export interface Workers {
@@ -16,6 +17,7 @@ export interface Workers {
   code: CodeParts;
   replica: Replica | undefined;
   merges: MergeScheduler | undefined;
+  writer: DocumentWriter | undefined;
   analysis: AnalysisPool;
   pdf: PdfReader;
 }
@@ -33,7 +35,7 @@ export interface Lifecycle {
    * Then starts the merges of segments left by earlier writers. Called when a server starts.
    */
   rebuildMarkedIndexes(): Promise<void>;
-  /** Stops the worker threads (the index's merges and analysis, the PDF readers) and the document follower. */
+  /** Stops the worker threads (the document writer, the index's merges and analysis, the PDF readers) and the document follower. */
   stopIndexWorkers(): Promise<void>;
   /** A following replica's lag as its last heartbeat found it (for the metrics); undefined otherwise. */
   replicaLag(): ReplicaLag | undefined;
@@ -42,7 +44,7 @@ export interface Lifecycle {
 }
 
 export function lifecycleOf(workers: Workers, logger: Logger): Lifecycle {
-  const { searchIndex, code, replica, merges, analysis, pdf } = workers;
+  const { searchIndex, code, replica, merges, writer, analysis, pdf } = workers;
   let rebuilding = false;
   return {
     followShared: () => replica?.start(),
@@ -50,6 +52,7 @@ export function lifecycleOf(workers: Workers, logger: Logger): Lifecycle {
     rebuilding: () => rebuilding,
     async stopIndexWorkers() {
       await replica?.stop();
+      await writer?.close(); // the writes already made commit first
       await code.vectors.stop();
       await merges?.close();
       await analysis.close();

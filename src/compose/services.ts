@@ -20,6 +20,7 @@ import { createSearchIndex } from '../core/search/search-index.js';
 import { createStatusService } from '../core/status/status.service.js';
 import { createStatusRepo } from '../store/sqlite/status.js';
 import { startSegmentMerger } from '../store/search-index/segment-merger.js';
+import { startDocumentWriter } from './document-writer.js';
 import { createSynthesis } from '../core/synthesis/synthesis.service.js';
 import { createAnswerSnapshots } from '../core/snapshots/answer-snapshots.js';
 import { createTaskJobs } from '../core/jobs/tasks.js';
@@ -54,12 +55,24 @@ export function createServices(deps: ServiceDeps): { services: Services; lifecyc
   // and its examples are in the code index as soon as it is stored; on a replica, the shared store and
   // its log in front (a replica that follows its logs applies them here, its own writes included).
   // Every service writes and reads pages through `documents`; readers of a local index hit read `indexed`.
+  // a file database: writes are analyzed and their transactions run on the document writer's thread
+  // (its own connection and analysis pool), never on this one
+  const writer = deps.db.memory
+    ? undefined
+    : startDocumentWriter(
+        { file: deps.db.name, codeModel: deps.settings.codeModel, codeProvider: Boolean(deps.embedder), analysisThreads: deps.analysisThreads }, // prettier-ignore
+        {
+          onLog: ({ level, msg, ...fields }) => deps.logger[level >= 50 ? 'error' : level >= 40 ? 'warn' : 'info']({ ...fields, thread: 'document writer' }, msg ?? ''), // prettier-ignore
+          onError: (error) => deps.logger.error({ error }, 'document writer failed'),
+        },
+      );
   const replicaSettings = deps.replica;
   const { documents, indexed, replica } = createWritePath({
     db: deps.db,
     stored,
     index: searchIndex,
     examples: codeExamples(code),
+    writer,
     replicate: replicaSettings
       ? (local) => createReplica({ ...replicaSettings, db: deps.db, local: { documents: local, codeFiles: localCode }, logger: deps.logger }) // prettier-ignore
       : undefined,
@@ -149,6 +162,6 @@ export function createServices(deps: ServiceDeps): { services: Services; lifecyc
       ...deps.settings.retention,
     }),
   };
-  const lifecycle = lifecycleOf({ searchIndex, code: codeParts, replica, merges, analysis, pdf }, deps.logger);
+  const lifecycle = lifecycleOf({ searchIndex, code: codeParts, replica, merges, writer, analysis, pdf }, deps.logger);
   return { services, lifecycle };
 }

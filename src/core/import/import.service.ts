@@ -99,13 +99,13 @@ function batcher(documents: PageStore, clock: Clock, size: number) {
     pending = [];
     queued += batch.length;
     const previous = last;
-    const { writeNow } = documents;
-    const analyzed = (writeNow && documents.prepare?.(batch)) ?? Promise.resolve();
+    const { writeBatches } = documents;
+    const analyzed = (writeBatches && documents.prepare?.(batch)) ?? Promise.resolve();
     last = (async () => {
       // the previous batch's failure is reported once, by whoever awaits it: this batch is not written
       await Promise.all([previous, analyzed]);
       const now = clock.now().toISOString();
-      if (writeNow) writeNow(batch, now);
+      if (writeBatches) await writeBatches([{ pages: batch, now }]);
       else await documents.upsertMany(batch, now); // a replica: one transaction in the shared store
     })();
     // a failure surfaces at the next add or the flush; marked handled here so it is not reported twice

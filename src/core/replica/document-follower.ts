@@ -8,7 +8,8 @@
 import type { Db } from '../../store/sqlite/database.js';
 import type { DocumentLog } from './shared-store.js';
 import { createLogFollower, type LogFollower } from './log-follower.js';
-import type { SqliteDocumentsRepo, StoredDocument } from '../../store/contracts/documents.js';
+import type { StoredDocument } from '../../store/contracts/documents.js';
+import type { PageDocuments } from '../documents/documents.types.js';
 
 /** The row of `replica_state` holding the position in the document log. */
 const POSITION = 'document-log';
@@ -31,11 +32,14 @@ function byUpdateTime(docs: StoredDocument[]): StoredDocument[][] {
   return runs;
 }
 
-/** Follows `log` into `local` (the SQLite documents and search index), `batch` documents a read. */
+/**
+ * Follows `log` into `local` (the SQLite documents and search index, through the write path: on the
+ * document writer's thread when there is one), `batch` documents a read.
+ */
 export function createDocumentFollower(
   db: Db,
   log: DocumentLog,
-  local: SqliteDocumentsRepo,
+  local: PageDocuments,
   options: { batch?: number; afterRound?: (applied: number) => void } = {},
 ): DocumentFollower {
   return createLogFollower(
@@ -49,11 +53,13 @@ export function createDocumentFollower(
       changed: (ms, signal) => log.changed(ms, signal),
     },
     {
-      prepare: async (docs) => local.prepare?.(docs),
-      applyNow: (docs) => {
-        for (const run of byUpdateTime(docs)) local.writeNow(run, run[0]!.updatedAt);
-      },
-      settle: () => local.settle?.(),
+      prepare: (docs) => local.prepare(docs),
+      // each run with its own time, and the new position, in one transaction (the write path settles)
+      apply: (docs, position) =>
+        local.writeBatches(
+          byUpdateTime(docs).map((run) => ({ pages: run, now: run[0]!.updatedAt })),
+          [position],
+        ),
     },
     { batch: options.batch ?? 500, afterRound: options.afterRound },
   );

@@ -15,12 +15,23 @@ export interface FollowedLog<T> {
   changed(timeoutMs: number, signal?: AbortSignal): Promise<void>;
 }
 
-/** Where a follower applies what it reads. */
+/** A statement to run in the transaction that applies a batch (the follower's new position). */
+export interface PositionStatement {
+  sql: string;
+  params: unknown[];
+}
+
+/** Where a follower applies what it reads: in its own transaction (`applyNow`) or in the target's (`apply`). */
 export interface FollowerTarget<T> {
-  /** Optional work before `applyNow`, off the writing transaction (analysis). */
+  /** Optional work before applying, off the writing transaction (analysis). */
   prepare?(changes: T[]): Promise<void>;
-  /** Applies a batch in the caller's SQLite transaction. */
-  applyNow(changes: T[]): void;
+  /** Applies a batch in the caller's SQLite transaction (on this connection). */
+  applyNow?(changes: T[]): void;
+  /**
+   * Applies a batch and runs `position` in one transaction of the target's (the document writer's
+   * thread); resolves after its commit.
+   */
+  apply?(changes: T[], position: PositionStatement): Promise<void>;
   /** After a batch has committed: background work it may need (merges). */
   settle?(): void;
 }
@@ -70,18 +81,22 @@ export function createLogFollower<T>(
   },
 ): LogFollower {
   const read = db.prepare('SELECT value FROM replica_state WHERE name = ?').pluck();
-  const save = db.prepare(
-    'INSERT INTO replica_state (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
-  );
+  const saveSql =
+    'INSERT INTO replica_state (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value';
+  const save = db.prepare(saveSql);
   const saved = () => {
     const value = read.get(name) as string | undefined;
     return value ? (JSON.parse(value) as LogPosition) : null;
   };
   let at = saved(); // for position() before a round
-  const apply = writeTransaction(db, (changes: T[], next: LogPosition) => {
-    target.applyNow(changes);
+  const applyHere = writeTransaction(db, (changes: T[], next: LogPosition) => {
+    target.applyNow?.(changes);
     save.run(name, JSON.stringify(next));
   });
+  const apply = async (changes: T[], next: LogPosition) => {
+    if (target.apply) await target.apply(changes, { sql: saveSql, params: [name, JSON.stringify(next)] });
+    else applyHere(changes, next);
+  };
   let caughtUp: Date | null = null;
   const catchUp = async (): Promise<number> => {
     let applied = 0;
@@ -95,7 +110,7 @@ export function createLogFollower<T>(
         return applied;
       }
       await target.prepare?.(changes);
-      apply(changes, next);
+      await apply(changes, next);
       target.settle?.();
       at = next;
       applied += changes.length;

@@ -33,6 +33,8 @@ export interface SearchIndex {
    * entries ready (a batch of a crawl or an import; without a pool, nothing to do).
    */
   prepare(docs: DocumentRecord[]): Promise<void>;
+  /** Another connection (the writer thread) committed to the index: the in-memory table looks again. */
+  noteWrite(): void;
   /**
    * After a write has committed: merges segments if they piled up (pokes the merge worker, or merges
    * inline without one). `index` does it itself outside a transaction; a caller that indexed inside its
@@ -141,6 +143,7 @@ export function createSearchIndex(
       if (ready.size > 20_000) ready.clear();
       for (const e of entries) ready.set(e.url, e);
     },
+    noteWrite: () => table.noteWrite(),
     settle() {
       if (options.merges) options.merges.poke();
       else if (repo.maybeMerge()) table.noteWrite();

@@ -63,6 +63,7 @@ describe('the documents write path', () => {
       index: () => {
         throw new Error('index full');
       },
+      noteWrite: () => {},
       settle: () => {},
     };
     const { documents } = createWritePath({ db, stored, index: failing, examples: codeExamples(code) });

@@ -56,6 +56,7 @@ export function codeExamples(code: CodeIndex): ExamplesStage {
       const files = pages.map((d) => ({ path: d.url, chunks: examplesOf(d), hash: d.contentHash }));
       code.replaceFiles(WEB_SOURCE, files, Date.parse(now) || Date.now());
     },
+    noteWrite: () => code.index.noteWrite(),
     settle: () => code.index.settle(),
   };
 }
