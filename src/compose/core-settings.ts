@@ -35,6 +35,7 @@ export function coreSettingsOf(config: Config): CoreSettings {
         mcpTasks: config.retainMcpDays,
         mcpSnapshots: config.retainMcpDays,
         crawlFrontier: config.retainCrawlFrontierDays,
+        pageCache: config.retainPageCacheDays,
       },
       intervalMs: config.pruneIntervalMinutes * 60_000,
       leaseMs: config.leaseMs,

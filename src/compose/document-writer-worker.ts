@@ -22,14 +22,15 @@ import type { WriterRequest, WriterReply, WriterOptions } from './document-write
 /**
  * The writer thread's nice value, above the process's: on Linux it is this thread's own (the analysis
  * threads it starts inherit it), so when every core is busy the thread that answers queries gets one
- * first, and writes (whose callers wait their commit anyway) take what is left.
+ * first, and writes (whose callers wait their commit anyway) take what is left. Elsewhere (macOS) the
+ * nice value is the whole process's, so it is left alone.
  */
 const WRITER_NICE = 10;
 
 const options = workerData as WriterOptions;
 const port = parentPort!;
 try {
-  os.setPriority(WRITER_NICE);
+  if (process.platform === 'linux') os.setPriority(WRITER_NICE);
 } catch {
   // not permitted (some containers): the writer runs at the process's priority
 }

@@ -157,6 +157,7 @@ export function createServices(deps: ServiceDeps): { services: Services; lifecyc
     }),
     retention: createRetention({
       repo: stores.retention,
+      cache: deps.cache.fetchedBefore,
       now: () => deps.clock.now().getTime(),
       logger: deps.logger,
       ...deps.settings.retention,

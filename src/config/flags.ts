@@ -100,6 +100,7 @@ const FLAGS: Record<string, string> = {
   retainDeliveriesDays: '--retain-deliveries-days <n>',
   retainMcpDays: '--retain-mcp-days <n>',
   retainCrawlFrontierDays: '--retain-crawl-frontier-days <n>',
+  retainPageCacheDays: '--retain-page-cache-days <n>',
   pruneIntervalMinutes: '--prune-interval-minutes <n>',
   otlpEndpoint: '--otlp-endpoint <url>',
   otlpTracesEndpoint: '--otlp-traces-endpoint <url>',
@@ -291,6 +292,8 @@ const HELP: Record<string, string> = {
     'Days an ended MCP task and an MCP answer snapshot stay after they expired (they cannot be read after; a new one written also sweeps expired ones) (env TRAWL_RETAIN_MCP_DAYS; default 7)',
   retainCrawlFrontierDays:
     "Days the frontier (the URLs walked) of a finished crawl is kept after it finished; the crawl's pages stay in the documents (env TRAWL_RETAIN_CRAWL_FRONTIER_DAYS; default 14)",
+  retainPageCacheDays:
+    "Days a fetched page and its raw response stay in the page cache after they were fetched; older ones are fetched again when asked for live, and a cache-only read falls back on the documents store (the page's document is not pruned) (env TRAWL_RETAIN_PAGE_CACHE_DAYS; default 30)",
   pruneIntervalMinutes:
     'How often a serving process runs the retention sweep (one process of all those sharing the store at a time, under a lease); 0: only trawl prune sweeps (env TRAWL_PRUNE_INTERVAL_MINUTES; default 60)',
   otlpEndpoint:

@@ -13,6 +13,7 @@ import { createPgAccountsRepo } from '../../src/store/pg/accounts.js';
 import { createPgAgentRunsRepo } from '../../src/store/pg/agent-runs.js';
 import { openPgStore, type PgStore } from '../../src/store/pg/database.js';
 import { createPgRetentionRepo } from '../../src/store/pg/retention.js';
+import { createPgCacheStore } from '../../src/store/pg/cache.js';
 import { pgReachable, TEST_DATABASE_URL } from '../helpers/postgres.js';
 
 const T = Date.parse('2026-06-15T12:00:00.000Z');
@@ -107,7 +108,8 @@ describe.runIf(pgReachable)('PostgreSQL monthly partitions', () => {
       const repo = createPgRetentionRepo(store.pool);
       const retention = createRetention({
         repo,
-        policy: { usage: 30, agentEvents: 30, monitorRuns: 90, deliveries: 30, mcpTasks: 7, mcpSnapshots: 7, crawlFrontier: 14 }, // prettier-ignore
+        cache: createPgCacheStore(store.pool).fetchedBefore,
+        policy: { usage: 30, agentEvents: 30, monitorRuns: 90, deliveries: 30, mcpTasks: 7, mcpSnapshots: 7, crawlFrontier: 14, pageCache: 30 }, // prettier-ignore
         now: () => T,
         logger: createLogger('silent'),
         leaseMs: 60_000,

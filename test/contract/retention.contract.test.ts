@@ -2,10 +2,12 @@
  * Retention on both backends (store/contracts/retention.ts, core/retention): each kind prunes exactly
  * what is past its line and nothing else (rows on both sides of it, open items kept however old), usage
  * totals are the same after a fold, a dry run changes nothing, and two processes racing for the periodic
- * sweep make one sweep. Time is the sweep's clock, never a sleep.
+ * sweep make one sweep. The page cache (a store of its own on SQLite) loses the pages and responses
+ * fetched before its line, and keeps every other entry. Time is the sweep's clock, never a sleep.
  */
+import path from 'node:path';
 import type pg from 'pg';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createRetention, type RetentionPolicy } from '../../src/core/retention/retention.service.js';
 import { createLogger } from '../../src/lib/logger.js';
 import type { AccountsRepo } from '../../src/store/contracts/accounts.js';
@@ -15,19 +17,31 @@ import type { Db } from '../../src/store/sqlite/database.js';
 import { createRetentionRepo } from '../../src/store/sqlite/retention.js';
 import { createPgAccountsRepo } from '../../src/store/pg/accounts.js';
 import { createPgRetentionRepo } from '../../src/store/pg/retention.js';
+import type { CacheStore } from '../../src/store/contracts/cache.js';
+import { createCacheStore } from '../../src/store/sqlite/cache.js';
+import { createPgCacheStore } from '../../src/store/pg/cache.js';
 import { backendsFor, perTest } from './backends.js';
 
 /** What a test works with: the repositories, and plain SQL both backends read alike. */
 interface Handle {
   repo: RetentionRepo;
+  cache: CacheStore;
   accounts: AccountsRepo;
   exec(sql: string): Promise<void>;
   count(table: string, where?: string): Promise<number>;
   column(sql: string): Promise<string[]>;
 }
 
+/** The cache stores the handles opened, closed after the suite. */
+const caches: CacheStore[] = [];
+const opened = (cache: CacheStore) => (caches.push(cache), cache);
+afterAll(async () => {
+  for (const cache of caches) await cache.close();
+});
+
 const sqliteHandle = (db: Db): Handle => ({
   repo: createRetentionRepo(db),
+  cache: opened(createCacheStore(path.dirname(db.name))),
   accounts: createAccountsRepo(db),
   exec: async (sql) => void db.exec(sql),
   count: async (table, where = 'true') => (db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`).get() as { n: number }).n, // prettier-ignore
@@ -36,6 +50,7 @@ const sqliteHandle = (db: Db): Handle => ({
 
 const pgHandle = (pool: pg.Pool): Handle => ({
   repo: createPgRetentionRepo(pool),
+  cache: opened(createPgCacheStore(pool)),
   accounts: createPgAccountsRepo(pool),
   exec: async (sql) => void (await pool.query(sql)),
   count: async (table, where = 'true') => Number((await pool.query(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`)).rows[0].n), // prettier-ignore
@@ -54,7 +69,34 @@ const POLICY: RetentionPolicy = {
   mcpTasks: 7,
   mcpSnapshots: 7,
   crawlFrontier: 14, // line 2026-06-01T12:00
+  pageCache: 30, // line 2026-05-16T12:00
 };
+
+/** Cache entries on both sides of the page cache's line, and one that holds no page (kept). */
+async function seedCache(cache: CacheStore): Promise<void> {
+  const pages = cache.namespace('page', 1);
+  const raws = cache.namespace('raw', 1);
+  const page = (at: string) => ({ page: { title: 'T', text: 'x' }, fetchedAt: at });
+  await pages.set('https://old.example/', page('2026-05-16T11:59:59.000Z'));
+  await pages.set('https://new.example/', page('2026-05-16T12:00:00.000Z'));
+  await raws.set('https://old.example/', { url: 'https://old.example/', text: '<p>x', fetchedAt: '2026-01-02T00:00:00.000Z' }); // prettier-ignore
+  await cache.namespace('summary', 1).set('s', { summary: 'kept: no fetch time' });
+}
+
+/** Which of the seeded cache entries are left. */
+async function cacheLeft(cache: CacheStore): Promise<string[]> {
+  const left = [];
+  for (const [ns, key] of [
+    ['page', 'https://old.example/'],
+    ['page', 'https://new.example/'],
+    ['raw', 'https://old.example/'],
+    ['summary', 's'],
+  ] as const) {
+    // prettier-ignore
+    if ((await cache.namespace(ns, 1).get(key)) !== undefined) left.push(`${ns}:${key}`);
+  }
+  return left;
+}
 
 /** Rows on both sides of every line, and open items older than any line. */
 async function seed(h: Handle): Promise<void> {
@@ -151,8 +193,8 @@ async function totals(h: Handle) {
   };
 }
 
-const service = (repo: RetentionRepo, now = () => T, intervalMs = 3_600_000) =>
-  createRetention({ repo, policy: POLICY, now, logger: createLogger('silent'), leaseMs: 60_000, intervalMs });
+const service = (h: Handle, now = () => T, intervalMs = 3_600_000) =>
+  createRetention({ repo: h.repo, cache: h.cache.fetchedBefore, policy: POLICY, now, logger: createLogger('silent'), leaseMs: 60_000, intervalMs }); // prettier-ignore
 
 describe.each(backendsFor(sqliteHandle, pgHandle))('retention on %s', (_name, available, open) => {
   const backend = perTest(open);
@@ -162,11 +204,13 @@ describe.each(backendsFor(sqliteHandle, pgHandle))('retention on %s', (_name, av
     async () => {
       const { repo: h } = await backend.open();
       await seed(h);
+      await seedCache(h.cache);
       const before = await totals(h);
-      const report = await service(h.repo).sweep();
+      const report = await service(h).sweep();
       const rows = Object.fromEntries(report.kinds.map((k) => [k.kind, k.rows]));
       // usage: the 4 spend and 3 latency rows of March and April are folded; May's and June's stay daily
-      expect(rows).toEqual({ usage: 7, agentEvents: 2, monitorRuns: 4, deliveries: 2, mcpTasks: 1, mcpSnapshots: 1, crawlFrontier: 3 }); // prettier-ignore
+      expect(rows).toEqual({ usage: 7, agentEvents: 2, monitorRuns: 4, deliveries: 2, mcpTasks: 1, mcpSnapshots: 1, crawlFrontier: 3, pageCache: 2 }); // prettier-ignore
+      expect(await cacheLeft(h.cache)).toEqual(['page:https://new.example/', 'summary:s']);
       expect(await h.column('SELECT day FROM spend ORDER BY day')).toEqual(['2026-05-02', '2026-06-15']);
       expect(await h.column("SELECT month || ':' || key_id || ':' || requests || ':' || micros FROM usage_months ORDER BY month, key_id")).toEqual(['2026-03:key_a:5:550', '2026-04:key_a:1:100', '2026-04:key_b:5:5000']); // prettier-ignore
       expect(await h.column("SELECT month || ':' || bucket || ':' || requests FROM latency_months ORDER BY bucket")).toEqual(['2026-03:20:3', '2026-03:25:1']); // prettier-ignore
@@ -183,12 +227,12 @@ describe.each(backendsFor(sqliteHandle, pgHandle))('retention on %s', (_name, av
       expect(await h.count('crawl_jobs')).toBe(3);
 
       // a second sweep finds nothing more, and totals still agree
-      const again = await service(h.repo).sweep();
+      const again = await service(h).sweep();
       expect(again.kinds.every((k) => k.rows === 0)).toBe(true);
       expect(await totals(h)).toEqual(before);
       // a later day's spend on a folded month (a late settle) is folded on top, the sums still exact
       await h.accounts.settle({ spend: { key_id: 'key_a', team_id: 'team_a', day: '2026-04-29', operation: 'search', micros: 9 } }); // prettier-ignore
-      await service(h.repo).sweep();
+      await service(h).sweep();
       expect(await h.column("SELECT requests || ':' || micros FROM usage_months WHERE month = '2026-04' AND key_id = 'key_a'")).toEqual(['2:109']); // prettier-ignore
     },
   );
@@ -196,20 +240,23 @@ describe.each(backendsFor(sqliteHandle, pgHandle))('retention on %s', (_name, av
   it.runIf(available)('a dry run counts what a sweep deletes and changes nothing, the lease included', async () => {
     const { repo: h } = await backend.open();
     await seed(h);
+    await seedCache(h.cache);
     const rowsBefore = await counts(h);
     const leaseBefore = await h.repo.lease.row();
-    const dry = await service(h.repo).sweep({ dryRun: true });
+    const dry = await service(h).sweep({ dryRun: true });
     expect(dry.dryRun).toBe(true);
     expect(await counts(h)).toEqual(rowsBefore);
+    expect(await cacheLeft(h.cache)).toHaveLength(4);
+    expect(dry.kinds.find((k) => k.kind === 'pageCache')!.rows).toBe(2);
     expect(await h.repo.lease.row()).toEqual(leaseBefore);
-    const real = await service(h.repo).sweep();
+    const real = await service(h).sweep();
     expect(real.kinds.map((k) => [k.kind, k.rows])).toEqual(dry.kinds.map((k) => [k.kind, k.rows]));
   });
 
   it.runIf(available)('a kind kept for ever is not touched', async () => {
     const { repo: h } = await backend.open();
     await seed(h);
-    const forever = createRetention({ repo: h.repo, policy: { ...POLICY, usage: null, agentEvents: null }, now: () => T, logger: createLogger('silent'), leaseMs: 60_000, intervalMs: 0 }); // prettier-ignore
+    const forever = createRetention({ repo: h.repo, cache: h.cache.fetchedBefore, policy: { ...POLICY, usage: null, agentEvents: null }, now: () => T, logger: createLogger('silent'), leaseMs: 60_000, intervalMs: 0 }); // prettier-ignore
     const report = await forever.sweep();
     expect(report.kinds.find((k) => k.kind === 'usage')).toMatchObject({ days: null, line: null, rows: 0 });
     expect(await h.count('spend')).toBe(6);
@@ -222,8 +269,8 @@ describe.each(backendsFor(sqliteHandle, pgHandle))('retention on %s', (_name, av
     async () => {
       const { repo: h, second } = await backend.open();
       await seed(h);
-      const a = service(h.repo);
-      const b = service(second().repo);
+      const a = service(h);
+      const b = service(second());
       const [ra, rb] = await Promise.all([a.tick(), b.tick()]);
       expect([ra, rb].filter((r) => r !== undefined)).toHaveLength(1);
       expect((ra ?? rb)!.kinds.find((k) => k.kind === 'mcpSnapshots')!.rows).toBe(1);
@@ -233,7 +280,7 @@ describe.each(backendsFor(sqliteHandle, pgHandle))('retention on %s', (_name, av
       expect(row.owner).toBeNull();
       expect(JSON.parse(row.last_report!)).toMatchObject({ dryRun: false });
       expect(await a.tick()).toBeUndefined();
-      const later = service(second().repo, () => T + 3_600_000);
+      const later = service(second(), () => T + 3_600_000);
       expect(await later.tick()).toBeDefined();
 
       // another process holds the sweep: trawl prune is refused and deletes nothing
@@ -242,7 +289,7 @@ describe.each(backendsFor(sqliteHandle, pgHandle))('retention on %s', (_name, av
       await expect(b.sweep()).rejects.toMatchObject({ tag: 'SERVICE_UNAVAILABLE' });
       expect(await h.count('mcp_snapshots', "id = 'snap_x'")).toBe(1);
       // its lease lapsed (its process died): the sweep is free again
-      const afterLapse = service(second().repo, () => T + 120_000);
+      const afterLapse = service(second(), () => T + 120_000);
       expect((await afterLapse.sweep()).kinds.find((k) => k.kind === 'mcpSnapshots')!.rows).toBe(1);
     },
   );

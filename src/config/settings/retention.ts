@@ -58,6 +58,12 @@ export const RETENTION_SETTINGS = {
     14,
     "Days the frontier (the URLs walked) of a finished crawl is kept after it finished; the crawl's pages stay in the documents. An active crawl's frontier is never pruned. `0` or `forever`: kept for ever.",
   ),
+  retainPageCacheDays: days(
+    'TRAWL_RETAIN_PAGE_CACHE_DAYS',
+    '--retain-page-cache-days',
+    30,
+    "Days a fetched page and its raw response stay in the page cache after they were fetched; older ones are fetched again when asked for live, and a cache-only read falls back on the documents store (the page's document is not pruned). `0` or `forever`: kept for ever.",
+  ),
   pruneIntervalMinutes: {
     env: 'TRAWL_PRUNE_INTERVAL_MINUTES',
     flag: '--prune-interval-minutes',

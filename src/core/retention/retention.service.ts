@@ -6,19 +6,21 @@
  */
 import { ServiceError } from '../../errors.js';
 import type { Logger } from '../../lib/logger.js';
-import type { RetentionRepo } from '../../store/contracts/retention.js';
+import type { Pruner, RetentionRepo } from '../../store/contracts/retention.js';
 import { RETENTION_ROW } from '../../store/contracts/retention.js';
 import { createLeaseEngine, newOwner } from '../jobs/lease-engine.js';
 import { createWakeup } from '../monitors/wakeup.js';
 import { sweep, type RetentionPolicy, type SweepReport } from './sweep.js';
 
-export type { KindReport, RetentionPolicy, SweepReport } from './sweep.js';
+export type { KindReport, RetentionKind, RetentionPolicy, SweepReport } from './sweep.js';
 
 /** How often a serving process looks whether the sweep is due (at most: sooner when it is due sooner). */
 const LOOK_MS = 60_000;
 
 export interface RetentionDeps {
   repo: RetentionRepo;
+  /** The page cache's entries by fetch time (the app's cache store, `fetchedBefore`). */
+  cache: Pruner;
   policy: RetentionPolicy;
   now: () => number;
   logger: Logger;

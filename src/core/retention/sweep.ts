@@ -5,19 +5,29 @@
  * only counts. The lease around it is ./retention.service.ts's.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { lineOf, STORE_KINDS, type RetentionRepo, type StoreKind } from '../../store/contracts/retention.js';
+import {
+  lineOf,
+  STORE_KINDS,
+  type Pruner,
+  type RetentionRepo,
+  type StoreKind,
+} from '../../store/contracts/retention.js';
 
 /** Rows one statement deletes at most: a short transaction, whichever backend. */
 export const BATCH_ROWS = 1000;
 /** Months of partitions made ahead of the current one (PostgreSQL). */
 export const MONTHS_AHEAD = 2;
 
+/** The kinds a sweep prunes, in order: the store's, then the page cache (a store of its own on SQLite). */
+export const RETENTION_KINDS = [...STORE_KINDS, 'pageCache'] as const;
+export type RetentionKind = StoreKind | 'pageCache';
+
 /** Days each kind is kept; null: for ever. */
-export type RetentionPolicy = Readonly<Record<StoreKind, number | null>>;
+export type RetentionPolicy = Readonly<Record<RetentionKind, number | null>>;
 
 /** What a sweep did (or, dry, would do) to one kind. */
 export interface KindReport {
-  kind: StoreKind;
+  kind: RetentionKind;
   /** The retention in days; null: kept for ever (nothing done). */
   days: number | null;
   /** The line, ISO-8601: what ended or expired before it goes (usage: whole months before its month). */
@@ -38,6 +48,8 @@ export interface SweepReport {
 
 export interface SweepDeps {
   repo: RetentionRepo;
+  /** The page cache's entries by fetch time (store/contracts/cache.ts `fetchedBefore`). */
+  cache: Pruner;
   policy: RetentionPolicy;
   now: () => number;
 }
@@ -48,7 +60,7 @@ export async function sweep(deps: SweepDeps, options: { dryRun: boolean; signal?
   const created =
     !options.dryRun && deps.repo.preparePartitions ? await deps.repo.preparePartitions(nowMs, MONTHS_AHEAD) : [];
   const kinds: KindReport[] = [];
-  for (const kind of STORE_KINDS) {
+  for (const kind of RETENTION_KINDS) {
     const days = deps.policy[kind];
     if (days === null) {
       kinds.push({ kind, days, line: null, rows: 0, partitions: [] });
@@ -57,19 +69,17 @@ export async function sweep(deps: SweepDeps, options: { dryRun: boolean; signal?
     const line = lineOf(nowMs, days);
     const report: KindReport = { kind, days, line: new Date(line).toISOString(), rows: 0, partitions: [] };
     kinds.push(report);
-    await pruneKind(deps.repo, kind, line, report, options);
+    await pruneKind(kind === 'pageCache' ? deps.cache : deps.repo.pruners[kind], line, report, options);
   }
   return { dryRun: options.dryRun, at: new Date(nowMs).toISOString(), kinds, created };
 }
 
 async function pruneKind(
-  repo: RetentionRepo,
-  kind: StoreKind,
+  pruner: Pruner,
   line: number,
   report: KindReport,
   options: { dryRun: boolean; signal?: AbortSignal },
 ): Promise<void> {
-  const pruner = repo.pruners[kind];
   if (options.dryRun) {
     report.rows = await pruner.count(line);
     return;

@@ -19,7 +19,7 @@ import { createRequire } from 'node:module';
 import type pg from 'pg';
 import type KeyvType from 'keyv';
 import type { KeyvStoreAdapter } from 'keyv';
-import { PLAIN_JSON, cacheNamespace, type CacheStore } from '../contracts/cache.js';
+import { FETCHED_AT_PATH, PLAIN_JSON, cacheNamespace, type CacheStore } from '../contracts/cache.js';
 import { changed, rowCountOf } from './sql.js';
 
 /** A `CacheStore` on PostgreSQL, with the sweep of expired entries it also runs by itself. */
@@ -40,6 +40,13 @@ const UPSERT = `INSERT INTO cache_entries (key_hash, key, value, expires_ms)
 // SKIP LOCKED: replicas sweeping at once take different rows instead of waiting on each other
 const SWEEP = `DELETE FROM cache_entries WHERE key_hash IN (SELECT key_hash FROM cache_entries
   WHERE expires_ms <= $1 ORDER BY expires_ms LIMIT ${SWEEP_ROWS} FOR UPDATE SKIP LOCKED)`;
+
+// the page cache's retention: pages and responses fetched before a line (ISO-8601 sorts as time); every
+// value is keyv's JSON (PLAIN_JSON)
+const FETCHED_BEFORE = `(value::jsonb #>> '{${FETCHED_AT_PATH.join(',')}}') < $1`;
+const COUNT_FETCHED_BEFORE = `SELECT COUNT(*)::int AS n FROM cache_entries WHERE ${FETCHED_BEFORE}`;
+const PRUNE_FETCHED_BEFORE = `DELETE FROM cache_entries WHERE key_hash IN (SELECT key_hash FROM cache_entries
+  WHERE ${FETCHED_BEFORE} LIMIT $2 FOR UPDATE SKIP LOCKED)`;
 
 const hashOf = (key: string): Buffer => createHash('sha256').update(key, 'utf8').digest();
 const expiresOf = (ttl: number | undefined): number | null =>
@@ -153,6 +160,15 @@ export function createPgCacheStore(pool: pg.Pool): PgCacheStore {
         open.set(ns, kv);
       }
       return kv as KeyvType<T>;
+    },
+    fetchedBefore: {
+      async count(lineMs) {
+        return (await db.query<{ n: number }>(COUNT_FETCHED_BEFORE, [new Date(lineMs).toISOString()])).rows[0]!.n;
+      },
+      async prune(lineMs, limit) {
+        const deleted = await db.query(PRUNE_FETCHED_BEFORE, [new Date(lineMs).toISOString(), limit]);
+        return { rows: rowCountOf(deleted), partitions: [] };
+      },
     },
     async sweep() {
       lastSweep = Date.now();

@@ -18,7 +18,7 @@ import Database from 'better-sqlite3';
 import type KeyvType from 'keyv';
 import type { KeyvStoreAdapter } from 'keyv';
 import { ensurePrivateDatabaseFile, ensurePrivateDir } from '../../lib/private-files.js';
-import { cacheNamespace, PLAIN_JSON, type CacheStore } from '../contracts/cache.js';
+import { cacheNamespace, FETCHED_AT_PATH, PLAIN_JSON, type CacheStore } from '../contracts/cache.js';
 
 export const CACHE_FILE = 'cache.sqlite';
 
@@ -30,6 +30,8 @@ const require = createRequire(import.meta.url);
 const SWEEP_ROWS = 500;
 /** Least time between two sweeps of one process (on a write). */
 const SWEEP_EVERY_MS = 60_000;
+
+const FETCHED_BEFORE = `json_valid(value) AND json_extract(value, '$.${FETCHED_AT_PATH.join('.')}') < ?`;
 
 /** The statements of one connection to the cache file. */
 function statements(db: Database.Database) {
@@ -46,6 +48,11 @@ function statements(db: Database.Database) {
     sweep: db.prepare<[number]>(
       `DELETE FROM cache WHERE rowid IN (SELECT rowid FROM cache WHERE json_valid(value)
          AND json_extract(value, '$.expires') <= ? LIMIT ${SWEEP_ROWS})`,
+    ),
+    // the page cache's retention: pages and responses fetched before a line (ISO-8601 sorts as time)
+    countFetchedBefore: db.prepare<[string], { n: number }>(`SELECT COUNT(*) AS n FROM cache WHERE ${FETCHED_BEFORE}`),
+    pruneFetchedBefore: db.prepare<[string, number]>(
+      `DELETE FROM cache WHERE rowid IN (SELECT rowid FROM cache WHERE ${FETCHED_BEFORE} LIMIT ?)`,
     ),
   };
 }
@@ -147,6 +154,13 @@ export function createCacheStore(dataDir: string): CacheStore {
         open.set(ns, kv);
       }
       return kv as Keyv<T>;
+    },
+    fetchedBefore: {
+      count: async (lineMs) => shared.s().countFetchedBefore.get(new Date(lineMs).toISOString())!.n,
+      prune: async (lineMs, limit) => ({
+        rows: shared.s().pruneFetchedBefore.run(new Date(lineMs).toISOString(), limit).changes,
+        partitions: [],
+      }),
     },
     async close() {
       closed = true;
