@@ -3,10 +3,10 @@
 // by the other connection) and answers /search; the batch is found by /search as soon as the write
 // resolves.
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callJson, startTestServer, type TestServer } from '../helpers/app.js';
 import { storedDoc } from '../helpers/documents.js';
+import { probeWriteLock } from '../helpers/write-lock-probe.js';
 import { DATABASE_FILE } from '../../src/store/sqlite/database.js';
 
 const WORDS = 'undici pooling sockets retries backoff timeouts keepalive pipelining origin dispatcher'.split(' ');
@@ -31,28 +31,12 @@ describe('writes in a serving app', () => {
         Array.from({ length: 200 }, (_, k) => WORDS[(i * 5 + k * k) % WORDS.length]).join(' '),
       ),
     );
-    const probe = new Database(path.join(t.dataDir, DATABASE_FILE));
-    probe.pragma('busy_timeout = 0');
-    let locked = 0;
-    let looping = true;
-    const loop = () => {
-      if (!looping) return;
-      try {
-        probe.exec('BEGIN IMMEDIATE');
-        probe.exec('ROLLBACK');
-      } catch (err) {
-        if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
-        locked++;
-      }
-      setImmediate(loop);
-    };
     const written = t.app.services.documents.upsertMany(pages, new Date().toISOString());
-    setImmediate(loop);
+    const probe = probeWriteLock(path.join(t.dataDir, DATABASE_FILE));
     // a request made meanwhile is answered (it reads the committed index, the first page)
     const during = callJson(t.url, t.key, 'POST', '/search', { query: 'first page', type: 'instant' });
     await written;
-    looping = false;
-    probe.close();
+    const locked = probe.stop();
     const first = await during;
     expect(first.status).toBe(200);
     expect((first.body.results as { url: string }[]).map((r) => r.url)).toContain('https://first.example/');

@@ -15,6 +15,7 @@ import { createSearchIndex, type SearchIndex } from '../../../src/core/search/se
 import { openDatabase, type Db } from '../../../src/store/sqlite/database.js';
 import { createDocumentsRepo } from '../../../src/store/sqlite/documents.js';
 import { startDocumentWriter, type DocumentWriterThread } from '../../../src/compose/document-writer.js';
+import { probeWriteLock } from '../../helpers/write-lock-probe.js';
 import { storedDoc } from '../../helpers/documents.js';
 
 const NOW = '2026-11-29T05:00:00.000Z';
@@ -67,29 +68,12 @@ describe('the document writer thread', () => {
   it('runs the transaction on its own thread while this one answers, and the page is searchable once the write resolves', async () => {
     const began: number[] = [];
     writer.onBegin = (id) => began.push(id);
-    // a second connection: while the writer's transaction is open it holds the write lock, so this
-    // connection's BEGIN IMMEDIATE (no busy wait) fails; only a loop turning meanwhile can see it so
-    const probe = new Database(db.name);
-    probe.pragma('busy_timeout = 0');
-    let lockedWhileLooping = 0;
-    let looping = true;
-    const loop = () => {
-      if (!looping) return;
-      try {
-        probe.exec('BEGIN IMMEDIATE');
-        probe.exec('ROLLBACK');
-      } catch (err) {
-        if ((err as { code?: string }).code === 'SQLITE_BUSY') lockedWhileLooping++;
-        else throw err;
-      }
-      setImmediate(loop);
-    };
     const pages = batch('big', 3000);
     const written = documents.writeBatches([{ pages, now: NOW }]);
-    setImmediate(loop);
+    // only a loop turning while the writer's transaction is open sees its write lock held
+    const probe = probeWriteLock(db.name);
     await written;
-    looping = false;
-    probe.close();
+    const lockedWhileLooping = probe.stop();
     expect(began).toHaveLength(1);
     expect(began[0]).not.toBe(threadId);
     expect(lockedWhileLooping).toBeGreaterThan(0);
