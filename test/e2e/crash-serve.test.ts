@@ -3,36 +3,23 @@
  * run, a monitor run and a webhook delivery, then started again on the same data directory. Nothing is
  * lost, nothing is duplicated beyond at-least-once, and the counts are exact. docs/operations.md.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/app.js';
-import { ageLeases, cli, count, serve, until, type ServeProcess } from '../helpers/crash.js';
-import { startModelServer, type ModelServer } from '../helpers/model-server.js';
+import { ageLeases, count, importRunDocs, isPlan, serve, startHoldingModel, until, type ServeProcess } from '../helpers/crash.js'; // prettier-ignore
+import type { ModelServer } from '../helpers/model-server.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const DOCS = [
-  { url: 'https://docs.example.com/undici/pool', title: 'Connection pooling in undici', text: 'An undici Pool keeps sockets open to one origin and queues requests when every socket is busy.' }, // prettier-ignore
-  { url: 'https://docs.example.com/undici/agent', title: 'The undici Agent', text: 'An undici Agent manages one pool per origin, so a client calling many hosts reuses connections.' }, // prettier-ignore
-];
-const isPlan = (body: unknown) => /"queries"/.test(JSON.stringify(body));
-
 let model: ModelServer;
+/** While held, the model takes 30 s to answer anything but a plan: the process is killed meanwhile. */
+let hold: (held: boolean) => void;
 let receiver: Receiver;
-/** While set, the model takes 30 s to answer anything but a plan: the process is killed meanwhile. */
-let slow = true;
 let data: { dir: string; cleanup: () => void };
 const servers: ServeProcess[] = [];
 
 beforeAll(async () => {
-  model = await startModelServer({
-    reply: (body) => {
-      if (isPlan(body)) return { json: { queries: ['undici Agent per origin pools'] } };
-      return slow ? { delayMs: 30_000, content: 'too late' } : 'An undici Pool keeps sockets open to one origin [1].';
-    },
-  });
+  ({ model, hold } = await startHoldingModel());
   receiver = await startReceiver();
 });
 afterAll(async () => {
@@ -43,15 +30,13 @@ afterEach(async () => {
   for (const s of servers.splice(0)) await s.kill();
   data.cleanup();
   model.reset();
-  slow = true;
+  hold(true);
 });
 
 /** A data directory with two imported pages, and a server on it. */
 async function setUp(): Promise<ServeProcess> {
   data = tempDir('trawl-crash-');
-  const file = path.join(data.dir, 'docs.jsonl');
-  fs.writeFileSync(file, DOCS.map((d) => JSON.stringify(d)).join('\n'));
-  expect(cli(['import', file, '--data-dir', data.dir]).code).toBe(0);
+  importRunDocs(data.dir);
   return start();
 }
 
@@ -65,7 +50,7 @@ async function start(): Promise<ServeProcess> {
 async function crashAndRestart(s: ServeProcess): Promise<ServeProcess> {
   await s.kill();
   ageLeases(data.dir);
-  slow = false;
+  hold(false);
   return start();
 }
 

@@ -4,45 +4,34 @@
  * hint, the running agent run is handed back at once (its lease is 10 minutes long, yet the next process
  * finishes it straight away), and the process exits 0. docs/operations.md#readiness-and-graceful-restarts.
  */
-import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
 import { tempDir } from '../helpers/app.js';
-import { cli, serve, until, type ServeProcess } from '../helpers/crash.js';
-import { startModelServer, type ModelServer } from '../helpers/model-server.js';
+import { importRunDocs, isPlan, serve, startHoldingModel, until, type ServeProcess } from '../helpers/crash.js';
+import type { ModelServer } from '../helpers/model-server.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const DOCS = [
-  { url: 'https://docs.example.com/undici/pool', title: 'Connection pooling in undici', text: 'An undici Pool keeps sockets open to one origin and queues requests when every socket is busy.' }, // prettier-ignore
-  { url: 'https://docs.example.com/undici/agent', title: 'The undici Agent', text: 'An undici Agent manages one pool per origin, so a client calling many hosts reuses connections.' }, // prettier-ignore
-];
 const SLOW_PAGE = `<!doctype html><html><head><title>Slow page</title></head><body><main><h1>Slow page</h1>
 <p>This page takes a while to arrive, long enough for the server to be asked to stop while it is fetched.</p>
 </main></body></html>`;
 /** A lease far longer than the test: a run that waited for it to lapse would never finish in time. */
 const LEASE_MS = 600_000;
-const isPlan = (body: unknown) => /"queries"/.test(JSON.stringify(body));
 
 let model: ModelServer;
 let site: FixtureSite;
 let receiver: Receiver;
 let data: { dir: string; cleanup: () => void };
-/** While set, the model takes 30 s to answer anything but a plan: the process is stopped meanwhile. */
-let slow = true;
+/** While held, the model takes 30 s to answer anything but a plan: the process is stopped meanwhile. */
+let hold: (held: boolean) => void;
 const servers: ServeProcess[] = [];
 
 beforeAll(async () => {
-  model = await startModelServer({
-    reply: (body) => {
-      if (isPlan(body)) return { json: { queries: ['undici Agent per origin pools'] } };
-      return slow ? { delayMs: 30_000, content: 'too late' } : 'An undici Pool keeps sockets open to one origin [1].';
-    },
-  });
+  ({ model, hold } = await startHoldingModel());
   site = await startFixtureSite();
   receiver = await startReceiver();
   // the page arrives 2.5 s after it was asked for
@@ -50,9 +39,7 @@ beforeAll(async () => {
     setTimeout(() => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(SLOW_PAGE), 2500);
   });
   data = tempDir('trawl-drain-');
-  const file = path.join(data.dir, 'docs.jsonl');
-  fs.writeFileSync(file, DOCS.map((d) => JSON.stringify(d)).join('\n'));
-  expect(cli(['import', file, '--data-dir', data.dir]).code).toBe(0);
+  importRunDocs(data.dir);
 }, 60_000);
 
 afterAll(async () => {
@@ -143,7 +130,7 @@ describe('SIGTERM drains trawl serve', () => {
       expect(runRow('agent_runs', runId)).toMatchObject({ status: 'queued', owner: null, lease_until_ms: null });
       expect(runRow('monitor_runs', monitorRunId)).toMatchObject({ status: 'pending', owner: null, lease_until_ms: null }); // prettier-ignore
 
-      slow = false;
+      hold(false);
       const second = await start();
       const done = await until(
         async () => {

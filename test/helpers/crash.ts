@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { CLI } from './app.js';
+import { startModelServer, type ModelServer } from './model-server.js';
 
 const ENV = { ...process.env, TRAWL_DATA_DIR: '', TRAWL_PRIVATE_ALLOWLIST: '127.0.0.1' };
 
@@ -159,4 +160,37 @@ export function linkedArticle(n: number, links: string[], topic: string): string
     `<p>Page ${n} explains one part of the ${topic} in enough words for the extractor to keep it as the main content of the page.</p>` + // prettier-ignore
     `<ul>${links.map((l) => `<li><a href="${l}">${l}</a></li>`).join('')}</ul></main></body></html>`
   );
+}
+
+/** Whether a model request is an agent run's plan (its first call). */
+export const isPlan = (body: unknown) => /"queries"/.test(JSON.stringify(body));
+
+/** Two pages an agent run's search finds (imported with `importRunDocs`). */
+export const RUN_DOCS = [
+  { url: 'https://docs.example.com/undici/pool', title: 'Connection pooling in undici', text: 'An undici Pool keeps sockets open to one origin and queues requests when every socket is busy.' }, // prettier-ignore
+  { url: 'https://docs.example.com/undici/agent', title: 'The undici Agent', text: 'An undici Agent manages one pool per origin, so a client calling many hosts reuses connections.' }, // prettier-ignore
+];
+
+/** `trawl import` of RUN_DOCS into `dataDir` (exit code 0, or throws). */
+export function importRunDocs(dataDir: string): void {
+  const file = path.join(dataDir, 'docs.jsonl');
+  fs.writeFileSync(file, RUN_DOCS.map((d) => JSON.stringify(d)).join('\n'));
+  const imported = cli(['import', file, '--data-dir', dataDir]);
+  if (imported.code !== 0) throw new Error(`trawl import exited ${imported.code}: ${imported.stderr}`);
+}
+
+/**
+ * A model for runs that are under way when their process goes: it plans at once, and while `held` takes
+ * 30 s to answer anything else, so a run (agent or monitor) holds its lease; `held = false` lets the
+ * next process finish it.
+ */
+export async function startHoldingModel(): Promise<{ model: ModelServer; hold(held: boolean): void }> {
+  let held = true;
+  const model = await startModelServer({
+    reply: (body) => {
+      if (isPlan(body)) return { json: { queries: ['undici Agent per origin pools'] } };
+      return held ? { delayMs: 30_000, content: 'too late' } : 'An undici Pool keeps sockets open to one origin [1].';
+    },
+  });
+  return { model, hold: (value) => void (held = value) };
 }
