@@ -5,7 +5,7 @@
 // Not in CI (docs/operations.md, "Soak"). Writes soak.md, soak.svg and soak.json to --out.
 //
 //   npm run build && node bench/soak.mjs --minutes 30 [--replicas 1|2] [--out DIR] [--rate 1]
-//        [--no-faults] [--docs 3000] [--lease-ms 15000] [--sample-seconds 60]
+//        [--no-faults] [--docs 3000] [--lease-ms 15000] [--task-ttl-ms 600000] [--sample-seconds 60]
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -30,6 +30,8 @@ const RATE = Number(opt('--rate', '1'));
 const FAULTS = !args.includes('--no-faults');
 const DOCS = Number(opt('--docs', '3000'));
 const LEASE_MS = Number(opt('--lease-ms', '15000'));
+/** How long an ended MCP task is kept (the server's TRAWL_MCP_TASK_TTL_MS, default 10 minutes); tasks ask for none. */
+const TASK_TTL_MS = Number(opt('--task-ttl-ms', '600000'));
 const SAMPLE_S = Number(opt('--sample-seconds', '60'));
 const STAMP = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
 const OUT = path.resolve(opt('--out', path.join(ROOT, 'bench', 'results', `soak-${REPLICAS}r-${STAMP}`)));
@@ -43,6 +45,7 @@ if (REPLICAS !== 1 && REPLICAS !== 2) problems.push('--replicas: 1 (one process 
 if (!(RATE > 0)) problems.push('--rate: a positive multiplier of the request rates');
 if (!(DOCS > 0 && DOCS <= 5183)) problems.push('--docs: 1 to 5183 (SciFact abstracts)');
 if (!(LEASE_MS >= 3000)) problems.push('--lease-ms: at least 3000');
+if (!(TASK_TTL_MS >= 60_000)) problems.push('--task-ttl-ms: at least 60000 (the server refuses less)');
 if (!(SAMPLE_S >= 5)) problems.push('--sample-seconds: at least 5');
 if (problems.length) {
   console.error(`soak: ${problems.join('; ')}`);
@@ -90,6 +93,7 @@ function trawlEnv(fixtures, cluster, secretKey) {
     TRAWL_MODEL_OUTPUT_PRICE: '0',
     TRAWL_TOOLS: 'all',
     TRAWL_LEASE_MS: String(LEASE_MS),
+    TRAWL_MCP_TASK_TTL_MS: String(TASK_TTL_MS),
     TRAWL_POLL_MS: '1000',
     TRAWL_LOG_LEVEL: 'info',
   };
@@ -332,6 +336,7 @@ async function followTask(entry, started, deadlineMs = 240_000, kind = 'mcp_task
         for (;;) {
           const t = await c.experimental.tasks.getTask(entry.taskId);
           if (TERMINAL_TASK.has(t.status)) {
+            entry.endedAt ??= now(); // its TTL runs from its end: past it the store may drop it
             if (t.status === 'completed') {
               const result = await c.experimental.tasks.getTaskResult(entry.taskId, mcp.CallToolResultSchema);
               return { ok: true, value: result.isError ? 'completed with isError' : 'completed' };
@@ -634,7 +639,10 @@ async function settle(store, receiver) {
     const [mruns] = await store.all(`SELECT COUNT(*) AS n FROM monitor_runs WHERE ${OPEN_MONITOR_RUN}`);
     const [pending] = await store.all("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'");
     const [tasks] = await store.all("SELECT COUNT(*) AS n FROM mcp_tasks WHERE status NOT IN ('completed', 'failed', 'cancelled')"); // prettier-ignore
-    const open = { agentRuns: Number(runs.n), monitorRuns: Number(mruns.n), deliveries: Number(pending.n), tasks: Number(tasks.n) }; // prettier-ignore
+    // a slot made due just before the traffic stopped has no run until a replica claims it (its next poll)
+    const [slot] = await store.all('SELECT next_run_ms FROM monitors WHERE id = ?', [inputs.scheduled]);
+    const dueSlot = Number(slot.next_run_ms) <= Date.now() ? 1 : 0;
+    const open = { agentRuns: Number(runs.n), monitorRuns: Number(mruns.n), deliveries: Number(pending.n), tasks: Number(tasks.n), dueSlot }; // prettier-ignore
     if (Object.values(open).every((v) => v === 0) || performance.now() > deadline) return { ...open, receiverEvents: receiver.events.size }; // prettier-ignore
     await sleep(1000);
   }
@@ -674,8 +682,14 @@ async function checkStore(store, receiver) {
 
   const tasks = await store.all('SELECT id, tool, status FROM mcp_tasks');
   const taskIds = new Map(tasks.map((t) => [t.id, t.status]));
-  const lostTasks = effects.tasks.filter((t) => !taskIds.has(t.taskId));
-  check('MCP tasks: every created task is in the store', lostTasks.length === 0, `${effects.tasks.length} created, ${lostTasks.length} missing`); // prettier-ignore
+  // an ended task is kept its TTL after its end, then dropped by design (the next task written sweeps
+  // it): only a task missing before that is lost. The server ended it before the client saw it end,
+  // so a task seen ended more than its TTL ago has expired on the server too.
+  const checkedAt = now();
+  const absent = effects.tasks.filter((t) => !taskIds.has(t.taskId));
+  const expired = absent.filter((t) => t.endedAt !== undefined && checkedAt - t.endedAt > TASK_TTL_MS);
+  const lostTasks = absent.length - expired.length;
+  check('MCP tasks: every created task is in the store, or ended and past its TTL', lostTasks === 0, `${effects.tasks.length} created: ${effects.tasks.length - absent.length} in the store, ${expired.length} ended over ${TASK_TTL_MS / 60_000} min ago and dropped at their TTL, ${lostTasks} lost`); // prettier-ignore
   check('MCP tasks: all ended', !tasks.some((t) => !TERMINAL_TASK.has(t.status)), `by tool/status: ${JSON.stringify(countBy(tasks, (t) => `${t.tool}/${t.status}`))}`); // prettier-ignore
 
   const fresh = new Set((await store.all("SELECT url FROM documents WHERE url LIKE ?", [`%/fresh/${RUN}-%`])).map((r) => r.url.slice(r.url.lastIndexOf('/') + 1))); // prettier-ignore
@@ -763,7 +777,7 @@ async function main() {
   const result = {
     command: `node bench/soak.mjs ${args.join(' ')}`.trim(),
     machine: { before: machineBefore, after: machineLine(), cpu: os.cpus()[0]?.model?.trim(), cores: os.availableParallelism(), loadBefore, loadAfter }, // prettier-ignore
-    config: { minutes: MINUTES, replicas: REPLICAS, store: setup.cluster ? 'PostgreSQL 15 (private cluster)' : 'SQLite', rate: RATE, ratesPerSecond: Object.fromEntries(Object.entries(KINDS).map(([k, v]) => [k, v * RATE])), faults: FAULTS, docs: DOCS, leaseMs: LEASE_MS, sampleSeconds: SAMPLE_S, metricsAvailable }, // prettier-ignore
+    config: { minutes: MINUTES, replicas: REPLICAS, store: setup.cluster ? 'PostgreSQL 15 (private cluster)' : 'SQLite', rate: RATE, ratesPerSecond: Object.fromEntries(Object.entries(KINDS).map(([k, v]) => [k, v * RATE])), faults: FAULTS, docs: DOCS, leaseMs: LEASE_MS, taskTtlMs: TASK_TTL_MS, sampleSeconds: SAMPLE_S, metricsAvailable }, // prettier-ignore
     samples,
     totals,
     contentsSources: stats.contentsSources,
