@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/core/context.js';
 import { CLI, postJson, startTestServer, tempDir, type TestServer } from '../helpers/app.js';
+import { postMcp } from '../helpers/mcp.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -36,17 +37,7 @@ describe('one process', () => {
   afterAll(() => t?.close());
 
   const context = (key: string) => postJson(t.url, '/context', CONTEXT_BODY, { 'x-api-key': key });
-  const mcp = (key: string, id: number, method: string, params: Json) =>
-    fetch(`${t.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'x-api-key': key,
-        'mcp-protocol-version': '2025-06-18',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
-    });
+  const mcp = (key: string, id: number, method: string, params: Json) => postMcp(t.url, key, { id, method, params });
   /** The result of a JSON-RPC answer, whether sent as JSON or as one SSE event. */
   const mcpResult = async (res: Response): Promise<Json> => {
     const body = await res.text();

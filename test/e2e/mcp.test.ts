@@ -12,7 +12,7 @@ import { FENCE_NOTICE } from '../../src/mcp/reply/fence.js';
 import { ALL_TOOLS, TOOL_SPECS } from '../../src/mcp/catalog.js';
 import { buildMcpServer } from '../../src/mcp/server.js';
 import { CLI, makeTestApp, postJson, startTestServer, tempDir, type TestApp, type TestServer } from '../helpers/app.js'; // prettier-ignore
-import { connectMcp, textOf, type ToolResult } from '../helpers/mcp.js';
+import { connectMcp, postMcp, textOf, type ToolResult } from '../helpers/mcp.js';
 
 const DEFAULT_TOOLS = ['search', 'get_contents', 'get_code_context'];
 const EVERY_TOOL = ['search', 'get_contents', 'get_code_context', 'find_similar', 'monitors', 'agent_run', 'agent_runs']; // prettier-ignore
@@ -266,16 +266,7 @@ describe('MCP over streamable HTTP (/mcp)', () => {
 
   it('works for a client that keeps no session (stateless)', async () => {
     const list = async (query: string) => {
-      const res = await fetch(`${t.url}/mcp${query}`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'x-api-key': t.key,
-          'mcp-protocol-version': '2025-06-18',
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} }),
-      });
+      const res = await postMcp(t.url, t.key, { id: 7, method: 'tools/list', params: {} }, query);
       expect(res.status).toBe(200);
       expect(res.headers.get('mcp-session-id')).toBeNull();
       const text = await res.text();

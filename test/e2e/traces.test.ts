@@ -16,6 +16,7 @@ import { postJson, startTestServer, type TestServer } from '../helpers/app.js';
 import { startModelServer, type ModelServer } from '../helpers/model-server.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import { postMcp } from '../helpers/mcp.js';
 
 // the SDK reads these from the environment, as it does in a deployment
 process.env.OTEL_EXPORTER_OTLP_PROTOCOL = 'http/json';
@@ -72,16 +73,7 @@ const has =
 
 /** The MCP tools/call of a JSON-RPC POST to /mcp (stateless, 2025-06-18). */
 function mcpCall(t: TestServer, key: string, params: Json): Promise<Response> {
-  return fetch(`${t.url}/mcp`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'x-api-key': key,
-      'mcp-protocol-version': '2025-06-18',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }),
-  });
+  return postMcp(t.url, key, { id: 1, method: 'tools/call', params });
 }
 
 describe('with TRAWL_TRACE_PROPAGATE=none (the default)', () => {

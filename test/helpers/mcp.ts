@@ -168,3 +168,25 @@ export function recordOf(res: ToolResult): Json {
   }
   return record;
 }
+
+/**
+ * One JSON-RPC request POSTed to `${base}/mcp` as a stateless client sends it (no session, protocol
+ * 2025-06-18), with `key`; `query` adds a query string. The raw response, JSON or one SSE event.
+ */
+export function postMcp(
+  base: string,
+  key: string,
+  body: { id: number; method: string; params: unknown },
+  query = '',
+): Promise<Response> {
+  return fetch(`${base}/mcp${query}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'x-api-key': key,
+      'mcp-protocol-version': '2025-06-18',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', ...body }),
+  });
+}
