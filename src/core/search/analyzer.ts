@@ -90,7 +90,14 @@ function internTerm(term: string): IndexTerm {
 
 // Words repeat (a few thousand make most of any text): each is folded, checked and stemmed once.
 const WORD_CACHE_SIZE = 200_000;
-const words = createWordTable((raw) => wordTerms(raw)?.map(internTerm) ?? null, WORD_CACHE_SIZE);
+/** A word's terms: most words have one, kept as itself (no array to reach it through); null: not counted. */
+type WordForms = IndexTerm | IndexTerm[] | null;
+const formsOf = (raw: string): WordForms => {
+  const forms = wordTerms(raw);
+  if (forms === null) return null;
+  return forms.length === 1 ? internTerm(forms[0]!) : forms.map(internTerm);
+};
+const words = createWordTable<WordForms>(formsOf, WORD_CACHE_SIZE);
 
 function clearWordCache(): void {
   words.clear();
@@ -172,9 +179,14 @@ export function analyzePacked(text: string): PackedAnalysis {
       }
     }
     const forms = words.get(text, start, end, hash);
-    if (forms) {
-      for (const term of forms) {
-        terms.push(term);
+    if (forms !== null) {
+      if (Array.isArray(forms)) {
+        for (let k = 0; k < forms.length; k++) {
+          terms.push(forms[k]!);
+          at.push(pos);
+        }
+      } else {
+        terms.push(forms);
         at.push(pos);
       }
       length++;
