@@ -211,6 +211,43 @@ describe('trawl import', () => {
     expect(after.get('import://faq/q2')!.content_hash).toBe(before.get('import://faq/q2')!.content_hash);
   });
 
+  it('a batch that fails stops the import: whole batches only, and importing again lands every record once', () => {
+    const data = dir();
+    const file = path.join(dir(), 'notes.jsonl');
+    const records = Array.from({ length: 60 }, (_, i) => ({ _id: `n${i}`, text: `Note number ${i} about tidal flats.` })); // prettier-ignore
+    fs.writeFileSync(file, jsonl(records));
+    // the store refuses one record of the third batch of 5 (as a full disk or a broken file would)
+    expect(trawl(['import', file, '--data-dir', data, '--batch', '5']).code).toBe(0);
+    const db = new Database(path.join(data, 'trawl.sqlite'));
+    db.exec('DELETE FROM documents; DELETE FROM search_docs;');
+    db.exec(`CREATE TRIGGER refuse BEFORE INSERT ON documents WHEN NEW.url = 'import://notes/n12'
+      BEGIN SELECT RAISE(ABORT, 'the store refused n12'); END`);
+    db.close();
+    const failed = trawl(['import', file, '--data-dir', data, '--batch', '5']);
+    expect(failed.code, failed.stderr).not.toBe(0);
+    expect(failed.stderr).toContain('the store refused n12');
+    const stored = [...docs(data).keys()].map((url) => Number(url.slice('import://notes/n'.length)));
+    const perBatch = new Map<number, number>();
+    for (const n of stored) perBatch.set(Math.floor(n / 5), (perBatch.get(Math.floor(n / 5)) ?? 0) + 1);
+    // the batches before it, whole; none of it; of those after it, only the ones already handed to
+    // the writer (at most two), each whole
+    expect(perBatch.get(0)).toBe(5);
+    expect(perBatch.get(1)).toBe(5);
+    expect(perBatch.has(2)).toBe(false);
+    for (const [batch, n] of perBatch) {
+      expect(n, `batch ${batch}`).toBe(5);
+      expect(batch, 'a batch handed on after the failure').toBeLessThanOrEqual(4);
+    }
+    const fixed = new Database(path.join(data, 'trawl.sqlite'));
+    fixed.exec('DROP TRIGGER refuse');
+    fixed.close();
+    expect(trawl(['import', file, '--data-dir', data, '--batch', '5']).code).toBe(0);
+    expect(docs(data).size).toBe(60);
+    const index = new Database(path.join(data, 'trawl.sqlite'), { readonly: true });
+    expect(index.prepare('SELECT COUNT(*) FROM search_docs').pluck().get()).toBe(60);
+    index.close();
+  });
+
   it('rejects missing inputs and bad flags with exit code 2 before writing anything', () => {
     const data = dir();
     const file = path.join(dir(), 'ok.jsonl');

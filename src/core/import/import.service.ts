@@ -85,28 +85,57 @@ const IN_FLIGHT = 3;
 
 /**
  * Collects documents and writes them `size` at a time, each batch in one transaction. A full batch is
- * handed on at once: it is analyzed while earlier batches are written and the next one fills; batches
- * are written in order, at most `IN_FLIGHT` handed on and not yet written.
+ * handed on at once: it is analyzed while earlier batches are written and the next one fills; at most
+ * `IN_FLIGHT` batches are handed on and not yet written.
+ *
+ * Writes through `writeBatches` commit in the order they are made (core/documents/write-path.ts), so a
+ * batch is handed to it as soon as the one before was handed on and this one is analyzed, not once the
+ * one before committed: the document writer's thread then analyzes a batch while it writes the one
+ * before (waiting for each commit left the analysis threads idle through every write: 20,732 SciFact
+ * documents, 4.96 s → 4.27 s). A batch that fails stops the import: no batch is handed on after it,
+ * and those already handed on (at most `IN_FLIGHT` − 1) are written whole or not at all, like every
+ * batch. A replica writes to the shared store instead (`upsertMany`), one batch after the other.
  */
 function batcher(documents: PageStore, clock: Clock, size: number) {
   let pending: StoredPage[] = [];
   let queued = 0;
-  // the batches handed on and not yet written, oldest first: each waits for the one before its write
+  // the batches handed on and not yet written, oldest first
   const inFlight: Promise<void>[] = [];
   let last: Promise<void> = Promise.resolve();
+  // settles once the last batch was handed to the writes (rejects when it never will be: it failed)
+  let handed: Promise<void> = Promise.resolve();
+  let failed: unknown = undefined;
   const handOn = () => {
     const batch = pending;
     pending = [];
     queued += batch.length;
     const previous = last;
+    const previousHanded = handed;
+    let passOn!: (err?: unknown) => void;
+    handed = new Promise<void>((resolve, reject) => (passOn = (err) => (err === undefined ? resolve() : reject(err)))); // prettier-ignore
+    handed.catch(() => {}); // the failure is reported by the batch itself
     const { writeBatches } = documents;
     const analyzed = (writeBatches && documents.prepare?.(batch)) ?? Promise.resolve();
     last = (async () => {
-      // the previous batch's failure is reported once, by whoever awaits it: this batch is not written
-      await Promise.all([previous, analyzed]);
-      const now = clock.now().toISOString();
-      if (writeBatches) await writeBatches([{ pages: batch, now }]);
-      else await documents.upsertMany(batch, now); // a replica: one transaction in the shared store
+      let written: Promise<void>;
+      try {
+        // a failure before this batch (an earlier one's analysis or write) is reported once, by whoever
+        // awaits it: this batch is not handed on
+        await Promise.all(writeBatches ? [previousHanded, analyzed] : [previous, analyzed]);
+        if (failed !== undefined) throw failed;
+        const now = clock.now().toISOString();
+        written = writeBatches
+          ? writeBatches([{ pages: batch, now }]) // in order: the batch before was handed on first
+          : documents.upsertMany(batch, now); // a replica: one transaction in the shared store
+      } catch (err) {
+        passOn(err);
+        throw err;
+      }
+      passOn();
+      await written.catch((err: unknown) => {
+        failed ??= err;
+        throw err;
+      });
     })();
     // a failure surfaces at the next add or the flush; marked handled here so it is not reported twice
     last.catch(() => {});
@@ -122,8 +151,8 @@ function batcher(documents: PageStore, clock: Clock, size: number) {
     },
     async flush() {
       if (pending.length > 0) handOn();
-      inFlight.length = 0;
-      await last;
+      // every batch not yet awaited: one that failed before a later one was written is reported too
+      await Promise.all(inFlight.splice(0));
     },
     /** Documents taken so far (the written ones, those in flight and those waiting for a batch). */
     get written() {
