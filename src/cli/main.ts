@@ -275,7 +275,7 @@ program
   .argument('<path...>', 'JSONL files (.jsonl, .jsonl.gz) and folders')
   .option('--code', 'the records are code ({_id, code, language?, path?, url?}) for the code index (/context)')
   .option('--collection <name>', 'collection of the documents (default: file base name or folder name)')
-  .option('--batch <n>', 'documents per transaction (default 1000)')
+  .option('--batch <n>', 'documents per transaction (default 4096; 1000 with --code)')
   .option('--json', 'print the summary as JSON')
   .addOption(progress())
   .action(lazy(load.import, (cmd, config, flags: ImportFlags, paths: string[]) => cmd.runImport(config, paths, flags)));

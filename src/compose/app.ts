@@ -71,7 +71,8 @@ export interface AppOptions {
   lookup?: HostLookup;
   /**
    * Threads that analyze batches of documents (default: the cores less one, which is left to the thread
-   * that answers requests). A bulk command that answers none (`trawl import`) gives every core.
+   * that answers requests). A bulk command that answers none (`trawl import`) gives every core, and
+   * the threads then start with the document writer rather than at its first batch.
    */
   analysisThreads?: number;
   /** The shared PostgreSQL store (opened by `openApp` when `TRAWL_DATABASE_URL` is set), closed with the app. */

@@ -43,6 +43,7 @@ const logger = pino({ level: 'info' }, { write: (line: string) => port.postMessa
 
 const stored = createDocumentsRepo(db);
 const analysis = createAnalysisPool(options.analysisThreads);
+if (options.startAnalysis) analysis.start();
 // no merges here: the serving thread pokes the merge worker after each commit
 const index = createSearchIndex(db, stored, { analysis, cacheBytes: 0 });
 const loader = createCodeModelLoader({ setting: options.codeModel, logger, provider: options.codeProvider });

@@ -19,6 +19,8 @@ export interface WriterOptions {
   codeProvider: boolean;
   /** Threads of the writer's analysis pool (default: the cores less one). */
   analysisThreads?: number;
+  /** Starts them with the writer rather than at its first batch: a bulk load's first batch need not wait for them to load. */
+  startAnalysis?: boolean;
 }
 
 /** A write sent to the thread. */

@@ -60,7 +60,14 @@ export function createServices(deps: ServiceDeps): { services: Services; lifecyc
   const writer = deps.db.memory
     ? undefined
     : startDocumentWriter(
-        { file: deps.db.name, codeModel: deps.settings.codeModel, codeProvider: Boolean(deps.embedder), analysisThreads: deps.analysisThreads }, // prettier-ignore
+        {
+          file: deps.db.name,
+          codeModel: deps.settings.codeModel,
+          codeProvider: Boolean(deps.embedder),
+          analysisThreads: deps.analysisThreads,
+          // a bulk command names its threads (`trawl import`): they load while it starts reading
+          startAnalysis: deps.analysisThreads !== undefined,
+        },
         {
           onLog: ({ level, msg, ...fields }) => deps.logger[level >= 50 ? 'error' : level >= 40 ? 'warn' : 'info']({ ...fields, thread: 'document writer' }, msg ?? ''), // prettier-ignore
           onError: (error) => deps.logger.error({ error }, 'document writer failed'),

@@ -17,6 +17,8 @@ const MIN_POOLED = 32;
 export interface AnalysisPool {
   /** The index entries of `docs`, in order. */
   entries(docs: DocumentRecord[]): Promise<IndexedDoc[]>;
+  /** Starts the threads now rather than at the first batch (a bulk load: they load while it reads). */
+  start(): void;
   close(): Promise<void>;
 }
 
@@ -56,14 +58,18 @@ export function createAnalysisPool(size = Math.max(1, os.availableParallelism() 
       pending.set(id, { resolve, reject });
       w.postMessage({ id, docs });
     });
+  const startAll = () => {
+    while (workers.length < size) workers.push(start());
+  };
   return {
     async entries(docs) {
       if (docs.length < MIN_POOLED) return docs.map(toIndexEntry);
-      while (workers.length < size) workers.push(start());
+      startAll();
       const share = Math.ceil(docs.length / workers.length);
       const parts = await Promise.all(workers.map((w, i) => run(w, docs.slice(i * share, (i + 1) * share))));
       return parts.flat();
     },
+    start: startAll,
     async close() {
       await Promise.all(workers.splice(0).map((w) => w.terminate()));
       failAll(new Error('the analysis pool was closed'));
