@@ -5,7 +5,6 @@
  * analyzed as it arrives, while the previous one is written. better-sqlite3 is synchronous, so a
  * transaction here never holds the event loop of the thread that answers requests.
  */
-import os from 'node:os';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';
@@ -18,22 +17,13 @@ import { codeExamples } from '../core/code/index/doc-examples.js';
 import { createCodeModelLoader } from '../core/code/model/shipped-model.js';
 import { withoutMarkdown, writeSteps, writeTransactionOf } from '../core/documents/write-path.js';
 import type { WriterRequest, WriterReply, WriterOptions } from './document-writer.js';
-
-/**
- * The writer thread's nice value, above the process's: on Linux it is this thread's own (the analysis
- * threads it starts inherit it), so when every core is busy the thread that answers queries gets one
- * first, and writes (whose callers wait their commit anyway) take what is left. Elsewhere (macOS) the
- * nice value is the whole process's, so it is left alone.
- */
-const WRITER_NICE = 10;
+import { yieldToAnswers } from '../lib/thread-priority.js';
 
 const options = workerData as WriterOptions;
 const port = parentPort!;
-try {
-  if (process.platform === 'linux') os.setPriority(WRITER_NICE);
-} catch {
-  // not permitted (some containers): the writer runs at the process's priority
-}
+// writes (whose callers wait their commit anyway) take the cores the answering thread leaves; the
+// analysis threads it starts inherit the priority
+yieldToAnswers();
 const db = new Database(options.file);
 db.pragma('busy_timeout = 5000');
 db.pragma('synchronous = NORMAL');

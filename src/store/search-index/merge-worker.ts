@@ -7,6 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { createSegmentMerger } from './segment-merge.js';
+import { yieldToAnswers } from '../../lib/thread-priority.js';
 
 interface Options {
   file: string;
@@ -16,6 +17,8 @@ interface Options {
 }
 
 const { file, tickMs, leaseMs, chunkRows } = workerData as Options;
+// merges take the cores the answering thread leaves (nobody waits for one)
+yieldToAnswers();
 const db = new Database(file);
 db.pragma('busy_timeout = 5000');
 db.pragma('synchronous = NORMAL');

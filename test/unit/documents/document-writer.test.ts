@@ -15,6 +15,8 @@ import { createSearchIndex, type SearchIndex } from '../../../src/core/search/se
 import { openDatabase, type Db } from '../../../src/store/sqlite/database.js';
 import { createDocumentsRepo } from '../../../src/store/sqlite/documents.js';
 import { startDocumentWriter, type DocumentWriterThread } from '../../../src/compose/document-writer.js';
+import { startSegmentMerger } from '../../../src/store/search-index/segment-merger.js';
+import { BACKGROUND_NICE } from '../../../src/lib/thread-priority.js';
 import { probeWriteLock } from '../../helpers/write-lock-probe.js';
 import { storedDoc } from '../../helpers/documents.js';
 
@@ -63,6 +65,18 @@ const rows = (table: string, where = '1') => {
     other.close();
   }
 };
+
+/** The nice value of each thread of this process (Linux: /proc/self/task/TID/stat, field 19). */
+const threadNices = () =>
+  fs.readdirSync('/proc/self/task').flatMap((tid) => {
+    try {
+      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      return [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
+    } catch {
+      return []; // the thread ended between the listing and the read
+    }
+  });
+const background = () => threadNices().filter((n) => n === BACKGROUND_NICE).length;
 
 describe('the document writer thread', () => {
   it('runs the transaction on its own thread while this one answers, and the page is searchable once the write resolves', async () => {
@@ -129,4 +143,23 @@ describe('the document writer thread', () => {
     expect(began[1]).not.toBe(began[0]);
     expect(index.search(marker('after', 1), { limit: 3 })).toHaveLength(1);
   });
+  it.runIf(process.platform === 'linux')(
+    'runs the writer, its analysis threads and the merge worker at a lower priority than the thread that answers',
+    async () => {
+      const own = os.getPriority();
+      const before = background();
+      // 40 pages: the writer's analysis pool takes the batch (smaller ones are analyzed inline)
+      await documents.writeBatches([{ pages: batch('nice', 40), now: NOW }]);
+      const withWriter = background();
+      expect(withWriter).toBeGreaterThanOrEqual(before + 2); // the writer and at least one analysis thread
+      const merges = startSegmentMerger(db.name);
+      try {
+        await merges.idle();
+        expect(background()).toBe(withWriter + 1);
+      } finally {
+        await merges.close();
+      }
+      expect(os.getPriority()).toBe(own);
+    },
+  );
 });
