@@ -7,9 +7,10 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
-    // vitest's default: one file at a time on 2 cores. Two at a time took the suite from 440 s to 260 s,
-    // but the PostgreSQL followers' tests then flake: another file's open transaction holds the shared
-    // log back (its xmin rule, src/store/pg/change-log.ts) past the 5 s their notification test allows.
+    // one file at a time per vitest process (vitest's default on 2 cores); `npm test` runs the files in
+    // lanes of their own instead (scripts/test.mjs): the PostgreSQL files one at a time in one (their
+    // change-log followers must see no other file's open transaction, src/store/pg/change-log.ts), the
+    // rest in two beside it.
     reporters: process.env.CI ? ['default'] : ['default'],
   },
 });
