@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { openDoor } from '../compose/open.js';
 import type { Config } from '../config/config.js';
-import { defaultCollection, type ImportResult } from '../core/import/import.service.js';
+import { BatchNotWritten, defaultCollection, type ImportResult } from '../core/import/import.service.js';
 import { checkCollection } from '../core/import/records.js';
 import { createProgress, parseProgressMode } from './progress.js';
 
@@ -74,8 +74,11 @@ export async function runImport(config: Config, inputs: string[], flags: ImportF
     everyItems: 10_000,
   });
   const results: ImportResult[] = [];
+  let current = '';
+  let stopped: BatchNotWritten | undefined;
   try {
     for (const input of inputs) {
+      current = input;
       const done = results.reduce((n, r) => n + r.imported, 0);
       const failed = results.reduce((n, r) => n + r.errors, 0);
       const result = await app.operator.imports.importPath(input, {
@@ -99,9 +102,21 @@ export async function runImport(config: Config, inputs: string[], flags: ImportF
       progress.note('merging the search index…');
       await app.operator.searchIndex.merged();
     }
+  } catch (err) {
+    if (!(err instanceof BatchNotWritten)) throw err;
+    stopped = err;
   } finally {
     progress.finish();
     await app.close();
+  }
+  if (stopped) {
+    process.stderr.write(
+      `trawl import: ${current}: ${stopped.message}\n` +
+        'import: stopped there; the batches before it are imported. Once the cause is fixed, run the same ' +
+        'command again to import the rest (records already imported are updated, not duplicated).\n',
+    );
+    process.exitCode = 1;
+    return;
   }
   const elapsedMs = Math.round(performance.now() - started);
   process.stdout.write(

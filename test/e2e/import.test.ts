@@ -224,8 +224,11 @@ describe('trawl import', () => {
       BEGIN SELECT RAISE(ABORT, 'the store refused n12'); END`);
     db.close();
     const failed = trawl(['import', file, '--data-dir', data, '--batch', '5']);
-    expect(failed.code, failed.stderr).not.toBe(0);
-    expect(failed.stderr).toContain('the store refused n12');
+    expect(failed.code, failed.stderr).toBe(1);
+    expect(failed.stderr).toContain(
+      `trawl import: ${file}: a batch of 5 records was not written: the store refused n12`,
+    );
+    expect(failed.stderr).toContain('run the same command again to import the rest');
     const stored = [...docs(data).keys()].map((url) => Number(url.slice('import://notes/n'.length)));
     const perBatch = new Map<number, number>();
     for (const n of stored) perBatch.set(Math.floor(n / 5), (perBatch.get(Math.floor(n / 5)) ?? 0) + 1);

@@ -83,6 +83,16 @@ export function defaultCollection(input: string): string {
  */
 const IN_FLIGHT = 3;
 
+/** A batch of records that could not be analyzed or written (its records and every later batch's are not imported). */
+export class BatchNotWritten extends Error {
+  constructor(records: number, cause: unknown) {
+    super(`a batch of ${records} records was not written: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
+    this.name = 'BatchNotWritten';
+  }
+}
+
 /**
  * Collects documents and writes them `size` at a time, each batch in one transaction. A full batch is
  * handed on at once: it is analyzed while earlier batches are written and the next one fills; at most
@@ -128,13 +138,14 @@ function batcher(documents: PageStore, clock: Clock, size: number) {
           ? writeBatches([{ pages: batch, now }]) // in order: the batch before was handed on first
           : documents.upsertMany(batch, now); // a replica: one transaction in the shared store
       } catch (err) {
-        passOn(err);
-        throw err;
+        const stop = err instanceof BatchNotWritten ? err : new BatchNotWritten(batch.length, err);
+        passOn(stop);
+        throw stop;
       }
       passOn();
       await written.catch((err: unknown) => {
-        failed ??= err;
-        throw err;
+        failed ??= new BatchNotWritten(batch.length, err);
+        throw failed;
       });
     })();
     // a failure surfaces at the next add or the flush; marked handled here so it is not reported twice
