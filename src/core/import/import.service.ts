@@ -112,42 +112,38 @@ function batcher(documents: PageStore, clock: Clock, size: number) {
   // the batches handed on and not yet written, oldest first
   const inFlight: Promise<void>[] = [];
   let last: Promise<void> = Promise.resolve();
-  // settles once the last batch was handed to the writes (rejects when it never will be: it failed)
+  // the last batch handed to the writes (rejected: it never was, it or one before it failed)
   let handed: Promise<void> = Promise.resolve();
-  let failed: unknown = undefined;
+  let failed: BatchNotWritten | undefined;
   const handOn = () => {
     const batch = pending;
     pending = [];
     queued += batch.length;
-    const previous = last;
-    const previousHanded = handed;
-    let passOn!: (err?: unknown) => void;
-    handed = new Promise<void>((resolve, reject) => (passOn = (err) => (err === undefined ? resolve() : reject(err)))); // prettier-ignore
-    handed.catch(() => {}); // the failure is reported by the batch itself
     const { writeBatches } = documents;
     const analyzed = (writeBatches && documents.prepare?.(batch)) ?? Promise.resolve();
-    last = (async () => {
-      let written: Promise<void>;
+    // a replica writes one batch after the other; the writes of this machine take them in call order
+    const before = writeBatches ? handed : last;
+    const handing = (async () => {
       try {
         // a failure before this batch (an earlier one's analysis or write) is reported once, by whoever
         // awaits it: this batch is not handed on
-        await Promise.all(writeBatches ? [previousHanded, analyzed] : [previous, analyzed]);
-        if (failed !== undefined) throw failed;
+        await Promise.all([before, analyzed]);
+        if (failed) throw failed;
         const now = clock.now().toISOString();
-        written = writeBatches
-          ? writeBatches([{ pages: batch, now }]) // in order: the batch before was handed on first
-          : documents.upsertMany(batch, now); // a replica: one transaction in the shared store
+        // in an object: the write is handed on here, and awaited by `last`
+        return { written: writeBatches ? writeBatches([{ pages: batch, now }]) : documents.upsertMany(batch, now) };
       } catch (err) {
-        const stop = err instanceof BatchNotWritten ? err : new BatchNotWritten(batch.length, err);
-        passOn(stop);
-        throw stop;
+        throw err instanceof BatchNotWritten ? err : new BatchNotWritten(batch.length, err);
       }
-      passOn();
-      await written.catch((err: unknown) => {
+    })();
+    handed = handing.then(() => undefined);
+    handed.catch(() => {}); // the failure is reported by the batch itself
+    last = handing.then(({ written }) =>
+      written.catch((err: unknown) => {
         failed ??= new BatchNotWritten(batch.length, err);
         throw failed;
-      });
-    })();
+      }),
+    );
     // a failure surfaces at the next add or the flush; marked handled here so it is not reported twice
     last.catch(() => {});
     inFlight.push(last);
